@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/** Spec 2.6: acknowledgement names and their numbers, ordered. */
+export const ACKS = { ERROR: -1, PENDING: 0, SERVER: 1, DEVICE: 2, READ: 3, PLAYED: 4 } as const;
+export const AckName = z.enum(['ERROR', 'PENDING', 'SERVER', 'DEVICE', 'READ', 'PLAYED']).meta({ id: 'AckName' });
+export type AckName = z.infer<typeof AckName>;
+export const Ack = z.literal([-1, 0, 1, 2, 3, 4]).meta({ id: 'Ack' });
+export type Ack = (typeof ACKS)[AckName];
+
+export function ackName(ack: number): AckName {
+  const found = (Object.keys(ACKS) as AckName[]).find((name) => ACKS[name] === ack);
+  if (!found) throw new RangeError(`unknown ack ${ack}`);
+  return found;
+}
+
+export const MessageSource = z.enum(['app', 'api']);
+
+export const Media = z
+  .object({
+    url: z.string().meta({ description: 'Download address' }),
+    mimetype: z.string().optional(),
+    filename: z.string().nullable().optional(),
+  })
+  .meta({ id: 'WAMedia' });
+
+/** The message a message answers, as clients of this interface read it. */
+export const ReplyToMessage = z
+  .object({
+    id: z.string().meta({ description: 'Id of the quoted message, without chat id' }),
+    participant: z.string().optional(),
+    body: z.string().optional(),
+    hasMedia: z.boolean(),
+    _data: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'ReplyToMessage' });
+export type ReplyToMessage = z.infer<typeof ReplyToMessage>;
+
+/**
+ * Spec 2.5. `id` is `{fromMe}_{chatId}_{messageId}[_{participant}]`. `ackName` and `participant`
+ * are not in the spec's table but every client of this interface reads them, so they are sent.
+ */
+export const MessageRecord = z
+  .object({
+    id: z.string().meta({ description: '{fromMe}_{chatId}_{messageId}[_{participant}]' }),
+    timestamp: z.number().meta({ description: 'Unix seconds' }),
+    from: z.string(),
+    fromMe: z.boolean(),
+    source: MessageSource,
+    to: z.string(),
+    participant: z.string().nullable(),
+    body: z.string(),
+    hasMedia: z.boolean(),
+    media: Media.nullable(),
+    ack: Ack,
+    ackName: AckName,
+    vCards: z.array(z.string()),
+    replyTo: ReplyToMessage.nullable().optional(),
+    _data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'WAMessage' });
+export type MessageRecord = z.infer<typeof MessageRecord>;
+
+/** Builds the spec 2.5 message id. */
+export function messageId(fromMe: boolean, chatId: string, id: string, participant?: string | null): string {
+  return `${fromMe}_${chatId}_${id}${participant ? `_${participant}` : ''}`;
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { AppConfig } from './apps.js';
+import { EngineName } from './engines.js';
+import { SessionName } from './ids.js';
+import { SessionStatus } from './status.js';
+import { WebhookConfig } from './webhook.js';
+
+export const Metadata = z
+  .record(z.string().max(256), z.string().max(4096))
+  .meta({ description: 'Echoed back in every event envelope of the session', examples: [{ 'user.id': '123' }] });
+
+/**
+ * Spec 2.1 `config`. Members the spec does not show (proxy, per-engine settings) are not
+ * accepted yet and are dropped, so a client that sends them still works.
+ */
+export const SessionConfig = z
+  .object({
+    metadata: Metadata.optional(),
+    debug: z.boolean().optional(),
+    webhooks: z.array(WebhookConfig).max(20).optional(),
+  })
+  .meta({ id: 'SessionConfig' });
+export type SessionConfig = z.infer<typeof SessionConfig>;
+
+const sessionFields = {
+  config: SessionConfig.optional(),
+  apps: z.array(AppConfig).max(10).nullish(),
+  engine: EngineName.optional().meta({
+    description: 'Engine for the session; default from SWITCHBOARD_DEFAULT_ENGINE',
+  }),
+};
+
+export const SessionCreateRequest = z
+  .object({
+    name: SessionName.default('default'),
+    start: z.boolean().default(true).meta({ description: 'Start the session after creating it' }),
+    ...sessionFields,
+  })
+  .meta({ id: 'SessionCreateRequest' });
+export type SessionCreateRequest = z.infer<typeof SessionCreateRequest>;
+
+/** `PUT /api/sessions/{session}`: the create shape with `name` optional (the path names it). */
+export const SessionUpdateRequest = z
+  .object({ name: SessionName.optional(), ...sessionFields })
+  .meta({ id: 'SessionUpdateRequest' });
+export type SessionUpdateRequest = z.infer<typeof SessionUpdateRequest>;
+
+export const SessionStartDeprecatedRequest = z
+  .object({ name: SessionName.default('default'), ...sessionFields })
+  .meta({ id: 'SessionStartDeprecatedRequest' });
+export type SessionStartDeprecatedRequest = z.infer<typeof SessionStartDeprecatedRequest>;
+
+export const SessionStopDeprecatedRequest = z
+  .object({
+    name: SessionName.default('default'),
+    logout: z.boolean().default(true).meta({ description: 'Also log out (spec 4.3: by default it does)' }),
+  })
+  .meta({ id: 'SessionStopDeprecatedRequest' });
+export type SessionStopDeprecatedRequest = z.infer<typeof SessionStopDeprecatedRequest>;
+
+export const SessionLogoutDeprecatedRequest = z
+  .object({ name: SessionName.default('default') })
+  .meta({ id: 'SessionLogoutDeprecatedRequest' });
+
+export const MeInfo = z
+  .object({
+    id: z.string().meta({ examples: ['15550000000@c.us'] }),
+    pushName: z.string(),
+  })
+  .meta({ id: 'MeInfo' });
+export type MeInfo = z.infer<typeof MeInfo>;
+
+export const SessionDTO = z
+  .object({
+    name: z.string(),
+    status: SessionStatus,
+    engine: EngineName,
+    config: SessionConfig,
+  })
+  .meta({ id: 'SessionDTO' });
+export type SessionDTO = z.infer<typeof SessionDTO>;
+
+export const SessionInfo = SessionDTO.extend({
+  me: MeInfo.nullable(),
+  apps: z.array(AppConfig).optional().meta({ description: 'Present with expand=apps' }),
+  presence: z.string().nullable(),
+  timestamps: z.object({ activity: z.number().nullable() }),
+}).meta({ id: 'SessionInfo' });
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+const expandValues = z.enum(['apps']);
+/** `expand` may be repeated (`expand=apps&expand=...`) or given once. */
+export const SessionExpandQuery = z
+  .union([expandValues, z.array(expandValues)])
+  .optional()
+  .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]));
+
+/** Query booleans arrive as strings; only the two spellings a user means are accepted. */
+export const QueryBoolean = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+export const SessionListQuery = z.object({
+  all: QueryBoolean.optional().meta({ description: 'Include STOPPED sessions' }),
+  expand: SessionExpandQuery,
+});
+
+export const SessionGetQuery = z.object({ expand: SessionExpandQuery });
+
+export const SessionPathParams = z.object({ session: SessionName });

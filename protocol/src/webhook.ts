@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { EventName } from './events/names.js';
+
+export const RetryPolicy = z.enum(['constant', 'linear', 'exponential']).meta({ id: 'RetryPolicy' });
+export type RetryPolicy = z.infer<typeof RetryPolicy>;
+
+/** Spec 6.1 leaves the defaults open; these are ours (docs/events.md). */
+export const DEFAULT_RETRIES = { policy: 'exponential', delaySeconds: 2, attempts: 15 } as const;
+
+/** No single wait between attempts is longer than this, whatever the policy computes. */
+export const MAX_RETRY_DELAY_SECONDS = 3600;
+
+export const RetriesConfig = z
+  .object({
+    policy: RetryPolicy.optional(),
+    delaySeconds: z.number().min(0).max(3600).optional().meta({ description: 'Base delay in seconds' }),
+    attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'Total delivery attempts, the first one included' }),
+  })
+  .meta({ id: 'RetriesConfiguration' });
+export type RetriesConfig = z.infer<typeof RetriesConfig>;
+
+export const HmacConfig = z
+  .object({ key: z.string().min(1).max(1024).meta({ description: 'Shared secret for X-Webhook-Hmac' }) })
+  .meta({ id: 'HmacConfiguration' });
+
+/** RFC 7230 token characters: what an HTTP header name may contain. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export const CustomHeader = z
+  .object({
+    name: z.string().regex(HEADER_NAME, { message: 'must be a valid HTTP header name' }),
+    value: z.string().max(8192).refine((v) => !/[\r\n\0]/.test(v), { message: 'must not contain CR, LF or NUL' }),
+  })
+  .meta({ id: 'CustomHeader' });
+export type CustomHeader = z.infer<typeof CustomHeader>;
+
+export const WebhookEventFilter = z.union([EventName, z.literal('*')]);
+
+export const WebhookUrl = z
+  .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
+  .meta({ examples: ['https://example.com/hooks/switchboard'] });
+
+export const WebhookConfig = z
+  .object({
+    url: WebhookUrl,
+    events: z.array(WebhookEventFilter).min(1).meta({ description: 'Event names to deliver; "*" means all' }),
+    hmac: HmacConfig.nullish(),
+    retries: RetriesConfig.nullish(),
+    customHeaders: z.array(CustomHeader).max(50).nullish(),
+  })
+  .meta({ id: 'WebhookConfig' });
+export type WebhookConfig = z.infer<typeof WebhookConfig>;
