@@ -1,0 +1,185 @@
+import {
+  type EngineCommand,
+  type EngineName,
+  type EventEnvelope,
+  type EventName,
+  type MeInfo,
+  RECENT_STATUSES,
+  type SessionStatus,
+  type SessionStatusPoint,
+} from '@switchboard/protocol';
+import { monotonicFactory } from 'ulid';
+import type { AuthStateStore } from './auth-state/store.js';
+import { CommandError } from './command-error.js';
+import type { Engine, EngineFactory, EngineLog } from './engine.js';
+
+/** An envelope and its JSON, serialized once so every consumer sends the same bytes. */
+export interface HostedEvent {
+  readonly envelope: EventEnvelope;
+  readonly json: string;
+}
+
+export interface EngineHostOptions {
+  readonly session: string;
+  readonly engine: EngineName;
+  readonly factory: EngineFactory;
+  readonly authState: AuthStateStore;
+  readonly metadata: Record<string, string>;
+  readonly environment: { tier: string; version: string };
+  readonly publish: (event: HostedEvent) => void;
+  readonly log: EngineLog;
+}
+
+/** The statuses in which an operation makes sense (spec part 3). */
+const NEEDS: Partial<Record<EngineCommand['op'], readonly SessionStatus[]>> = {
+  'auth.qr': ['SCAN_QR_CODE'],
+  'auth.requestCode': ['SCAN_QR_CODE'],
+  'send.text': ['WORKING'],
+};
+
+const nextUlid = monotonicFactory();
+
+/**
+ * Runs one session's engine: takes commands in, sends normalized events out in the envelope of
+ * spec 2.4. It owns what every engine shares: the status and its recent history, the account
+ * (`me`), the event ids, and which status each command needs. Local mode hosts these in the
+ * gateway process; in cluster mode each engine pod runs exactly one.
+ */
+export class EngineHost {
+  private engine: Engine | null = null;
+  private current: SessionStatus = 'STOPPED';
+  private recent: SessionStatusPoint[] = [];
+  private account: MeInfo | null = null;
+  private metadata: Record<string, string>;
+  private lastActivity: number | null = null;
+
+  constructor(private readonly options: EngineHostOptions) {
+    this.metadata = { ...options.metadata };
+  }
+
+  get status(): SessionStatus {
+    return this.current;
+  }
+
+  get me(): MeInfo | null {
+    return this.account;
+  }
+
+  get activity(): number | null {
+    return this.lastActivity;
+  }
+
+  get engineName(): EngineName {
+    return this.options.engine;
+  }
+
+  /** Metadata changes apply to the next event, no restart needed. */
+  setMetadata(metadata: Record<string, string>): void {
+    this.metadata = { ...metadata };
+  }
+
+  /** Idempotent: starting a running session changes nothing (spec part 3, rule 1). */
+  async start(): Promise<void> {
+    if (this.engine) return;
+    const engine = this.options.factory({
+      session: this.options.session,
+      authState: this.options.authState,
+      log: this.options.log,
+      setStatus: (status) => {
+        if (this.engine === engine) this.setStatus(status);
+      },
+      setMe: (me) => {
+        if (this.engine === engine) this.account = me;
+      },
+      emit: (event, payload) => {
+        if (this.engine === engine) this.emit(event, payload);
+      },
+    });
+    this.engine = engine;
+    this.setStatus('STARTING');
+    try {
+      await engine.start();
+    } catch (error) {
+      this.options.log.error({ session: this.options.session, err: error }, 'engine failed to start');
+      this.setStatus('FAILED');
+    }
+  }
+
+  /** Idempotent (spec part 3, rule 2). Keeps the auth state: the next start needs no pairing. */
+  async stop(): Promise<void> {
+    const engine = this.engine;
+    if (!engine) return;
+    this.engine = null;
+    try {
+      await engine.stop();
+    } finally {
+      this.setStatus('STOPPED');
+    }
+  }
+
+  /** Unpairs. The caller decides whether to start again (spec part 3, rule 4). */
+  async logout(): Promise<void> {
+    if (this.engine) await this.engine.logout();
+    else await this.options.authState.clear();
+    this.account = null;
+  }
+
+  async execute(command: EngineCommand): Promise<unknown> {
+    if (command.op === 'me') return this.account;
+    if (command.op === 'sandbox.simulate' && this.options.engine !== 'SANDBOX') {
+      throw new CommandError(
+        'NOT_SUPPORTED',
+        `simulate works only on SANDBOX sessions; session '${this.options.session}' runs ${this.options.engine}`,
+        { session: this.options.session, engine: this.options.engine },
+      );
+    }
+    const engine = this.engine;
+    const needs = NEEDS[command.op];
+    if (!engine || (needs && !needs.includes(this.current))) {
+      throw this.wrongStatus(needs ?? ['STARTING', 'SCAN_QR_CODE', 'WORKING']);
+    }
+    switch (command.op) {
+      case 'auth.qr':
+        return { value: engine.qr() };
+      case 'auth.requestCode':
+        return engine.requestCode(command.args);
+      case 'send.text':
+        return engine.sendText(command.args);
+      case 'sandbox.simulate':
+        if (!engine.simulate) throw new CommandError('NOT_SUPPORTED', `${engine.name} cannot simulate`);
+        return engine.simulate(command.args);
+    }
+  }
+
+  wrongStatus(expected: readonly SessionStatus[]): CommandError {
+    const session = this.options.session;
+    return new CommandError(
+      'WRONG_STATUS',
+      `session '${session}' is ${this.current}; this needs ${expected.join(' or ')}`,
+      { session, status: this.current, expected },
+    );
+  }
+
+  private setStatus(status: SessionStatus): void {
+    this.current = status;
+    this.recent = [...this.recent, { status, timestamp: Date.now() }].slice(-RECENT_STATUSES);
+    this.emit('session.status', { name: this.options.session, status, statuses: this.recent });
+  }
+
+  private emit(event: EventName, payload: Record<string, unknown>): void {
+    const timestamp = Date.now();
+    this.lastActivity = timestamp;
+    const envelope: EventEnvelope = {
+      id: `evt_${nextUlid(timestamp).toLowerCase()}`,
+      timestamp,
+      event,
+      session: this.options.session,
+      metadata: this.metadata,
+      ...(this.current === 'WORKING' && this.account ? { me: this.account } : {}),
+      payload,
+      environment: { ...this.options.environment, engine: this.options.engine },
+      engine: this.options.engine,
+    };
+    this.options.publish({ envelope, json: JSON.stringify(envelope) });
+  }
+}

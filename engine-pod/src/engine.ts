@@ -1,0 +1,54 @@
+import type {
+  EngineName,
+  EventName,
+  MeInfo,
+  MessageRecord,
+  MessageTextRequest,
+  RequestCodeRequest,
+  SessionStatus,
+  SimulateRequest,
+} from '@switchboard/protocol';
+import type { AuthStateStore } from './auth-state/store.js';
+
+/** What the host gives an engine: where to report, where to keep its auth state. */
+export interface EngineContext {
+  readonly session: string;
+  readonly authState: AuthStateStore;
+  /** Report a status change. Repeating SCAN_QR_CODE is how a renewed QR is announced. */
+  setStatus(status: SessionStatus): void;
+  /** The authenticated account, or null after logout. */
+  setMe(me: MeInfo | null): void;
+  /** A normalized event; the host wraps it in the envelope of spec 2.4. */
+  emit(event: EventName, payload: Record<string, unknown>): void;
+  readonly log: EngineLog;
+}
+
+export interface EngineLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export type SendTextArgs = Omit<MessageTextRequest, 'session'>;
+
+/**
+ * One session's connection to one messaging account. Engines only talk to their messaging
+ * service and report through the context; status bookkeeping, envelopes and the command
+ * contract live in the EngineHost, the same for every engine.
+ */
+export interface Engine {
+  readonly name: EngineName;
+  start(): Promise<void>;
+  /** Close the connection, keep the auth state. */
+  stop(): Promise<void>;
+  /** Unpair: the auth state is cleared. Called on a stopped engine too. */
+  logout(): Promise<void>;
+  /** The current QR value; only while SCAN_QR_CODE. */
+  qr(): string;
+  requestCode(request: RequestCodeRequest): Promise<{ code: string }>;
+  sendText(args: SendTextArgs): Promise<MessageRecord>;
+  /** SANDBOX only: play the other side. */
+  simulate?(request: SimulateRequest): Promise<Record<string, unknown>>;
+}
+
+export type EngineFactory = (context: EngineContext) => Engine;

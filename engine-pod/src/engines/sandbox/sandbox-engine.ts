@@ -1,0 +1,198 @@
+import {
+  ACKS,
+  ackName,
+  DEFAULT_SANDBOX_ME,
+  type MeInfo,
+  type MessageRecord,
+  messageId,
+  type RequestCodeRequest,
+  type SimulateRequest,
+} from '@switchboard/protocol';
+import { CommandError } from '../../command-error.js';
+import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
+import { pairingCode, sandboxMessageId, sandboxQrValue } from './codes.js';
+
+export interface SandboxOptions {
+  /** How often the QR is renewed while waiting for a scan (spec: each renewal is an event). */
+  readonly qrRenewMs: number;
+  /** When the simulated server and device acknowledge a sent message. */
+  readonly ackDelaysMs: { readonly server: number; readonly device: number };
+}
+
+export const DEFAULT_SANDBOX_OPTIONS: SandboxOptions = {
+  qrRenewMs: 20_000,
+  ackDelaysMs: { server: 100, device: 400 },
+};
+
+const CREDS = 'creds';
+
+/**
+ * SANDBOX: a simulated account with no phone and no network. It behaves like a real engine from
+ * the API's point of view (statuses, QR renewal, pairing, acks) and is driven from the other
+ * side by `simulate`. Pairing survives a restart, like a real engine's saved credentials.
+ */
+export class SandboxEngine implements Engine {
+  readonly name = 'SANDBOX' as const;
+  private qrValue: string | null = null;
+  private qrTimer: NodeJS.Timeout | null = null;
+  private readonly ackTimers = new Set<NodeJS.Timeout>();
+  private me: MeInfo | null = null;
+  private codeFor: string | null = null;
+  private status: 'STARTING' | 'SCAN_QR_CODE' | 'WORKING' | 'STOPPED' = 'STARTING';
+
+  constructor(
+    private readonly context: EngineContext,
+    private readonly options: SandboxOptions = DEFAULT_SANDBOX_OPTIONS,
+  ) {}
+
+  async start(): Promise<void> {
+    const saved = await this.context.authState.get<MeInfo>(CREDS, ['me']);
+    if (this.status === 'STOPPED') return;
+    if (saved.me) this.becomeWorking(saved.me);
+    else this.waitForScan();
+  }
+
+  async stop(): Promise<void> {
+    this.status = 'STOPPED';
+    this.clearTimers();
+  }
+
+  async logout(): Promise<void> {
+    await this.context.authState.clear();
+    this.me = null;
+    this.context.setMe(null);
+  }
+
+  qr(): string {
+    if (!this.qrValue) throw new CommandError('WRONG_STATUS', 'no QR code is waiting to be scanned');
+    return this.qrValue;
+  }
+
+  async requestCode(request: RequestCodeRequest): Promise<{ code: string }> {
+    this.codeFor = request.phoneNumber;
+    return { code: pairingCode() };
+  }
+
+  async sendText(args: SendTextArgs): Promise<MessageRecord> {
+    const me = this.requireWorking();
+    const id = messageId(true, args.chatId, args.id ?? sandboxMessageId());
+    const record: MessageRecord = {
+      id,
+      timestamp: Date.now() / 1000,
+      from: me.id,
+      fromMe: true,
+      source: 'api',
+      to: args.chatId,
+      participant: null,
+      body: args.text,
+      hasMedia: false,
+      media: null,
+      ack: ACKS.PENDING,
+      ackName: 'PENDING',
+      vCards: [],
+      replyTo: args.reply_to ? { id: args.reply_to, hasMedia: false } : null,
+      _data: { engine: 'SANDBOX', linkPreview: args.linkPreview },
+    };
+    this.context.emit('message.any', record);
+    this.scheduleAck(record, ACKS.SERVER, this.options.ackDelaysMs.server);
+    this.scheduleAck(record, ACKS.DEVICE, this.options.ackDelaysMs.device);
+    return record;
+  }
+
+  async simulate(request: SimulateRequest): Promise<Record<string, unknown>> {
+    switch (request.kind) {
+      case 'scan': {
+        if (this.status !== 'SCAN_QR_CODE') {
+          throw new CommandError('WRONG_STATUS', `nothing to scan: the session is ${this.status}`, {
+            session: this.context.session,
+            status: this.status,
+            expected: ['SCAN_QR_CODE'],
+          });
+        }
+        const me =
+          request.me ?? (this.codeFor ? { id: `${this.codeFor}@c.us`, pushName: DEFAULT_SANDBOX_ME.pushName } : DEFAULT_SANDBOX_ME);
+        await this.context.authState.set({ [CREDS]: { me } });
+        this.becomeWorking(me);
+        return { me };
+      }
+      case 'message': {
+        const me = this.requireWorking();
+        const record: MessageRecord = {
+          id: messageId(false, request.from, request.id ?? sandboxMessageId()),
+          timestamp: Date.now() / 1000,
+          from: request.from,
+          fromMe: false,
+          source: 'app',
+          to: me.id,
+          participant: null,
+          body: request.body,
+          hasMedia: false,
+          media: null,
+          ack: ACKS.DEVICE,
+          ackName: 'DEVICE',
+          vCards: [],
+          replyTo: null,
+          _data: { engine: 'SANDBOX' },
+        };
+        this.context.emit('message', record);
+        this.context.emit('message.any', record);
+        return { id: record.id };
+      }
+    }
+  }
+
+  private waitForScan(): void {
+    this.renewQr();
+    this.qrTimer = setInterval(() => this.renewQr(), this.options.qrRenewMs);
+  }
+
+  private renewQr(): void {
+    this.qrValue = sandboxQrValue();
+    this.status = 'SCAN_QR_CODE';
+    this.context.setStatus('SCAN_QR_CODE');
+  }
+
+  private becomeWorking(me: MeInfo): void {
+    this.clearTimers();
+    this.qrValue = null;
+    this.codeFor = null;
+    this.me = me;
+    this.status = 'WORKING';
+    this.context.setMe(me);
+    this.context.setStatus('WORKING');
+  }
+
+  private requireWorking(): MeInfo {
+    if (this.status !== 'WORKING' || !this.me) {
+      throw new CommandError('WRONG_STATUS', `session '${this.context.session}' is ${this.status}; this needs WORKING`, {
+        session: this.context.session,
+        status: this.status,
+        expected: ['WORKING'],
+      });
+    }
+    return this.me;
+  }
+
+  private scheduleAck(record: MessageRecord, ack: number, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.ackTimers.delete(timer);
+      this.context.emit('message.ack', {
+        id: record.id,
+        from: record.to,
+        to: record.from,
+        participant: null,
+        fromMe: true,
+        ack,
+        ackName: ackName(ack),
+      });
+    }, delayMs);
+    this.ackTimers.add(timer);
+  }
+
+  private clearTimers(): void {
+    if (this.qrTimer) clearInterval(this.qrTimer);
+    this.qrTimer = null;
+    for (const timer of this.ackTimers) clearTimeout(timer);
+    this.ackTimers.clear();
+  }
+}
