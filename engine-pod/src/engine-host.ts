@@ -8,15 +8,30 @@ import {
   type SessionStatus,
   type SessionStatusPoint,
 } from '@switchboard/protocol';
-import { monotonicFactory } from 'ulid';
 import type { AuthStateStore } from './auth-state/store.js';
 import { CommandError } from './command-error.js';
 import type { Engine, EngineFactory, EngineLog } from './engine.js';
+import { newEventId } from './event-ids.js';
 
 /** An envelope and its JSON, serialized once so every consumer sends the same bytes. */
 export interface HostedEvent {
   readonly envelope: EventEnvelope;
   readonly json: string;
+}
+
+/**
+ * Serializes on first use: an event no webhook and no websocket client wants is never turned
+ * into JSON. Consumers must not change the envelope, which they all share.
+ */
+class LazyJsonEvent implements HostedEvent {
+  private serialized: string | undefined;
+
+  constructor(readonly envelope: EventEnvelope) {}
+
+  get json(): string {
+    this.serialized ??= JSON.stringify(this.envelope);
+    return this.serialized;
+  }
 }
 
 export interface EngineHostOptions {
@@ -37,8 +52,6 @@ const NEEDS: Partial<Record<EngineCommand['op'], readonly SessionStatus[]>> = {
   'send.text': ['WORKING'],
 };
 
-const nextUlid = monotonicFactory();
-
 /**
  * Runs one session's engine: takes commands in, sends normalized events out in the envelope of
  * spec 2.4. It owns what every engine shares: the status and its recent history, the account
@@ -52,9 +65,11 @@ export class EngineHost {
   private account: MeInfo | null = null;
   private metadata: Record<string, string>;
   private lastActivity: number | null = null;
+  private readonly environment: EventEnvelope['environment'];
 
   constructor(private readonly options: EngineHostOptions) {
     this.metadata = { ...options.metadata };
+    this.environment = { ...options.environment, engine: options.engine };
   }
 
   get status(): SessionStatus {
@@ -170,16 +185,16 @@ export class EngineHost {
     const timestamp = Date.now();
     this.lastActivity = timestamp;
     const envelope: EventEnvelope = {
-      id: `evt_${nextUlid(timestamp).toLowerCase()}`,
+      id: newEventId(timestamp),
       timestamp,
       event,
       session: this.options.session,
       metadata: this.metadata,
       ...(this.current === 'WORKING' && this.account ? { me: this.account } : {}),
       payload,
-      environment: { ...this.options.environment, engine: this.options.engine },
+      environment: this.environment,
       engine: this.options.engine,
     };
-    this.options.publish({ envelope, json: JSON.stringify(envelope) });
+    this.options.publish(new LazyJsonEvent(envelope));
   }
 }

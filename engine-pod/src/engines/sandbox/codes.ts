@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from '../../random-pool.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -16,5 +17,5 @@ export function pairingCode(): string {
 
 /** A message id in the style of the messaging service's own (upper-case hex). */
 export function sandboxMessageId(): string {
-  return `SB${randomBytes(9).toString('hex').toUpperCase()}`;
+  return `SB${pooledRandomBytes(9).toString('hex').toUpperCase()}`;
 }

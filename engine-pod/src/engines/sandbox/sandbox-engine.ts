@@ -11,6 +11,7 @@ import {
 import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import { pairingCode, sandboxMessageId, sandboxQrValue } from './codes.js';
+import { DelayQueue } from './delay-queue.js';
 
 export interface SandboxOptions {
   /** How often the QR is renewed while waiting for a scan (spec: each renewal is an event). */
@@ -35,7 +36,8 @@ export class SandboxEngine implements Engine {
   readonly name = 'SANDBOX' as const;
   private qrValue: string | null = null;
   private qrTimer: NodeJS.Timeout | null = null;
-  private readonly ackTimers = new Set<NodeJS.Timeout>();
+  private readonly serverAcks: DelayQueue;
+  private readonly deviceAcks: DelayQueue;
   private me: MeInfo | null = null;
   private codeFor: string | null = null;
   private status: 'STARTING' | 'SCAN_QR_CODE' | 'WORKING' | 'STOPPED' = 'STARTING';
@@ -43,7 +45,10 @@ export class SandboxEngine implements Engine {
   constructor(
     private readonly context: EngineContext,
     private readonly options: SandboxOptions = DEFAULT_SANDBOX_OPTIONS,
-  ) {}
+  ) {
+    this.serverAcks = new DelayQueue(options.ackDelaysMs.server);
+    this.deviceAcks = new DelayQueue(options.ackDelaysMs.device);
+  }
 
   async start(): Promise<void> {
     const saved = await this.context.authState.get<MeInfo>(CREDS, ['me']);
@@ -94,8 +99,8 @@ export class SandboxEngine implements Engine {
       _data: { engine: 'SANDBOX', linkPreview: args.linkPreview },
     };
     this.context.emit('message.any', record);
-    this.scheduleAck(record, ACKS.SERVER, this.options.ackDelaysMs.server);
-    this.scheduleAck(record, ACKS.DEVICE, this.options.ackDelaysMs.device);
+    this.serverAcks.push(() => this.acknowledge(record, ACKS.SERVER));
+    this.deviceAcks.push(() => this.acknowledge(record, ACKS.DEVICE));
     return record;
   }
 
@@ -173,26 +178,22 @@ export class SandboxEngine implements Engine {
     return this.me;
   }
 
-  private scheduleAck(record: MessageRecord, ack: number, delayMs: number): void {
-    const timer = setTimeout(() => {
-      this.ackTimers.delete(timer);
-      this.context.emit('message.ack', {
-        id: record.id,
-        from: record.to,
-        to: record.from,
-        participant: null,
-        fromMe: true,
-        ack,
-        ackName: ackName(ack),
-      });
-    }, delayMs);
-    this.ackTimers.add(timer);
+  private acknowledge(record: MessageRecord, ack: number): void {
+    this.context.emit('message.ack', {
+      id: record.id,
+      from: record.to,
+      to: record.from,
+      participant: null,
+      fromMe: true,
+      ack,
+      ackName: ackName(ack),
+    });
   }
 
   private clearTimers(): void {
     if (this.qrTimer) clearInterval(this.qrTimer);
     this.qrTimer = null;
-    for (const timer of this.ackTimers) clearTimeout(timer);
-    this.ackTimers.clear();
+    this.serverAcks.clear();
+    this.deviceAcks.clear();
   }
 }

@@ -1,0 +1,104 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseEnvelope } from '@switchboard/protocol';
+import { describe, expect, it } from 'vitest';
+import { CommandError, type Engine, EngineHost, type EngineContext, FileAuthStateStore, type HostedEvent, SandboxEngine } from '../src/index.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+
+function host(engine: 'SANDBOX' | 'NOWEB', factory: (ctx: EngineContext) => Engine) {
+  const events: HostedEvent[] = [];
+  const h = new EngineHost({
+    session: 's1',
+    engine,
+    factory,
+    authState: new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-auth-'))),
+    metadata: { a: 'b' },
+    environment: { tier: 'CORE', version: 'test' },
+    publish: (event) => events.push(event),
+    log: silent,
+  });
+  return { h, events };
+}
+
+const sandbox = (ctx: EngineContext) => new SandboxEngine(ctx, { qrRenewMs: 10, ackDelaysMs: { server: 1, device: 2 } });
+
+describe('EngineHost', () => {
+  it('keeps the recent 3 statuses in session.status, oldest first', async () => {
+    const { h, events } = host('SANDBOX', sandbox);
+    await h.start();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await h.stop();
+    const statuses = events.filter((e) => e.envelope.event === 'session.status').map((e) => e.envelope.payload);
+    expect(statuses.length).toBeGreaterThan(4);
+    for (const payload of statuses) expect((payload.statuses as unknown[]).length).toBeLessThanOrEqual(3);
+    const last = statuses.at(-1)!;
+    expect(last.status).toBe('STOPPED');
+    expect((last.statuses as { status: string }[]).map((s) => s.status)).toEqual(['SCAN_QR_CODE', 'SCAN_QR_CODE', 'STOPPED']);
+  });
+
+  it('publishes envelopes that parse, with the JSON serialized once and equal to the envelope', async () => {
+    const { h, events } = host('SANDBOX', sandbox);
+    await h.start();
+    await h.stop();
+    for (const { envelope, json } of events) {
+      expect(JSON.parse(json)).toEqual(envelope);
+      expect(() => parseEnvelope(envelope)).not.toThrow();
+    }
+    const ids = events.map((e) => e.envelope.id);
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('start and stop are idempotent', async () => {
+    const { h, events } = host('SANDBOX', sandbox);
+    await h.start();
+    await h.start();
+    await h.stop();
+    await h.stop();
+    const statuses = events.filter((e) => e.envelope.event === 'session.status').map((e) => e.envelope.payload.status);
+    expect(statuses.filter((s) => s === 'STARTING')).toHaveLength(1);
+    expect(statuses.filter((s) => s === 'STOPPED')).toHaveLength(1);
+  });
+
+  it('answers NOT_SUPPORTED naming the engine for simulate on a non-SANDBOX session', async () => {
+    const { h } = host('NOWEB', sandbox);
+    const error = await h.execute({ op: 'sandbox.simulate', args: { kind: 'scan' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CommandError);
+    expect((error as CommandError).code).toBe('NOT_SUPPORTED');
+    expect((error as CommandError).message).toContain('NOWEB');
+  });
+
+  it('answers WRONG_STATUS with session, status and expected', async () => {
+    const { h } = host('SANDBOX', sandbox);
+    const error = (await h
+      .execute({ op: 'send.text', args: { chatId: '1@c.us', text: 'x', linkPreview: true } })
+      .catch((e: unknown) => e)) as CommandError;
+    expect(error.code).toBe('WRONG_STATUS');
+    expect(error.details).toEqual({ session: 's1', status: 'STOPPED', expected: ['WORKING'] });
+  });
+
+  it('reports FAILED when the engine cannot start', async () => {
+    const { h } = host('SANDBOX', (ctx) => {
+      const engine = sandbox(ctx);
+      engine.start = async () => {
+        throw new Error('no connection');
+      };
+      return engine;
+    });
+    await h.start();
+    expect(h.status).toBe('FAILED');
+  });
+});
+
+describe('FileAuthStateStore', () => {
+  it('gets what was set, deletes on null, and forgets everything on clear', async () => {
+    const store = new FileAuthStateStore(join(mkdtempSync(join(tmpdir(), 'sb-auth-')), 'nested'));
+    await store.set({ 'pre-key': { '1': { k: 1 }, 'a/b:c': { k: 2 } }, creds: { me: { id: 'x' } } });
+    expect(await store.get('pre-key', ['1', 'a/b:c', 'missing'])).toEqual({ '1': { k: 1 }, 'a/b:c': { k: 2 } });
+    await store.set({ 'pre-key': { '1': null } });
+    expect(await store.get('pre-key', ['1'])).toEqual({});
+    await store.clear();
+    expect(await store.get('creds', ['me'])).toEqual({});
+  });
+});
