@@ -1,0 +1,43 @@
+import { webhookWants, type WebhookConfig } from '@switchboard/protocol';
+import type { EventBus, PublishedEvent } from '../events/event-bus.js';
+import type { WebhookDispatcher } from './dispatcher.js';
+import type { WebhookOutbox } from './outbox.js';
+
+export interface WebhookFanoutDeps {
+  readonly bus: EventBus;
+  readonly outbox: Pick<WebhookOutbox, 'enqueue'>;
+  readonly dispatcher: Pick<WebhookDispatcher, 'kick'>;
+  /** The session's current `config.webhooks`, read per event so edits apply to the next event. */
+  readonly webhooksOf: (session: string) => readonly WebhookConfig[];
+  readonly globalHook: WebhookConfig | null;
+}
+
+/**
+ * Bus subscriber that turns each event into outbox rows for the webhooks that want it. It runs
+ * inside `publish`, so in local mode the rows are in SQLite before the call that caused the
+ * event returns; a failing write surfaces through the bus's error handler, never silently.
+ */
+export class WebhookFanout {
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly deps: WebhookFanoutDeps) {}
+
+  start(): void {
+    this.unsubscribe ??= this.deps.bus.subscribe((event) => this.onEvent(event));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  private onEvent(event: PublishedEvent): void {
+    const { session, event: name } = event.envelope;
+    const { globalHook } = this.deps;
+    const targets = this.deps.webhooksOf(session).filter((hook) => webhookWants(hook.events, name));
+    if (globalHook && webhookWants(globalHook.events, name)) targets.push(globalHook);
+    if (targets.length === 0) return;
+    this.deps.outbox.enqueue(event, targets);
+    this.deps.dispatcher.kick();
+  }
+}

@@ -1,0 +1,13 @@
+export { WebhookDispatcher, type DeliveryCounters, type WebhookDispatcherOptions } from './dispatcher.js';
+export { WebhookFanout, type WebhookFanoutDeps } from './fanout.js';
+export { globalWebhookFromEnv } from './global-hook.js';
+export { WebhookOutbox, webhookOutboxSchema, type DeadDelivery, type DeliveryRow } from './outbox.js';
+export { resolveRetries, retryDelayMs, type RetrySchedule } from './retry-schedule.js';
+export {
+  HEADER_HMAC,
+  HEADER_HMAC_ALGORITHM,
+  HEADER_REQUEST_ID,
+  HEADER_TIMESTAMP,
+  HMAC_ALGORITHM,
+  signBody,
+} from './signature.js';

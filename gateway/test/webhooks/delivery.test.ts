@@ -1,0 +1,220 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { WebhookConfig } from '@switchboard/protocol';
+import { InProcessEventBus } from '../../src/events/event-bus.js';
+import { WebhookFanout } from '../../src/webhooks/index.js';
+import { closedAfterEach, freePort, makeEvent, waitFor } from './support.js';
+
+const { fixture, receiver } = closedAfterEach();
+
+/** Exponential retries on a millisecond scale, so a test sees several attempts quickly. */
+const quickRetries = (delaySeconds: number): WebhookConfig['retries'] => ({ policy: 'exponential', delaySeconds });
+const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
+
+describe('6.1 webhook requests', () => {
+  it('posts the stored bytes with the spec headers, and an HMAC the receiver verifies over the raw body', async () => {
+    const f = fixture();
+    const rx = await receiver();
+    const key = 'receiver-shared-secret';
+    const signed: WebhookConfig = {
+      url: `${rx.url}?signed`,
+      events: ['*'],
+      hmac: { key },
+      customHeaders: [{ name: 'X-Tenant', value: 'acme:eu:1' }],
+    };
+    const plain: WebhookConfig = { url: `${rx.url}?plain`, events: ['message'] };
+    const event = makeEvent('alpha', 1);
+    const before = Date.now();
+    f.outbox.enqueue(event, [signed, plain]);
+    f.dispatcher.start();
+
+    await waitFor('both deliveries', () => f.dispatcher.counters.succeeded === 2);
+    const after = Date.now();
+    for (const { body, headers } of rx.received) {
+      expect(body.equals(Buffer.from(event.json, 'utf8'))).toBe(true);
+      expect(headers['content-type']).toBe('application/json');
+      expect(headers['x-webhook-request-id']).toMatch(/^req_[0-9a-hjkmnp-tv-z]{26}$/);
+      const sentAt = Number(headers['x-webhook-timestamp']);
+      expect(sentAt).toBeGreaterThanOrEqual(before);
+      expect(sentAt).toBeLessThanOrEqual(after);
+    }
+    expect(new Set(rx.received.map((r) => r.headers['x-webhook-request-id'])).size).toBe(2);
+
+    const withHmac = rx.received.filter((r) => r.headers['x-webhook-hmac'] !== undefined);
+    expect(withHmac).toHaveLength(1);
+    const [request] = withHmac;
+    expect(request!.headers['x-webhook-hmac-algorithm']).toBe('sha512');
+    expect(request!.headers['x-webhook-hmac']).toBe(createHmac('sha512', key).update(request!.body).digest('hex'));
+    expect(header(request!.headers['x-tenant'])).toBe('acme:eu:1');
+
+    const unsigned = rx.received.find((r) => r !== request)!;
+    expect(unsigned.headers['x-webhook-hmac-algorithm']).toBeUndefined();
+    expect(unsigned.headers['x-tenant']).toBeUndefined();
+
+    expect(f.dispatcher.counters).toEqual({ succeeded: 2, retried: 0, dead: 0 });
+    expect(f.outbox.pendingCount()).toBe(0);
+  });
+
+  it('delivers an event published on the bus at once, without waiting for a poll', async () => {
+    const f = fixture();
+    const rx = await receiver();
+    const bus = new InProcessEventBus((error) => {
+      throw error;
+    });
+    const fanout = new WebhookFanout({
+      bus,
+      outbox: f.outbox,
+      dispatcher: f.dispatcher,
+      webhooksOf: () => [{ url: rx.url, events: ['message'] }],
+      globalHook: null,
+    });
+    fanout.start();
+    f.dispatcher.start();
+    // Let the idle dispatcher settle on its 5 s poll timer first.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const event = makeEvent('alpha', 1);
+    const publishedAt = Date.now();
+    bus.publish(event);
+    expect(f.outbox.pendingCount()).toBe(1);
+    await waitFor('the delivery', () => f.dispatcher.counters.succeeded === 1, 1_000);
+    expect(rx.accepted.map((e) => e.id)).toEqual([event.envelope.id]);
+    expect(rx.received[0]!.at - publishedAt).toBeLessThan(1_000);
+    fanout.stop();
+  });
+});
+
+describe('6.1 retries', () => {
+  it('retries a 500 answer per the schedule until a 2xx, counting each attempt', async () => {
+    const f = fixture();
+    const rx = await receiver((_, index) => (index < 2 ? 500 : 200));
+    const event = makeEvent('alpha', 1);
+    f.outbox.enqueue(event, [{ url: rx.url, events: ['*'], retries: quickRetries(0.05) }]);
+    f.dispatcher.start();
+
+    await waitFor('the third attempt to succeed', () => f.dispatcher.counters.succeeded === 1);
+    expect(rx.received).toHaveLength(3);
+    expect(rx.accepted[0]!.id).toBe(event.envelope.id);
+    expect(new Set(rx.received.map((r) => r.headers['x-webhook-request-id'])).size).toBe(3);
+    // Exponential from 50 ms: at least 50 then 100 ms apart (1 ms slack for clock rounding).
+    expect(rx.received[1]!.at - rx.received[0]!.at).toBeGreaterThanOrEqual(49);
+    expect(rx.received[2]!.at - rx.received[1]!.at).toBeGreaterThanOrEqual(99);
+    expect(f.dispatcher.counters).toEqual({ succeeded: 1, retried: 2, dead: 0 });
+    expect(f.outbox.pendingCount()).toBe(0);
+    expect(f.outbox.deadFor('alpha')).toEqual([]);
+  });
+
+  it('counts a receiver slower than the timeout as a failed attempt', async () => {
+    const f = fixture({ timeoutMs: 150 });
+    const rx = await receiver(async (_, index) => {
+      if (index === 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return 200;
+    });
+    f.outbox.enqueue(makeEvent('alpha', 1), [{ url: rx.url, events: ['*'], retries: quickRetries(0.02) }]);
+    f.dispatcher.start();
+
+    await waitFor('the retry to succeed', () => f.dispatcher.counters.succeeded === 1);
+    expect(rx.received).toHaveLength(2);
+    expect(f.dispatcher.counters).toEqual({ succeeded: 1, retried: 1, dead: 0 });
+    expect(f.logCapture.lines.join('')).toContain('timeout after 150 ms');
+  });
+
+  it('after the last attempt keeps the delivery as dead and warns without secrets', async () => {
+    const f = fixture();
+    const url = `http://127.0.0.1:${await freePort()}/hook`;
+    const event = makeEvent('alpha', 7);
+    f.outbox.enqueue(event, [
+      {
+        url,
+        events: ['*'],
+        hmac: { key: 'hmac-key-never-logged' },
+        customHeaders: [{ name: 'Authorization', value: 'Bearer header-value-never-logged' }],
+        retries: { policy: 'constant', delaySeconds: 0.05, attempts: 3 },
+      },
+    ]);
+    f.dispatcher.start();
+
+    await waitFor('the delivery to die', () => f.outbox.deadFor('alpha').length === 1);
+    const [dead] = f.outbox.deadFor('alpha');
+    expect(dead).toMatchObject({ eventId: event.envelope.id, session: 'alpha', url, attempts: 3, lastError: 'ECONNREFUSED' });
+    expect(f.outbox.deadFor('beta')).toEqual([]);
+    expect(f.outbox.pendingCount()).toBe(0);
+    expect(f.dispatcher.counters).toEqual({ succeeded: 0, retried: 2, dead: 1 });
+
+    const warnings = f.logCapture.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.level === 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ session: 'alpha', eventId: event.envelope.id, url, reason: 'ECONNREFUSED' });
+    const everything = f.logCapture.lines.join('');
+    expect(everything).not.toContain('hmac-key-never-logged');
+    expect(everything).not.toContain('header-value-never-logged');
+  });
+});
+
+describe('6.1 delivery order and isolation', () => {
+  it('keeps each (session, webhook) queue in order, also across retries', async () => {
+    const f = fixture();
+    const failedOnce = new Set<string>();
+    // Every fifth event is refused once, so order must survive a retry at the queue head.
+    const rx = await receiver(({ body }) => {
+      const { id, payload } = JSON.parse(body.toString('utf8')) as { id: string; payload: { seq: number } };
+      if (payload.seq % 5 !== 0 || failedOnce.has(id)) return 200;
+      failedOnce.add(id);
+      return 503;
+    });
+    const target: WebhookConfig = { url: rx.url, events: ['*'], retries: quickRetries(0.01) };
+    for (let seq = 0; seq < 20; seq++) {
+      f.outbox.enqueue(makeEvent('alpha', seq), [target]);
+      f.outbox.enqueue(makeEvent('beta', seq), [target]);
+    }
+    f.dispatcher.start();
+
+    await waitFor('40 deliveries', () => f.dispatcher.counters.succeeded === 40);
+    const seqs = (session: string) => rx.accepted.filter((e) => e.session === session).map((e) => e.payload.seq);
+    const expected = Array.from({ length: 20 }, (_, i) => i);
+    expect(seqs('alpha')).toEqual(expected);
+    expect(seqs('beta')).toEqual(expected);
+    expect(rx.received).toHaveLength(48);
+    expect(f.dispatcher.counters).toEqual({ succeeded: 40, retried: 8, dead: 0 });
+  });
+
+  it('does not let a slow receiver delay another webhook', async () => {
+    const f = fixture();
+    const slow = await receiver(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      return 200;
+    });
+    const quick = await receiver();
+    const targets: WebhookConfig[] = [
+      { url: slow.url, events: ['*'] },
+      { url: quick.url, events: ['*'] },
+    ];
+    for (let seq = 0; seq < 5; seq++) f.outbox.enqueue(makeEvent('alpha', seq), targets);
+    f.dispatcher.start();
+
+    await waitFor('the quick receiver to get all 5', () => quick.accepted.length === 5);
+    expect(slow.accepted).toHaveLength(0);
+    // One request in flight per queue: the slow webhook's later events wait behind its first.
+    expect(slow.received).toHaveLength(1);
+    await waitFor('the slow receiver to answer', () => slow.accepted.length === 1, 4_000);
+    expect(quick.received.at(-1)!.at).toBeLessThan(slow.received[0]!.at + 2_000);
+    expect(slow.accepted[0]!.payload.seq).toBe(0);
+  });
+
+  it('runs at most `concurrency` requests at once over all webhooks', async () => {
+    const f = fixture({ concurrency: 2 });
+    let inFlight = 0;
+    let peak = 0;
+    const rx = await receiver(async () => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      inFlight--;
+      return 200;
+    });
+    const targets = ['a', 'b', 'c', 'd'].map((path): WebhookConfig => ({ url: `${rx.url}/${path}`, events: ['*'] }));
+    f.outbox.enqueue(makeEvent('alpha', 0), targets);
+    f.dispatcher.start();
+
+    await waitFor('4 deliveries', () => rx.accepted.length === 4);
+    expect(peak).toBe(2);
+  });
+});

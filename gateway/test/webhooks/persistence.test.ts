@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import type { WebhookConfig } from '@switchboard/protocol';
+import { closedAfterEach, freePort, makeEvent, waitFor } from './support.js';
+
+const { fixture, receiver } = closedAfterEach();
+
+describe('6.1 deliveries survive a restart', () => {
+  it('sends after a restart exactly the deliveries still pending, in order', async () => {
+    const f = fixture();
+    const up = await receiver();
+    const downPort = await freePort();
+    const retries = { policy: 'constant', delaySeconds: 0.2, attempts: 10 } as const;
+    const reachable: WebhookConfig = { url: up.url, events: ['*'], retries };
+    const unreachable: WebhookConfig = { url: `http://127.0.0.1:${downPort}/hook`, events: ['*'], retries };
+    const events = [0, 1, 2].map((seq) => makeEvent('alpha', seq));
+    for (const event of events) f.outbox.enqueue(event, [reachable, unreachable]);
+    f.dispatcher.start();
+
+    await waitFor('the reachable receiver to get all 3', () => up.accepted.length === 3);
+    await waitFor('a refused attempt', () => f.dispatcher.counters.retried >= 1);
+    await f.reopen();
+    expect(f.outbox.pendingCount()).toBe(3);
+
+    const restarted = await receiver(undefined, downPort);
+    f.dispatcher.start();
+    await waitFor('the pending deliveries', () => f.outbox.pendingCount() === 0);
+    expect(restarted.accepted.map((e) => e.id)).toEqual(events.map((e) => e.envelope.id));
+    expect(restarted.received).toHaveLength(3);
+    expect(up.received).toHaveLength(3);
+    expect(f.outbox.deadFor('alpha')).toEqual([]);
+  });
+});

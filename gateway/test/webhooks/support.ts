@@ -1,0 +1,164 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import type { EventEnvelope, EventName } from '@switchboard/protocol';
+import { afterEach } from 'vitest';
+import { pino, type Logger } from 'pino';
+import { ulid } from 'ulid';
+import type { PublishedEvent } from '../../src/events/event-bus.js';
+import { openDatabase } from '../../src/store/database.js';
+import { WebhookDispatcher, WebhookOutbox, webhookOutboxSchema } from '../../src/webhooks/index.js';
+
+/** One request as the receiver read it: raw body bytes, so HMAC checks see what was sent. */
+export interface ReceivedRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+  readonly at: number;
+}
+
+/** Decides the answer's status; may wait to play a slow receiver. */
+export type Responder = (request: ReceivedRequest, index: number) => number | Promise<number>;
+
+export interface Receiver {
+  readonly url: string;
+  readonly port: number;
+  readonly received: ReceivedRequest[];
+  /** Bodies of the requests answered 2xx, parsed. */
+  readonly accepted: EventEnvelope[];
+  close(): Promise<void>;
+}
+
+/** A real HTTP receiver on 127.0.0.1; port 0 picks a free one. */
+export async function startReceiver(respond: Responder = () => 200, port = 0): Promise<Receiver> {
+  const received: ReceivedRequest[] = [];
+  const accepted: EventEnvelope[] = [];
+  const server = createServer((req, res) => {
+    // A client that gave up (timeout) or a closed server must not count as an accepted delivery.
+    let abandoned = false;
+    res.on('close', () => (abandoned = !res.writableFinished));
+    void readBody(req).then(async (body) => {
+      const request = { headers: req.headers, body, at: Date.now() };
+      received.push(request);
+      const status = await respond(request, received.length - 1);
+      if (abandoned) return;
+      if (status >= 200 && status < 300) accepted.push(JSON.parse(body.toString('utf8')) as EventEnvelope);
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${bound}/hook`, port: bound, received, accepted, close: () => closeServer(server) };
+}
+
+/** A port with nobody listening: connections to it are refused. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await closeServer(server);
+  return port;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  // Drops kept-alive and hanging connections too, so close does not wait for a slow handler.
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** Polls until `condition` holds, failing with `what` after the deadline. */
+export async function waitFor(what: string, condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A published event as the bus hands it to subscribers, `seq` in its payload to check order. */
+export function makeEvent(session: string, seq: number, event: EventName = 'message'): PublishedEvent {
+  const envelope: EventEnvelope = {
+    id: `evt_${ulid().toLowerCase()}`,
+    timestamp: Date.now(),
+    event,
+    session,
+    metadata: { tenant: 'ünïcode ✓' },
+    environment: { tier: 'local', version: 'test', engine: 'SANDBOX' },
+    engine: 'SANDBOX',
+    payload: { seq },
+  };
+  return { envelope, json: JSON.stringify(envelope) };
+}
+
+/** Log lines collected as text, to check what a warning says and what it must not say. */
+function captureLog(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { log: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }), lines };
+}
+
+/** A real SQLite file in a fresh temp dir, an outbox and a dispatcher on it; `reopen` simulates a restart. */
+export class OutboxFixture {
+  readonly dir = mkdtempSync(join(tmpdir(), 'switchboard-webhooks-'));
+  readonly logCapture = captureLog();
+  db!: DatabaseSync;
+  outbox!: WebhookOutbox;
+  dispatcher!: WebhookDispatcher;
+
+  constructor(private readonly options: { timeoutMs?: number; concurrency?: number } = {}) {
+    this.open();
+  }
+
+  open(): void {
+    this.db = openDatabase(this.dir, [webhookOutboxSchema]);
+    this.outbox = new WebhookOutbox(this.db);
+    this.dispatcher = new WebhookDispatcher({ outbox: this.outbox, log: this.logCapture.log, ...this.options });
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.stop();
+    if (this.db.isOpen) this.db.close();
+  }
+
+  async reopen(): Promise<void> {
+    await this.close();
+    this.open();
+  }
+
+  async dispose(): Promise<void> {
+    await this.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Factories whose fixtures and receivers are closed after each test, even a failing one. */
+export function closedAfterEach() {
+  const fixtures: OutboxFixture[] = [];
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((r) => r.close()));
+    await Promise.all(fixtures.splice(0).map((f) => f.dispose()));
+  });
+  return {
+    fixture(options?: ConstructorParameters<typeof OutboxFixture>[0]): OutboxFixture {
+      const f = new OutboxFixture(options);
+      fixtures.push(f);
+      return f;
+    },
+    async receiver(respond?: Responder, port?: number): Promise<Receiver> {
+      const r = await startReceiver(respond, port);
+      receivers.push(r);
+      return r;
+    },
+  };
+}
