@@ -25,7 +25,7 @@ $(STAMP_DEPS): $(STAMP_TOOLS) pnpm-lock.yaml package.json */package.json
 install: toolchain $(STAMP_DEPS)
 
 build: install
-	pnpm exec tsc -b protocol engine-pod gateway operator
+	pnpm exec tsc -b protocol engine-pod gateway operator bench
 
 typecheck: build
 
@@ -39,7 +39,7 @@ test: build
 
 ## Benchmarks: ratios against a baseline measured in the same run; never fails on absolute times.
 bench: build
-	node gateway/dist/bench/send-text.js
+	node bench/dist/send-text.js
 
 clean:
 	rm -rf node_modules */node_modules */dist test/*/node_modules

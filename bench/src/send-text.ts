@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalGateway } from '@switchboard/gateway';
+import Fastify from 'fastify';
+import { pino } from 'pino';
+import { type LoadResult, runLoad } from './load.js';
+
+/**
+ * sendText through the whole local-mode gateway (auth, validation, engine host, SANDBOX, event
+ * fan-out) beside a bare fastify route answering the same JSON, in the same run.
+ * Target (issue 2): at least half of the bare route's throughput.
+ */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const KEY = 'bench-key';
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+  const gateway = await createLocalGateway({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    apiKey: KEY,
+    defaultEngine: 'SANDBOX',
+    logLevel: 'silent',
+    logger: pino({ level: 'silent' }),
+    globalWebhook: null,
+  });
+  const gatewayUrl = await gateway.listen();
+  const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(gatewayUrl + path, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+  await call('POST', '/api/sessions', { name: 'bench' });
+  await waitForStatus(gatewayUrl, 'SCAN_QR_CODE');
+  await call('POST', '/api/bench/sandbox/simulate', { kind: 'scan' });
+  const body = JSON.stringify({ session: 'bench', chatId: '15551234567@c.us', text: 'benchmark message' });
+  const sample = await (await call('POST', '/api/sendText', JSON.parse(body))).text();
+
+  const bare = Fastify();
+  bare.post('/api/sendText', async (_request, reply) => reply.code(201).type('application/json').send(sample));
+  const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+
+  const load = (url: string) =>
+    runLoad({ url: `${url}/api/sendText`, method: 'POST', headers, body, seconds: SECONDS, connections: CONNECTIONS });
+  // Warm both up (JIT, connection pools) before measuring.
+  await runLoad({ url: `${bareUrl}/api/sendText`, method: 'POST', headers, body, seconds: 2, connections: CONNECTIONS });
+  await runLoad({ url: `${gatewayUrl}/api/sendText`, method: 'POST', headers, body, seconds: 2, connections: CONNECTIONS });
+  const baseline = await load(bareUrl);
+  const product = await load(gatewayUrl);
+
+  print(baseline, product);
+  await bare.close();
+  await gateway.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+async function waitForStatus(url: string, status: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const res = await fetch(`${url}/api/sessions/bench`, { headers: { 'x-api-key': KEY } });
+    if (((await res.json()) as { status: string }).status === status) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`session never reached ${status}`);
+}
+
+function print(baseline: LoadResult, product: LoadResult): void {
+  const row = (name: string, r: LoadResult) =>
+    `${name.padEnd(28)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.latencyMs.p50.toFixed(2).padStart(6)} ms   p99 ${r.latencyMs.p99.toFixed(2).padStart(6)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`;
+  const ratio = product.requestsPerSecond / baseline.requestsPerSecond;
+  console.log(`\nsendText, SANDBOX, local mode (${CONNECTIONS} connections, ${SECONDS} s each)`);
+  console.log(row('bare fastify route', baseline));
+  console.log(row('switchboard /api/sendText', product));
+  console.log(`throughput ratio (switchboard / bare): ${ratio.toFixed(2)}   target >= 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'}`);
+  console.log(`added median latency: ${(product.latencyMs.p50 - baseline.latencyMs.p50).toFixed(2)} ms\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,59 @@
+import {
+  SessionDTO,
+  SessionLogoutDeprecatedRequest,
+  SessionStartDeprecatedRequest,
+  SessionStopDeprecatedRequest,
+} from '@switchboard/protocol';
+import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from './context.js';
+import { typed } from './context.js';
+import { NoBody, sessionErrors } from './responses.js';
+
+const tags = ['Sessions (deprecated)'];
+
+/** Spec 4.3, the deprecated forms that name the session in the body. */
+export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
+  const r = typed(app);
+
+  r.post('/api/sessions/start', {
+    schema: {
+      tags,
+      deprecated: true,
+      summary: 'Upsert and start: creates the session if missing, else updates its config, then starts it',
+      body: SessionStartDeprecatedRequest,
+      response: { 201: SessionDTO, ...sessionErrors },
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(await sessions.upsertAndStart(request.body)),
+  });
+
+  r.post('/api/sessions/stop', {
+    schema: {
+      tags,
+      deprecated: true,
+      summary: 'Stop a session, and log out unless logout is false',
+      body: SessionStopDeprecatedRequest,
+      response: { 201: NoBody, ...sessionErrors },
+    },
+    handler: async (request, reply) => {
+      const { name, logout } = request.body;
+      await sessions.stop(name);
+      if (logout) await sessions.logout(name);
+      return reply.code(201).send();
+    },
+  });
+
+  r.post('/api/sessions/logout', {
+    schema: {
+      tags,
+      deprecated: true,
+      summary: 'Stop, log out and delete a session',
+      body: SessionLogoutDeprecatedRequest,
+      response: { 201: NoBody, ...sessionErrors },
+    },
+    handler: async (request, reply) => {
+      await sessions.delete(request.body.name);
+      return reply.code(201).send();
+    },
+  });
+}

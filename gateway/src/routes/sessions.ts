@@ -1,0 +1,102 @@
+import {
+  SessionCreateRequest,
+  SessionDTO,
+  SessionGetQuery,
+  SessionInfo,
+  SessionListQuery,
+  SessionPathParams,
+  SessionUpdateRequest,
+  MeInfo,
+  ErrorBody,
+} from '@switchboard/protocol';
+import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from './context.js';
+import { typed } from './context.js';
+import { commonErrors, NoBody, sessionErrors } from './responses.js';
+
+const tags = ['Sessions'];
+
+/** Spec 4.3: session lifecycle. */
+export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
+  const r = typed(app);
+
+  r.get('/api/sessions', {
+    schema: {
+      tags,
+      summary: 'List sessions (STOPPED ones only with all=true)',
+      querystring: SessionListQuery,
+      response: { 200: SessionInfo.array(), ...commonErrors },
+    },
+    handler: async (request) =>
+      sessions.list({ all: request.query.all ?? false, expandApps: request.query.expand.includes('apps') }),
+  });
+
+  r.post('/api/sessions', {
+    schema: {
+      tags,
+      summary: 'Create a session, and start it unless start is false',
+      body: SessionCreateRequest,
+      response: { 201: SessionDTO, ...sessionErrors, 409: ErrorBody },
+    },
+    handler: async (request, reply) => reply.code(201).send(await sessions.create(request.body)),
+  });
+
+  r.get('/api/sessions/:session', {
+    schema: {
+      tags,
+      summary: 'Get a session',
+      params: SessionPathParams,
+      querystring: SessionGetQuery,
+      response: { 200: SessionInfo, ...commonErrors },
+    },
+    handler: async (request) =>
+      sessions.get(request.params.session, { expandApps: request.query.expand.includes('apps') }),
+  });
+
+  r.put('/api/sessions/:session', {
+    schema: {
+      tags,
+      summary: 'Update a session (config, apps, engine)',
+      params: SessionPathParams,
+      body: SessionUpdateRequest,
+      response: { 200: SessionDTO, ...sessionErrors },
+    },
+    handler: async (request) => sessions.update(request.params.session, request.body),
+  });
+
+  r.delete('/api/sessions/:session', {
+    schema: {
+      tags,
+      summary: 'Stop, log out and remove a session (idempotent)',
+      params: SessionPathParams,
+      response: { 200: NoBody, ...commonErrors },
+    },
+    handler: async (request, reply) => {
+      await sessions.delete(request.params.session);
+      return reply.code(200).send();
+    },
+  });
+
+  r.get('/api/sessions/:session/me', {
+    schema: {
+      tags,
+      summary: 'The authenticated account, or null before pairing',
+      params: SessionPathParams,
+      response: { 200: MeInfo.nullable(), ...commonErrors },
+    },
+    handler: async (request) => (await sessions.command(request.params.session, { op: 'me' })) as MeInfo | null,
+  });
+
+  const actions = {
+    start: { summary: 'Start a session (idempotent)', run: (name: string) => sessions.start(name) },
+    stop: { summary: 'Stop a session (idempotent)', run: (name: string) => sessions.stop(name) },
+    logout: { summary: 'Log out; restarts the session unless it was STOPPED', run: (name: string) => sessions.logout(name) },
+    restart: { summary: 'Stop and start a session', run: (name: string) => sessions.restart(name) },
+  } as const;
+  for (const [action, { summary, run }] of Object.entries(actions)) {
+    r.post(`/api/sessions/:session/${action}`, {
+      schema: { tags, summary, params: SessionPathParams, response: { 201: SessionDTO, ...sessionErrors } },
+      handler: async (request, reply) => reply.code(201).send(await run(request.params.session)),
+    });
+  }
+}

@@ -1,0 +1,259 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EngineHost, type EngineLog, FileAuthStateStore, type HostedEvent } from '@switchboard/engine-pod';
+import type {
+  AppConfig,
+  EngineCommand,
+  EngineName,
+  SessionConfig,
+  SessionCreateRequest,
+  SessionDTO,
+  SessionInfo,
+  SessionStartDeprecatedRequest,
+  SessionUpdateRequest,
+  WebhookConfig,
+} from '@switchboard/protocol';
+import { ApiError } from '../http/errors.js';
+import type { SessionBackend } from './backend.js';
+import { type EngineCatalog, requireEngine } from './engine-catalog.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import type { SessionRecord, SessionRegistry } from './registry.js';
+
+export interface LocalBackendOptions {
+  readonly registry: SessionRegistry;
+  readonly engines: EngineCatalog;
+  readonly defaultEngine: EngineName;
+  readonly dataDir: string;
+  readonly environment: { tier: string; version: string };
+  readonly publish: (event: HostedEvent) => void;
+  readonly log: EngineLog;
+}
+
+/** Local mode: sessions in SQLite, one EngineHost per session in this process. */
+export class LocalSessionBackend implements SessionBackend {
+  private readonly hosts = new Map<string, EngineHost>();
+  private readonly lock = new KeyedMutex();
+
+  constructor(private readonly options: LocalBackendOptions) {
+    requireEngine(options.engines, options.defaultEngine);
+  }
+
+  /** Starts again the sessions that were running when the process stopped. */
+  async resume(): Promise<void> {
+    await Promise.all(
+      this.options.registry
+        .all()
+        .filter((record) => record.running)
+        .map((record) => this.lock.run(record.name, () => this.hostFor(record).start())),
+    );
+  }
+
+  async list({ all, expandApps }: { all: boolean; expandApps: boolean }): Promise<SessionInfo[]> {
+    return this.options.registry
+      .all()
+      .map((record) => this.info(record, expandApps))
+      .filter((info) => all || info.status !== 'STOPPED');
+  }
+
+  async get(name: string, { expandApps }: { expandApps: boolean }): Promise<SessionInfo> {
+    return this.info(this.record(name), expandApps);
+  }
+
+  create(request: SessionCreateRequest): Promise<SessionDTO> {
+    return this.lock.run(request.name, async () => {
+      if (this.options.registry.get(request.name)) {
+        throw new ApiError(409, `session '${request.name}' already exists`, { session: request.name });
+      }
+      const engine = request.engine ?? this.options.defaultEngine;
+      requireEngine(this.options.engines, engine);
+      const record: SessionRecord = {
+        name: request.name,
+        engine,
+        config: request.config ?? {},
+        apps: request.apps ?? [],
+        running: request.start,
+        createdAt: Date.now(),
+      };
+      this.options.registry.save(record);
+      if (request.start) await this.hostFor(record).start();
+      return this.dto(record);
+    });
+  }
+
+  update(name: string, request: SessionUpdateRequest): Promise<SessionDTO> {
+    if (request.name !== undefined && request.name !== name) {
+      throw new ApiError(400, `the body names session '${request.name}' but the path names '${name}'; sessions cannot be renamed`, [
+        { path: 'body.name', reason: 'must match the session in the path' },
+      ]);
+    }
+    return this.lock.run(name, () => this.applyUpdate(this.record(name), request));
+  }
+
+  upsertAndStart(request: SessionStartDeprecatedRequest): Promise<SessionDTO> {
+    return this.lock.run(request.name, async () => {
+      const existing = this.options.registry.get(request.name);
+      if (existing) await this.applyUpdate(existing, request);
+      else {
+        const engine = request.engine ?? this.options.defaultEngine;
+        requireEngine(this.options.engines, engine);
+        this.options.registry.save({
+          name: request.name,
+          engine,
+          config: request.config ?? {},
+          apps: request.apps ?? [],
+          running: true,
+          createdAt: Date.now(),
+        });
+      }
+      return this.startLocked(request.name);
+    });
+  }
+
+  delete(name: string): Promise<void> {
+    return this.lock.run(name, async () => {
+      const record = this.options.registry.get(name);
+      if (!record) return;
+      const host = this.hostFor(record);
+      await host.stop();
+      await host.logout();
+      this.hosts.delete(name);
+      this.options.registry.delete(name);
+      await rm(this.sessionDir(name), { recursive: true, force: true });
+    });
+  }
+
+  start(name: string): Promise<SessionDTO> {
+    return this.lock.run(name, () => this.startLocked(name));
+  }
+
+  stop(name: string): Promise<SessionDTO> {
+    return this.lock.run(name, async () => {
+      const record = this.setRunning(this.record(name), false);
+      await this.hostFor(record).stop();
+      return this.dto(record);
+    });
+  }
+
+  restart(name: string): Promise<SessionDTO> {
+    return this.lock.run(name, async () => {
+      const record = this.setRunning(this.record(name), true);
+      const host = this.hostFor(record);
+      await host.stop();
+      await host.start();
+      return this.dto(record);
+    });
+  }
+
+  logout(name: string): Promise<SessionDTO> {
+    return this.lock.run(name, async () => {
+      const record = this.record(name);
+      const host = this.hostFor(record);
+      const wasRunning = host.status !== 'STOPPED';
+      await host.logout();
+      if (wasRunning) {
+        await host.stop();
+        await host.start();
+      }
+      return this.dto(record);
+    });
+  }
+
+  async command(name: string, command: EngineCommand): Promise<unknown> {
+    return this.hostFor(this.record(name)).execute(command);
+  }
+
+  webhooksOf(name: string): readonly WebhookConfig[] {
+    return this.options.registry.get(name)?.config.webhooks ?? [];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.hosts.values()].map((host) => host.stop()));
+  }
+
+  private async startLocked(name: string): Promise<SessionDTO> {
+    const record = this.setRunning(this.record(name), true);
+    await this.hostFor(record).start();
+    return this.dto(record);
+  }
+
+  private async applyUpdate(
+    record: SessionRecord,
+    request: { engine?: EngineName; config?: SessionConfig; apps?: AppConfig[] | null },
+  ): Promise<SessionDTO> {
+    const engine = request.engine ?? record.engine;
+    requireEngine(this.options.engines, engine);
+    const updated: SessionRecord = {
+      ...record,
+      engine,
+      config: request.config ?? record.config,
+      apps: request.apps === undefined ? record.apps : (request.apps ?? []),
+    };
+    this.options.registry.save(updated);
+    const host = this.hosts.get(record.name);
+    if (host && host.engineName !== engine) {
+      // A different engine is a different connection: replace the host, keep the session running.
+      const wasRunning = host.status !== 'STOPPED';
+      await host.stop();
+      this.hosts.delete(record.name);
+      if (wasRunning) await this.hostFor(updated).start();
+    } else {
+      host?.setMetadata(updated.config.metadata ?? {});
+    }
+    return this.dto(updated);
+  }
+
+  private record(name: string): SessionRecord {
+    const record = this.options.registry.get(name);
+    if (!record) throw ApiError.notFound(name);
+    return record;
+  }
+
+  private setRunning(record: SessionRecord, running: boolean): SessionRecord {
+    if (record.running === running) return record;
+    const updated = { ...record, running };
+    this.options.registry.save(updated);
+    return updated;
+  }
+
+  private hostFor(record: SessionRecord): EngineHost {
+    let host = this.hosts.get(record.name);
+    if (!host) {
+      host = new EngineHost({
+        session: record.name,
+        engine: record.engine,
+        factory: requireEngine(this.options.engines, record.engine),
+        authState: new FileAuthStateStore(join(this.sessionDir(record.name), 'auth')),
+        metadata: record.config.metadata ?? {},
+        environment: this.options.environment,
+        publish: this.options.publish,
+        log: this.options.log,
+      });
+      this.hosts.set(record.name, host);
+    }
+    return host;
+  }
+
+  private sessionDir(name: string): string {
+    return join(this.options.dataDir, 'sessions', name);
+  }
+
+  private dto(record: SessionRecord): SessionDTO {
+    return {
+      name: record.name,
+      status: this.hosts.get(record.name)?.status ?? 'STOPPED',
+      engine: record.engine,
+      config: record.config,
+    };
+  }
+
+  private info(record: SessionRecord, expandApps: boolean): SessionInfo {
+    const host = this.hosts.get(record.name);
+    return {
+      ...this.dto(record),
+      me: host?.me ?? null,
+      ...(expandApps ? { apps: record.apps } : {}),
+      presence: null,
+      timestamps: { activity: host?.activity ?? null },
+    };
+  }
+}

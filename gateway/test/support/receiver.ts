@@ -1,0 +1,64 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedHook {
+  readonly headers: IncomingHttpHeaders;
+  readonly raw: string;
+  readonly body: any;
+  /** Whether X-Webhook-Hmac matched our own sha512 HMAC of the raw body (null: no key to check). */
+  readonly hmacValid: boolean | null;
+}
+
+/**
+ * A real webhook receiver on a loopback port. It checks the HMAC the way a user's receiver
+ * would: recompute over the raw body and compare.
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedHook[] = [];
+  private server: Server | null = null;
+  private port = 0;
+  /** Decides each answer's status; 200 by default. */
+  respond: (hook: ReceivedHook) => number = () => 200;
+
+  constructor(private readonly hmacKey: string | null = null) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  async start(port = 0): Promise<this> {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const signature = request.headers['x-webhook-hmac'];
+        const hook: ReceivedHook = {
+          headers: request.headers,
+          raw,
+          body: JSON.parse(raw),
+          hmacValid: this.hmacKey === null ? null : signature === createHmac('sha512', this.hmacKey).update(raw).digest('hex'),
+        };
+        const status = this.respond(hook);
+        if (status >= 200 && status < 300) this.received.push(hook);
+        response.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  events(name: string): any[] {
+    return this.received.filter((hook) => hook.body.event === name).map((hook) => hook.body);
+  }
+}
