@@ -35,7 +35,9 @@ run: build
 
 ## Unit and integration tests: real server, real HTTP, websocket and webhook receivers, SQLite files.
 test: build
-	pnpm exec vitest run
+	@mkdir -p .cache
+	pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest.json; \
+	  status=$$?; node scripts/test-summary.mjs .cache/vitest.json; exit $$status
 
 ## Benchmarks: ratios against a baseline measured in the same run; never fails on absolute times.
 bench: build
