@@ -7,7 +7,7 @@ export default defineConfig({
     conditions: ['source'],
   },
   test: {
-    include: ['protocol/test/**/*.test.ts', 'engine-pod/test/**/*.test.ts', 'gateway/test/**/*.test.ts'],
+    include: ['protocol/test/**/*.test.ts', 'engine-pod/test/**/*.test.ts', 'gateway/test/**/*.test.ts', 'operator/test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -1,5 +1,6 @@
 export * from './apps.js';
 export * from './chatting.js';
+export * from './cluster.js';
 export * from './commands.js';
 export * from './engines.js';
 export * from './errors.js';

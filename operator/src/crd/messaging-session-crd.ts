@@ -1,0 +1,51 @@
+import { MESSAGING_SESSION, MessagingSessionSpec, MessagingSessionStatus } from '@switchboard/protocol';
+import { structuralSchema } from './structural-schema.js';
+
+/**
+ * The MessagingSession CRD, generated from the protocol's zod schemas so the resource cannot
+ * drift from what the API accepts. `crds/messagingsession.yaml` is this object written out
+ * (`pnpm --filter @switchboard/operator gen:crd`), and a test keeps the two equal.
+ */
+export function messagingSessionCrd(): Record<string, unknown> {
+  const { group, version, kind, plural, singular, shortName } = MESSAGING_SESSION;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { kind, plural, singular, shortNames: [shortName], listKind: `${kind}List`, categories: ['switchboard'] },
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [
+            { name: 'Status', type: 'string', jsonPath: '.status.status' },
+            { name: 'Engine', type: 'string', jsonPath: '.spec.engine' },
+            { name: 'Account', type: 'string', jsonPath: '.status.me.id' },
+            { name: 'Desired', type: 'string', jsonPath: '.spec.desiredState', priority: 1 },
+            { name: 'Pod', type: 'string', jsonPath: '.status.podName', priority: 1 },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: 'One session: one connection to one messaging account, run by one engine pod.',
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: structuralSchema(MessagingSessionSpec),
+                status: structuralSchema(MessagingSessionStatus),
+              },
+              required: ['spec'],
+            },
+          },
+        },
+      ],
+    },
+  };
+}

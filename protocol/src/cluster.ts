@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { AppConfig } from './apps.js';
+import { EngineName } from './engines.js';
+import { SessionConfig } from './session.js';
+import { MeInfo } from './session.js';
+import { SessionStatus, SessionStatusPoint } from './status.js';
+
+/**
+ * Cluster-mode contracts: the MessagingSession resource, NATS subjects and KV buckets. Every
+ * part (gateway, operator, engine pod) takes these names from here, never from a literal.
+ */
+export const MESSAGING_SESSION = {
+  group: 'switchboard.dev',
+  version: 'v1alpha1',
+  kind: 'MessagingSession',
+  plural: 'messagingsessions',
+  singular: 'messagingsession',
+  shortName: 'msess',
+} as const;
+
+/** Annotations and the finalizer the gateway and operator agree on. */
+export const ANNOTATIONS = {
+  /** Set by the API before a delete: the finalizer logs the account out before letting go. */
+  logoutOnDelete: 'switchboard.dev/logout-on-delete',
+  /** Changed by the API's restart: the operator replaces the engine pod when it differs. */
+  restartedAt: 'switchboard.dev/restarted-at',
+  /** Copied onto the engine pod, so a restart request is seen as handled. */
+  podRestartedAt: 'switchboard.dev/restarted-at',
+} as const;
+export const LOGOUT_FINALIZER = 'switchboard.dev/logout';
+
+/** Labels on engine pods, so informers can select them. */
+export const LABELS = {
+  app: 'app.kubernetes.io/name',
+  component: 'app.kubernetes.io/component',
+  session: 'switchboard.dev/session',
+} as const;
+
+export const DesiredState = z.enum(['Running', 'Stopped']).meta({ id: 'DesiredState' });
+export type DesiredState = z.infer<typeof DesiredState>;
+
+export const MessagingSessionSpec = z
+  .object({
+    session: z
+      .string()
+      .optional()
+      .meta({ description: 'Session name when it differs from metadata.name (names Kubernetes cannot hold)' }),
+    engine: EngineName,
+    desiredState: DesiredState.default('Running'),
+    config: SessionConfig.default({}),
+    apps: z.array(AppConfig).default([]),
+  })
+  .meta({ id: 'MessagingSessionSpec' });
+export type MessagingSessionSpec = z.infer<typeof MessagingSessionSpec>;
+
+export const Condition = z.object({
+  type: z.string(),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string(),
+  message: z.string(),
+  lastTransitionTime: z.string(),
+  observedGeneration: z.number().int(),
+});
+export type Condition = z.infer<typeof Condition>;
+
+export const MessagingSessionStatus = z
+  .object({
+    status: SessionStatus,
+    statuses: z.array(SessionStatusPoint).max(3),
+    me: MeInfo.nullable(),
+    podName: z.string().nullable(),
+    observedGeneration: z.number().int(),
+    conditions: z.array(Condition),
+  })
+  .partial()
+  .meta({ id: 'MessagingSessionStatus' });
+export type MessagingSessionStatus = z.infer<typeof MessagingSessionStatus>;
+
+/**
+ * Session names allow upper case and `_`, Kubernetes object names do not. A name that is
+ * already a valid object name is used as it is (what a user writes in a manifest); any other
+ * gets a stable hashed name and keeps its real name in `spec.session`.
+ */
+export function resourceNameFor(session: string): string {
+  if (/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(session)) return session;
+  return `s-${createHash('sha256').update(session).digest('hex').slice(0, 16)}`;
+}
+
+/** The one engine pod a session may have: a deterministic name is what keeps it one. */
+export function enginePodName(resourceName: string): string {
+  const name = `engine-${resourceName}`;
+  return name.length <= 63 ? name : `engine-${createHash('sha256').update(resourceName).digest('hex').slice(0, 20)}`;
+}
+
+/** NATS subjects. Session names are valid subject tokens (no `.`, `*`, `>` or spaces). */
+export const SUBJECTS = {
+  /** Request/reply: one engine pod answers the session's commands. */
+  command: (session: string) => `sb.cmd.${session}`,
+  /** Events: `sb.evt.<session>.<event name, its dots as tokens>`. */
+  event: (session: string, event: string) => `sb.evt.${session}.${event}`,
+  allEvents: 'sb.evt.>',
+  sessionEvents: (session: string) => `sb.evt.${session}.>`,
+  statusEvents: 'sb.evt.*.session.status',
+} as const;
+
+export const STREAMS = { events: 'SB_EVENTS' } as const;
+
+export const KV_BUCKETS = {
+  /** Engine auth state: key `<session>.<type>.<id>` (type and id encoded to subject-safe tokens). */
+  auth: 'sb_auth',
+  /** One lease per session, held by the engine pod that may connect: key `<session>`. */
+  leases: 'sb_leases',
+} as const;
+
+/** Lease timing, the client-go defaults: 15 s lease, renewed well before it lapses. */
+export const LEASE = { ttlMs: 15_000, renewMs: 5_000 } as const;
