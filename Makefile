@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 STAMP_TOOLS := .tools/bin/pnpm
 STAMP_DEPS := node_modules/.modules.yaml
 
-.PHONY: all toolchain install build run test bench typecheck clean
+.PHONY: all toolchain install build run test bench typecheck clean test-services
 
 all: build
 
@@ -25,7 +25,7 @@ $(STAMP_DEPS): $(STAMP_TOOLS) pnpm-lock.yaml package.json */package.json
 install: toolchain $(STAMP_DEPS)
 
 build: install
-	pnpm exec tsc -b protocol engine-pod gateway operator bench
+	pnpm exec tsc -b protocol testkit engine-pod gateway operator bench
 
 typecheck: build
 
@@ -33,8 +33,13 @@ typecheck: build
 run: build
 	node gateway/dist/main.js
 
-## Unit and integration tests: real server, real HTTP, websocket and webhook receivers, SQLite files.
-test: build
+## Real services the tests start themselves: Debian's nats-server (JetStream) when missing.
+test-services:
+	@command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
+
+## Unit and integration tests: real server, real HTTP, websocket and webhook receivers, SQLite files, NATS.
+test: build test-services
 	@mkdir -p .cache
 	pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest.json; \
 	  status=$$?; node scripts/test-summary.mjs .cache/vitest.json; exit $$status

@@ -17,6 +17,24 @@ export const EngineCommand = z.discriminatedUnion('op', [
 export type EngineCommand = z.infer<typeof EngineCommand>;
 export type EngineOp = EngineCommand['op'];
 
+/**
+ * What runs a host asks of it besides engine commands. In cluster mode these travel on the same
+ * subject as engine commands, to the one engine pod of the session.
+ */
+export const HostCommand = z.discriminatedUnion('op', [
+  /** Unpair, then start again (spec part 3, rule 4: the pod exists, so the session is running). */
+  z.object({ op: z.literal('host.logout') }),
+  /** Metadata applies from the next event, without a restart. */
+  z.object({ op: z.literal('host.setMetadata'), args: z.object({ metadata: z.record(z.string(), z.string()) }) }),
+  /** The host's view: `{status, statuses, me}`, for whoever writes the resource status. */
+  z.object({ op: z.literal('host.status') }),
+]);
+export type HostCommand = z.infer<typeof HostCommand>;
+
+/** Everything the command subject of a session accepts. */
+export const SessionCommand = z.union([EngineCommand, HostCommand]);
+export type SessionCommand = z.infer<typeof SessionCommand>;
+
 /** Machine-readable reasons a command fails; the gateway maps each to an HTTP status. */
 export const CommandErrorCode = z.enum(['INVALID', 'NOT_FOUND', 'WRONG_STATUS', 'NOT_SUPPORTED', 'ENGINE_ERROR']);
 export type CommandErrorCode = z.infer<typeof CommandErrorCode>;
