@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { waitFor, WsClient } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from './support/gateway.js';
-import { WsClient } from './support/ws-client.js';
-import { waitFor } from './support/wait.js';
 
 let gw: TestGateway | null = null;
 afterEach(async () => {

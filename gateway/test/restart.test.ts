@@ -1,7 +1,6 @@
+import { waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { describe, expect, it } from 'vitest';
 import { startGateway, workingSession } from './support/gateway.js';
-import { WebhookReceiver } from './support/receiver.js';
-import { waitFor } from './support/wait.js';
 
 describe('local persistence: a restart of the gateway', () => {
   it('keeps sessions and their config, starts the running ones again, and still delivers pending webhooks', async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebhookConfig } from '@switchboard/protocol';
+import { type ApiCall, apiClient } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { createLocalGateway, type LocalGateway } from '../../src/local.js';
 
@@ -11,15 +12,9 @@ export interface TestGateway {
   readonly url: string;
   readonly dataDir: string;
   readonly gateway: LocalGateway;
-  /** fetch against the gateway with the admin key (or `key`), JSON in and out. */
-  api(method: string, path: string, body?: unknown, key?: string | null): Promise<ApiResponse>;
+  /** fetch against the gateway with the admin key (or `key`; `null` for none), JSON in and out. */
+  readonly api: ApiCall;
   close(): Promise<void>;
-}
-
-export interface ApiResponse {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: any;
 }
 
 export interface StartOptions {
@@ -32,11 +27,12 @@ export interface StartOptions {
 /** A real gateway in local mode, listening on a free loopback port, with its own data dir. */
 export async function startGateway(options: StartOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'switchboard-test-'));
+  const apiKey = 'apiKey' in options ? options.apiKey : ADMIN_KEY;
   const gateway = await createLocalGateway({
     port: 0,
     host: '127.0.0.1',
     dataDir,
-    apiKey: 'apiKey' in options ? options.apiKey : ADMIN_KEY,
+    apiKey,
     defaultEngine: 'SANDBOX',
     logLevel: 'silent',
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
@@ -45,32 +41,11 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     webhookTimeoutMs: 2_000,
   });
   const url = await gateway.listen();
-  return {
-    url,
-    dataDir,
-    gateway,
-    async api(method, path, body, key = ADMIN_KEY) {
-      const headers: Record<string, string> = {};
-      if (key !== null) headers['x-api-key'] = key;
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(url + path, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      let parsed: unknown = text;
-      if ((response.headers.get('content-type') ?? '').includes('application/json') && text !== '') {
-        parsed = JSON.parse(text);
-      }
-      return { status: response.status, headers: response.headers, body: parsed };
-    },
-    close: () => gateway.close(),
-  };
+  return { url, dataDir, gateway, api: apiClient(url, apiKey ?? ADMIN_KEY), close: () => gateway.close() };
 }
 
 /** Creates a SANDBOX session and pairs it by simulating the scan; returns when WORKING. */
-export async function workingSession(gw: TestGateway, name: string, extra: Record<string, unknown> = {}) {
+export async function workingSession(gw: { api: ApiCall }, name: string, extra: Record<string, unknown> = {}) {
   const created = await gw.api('POST', '/api/sessions', { name, ...extra });
   if (created.status !== 201) throw new Error(`create failed: ${created.status} ${JSON.stringify(created.body)}`);
   const scanned = await gw.api('POST', `/api/${name}/sandbox/simulate`, { kind: 'scan' });

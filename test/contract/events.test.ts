@@ -1,13 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { parseEnvelope } from '@switchboard/protocol';
+import { waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSION } from '../src/version.js';
-import { startGateway, type TestGateway } from './support/gateway.js';
-import { WebhookReceiver } from './support/receiver.js';
-import { WsClient } from './support/ws-client.js';
-import { waitFor } from './support/wait.js';
+import { startGateway, type ContractGateway } from './harness.js';
+
+/** Every package carries the product version; the envelope must say it. */
+const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
 
 const SECRET = 'receiver-shared-secret';
-let gw: TestGateway;
+let gw: ContractGateway;
 let receiver: WebhookReceiver;
 let globalReceiver: WebhookReceiver;
 

@@ -1,9 +1,8 @@
+import { waitFor, WsClient } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from './support/gateway.js';
-import { WsClient } from './support/ws-client.js';
-import { waitFor } from './support/wait.js';
+import { startGateway, type ContractGateway } from './harness.js';
 
-let gw: TestGateway;
+let gw: ContractGateway;
 beforeAll(async () => {
   gw = await startGateway({ qrRenewMs: 150 });
 });

@@ -1,8 +1,8 @@
+import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway, workingSession } from './support/gateway.js';
-import { waitFor } from './support/wait.js';
+import { startGateway, type ContractGateway, workingSession } from './harness.js';
 
-let gw: TestGateway;
+let gw: ContractGateway;
 beforeAll(async () => {
   gw = await startGateway();
 });

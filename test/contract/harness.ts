@@ -1,0 +1,50 @@
+import type { WebhookConfig } from '@switchboard/protocol';
+import type { ApiCall } from '@switchboard/testkit';
+
+/**
+ * The contract suite runs unchanged against local mode and cluster mode: the REST surface and
+ * its answers must be the same in both. SWITCHBOARD_CONTRACT_MODE picks the gateway.
+ */
+export interface ContractGateway {
+  readonly url: string;
+  readonly api: ApiCall;
+  close(): Promise<void>;
+}
+
+export interface ContractOptions {
+  readonly globalWebhook?: WebhookConfig | null;
+  /** Local mode only: in cluster mode the QR period is a property of the engine pods. */
+  readonly qrRenewMs?: number;
+}
+
+export const ADMIN_KEY = 'test-admin-key-0123456789';
+export const mode = (process.env.SWITCHBOARD_CONTRACT_MODE ?? 'local') as 'local' | 'cluster';
+
+export async function startGateway(options: ContractOptions = {}): Promise<ContractGateway> {
+  const harness = mode === 'cluster' ? await import('./cluster-harness.js') : await import('./local-harness.js');
+  return harness.startGateway(options);
+}
+
+/** Creates a SANDBOX session and pairs it by simulating the scan; returns when WORKING. */
+export async function workingSession(gw: { api: ApiCall }, name: string, extra: Record<string, unknown> = {}) {
+  const created = await gw.api('POST', '/api/sessions', { name, ...extra });
+  if (created.status !== 201) throw new Error(`create failed: ${created.status} ${JSON.stringify(created.body)}`);
+  await waitForStatus(gw, name, 'SCAN_QR_CODE');
+  const scanned = await gw.api('POST', `/api/${name}/sandbox/simulate`, { kind: 'scan' });
+  if (scanned.status !== 201) throw new Error(`scan failed: ${scanned.status} ${JSON.stringify(scanned.body)}`);
+  await waitForStatus(gw, name, 'WORKING');
+  return scanned.body;
+}
+
+/** Polls the session until it reports `status` (cluster mode reports asynchronously). */
+export async function waitForStatus(gw: { api: ApiCall }, name: string, status: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    const res = await gw.api('GET', `/api/sessions/${name}`);
+    last = res.status === 200 ? res.body.status : `HTTP ${res.status}`;
+    if (last === status) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`session '${name}' did not reach ${status} within ${timeoutMs} ms (last: ${last})`);
+}
