@@ -10,6 +10,7 @@ import {
 } from '@switchboard/protocol';
 import type { AuthStateStore } from './auth-state/store.js';
 import { CommandError } from './command-error.js';
+import { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
 import type { Engine, EngineFactory, EngineLog } from './engine.js';
 import { newEventId } from './event-ids.js';
 
@@ -45,13 +46,6 @@ export interface EngineHostOptions {
   readonly log: EngineLog;
 }
 
-/** The statuses in which an operation makes sense (spec part 3). */
-const NEEDS: Partial<Record<EngineCommand['op'], readonly SessionStatus[]>> = {
-  'auth.qr': ['SCAN_QR_CODE'],
-  'auth.requestCode': ['SCAN_QR_CODE'],
-  'send.text': ['WORKING'],
-};
-
 /**
  * Runs one session's engine: takes commands in, sends normalized events out in the envelope of
  * spec 2.4. It owns what every engine shares: the status and its recent history, the account
@@ -74,6 +68,11 @@ export class EngineHost {
 
   get status(): SessionStatus {
     return this.current;
+  }
+
+  /** The recent statuses, oldest first, as `session.status` events carry them. */
+  get statuses(): readonly SessionStatusPoint[] {
+    return this.recent;
   }
 
   get me(): MeInfo | null {
@@ -142,16 +141,11 @@ export class EngineHost {
   async execute(command: EngineCommand): Promise<unknown> {
     if (command.op === 'me') return this.account;
     if (command.op === 'sandbox.simulate' && this.options.engine !== 'SANDBOX') {
-      throw new CommandError(
-        'NOT_SUPPORTED',
-        `simulate works only on SANDBOX sessions; session '${this.options.session}' runs ${this.options.engine}`,
-        { session: this.options.session, engine: this.options.engine },
-      );
+      throw simulateNotSupported(this.options.session, this.options.engine);
     }
     const engine = this.engine;
-    const needs = NEEDS[command.op];
-    if (!engine || (needs && !needs.includes(this.current))) {
-      throw this.wrongStatus(needs ?? ['STARTING', 'SCAN_QR_CODE', 'WORKING']);
+    if (!engine || !statusesNeededBy(command.op).includes(this.current)) {
+      throw wrongStatusError(this.options.session, this.current, command.op);
     }
     switch (command.op) {
       case 'auth.qr':
@@ -164,15 +158,6 @@ export class EngineHost {
         if (!engine.simulate) throw new CommandError('NOT_SUPPORTED', `${engine.name} cannot simulate`);
         return engine.simulate(command.args);
     }
-  }
-
-  wrongStatus(expected: readonly SessionStatus[]): CommandError {
-    const session = this.options.session;
-    return new CommandError(
-      'WRONG_STATUS',
-      `session '${session}' is ${this.current}; this needs ${expected.join(' or ')}`,
-      { session, status: this.current, expected },
-    );
   }
 
   private setStatus(status: SessionStatus): void {

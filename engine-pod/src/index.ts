@@ -4,3 +4,15 @@ export { CommandError } from './command-error.js';
 export type { Engine, EngineContext, EngineFactory, EngineLog, SendTextArgs } from './engine.js';
 export { EngineHost, type EngineHostOptions, type HostedEvent } from './engine-host.js';
 export { DEFAULT_SANDBOX_OPTIONS, SandboxEngine, type SandboxOptions } from './engines/sandbox/sandbox-engine.js';
+export { CommandServer, type CommandServerOptions } from './cluster/command-server.js';
+export { parseSessionCommand } from './cluster/command-parse.js';
+export {
+  ensureEventStream,
+  EventPublisher,
+  type EventPublisherOptions,
+  EVENTS_STREAM_CONFIG,
+} from './cluster/event-publisher.js';
+export { ensureStream, JS_ERR, jsErrorCode } from './cluster/jetstream.js';
+export { authKeyToken, NatsAuthStateStore, openAuthBucket, purgeSessionAuth } from './cluster/nats-auth-state-store.js';
+export { type LeaseRecord, SessionLease, type SessionLeaseOptions } from './cluster/session-lease.js';
+export { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';

@@ -1,0 +1,100 @@
+import { type CommandReply, type HostCommand, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
+import type { Msg, NatsConnection, Subscription } from 'nats';
+import { CommandError } from '../command-error.js';
+import type { EngineLog } from '../engine.js';
+import type { EngineHost } from '../engine-host.js';
+import { parseSessionCommand } from './command-parse.js';
+
+export interface CommandServerOptions {
+  readonly nc: NatsConnection;
+  readonly session: string;
+  readonly host: EngineHost;
+  /** The caller's logger, already carrying the session (the pod's does). */
+  readonly log: EngineLog;
+}
+
+const HOST_OPS: ReadonlySet<string> = new Set<HostCommand['op']>(['host.logout', 'host.setMetadata', 'host.status']);
+const isHostCommand = (command: SessionCommand): command is HostCommand => HOST_OPS.has(command.op);
+
+/**
+ * Cluster mode's command channel: answers NATS requests on `sb.cmd.<session>` with what
+ * `EngineHost.execute` answers in local mode, plus the host commands whoever runs the pod
+ * needs. Requests are served concurrently, as local mode's direct calls are; lifecycle
+ * commands (logout) run one at a time.
+ */
+export class CommandServer {
+  private subscription: Subscription | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private lifecycle: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: CommandServerOptions) {}
+
+  start(): void {
+    if (this.subscription) return;
+    this.subscription = this.options.nc.subscribe(SUBJECTS.command(this.options.session), {
+      callback: (error, msg) => {
+        if (error) {
+          this.options.log.error({ err: error }, 'command subscription failed');
+          return;
+        }
+        const handling = this.handle(msg).finally(() => this.inFlight.delete(handling));
+        this.inFlight.add(handling);
+      },
+    });
+  }
+
+  /** Stops taking commands, then waits for the ones already taken to be answered. */
+  async close(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = null;
+    if (subscription && !subscription.isClosed()) await subscription.drain();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** The reply to one request body; never throws, every failure becomes a CommandReply. */
+  async answer(data: string): Promise<CommandReply> {
+    try {
+      const result = await this.run(parseSessionCommand(data));
+      return { ok: true, result: result ?? null };
+    } catch (error) {
+      if (error instanceof CommandError) {
+        return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
+      }
+      this.options.log.error({ err: error }, 'engine command failed');
+      // The cause stays in the pod's log: a client gets the code and where to look, nothing internal.
+      const message = `the engine of session '${this.options.session}' failed; see its engine pod's log`;
+      return { ok: false, error: { code: 'ENGINE_ERROR', message } };
+    }
+  }
+
+  private async handle(msg: Msg): Promise<void> {
+    const reply = await this.answer(msg.string());
+    if (msg.reply) msg.respond(JSON.stringify(reply));
+  }
+
+  private run(command: SessionCommand): Promise<unknown> {
+    if (!isHostCommand(command)) return this.options.host.execute(command);
+    const host = this.options.host;
+    switch (command.op) {
+      case 'host.status':
+        return Promise.resolve({ status: host.status, statuses: host.statuses, me: host.me });
+      case 'host.setMetadata':
+        host.setMetadata(command.args.metadata);
+        return Promise.resolve(null);
+      case 'host.logout':
+        return this.oneAtATime(async () => {
+          // Spec part 3, rule 4: the pod exists, so the session is running; it starts again unpaired.
+          await host.logout();
+          await host.stop();
+          await host.start();
+          return null;
+        });
+    }
+  }
+
+  private oneAtATime<T>(operation: () => Promise<T>): Promise<T> {
+    const next = this.lifecycle.then(operation, operation);
+    this.lifecycle = next.catch(() => undefined);
+    return next;
+  }
+}

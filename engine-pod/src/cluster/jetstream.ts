@@ -1,0 +1,28 @@
+import type { JetStreamManager, NatsError, StreamConfig } from 'nats';
+
+/** JetStream API error codes (nats-server `errors.json`) the cluster runtime reacts to. */
+export const JS_ERR = {
+  /** Another configuration already uses this stream name. */
+  streamNameInUse: 10058,
+  streamNotFound: 10059,
+  /** The expected last sequence of a subject did not match: a compare-and-set lost. */
+  wrongLastSequence: 10071,
+} as const;
+
+export function jsErrorCode(error: unknown): number | undefined {
+  return (error as NatsError | null)?.api_error?.err_code;
+}
+
+/**
+ * Creates the stream, or brings an existing one to this configuration. Several pods race to
+ * do this at start-up: an add with the same configuration succeeds on the server, so only a
+ * differing configuration takes the update path.
+ */
+export async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+  try {
+    await jsm.streams.add(config);
+  } catch (error) {
+    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
+    await jsm.streams.update(config.name, config);
+  }
+}

@@ -1,0 +1,177 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KV_BUCKETS, LEASE } from '@switchboard/protocol';
+import { type KV, type NatsConnection, StorageType } from 'nats';
+import type { EngineLog } from '../engine.js';
+import { JS_ERR, jsErrorCode } from './jetstream.js';
+
+export interface SessionLeaseOptions {
+  readonly session: string;
+  /** Who holds it: the pod name, shown to whoever reads the bucket. */
+  readonly holder: string;
+  /** The caller's logger, already carrying the session (the pod's does). */
+  readonly log: EngineLog;
+  /** Tests shorten these; a bucket keeps the ttl it was created with. */
+  readonly ttlMs?: number;
+  readonly renewMs?: number;
+  /** How often a waiting holder tries again. */
+  readonly retryMs?: number;
+}
+
+/** What the lease key holds: enough to tell an operator who has the session. */
+export interface LeaseRecord {
+  readonly holder: string;
+  readonly acquiredAt: string;
+  readonly renewedAt: string;
+}
+
+/**
+ * Invariant 1: at most one live engine connection per session. A messaging account drops both
+ * connections when the same credentials connect twice, so an engine starts only once this pod
+ * holds the session's lease, and stops as soon as it may no longer hold it.
+ *
+ * The lease is one KV key. `create` succeeds for one pod only; renewals are compare-and-set on
+ * the revision we last wrote, so a renewal that finds another revision knows someone else
+ * holds the key. The bucket's max age is the ttl: a key nobody renews ages out, which is how a
+ * crashed pod's lease lapses.
+ */
+export class SessionLease {
+  /** The revision we last wrote, what the next renewal compares against; null when not held. */
+  private revision: number | null = null;
+  private token: number | null = null;
+  private acquiredAt = '';
+  private renewTimer: NodeJS.Timeout | null = null;
+  private lapseTimer: NodeJS.Timeout | null = null;
+  private renewing: Promise<void> = Promise.resolve();
+  private readonly lostCallbacks: ((reason: string) => void)[] = [];
+  private readonly ttlMs: number;
+  private readonly renewMs: number;
+  private readonly retryMs: number;
+
+  private constructor(
+    private readonly kv: KV,
+    private readonly options: SessionLeaseOptions,
+  ) {
+    this.ttlMs = options.ttlMs ?? LEASE.ttlMs;
+    this.renewMs = options.renewMs ?? LEASE.renewMs;
+    this.retryMs = options.retryMs ?? 1_000;
+  }
+
+  static async open(nc: NatsConnection, options: SessionLeaseOptions): Promise<SessionLease> {
+    const kv = await nc.jetstream().views.kv(KV_BUCKETS.leases, {
+      history: 1,
+      storage: StorageType.File,
+      ttl: options.ttlMs ?? LEASE.ttlMs,
+    });
+    return new SessionLease(kv, options);
+  }
+
+  /**
+   * The revision the lease was acquired at, while held. It grows with every new holder, so a
+   * write stamped with it can be told apart from one by an older holder.
+   */
+  get fencingToken(): number | null {
+    return this.revision === null ? null : this.token;
+  }
+
+  get held(): boolean {
+    return this.revision !== null;
+  }
+
+  /** Resolves with the fencing token once this pod holds the lease; rejects if aborted first. */
+  async acquire(signal?: AbortSignal): Promise<number> {
+    const { session, holder, log } = this.options;
+    for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
+      const sentAt = Date.now();
+      this.acquiredAt = new Date(sentAt).toISOString();
+      try {
+        const revision = await this.kv.create(session, this.value());
+        this.revision = revision;
+        this.token = revision;
+        this.scheduleRenewal(sentAt);
+        log.info({ holder, fencingToken: revision }, 'session lease acquired');
+        return revision;
+      } catch (error) {
+        if (jsErrorCode(error) !== JS_ERR.wrongLastSequence) log.warn({ err: error }, 'session lease: acquire failed');
+        else if (attempt === 0) log.info({ holder }, 'session lease held by another pod; waiting');
+      }
+      await sleep(this.retryMs, undefined, { signal });
+    }
+  }
+
+  /** Called once, when the lease is lost; the holder must stop its engine at once. */
+  onLost(callback: (reason: string) => void): void {
+    this.lostCallbacks.push(callback);
+  }
+
+  /** Deletes the key, but only the revision we wrote: a lease taken over is not ours to end. */
+  async release(): Promise<void> {
+    this.stopTimers();
+    await this.renewing;
+    // A renewal that was under way has armed the timers again.
+    this.stopTimers();
+    const revision = this.revision;
+    if (revision === null) return;
+    this.revision = null;
+    try {
+      await this.kv.delete(this.options.session, { previousSeq: revision });
+      this.options.log.info({ fencingToken: this.token }, 'session lease released');
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'session lease: release failed; it lapses after its ttl');
+    }
+  }
+
+  private scheduleRenewal(sentAt: number): void {
+    this.stopTimers();
+    this.renewTimer = setTimeout(() => {
+      this.renewing = this.renew();
+    }, this.renewMs);
+    // The server counts the ttl from when it stored our write, which is after we sent it; we
+    // give up the lease a little earlier still, so the next holder never overlaps with us.
+    const margin = Math.min(this.renewMs / 2, 1_000);
+    this.lapseTimer = setTimeout(() => this.lose('not renewed within its ttl'), sentAt + this.ttlMs - margin - Date.now());
+  }
+
+  private async renew(): Promise<void> {
+    const revision = this.revision;
+    if (revision === null) return;
+    const sentAt = Date.now();
+    try {
+      const next = await this.kv.update(this.options.session, this.value(), revision);
+      if (this.revision !== revision) return;
+      this.revision = next;
+      this.scheduleRenewal(sentAt);
+    } catch (error) {
+      if (this.revision !== revision) return;
+      if (jsErrorCode(error) === JS_ERR.wrongLastSequence) {
+        this.lose('another holder wrote the lease key');
+        return;
+      }
+      // NATS unreachable: keep trying until the lapse timer says the ttl has run out.
+      this.options.log.warn({ err: error }, 'session lease: renewal failed; retrying');
+      this.renewTimer = setTimeout(() => {
+        this.renewing = this.renew();
+      }, Math.min(this.renewMs, 1_000));
+    }
+  }
+
+  private lose(reason: string): void {
+    if (this.revision === null) return;
+    this.revision = null;
+    this.stopTimers();
+    this.options.log.error({ reason, fencingToken: this.token }, 'session lease lost');
+    for (const callback of this.lostCallbacks) callback(reason);
+  }
+
+  private stopTimers(): void {
+    if (this.renewTimer) clearTimeout(this.renewTimer);
+    if (this.lapseTimer) clearTimeout(this.lapseTimer);
+    this.renewTimer = null;
+    this.lapseTimer = null;
+  }
+
+  private value(): string {
+    const record: LeaseRecord = { holder: this.options.holder, acquiredAt: this.acquiredAt, renewedAt: new Date().toISOString() };
+    return JSON.stringify(record);
+  }
+}

@@ -1,0 +1,36 @@
+import type { EngineCommand, EngineName, SessionStatus } from '@switchboard/protocol';
+import { CommandError } from './command-error.js';
+
+/** The statuses in which an engine command makes sense (spec part 3). */
+const NEEDS: Partial<Record<EngineCommand['op'], readonly SessionStatus[]>> = {
+  'auth.qr': ['SCAN_QR_CODE'],
+  'auth.requestCode': ['SCAN_QR_CODE'],
+  'send.text': ['WORKING'],
+};
+
+/** Commands not listed above need a live engine, in any of its live statuses. */
+const LIVE: readonly SessionStatus[] = ['STARTING', 'SCAN_QR_CODE', 'WORKING'];
+
+export function statusesNeededBy(op: EngineCommand['op']): readonly SessionStatus[] {
+  return NEEDS[op] ?? LIVE;
+}
+
+/**
+ * The 422 of a command the session's status does not allow. One wording for the engine host and
+ * for a cluster gateway answering for a session whose engine pod is not running.
+ */
+export function wrongStatusError(session: string, status: SessionStatus, op: EngineCommand['op']): CommandError {
+  const expected = statusesNeededBy(op);
+  return new CommandError('WRONG_STATUS', `session '${session}' is ${status}; this needs ${expected.join(' or ')}`, {
+    session,
+    status,
+    expected,
+  });
+}
+
+export function simulateNotSupported(session: string, engine: EngineName): CommandError {
+  return new CommandError('NOT_SUPPORTED', `simulate works only on SANDBOX sessions; session '${session}' runs ${engine}`, {
+    session,
+    engine,
+  });
+}

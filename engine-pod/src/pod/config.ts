@@ -1,0 +1,110 @@
+import { hostname } from 'node:os';
+import { EngineName, Metadata, SessionName } from '@switchboard/protocol';
+import { AVAILABLE_ENGINES } from './engine-catalog.js';
+
+/** Everything an engine pod reads from its environment (set by the operator), checked at start-up. */
+export interface PodConfig {
+  readonly session: string;
+  readonly engine: EngineName;
+  /** One or more servers (comma-separated in the variable); never logged, they may hold credentials. */
+  readonly natsServers: readonly string[];
+  readonly podName: string;
+  readonly metadata: Record<string, string>;
+  readonly healthPort: number;
+  readonly logLevel: LogLevel;
+  readonly sandboxQrRenewMs: number | undefined;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {}
+
+/** A variable's reader: its value, or an Error whose message says what is wrong with it. */
+type Reader<T> = (raw: string | undefined) => T;
+
+/**
+ * Reads and checks every variable before anything starts, and reports all that are wrong at
+ * once, each by name. Session, engine and metadata are checked by the protocol's schemas, the
+ * same rules the gateway applies to them.
+ */
+export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
+  const problems: string[] = [];
+  const read = <T>(name: string, reader: Reader<T>): T => {
+    try {
+      return reader(env[name] === '' ? undefined : env[name]);
+    } catch (error) {
+      problems.push(`${name}: ${(error as Error).message}`);
+      return undefined as T;
+    }
+  };
+  const config: PodConfig = {
+    session: read('SWITCHBOARD_SESSION', (raw) => schema(SessionName, required(raw))),
+    engine: read('SWITCHBOARD_ENGINE', (raw) => availableEngine(schema(EngineName, raw ?? 'SANDBOX'))),
+    natsServers: read('SWITCHBOARD_NATS_URL', (raw) => servers(required(raw))),
+    podName: read('SWITCHBOARD_POD_NAME', (raw) => raw ?? hostname()),
+    metadata: read('SWITCHBOARD_METADATA', (raw) => schema(Metadata, json(raw ?? '{}'))),
+    healthPort: read('SWITCHBOARD_HEALTH_PORT', (raw) => integer(raw ?? '8080', 0, 65_535)),
+    logLevel: read('SWITCHBOARD_LOG_LEVEL', (raw) => oneOf(LOG_LEVELS, raw ?? 'info')),
+    sandboxQrRenewMs: read('SWITCHBOARD_SANDBOX_QR_RENEW_MS', (raw) =>
+      raw === undefined ? undefined : integer(raw, 1, 3_600_000),
+    ),
+  };
+  if (problems.length > 0) throw new ConfigError(`invalid engine pod configuration:\n  ${problems.join('\n  ')}`);
+  return config;
+}
+
+function required(raw: string | undefined): string {
+  if (raw === undefined) throw new Error('required');
+  return raw;
+}
+
+/** A protocol zod schema, as far as reading one value needs it. */
+interface SchemaIssue {
+  readonly path: PropertyKey[];
+  readonly message: string;
+}
+interface Schema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: SchemaIssue[] } };
+}
+
+function schema<T>(type: Schema<T>, value: unknown): T {
+  const parsed = type.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const where = (path: PropertyKey[]) => (path.length > 0 ? `${path.map(String).join('.')}: ` : '');
+  throw new Error(parsed.error.issues.map((issue) => `${where(issue.path)}${issue.message}`).join('; '));
+}
+
+function servers(raw: string): string[] {
+  const urls = raw.split(',').map((url) => url.trim()).filter(Boolean);
+  if (urls.length === 0) throw new Error('must name at least one server, e.g. nats://nats:4222');
+  return urls;
+}
+
+function availableEngine(engine: EngineName): EngineName {
+  if (!AVAILABLE_ENGINES.includes(engine)) {
+    throw new Error(`${engine} is not in this engine pod build (it has ${AVAILABLE_ENGINES.join(', ')})`);
+  }
+  return engine;
+}
+
+function json(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new Error('must be a JSON object of strings, e.g. {"team":"sales"}');
+  }
+}
+
+function integer(raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`must be a whole number from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(allowed: readonly T[], raw: string): T {
+  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`must be one of ${allowed.join(', ')}, got '${raw}'`);
+  return raw as T;
+}

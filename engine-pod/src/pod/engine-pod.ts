@@ -1,0 +1,163 @@
+import { connect, deadline, Events, type NatsConnection } from 'nats';
+import type { Logger } from 'pino';
+import { CommandServer } from '../cluster/command-server.js';
+import { EventPublisher } from '../cluster/event-publisher.js';
+import { NatsAuthStateStore } from '../cluster/nats-auth-state-store.js';
+import { SessionLease } from '../cluster/session-lease.js';
+import { EngineHost } from '../engine-host.js';
+import type { PodConfig } from './config.js';
+import { engineFactory } from './engine-catalog.js';
+import { type HealthServer, startHealthServer } from './health-server.js';
+import { TIER, VERSION } from './version.js';
+
+/** Inside the kubelet's default 30 s grace period, with room left for the rest of the shutdown. */
+const FLUSH_TIMEOUT_MS = 10_000;
+const DRAIN_TIMEOUT_MS = 5_000;
+
+/**
+ * One engine pod's life: the instance manager of its session. It owns the order things happen
+ * in, which is what keeps invariant 1: the engine connects only after this pod holds the
+ * session's lease, and is stopped the moment the lease is lost.
+ */
+export class EnginePod {
+  private nc: NatsConnection | null = null;
+  private publisher: EventPublisher | null = null;
+  private lease: SessionLease | null = null;
+  private health: HealthServer | null = null;
+  private host: EngineHost | null = null;
+  private commands: CommandServer | null = null;
+  private hostStarted = false;
+  private hostStopped: Promise<void> | null = null;
+  private stopping = false;
+  private readonly acquiring = new AbortController();
+  private end!: (exitCode: number) => void;
+  private readonly ended = new Promise<number>((resolve) => {
+    this.end = resolve;
+  });
+
+  constructor(
+    private readonly config: PodConfig,
+    private readonly log: Logger,
+  ) {}
+
+  /** Ready for the kubelet: this pod holds the lease and its engine host runs. */
+  get ready(): boolean {
+    return !this.stopping && this.hostStarted && this.lease?.held === true;
+  }
+
+  /** Starts the pod and resolves with the process exit code once it has ended. */
+  run(): Promise<number> {
+    this.startUp().catch((error: unknown) => {
+      if (this.stopping) return;
+      this.log.fatal({ err: error }, 'engine pod failed to start');
+      void this.terminate(1, 'start-up failed');
+    });
+    return this.ended;
+  }
+
+  /** SIGTERM or SIGINT: a clean stop that hands the session over to the next pod at once. */
+  shutdown(signal: string): Promise<void> {
+    return this.terminate(0, signal);
+  }
+
+  private async startUp(): Promise<void> {
+    const { session, podName } = this.config;
+    const nc = await this.connectNats();
+    this.publisher = await EventPublisher.open(nc, { log: this.log });
+    const authState = await NatsAuthStateStore.open(nc, session);
+    const lease = await SessionLease.open(nc, { session, holder: podName, log: this.log });
+    this.lease = lease;
+    this.health = await startHealthServer(this.config.healthPort, () => this.ready);
+    this.log.info({ healthPort: this.health.port }, 'engine pod up; waiting for the session lease');
+
+    lease.onLost((reason) => this.abandon(reason));
+    await lease.acquire(this.acquiring.signal);
+    if (this.stopping) return;
+
+    const host = new EngineHost({
+      session,
+      engine: this.config.engine,
+      factory: engineFactory(this.config.engine, { sandboxQrRenewMs: this.config.sandboxQrRenewMs }),
+      authState,
+      metadata: this.config.metadata,
+      environment: { tier: TIER, version: VERSION },
+      publish: (event) => this.publisher?.publish(event),
+      log: this.log,
+    });
+    this.host = host;
+    this.commands = new CommandServer({ nc, session, host, log: this.log });
+    this.commands.start();
+    await host.start();
+    this.hostStarted = !this.stopping;
+    this.log.info({ engine: this.config.engine, fencingToken: lease.fencingToken, status: host.status }, 'engine started');
+  }
+
+  private async connectNats(): Promise<NatsConnection> {
+    const nc = await connect({
+      servers: [...this.config.natsServers],
+      name: `engine-pod ${this.config.podName}`,
+      // NATS is the pod's only way to the world: keep trying rather than exit and be rescheduled.
+      maxReconnectAttempts: -1,
+      waitOnFirstConnect: true,
+      reconnectTimeWait: 1_000,
+    });
+    this.nc = nc;
+    void (async () => {
+      for await (const status of nc.status()) {
+        if (status.type === Events.Disconnect || status.type === Events.Reconnect) {
+          this.log.warn({ nats: status.type }, `NATS ${status.type}`);
+        }
+      }
+    })();
+    void nc.closed().then((error) => {
+      if (!this.stopping) void this.terminate(1, `NATS connection closed${error ? `: ${error.message}` : ''}`);
+    });
+    return nc;
+  }
+
+  /** The lease is gone: someone else may be connecting with these credentials right now. */
+  private abandon(reason: string): void {
+    // Stop first and at once; the host ignores anything the old engine reports after this.
+    void this.stopHost();
+    void this.terminate(1, `session lease lost: ${reason}`);
+  }
+
+  /** One stop, however many paths ask for it, so the shutdown can wait for the one under way. */
+  private stopHost(): Promise<void> {
+    this.hostStarted = false;
+    this.hostStopped ??= this.host?.stop() ?? Promise.resolve();
+    return this.hostStopped;
+  }
+
+  private async terminate(exitCode: number, reason: string): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.log.info({ reason }, 'engine pod stopping');
+    this.acquiring.abort();
+    let code = exitCode;
+    try {
+      await this.commands?.close();
+      await this.stopHost();
+      if (this.publisher && !(await this.publisher.flush(FLUSH_TIMEOUT_MS))) {
+        this.log.error({ pending: this.publisher.pending }, 'events not acked before shutdown');
+      }
+      this.publisher?.close();
+      // A lost lease is not ours to delete; a clean stop hands it over without waiting for the ttl.
+      if (exitCode === 0) await this.lease?.release();
+      await this.health?.close();
+      await this.closeNats();
+    } catch (error) {
+      this.log.error({ err: error }, 'engine pod shutdown failed');
+      code = 1;
+    }
+    this.log.info({ exitCode: code }, 'engine pod stopped');
+    this.end(code);
+  }
+
+  private async closeNats(): Promise<void> {
+    const nc = this.nc;
+    if (!nc || nc.isClosed()) return;
+    // Draining needs the server; when it is out of reach, just close.
+    await deadline(nc.drain(), DRAIN_TIMEOUT_MS).catch(() => nc.close());
+  }
+}

@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { type CommandReply, KV_BUCKETS, STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { natsForTests, streamMessages, waitFor } from './helpers.js';
+import { PodProcess, REPO_ROOT } from './pod-process.js';
+
+beforeAll(() => {
+  // The pod runs from its build, as in a container: build it (incremental, quick when up to date).
+  execFileSync(join(REPO_ROOT, 'node_modules/.bin/tsc'), ['-b', 'engine-pod'], { cwd: REPO_ROOT, stdio: 'pipe' });
+}, 120_000);
+const nats = natsForTests();
+const pods: PodProcess[] = [];
+afterEach(async () => {
+  await Promise.all(pods.splice(0).map((pod) => pod.kill()));
+});
+
+async function startPod(session: string, podName: string): Promise<PodProcess> {
+  const pod = await PodProcess.start({
+    SWITCHBOARD_SESSION: session,
+    SWITCHBOARD_NATS_URL: nats.server.url,
+    SWITCHBOARD_POD_NAME: podName,
+  });
+  pods.push(pod);
+  return pod;
+}
+
+async function command(session: string, body: unknown): Promise<CommandReply> {
+  const reply = await nats.nc.request(SUBJECTS.command(session), JSON.stringify(body), { timeout: 5_000 });
+  return reply.json<CommandReply>();
+}
+
+const result = async (session: string, body: unknown) => {
+  const reply = await command(session, body);
+  if (!reply.ok) throw new Error(`${JSON.stringify(body)} failed: ${JSON.stringify(reply.error)}`);
+  return reply.result as Record<string, unknown>;
+};
+
+const statusOf = async (session: string) => (await result(session, { op: 'host.status' })).status;
+
+describe('engine pod process', () => {
+  it('serves a session over NATS: pairing, sending, events on the stream; a restart keeps the pairing', async () => {
+    const first = await startPod('p1', 'engine-p1-a');
+    await waitFor(`ready\n${first.log}`, async () => (await first.probe('/readyz')) === 200);
+    expect(await first.probe('/healthz')).toBe(200);
+    await waitFor('SCAN_QR_CODE', async () => (await statusOf('p1')) === 'SCAN_QR_CODE');
+    expect((await result('p1', { op: 'auth.qr' })).value).toMatch(/^2@/);
+    await result('p1', { op: 'sandbox.simulate', args: { kind: 'scan' } });
+    expect(await statusOf('p1')).toBe('WORKING');
+    const record = await result('p1', { op: 'send.text', args: { chatId: '15551234567@c.us', text: 'hello' } });
+    expect(record).toMatchObject({ body: 'hello', fromMe: true, ackName: 'PENDING' });
+
+    const jsm = await nats.nc.jetstreamManager();
+    type Stored = { subject: string; event: string; payload: { id?: string; status?: string } };
+    const sessionEvents = async (): Promise<Stored[]> =>
+      (await streamMessages(jsm, STREAMS.events, 'sb.evt.p1.')).map((m) => ({ subject: m.subject, ...m.json<Stored>() }));
+    const forMessage = await waitFor('message.any and two message.ack on the stream', async () => {
+      const found = (await sessionEvents()).filter((e) => e.payload.id === record.id);
+      return found.length >= 3 && found;
+    });
+    expect(forMessage.map((e) => e.event)).toEqual(['message.any', 'message.ack', 'message.ack']);
+    expect(forMessage.map((e) => e.subject)).toEqual(['sb.evt.p1.message.any', 'sb.evt.p1.message.ack', 'sb.evt.p1.message.ack']);
+
+    first.signal('SIGTERM');
+    expect(await first.exited).toBe(0);
+    const lease = await (await nats.nc.jetstream().views.kv(KV_BUCKETS.leases)).get('p1');
+    expect(lease?.operation).not.toBe('PUT'); // released, not left to lapse
+
+    const second = await startPod('p1', 'engine-p1-b');
+    await waitFor(`ready\n${second.log}`, async () => (await second.probe('/readyz')) === 200);
+    await waitFor('WORKING without a scan', async () => (await statusOf('p1')) === 'WORKING');
+    const statuses = (await sessionEvents()).filter((e) => e.event === 'session.status').map((e) => e.payload.status);
+    expect(statuses.slice(-2)).toEqual(['STARTING', 'WORKING']);
+    second.signal('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 40_000);
+
+  it('two pods for one session: only one becomes ready, the other waits and takes over when it stops', async () => {
+    const a = await startPod('p2', 'engine-p2-a');
+    const b = await startPod('p2', 'engine-p2-b');
+    const [leader, follower] = await waitFor('one ready pod', async () => {
+      const [ra, rb] = await Promise.all([a.probe('/readyz'), b.probe('/readyz')]);
+      if (ra === 200) return [a, b] as const;
+      if (rb === 200) return [b, a] as const;
+      return undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await follower.probe('/healthz')).toBe(200);
+    expect(await follower.probe('/readyz')).toBe(503);
+    expect(await leader.probe('/readyz')).toBe(200);
+
+    leader.signal('SIGTERM');
+    expect(await leader.exited).toBe(0);
+    await waitFor(`the waiting pod ready\n${follower.log}`, async () => (await follower.probe('/readyz')) === 200);
+    expect(await statusOf('p2')).toBe('SCAN_QR_CODE');
+  }, 40_000);
+
+  it('a pod whose lease is taken stops its engine and exits 1', async () => {
+    const pod = await startPod('p3', 'engine-p3');
+    await waitFor('ready', async () => (await pod.probe('/readyz')) === 200);
+    const kv = await nats.nc.jetstream().views.kv(KV_BUCKETS.leases);
+    await kv.put('p3', JSON.stringify({ holder: 'someone else' }));
+    expect(await pod.exited).toBe(1);
+    expect(pod.log).toContain('session lease lost');
+    await expect(command('p3', { op: 'host.status' })).rejects.toThrow();
+  }, 20_000);
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readPodConfig } from '../../src/pod/config.js';
+
+const base = { SWITCHBOARD_SESSION: 'default', SWITCHBOARD_NATS_URL: 'nats://nats:4222' };
+
+describe('engine pod configuration', () => {
+  it('needs only the session and NATS; everything else has a default', () => {
+    const config = readPodConfig(base);
+    expect(config).toMatchObject({
+      session: 'default',
+      engine: 'SANDBOX',
+      natsServers: ['nats://nats:4222'],
+      metadata: {},
+      healthPort: 8080,
+      logLevel: 'info',
+      sandboxQrRenewMs: undefined,
+    });
+    expect(config.podName.length).toBeGreaterThan(0);
+  });
+
+  it('reads every variable', () => {
+    const config = readPodConfig({
+      ...base,
+      SWITCHBOARD_NATS_URL: 'nats://a:4222, nats://b:4222',
+      SWITCHBOARD_POD_NAME: 'engine-default',
+      SWITCHBOARD_METADATA: '{"team":"sales"}',
+      SWITCHBOARD_HEALTH_PORT: '9000',
+      SWITCHBOARD_LOG_LEVEL: 'debug',
+      SWITCHBOARD_SANDBOX_QR_RENEW_MS: '50',
+    });
+    expect(config).toMatchObject({
+      natsServers: ['nats://a:4222', 'nats://b:4222'],
+      podName: 'engine-default',
+      metadata: { team: 'sales' },
+      healthPort: 9000,
+      logLevel: 'debug',
+      sandboxQrRenewMs: 50,
+    });
+  });
+
+  it('names every wrong variable at once', () => {
+    const read = () =>
+      readPodConfig({
+        SWITCHBOARD_SESSION: 'bad name',
+        SWITCHBOARD_ENGINE: 'NOPE',
+        SWITCHBOARD_METADATA: '{"n":1}',
+        SWITCHBOARD_HEALTH_PORT: '70000',
+        SWITCHBOARD_LOG_LEVEL: 'loud',
+      });
+    expect(read).toThrow(ConfigError);
+    const named = ['SWITCHBOARD_SESSION', 'SWITCHBOARD_ENGINE', 'SWITCHBOARD_NATS_URL: required', 'SWITCHBOARD_METADATA: n:'];
+    for (const name of [...named, 'SWITCHBOARD_HEALTH_PORT', 'SWITCHBOARD_LOG_LEVEL']) {
+      expect(read).toThrow(name);
+    }
+  });
+
+  it('rejects an engine this build does not have, naming the ones it has', () => {
+    expect(() => readPodConfig({ ...base, SWITCHBOARD_ENGINE: 'NOWEB' })).toThrow(
+      /SWITCHBOARD_ENGINE: NOWEB is not in this engine pod build \(it has SANDBOX\)/,
+    );
+  });
+});

@@ -1,0 +1,60 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@switchboard/testkit';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../dist/pod/main.js', import.meta.url));
+
+/** A real engine pod process (`node engine-pod/dist/pod/main.js`), as the operator runs one. */
+export class PodProcess {
+  readonly lines: string[] = [];
+  readonly exited: Promise<number | null>;
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly healthPort: number,
+  ) {
+    let buffered = '';
+    const collect = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      this.lines.push(...parts);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  static async start(env: Record<string, string>): Promise<PodProcess> {
+    const healthPort = await freePort();
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH, SWITCHBOARD_HEALTH_PORT: String(healthPort), SWITCHBOARD_LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new PodProcess(child, healthPort);
+  }
+
+  /** The HTTP status of a probe, or 0 while nothing listens. */
+  async probe(path: '/healthz' | '/readyz'): Promise<number> {
+    try {
+      return (await fetch(`http://127.0.0.1:${this.healthPort}${path}`)).status;
+    } catch {
+      return 0;
+    }
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** Ends it however it is doing, for test cleanup. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** The log, for a failing test's message. */
+  get log(): string {
+    return this.lines.join('\n');
+  }
+}
