@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { KubeConfig } from '@kubernetes/client-node';
+import { z } from 'zod';
+
+/** Requests and limits of one engine container. */
+export interface EngineResources {
+  readonly requests: { readonly cpu: string; readonly memory: string };
+  readonly limits: { readonly memory: string };
+}
+
+/** What the operator needs to build engine pods; the rest of the config is about running. */
+export interface EnginePodSettings {
+  readonly natsUrl: string;
+  /** Image of the socket engines (SANDBOX, NOWEB, GOWS). */
+  readonly engineImage: string;
+  /** Image of the browser engines (WEBJS, WPP): Chromium inside. */
+  readonly browserEngineImage: string;
+  readonly resources: { readonly socket: EngineResources; readonly browser: EngineResources };
+}
+
+export interface OperatorConfig {
+  readonly kubeConfig: KubeConfig;
+  readonly namespace: string;
+  readonly natsUrl: string;
+  readonly pods: EnginePodSettings;
+  /** Leader-election identity: unique per replica. */
+  readonly identity: string;
+  readonly leaseName: string;
+  /** How many keys are reconciled at once (never the same key twice at once). */
+  readonly workers: number;
+  readonly logLevel: string;
+}
+
+function required(what: string) {
+  return z.string({ error: `required: ${what}` }).min(1, `required: ${what}`);
+}
+
+const quantity = z.string().regex(/^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/, 'a Kubernetes quantity, e.g. 250m or 512Mi');
+
+const Env = z.object({
+  SWITCHBOARD_NAMESPACE: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a namespace name').optional(),
+  SWITCHBOARD_NATS_URL: required('the NATS URL, e.g. nats://nats:4222'),
+  SWITCHBOARD_ENGINE_IMAGE: required('the image of the socket engines (SANDBOX, NOWEB, GOWS)'),
+  SWITCHBOARD_BROWSER_ENGINE_IMAGE: required('the image of the browser engines (WEBJS, WPP)'),
+  SWITCHBOARD_IDENTITY: z.string().min(1).optional(),
+  SWITCHBOARD_LEASE_NAME: z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'a Lease name').default('switchboard-operator'),
+  SWITCHBOARD_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+  SWITCHBOARD_SOCKET_CPU_REQUEST: quantity.default('50m'),
+  SWITCHBOARD_SOCKET_MEMORY_REQUEST: quantity.default('96Mi'),
+  SWITCHBOARD_SOCKET_MEMORY_LIMIT: quantity.default('256Mi'),
+  SWITCHBOARD_BROWSER_CPU_REQUEST: quantity.default('250m'),
+  SWITCHBOARD_BROWSER_MEMORY_REQUEST: quantity.default('512Mi'),
+  SWITCHBOARD_BROWSER_MEMORY_LIMIT: quantity.default('1536Mi'),
+  SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export class ConfigError extends Error {}
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/**
+ * Reads the operator's configuration from its environment. The cluster comes from KUBECONFIG
+ * (or ~/.kube/config) outside a cluster and from the pod's service account inside one.
+ */
+export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): OperatorConfig {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  return {
+    kubeConfig: kubeConfig ?? loadKubeConfig(),
+    namespace: e.SWITCHBOARD_NAMESPACE ?? inClusterNamespace() ?? 'default',
+    natsUrl: e.SWITCHBOARD_NATS_URL,
+    pods: {
+      natsUrl: e.SWITCHBOARD_NATS_URL,
+      engineImage: e.SWITCHBOARD_ENGINE_IMAGE,
+      browserEngineImage: e.SWITCHBOARD_BROWSER_ENGINE_IMAGE,
+      resources: {
+        socket: {
+          requests: { cpu: e.SWITCHBOARD_SOCKET_CPU_REQUEST, memory: e.SWITCHBOARD_SOCKET_MEMORY_REQUEST },
+          limits: { memory: e.SWITCHBOARD_SOCKET_MEMORY_LIMIT },
+        },
+        browser: {
+          requests: { cpu: e.SWITCHBOARD_BROWSER_CPU_REQUEST, memory: e.SWITCHBOARD_BROWSER_MEMORY_REQUEST },
+          limits: { memory: e.SWITCHBOARD_BROWSER_MEMORY_LIMIT },
+        },
+      },
+    },
+    identity: e.SWITCHBOARD_IDENTITY ?? `${hostname()}_${process.pid}`,
+    leaseName: e.SWITCHBOARD_LEASE_NAME,
+    workers: e.SWITCHBOARD_WORKERS,
+    logLevel: e.SWITCHBOARD_LOG_LEVEL,
+  };
+}
+
+function loadKubeConfig(): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  try {
+    kubeConfig.loadFromDefault();
+  } catch (error) {
+    throw new ConfigError(`KUBECONFIG: cannot load the cluster configuration: ${(error as Error).message}`);
+  }
+  if (!kubeConfig.getCurrentCluster()) {
+    throw new ConfigError('KUBECONFIG: no cluster found: set KUBECONFIG, or run in a pod with a service account');
+  }
+  return kubeConfig;
+}
+
+function inClusterNamespace(): string | undefined {
+  try {
+    return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

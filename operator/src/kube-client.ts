@@ -1,0 +1,130 @@
+import {
+  ApiException,
+  type CoreV1Event,
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { LOGOUT_FINALIZER, MESSAGING_SESSION, type MessagingSessionStatus } from '@switchboard/protocol';
+import type { MessagingSessionObject } from './messaging-session.js';
+
+/** The HTTP status of a failed API call, or undefined when it never got an answer. */
+export function httpStatusOf(error: unknown): number | undefined {
+  return error instanceof ApiException ? error.code : undefined;
+}
+
+/** A write lost a race (stale cache, or the name is taken): retry after the caches catch up. */
+export class ConflictError extends Error {}
+
+/** The resource was deleted since it was read. */
+export class ResourceGoneError extends ConflictError {}
+
+const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const JSON_PATCH = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
+
+/**
+ * The operator's writes to the API server, one method per thing it does. Reads go through
+ * the informer caches, never through here. Writes to the resource carry the resourceVersion
+ * the reconcile read, so a write based on a stale cache fails with a conflict instead of
+ * overwriting newer state.
+ */
+export class KubeClient {
+  private readonly core: CoreV1Api;
+  private readonly custom: CustomObjectsApi;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    readonly namespace: string,
+  ) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  }
+
+  async createEvent(event: CoreV1Event): Promise<void> {
+    await this.core.createNamespacedEvent({ namespace: this.namespace, body: event });
+  }
+
+  async createPod(pod: V1Pod): Promise<void> {
+    try {
+      await this.core.createNamespacedPod({ namespace: this.namespace, body: pod });
+    } catch (error) {
+      if (httpStatusOf(error) === 409) throw new ConflictError(`pod ${pod.metadata?.name} already exists`);
+      throw error;
+    }
+  }
+
+  /** Deletes exactly the pod that was read (its uid), not a newer one under the same name. */
+  async deletePod(name: string, uid: string): Promise<void> {
+    try {
+      await this.core.deleteNamespacedPod({ name, namespace: this.namespace, body: { preconditions: { uid } } });
+    } catch (error) {
+      const status = httpStatusOf(error);
+      if (status === 404) return;
+      if (status === 409) throw new ConflictError(`pod ${name} is not the one read (uid ${uid})`);
+      throw error;
+    }
+  }
+
+  /** Appends the logout finalizer, unless the resource changed since it was read. */
+  async addFinalizer(resource: MessagingSessionObject): Promise<MessagingSessionObject> {
+    const finalizers = [...(resource.metadata.finalizers ?? []), LOGOUT_FINALIZER];
+    const patch = { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } };
+    return (await this.patchResource(resource, patch, MERGE_PATCH)) as MessagingSessionObject;
+  }
+
+  /** Removes exactly our finalizer: the test op fails the patch if the list moved meanwhile. */
+  async removeFinalizer(resource: MessagingSessionObject): Promise<void> {
+    const index = resource.metadata.finalizers?.indexOf(LOGOUT_FINALIZER) ?? -1;
+    if (index < 0) return;
+    const path = `/metadata/finalizers/${index}`;
+    const patch = [
+      { op: 'test', path, value: LOGOUT_FINALIZER },
+      { op: 'remove', path },
+    ];
+    try {
+      await this.patchResource(resource, patch, JSON_PATCH);
+    } catch (error) {
+      if (error instanceof ResourceGoneError) return;
+      throw error;
+    }
+  }
+
+  /** A merge patch of the status subresource, with the resourceVersion read as precondition. */
+  async patchStatus(resource: MessagingSessionObject, status: MessagingSessionStatus): Promise<void> {
+    const { group, version, plural } = MESSAGING_SESSION;
+    const body = { metadata: { resourceVersion: resource.metadata.resourceVersion }, status };
+    try {
+      await this.custom.patchNamespacedCustomObjectStatus(
+        { group, version, plural, namespace: this.namespace, name: resource.metadata.name, body },
+        MERGE_PATCH,
+      );
+    } catch (error) {
+      throw conflictOr(error, resource);
+    }
+  }
+
+  private async patchResource(resource: MessagingSessionObject, body: unknown, options: typeof MERGE_PATCH): Promise<unknown> {
+    const { group, version, plural } = MESSAGING_SESSION;
+    try {
+      return await this.custom.patchNamespacedCustomObject(
+        { group, version, plural, namespace: this.namespace, name: resource.metadata.name, body },
+        options,
+      );
+    } catch (error) {
+      throw conflictOr(error, resource);
+    }
+  }
+}
+
+/** 409 (stale resourceVersion), 422 (a failed JSON patch test) and 404 all mean: read again. */
+function conflictOr(error: unknown, resource: MessagingSessionObject): unknown {
+  const status = httpStatusOf(error);
+  if (status === 409 || status === 422) {
+    return new ConflictError(`MessagingSession ${resource.metadata.name} changed since it was read`);
+  }
+  if (status === 404) return new ResourceGoneError(`MessagingSession ${resource.metadata.name} is gone`);
+  return error;
+}

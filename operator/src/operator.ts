@@ -1,0 +1,104 @@
+import { resourceNameFor } from '@switchboard/protocol';
+import { connect } from 'nats';
+import type { Logger } from 'pino';
+import type { OperatorConfig } from './config.js';
+import { EventRecorder } from './event-recorder.js';
+import { OperatorInformers } from './informers.js';
+import { KubeClient } from './kube-client.js';
+import { type LeaseTimings, LeaderElector } from './leader-election.js';
+import { createLogger } from './logger.js';
+import { PodExpectations } from './reconcile/pod-expectations.js';
+import { SessionReconciler } from './reconcile/reconciler.js';
+import { EngineStatusStore } from './status-events.js';
+import { runWorkers } from './workers.js';
+import { WorkQueue } from './work-queue.js';
+
+export interface OperatorOptions {
+  readonly log?: Logger;
+  /** How often every key is reconciled even without events (default 30 s). */
+  readonly resyncMs?: number;
+  /** A watch silent for this long is restarted (default 30 s). */
+  readonly watchQuietTimeoutMs?: number;
+  readonly leaseTimings?: LeaseTimings;
+}
+
+export interface RunningOperator {
+  readonly isLeader: boolean;
+  /** Resolves if this replica stops leading because it could not renew; it reconciles no more. */
+  readonly leadershipLost: Promise<void>;
+  /** Stops reconciling, lets in-flight reconciles finish, releases the lease, disconnects. */
+  stop(): Promise<void>;
+}
+
+/** In-flight reconciles get this long to finish on shutdown (the pod's grace period is 30 s). */
+const DRAIN_MS = 10_000;
+
+/**
+ * Runs one operator replica. Every replica keeps its caches and the engines' statuses warm;
+ * only the one holding the lease runs the workers, so a takeover starts from synced caches.
+ */
+export async function startOperator(config: OperatorConfig, options: OperatorOptions = {}): Promise<RunningOperator> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const { kubeConfig, namespace, identity } = config;
+  const nc = await connect({
+    servers: config.natsUrl,
+    name: `switchboard-operator ${identity}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1_000,
+  });
+  const queue = new WorkQueue();
+  const engines = new EngineStatusStore(nc, (session) => queue.add(resourceNameFor(session)), log);
+  const informers = new OperatorInformers({
+    kubeConfig,
+    namespace,
+    enqueue: (key) => queue.add(key),
+    log,
+    resyncMs: options.resyncMs,
+    quietTimeoutMs: options.watchQuietTimeoutMs,
+  });
+  const kube = new KubeClient(kubeConfig, namespace);
+  const reconciler = new SessionReconciler(
+    { kube, nc, engines, events: new EventRecorder(kube, identity, log), expectations: new PodExpectations(), pods: config.pods, log },
+    informers,
+  );
+  engines.start();
+  informers.start();
+
+  const elector = new LeaderElector({ kubeConfig, namespace, leaseName: config.leaseName, identity, log, timings: options.leaseTimings });
+  let workers: Promise<void> = Promise.resolve();
+  let signalLost: () => void = () => {};
+  const leadershipLost = new Promise<void>((resolve) => {
+    signalLost = resolve;
+  });
+  elector.run({
+    onStartedLeading: () => {
+      workers = (async () => {
+        await informers.waitForSync();
+        if (queue.isShuttingDown) return;
+        informers.enqueueAll();
+        await runWorkers(queue, (key) => reconciler.reconcile(key), config.workers, log);
+      })();
+    },
+    onStoppedLeading: () => {
+      queue.shutDown();
+      signalLost();
+    },
+  });
+  log.info({ namespace, identity, lease: config.leaseName }, 'operator started');
+
+  return {
+    get isLeader() {
+      return elector.isLeader;
+    },
+    leadershipLost,
+    async stop() {
+      queue.shutDown();
+      await informers.stop();
+      await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
+      await elector.stop();
+      engines.stop();
+      await nc.close();
+      log.info({ identity }, 'operator stopped');
+    },
+  };
+}

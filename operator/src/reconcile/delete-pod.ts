@@ -1,0 +1,15 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import type { MessagingSessionObject } from '../messaging-session.js';
+import { sessionNameOf } from '../messaging-session.js';
+import type { ReconcileContext } from './context.js';
+
+/** Deletes the session's engine pod (that very pod: its uid) and says why, on the resource. */
+export async function deleteEnginePod(ctx: ReconcileContext, resource: MessagingSessionObject, pod: V1Pod, reason: string): Promise<void> {
+  const name = pod.metadata!.name!;
+  await ctx.kube.deletePod(name, pod.metadata!.uid!);
+  ctx.expectations.expectDelete(resource.metadata.name, pod.metadata!.uid!);
+  // What the old engine said no longer describes the session.
+  ctx.engines.forget(sessionNameOf(resource));
+  ctx.log.info({ resource: resource.metadata.name, pod: name, reason }, 'deleted engine pod');
+  await ctx.events.normal(resource, 'PodDeleted', `Deleted engine pod ${name}: ${reason}`);
+}

@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
+import { ANNOTATIONS, enginePodName, type EngineName, LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
+import type { EnginePodSettings } from '../config.js';
+import { API_VERSION, type MessagingSessionObject, restartedAtOf, sessionNameOf, specOf } from '../messaging-session.js';
+
+export const HEALTH_PORT = 8080;
+const USER_ID = 10001;
+const CONTAINER = 'engine';
+/** Hash of what the pod was built from: a pod whose hash differs is replaced (engine, image, resources). */
+export const POD_TEMPLATE_HASH = 'switchboard.dev/pod-template-hash';
+/** Metadata reaches a running engine by `host.setMetadata`, so it is left out of the hash. */
+const METADATA_ENV = 'SWITCHBOARD_METADATA';
+
+const BROWSER_ENGINES: ReadonlySet<EngineName> = new Set(['WEBJS', 'WPP']);
+
+export function isBrowserEngine(engine: EngineName): boolean {
+  return BROWSER_ENGINES.has(engine);
+}
+
+/** The labels of a session's engine pod; the operator's pod informer selects on the first two. */
+export function engineLabels(resourceName: string): Record<string, string> {
+  return {
+    [LABELS.app]: 'switchboard',
+    [LABELS.component]: 'engine',
+    // The resource name, not the session name: it is always a valid label value.
+    [LABELS.session]: resourceName,
+    'app.kubernetes.io/managed-by': 'switchboard-operator',
+  };
+}
+
+/**
+ * The one engine pod of a session. Pure: the same resource and settings give the same pod, so
+ * the template hash tells whether a running pod is still the one the resource asks for.
+ */
+export function buildEnginePod(resource: MessagingSessionObject, settings: EnginePodSettings): V1Pod {
+  const spec = specOf(resource);
+  const name = resource.metadata.name;
+  const browser = isBrowserEngine(spec.engine);
+  const container: V1Container = {
+    name: CONTAINER,
+    image: browser ? settings.browserEngineImage : settings.engineImage,
+    imagePullPolicy: 'IfNotPresent',
+    env: [
+      { name: 'SWITCHBOARD_SESSION', value: sessionNameOf(resource) },
+      { name: 'SWITCHBOARD_ENGINE', value: spec.engine },
+      { name: 'SWITCHBOARD_NATS_URL', value: settings.natsUrl },
+      { name: 'SWITCHBOARD_POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: METADATA_ENV, value: JSON.stringify(spec.config.metadata ?? {}) },
+      { name: 'SWITCHBOARD_HEALTH_PORT', value: String(HEALTH_PORT) },
+    ],
+    ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }],
+    readinessProbe: { httpGet: { path: '/readyz', port: HEALTH_PORT }, periodSeconds: 2, failureThreshold: 3 },
+    livenessProbe: {
+      httpGet: { path: '/healthz', port: HEALTH_PORT },
+      // Browser engines take a while to launch Chromium before they answer.
+      initialDelaySeconds: browser ? 30 : 10,
+      periodSeconds: 10,
+      failureThreshold: 3,
+    },
+    resources: structuredClone(browser ? settings.resources.browser : settings.resources.socket) as V1Container['resources'],
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: USER_ID,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
+    volumeMounts: [
+      { name: 'tmp', mountPath: '/tmp' },
+      ...(browser ? [{ name: 'dshm', mountPath: '/dev/shm' }] : []),
+    ],
+  };
+  const volumes: V1Volume[] = [
+    { name: 'tmp', emptyDir: { sizeLimit: browser ? '512Mi' : '64Mi' } },
+    // Chromium needs a larger /dev/shm than the container runtime's 64 MB default.
+    ...(browser ? [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: '256Mi' } }] : []),
+  ];
+  const restartedAt = restartedAtOf(resource);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: enginePodName(name),
+      namespace: resource.metadata.namespace,
+      labels: engineLabels(name),
+      annotations: {
+        [POD_TEMPLATE_HASH]: templateHash(container),
+        ...(restartedAt !== undefined ? { [ANNOTATIONS.podRestartedAt]: restartedAt } : {}),
+      },
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: MESSAGING_SESSION.kind,
+          name,
+          uid: resource.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: USER_ID,
+        runAsGroup: USER_ID,
+        fsGroup: USER_ID,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      containers: [container],
+      volumes,
+    },
+  };
+}
+
+/**
+ * Why a live pod is no longer the one the resource asks for, or null when it still is: the
+ * API's restart changed `restarted-at`, or the engine, image or resources changed.
+ */
+export function replacementReason(pod: V1Pod, desired: V1Pod): string | null {
+  const annotations = pod.metadata?.annotations ?? {};
+  const wanted = desired.metadata?.annotations ?? {};
+  if (annotations[ANNOTATIONS.podRestartedAt] !== wanted[ANNOTATIONS.podRestartedAt]) {
+    return `restart requested at ${wanted[ANNOTATIONS.podRestartedAt] ?? '(none)'}`;
+  }
+  if (annotations[POD_TEMPLATE_HASH] !== wanted[POD_TEMPLATE_HASH]) return 'the engine, image or resources changed';
+  return null;
+}
+
+function templateHash(container: V1Container): string {
+  const hashed = { ...container, env: container.env?.filter((e) => e.name !== METADATA_ENV) };
+  return createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,62 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { LOGOUT_FINALIZER } from '@switchboard/protocol';
+import { purgeSessionAuth } from '@switchboard/engine-pod';
+import { sendHostCommand } from '../engine-commands.js';
+import { logoutOnDelete, type MessagingSessionObject, sessionNameOf } from '../messaging-session.js';
+import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
+import { deleteEnginePod } from './delete-pod.js';
+import { isReady, isTerminating } from './pod-state.js';
+
+/** The engine unpairs over the network; a slow messaging service gets this long. */
+const LOGOUT_TIMEOUT_MS = 10_000;
+
+export function hasFinalizer(resource: MessagingSessionObject): boolean {
+  return resource.metadata.finalizers?.includes(LOGOUT_FINALIZER) === true;
+}
+
+/** Every resource carries the finalizer, so its deletion waits for the pod (and the logout). */
+export async function ensureFinalizer(ctx: ReconcileContext, resource: MessagingSessionObject): Promise<MessagingSessionObject> {
+  if (hasFinalizer(resource)) return resource;
+  return ctx.kube.addFinalizer(resource);
+}
+
+/**
+ * A resource being deleted. With the logout annotation, a running, ready engine unpairs first
+ * (`host.logout`); then, in every case, the pod is deleted and awaited, the session's auth
+ * state is purged (logout only: a plain delete keeps the pairing, as stop does), and our
+ * finalizer is removed, which lets the API server delete the resource.
+ */
+export async function finalize(ctx: ReconcileContext, resource: MessagingSessionObject, pod: V1Pod | null): Promise<ReconcileResult> {
+  if (!hasFinalizer(resource)) return DONE;
+  const session = sessionNameOf(resource);
+  const logout = logoutOnDelete(resource);
+  if (pod && !isTerminating(pod)) {
+    if (logout && isReady(pod)) await logOut(ctx, resource, session);
+    await deleteEnginePod(ctx, resource, pod, 'the session is being deleted');
+    return WAIT_FOR_POD;
+  }
+  if (pod) return WAIT_FOR_POD;
+  if (logout) {
+    const purged = await purgeSessionAuth(ctx.nc, session);
+    await ctx.events.normal(resource, 'AuthPurged', `Removed the session's auth state (${purged} entries)`);
+  }
+  await ctx.kube.removeFinalizer(resource);
+  ctx.engines.forget(session);
+  ctx.log.info({ resource: resource.metadata.name, logout }, 'finalized deleted session');
+  return DONE;
+}
+
+/**
+ * Asks the engine to unpair and waits for its answer. A failure does not block the deletion:
+ * the auth state is purged next, so the account cannot connect again from here; the phone may
+ * still list the device until it notices, which the Warning event says.
+ */
+async function logOut(ctx: ReconcileContext, resource: MessagingSessionObject, session: string): Promise<void> {
+  try {
+    await sendHostCommand(ctx.nc, session, { op: 'host.logout' }, LOGOUT_TIMEOUT_MS);
+    await ctx.events.normal(resource, 'LoggedOut', `Session '${session}' logged out of its account`);
+  } catch (error) {
+    ctx.log.warn({ resource: resource.metadata.name, err: error }, 'logout before delete failed');
+    await ctx.events.warning(resource, 'LogoutFailed', `${(error as Error).message}; deleting without unpairing the device`);
+  }
+}

@@ -1,0 +1,48 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { type MessagingSessionObject, sessionNameOf } from '../messaging-session.js';
+import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
+import { deleteEnginePod } from './delete-pod.js';
+import { buildEnginePod, replacementReason } from './engine-pod-spec.js';
+import { isControlledBy, isFinished, isReady, isTerminating } from './pod-state.js';
+
+/** How long a `host.status` question waits; a pod that does not answer is asked again later. */
+const STATUS_QUESTION_TIMEOUT_MS = 3_000;
+const ASK_AGAIN: ReconcileResult = { requeueAfterMs: 5_000 };
+
+/**
+ * Desired state Running: exactly one engine pod, the one the resource asks for. A pod that must
+ * go is deleted, and its replacement is created by a later reconcile, once the old one is gone
+ * from the cache: two pods of one session would connect the same account twice.
+ */
+export async function ensureRunning(ctx: ReconcileContext, resource: MessagingSessionObject, pod: V1Pod | null): Promise<ReconcileResult> {
+  const desired = buildEnginePod(resource, ctx.pods);
+  if (!pod) {
+    await ctx.kube.createPod(desired);
+    ctx.expectations.expectCreate(resource.metadata.name);
+    const name = desired.metadata!.name!;
+    ctx.log.info({ resource: resource.metadata.name, pod: name }, 'created engine pod');
+    await ctx.events.normal(resource, 'PodCreated', `Created engine pod ${name}`);
+    return DONE;
+  }
+  if (isTerminating(pod)) return WAIT_FOR_POD;
+
+  const reason = whyReplace(pod, desired, resource);
+  if (reason) {
+    await deleteEnginePod(ctx, resource, pod, reason);
+    return DONE;
+  }
+
+  const session = sessionNameOf(resource);
+  if (isReady(pod) && !ctx.engines.get(session)) {
+    // No status event since this pod started (or since the operator did): ask for one.
+    const report = await ctx.engines.ask(session, STATUS_QUESTION_TIMEOUT_MS);
+    if (!report) return ASK_AGAIN;
+  }
+  return DONE;
+}
+
+function whyReplace(pod: V1Pod, desired: V1Pod, resource: MessagingSessionObject): string | null {
+  if (!isControlledBy(pod, resource.metadata.uid)) return 'it belongs to an earlier MessagingSession of the same name';
+  if (isFinished(pod)) return `it ${pod.status?.phase === 'Failed' ? 'failed' : 'exited'}`;
+  return replacementReason(pod, desired);
+}

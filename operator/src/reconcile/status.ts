@@ -1,0 +1,154 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import {
+  type Condition,
+  type DesiredState,
+  type MeInfo,
+  type MessagingSessionStatus,
+  RECENT_STATUSES,
+  type SessionStatus,
+  type SessionStatusPoint,
+} from '@switchboard/protocol';
+import { type ConditionUpdate, setConditions } from './conditions.js';
+import { isCrashLooping, isFinished, isReady, isTerminating, podSummary } from './pod-state.js';
+
+/** The engine's own view of its session, from a `session.status` event or a `host.status` reply. */
+export interface EngineReport {
+  readonly status: SessionStatus;
+  readonly statuses: readonly SessionStatusPoint[];
+  readonly me: MeInfo | null;
+}
+
+export interface StatusInput {
+  readonly desiredState: DesiredState;
+  readonly generation: number;
+  readonly pod: V1Pod | null;
+  /** Known only while the current pod runs; forgotten when the pod goes. */
+  readonly engine: EngineReport | null;
+  readonly previous: MessagingSessionStatus | undefined;
+  readonly now: Date;
+}
+
+/** Every field is always written, so a reader never sees a half-filled status. */
+export type ComputedStatus = Required<MessagingSessionStatus>;
+
+/** Statuses that mean the account is not paired (any more): `me` is cleared. */
+const UNPAIRED: ReadonlySet<SessionStatus> = new Set(['SCAN_QR_CODE', 'PASSKEY_REQUIRED', 'PASSKEY_CONFIRMATION_REQUIRED']);
+
+type PodView = 'absent' | 'terminating' | 'failed' | 'not-ready' | 'ready';
+
+function podView(pod: V1Pod | null): PodView {
+  if (!pod) return 'absent';
+  if (isTerminating(pod)) return 'terminating';
+  if (isFinished(pod) || isCrashLooping(pod)) return 'failed';
+  return isReady(pod) ? 'ready' : 'not-ready';
+}
+
+/**
+ * The resource status, from the pod and the engine's last report. The operator's own view
+ * decides while the engine cannot speak for itself:
+ * - no pod, or a terminating one: STOPPED when the session should be stopped, else STARTING;
+ * - a Failed pod, or one whose engine crash-loops: FAILED;
+ * - a pod that is not ready, or has not reported yet: STARTING (an engine that reports FAILED
+ *   is believed even when its pod is not ready);
+ * - otherwise the engine's own status.
+ * `me` follows the pairing rather than the connection: set by WORKING reports, cleared by
+ * reports that ask for pairing again, and kept through STOPPED, STARTING and FAILED.
+ */
+export function computeStatus(input: StatusInput): ComputedStatus {
+  const { pod, engine, previous } = input;
+  const view = podView(pod);
+  const fromEngine = engine !== null && (view === 'ready' || (view === 'not-ready' && engine.status === 'FAILED'));
+  const status = fromEngine ? engine.status : operatorStatus(view, input.desiredState);
+  const statuses = fromEngine ? engine.statuses.slice(-RECENT_STATUSES) : appendPoint(previous?.statuses ?? [], status, input.now);
+  const conditions = setConditions(
+    previous?.conditions ?? [],
+    [readyCondition(status), podReadyCondition(view, pod, input.desiredState)],
+    input.generation,
+    input.now,
+  );
+  return {
+    status,
+    statuses: [...statuses],
+    me: meOf(engine, previous?.me ?? null),
+    podName: pod?.metadata?.name ?? null,
+    observedGeneration: input.generation,
+    conditions,
+  };
+}
+
+function operatorStatus(view: PodView, desired: DesiredState): SessionStatus {
+  if (view === 'failed') return 'FAILED';
+  if (view === 'absent' || view === 'terminating') return desired === 'Stopped' ? 'STOPPED' : 'STARTING';
+  return 'STARTING';
+}
+
+function appendPoint(points: readonly SessionStatusPoint[], status: SessionStatus, now: Date): SessionStatusPoint[] {
+  if (points.at(-1)?.status === status) return points.slice(-RECENT_STATUSES);
+  return [...points, { status, timestamp: now.getTime() }].slice(-RECENT_STATUSES);
+}
+
+function meOf(engine: EngineReport | null, previous: MeInfo | null): MeInfo | null {
+  if (!engine) return previous;
+  if (engine.status === 'WORKING') return engine.me ?? previous;
+  return UNPAIRED.has(engine.status) ? null : previous;
+}
+
+function readyCondition(status: SessionStatus): ConditionUpdate {
+  return status === 'WORKING'
+    ? { type: 'Ready', status: 'True', reason: 'Working', message: 'The session is connected to its account' }
+    : { type: 'Ready', status: 'False', reason: pascalCase(status), message: `The session is ${status}` };
+}
+
+function podReadyCondition(view: PodView, pod: V1Pod | null, desired: DesiredState): ConditionUpdate {
+  const type = 'PodReady';
+  const name = pod?.metadata?.name;
+  switch (view) {
+    case 'absent':
+      return desired === 'Stopped'
+        ? { type, status: 'False', reason: 'Stopped', message: 'The session is stopped: it has no engine pod' }
+        : { type, status: 'False', reason: 'PodMissing', message: 'The engine pod is being created' };
+    case 'terminating':
+      return { type, status: 'False', reason: 'PodTerminating', message: `Engine pod ${name} is terminating` };
+    case 'failed':
+      return { type, status: 'False', reason: 'PodFailed', message: `Engine pod ${name} failed: ${podSummary(pod!)}` };
+    case 'not-ready':
+      return { type, status: 'False', reason: 'PodNotReady', message: `Engine pod ${name} is not ready: ${podSummary(pod!)}` };
+    case 'ready':
+      return { type, status: 'True', reason: 'PodReady', message: `Engine pod ${name} is ready` };
+  }
+}
+
+function pascalCase(status: SessionStatus): string {
+  return status
+    .toLowerCase()
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}
+
+/**
+ * Whether the written status differs from the computed one. Missing and null are the same:
+ * a merge patch writes a null by removing the field.
+ */
+export function statusChanged(current: MessagingSessionStatus | undefined, next: ComputedStatus): boolean {
+  return canonical(current) !== canonical(next);
+}
+
+function canonical(status: MessagingSessionStatus | undefined): string {
+  const conditions = (status?.conditions ?? []).map((c: Condition) => [
+    c.type,
+    c.status,
+    c.reason,
+    c.message,
+    c.lastTransitionTime,
+    c.observedGeneration,
+  ]);
+  return JSON.stringify([
+    status?.status ?? null,
+    (status?.statuses ?? []).map((p) => [p.status, p.timestamp]),
+    status?.me ? [status.me.id, status.me.pushName] : null,
+    status?.podName ?? null,
+    status?.observedGeneration ?? null,
+    conditions,
+  ]);
+}

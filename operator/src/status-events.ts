@@ -1,0 +1,106 @@
+import { MeInfo, resourceNameFor, SessionStatusPayload, SUBJECTS } from '@switchboard/protocol';
+import type { NatsConnection, Subscription } from 'nats';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { sendHostCommand } from './engine-commands.js';
+import type { EngineReport } from './reconcile/status.js';
+
+/** The part of a `session.status` envelope (spec 2.4) the operator reads. */
+const StatusEnvelope = z.object({
+  session: z.string().min(1),
+  timestamp: z.number(),
+  event: z.literal('session.status'),
+  payload: SessionStatusPayload,
+  me: MeInfo.optional(),
+});
+
+/** The result of `host.status`. */
+const HostStatus = z.object({
+  status: SessionStatusPayload.shape.status,
+  statuses: SessionStatusPayload.shape.statuses,
+  me: MeInfo.nullable().optional(),
+});
+
+interface StoredReport extends EngineReport {
+  /** When the engine reported it (its latest status point), to drop reports that arrive late. */
+  readonly at: number;
+}
+
+/**
+ * The latest status each engine reported, kept in memory: engines publish every status change
+ * as a `session.status` event on NATS, and the operator asks `host.status` when it has none
+ * for a running pod (at start, or after it missed events). Each report enqueues the session's
+ * resource, so the reconcile that writes the status reads this store, never the event itself.
+ */
+export class EngineStatusStore {
+  private readonly reports = new Map<string, StoredReport>();
+  private subscription: Subscription | null = null;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly onReport: (session: string) => void,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    const subscription = this.nc.subscribe(SUBJECTS.statusEvents);
+    this.subscription = subscription;
+    void (async () => {
+      for await (const message of subscription) this.receive(message.string());
+    })();
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = null;
+  }
+
+  get(session: string): EngineReport | null {
+    return this.reports.get(session) ?? null;
+  }
+
+  /** The engine pod is gone: what it said no longer describes the session. */
+  forget(session: string): void {
+    this.reports.delete(session);
+  }
+
+  /** The resource is gone: drop whatever its session's engine said. */
+  forgetResource(resourceName: string): void {
+    for (const session of this.reports.keys()) {
+      if (resourceNameFor(session) === resourceName) this.reports.delete(session);
+    }
+  }
+
+  /** Asks the session's engine for its status; null when it does not answer in time. */
+  async ask(session: string, timeoutMs: number): Promise<EngineReport | null> {
+    try {
+      const result = HostStatus.parse(await sendHostCommand(this.nc, session, { op: 'host.status' }, timeoutMs));
+      const report = { status: result.status, statuses: result.statuses, me: result.me ?? null };
+      this.store(session, { ...report, at: result.statuses.at(-1)?.timestamp ?? 0 });
+      return this.get(session);
+    } catch (error) {
+      this.log.debug({ session, err: error }, 'engine did not answer host.status');
+      return null;
+    }
+  }
+
+  private receive(text: string): void {
+    let envelope: z.infer<typeof StatusEnvelope>;
+    try {
+      envelope = StatusEnvelope.parse(JSON.parse(text));
+    } catch (error) {
+      this.log.warn({ err: error }, 'ignored a session.status event that does not match the envelope of spec 2.4');
+      return;
+    }
+    const { status, statuses } = envelope.payload;
+    const at = statuses.at(-1)?.timestamp ?? envelope.timestamp;
+    if (this.store(envelope.session, { status, statuses, me: envelope.me ?? null, at })) this.onReport(envelope.session);
+  }
+
+  private store(session: string, report: StoredReport): boolean {
+    const current = this.reports.get(session);
+    if (current && current.at > report.at) return false;
+    this.reports.set(session, report);
+    return true;
+  }
+}

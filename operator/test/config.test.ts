@@ -1,0 +1,56 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../src/config.js';
+
+const kubeConfig = new KubeConfig();
+const required = {
+  SWITCHBOARD_NATS_URL: 'nats://nats:4222',
+  SWITCHBOARD_ENGINE_IMAGE: 'engine:1',
+  SWITCHBOARD_BROWSER_ENGINE_IMAGE: 'engine-browser:1',
+};
+
+describe('operator configuration', () => {
+  it('has the documented defaults', () => {
+    const config = readConfig(required, kubeConfig);
+    expect(config).toMatchObject({
+      namespace: 'default',
+      natsUrl: 'nats://nats:4222',
+      leaseName: 'switchboard-operator',
+      logLevel: 'info',
+      pods: {
+        engineImage: 'engine:1',
+        browserEngineImage: 'engine-browser:1',
+        resources: {
+          socket: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
+          browser: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } },
+        },
+      },
+    });
+    expect(config.identity).toMatch(/_\d+$/);
+    expect(config.kubeConfig).toBe(kubeConfig);
+  });
+
+  it('takes every setting from its variable', () => {
+    const config = readConfig(
+      {
+        ...required,
+        SWITCHBOARD_NAMESPACE: 'sessions',
+        SWITCHBOARD_IDENTITY: 'operator-0',
+        SWITCHBOARD_LEASE_NAME: 'my-lease',
+        SWITCHBOARD_BROWSER_MEMORY_LIMIT: '2Gi',
+        SWITCHBOARD_LOG_LEVEL: 'debug',
+      },
+      kubeConfig,
+    );
+    expect(config).toMatchObject({ namespace: 'sessions', identity: 'operator-0', leaseName: 'my-lease', logLevel: 'debug' });
+    expect(config.pods.resources.browser.limits.memory).toBe('2Gi');
+  });
+
+  it('an error names each variable that is missing or wrong', () => {
+    const read = () => readConfig({ SWITCHBOARD_ENGINE_IMAGE: 'x', SWITCHBOARD_SOCKET_CPU_REQUEST: 'lots' }, kubeConfig);
+    expect(read).toThrow(ConfigError);
+    expect(read).toThrow(/SWITCHBOARD_NATS_URL/);
+    expect(read).toThrow(/SWITCHBOARD_BROWSER_ENGINE_IMAGE/);
+    expect(read).toThrow(/SWITCHBOARD_SOCKET_CPU_REQUEST: a Kubernetes quantity/);
+  });
+});

@@ -1,0 +1,97 @@
+import { ANNOTATIONS, LABELS } from '@switchboard/protocol';
+import { describe, expect, it } from 'vitest';
+import { buildEnginePod, POD_TEMPLATE_HASH, replacementReason } from '../src/reconcile/engine-pod-spec.js';
+import { sessionResource, settings } from './fixtures.js';
+
+const envOf = (pod: ReturnType<typeof buildEnginePod>) =>
+  Object.fromEntries(pod.spec!.containers[0]!.env!.map((e) => [e.name, e.value ?? e.valueFrom]));
+
+describe('engine pod spec', () => {
+  it('is named after the resource and controlled by it, with the engine labels', () => {
+    const pod = buildEnginePod(sessionResource(), settings);
+    expect(pod.metadata).toMatchObject({
+      name: 'engine-s1',
+      namespace: 'ns1',
+      labels: { [LABELS.app]: 'switchboard', [LABELS.component]: 'engine', [LABELS.session]: 's1' },
+    });
+    expect(pod.metadata!.ownerReferences).toEqual([
+      { apiVersion: 'switchboard.dev/v1alpha1', kind: 'MessagingSession', name: 's1', uid: 'uid-1', controller: true, blockOwnerDeletion: true },
+    ]);
+  });
+
+  it('runs one container "engine" with the session, engine, NATS, pod name, metadata and health port', () => {
+    const resource = sessionResource({ name: 's-abc', spec: { session: 'My_Session', config: { metadata: { team: 'a' } } } });
+    const pod = buildEnginePod(resource, settings);
+    expect(pod.spec!.containers.map((c) => c.name)).toEqual(['engine']);
+    expect(envOf(pod)).toEqual({
+      SWITCHBOARD_SESSION: 'My_Session',
+      SWITCHBOARD_ENGINE: 'SANDBOX',
+      SWITCHBOARD_NATS_URL: 'nats://nats:4222',
+      SWITCHBOARD_POD_NAME: { fieldRef: { fieldPath: 'metadata.name' } },
+      SWITCHBOARD_METADATA: '{"team":"a"}',
+      SWITCHBOARD_HEALTH_PORT: '8080',
+    });
+  });
+
+  it('socket engines get the engine image and small resources, browser engines the browser image and more', () => {
+    const socket = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings).spec!.containers[0]!;
+    expect(socket.image).toBe(settings.engineImage);
+    expect(socket.resources).toEqual({ requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } });
+    const browser = buildEnginePod(sessionResource({ spec: { engine: 'WEBJS' } }), settings).spec!.containers[0]!;
+    expect(browser.image).toBe(settings.browserEngineImage);
+    expect(browser.resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } });
+  });
+
+  it('probes /readyz every 2 s and /healthz, on port 8080', () => {
+    const container = buildEnginePod(sessionResource(), settings).spec!.containers[0]!;
+    expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 2 });
+    expect(container.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 8080 } });
+  });
+
+  it('meets the restricted Pod Security Standard', () => {
+    const pod = buildEnginePod(sessionResource(), settings);
+    expect(pod.spec).toMatchObject({
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      securityContext: { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } },
+    });
+    expect(pod.spec!.containers[0]!.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 10001,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+  });
+
+  it('copies the restart annotation onto the pod', () => {
+    const resource = sessionResource({ annotations: { [ANNOTATIONS.restartedAt]: '2026-11-21T10:00:00Z' } });
+    expect(buildEnginePod(resource, settings).metadata!.annotations![ANNOTATIONS.podRestartedAt]).toBe('2026-11-21T10:00:00Z');
+    expect(buildEnginePod(sessionResource(), settings).metadata!.annotations).not.toHaveProperty(ANNOTATIONS.podRestartedAt);
+  });
+
+  it('is pure: the same resource gives the same pod', () => {
+    expect(buildEnginePod(sessionResource(), settings)).toEqual(buildEnginePod(sessionResource(), settings));
+  });
+});
+
+describe('engine pod replacement', () => {
+  const running = buildEnginePod(sessionResource(), settings);
+
+  it('a pod built from the same resource is kept', () => {
+    expect(replacementReason(running, buildEnginePod(sessionResource(), settings))).toBeNull();
+  });
+
+  it('a new restarted-at annotation replaces the pod', () => {
+    const restarted = sessionResource({ annotations: { [ANNOTATIONS.restartedAt]: '2026-11-21T11:00:00Z' } });
+    expect(replacementReason(running, buildEnginePod(restarted, settings))).toMatch(/restart requested/);
+  });
+
+  it('another engine replaces the pod; metadata alone does not (it is sent to the running engine)', () => {
+    expect(replacementReason(running, buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings))).toMatch(/engine/);
+    const metadata = sessionResource({ spec: { config: { metadata: { team: 'b' } } } });
+    expect(replacementReason(running, buildEnginePod(metadata, settings))).toBeNull();
+    expect(running.metadata!.annotations![POD_TEMPLATE_HASH]).toMatch(/^[0-9a-f]{16}$/);
+  });
+});

@@ -1,0 +1,315 @@
+// The operator against a real kube-apiserver and a real NATS server: one engine pod per Running
+// session, Stopped removes it, the logout finalizer, the status from engine events, and informers
+// that survive broken watches. No kubelet runs: the tests play its part on pod status.
+import { ANNOTATIONS, LOGOUT_FINALIZER } from '@switchboard/protocol';
+import { type NatsServer, startNatsServer } from '@switchboard/testkit';
+import { connect, type NatsConnection } from 'nats';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type OperatorOptions, type RunningOperator, startOperator } from '../src/operator.js';
+import type { OperatorConfig } from '../src/config.js';
+import { controlPlaneBinariesBuilt, TestCluster } from './support/cluster.js';
+import { testLog } from './support/log.js';
+import { sleep, waitFor } from './support/wait.js';
+import { FakeEngine } from './support/fake-engine.js';
+import { TcpProxy } from './support/tcp-proxy.js';
+
+const me = { id: '15550000000@c.us', pushName: 'Sandbox' };
+const HOLD = 'test.switchboard.dev/hold';
+
+describe.skipIf(!controlPlaneBinariesBuilt())('operator against a real API server', { timeout: 60_000 }, () => {
+  let cluster: TestCluster;
+  let nats: NatsServer;
+  let nc: NatsConnection;
+  const cleanups: (() => unknown)[] = [];
+
+  beforeAll(async () => {
+    [cluster, nats] = await Promise.all([TestCluster.start(), startNatsServer()]);
+    nc = await connect({ servers: nats.url });
+  }, 180_000);
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await nats?.stop();
+    await cluster?.stop();
+  }, 60_000);
+
+  async function operatorIn(namespace: string, config: Partial<OperatorConfig> = {}, options: OperatorOptions = {}): Promise<RunningOperator> {
+    const operator = await startOperator(cluster.operatorConfig(namespace, nats.url, config), { log: testLog, ...options });
+    cleanups.push(() => operator.stop());
+    return operator;
+  }
+
+  function fakeEngine(session: string, answer?: (op: string) => Promise<unknown>): FakeEngine {
+    const engine = new FakeEngine(nc, session, answer);
+    cleanups.push(() => engine.stop());
+    return engine;
+  }
+
+  const statusOf = async (ns: string, name: string) => (await cluster.session(ns, name))?.status;
+
+  describe('desired state Running', () => {
+    it('gets exactly one engine pod, controlled by the resource, that passes the restricted Pod Security Standard', async () => {
+      const ns = await cluster.namespace('running');
+      await cluster.cp.kubectl(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted']);
+      await operatorIn(ns, {}, { resyncMs: 300 });
+      const resource = await cluster.createSession(ns, 's1', { config: { metadata: { team: 'a' } } });
+
+      const pod = await waitFor('the engine pod', () => cluster.pod(ns, 's1'));
+      await sleep(1_500); // several resyncs: still the same one pod
+      const pods = await cluster.enginePods(ns);
+      expect(pods.map((p) => p.metadata?.uid)).toEqual([pod.metadata?.uid]);
+
+      expect(pod.metadata?.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'MessagingSession', name: 's1', uid: resource.metadata.uid, controller: true, blockOwnerDeletion: true }),
+      ]);
+      const container = pod.spec!.containers[0]!;
+      expect(container.name).toBe('engine');
+      expect(container.image).toBe('ghcr.io/switchboard/engine:1');
+      expect(container.env).toEqual(
+        expect.arrayContaining([
+          { name: 'SWITCHBOARD_SESSION', value: 's1' },
+          { name: 'SWITCHBOARD_ENGINE', value: 'SANDBOX' },
+          { name: 'SWITCHBOARD_NATS_URL', value: nats.url },
+          { name: 'SWITCHBOARD_METADATA', value: '{"team":"a"}' },
+          { name: 'SWITCHBOARD_HEALTH_PORT', value: '8080' },
+        ]),
+      );
+
+      const stored = await waitFor('status STARTING', async () => {
+        const current = await cluster.session(ns, 's1');
+        return current?.status?.status === 'STARTING' && current.status.podName === 'engine-s1' && current;
+      });
+      expect(stored.metadata.finalizers).toEqual([LOGOUT_FINALIZER]);
+      const reasons = (await cluster.eventsOf(ns, 's1')).map((e) => e.reason);
+      expect(reasons.filter((r) => r === 'PodCreated')).toHaveLength(1);
+      expect(await cluster.cp.kubectl(['describe', 'msess', 's1', '-n', ns])).toMatch(/PodCreated\s+\S+\s+switchboard-operator\s+Created engine pod engine-s1/);
+    });
+
+    it('never creates a second pod while the old one is terminating; the new one comes once it is gone', async () => {
+      const ns = await cluster.namespace('terminating');
+      await operatorIn(ns);
+      await cluster.createSession(ns, 's1');
+      const old = await waitFor('the engine pod', () => cluster.pod(ns, 's1'));
+      await cluster.patchPod(ns, 's1', { metadata: { finalizers: [HOLD] } });
+
+      await cluster.patchSession(ns, 's1', { metadata: { annotations: { [ANNOTATIONS.restartedAt]: '2026-11-21T10:00:00Z' } } });
+      await waitFor('the old pod terminating', async () => (await cluster.pod(ns, 's1'))?.metadata?.deletionTimestamp);
+      await sleep(3_000);
+      const meanwhile = await cluster.enginePods(ns);
+      expect(meanwhile.map((p) => p.metadata?.uid)).toEqual([old.metadata?.uid]);
+
+      await cluster.patchPod(ns, 's1', { metadata: { finalizers: null } });
+      const replacement = await waitFor('the new pod', async () => {
+        const pod = await cluster.pod(ns, 's1');
+        return pod && pod.metadata?.uid !== old.metadata?.uid && pod;
+      });
+      expect(replacement.metadata?.annotations?.[ANNOTATIONS.podRestartedAt]).toBe('2026-11-21T10:00:00Z');
+      expect(await cluster.enginePods(ns)).toHaveLength(1);
+    });
+
+    it('replaces a Failed pod', async () => {
+      const ns = await cluster.namespace('failed');
+      await operatorIn(ns);
+      await cluster.createSession(ns, 's1');
+      const old = await waitFor('the engine pod', () => cluster.pod(ns, 's1'));
+      await cluster.core.patchNamespacedPodStatus({ namespace: ns, name: 'engine-s1', body: [{ op: 'add', path: '/status/phase', value: 'Failed' }] });
+      await waitFor('a new pod', async () => {
+        const pod = await cluster.pod(ns, 's1');
+        return pod && pod.metadata?.uid !== old.metadata?.uid;
+      });
+    });
+  });
+
+  describe('desired state Stopped', () => {
+    it('deletes the pod and reports STOPPED; Running again brings a pod back', async () => {
+      const ns = await cluster.namespace('stopped');
+      await operatorIn(ns);
+      await cluster.createSession(ns, 's1');
+      await waitFor('the engine pod', () => cluster.pod(ns, 's1'));
+
+      await cluster.patchSession(ns, 's1', { spec: { desiredState: 'Stopped' } });
+      await waitFor('the pod gone', async () => (await cluster.pod(ns, 's1')) === null);
+      const status = await waitFor('status STOPPED', async () => {
+        const s = await statusOf(ns, 's1');
+        return s?.status === 'STOPPED' && s;
+      });
+      expect(status.podName ?? null).toBeNull();
+      expect(status.conditions?.find((c) => c.type === 'PodReady')).toMatchObject({ status: 'False', reason: 'Stopped' });
+
+      await cluster.patchSession(ns, 's1', { spec: { desiredState: 'Running' } });
+      await waitFor('a pod again', () => cluster.pod(ns, 's1'));
+    });
+  });
+
+  describe('status from the engine', () => {
+    it('asks a ready pod that has not reported for host.status', async () => {
+      const ns = await cluster.namespace('ask');
+      const engine = fakeEngine('ask1', async (op) =>
+        op === 'host.status' ? { status: 'SCAN_QR_CODE', statuses: [{ status: 'SCAN_QR_CODE', timestamp: Date.now() }], me: null } : null,
+      );
+      await operatorIn(ns);
+      await cluster.createSession(ns, 'ask1');
+      await waitFor('the engine pod', () => cluster.pod(ns, 'ask1'));
+      await cluster.markPodReady(ns, 'ask1');
+      await waitFor('status SCAN_QR_CODE', async () => (await statusOf(ns, 'ask1'))?.status === 'SCAN_QR_CODE');
+      expect(engine.received).toContain('host.status');
+    });
+
+    it('follows session.status events: status, statuses, me and conditions that carry the observed generation', async () => {
+      const ns = await cluster.namespace('events');
+      const engine = fakeEngine('evt1', async () => ({ status: 'STARTING', statuses: [{ status: 'STARTING', timestamp: Date.now() }], me: null }));
+      await operatorIn(ns);
+      await cluster.createSession(ns, 'evt1');
+      await waitFor('the engine pod', () => cluster.pod(ns, 'evt1'));
+      await cluster.markPodReady(ns, 'evt1');
+      await waitFor('the question', async () => engine.received.includes('host.status'));
+
+      engine.publishStatus('WORKING', me);
+      const working = await waitFor('status WORKING', async () => {
+        const resource = await cluster.session(ns, 'evt1');
+        return resource?.status?.status === 'WORKING' && resource;
+      });
+      expect(working.status?.me).toEqual(me);
+      expect(working.status?.statuses?.map((p) => p.status)).toEqual(['STARTING', 'WORKING']);
+      const ready = working.status?.conditions?.find((c) => c.type === 'Ready');
+      expect(ready).toMatchObject({ status: 'True', reason: 'Working', observedGeneration: working.metadata.generation });
+      expect(working.status?.conditions?.find((c) => c.type === 'PodReady')).toMatchObject({ status: 'True' });
+
+      // A spec change that needs no new pod: the generation moves, the transition time stays.
+      await cluster.patchSession(ns, 'evt1', { spec: { config: { metadata: { team: 'b' } } } });
+      const observed = await waitFor('the new generation observed', async () => {
+        const resource = await cluster.session(ns, 'evt1');
+        return resource?.status?.observedGeneration === resource?.metadata.generation && resource!.metadata.generation! > 1 && resource;
+      });
+      expect(observed.status?.conditions?.every((c) => c.observedGeneration === observed.metadata.generation)).toBe(true);
+      expect(observed.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime).toBe(ready?.lastTransitionTime);
+
+      engine.publishStatus('SCAN_QR_CODE');
+      const unpaired = await waitFor('status SCAN_QR_CODE', async () => {
+        const s = await statusOf(ns, 'evt1');
+        return s?.status === 'SCAN_QR_CODE' && s;
+      });
+      expect(unpaired.me ?? null).toBeNull();
+      expect(unpaired.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ScanQrCode' });
+      const reasons = (await cluster.eventsOf(ns, 'evt1')).map((e) => e.reason);
+      expect(reasons).toContain('StatusChanged');
+    });
+  });
+
+  describe('deletion and the logout finalizer', () => {
+    async function authKeys(): Promise<string[]> {
+      const kv = await nc.jetstream().views.kv('sb_auth');
+      const keys: string[] = [];
+      for await (const key of await kv.keys()) keys.push(key);
+      return keys.sort();
+    }
+
+    async function putAuth(...keys: string[]): Promise<void> {
+      const kv = await nc.jetstream().views.kv('sb_auth');
+      for (const key of keys) await kv.put(key, '{"k":1}');
+    }
+
+    it('with the logout annotation: a ready engine logs out first, then the pod goes, the auth state is purged, the resource goes', async () => {
+      const ns = await cluster.namespace('logout');
+      await putAuth('lo1.creds.main', 'lo1.keys.k1', 'keep1.creds.main');
+      let podDuringLogout: unknown = null;
+      const engine = fakeEngine('lo1', async (op) => {
+        if (op === 'host.status') return { status: 'WORKING', statuses: [{ status: 'WORKING', timestamp: Date.now() }], me };
+        if (op === 'host.logout') {
+          const [pod, resource] = await Promise.all([cluster.pod(ns, 'lo1'), cluster.session(ns, 'lo1')]);
+          podDuringLogout = { podAlive: pod !== null && !pod.metadata?.deletionTimestamp, resourceDeleting: Boolean(resource?.metadata.deletionTimestamp) };
+          await sleep(1_000);
+        }
+        return null;
+      });
+      await operatorIn(ns);
+      await cluster.createSession(ns, 'lo1');
+      await waitFor('the engine pod', () => cluster.pod(ns, 'lo1'));
+      await cluster.markPodReady(ns, 'lo1');
+      await waitFor('status WORKING', async () => (await statusOf(ns, 'lo1'))?.status === 'WORKING');
+
+      await cluster.patchSession(ns, 'lo1', { metadata: { annotations: { [ANNOTATIONS.logoutOnDelete]: 'true' } } });
+      await cluster.deleteSession(ns, 'lo1');
+      await waitFor('the resource gone', async () => (await cluster.session(ns, 'lo1')) === null, 20_000);
+
+      expect(engine.received).toContain('host.logout');
+      expect(podDuringLogout).toEqual({ podAlive: true, resourceDeleting: true });
+      expect(await cluster.pod(ns, 'lo1')).toBeNull();
+      expect(await authKeys()).not.toEqual(expect.arrayContaining(['lo1.creds.main']));
+      expect((await authKeys()).filter((k) => k.startsWith('lo1.'))).toEqual([]);
+      expect(await authKeys()).toContain('keep1.creds.main');
+      const reasons = (await cluster.eventsOf(ns, 'lo1')).map((e) => e.reason);
+      expect(reasons).toEqual(expect.arrayContaining(['LoggedOut', 'PodDeleted', 'AuthPurged']));
+      expect(reasons.indexOf('LoggedOut')).toBeLessThan(reasons.lastIndexOf('PodDeleted'));
+    });
+
+    it('with the logout annotation and no running pod: no logout command, the auth state is still purged', async () => {
+      const ns = await cluster.namespace('logout-idle');
+      await putAuth('idle1.creds.main');
+      const engine = fakeEngine('idle1');
+      await operatorIn(ns);
+      await cluster.createSession(ns, 'idle1', {}, { [ANNOTATIONS.logoutOnDelete]: 'true' });
+      await waitFor('the engine pod', () => cluster.pod(ns, 'idle1'));
+      await cluster.deleteSession(ns, 'idle1');
+      await waitFor('the resource gone', async () => (await cluster.session(ns, 'idle1')) === null);
+      expect(engine.received).not.toContain('host.logout');
+      expect((await authKeys()).filter((k) => k.startsWith('idle1.'))).toEqual([]);
+    });
+
+    it('without the annotation: the resource waits for its terminating pod, then goes; the auth state is kept', async () => {
+      const ns = await cluster.namespace('plain-delete');
+      await putAuth('plain1.creds.main');
+      const engine = fakeEngine('plain1');
+      await operatorIn(ns);
+      await cluster.createSession(ns, 'plain1');
+      await waitFor('the engine pod', () => cluster.pod(ns, 'plain1'));
+      await waitFor('the finalizer', async () => (await cluster.session(ns, 'plain1'))?.metadata.finalizers?.includes(LOGOUT_FINALIZER));
+      await cluster.patchPod(ns, 'plain1', { metadata: { finalizers: [HOLD] } });
+
+      await cluster.deleteSession(ns, 'plain1');
+      await waitFor('the pod terminating', async () => (await cluster.pod(ns, 'plain1'))?.metadata?.deletionTimestamp);
+      await sleep(2_000);
+      expect((await cluster.session(ns, 'plain1'))?.metadata.deletionTimestamp).toBeTruthy();
+
+      await cluster.patchPod(ns, 'plain1', { metadata: { finalizers: null } });
+      await waitFor('the resource gone', async () => (await cluster.session(ns, 'plain1')) === null);
+      expect(engine.received).not.toContain('host.logout');
+      expect(await authKeys()).toContain('plain1.creds.main');
+    });
+  });
+
+  describe('informers', () => {
+    it('restart a watch that broke (connections dropped, then refused) and reconcile what happened meanwhile', async () => {
+      const ns = await cluster.namespace('watch-broken');
+      const proxy = await TcpProxy.start(cluster.cp.server);
+      cleanups.push(() => proxy.stop());
+      await operatorIn(ns, { kubeConfig: cluster.kubeConfigVia(proxy.url) }, { resyncMs: 600_000 });
+      await cluster.createSession(ns, 'w1');
+      await waitFor('the first pod', () => cluster.pod(ns, 'w1'));
+
+      await proxy.cut();
+      await cluster.createSession(ns, 'w2');
+      await sleep(3_000); // well within the 10 s renew deadline: the replica stays the leader
+      await proxy.resume();
+      await waitFor('the pod of the session created while cut off', () => cluster.pod(ns, 'w2'), 20_000);
+      await cluster.createSession(ns, 'w3');
+      await waitFor('a pod from the restarted watch', () => cluster.pod(ns, 'w3'));
+    });
+
+    it('restart a watch that stays quiet longer than the timeout', async () => {
+      const ns = await cluster.namespace('watch-quiet');
+      const proxy = await TcpProxy.start(cluster.cp.server);
+      cleanups.push(() => proxy.stop());
+      await operatorIn(ns, { kubeConfig: cluster.kubeConfigVia(proxy.url) }, { resyncMs: 600_000, watchQuietTimeoutMs: 1_000 });
+      await sleep(1_000);
+      const before = proxy.connections;
+      await sleep(3_500);
+      // Two informers, each restarted about three times; leases renew over kept-alive connections.
+      expect(proxy.connections - before).toBeGreaterThanOrEqual(4);
+      await cluster.createSession(ns, 'q1');
+      await waitFor('the pod', () => cluster.pod(ns, 'q1'));
+    });
+  });
+});

@@ -1,0 +1,63 @@
+import { type NatsServer, startNatsServer } from '@switchboard/testkit';
+import { connect, type NatsConnection } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineStatusStore } from '../src/status-events.js';
+import { testLog } from './support/log.js';
+import { sleep, waitFor } from './support/wait.js';
+import { FakeEngine } from './support/fake-engine.js';
+
+describe('engine statuses from NATS', () => {
+  let nats: NatsServer;
+  let nc: NatsConnection;
+  let store: EngineStatusStore;
+  const reported: string[] = [];
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    nc = await connect({ servers: nats.url });
+    store = new EngineStatusStore(nc, (session) => reported.push(session), testLog);
+    store.start();
+  });
+  afterAll(async () => {
+    store.stop();
+    await nc.close();
+    await nats.stop();
+  });
+
+  it('keeps the latest session.status of each session, with the envelope me, and reports the session', async () => {
+    const engine = new FakeEngine(nc, 'S_1');
+    engine.publishStatus('WORKING', { id: '15550000000@c.us', pushName: 'Sandbox' });
+    const report = await waitFor('the report', async () => store.get('S_1'));
+    expect(report).toMatchObject({ status: 'WORKING', me: { id: '15550000000@c.us', pushName: 'Sandbox' } });
+    expect(report.statuses.map((p) => p.status)).toEqual(['STARTING', 'WORKING']);
+    expect(reported).toContain('S_1');
+    engine.stop();
+  });
+
+  it('ignores a report older than the one it has, and envelopes that are not spec 2.4', async () => {
+    const subject = 'sb.evt.s2.session.status';
+    const envelope = (status: string, timestamp: number) =>
+      JSON.stringify({ id: 'evt_1', timestamp, event: 'session.status', session: 's2', metadata: {}, payload: { name: 's2', status, statuses: [{ status, timestamp }] } });
+    nc.publish(subject, envelope('WORKING', 2_000));
+    nc.publish(subject, envelope('STARTING', 1_000));
+    nc.publish(subject, '{"not":"an envelope"}');
+    nc.publish(subject, envelope('NOT_A_STATUS', 3_000));
+    await nc.flush();
+    await waitFor('the report', async () => store.get('s2'));
+    await sleep(100);
+    expect(store.get('s2')?.status).toBe('WORKING');
+  });
+
+  it('asks host.status when it has nothing, and forgets a session whose pod is gone', async () => {
+    const engine = new FakeEngine(nc, 's3', async () => ({ status: 'SCAN_QR_CODE', statuses: [{ status: 'SCAN_QR_CODE', timestamp: 5 }], me: null }));
+    expect(await store.ask('s3', 2_000)).toMatchObject({ status: 'SCAN_QR_CODE', statuses: [{ status: 'SCAN_QR_CODE', timestamp: 5 }], me: null });
+    expect(engine.received).toEqual(['host.status']);
+    store.forget('s3');
+    expect(store.get('s3')).toBeNull();
+    engine.stop();
+  });
+
+  it('an engine that does not answer gives no report', async () => {
+    expect(await store.ask('nobody', 300)).toBeNull();
+  });
+});
