@@ -1,10 +1,16 @@
 #!/usr/bin/env node
-import { ConfigError, readConfig } from './config.js';
+import type { FastifyInstance } from 'fastify';
+import { createClusterGateway } from './cluster/create-cluster-gateway.js';
+import { ConfigError, type GatewayConfig, readConfig } from './config.js';
 import { createLocalGateway } from './local.js';
 
-/** `make run`: the gateway in local mode, configured from the environment. */
-async function main(): Promise<void> {
-  const config = readConfig(process.env);
+interface RunningGateway {
+  readonly app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** Local mode (`make run`): everything in this process. Shows a generated admin key once. */
+async function startLocal(config: GatewayConfig): Promise<RunningGateway> {
   const gateway = await createLocalGateway(config);
   const url = await gateway.listen();
   if (gateway.adminKey.generated) {
@@ -15,6 +21,21 @@ async function main(): Promise<void> {
     );
   }
   gateway.app.log.info({ url, dataDir: config.dataDir, docs: `${url}/docs` }, 'switchboard gateway listening (local mode)');
+  return gateway;
+}
+
+/** Cluster mode: one replica of the gateway in front of MessagingSession resources and NATS. */
+async function startCluster(config: GatewayConfig): Promise<RunningGateway> {
+  const gateway = await createClusterGateway(config);
+  const url = await gateway.listen();
+  gateway.app.log.info({ url, docs: `${url}/docs` }, 'switchboard gateway listening (cluster mode)');
+  return gateway;
+}
+
+/** The gateway configured from the environment; SWITCHBOARD_MODE picks local or cluster mode. */
+async function main(): Promise<void> {
+  const config = readConfig(process.env);
+  const gateway = config.mode === 'cluster' ? await startCluster(config) : await startLocal(config);
 
   let closing = false;
   const shutdown = async (signal: string) => {

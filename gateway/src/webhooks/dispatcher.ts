@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
-import { ulid } from 'ulid';
+import { retryAfterFailure, WebhookSender } from './http-delivery.js';
 import type { DeliveryRow, WebhookOutbox } from './outbox.js';
-import { resolveRetries, retryDelayMs } from './retry-schedule.js';
-import { HEADER_HMAC, HEADER_HMAC_ALGORITHM, HEADER_REQUEST_ID, HEADER_TIMESTAMP, HMAC_ALGORITHM, signBody } from './signature.js';
 
 /** Outcome counts since start, read later by the metrics endpoint. */
 export interface DeliveryCounters {
@@ -36,7 +34,7 @@ export class WebhookDispatcher {
 
   private readonly outbox: WebhookOutbox;
   private readonly log: Logger;
-  private readonly timeoutMs: number;
+  private readonly sender: WebhookSender;
   private readonly concurrency: number;
   private readonly now: () => number;
   private readonly pollIntervalMs: number;
@@ -49,9 +47,9 @@ export class WebhookDispatcher {
   constructor(options: WebhookDispatcherOptions) {
     this.outbox = options.outbox;
     this.log = options.log;
-    this.timeoutMs = options.timeoutMs ?? 10_000;
     this.concurrency = options.concurrency ?? 64;
     this.now = options.now ?? Date.now;
+    this.sender = new WebhookSender({ timeoutMs: options.timeoutMs, now: this.now });
     this.pollIntervalMs = options.pollIntervalMs ?? 5_000;
   }
 
@@ -104,7 +102,7 @@ export class WebhookDispatcher {
   }
 
   private async deliver(row: DeliveryRow): Promise<void> {
-    const failure = await this.send(row);
+    const failure = await this.sender.send(row.target, row.body);
     try {
       this.record(row, failure);
     } catch (error) {
@@ -116,42 +114,6 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Resolves to null on a 2xx answer, else to the reason the attempt failed. */
-  private async send(row: DeliveryRow): Promise<string | null> {
-    try {
-      const body = Buffer.from(row.body, 'utf8');
-      const response = await fetch(row.target.url, {
-        method: 'POST',
-        body,
-        headers: this.headersFor(row, body),
-        // A redirected POST would turn into a GET elsewhere; a 3xx counts as a failure instead.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      // Nobody reads the answer's body; discarding it frees the connection for the next request.
-      await response.body?.cancel().catch(() => undefined);
-      return response.status >= 200 && response.status < 300 ? null : `HTTP ${response.status}`;
-    } catch (error) {
-      return this.reason(error);
-    }
-  }
-
-  /** Built per attempt: each request has its own id and send time. Custom headers go last and win. */
-  private headersFor(row: DeliveryRow, body: Uint8Array): Headers {
-    const headers = new Headers({
-      'Content-Type': 'application/json',
-      [HEADER_REQUEST_ID]: `req_${ulid().toLowerCase()}`,
-      [HEADER_TIMESTAMP]: String(this.now()),
-    });
-    const key = row.target.hmac?.key;
-    if (key) {
-      headers.set(HEADER_HMAC, signBody(body, key));
-      headers.set(HEADER_HMAC_ALGORITHM, HMAC_ALGORITHM);
-    }
-    for (const { name, value } of row.target.customHeaders ?? []) headers.set(name, value);
-    return headers;
-  }
-
   private record(row: DeliveryRow, failure: string | null): void {
     if (failure === null) {
       this.outbox.markDelivered(row.id);
@@ -159,26 +121,16 @@ export class WebhookDispatcher {
       return;
     }
     const attempt = row.attempts + 1;
-    const retries = resolveRetries(row.target.retries);
+    const delayMs = retryAfterFailure(row.target.retries, attempt);
     const context = { session: row.session, eventId: row.eventId, url: row.target.url, attempt, reason: failure };
-    if (attempt >= retries.attempts) {
+    if (delayMs === null) {
       this.outbox.markDead(row.id, failure);
       this.counters.dead++;
       this.log.warn(context, 'webhook delivery dead after its last attempt');
       return;
     }
-    const delayMs = retryDelayMs(retries, attempt);
     this.outbox.markFailed(row.id, failure, this.now() + delayMs);
     this.counters.retried++;
     this.log.debug({ ...context, retryInMs: delayMs }, 'webhook delivery failed; will retry');
-  }
-
-  /** A short cause without request details: fetch errors carry the useful part in `cause`. */
-  private reason(error: unknown): string {
-    if ((error as { name?: unknown } | null)?.name === 'TimeoutError') return `timeout after ${this.timeoutMs} ms`;
-    const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-    if (typeof cause?.code === 'string') return cause.code;
-    if (typeof cause?.message === 'string') return cause.message;
-    return error instanceof Error ? error.message : String(error);
   }
 }

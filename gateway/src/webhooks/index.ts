@@ -1,6 +1,7 @@
 export { WebhookDispatcher, type DeliveryCounters, type WebhookDispatcherOptions } from './dispatcher.js';
 export { WebhookFanout, type WebhookFanoutDeps } from './fanout.js';
 export { globalWebhookFromEnv } from './global-hook.js';
+export { retryAfterFailure, WebhookSender, type WebhookSenderOptions } from './http-delivery.js';
 export { WebhookOutbox, webhookOutboxSchema, type DeadDelivery, type DeliveryRow } from './outbox.js';
 export { resolveRetries, retryDelayMs, type RetrySchedule } from './retry-schedule.js';
 export {

@@ -1,0 +1,305 @@
+import { simulateNotSupported, wrongStatusError } from '@switchboard/engine-pod';
+import {
+  ANNOTATIONS,
+  type AppConfig,
+  type DesiredState,
+  type EngineCommand,
+  type EngineName,
+  LOGOUT_FINALIZER,
+  type MessagingSessionSpec,
+  resourceNameFor,
+  type SessionConfig,
+  type SessionCreateRequest,
+  type SessionDTO,
+  type SessionInfo,
+  type SessionStartDeprecatedRequest,
+  SessionStatus,
+  type SessionUpdateRequest,
+  type WebhookConfig,
+} from '@switchboard/protocol';
+import type { Logger } from 'pino';
+import type { EventBus } from '../events/event-bus.js';
+import { ApiError } from '../http/errors.js';
+import type { SessionBackend } from '../sessions/backend.js';
+import { type EngineCatalog, requireEngine } from '../sessions/engine-catalog.js';
+import {
+  byCreation,
+  effectiveStatus,
+  isTerminating,
+  type MessagingSession,
+  newMessagingSession,
+  sessionNameOf,
+  toSessionDTO,
+  toSessionInfo,
+} from './messaging-session.js';
+import type { SessionCache } from './session-cache.js';
+import type { SessionCommandChannel } from './session-commands.js';
+import { apiStatus, type JsonPatchOperation, type SessionResources } from './session-resources.js';
+
+export interface ClusterBackendOptions {
+  readonly resources: SessionResources;
+  readonly cache: SessionCache;
+  readonly commands: SessionCommandChannel;
+  /** Forgets a session's pairing when no engine pod can (engine-pod's `purgeSessionAuth`). */
+  readonly purgeAuth: (session: string) => Promise<unknown>;
+  /** What the engine pods can run. They run this same build, so it is this build's catalog. */
+  readonly engines: EngineCatalog;
+  readonly defaultEngine: EngineName;
+  readonly log: Logger;
+  /** The events this replica sees, for `timestamps.activity`. */
+  readonly events?: EventBus;
+  /** How long stop waits for STOPPED, and delete for the resource to be gone. */
+  readonly settleTimeoutMs?: number;
+}
+
+type SpecChange = { engine?: EngineName; config?: SessionConfig; apps?: AppConfig[] | null };
+
+/**
+ * Cluster mode: each session is a MessagingSession resource, which the operator turns into one
+ * engine pod; commands go to that pod over NATS. Reads come from the informer cache. Answers,
+ * statuses and errors are those of LocalSessionBackend, so clients cannot tell the modes apart,
+ * except that a status changes a moment later here (the operator reports it asynchronously).
+ */
+export class ClusterSessionBackend implements SessionBackend {
+  /** Time of the last event seen per session: `timestamps.activity`, as far as this replica knows. */
+  private readonly activity = new Map<string, number>();
+  private readonly unsubscribe: (() => void) | undefined;
+  private readonly settleTimeoutMs: number;
+
+  constructor(private readonly options: ClusterBackendOptions) {
+    requireEngine(options.engines, options.defaultEngine);
+    this.settleTimeoutMs = options.settleTimeoutMs ?? 30_000;
+    this.unsubscribe = options.events?.subscribe(({ envelope }) => this.activity.set(envelope.session, envelope.timestamp));
+  }
+
+  async list({ all, expandApps }: { all: boolean; expandApps: boolean }): Promise<SessionInfo[]> {
+    const resources = this.options.cache.list() ?? (await this.options.resources.list()).items;
+    return resources
+      .filter((resource) => !isTerminating(resource))
+      .sort(byCreation)
+      .map((resource) => this.info(resource, expandApps))
+      .filter((info) => all || info.status !== 'STOPPED');
+  }
+
+  async get(name: string, { expandApps }: { expandApps: boolean }): Promise<SessionInfo> {
+    return this.info(await this.require(name), expandApps);
+  }
+
+  async create(request: SessionCreateRequest): Promise<SessionDTO> {
+    const known = this.options.cache.lookup(resourceNameFor(request.name));
+    if (known && !isTerminating(known) && sessionNameOf(known) === request.name) throw conflict(request.name);
+    const engine = request.engine ?? this.options.defaultEngine;
+    requireEngine(this.options.engines, engine);
+    const desiredState: DesiredState = request.start ? 'Running' : 'Stopped';
+    return toSessionDTO(await this.createResource(request.name, { engine, desiredState, ...specOf(request) }));
+  }
+
+  async update(name: string, request: SessionUpdateRequest): Promise<SessionDTO> {
+    if (request.name !== undefined && request.name !== name) {
+      throw new ApiError(400, `the body names session '${request.name}' but the path names '${name}'; sessions cannot be renamed`, [
+        { path: 'body.name', reason: 'must match the session in the path' },
+      ]);
+    }
+    return toSessionDTO(await this.applyUpdate(await this.require(name), request));
+  }
+
+  upsertAndStart(request: SessionStartDeprecatedRequest): Promise<SessionDTO> {
+    return this.upsert(request, false);
+  }
+
+  /**
+   * Marks the resource for logout, deletes it, and waits (bounded) until it is gone: the
+   * operator's finalizer stops the pod and logs the account out first. A resource the operator
+   * never took on has no finalizer, so its auth state is purged here, before the delete, so that
+   * a failed purge can be retried by deleting again.
+   */
+  async delete(name: string): Promise<void> {
+    const current = await this.lookup(name);
+    if (!current) return;
+    const resourceName = resourceNameFor(name);
+    if (!isTerminating(current)) {
+      const marked = await this.options.resources.mergePatch(resourceName, {
+        metadata: { annotations: { [ANNOTATIONS.logoutOnDelete]: 'true' } },
+      });
+      if (marked && !marked.metadata?.finalizers?.includes(LOGOUT_FINALIZER)) await this.options.purgeAuth(name);
+      if (marked) await this.options.resources.delete(resourceName);
+    }
+    const uid = current.metadata?.uid;
+    const { settled, resource } = await this.options.cache.waitFor(
+      resourceName,
+      (r) => !r || r.metadata?.uid !== uid,
+      this.settleTimeoutMs,
+    );
+    if (!settled) this.options.log.warn({ session: name }, 'session still terminating: its logout finalizer has not finished');
+    this.options.cache.rememberGone(resourceName, resource ?? current);
+    this.activity.delete(name);
+  }
+
+  async start(name: string): Promise<SessionDTO> {
+    return toSessionDTO(await this.setDesired(await this.require(name), 'Running'));
+  }
+
+  /** Waits (bounded) until the operator reports STOPPED, so the answer says STOPPED as in local mode. */
+  async stop(name: string): Promise<SessionDTO> {
+    const stopping = await this.setDesired(await this.require(name), 'Stopped');
+    if (effectiveStatus(stopping) === 'STOPPED') return toSessionDTO(stopping);
+    const { settled, resource } = await this.options.cache.waitFor(
+      resourceNameFor(name),
+      (r) => !r || isTerminating(r) || effectiveStatus(r) === 'STOPPED',
+      this.settleTimeoutMs,
+    );
+    if (!resource || isTerminating(resource)) throw ApiError.notFound(name);
+    if (!settled) this.options.log.warn({ session: name, status: effectiveStatus(resource) }, 'session did not report STOPPED in time');
+    this.options.cache.remember(resource);
+    return toSessionDTO(resource);
+  }
+
+  /** A new restart annotation makes the operator replace the engine pod. */
+  async restart(name: string): Promise<SessionDTO> {
+    const restarted = await this.patch(await this.require(name), {
+      metadata: { annotations: { [ANNOTATIONS.restartedAt]: new Date().toISOString() } },
+      spec: { desiredState: 'Running' },
+    });
+    return toSessionDTO(restarted, 'STARTING');
+  }
+
+  /**
+   * A running pod logs out and starts again unpaired (spec part 3, rule 4); the answer carries
+   * the status it reports then. With no pod, the session's auth state is purged from NATS KV.
+   */
+  async logout(name: string): Promise<SessionDTO> {
+    const current = await this.require(name);
+    const loggedOut = await this.options.commands.send(name, { op: 'host.logout' });
+    if (!loggedOut) {
+      await this.options.purgeAuth(name);
+      return toSessionDTO(current);
+    }
+    const reported = await this.options.commands.send(name, { op: 'host.status' }).catch(() => null);
+    const status = SessionStatus.safeParse((reported?.result as { status?: unknown } | null)?.status);
+    return toSessionDTO(current, status.success ? status.data : 'STARTING');
+  }
+
+  async command(name: string, command: EngineCommand): Promise<unknown> {
+    const current = await this.require(name);
+    if (command.op === 'me') return current.status?.me ?? null;
+    if (command.op === 'sandbox.simulate' && current.spec.engine !== 'SANDBOX') throw simulateNotSupported(name, current.spec.engine);
+    const reply = await this.options.commands.send(name, command);
+    if (!reply) throw wrongStatusError(name, effectiveStatus(current), command.op);
+    return reply.result;
+  }
+
+  webhooksOf(name: string): readonly WebhookConfig[] {
+    const resource = this.options.cache.lookup(resourceNameFor(name));
+    return resource && sessionNameOf(resource) === name ? (resource.spec.config?.webhooks ?? []) : [];
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribe?.();
+    await this.options.cache.stop();
+  }
+
+  /**
+   * The resource of session `name`, terminating ones included. A cache miss is read from the API
+   * server: the session may have just been created through another replica.
+   */
+  private async lookup(name: string): Promise<MessagingSession | undefined> {
+    const resourceName = resourceNameFor(name);
+    const cached = this.options.cache.lookup(resourceName);
+    const resource = cached === undefined ? await this.options.resources.get(resourceName) : cached;
+    return resource && sessionNameOf(resource) === name ? resource : undefined;
+  }
+
+  /** The live resource of session `name`: one being deleted is gone already. */
+  private async find(name: string): Promise<MessagingSession | undefined> {
+    const resource = await this.lookup(name);
+    return resource && !isTerminating(resource) ? resource : undefined;
+  }
+
+  private async require(name: string): Promise<MessagingSession> {
+    const resource = await this.find(name);
+    if (!resource) throw ApiError.notFound(name);
+    return resource;
+  }
+
+  private async upsert(request: SessionStartDeprecatedRequest, retried: boolean): Promise<SessionDTO> {
+    const existing = await this.find(request.name);
+    if (existing) return toSessionDTO(await this.setDesired(await this.applyUpdate(existing, request), 'Running'));
+    const engine = request.engine ?? this.options.defaultEngine;
+    requireEngine(this.options.engines, engine);
+    try {
+      return toSessionDTO(await this.createResource(request.name, { engine, desiredState: 'Running', ...specOf(request) }));
+    } catch (error) {
+      // Another replica created it between our read and our create: update that one instead.
+      if (error instanceof ApiError && error.statusCode === 409 && !retried) return this.upsert(request, true);
+      throw error;
+    }
+  }
+
+  private async createResource(name: string, spec: Omit<MessagingSessionSpec, 'session'>): Promise<MessagingSession> {
+    try {
+      const created = await this.options.resources.create(newMessagingSession(name, spec));
+      this.options.cache.remember(created);
+      return created;
+    } catch (error) {
+      if (apiStatus(error) === 409) throw conflict(name);
+      throw error;
+    }
+  }
+
+  /**
+   * Fields sent replace the stored ones, as in local mode. A JSON patch replaces `config` as a
+   * whole; a merge patch would merge the maps inside it, keeping a metadata key the user removed.
+   */
+  private async applyUpdate(current: MessagingSession, change: SpecChange): Promise<MessagingSession> {
+    const name = sessionNameOf(current);
+    const engine = change.engine ?? current.spec.engine;
+    requireEngine(this.options.engines, engine);
+    const operations: JsonPatchOperation[] = [];
+    if (engine !== current.spec.engine) operations.push({ op: 'add', path: '/spec/engine', value: engine });
+    if (change.config !== undefined) operations.push({ op: 'add', path: '/spec/config', value: change.config });
+    if (change.apps !== undefined) operations.push({ op: 'add', path: '/spec/apps', value: change.apps ?? [] });
+    if (operations.length === 0) return current;
+    const patched = await this.options.resources.jsonPatch(current.metadata?.name ?? '', operations);
+    if (!patched) throw ApiError.notFound(name);
+    this.options.cache.remember(patched);
+    // A new engine means a new pod (the operator replaces it when its template changes); the
+    // pod that runs now only needs the metadata, which applies from its next event.
+    if (patched.spec.desiredState === 'Running' && change.config !== undefined && engine === current.spec.engine) {
+      await this.pushMetadata(name, patched.spec.config?.metadata ?? {});
+    }
+    return patched;
+  }
+
+  /** Metadata applies from the next event without a restart; a pod that is not up reads the spec when it starts. */
+  private async pushMetadata(name: string, metadata: Record<string, string>): Promise<void> {
+    try {
+      await this.options.commands.send(name, { op: 'host.setMetadata', args: { metadata } });
+    } catch (error) {
+      this.options.log.warn({ session: name, err: error }, 'engine pod did not take the new metadata; it applies at its next start');
+    }
+  }
+
+  private setDesired(current: MessagingSession, desiredState: DesiredState): Promise<MessagingSession> {
+    if (current.spec.desiredState === desiredState) return Promise.resolve(current);
+    return this.patch(current, { spec: { desiredState } });
+  }
+
+  private async patch(current: MessagingSession, patch: object): Promise<MessagingSession> {
+    const patched = await this.options.resources.mergePatch(current.metadata?.name ?? '', patch);
+    if (!patched) throw ApiError.notFound(sessionNameOf(current));
+    this.options.cache.remember(patched);
+    return patched;
+  }
+
+  private info(resource: MessagingSession, expandApps: boolean): SessionInfo {
+    return toSessionInfo(resource, expandApps, this.activity.get(sessionNameOf(resource)) ?? null);
+  }
+}
+
+function conflict(name: string): ApiError {
+  return new ApiError(409, `session '${name}' already exists`, { session: name });
+}
+
+function specOf(request: { config?: SessionConfig; apps?: AppConfig[] | null }): Pick<MessagingSessionSpec, 'config' | 'apps'> {
+  return { config: request.config ?? {}, apps: request.apps ?? [] };
+}

@@ -1,0 +1,94 @@
+import { ensureEventStream } from '@switchboard/engine-pod';
+import { STREAMS } from '@switchboard/protocol';
+import type { Logger } from 'pino';
+import {
+  type ConsumerMessages,
+  DeliverPolicy,
+  DiscardPolicy,
+  type NatsConnection,
+  type NatsError,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+} from 'nats';
+import type { EventBus, PublishedEvent } from '../events/event-bus.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Webhook deliveries that used up their attempts, one message per (event, webhook). */
+export const DEAD_LETTERS = {
+  stream: 'SB_DEAD',
+  subject: (session: string) => `sb.dead.${session}`,
+  all: 'sb.dead.>',
+} as const;
+
+const DEAD_LETTER_STREAM_CONFIG = {
+  name: DEAD_LETTERS.stream,
+  subjects: [DEAD_LETTERS.all],
+  retention: RetentionPolicy.Limits,
+  storage: StorageType.File,
+  discard: DiscardPolicy.Old,
+  max_age: nanos(30 * DAY_MS),
+  duplicate_window: nanos(2 * 60 * 1000),
+};
+
+/** JetStream API error code: the stream name is taken (here: the stream exists, which is all we need). */
+const STREAM_NAME_IN_USE = 10058;
+
+/**
+ * Creates the streams the gateway reads and writes when they are missing: the events stream
+ * with the engine pods' own settings (whichever part starts first creates it), and the
+ * dead-letter stream. An existing dead-letter stream is left as an operator may have tuned it.
+ */
+export async function ensureGatewayStreams(nc: NatsConnection): Promise<void> {
+  await ensureEventStream(nc);
+  const jsm = await nc.jetstreamManager();
+  try {
+    await jsm.streams.add(DEAD_LETTER_STREAM_CONFIG);
+  } catch (error) {
+    if ((error as NatsError).api_error?.err_code !== STREAM_NAME_IN_USE) throw error;
+  }
+}
+
+/**
+ * An event as an engine pod published it. The raw text is kept as the event's JSON, so webhooks
+ * and websockets send the very bytes the engine made (and its HMAC is over those bytes).
+ */
+export function parseEvent(data: Uint8Array): PublishedEvent | null {
+  const json = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  try {
+    const envelope = JSON.parse(json) as PublishedEvent['envelope'] | null;
+    const valid =
+      typeof envelope?.id === 'string' && typeof envelope.session === 'string' && typeof envelope.event === 'string';
+    return valid ? { envelope, json } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Every replica's live view of the events, for `/ws`: an ordered consumer from the end of the
+ * stream feeds the replica's in-process bus, which its WsHub subscribes to. Nothing is acked
+ * and nothing is replayed: a websocket client sees the events published while it is connected.
+ */
+export class LiveEventFeed {
+  private constructor(private readonly messages: ConsumerMessages) {}
+
+  /** Resolves once the consumer exists: every event published after that reaches the bus. */
+  static async start(options: { nc: NatsConnection; bus: EventBus; log: Logger }): Promise<LiveEventFeed> {
+    await ensureGatewayStreams(options.nc);
+    const consumer = await options.nc.jetstream().consumers.get(STREAMS.events, { deliver_policy: DeliverPolicy.New });
+    const messages = await consumer.consume({
+      callback: (msg) => {
+        const event = parseEvent(msg.data);
+        if (event) options.bus.publish(event);
+        else options.log.warn({ subject: msg.subject }, 'message on the events stream is not an event envelope; skipped');
+      },
+    });
+    return new LiveEventFeed(messages);
+  }
+
+  async stop(): Promise<void> {
+    await this.messages.close();
+  }
+}

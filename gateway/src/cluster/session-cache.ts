@@ -1,0 +1,229 @@
+import { ADD, DELETE, ERROR, type Informer, type KubeConfig, makeInformer, type ObjectCache, UPDATE } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { MessagingSession } from './messaging-session.js';
+import type { SessionResources } from './session-resources.js';
+
+export interface SessionCacheOptions {
+  readonly resources: SessionResources;
+  readonly kubeConfig: KubeConfig;
+  readonly log: Logger;
+  /** Longest time this replica prefers its own write over the informer's copy. */
+  readonly writeTtlMs?: number;
+  /** First delay before restarting a failed informer; doubles up to 30 s. */
+  readonly restartDelayMs?: number;
+}
+
+/** A write this replica made that the informer may not have seen yet; `resource` null: deleted. */
+interface OwnWrite {
+  readonly resource: MessagingSession | null;
+  readonly resourceVersion: string | undefined;
+  readonly expiresAt: number;
+}
+
+type ChangeListener = (resourceName: string) => void;
+
+/**
+ * The MessagingSessions of the namespace, kept by an informer (list, then watch). Reads are
+ * served from memory; the informer restarts itself with backoff after an error.
+ *
+ * Read-your-writes: the informer sees a write some milliseconds after it returns, so the
+ * resource a write returned is kept (`remember`) until the informer has caught up with it, and
+ * a read right after this replica's own create or update never answers the older copy.
+ */
+export class SessionCache {
+  private readonly informer: Informer<MessagingSession> & ObjectCache<MessagingSession>;
+  private readonly ownWrites = new Map<string, OwnWrite>();
+  private readonly listeners = new Set<ChangeListener>();
+  private readonly writeTtlMs: number;
+  private readonly baseRestartDelayMs: number;
+  private restartDelayMs: number;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private listed = false;
+  private readonly firstList = Promise.withResolvers<void>();
+  private lastError: unknown;
+  private stopped = false;
+
+  constructor(private readonly options: SessionCacheOptions) {
+    this.writeTtlMs = options.writeTtlMs ?? 30_000;
+    this.baseRestartDelayMs = options.restartDelayMs ?? 1_000;
+    this.restartDelayMs = this.baseRestartDelayMs;
+    this.informer = makeInformer(options.kubeConfig, options.resources.path, async () => {
+      const list = await options.resources.list();
+      this.restartDelayMs = this.baseRestartDelayMs;
+      // The informer stores the list right after this returns, within the same turn; only then
+      // is the cache whole.
+      setImmediate(() => {
+        this.listed = true;
+        this.firstList.resolve();
+      });
+      return list;
+    });
+    this.informer.on(ADD, (resource) => this.observed(resource, false));
+    this.informer.on(UPDATE, (resource) => this.observed(resource, false));
+    this.informer.on(DELETE, (resource) => this.observed(resource, true));
+    this.informer.on(ERROR, (error) => this.restartLater(error));
+  }
+
+  /** Resolves after the first list and watch, or after the first failure (which restarts later). */
+  start(): Promise<void> {
+    this.stopped = false;
+    return this.informer.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    await this.informer.stop();
+  }
+
+  /**
+   * Resolves once the first list succeeded. Webhook delivery waits for this: an event handled
+   * before it would find no webhooks for its session. Rejects with the last error on timeout.
+   */
+  async whenSynced(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const namespace = this.options.resources.namespace;
+        const cause = this.lastError instanceof Error ? this.lastError.message : String(this.lastError ?? 'no answer');
+        reject(new Error(`cannot list MessagingSessions in namespace '${namespace}' within ${timeoutMs} ms: ${cause}`));
+      }, timeoutMs);
+    });
+    try {
+      await Promise.race([this.firstList.promise, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether the cache holds the whole namespace: false until the first list succeeded. */
+  get synced(): boolean {
+    return this.listed;
+  }
+
+  /** The newest copy known here; null when this replica deleted it; undefined when not in the cache. */
+  lookup(resourceName: string): MessagingSession | null | undefined {
+    const own = this.ownWrite(resourceName);
+    if (own) return own.resource;
+    return this.informer.get(resourceName, this.options.resources.namespace);
+  }
+
+  /** Every resource, this replica's own writes applied; undefined until the cache is synced. */
+  list(): MessagingSession[] | undefined {
+    if (!this.listed) return undefined;
+    const byName = new Map(this.informer.list(this.options.resources.namespace).map((r) => [r.metadata?.name ?? '', r]));
+    for (const name of this.ownWrites.keys()) {
+      const own = this.ownWrite(name);
+      if (own?.resource) byName.set(name, own.resource);
+      else if (own) byName.delete(name);
+    }
+    return [...byName.values()];
+  }
+
+  /** Records what a write returned, for reads until the informer catches up. */
+  remember(resource: MessagingSession): void {
+    this.keep(resource.metadata?.name ?? '', resource, resource.metadata?.resourceVersion);
+  }
+
+  /** Records that this replica saw `resourceName` gone; `last` is its last known copy. */
+  rememberGone(resourceName: string, last: MessagingSession | undefined): void {
+    this.keep(resourceName, null, last?.metadata?.resourceVersion);
+  }
+
+  /**
+   * Waits until `done` holds for the resource as the API server has it (undefined: gone), or the
+   * timeout passes. Checks again at each informer event for it, and every `pollMs` in case the
+   * informer is down.
+   */
+  async waitFor(
+    resourceName: string,
+    done: (resource: MessagingSession | undefined) => boolean,
+    timeoutMs: number,
+    pollMs = 1_000,
+  ): Promise<{ settled: boolean; resource: MessagingSession | undefined }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const resource = await this.options.resources.get(resourceName);
+      if (done(resource)) return { settled: true, resource };
+      const left = deadline - Date.now();
+      if (left <= 0) return { settled: false, resource };
+      await this.nextChange(resourceName, Math.min(pollMs, left));
+    }
+  }
+
+  private nextChange(resourceName: string, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        resolve();
+      };
+      const listener: ChangeListener = (name) => {
+        if (name === resourceName) finish();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      this.listeners.add(listener);
+    });
+  }
+
+  private keep(resourceName: string, resource: MessagingSession | null, resourceVersion: string | undefined): void {
+    this.ownWrites.set(resourceName, { resource, resourceVersion, expiresAt: Date.now() + this.writeTtlMs });
+    this.notify(resourceName);
+  }
+
+  private ownWrite(resourceName: string): OwnWrite | undefined {
+    const own = this.ownWrites.get(resourceName);
+    if (own && own.expiresAt <= Date.now()) {
+      this.ownWrites.delete(resourceName);
+      return undefined;
+    }
+    return own;
+  }
+
+  /** An informer event: drops our own copy once the informer has seen that write or a later one. */
+  private observed(resource: MessagingSession, deleted: boolean): void {
+    const name = resource.metadata?.name ?? '';
+    const own = this.ownWrites.get(name);
+    if (own) {
+      const caughtUp = own.resource === null ? deleted || isNewer(resource, own.resourceVersion) : !isOlder(resource, own.resourceVersion);
+      if (caughtUp) this.ownWrites.delete(name);
+    }
+    this.notify(name);
+  }
+
+  private notify(resourceName: string): void {
+    for (const listener of [...this.listeners]) listener(resourceName);
+  }
+
+  private restartLater(error: unknown): void {
+    this.lastError = error;
+    if (this.stopped) return;
+    const delayMs = this.restartDelayMs;
+    this.restartDelayMs = Math.min(delayMs * 2, 30_000);
+    this.options.log.warn({ err: error, retryInMs: delayMs }, 'MessagingSession informer failed; restarting');
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      if (!this.stopped) void this.informer.start();
+    }, delayMs);
+    this.restartTimer.unref();
+  }
+}
+
+/**
+ * Resource versions are opaque to clients, but every API server backed by etcd issues them as
+ * increasing integers; when one is not, any other version counts as newer (the informer's
+ * events arrive in order, so the next one it reports follows our write).
+ */
+function compareVersions(resource: MessagingSession, version: string | undefined): number {
+  const theirs = resource.metadata?.resourceVersion;
+  if (theirs === undefined || version === undefined) return 1;
+  if (/^\d+$/.test(theirs) && /^\d+$/.test(version)) {
+    const a = BigInt(theirs);
+    const b = BigInt(version);
+    return a === b ? 0 : a > b ? 1 : -1;
+  }
+  return theirs === version ? 0 : 1;
+}
+
+const isNewer = (resource: MessagingSession, version: string | undefined) => compareVersions(resource, version) > 0;
+const isOlder = (resource: MessagingSession, version: string | undefined) => compareVersions(resource, version) < 0;

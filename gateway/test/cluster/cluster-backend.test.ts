@@ -1,0 +1,357 @@
+import { createHmac } from 'node:crypto';
+import { ANNOTATIONS, KV_BUCKETS, LOGOUT_FINALIZER, resourceNameFor } from '@switchboard/protocol';
+import { type NatsServer, startNatsServer, waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
+import { connect, type NatsConnection } from 'nats';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ControlPlane } from '../../../test/e2e/support/control-plane.js';
+import {
+  ADMIN_KEY,
+  controlPlaneBuilt,
+  resourceClient,
+  startClusterGateway,
+  startControlPlane,
+  startEnginePod,
+  type TestClusterGateway,
+} from './kube-support.js';
+
+const NAMESPACE = 'switchboard-test';
+
+describe.skipIf(!controlPlaneBuilt())('ClusterSessionBackend against a real API server', () => {
+  let cp: ControlPlane;
+  let nats: NatsServer;
+  let nc: NatsConnection;
+  let gw: TestClusterGateway;
+  let cr: ReturnType<typeof resourceClient>;
+  const pods: { stop(): Promise<void> }[] = [];
+
+  beforeAll(async () => {
+    [cp, nats] = await Promise.all([startControlPlane(NAMESPACE), startNatsServer()]);
+    nc = await connect({ servers: nats.url });
+    gw = await startClusterGateway(cp, NAMESPACE, nats.url);
+    cr = resourceClient(cp, NAMESPACE);
+  }, 180_000);
+
+  afterAll(async () => {
+    await gw?.close();
+    await nc?.close();
+    await Promise.all([cp?.stop(), nats?.stop()]);
+  }, 60_000);
+
+  afterEach(async () => {
+    await Promise.all(pods.splice(0).map((pod) => pod.stop()));
+  });
+
+  const pod = async (session: string) => {
+    const started = await startEnginePod(nc, session);
+    pods.push(started);
+    return started;
+  };
+
+  describe('4.3 create, read, list', () => {
+    it('creates a MessagingSession per session, Running when started, and answers as local mode does', async () => {
+      const created = await gw.api('POST', '/api/sessions', { name: 'alpha', config: { metadata: { team: 'a' } } });
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({ name: 'alpha', status: 'STARTING', engine: 'SANDBOX', config: { metadata: { team: 'a' } } });
+
+      const resource = await cr.read('alpha');
+      expect(resource.metadata.name).toBe('alpha');
+      expect(resource.spec).toMatchObject({ engine: 'SANDBOX', desiredState: 'Running', config: { metadata: { team: 'a' } }, apps: [] });
+      expect(resource.spec.session).toBeUndefined();
+
+      const read = await gw.api('GET', '/api/sessions/alpha?expand=apps');
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual({
+        name: 'alpha',
+        status: 'STARTING',
+        engine: 'SANDBOX',
+        config: { metadata: { team: 'a' } },
+        me: null,
+        apps: [],
+        presence: null,
+        timestamps: { activity: null },
+      });
+    });
+
+    it('keeps a name Kubernetes cannot hold in spec.session, under a hashed resource name', async () => {
+      const created = await gw.api('POST', '/api/sessions', { name: 'My_Session', start: false });
+      expect(created.status).toBe(201);
+      expect(created.body.status).toBe('STOPPED');
+      const resource = await cr.read('My_Session');
+      expect(resource.metadata.name).toBe(resourceNameFor('My_Session'));
+      expect(resource.metadata.name).toMatch(/^s-[0-9a-f]{16}$/);
+      expect(resource.spec).toMatchObject({ session: 'My_Session', desiredState: 'Stopped' });
+      expect((await gw.api('GET', '/api/sessions/My_Session')).body.name).toBe('My_Session');
+    });
+
+    it('lists STOPPED sessions only with all=true', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'listed-running' });
+      await gw.api('POST', '/api/sessions', { name: 'listed-stopped', start: false });
+      const names = async (query: string) =>
+        ((await gw.api('GET', `/api/sessions${query}`)).body as { name: string }[]).map((s) => s.name).filter((n) => n.startsWith('listed-'));
+      expect(await names('')).toEqual(['listed-running']);
+      expect(await names('?all=true')).toEqual(['listed-running', 'listed-stopped']);
+    });
+
+    it('answers 409 for a name that is taken, and 404 for an unknown session', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'taken', start: false });
+      const again = await gw.api('POST', '/api/sessions', { name: 'taken' });
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual({ statusCode: 409, error: 'Conflict', message: "session 'taken' already exists", details: { session: 'taken' } });
+
+      const notFound = { statusCode: 404, error: 'Not Found', message: "session 'ghost' does not exist", details: { session: 'ghost' } };
+      for (const [method, path] of [
+        ['GET', '/api/sessions/ghost'],
+        ['PUT', '/api/sessions/ghost'],
+        ['POST', '/api/sessions/ghost/start'],
+        ['POST', '/api/sessions/ghost/stop'],
+        ['POST', '/api/sessions/ghost/restart'],
+        ['POST', '/api/sessions/ghost/logout'],
+        ['GET', '/api/sessions/ghost/me'],
+      ] as const) {
+        const res = await gw.api(method, path, method === 'PUT' ? {} : undefined);
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.body).toEqual(notFound);
+      }
+    });
+
+    it('reads a session created through another replica at once, before its informer has seen it', async () => {
+      const other = await startClusterGateway(cp, NAMESPACE, nats.url);
+      try {
+        for (let i = 0; i < 5; i++) {
+          expect((await other.api('POST', '/api/sessions', { name: `elsewhere-${i}`, start: false })).status).toBe(201);
+          expect((await gw.api('GET', `/api/sessions/elsewhere-${i}`)).status).toBe(200);
+          expect((await gw.api('POST', '/api/sessions', { name: `elsewhere-${i}` })).status).toBe(409);
+        }
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('refuses an engine this build cannot run with the 422 of local mode', async () => {
+      const res = await gw.api('POST', '/api/sessions', { name: 'webjs', engine: 'WEBJS' });
+      expect(res.status).toBe(422);
+      expect(res.body.details).toEqual({ field: 'engine', engine: 'WEBJS', available: ['SANDBOX'] });
+      expect(await cr.read('webjs')).toBeNull();
+    });
+  });
+
+  describe('4.3 update', () => {
+    it('replaces the fields sent and keeps the others; a removed metadata key is gone', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'upd', start: false, config: { metadata: { a: '1', b: '2' }, debug: true } });
+      const updated = await gw.api('PUT', '/api/sessions/upd', { config: { metadata: { a: '9' } } });
+      expect(updated.status).toBe(200);
+      expect(updated.body.config).toEqual({ metadata: { a: '9' } });
+      expect((await cr.read('upd')).spec.config).toEqual({ metadata: { a: '9' } });
+      expect((await gw.api('GET', '/api/sessions/upd')).body.config).toEqual({ metadata: { a: '9' } });
+
+      const apps = await gw.api('PUT', '/api/sessions/upd', { apps: [{ app: 'calls' }] });
+      expect(apps.body.config).toEqual({ metadata: { a: '9' } });
+      expect((await cr.read('upd')).spec.apps).toEqual([expect.objectContaining({ app: 'calls' })]);
+    });
+
+    it('refuses a body naming another session with 400', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'named', start: false });
+      const res = await gw.api('PUT', '/api/sessions/named', { name: 'other' });
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([{ path: 'body.name', reason: 'must match the session in the path' }]);
+    });
+
+    it('pushes new metadata to the running engine pod: the next event carries it', async () => {
+      const rx = await new WebhookReceiver().start();
+      try {
+        await gw.api('POST', '/api/sessions', { name: 'meta', config: { webhooks: [{ url: rx.url, events: ['session.status'] }] } });
+        const { host } = await pod('meta');
+        await waitFor(() => rx.events('session.status').length > 0, 'the first session.status');
+        const res = await gw.api('PUT', '/api/sessions/meta', {
+          config: { metadata: { tenant: 'acme' }, webhooks: [{ url: rx.url, events: ['session.status'] }] },
+        });
+        expect(res.status).toBe(200);
+        await host.stop();
+        const stopped = await waitFor(() => rx.events('session.status').find((e) => e.payload.status === 'STOPPED'), 'STOPPED event');
+        expect(stopped.metadata).toEqual({ tenant: 'acme' });
+      } finally {
+        await rx.stop();
+      }
+    });
+  });
+
+  describe('4.3 start, stop, restart: desired state and annotations for the operator', () => {
+    it('start sets desiredState Running and answers STARTING until the operator reports more', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'starter', start: false });
+      const started = await gw.api('POST', '/api/sessions/starter/start');
+      expect(started.status).toBe(201);
+      expect(started.body.status).toBe('STARTING');
+      expect((await cr.read('starter')).spec.desiredState).toBe('Running');
+      expect((await gw.api('POST', '/api/sessions/starter/start')).status).toBe(201);
+
+      await cr.reportStatus('starter', { status: 'SCAN_QR_CODE' });
+      await waitFor(async () => (await gw.api('GET', '/api/sessions/starter')).body.status === 'SCAN_QR_CODE', 'the reported status');
+    });
+
+    it('stop sets desiredState Stopped and answers once the operator reports STOPPED', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'stopper' });
+      await cr.reportStatus('stopper', { status: 'WORKING' });
+      const operator = (async () => {
+        await waitFor(async () => (await cr.read('stopper')).spec.desiredState === 'Stopped', 'the desired state');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await cr.reportStatus('stopper', { status: 'STOPPED' });
+      })();
+      const stopped = await gw.api('POST', '/api/sessions/stopper/stop');
+      await operator;
+      expect(stopped.status).toBe(201);
+      expect(stopped.body.status).toBe('STOPPED');
+      expect((await gw.api('POST', '/api/sessions/stopper/stop')).body.status).toBe('STOPPED');
+    });
+
+    it('restart stamps the restart annotation and sets desiredState Running', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'restarter', start: false });
+      const before = Date.now();
+      const restarted = await gw.api('POST', '/api/sessions/restarter/restart');
+      expect(restarted.status).toBe(201);
+      expect(restarted.body.status).toBe('STARTING');
+      const resource = await cr.read('restarter');
+      expect(resource.spec.desiredState).toBe('Running');
+      const stamp = Date.parse(resource.metadata.annotations[ANNOTATIONS.restartedAt]);
+      expect(stamp).toBeGreaterThanOrEqual(before - 1);
+    });
+  });
+
+  describe('4.3 delete', () => {
+    it('marks the resource for logout, deletes it, and answers once the finalizer has let go', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'doomed' });
+      // The operator's part: its finalizer holds the resource until it has logged out.
+      await cr.mergePatch('doomed', { metadata: { finalizers: [LOGOUT_FINALIZER] } });
+      let answered = false;
+      const deleting = gw.api('DELETE', '/api/sessions/doomed').then((res) => {
+        answered = true;
+        return res;
+      });
+      const terminating = await waitFor(async () => {
+        const resource = await cr.read('doomed');
+        return resource?.metadata.deletionTimestamp ? resource : null;
+      }, 'the resource to be terminating');
+      expect(terminating.metadata.annotations[ANNOTATIONS.logoutOnDelete]).toBe('true');
+      expect((await gw.api('GET', '/api/sessions/doomed')).status).toBe(404);
+      const listed = (await gw.api('GET', '/api/sessions?all=true')).body as { name: string }[];
+      expect(listed.map((s) => s.name)).not.toContain('doomed');
+      expect(answered).toBe(false);
+
+      await cr.jsonPatch('doomed', [{ op: 'remove', path: '/metadata/finalizers' }]);
+      const res = await deleting;
+      expect(res.status).toBe(200);
+      expect(await cr.read('doomed')).toBeNull();
+    });
+
+    it('is idempotent: deleting an unknown session answers 200', async () => {
+      expect((await gw.api('DELETE', '/api/sessions/never-was')).status).toBe(200);
+      await gw.api('POST', '/api/sessions', { name: 'twice', start: false });
+      expect((await gw.api('DELETE', '/api/sessions/twice')).status).toBe(200);
+      expect((await gw.api('DELETE', '/api/sessions/twice')).status).toBe(200);
+      expect((await gw.api('POST', '/api/sessions', { name: 'twice', start: false })).status).toBe(201);
+    });
+
+    it('purges the auth state itself when no operator finalizer will, and only that session\'s', async () => {
+      const kv = await nc.jetstream().views.kv(KV_BUCKETS.auth);
+      await kv.put('purged.creds.me', '{"paired":true}');
+      await kv.put('kept.creds.me', '{"paired":true}');
+      await gw.api('POST', '/api/sessions', { name: 'purged', start: false });
+      expect((await gw.api('DELETE', '/api/sessions/purged')).status).toBe(200);
+      expect(await kv.get('purged.creds.me')).toBeNull();
+      expect((await kv.get('kept.creds.me'))?.string()).toBe('{"paired":true}');
+    });
+  });
+
+  describe('4.3 logout', () => {
+    it('purges the auth state in NATS KV when no engine pod runs', async () => {
+      const kv = await nc.jetstream().views.kv(KV_BUCKETS.auth);
+      await kv.put('loggedout.creds.me', '{"paired":true}');
+      await gw.api('POST', '/api/sessions', { name: 'loggedout', start: false });
+      const res = await gw.api('POST', '/api/sessions/loggedout/logout');
+      expect(res.status).toBe(201);
+      expect(res.body.status).toBe('STOPPED');
+      expect(await kv.get('loggedout.creds.me')).toBeNull();
+    });
+
+    it('asks the running engine pod to log out, and answers the status it reports after', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'podlogout' });
+      const { host } = await pod('podlogout');
+      await gw.api('POST', '/api/podlogout/sandbox/simulate', { kind: 'scan' });
+      await waitFor(() => host.status === 'WORKING', 'WORKING');
+      const res = await gw.api('POST', '/api/sessions/podlogout/logout');
+      expect(res.status).toBe(201);
+      expect(res.body.status).toBe('SCAN_QR_CODE');
+      expect(host.me).toBeNull();
+    });
+  });
+
+  describe('4.1 and 4.5 commands over NATS', () => {
+    it('answers 422 with the session status and what the command needs when no engine pod answers', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'podless', start: false });
+      const send = await gw.api('POST', '/api/sendText', { session: 'podless', chatId: '15550001111@c.us', text: 'hi' });
+      expect(send.status).toBe(422);
+      expect(send.body).toEqual({
+        statusCode: 422,
+        error: 'Unprocessable Entity',
+        message: "session 'podless' is STOPPED; this needs WORKING",
+        details: { session: 'podless', status: 'STOPPED', expected: ['WORKING'] },
+      });
+      await gw.api('POST', '/api/sessions/podless/start');
+      const qr = await gw.api('GET', '/api/podless/auth/qr?format=raw');
+      expect(qr.status).toBe(422);
+      expect(qr.body.details).toEqual({ session: 'podless', status: 'STARTING', expected: ['SCAN_QR_CODE'] });
+    });
+
+    it('runs commands on the engine pod: QR, its own 422, pairing, sending', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'chatty' });
+      const { host } = await pod('chatty');
+      await waitFor(() => host.status === 'SCAN_QR_CODE', 'SCAN_QR_CODE');
+
+      const qr = await gw.api('GET', '/api/chatty/auth/qr?format=raw');
+      expect(qr.status).toBe(200);
+      expect(typeof qr.body.value).toBe('string');
+      const early = await gw.api('POST', '/api/sendText', { session: 'chatty', chatId: '15550001111@c.us', text: 'hi' });
+      expect(early.status).toBe(422);
+      expect(early.body.details).toEqual({ session: 'chatty', status: 'SCAN_QR_CODE', expected: ['WORKING'] });
+
+      expect((await gw.api('POST', '/api/chatty/sandbox/simulate', { kind: 'scan' })).status).toBe(201);
+      await waitFor(() => host.status === 'WORKING', 'WORKING');
+      const sent = await gw.api('POST', '/api/sendText', { session: 'chatty', chatId: '15550001111@c.us', text: 'hello' });
+      expect(sent.status).toBe(201);
+      expect(sent.body).toMatchObject({ fromMe: true, body: 'hello', to: '15550001111@c.us', ack: 0 });
+    });
+
+    it('answers /me from the status the operator wrote', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'known', start: false });
+      expect((await gw.api('GET', '/api/sessions/known/me')).body).toBeNull();
+      const me = { id: '15550000000@c.us', pushName: 'Sandbox' };
+      await cr.reportStatus('known', { status: 'WORKING', me });
+      await waitFor(async () => (await gw.api('GET', '/api/sessions/known')).body.me?.id === me.id, 'me in the session');
+      expect((await gw.api('GET', '/api/sessions/known/me')).body).toEqual(me);
+    });
+  });
+
+  describe('6.1 events from engine pods', () => {
+    it('delivers a pod\'s events to the session webhooks, signed, and to /ws clients', async () => {
+      const key = 'cluster-secret';
+      const rx = await new WebhookReceiver(key).start();
+      const ws = await WsClient.connect(gw.url, `x-api-key=${ADMIN_KEY}&session=evented&events=session.status`);
+      try {
+        await gw.api('POST', '/api/sessions', {
+          name: 'evented',
+          config: { webhooks: [{ url: rx.url, events: ['session.status'], hmac: { key } }] },
+        });
+        await pod('evented');
+        const hook = await waitFor(() => rx.events('session.status').find((e) => e.payload.status === 'SCAN_QR_CODE'), 'the webhook');
+        expect(rx.received.every((r) => r.hmacValid)).toBe(true);
+        const frame = await waitFor(() => ws.events('session.status').find((e) => e.id === hook.id), 'the same event on /ws');
+        expect(frame).toEqual(hook);
+        const createHook = rx.received.find((r) => r.body.id === hook.id)!;
+        expect(createHook.headers['x-webhook-hmac']).toBe(createHmac('sha512', key).update(createHook.raw).digest('hex'));
+        await waitFor(async () => (await gw.api('GET', '/api/sessions/evented')).body.timestamps.activity !== null, 'activity');
+      } finally {
+        ws.close();
+        await rx.stop();
+      }
+    });
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { createClusterGateway } from '../../src/cluster/create-cluster-gateway.js';
+import { effectiveStatus, type MessagingSession } from '../../src/cluster/messaging-session.js';
+import { ConfigError, readConfig } from '../../src/config.js';
+
+describe('SWITCHBOARD_MODE', () => {
+  it('defaults to local mode, which needs nothing more', () => {
+    expect(readConfig({}).mode).toBe('local');
+  });
+
+  it('names every variable cluster mode is missing', () => {
+    const read = () => readConfig({ SWITCHBOARD_MODE: 'cluster' });
+    expect(read).toThrow(ConfigError);
+    expect(read).toThrow(/SWITCHBOARD_API_KEY[\s\S]*SWITCHBOARD_NATS_URL/);
+    expect(() => readConfig({ SWITCHBOARD_MODE: 'cluster', SWITCHBOARD_NATS_URL: 'nats://nats:4222' })).toThrow(
+      /needs\n {2}SWITCHBOARD_API_KEY/,
+    );
+  });
+
+  it('reads the cluster settings', () => {
+    const config = readConfig({
+      SWITCHBOARD_MODE: 'cluster',
+      SWITCHBOARD_API_KEY: 'admin-key',
+      SWITCHBOARD_NATS_URL: 'nats://nats:4222',
+      SWITCHBOARD_NAMESPACE: 'messaging',
+    });
+    expect(config).toMatchObject({ mode: 'cluster', apiKey: 'admin-key', natsUrl: 'nats://nats:4222', namespace: 'messaging' });
+  });
+
+  it('refuses an unknown mode, naming the variable', () => {
+    expect(() => readConfig({ SWITCHBOARD_MODE: 'swarm' })).toThrow(/SWITCHBOARD_MODE/);
+  });
+
+  it('refuses to start a cluster gateway without an admin key, before connecting anywhere', async () => {
+    const start = createClusterGateway({
+      port: 0,
+      host: '127.0.0.1',
+      apiKey: undefined,
+      defaultEngine: 'SANDBOX',
+      logLevel: 'silent',
+      globalWebhook: null,
+      natsUrl: 'nats://127.0.0.1:1',
+    });
+    await expect(start).rejects.toThrow(ConfigError);
+    await expect(start).rejects.toThrow(/SWITCHBOARD_API_KEY/);
+  });
+});
+
+describe('3. the status a MessagingSession answers', () => {
+  const session = (desiredState: 'Running' | 'Stopped', status?: string): MessagingSession =>
+    ({ spec: { engine: 'SANDBOX', desiredState, config: {}, apps: [] }, ...(status ? { status: { status } } : {}) }) as MessagingSession;
+
+  it('is STARTING while it should run and the operator still reports STOPPED or nothing', () => {
+    expect(effectiveStatus(session('Running'))).toBe('STARTING');
+    expect(effectiveStatus(session('Running', 'STOPPED'))).toBe('STARTING');
+  });
+
+  it('is the reported status otherwise, and STOPPED when nothing is reported for a stopped session', () => {
+    expect(effectiveStatus(session('Running', 'WORKING'))).toBe('WORKING');
+    expect(effectiveStatus(session('Stopped', 'WORKING'))).toBe('WORKING');
+    expect(effectiveStatus(session('Stopped'))).toBe('STOPPED');
+  });
+});

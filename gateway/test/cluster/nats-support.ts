@@ -1,0 +1,93 @@
+import { ensureEventStream } from '@switchboard/engine-pod';
+import { SUBJECTS, type WebhookConfig } from '@switchboard/protocol';
+import { type NatsServer, startNatsServer } from '@switchboard/testkit';
+import { connect, type NatsConnection } from 'nats';
+import { pino, type Logger } from 'pino';
+import { afterEach } from 'vitest';
+import type { PublishedEvent } from '../../src/events/event-bus.js';
+import { JetStreamWebhookWorker, type WebhookWorkerOptions } from '../../src/cluster/webhook-worker.js';
+import { startReceiver, type Receiver, type Responder } from '../webhooks/support.js';
+
+/** One gateway replica's webhook worker, on a NATS connection of its own (a process of its own). */
+export interface Replica {
+  readonly nc: NatsConnection;
+  readonly worker: JetStreamWebhookWorker;
+  /** A crash: the connection drops with nothing acked or handed back, then the process is gone. */
+  kill(): Promise<void>;
+}
+
+export type ReplicaOptions = Omit<Partial<WebhookWorkerOptions>, 'nc'> & { webhooks?: readonly WebhookConfig[] };
+
+/** Log lines collected as text, to check what a warning says. */
+export function captureLog(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { log: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }), lines };
+}
+
+/**
+ * A real nats-server with JetStream per test, replicas on it, the test's own connection (to
+ * publish as an engine pod does), and receivers; all closed after each test, even a failing one.
+ */
+export function natsPerTest() {
+  let server: NatsServer | undefined;
+  const connections: NatsConnection[] = [];
+  const workers: JetStreamWebhookWorker[] = [];
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+    await Promise.all(connections.splice(0).map((nc) => (nc.isClosed() ? undefined : nc.close())));
+    await server?.stop();
+    server = undefined;
+  });
+
+  const connection = async (): Promise<NatsConnection> => {
+    server ??= await startNatsServer();
+    const nc = await connect({ servers: server.url });
+    connections.push(nc);
+    return nc;
+  };
+
+  return {
+    connection,
+    /** A connection that publishes as an engine pod does, the events stream made sure of first. */
+    async engine(): Promise<NatsConnection> {
+      const nc = await connection();
+      await ensureEventStream(nc);
+      return nc;
+    },
+    async replica(options: ReplicaOptions = {}): Promise<Replica> {
+      const nc = await connection();
+      const { webhooks = [], ...rest } = options;
+      const worker = await JetStreamWebhookWorker.start({
+        nc,
+        log: pino({ level: 'silent' }),
+        webhooksOf: () => webhooks,
+        globalHook: null,
+        ackWaitMs: 1_000,
+        timeoutMs: 5_000,
+        ...rest,
+      });
+      workers.push(worker);
+      return {
+        nc,
+        worker,
+        async kill() {
+          await nc.close();
+          await worker.stop();
+        },
+      };
+    },
+    async receiver(respond?: Responder): Promise<Receiver> {
+      const receiver = await startReceiver(respond);
+      receivers.push(receiver);
+      return receiver;
+    },
+  };
+}
+
+/** Publishes an event as an engine pod does: to its subject, the event id as the message id. */
+export async function publishEvent(nc: NatsConnection, event: PublishedEvent): Promise<void> {
+  const { envelope } = event;
+  await nc.jetstream().publish(SUBJECTS.event(envelope.session, envelope.event), event.json, { msgID: envelope.id });
+}

@@ -1,0 +1,57 @@
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import { MESSAGING_SESSION } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ControlPlane } from '../../../test/e2e/support/control-plane.js';
+import { SessionCache } from '../../src/cluster/session-cache.js';
+import { SessionResources } from '../../src/cluster/session-resources.js';
+import { controlPlaneBuilt } from './kube-support.js';
+
+const crdPath = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'), 'crds/messagingsession.yaml');
+
+describe.skipIf(!controlPlaneBuilt())('the MessagingSession informer cache', () => {
+  let cp: ControlPlane;
+  let cache: SessionCache | undefined;
+
+  beforeAll(async () => {
+    const { start } = await import('../../../test/e2e/support/control-plane.js');
+    cp = await start();
+  }, 180_000);
+
+  afterAll(async () => {
+    await cache?.stop();
+    await cp?.stop();
+  }, 60_000);
+
+  it('keeps restarting after errors until it can list, then follows the resources', async () => {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cp.kubeconfigPath);
+    const resources = new SessionResources(kubeConfig, 'default');
+    cache = new SessionCache({ resources, kubeConfig, log: pino({ level: 'silent' }), restartDelayMs: 100 });
+    // No CRD yet: every list fails with 404, as against a cluster where it is not installed.
+    await cache.start();
+    await expect(cache.whenSynced(500)).rejects.toThrow(/cannot list MessagingSessions in namespace 'default'/);
+    expect(cache.list()).toBeUndefined();
+
+    await cp.kubectl(['apply', '-f', crdPath]);
+    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${MESSAGING_SESSION.plural}.${MESSAGING_SESSION.group}`]);
+    await cache.whenSynced(30_000);
+    expect(cache.list()).toEqual([]);
+
+    const manifest = JSON.stringify({
+      apiVersion: `${MESSAGING_SESSION.group}/${MESSAGING_SESSION.version}`,
+      kind: MESSAGING_SESSION.kind,
+      metadata: { name: 'by-kubectl' },
+      spec: { engine: 'SANDBOX' },
+    });
+    await cp.kubectl(['apply', '-f', '-'], manifest);
+    const seen = await waitFor(() => cache!.lookup('by-kubectl'), 'the watched resource');
+    // The CRD's defaults apply to a resource written by hand.
+    expect(seen.spec).toMatchObject({ engine: 'SANDBOX', desiredState: 'Running', config: {}, apps: [] });
+    await cp.kubectl(['delete', MESSAGING_SESSION.singular, 'by-kubectl']);
+    await waitFor(() => cache!.lookup('by-kubectl') === undefined, 'the deletion');
+  });
+});

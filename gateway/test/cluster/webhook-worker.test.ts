@@ -1,0 +1,150 @@
+import { createHmac } from 'node:crypto';
+import type { WebhookConfig } from '@switchboard/protocol';
+import { STREAMS } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import { describe, expect, it } from 'vitest';
+import { DEAD_LETTERS } from '../../src/cluster/event-source.js';
+import { WEBHOOK_CONSUMER } from '../../src/cluster/webhook-worker.js';
+import { freePort, makeEvent } from '../webhooks/support.js';
+import { captureLog, natsPerTest, publishEvent } from './nats-support.js';
+
+const { connection, engine: engineConnection, replica, receiver } = natsPerTest();
+const KEY = 'receiver-shared-secret';
+const signedBy = (key: string, body: Buffer) => createHmac('sha512', key).update(body).digest('hex');
+
+describe('6.1 webhooks in cluster mode: one JetStream consumer shared by the replicas', () => {
+  it('delivers each event once between two replicas, signed over the bytes the engine published', async () => {
+    const rx = await receiver();
+    const hook: WebhookConfig = { url: rx.url, events: ['message'], hmac: { key: KEY } };
+    const [a, b] = [await replica({ webhooks: [hook] }), await replica({ webhooks: [hook] })];
+    const engine = await engineConnection();
+    const events = Array.from({ length: 20 }, (_, seq) => makeEvent(seq % 2 ? 'alpha' : 'beta', seq));
+    for (const event of events) await publishEvent(engine, event);
+
+    await waitFor(() => rx.accepted.length === 20, 'all 20 deliveries');
+    // Long enough for a second replica's duplicate to show up, were the consumer not shared.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(rx.received).toHaveLength(20);
+    expect(new Set(rx.accepted.map((e) => e.id))).toEqual(new Set(events.map((e) => e.envelope.id)));
+    for (const request of rx.received) {
+      const id = JSON.parse(request.body.toString('utf8')).id;
+      expect(request.body.toString('utf8')).toBe(events.find((e) => e.envelope.id === id)!.json);
+      expect(request.headers['x-webhook-hmac']).toBe(signedBy(KEY, request.body));
+      expect(request.headers['x-webhook-hmac-algorithm']).toBe('sha512');
+      expect(request.headers['x-webhook-request-id']).toMatch(/^req_[0-9a-hjkmnp-tv-z]{26}$/);
+    }
+    expect(a.worker.counters.succeeded + b.worker.counters.succeeded).toBe(20);
+  });
+
+  it('sends each event to the session webhooks that want it and to the global webhook', async () => {
+    const rx = await receiver();
+    const session: WebhookConfig = { url: `${rx.url}?session`, events: ['session.status'] };
+    const global: WebhookConfig = { url: `${rx.url}?global`, events: ['*'] };
+    await replica({ webhooks: [session], globalHook: global });
+    const engine = await engineConnection();
+    await publishEvent(engine, makeEvent('alpha', 1, 'message'));
+    await publishEvent(engine, makeEvent('alpha', 2, 'session.status'));
+
+    await waitFor(() => rx.accepted.length === 3, 'three deliveries');
+    // `message` to the global webhook only; `session.status` to both.
+    const seqs = rx.accepted.map((envelope) => envelope.payload.seq);
+    expect(seqs.sort()).toEqual([1, 2, 2]);
+  });
+
+  it('keeps an event while it retries past the ack wait, so no other replica sends it again', async () => {
+    const rx = await receiver((_, index) => (index < 4 ? 503 : 200));
+    const hook: WebhookConfig = { url: rx.url, events: ['*'], retries: { policy: 'constant', delaySeconds: 0.4, attempts: 6 } };
+    const a = await replica({ webhooks: [hook], ackWaitMs: 1_000 });
+    const b = await replica({ webhooks: [hook], ackWaitMs: 1_000 });
+    await publishEvent(await engineConnection(), makeEvent('alpha', 1));
+
+    await waitFor(() => rx.accepted.length === 1, 'the fifth attempt to succeed', 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(rx.received).toHaveLength(5);
+    const counters = [a.worker.counters, b.worker.counters];
+    expect(counters.map((c) => c.succeeded).sort()).toEqual([0, 1]);
+    expect(counters.map((c) => c.retried).sort()).toEqual([0, 4]);
+  });
+});
+
+describe('6.1 at least once across replicas', () => {
+  it('has another replica deliver, after the ack wait, an event whose replica died mid-delivery', async () => {
+    let releaseHeld!: () => void;
+    const held = new Promise<number>((resolve) => (releaseHeld = () => resolve(200)));
+    const rx = await receiver((_, index) => (index === 0 ? held : 200));
+    const hook: WebhookConfig = { url: rx.url, events: ['*'], hmac: { key: KEY } };
+    const doomed = await replica({ webhooks: [hook], ackWaitMs: 1_000 });
+    const event = makeEvent('alpha', 1);
+    await publishEvent(await engineConnection(), event);
+    await waitFor(() => rx.received.length === 1, 'the first replica to post it');
+
+    const survivor = await replica({ webhooks: [hook], ackWaitMs: 1_000 });
+    const killedAt = Date.now();
+    await doomed.kill();
+    await waitFor(() => rx.accepted.length === 1, 'the survivor to deliver it', 10_000);
+    releaseHeld();
+
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(900);
+    expect(survivor.worker.counters.succeeded).toBe(1);
+    expect(rx.accepted[0]!.id).toBe(event.envelope.id);
+    const redelivered = rx.received[1]!;
+    expect(redelivered.body.toString('utf8')).toBe(event.json);
+    expect(redelivered.headers['x-webhook-hmac']).toBe(signedBy(KEY, redelivered.body));
+  });
+
+  it('hands its events back on a graceful stop, so another replica delivers them at once', async () => {
+    let releaseHeld!: () => void;
+    const held = new Promise<number>((resolve) => (releaseHeld = () => resolve(200)));
+    const rx = await receiver((_, index) => (index === 0 ? held : 200));
+    const hook: WebhookConfig = { url: rx.url, events: ['*'] };
+    const leaving = await replica({ webhooks: [hook], ackWaitMs: 30_000 });
+    await publishEvent(await engineConnection(), makeEvent('alpha', 1));
+    await waitFor(() => rx.received.length === 1, 'the first replica to post it');
+
+    const staying = await replica({ webhooks: [hook], ackWaitMs: 30_000 });
+    await leaving.worker.stop();
+    await waitFor(() => rx.accepted.length === 1, 'the other replica to deliver it', 5_000);
+    releaseHeld();
+    expect(staying.worker.counters.succeeded).toBe(1);
+  });
+});
+
+describe('6.1 given up, not dropped', () => {
+  it('publishes a delivery that used up its attempts to sb.dead.<session>, warns, and acks the event', async () => {
+    const down = `http://127.0.0.1:${await freePort()}/hook`;
+    const hook: WebhookConfig = {
+      url: down,
+      events: ['*'],
+      hmac: { key: KEY },
+      customHeaders: [{ name: 'X-Secret', value: 'header-secret' }],
+      retries: { policy: 'constant', delaySeconds: 0.05, attempts: 3 },
+    };
+    const { log, lines } = captureLog();
+    const { worker } = await replica({ webhooks: [hook], log });
+    const nc = await connection();
+    const event = makeEvent('alpha', 1);
+    await publishEvent(nc, event);
+
+    await waitFor(() => worker.counters.dead === 1, 'the delivery to die', 5_000);
+    const jsm = await nc.jetstreamManager();
+    const stored = await waitFor(
+      () => jsm.streams.getMessage(DEAD_LETTERS.stream, { last_by_subj: DEAD_LETTERS.subject('alpha') }).catch(() => null),
+      'the dead letter',
+    );
+    const letter = stored.json<Record<string, unknown>>();
+    expect(letter).toMatchObject({ eventId: event.envelope.id, session: 'alpha', event: 'message', url: down, attempts: 3 });
+    expect(letter.lastError).toBe('ECONNREFUSED');
+    expect(letter.envelope).toEqual(event.envelope);
+    expect(stored.string()).not.toContain(KEY);
+    expect(stored.string()).not.toContain('header-secret');
+    expect(worker.counters).toEqual({ succeeded: 0, retried: 2, dead: 1 });
+
+    await waitFor(async () => {
+      const info = await jsm.consumers.info(STREAMS.events, WEBHOOK_CONSUMER);
+      return info.num_ack_pending === 0 && info.num_pending === 0;
+    }, 'the event to be acked');
+    const warning = lines.map((line) => JSON.parse(line)).find((line) => line.level === 40);
+    expect(warning).toMatchObject({ session: 'alpha', eventId: event.envelope.id, attempt: 3, reason: 'ECONNREFUSED' });
+    expect(lines.join('')).not.toContain(KEY);
+  });
+});
