@@ -10,18 +10,17 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="$root/test/e2e/tools"
 bin="${SWITCHBOARD_CACHE:-$HOME/.cache/switchboard}/bin"
 
-# NATS has no module of ours (it is `go install`able as is), so its pin lives here.
-NATS_VERSION="${NATS_VERSION:-v2.12.15}"
-
 GO="$(command -v go || true)"
 [ -n "$GO" ] || GO=/usr/local/go/bin/go
 [ -x "$GO" ] || { echo "e2e-binaries: Go is required (go on PATH or /usr/local/go/bin/go)" >&2; exit 1; }
 
-# The go.mod files are the single source of truth for the etcd and Kubernetes pins.
-req_version() { awk -v m="$2" '($1 == m || ($1 == "require" && $2 == m)) { print $NF; exit }' "$1"; }
+# The go.mod files are the single source of truth for the pins (control-plane.ts reads them too).
+req_version() { awk -v m="$2" '$1 == m { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$1"; }
 ETCD_VERSION="$(req_version "$tools/etcd/go.mod" go.etcd.io/etcd/server/v3)"
 KUBE_VERSION="$(req_version "$tools/kube/go.mod" k8s.io/kubernetes)"
-[ -n "$ETCD_VERSION" ] && [ -n "$KUBE_VERSION" ] || { echo "e2e-binaries: cannot read pins from go.mod" >&2; exit 1; }
+NATS_VERSION="$(req_version "$tools/nats/go.mod" github.com/nats-io/nats-server/v2)"
+[ -n "$ETCD_VERSION" ] && [ -n "$KUBE_VERSION" ] && [ -n "$NATS_VERSION" ] ||
+  { echo "e2e-binaries: cannot read the pins from test/e2e/tools/*/go.mod" >&2; exit 1; }
 
 mkdir -p "$bin"
 # -buildvcs=false: the tool modules sit inside this git repo, whose state says nothing about them.
@@ -29,18 +28,18 @@ mkdir -p "$bin"
 export GOFLAGS="-mod=readonly -buildvcs=false"
 export CGO_ENABLED=0 # static binaries, no C toolchain needed
 
-# build <name> <dir> <go build|install args...>: builds into a temp dir (go build -o <dir>/ or
-# go install with GOBIN=<dir>), then renames, so an interrupted or concurrent run never leaves a
-# half-written binary under the final name. Any "{out}" argument is replaced by that temp dir.
+# build <name> <module dir> <go build args...>: builds into a temp dir ("{out}" in the args),
+# then renames, so an interrupted or concurrent run never leaves a half-written binary under the
+# final name.
 build() {
   local name="$1" dir="$2"; shift 2
   local out="$bin/$name"
   if [ -x "$out" ]; then echo "e2e-binaries: $name cached" >&2; return; fi
-  echo "e2e-binaries: building $name (cold Kubernetes builds take several minutes)" >&2
+  echo "e2e-binaries: building $name (a cold build of the Kubernetes ones takes minutes)" >&2
   local tmp start
   tmp="$(mktemp -d "$bin/.build.XXXXXX")"
   start=$SECONDS
-  (cd "$dir" && GOBIN="$tmp" "$GO" "${@//\{out\}/$tmp/}") >&2 || { rm -rf "$tmp"; echo "e2e-binaries: $name failed" >&2; exit 1; }
+  (cd "$dir" && "$GO" "${@//\{out\}/$tmp/}") >&2 || { rm -rf "$tmp"; echo "e2e-binaries: $name failed" >&2; exit 1; }
   mv -f "$tmp"/* "$out"
   rm -rf "$tmp"
   echo "e2e-binaries: built $name in $((SECONDS - start))s ($(du -h "$out" | cut -f1))" >&2
@@ -56,7 +55,6 @@ done
 build "etcd-$ETCD_VERSION" "$tools/etcd" build -trimpath -ldflags="-s -w" -o "{out}" .
 build "kube-apiserver-$KUBE_VERSION" "$tools/kube" build -trimpath -ldflags="$kube_ldflags" -o "{out}" ./cmd/kube-apiserver
 build "kubectl-$KUBE_VERSION" "$tools/kube" build -trimpath -ldflags="$kube_ldflags" -o "{out}" ./cmd/kubectl
-# pkg@version ignores any go.mod around it; the download is still checked against the checksum database.
-build "nats-server-$NATS_VERSION" "$tools" install -trimpath -ldflags="-s -w" "github.com/nats-io/nats-server/v2@$NATS_VERSION"
+build "nats-server-$NATS_VERSION" "$tools/nats" build -trimpath -ldflags="-s -w" -o "{out}" github.com/nats-io/nats-server/v2
 
 echo "$bin"
