@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 STAMP_TOOLS := .tools/bin/pnpm
 STAMP_DEPS := node_modules/.modules.yaml
 
-.PHONY: all toolchain install build run test bench typecheck clean test-services
+.PHONY: all toolchain install build run test unit e2e e2e-binaries bench typecheck clean test-services
 
 all: build
 
@@ -27,22 +27,43 @@ install: toolchain $(STAMP_DEPS)
 build: install
 	pnpm exec tsc -b protocol testkit engine-pod gateway operator bench
 
+## Also type-checks the tests, which vitest runs from source without checking types.
 typecheck: build
+	pnpm exec tsc -p tsconfig.test.json
 
 ## Start the gateway in local mode: port 3000 (or PORT), data in ./data (or SWITCHBOARD_DATA_DIR).
 run: build
 	node gateway/dist/main.js
 
-## Real services the tests start themselves: Debian's nats-server (JetStream) when missing.
+## Real services the tests start themselves: Debian's nats-server (JetStream) and openssl (the
+## e2e control plane's certificates) when missing.
 test-services:
 	@command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
+	@command -v openssl >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; }
 
-## Unit and integration tests: real server, real HTTP, websocket and webhook receivers, SQLite files, NATS.
-test: build test-services
+## Everything: unit and integration tests, the contract suite in local mode, then the e2e suite.
+test: unit e2e
+
+## Unit and integration tests (real server, HTTP, websocket and webhook receivers, SQLite, NATS)
+## and the REST contract suite against local mode.
+unit: build test-services
 	@mkdir -p .cache
-	pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest.json; \
-	  status=$$?; node scripts/test-summary.mjs .cache/vitest.json; exit $$status
+	pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest-unit.json; \
+	  status=$$?; node scripts/test-summary.mjs .cache/vitest-unit.json; exit $$status
+
+## etcd, kube-apiserver, kubectl and nats-server, built once from the Go module proxy into
+## ~/.cache/switchboard/bin (a cold build takes about 5-8 minutes on 2 cores).
+e2e-binaries:
+	bash scripts/e2e-binaries.sh >/dev/null
+
+## Cluster mode end to end: real etcd, kube-apiserver and NATS; operator, gateway, engine pods
+## (run by the test node agent); the contract suite against cluster mode.
+e2e: build test-services e2e-binaries
+	@mkdir -p .cache
+	pnpm exec vitest run --config test/e2e/vitest.config.ts --reporter=default --reporter=json --outputFile.json=.cache/vitest-e2e.json; \
+	  status=$$?; node scripts/test-summary.mjs .cache/vitest-e2e.json; exit $$status
 
 ## Benchmarks: ratios against a baseline measured in the same run; never fails on absolute times.
 bench: build

@@ -16,6 +16,8 @@ export default defineConfig({
         test: {
           name: 'packages',
           include: ['{protocol,engine-pod,gateway,operator,testkit}/test/**/*.test.ts'],
+          // Tests against a real API server run in the e2e suite (test/e2e/vitest.config.ts).
+          exclude: ['**/*.integration.test.ts', '**/node_modules/**'],
           testTimeout: 20_000,
           hookTimeout: 30_000,
         },

@@ -5,12 +5,12 @@ import { type NatsServer, startNatsServer } from '@switchboard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OperatorConfig } from '../src/config.js';
 import { type RunningOperator, startOperator } from '../src/operator.js';
-import { controlPlaneBinariesBuilt, TestCluster } from './support/cluster.js';
+import { TestCluster } from './support/cluster.js';
 import { testLog } from './support/log.js';
 import { sleep, waitFor } from './support/wait.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 
-describe.skipIf(!controlPlaneBinariesBuilt())('leader election between two replicas', { timeout: 60_000 }, () => {
+describe('leader election between two replicas', { timeout: 60_000 }, () => {
   let cluster: TestCluster;
   let nats: NatsServer;
   const cleanups: (() => unknown)[] = [];

@@ -7,7 +7,7 @@ import { connect, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type OperatorOptions, type RunningOperator, startOperator } from '../src/operator.js';
 import type { OperatorConfig } from '../src/config.js';
-import { controlPlaneBinariesBuilt, TestCluster } from './support/cluster.js';
+import { TestCluster } from './support/cluster.js';
 import { testLog } from './support/log.js';
 import { sleep, waitFor } from './support/wait.js';
 import { FakeEngine } from './support/fake-engine.js';
@@ -16,7 +16,7 @@ import { TcpProxy } from './support/tcp-proxy.js';
 const me = { id: '15550000000@c.us', pushName: 'Sandbox' };
 const HOLD = 'test.switchboard.dev/hold';
 
-describe.skipIf(!controlPlaneBinariesBuilt())('operator against a real API server', { timeout: 60_000 }, () => {
+describe('operator against a real API server', { timeout: 60_000 }, () => {
   let cluster: TestCluster;
   let nats: NatsServer;
   let nc: NatsConnection;

@@ -8,7 +8,9 @@ export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   resolve: { conditions: ['source'] },
   test: {
-    include: ['test/e2e/**/*.test.ts'],
+    // Everything that needs the real control plane: the e2e scenarios and the packages' tests
+    // against a real API server.
+    include: ['test/e2e/**/*.test.ts', '{operator,gateway}/test/**/*.integration.test.ts'],
     // Builds or finds the binaries once, before any worker starts (a cold build takes minutes).
     globalSetup: ['test/e2e/support/global-setup.ts'],
     // Starting a control plane takes seconds, and on 2 cores several at once starve each other.

@@ -51,9 +51,10 @@ describe('engine pod process', () => {
     expect(record).toMatchObject({ body: 'hello', fromMe: true, ackName: 'PENDING' });
 
     const jsm = await nats.nc.jetstreamManager();
-    type Stored = { subject: string; event: string; payload: { id?: string; status?: string } };
+    type Envelope = { event: string; payload: { id?: string; status?: string } };
+    type Stored = Envelope & { subject: string };
     const sessionEvents = async (): Promise<Stored[]> =>
-      (await streamMessages(jsm, STREAMS.events, 'sb.evt.p1.')).map((m) => ({ subject: m.subject, ...m.json<Stored>() }));
+      (await streamMessages(jsm, STREAMS.events, 'sb.evt.p1.')).map((m) => ({ ...m.json<Envelope>(), subject: m.subject }));
     const forMessage = await waitFor('message.any and two message.ack on the stream', async () => {
       const found = (await sessionEvents()).filter((e) => e.payload.id === record.id);
       return found.length >= 3 && found;

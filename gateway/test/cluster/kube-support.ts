@@ -22,17 +22,6 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const ADMIN_KEY = 'cluster-test-admin-key-0123456789';
 const silent = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
-/**
- * The real control plane's binaries are built once from source (20-30 min, `make e2e-binaries`);
- * the tests that need an API server are skipped until they exist rather than start that build.
- */
-export function controlPlaneBuilt(): boolean {
-  const dir = join(process.env.SWITCHBOARD_CACHE ?? join(homedir(), '.cache/switchboard'), 'bin');
-  if (!existsSync(dir)) return false;
-  const files = readdirSync(dir);
-  return ['etcd-', 'kube-apiserver-', 'kubectl-'].every((prefix) => files.some((file) => file.startsWith(prefix)));
-}
-
 /** etcd and kube-apiserver as processes, with the MessagingSession CRD applied and established. */
 export async function startControlPlane(namespace: string): Promise<ControlPlane> {
   const { start } = await import('../../../test/e2e/support/control-plane.js');

@@ -16,17 +16,6 @@ const CRD_PATH = fileURLToPath(new URL('../../../crds/messagingsession.yaml', im
 const { group, version, plural } = MESSAGING_SESSION;
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-/**
- * Whether the control-plane binaries are built (scripts/e2e-binaries.sh). Without them these
- * tests are skipped rather than starting a cold Kubernetes build inside `make test`.
- */
-export function controlPlaneBinariesBuilt(): boolean {
-  const bin = join(process.env.SWITCHBOARD_CACHE ?? join(homedir(), '.cache/switchboard'), 'bin');
-  if (!existsSync(bin)) return false;
-  const files = readdirSync(bin);
-  return ['etcd-', 'kube-apiserver-', 'kubectl-'].every((prefix) => files.some((f) => f.startsWith(prefix)));
-}
-
 export class TestCluster {
   readonly kubeConfig = new KubeConfig();
   readonly core: CoreV1Api;

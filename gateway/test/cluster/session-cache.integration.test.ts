@@ -8,11 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../test/e2e/support/control-plane.js';
 import { SessionCache } from '../../src/cluster/session-cache.js';
 import { SessionResources } from '../../src/cluster/session-resources.js';
-import { controlPlaneBuilt } from './kube-support.js';
 
 const crdPath = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'), 'crds/messagingsession.yaml');
 
-describe.skipIf(!controlPlaneBuilt())('the MessagingSession informer cache', () => {
+describe('the MessagingSession informer cache', () => {
   let cp: ControlPlane;
   let cache: SessionCache | undefined;
 

@@ -6,7 +6,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../test/e2e/support/control-plane.js';
 import {
   ADMIN_KEY,
-  controlPlaneBuilt,
   resourceClient,
   startClusterGateway,
   startControlPlane,
@@ -16,7 +15,7 @@ import {
 
 const NAMESPACE = 'switchboard-test';
 
-describe.skipIf(!controlPlaneBuilt())('ClusterSessionBackend against a real API server', () => {
+describe('ClusterSessionBackend against a real API server', () => {
   let cp: ControlPlane;
   let nats: NatsServer;
   let nc: NatsConnection;
