@@ -67,7 +67,15 @@ e2e: build test-services e2e-binaries
 
 ## Benchmarks: ratios against a baseline measured in the same run; never fails on absolute times.
 bench: build
-	node bench/dist/send-text.js
+	node bench/dist/all.js
 
 clean:
 	rm -rf node_modules */node_modules */dist test/*/node_modules
+
+## For machines with Docker and kind (not the ones `make test` runs on: they have no Docker
+## engine). Builds the four images, loads them into a kind cluster, installs the chart into a
+## namespace that enforces the restricted Pod Security standard, and runs the kind scenarios
+## (test/e2e/chart/kind/). See scripts/kind-up.sh for its settings and docs/operations.md.
+.PHONY: kind-up
+kind-up: install e2e-binaries
+	bash scripts/kind-up.sh

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Pod, Watch } from '@kubernetes/client-node';
+import { buildEnginePod, readConfig, type RunningOperator, startOperator } from '@switchboard/operator';
+import { enginePodName, LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
+import { elapsedMs, inPool } from './stats.js';
+
+/**
+ * 200 MessagingSessions reconciled into engine pods by the operator, beside the floor it cannot
+ * beat, in the same run against the same real control plane (etcd + kube-apiserver from
+ * test/e2e/support, no kubelet: pods are objects, nothing runs them):
+ *  - baseline: 200 pods of the very shape the operator builds, created directly through the API;
+ *  - product: 200 MessagingSession CRs (SANDBOX, desiredState Running) created, and the operator
+ *    (in process, real NATS) reconciling them, until all 200 engine pods exist.
+ * Both are timed from the first create to the last pod seen by a watch on the engine label.
+ */
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
+/** Creates in flight, for the CRs and for the baseline's pods alike. */
+const CREATE_CONCURRENCY = Number(process.env.BENCH_CREATE_CONCURRENCY ?? 16);
+const WARMUP = Number(process.env.BENCH_RECONCILE_WARMUP ?? 5);
+const TIMEOUT_MS = Number(process.env.BENCH_RECONCILE_TIMEOUT_MS ?? 300_000);
+const DIRECT_NS = 'bench-direct';
+const OPERATOR_NS = 'bench-operator';
+const ENGINE_SELECTOR = `${LABELS.component}=engine`;
+const { group, version, plural, kind } = MESSAGING_SESSION;
+
+/** The part of test/e2e/support/control-plane.ts this benchmark uses. */
+interface ControlPlane {
+  readonly kubeconfigPath: string;
+  kubectl(args: string[], stdin?: string): Promise<string>;
+  ensureNamespace(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+interface Nats {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+interface ControlPlaneModule {
+  start(): Promise<ControlPlane>;
+  startNats(): Promise<Nats>;
+}
+
+/**
+ * The e2e suite's control plane, imported from its TypeScript source by relative path (Node runs
+ * it with type stripping). It lives outside this package's rootDir, so tsc does not compile it
+ * here; the interfaces above are what this file relies on.
+ */
+const CONTROL_PLANE = new URL('../../test/e2e/support/control-plane.ts', import.meta.url);
+const CRD = new URL('../../crds/messagingsession.yaml', import.meta.url);
+
+type SessionResource = Parameters<typeof buildEnginePod>[0];
+
+async function main(): Promise<void> {
+  const { start, startNats } = (await import(CONTROL_PLANE.href)) as ControlPlaneModule;
+  const started = process.hrtime.bigint();
+  const [cp, nats] = await Promise.all([start(), startNats()]);
+  let operator: RunningOperator | null = null;
+  const watches: AbortController[] = [];
+  try {
+    console.error(`control plane and NATS up in ${(elapsedMs(started) / 1000).toFixed(1)} s`);
+    await cp.kubectl(['apply', '-f', CRD.pathname]);
+    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${plural}.${group}`]);
+    await cp.ensureNamespace(DIRECT_NS);
+    await cp.ensureNamespace(OPERATOR_NS);
+
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cp.kubeconfigPath);
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+
+    // The product's own configuration path and defaults (workers, resources); its own KubeConfig.
+    const operatorKube = new KubeConfig();
+    operatorKube.loadFromFile(cp.kubeconfigPath);
+    const config = readConfig(
+      {
+        SWITCHBOARD_NAMESPACE: OPERATOR_NS,
+        SWITCHBOARD_NATS_URL: nats.url,
+        SWITCHBOARD_ENGINE_IMAGE: 'ghcr.io/switchboard/engine:bench',
+        SWITCHBOARD_BROWSER_ENGINE_IMAGE: 'ghcr.io/switchboard/engine-browser:bench',
+        SWITCHBOARD_IDENTITY: 'bench-operator',
+        SWITCHBOARD_LOG_LEVEL: 'silent',
+        ...(process.env.BENCH_WORKERS ? { SWITCHBOARD_WORKERS: process.env.BENCH_WORKERS } : {}),
+      },
+      operatorKube,
+    );
+
+    // The pod the operator would build for a session of that name, created by us instead.
+    const createPod = (session: string) =>
+      core.createNamespacedPod({ namespace: DIRECT_NS, body: buildEnginePod(fakeSession(session, DIRECT_NS), config.pods) });
+    const createSession = (name: string) =>
+      custom.createNamespacedCustomObject({
+        group,
+        version,
+        namespace: OPERATOR_NS,
+        plural,
+        body: {
+          apiVersion: `${group}/${version}`,
+          kind,
+          metadata: { name },
+          spec: { engine: 'SANDBOX', desiredState: 'Running' },
+        },
+      });
+    /** Resolves, once the watch is open, to a promise of when the last of `podNames` was added. */
+    const podsSeen = async (namespace: string, podNames: readonly string[]) => {
+      const { controller, allSeen } = await watchPods(kubeConfig, core, namespace, podNames);
+      watches.push(controller);
+      return { allSeen };
+    };
+
+    // Warm-up, not measured: the API server's caches and this process's JIT; for the product,
+    // also proof that the operator leads, its caches are synced and its workers run.
+    const warmDirect = names('warm', WARMUP);
+    const warmDirectSeen = await podsSeen(DIRECT_NS, warmDirect.map(enginePodName));
+    await inPool(warmDirect, CREATE_CONCURRENCY, async (name) => void (await createPod(name)));
+    await withTimeout(warmDirectSeen.allSeen, 'warm-up pods');
+
+    operator = await startOperator(config);
+    const warmOperator = names('warm', WARMUP);
+    const warmOperatorSeen = await podsSeen(OPERATOR_NS, warmOperator.map(enginePodName));
+    await inPool(warmOperator, CREATE_CONCURRENCY, async (name) => void (await createSession(name)));
+    await withTimeout(warmOperatorSeen.allSeen, 'the operator reconciling the warm-up sessions');
+
+    // Baseline: the pods alone, straight to the API.
+    const direct = names('s', SESSIONS);
+    const directSeen = await podsSeen(DIRECT_NS, direct.map(enginePodName));
+    const directStart = process.hrtime.bigint();
+    await inPool(direct, CREATE_CONCURRENCY, async (name) => void (await createPod(name)));
+    const directCreatedMs = elapsedMs(directStart);
+    const directMs = elapsedMs(directStart, await withTimeout(directSeen.allSeen, 'the direct pods'));
+
+    // Product: the CRs, and the operator making their pods.
+    const sessions = names('s', SESSIONS);
+    const operatorSeen = await podsSeen(OPERATOR_NS, sessions.map(enginePodName));
+    const operatorStart = process.hrtime.bigint();
+    await inPool(sessions, CREATE_CONCURRENCY, async (name) => void (await createSession(name)));
+    const crsCreatedMs = elapsedMs(operatorStart);
+    const operatorMs = elapsedMs(operatorStart, await withTimeout(operatorSeen.allSeen, 'the operator reconciling the sessions'));
+
+    print({ directMs, directCreatedMs, operatorMs, crsCreatedMs, workers: config.workers });
+  } finally {
+    for (const controller of watches) controller.abort();
+    await operator?.stop();
+    await nats.stop();
+    await cp.stop();
+  }
+}
+
+const names = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `bench-${prefix}-${String(i).padStart(4, '0')}`);
+
+/**
+ * A MessagingSession as the API server would hand it to the operator, for building the
+ * baseline's pods; its uid is made up, so their owner reference points at nothing (no garbage
+ * collector runs here to care).
+ */
+function fakeSession(name: string, namespace: string): SessionResource {
+  return {
+    apiVersion: `${group}/${version}`,
+    kind,
+    metadata: { name, namespace, uid: randomUUID(), generation: 1 },
+    spec: { engine: 'SANDBOX', desiredState: 'Running', config: {} },
+  };
+}
+
+/**
+ * Watches the engine pods of a namespace from now on; `allSeen` resolves with the hrtime at
+ * which the last of `expected` was added. Resolves once the watch is open.
+ */
+async function watchPods(
+  kubeConfig: KubeConfig,
+  core: CoreV1Api,
+  namespace: string,
+  expected: readonly string[],
+): Promise<{ controller: AbortController; allSeen: Promise<bigint> }> {
+  const list = await core.listNamespacedPod({ namespace, labelSelector: ENGINE_SELECTOR, limit: 1 });
+  const missing = new Set(expected);
+  let resolveSeen!: (at: bigint) => void;
+  let rejectSeen!: (error: Error) => void;
+  const allSeen = new Promise<bigint>((resolve, reject) => {
+    resolveSeen = resolve;
+    rejectSeen = reject;
+  });
+  const controller = await new Watch(kubeConfig).watch(
+    `/api/v1/namespaces/${namespace}/pods`,
+    { labelSelector: ENGINE_SELECTOR, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: false },
+    (phase: string, pod: V1Pod) => {
+      if (phase !== 'ADDED' || !pod.metadata?.name || !missing.delete(pod.metadata.name)) return;
+      if (missing.size === 0) resolveSeen(process.hrtime.bigint());
+    },
+    (error: unknown) => {
+      if (missing.size > 0) rejectSeen(new Error(`pod watch in ${namespace} ended with ${missing.size} pods not seen: ${String(error)}`));
+    },
+  );
+  return { controller, allSeen };
+}
+
+async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${TIMEOUT_MS} ms waiting for ${what}`)), TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function print(r: { directMs: number; directCreatedMs: number; operatorMs: number; crsCreatedMs: number; workers: number }): void {
+  const rate = (ms: number) => SESSIONS / (ms / 1000);
+  const row = (name: string, ms: number, note: string) =>
+    `  ${name.padEnd(44)} ${(ms / 1000).toFixed(2).padStart(7)} s   ${rate(ms).toFixed(1).padStart(7)} sessions/s   ${note}`;
+  console.log(`\nreconcile ${SESSIONS} MessagingSessions (SANDBOX, Running) into engine pods; real etcd + kube-apiserver, no kubelet`);
+  console.log(`creates: ${CREATE_CONCURRENCY} in flight; operator workers: ${r.workers}`);
+  console.log(row('direct: create the pods through the API', r.directMs, `(creates answered after ${(r.directCreatedMs / 1000).toFixed(2)} s)`));
+  console.log(row('operator: create CRs, wait for engine pods', r.operatorMs, `(CRs created after ${(r.crsCreatedMs / 1000).toFixed(2)} s)`));
+  console.log(`throughput ratio (operator / direct): ${(rate(r.operatorMs) / rate(r.directMs)).toFixed(2)}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
