@@ -35,13 +35,14 @@ typecheck: build
 run: build
 	node gateway/dist/main.js
 
-## Real services the tests start themselves: Debian's nats-server (JetStream) and openssl (the
-## e2e control plane's certificates) when missing.
+## Real services the tests start themselves, installed from Debian when missing: nats-server
+## (JetStream), openssl (the e2e control plane's certificates), chromium (the WEBJS engine).
 test-services:
 	@command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
 	@command -v openssl >/dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; }
+	@bash scripts/ensure-chromium.sh
 
 ## Everything: unit and integration tests, the contract suite in local mode, then the e2e suite.
 test: unit e2e

@@ -4,6 +4,18 @@ export { CommandError } from './command-error.js';
 export type { Engine, EngineContext, EngineFactory, EngineLog, SendTextArgs } from './engine.js';
 export { EngineHost, type EngineHostOptions, type HostedEvent } from './engine-host.js';
 export { DEFAULT_SANDBOX_OPTIONS, SandboxEngine, type SandboxOptions } from './engines/sandbox/sandbox-engine.js';
+export {
+  createWebjsClient,
+  DEFAULT_WEBJS_OPTIONS,
+  WEBJS_BROWSER_FLAGS,
+  webjsEngineFactory,
+  webjsLaunchOptions,
+  type WebjsOptions,
+  webjsOptionsFromEnv,
+} from './engines/webjs/client-factory.js';
+export { WebjsEngine } from './engines/webjs/webjs-engine.js';
+export { StoreAuthStrategy, type StoreAuthStrategyOptions } from './engines/webjs/store-auth-strategy.js';
+export type { WebjsClientEvents, WebjsClientLike, WebjsEventName } from './engines/webjs/webjs-client.js';
 export { CommandServer, type CommandServerOptions } from './cluster/command-server.js';
 export { parseSessionCommand } from './cluster/command-parse.js';
 export {

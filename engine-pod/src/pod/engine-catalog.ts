@@ -1,6 +1,7 @@
 import type { EngineName } from '@switchboard/protocol';
 import type { EngineFactory } from '../engine.js';
 import { DEFAULT_SANDBOX_OPTIONS, SandboxEngine } from '../engines/sandbox/sandbox-engine.js';
+import { webjsEngineFactory, webjsOptionsFromEnv } from '../engines/webjs/client-factory.js';
 
 export interface EngineTuning {
   /** SANDBOX: how often the QR is renewed while waiting for a scan (tests shorten it). */
@@ -13,6 +14,7 @@ const CATALOG: Partial<Record<EngineName, (tuning: EngineTuning) => EngineFactor
     const options = { ...DEFAULT_SANDBOX_OPTIONS, qrRenewMs: tuning.sandboxQrRenewMs ?? DEFAULT_SANDBOX_OPTIONS.qrRenewMs };
     return (context) => new SandboxEngine(context, options);
   },
+  WEBJS: () => webjsEngineFactory(webjsOptionsFromEnv(process.env)),
 };
 
 export const AVAILABLE_ENGINES = Object.keys(CATALOG) as EngineName[];

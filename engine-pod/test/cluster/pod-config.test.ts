@@ -55,8 +55,9 @@ describe('engine pod configuration', () => {
   });
 
   it('rejects an engine this build does not have, naming the ones it has', () => {
-    expect(() => readPodConfig({ ...base, SWITCHBOARD_ENGINE: 'NOWEB' })).toThrow(
-      /SWITCHBOARD_ENGINE: NOWEB is not in this engine pod build \(it has SANDBOX\)/,
+    // GOWS is an engine of the interface that no build of ours has yet.
+    expect(() => readPodConfig({ ...base, SWITCHBOARD_ENGINE: 'GOWS' })).toThrow(
+      /SWITCHBOARD_ENGINE: GOWS is not in this engine pod build \(it has [A-Z, ]*SANDBOX/,
     );
   });
 });

@@ -1,4 +1,5 @@
 import { type EngineFactory, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
+import { webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
 import type { EngineName } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 
@@ -6,7 +7,7 @@ import { ApiError } from '../http/errors.js';
 export type EngineCatalog = Partial<Record<EngineName, EngineFactory>>;
 
 export function localEngineCatalog(options: { sandbox: SandboxOptions }): EngineCatalog {
-  return { SANDBOX: (context) => new SandboxEngine(context, options.sandbox) };
+  return { SANDBOX: (context) => new SandboxEngine(context, options.sandbox), WEBJS: webjsEngineFactory(webjsOptionsFromEnv(process.env)) };
 }
 
 /** Throws a 422 naming the engines that are available, so the user can pick one. */

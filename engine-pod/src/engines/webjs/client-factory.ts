@@ -1,0 +1,89 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EngineContext, EngineFactory } from '../../engine.js';
+import { StoreAuthStrategy } from './store-auth-strategy.js';
+import type { WebjsClientLike } from './webjs-client.js';
+import { WebjsEngine } from './webjs-engine.js';
+
+/**
+ * Chromium's flags: headless, and no connection of its own to anything but the page it is
+ * given (no sync, component updates, background fetches or QUIC). `--no-sandbox`: Chromium's
+ * sandbox refuses to run as root, and restricted pods lack the user namespaces it needs.
+ */
+export const WEBJS_BROWSER_FLAGS: readonly string[] = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export interface WebjsOptions {
+  /** Debian's chromium; the engine never downloads a browser. */
+  readonly chromiumPath: string;
+  /** Root of the sessions' browser profiles (`<dataDir>/<session>`); the store is their source. */
+  readonly dataDir: string;
+  readonly browserFlags: readonly string[];
+  readonly profileSave: { readonly firstAfterMs: number; readonly everyMs: number };
+}
+
+export const DEFAULT_WEBJS_OPTIONS: WebjsOptions = {
+  chromiumPath: '/usr/bin/chromium',
+  dataDir: join(tmpdir(), 'switchboard-webjs'),
+  browserFlags: WEBJS_BROWSER_FLAGS,
+  profileSave: { firstAfterMs: 60_000, everyMs: 5 * 60_000 },
+};
+
+/** `SWITCHBOARD_CHROMIUM_PATH` and `SWITCHBOARD_WEBJS_DATA_DIR` over the defaults. */
+export function webjsOptionsFromEnv(env: NodeJS.ProcessEnv): WebjsOptions {
+  return {
+    ...DEFAULT_WEBJS_OPTIONS,
+    chromiumPath: env.SWITCHBOARD_CHROMIUM_PATH || DEFAULT_WEBJS_OPTIONS.chromiumPath,
+    dataDir: env.SWITCHBOARD_WEBJS_DATA_DIR || DEFAULT_WEBJS_OPTIONS.dataDir,
+  };
+}
+
+/** Puppeteer's launch options: our chromium with our flags, never a downloaded browser. */
+export function webjsLaunchOptions(options: WebjsOptions) {
+  return { executablePath: options.chromiumPath, headless: true, args: [...options.browserFlags], defaultViewport: null };
+}
+
+/**
+ * The real client: whatsapp-web.js's `Client` on our chromium, with its login kept in the
+ * session's auth-state store. The library (and puppeteer with it) is loaded on first use, so a
+ * gateway without WEBJS sessions never loads it.
+ */
+export async function createWebjsClient(options: WebjsOptions, context: EngineContext): Promise<WebjsClientLike> {
+  await access(options.chromiumPath, constants.X_OK).catch(() => {
+    throw new Error(
+      `WEBJS needs chromium at ${options.chromiumPath}: install Debian's chromium (scripts/ensure-chromium.sh) or set SWITCHBOARD_CHROMIUM_PATH`,
+    );
+  });
+  const { Client } = (await import('whatsapp-web.js')).default;
+  const authStrategy = new StoreAuthStrategy({
+    store: context.authState,
+    profileDir: join(options.dataDir, context.session),
+    log: context.log,
+    firstSaveAfterMs: options.profileSave.firstAfterMs,
+    saveEveryMs: options.profileSave.everyMs,
+  });
+  const client = new Client({
+    // The library's own type for strategies declares methods as properties; ours is a subclass of its base.
+    authStrategy: authStrategy as never,
+    puppeteer: webjsLaunchOptions(options),
+    // The cached web client page lives with the profiles, not in the working directory.
+    webVersionCache: { type: 'local', path: join(options.dataDir, '.wwebjs_cache') },
+    qrMaxRetries: 0,
+  });
+  return client as unknown as WebjsClientLike;
+}
+
+export function webjsEngineFactory(options: WebjsOptions = DEFAULT_WEBJS_OPTIONS): EngineFactory {
+  return (context) => new WebjsEngine(context, () => createWebjsClient(options, context));
+}

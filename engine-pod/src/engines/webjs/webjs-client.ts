@@ -1,0 +1,150 @@
+/**
+ * The part of whatsapp-web.js the WEBJS engine uses, typed by what the library really hands
+ * over (1.34.7). Its structures come out of the browser as JSON, so a Wid or a message key may
+ * arrive as an object with `_serialized` or already as that string; the mapping accepts both.
+ * The engine only sees this interface: tests drive it with a scripted client, production with
+ * the library's `Client` (`client-factory.ts`).
+ */
+
+/** A WhatsApp id (`123@c.us`, `123@g.us`, `123@lid`), serialized or as the browser's Wid. */
+export type WebjsWid = string | { readonly _serialized: string };
+
+/** A message key: `Message.id`, `Reaction.id`, `PollVote.parentMsgKey` ... */
+export interface WebjsMessageKey {
+  readonly fromMe: boolean;
+  readonly remote: WebjsWid;
+  readonly id: string;
+  readonly participant?: WebjsWid | null;
+  readonly _serialized?: string;
+}
+
+/** `Message` (src/structures/Message.js): the fields the mapping reads. */
+export interface WebjsMessage {
+  readonly id: WebjsMessageKey;
+  readonly ack?: number;
+  readonly body: string;
+  readonly hasMedia: boolean;
+  readonly type: string;
+  readonly timestamp: number;
+  readonly from: string;
+  readonly to: string;
+  readonly author?: string;
+  readonly fromMe: boolean;
+  readonly vCards?: readonly string[];
+  readonly hasQuotedMsg?: boolean;
+  readonly protocolMessageKey?: WebjsMessageKey | string;
+  readonly latestEditMsgKey?: WebjsMessageKey | string;
+  /** The raw message model, as the browser serialized it. */
+  readonly _data: Record<string, unknown>;
+}
+
+/** `Reaction`: `id` is the reaction's own key, `msgId` the key of the message reacted to. */
+export interface WebjsReaction {
+  readonly id: WebjsMessageKey | string;
+  readonly msgId: WebjsMessageKey | string;
+  readonly senderId: string;
+  readonly timestamp: number;
+  /** Empty when the reaction was removed. */
+  readonly reaction: string;
+  readonly ack?: number;
+}
+
+/** `Call`: an incoming or outgoing call offer. */
+export interface WebjsCall {
+  readonly id: string;
+  readonly from: string;
+  readonly timestamp: number;
+  readonly isVideo: boolean;
+  readonly isGroup: boolean;
+  readonly fromMe: boolean;
+}
+
+/** `GroupNotification`: `type` is the gp2 subtype (`add`, `remove`, `subject` ...). */
+export interface WebjsGroupNotification {
+  readonly id: WebjsMessageKey;
+  readonly chatId: string;
+  readonly author?: string;
+  readonly recipientIds: readonly WebjsWid[];
+  readonly type: string;
+  readonly timestamp: number;
+  readonly body: string;
+}
+
+/** `PollVote`. The library keeps no key of the vote message itself, only the poll's. */
+export interface WebjsPollVote {
+  readonly voter: WebjsWid;
+  readonly selectedOptions: readonly { readonly name?: string; readonly localId: number }[];
+  readonly interractedAtTs: number;
+  readonly parentMsgKey: WebjsMessageKey | string;
+}
+
+/** `ClientInfo`, set by the library just before `ready`. */
+export interface WebjsClientInfo {
+  readonly wid: WebjsWid;
+  readonly pushname?: string;
+}
+
+export interface WebjsGroupMetadata {
+  readonly subject?: string;
+  readonly desc?: string;
+  readonly announce?: boolean;
+  readonly memberAddMode?: string;
+  readonly membershipApprovalMode?: boolean;
+  readonly participants?: readonly { readonly id: WebjsWid; readonly isAdmin?: boolean; readonly isSuperAdmin?: boolean }[];
+}
+
+/** `Chat` / `GroupChat` as `getChatById` returns it. */
+export interface WebjsChat {
+  readonly id: WebjsWid;
+  readonly name?: string;
+  readonly isGroup: boolean;
+  readonly groupMetadata?: WebjsGroupMetadata;
+}
+
+/** The arguments of every client event the engine listens to (src/util/Constants.js `Events`). */
+export interface WebjsClientEvents {
+  qr: [qr: string];
+  code: [code: string];
+  authenticated: [session?: unknown];
+  auth_failure: [message?: unknown];
+  ready: [];
+  disconnected: [reason: string];
+  change_state: [state: string];
+  loading_screen: [percent: number, message: string];
+  message: [message: WebjsMessage];
+  message_create: [message: WebjsMessage];
+  message_ciphertext: [message: WebjsMessage];
+  message_ack: [message: WebjsMessage, ack: number];
+  message_reaction: [reaction: WebjsReaction];
+  message_edit: [message: WebjsMessage, newBody: string, prevBody: string];
+  message_revoke_everyone: [message: WebjsMessage, revokedMessage?: WebjsMessage | null];
+  message_revoke_me: [message: WebjsMessage];
+  group_join: [notification: WebjsGroupNotification];
+  group_leave: [notification: WebjsGroupNotification];
+  group_admin_changed: [notification: WebjsGroupNotification];
+  group_update: [notification: WebjsGroupNotification];
+  call: [call: WebjsCall];
+  vote_update: [vote: WebjsPollVote];
+}
+
+export type WebjsEventName = keyof WebjsClientEvents;
+
+export interface WebjsSendOptions {
+  readonly linkPreview?: boolean;
+  readonly quotedMessageId?: string;
+  readonly sendSeen?: boolean;
+}
+
+/** The subset of whatsapp-web.js's `Client` the engine uses. */
+export interface WebjsClientLike {
+  /** Set by the library before `ready`; undefined until then. */
+  readonly info?: WebjsClientInfo | undefined;
+  on<E extends WebjsEventName>(event: E, listener: (...args: WebjsClientEvents[E]) => void): unknown;
+  initialize(): Promise<void>;
+  destroy(): Promise<void>;
+  logout(): Promise<void>;
+  /** Resolves with undefined or null when the chat cannot be found. */
+  sendMessage(chatId: string, content: string, options?: WebjsSendOptions): Promise<WebjsMessage | null | undefined>;
+  requestPairingCode(phoneNumber: string, showNotification?: boolean, intervalMs?: number): Promise<string>;
+  getChatById(chatId: string): Promise<WebjsChat>;
+}

@@ -1,0 +1,296 @@
+import type { MeInfo, MessageRecord, RequestCodeRequest, SessionStatus } from '@switchboard/protocol';
+import { CommandError } from '../../command-error.js';
+import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
+import { ApiSendGate } from './api-send-gate.js';
+import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
+import {
+  ackPayload,
+  callPayload,
+  editedPayload,
+  messageRecord,
+  pollVotePayload,
+  reactionPayload,
+  revokedPayload,
+} from './message-mapping.js';
+import type { WebjsClientEvents, WebjsClientLike, WebjsEventName, WebjsGroupNotification } from './webjs-client.js';
+import { recordId, wid } from './webjs-ids.js';
+
+/** How each client event's arguments are named in `engine.event`; also the events listened to. */
+const EVENT_ARGS: Record<WebjsEventName, readonly string[]> = {
+  qr: ['qr'],
+  code: ['code'],
+  authenticated: ['session'],
+  auth_failure: ['message'],
+  ready: [],
+  disconnected: ['reason'],
+  change_state: ['state'],
+  loading_screen: ['percent', 'message'],
+  message: ['message'],
+  message_create: ['message'],
+  message_ciphertext: ['message'],
+  message_ack: ['message', 'ack'],
+  message_reaction: ['reaction'],
+  message_edit: ['message', 'newBody', 'prevBody'],
+  message_revoke_everyone: ['message', 'revokedMessage'],
+  message_revoke_me: ['message'],
+  group_join: ['notification'],
+  group_leave: ['notification'],
+  group_admin_changed: ['notification'],
+  group_update: ['notification'],
+  call: ['call'],
+  vote_update: ['vote'],
+};
+
+/** Disconnect reasons after which the login is gone, not just the connection. */
+const LOGIN_LOST = new Set(['LOGOUT', 'UNPAIRED', 'UNPAIRED_IDLE']);
+
+type Handlers = { [E in WebjsEventName]?: (...args: WebjsClientEvents[E]) => void | Promise<void> };
+
+/**
+ * WEBJS: whatsapp-web.js driving WhatsApp Web in Debian's chromium. The engine maps the
+ * library's client events to the normalized events of spec 6.2 through pure functions
+ * (`message-mapping.ts`, `group-mapping.ts`) and reports its status; every client event also
+ * goes out untranslated as `engine.event`. It sees the library only through `WebjsClientLike`.
+ */
+export class WebjsEngine implements Engine {
+  readonly name = 'WEBJS' as const;
+  private client: WebjsClientLike | null = null;
+  private stopped = false;
+  private status: SessionStatus = 'STARTING';
+  private qrValue: string | null = null;
+  private account: MeInfo | null = null;
+  private readonly gate = new ApiSendGate();
+
+  constructor(
+    private readonly context: EngineContext,
+    private readonly createClient: () => Promise<WebjsClientLike>,
+  ) {}
+
+  /** Returns once the browser is being launched; the login goes on in the background. */
+  async start(): Promise<void> {
+    const client = await this.createClient();
+    if (this.stopped) return;
+    this.client = client;
+    for (const event of Object.keys(EVENT_ARGS) as WebjsEventName[]) {
+      client.on(event, ((...args: unknown[]) => this.dispatch(client, event, args)) as never);
+    }
+    void client.initialize().then(
+      async () => {
+        // A stop during the launch found no browser to close yet.
+        if (this.stopped) await client.destroy().catch(() => {});
+      },
+      (error: unknown) => {
+        if (!this.stopped) this.fail('the web client could not start', error);
+        return client.destroy().catch(() => {});
+      },
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.gate.close();
+    this.qrValue = null;
+    // A browser that is gone already is stopped all the same.
+    await this.client?.destroy().catch((error: unknown) => {
+      this.context.log.warn({ session: this.context.session, err: error }, 'WEBJS could not close the browser');
+    });
+  }
+
+  /** Unlinks the device when logged in, then forgets the saved login. */
+  async logout(): Promise<void> {
+    const client = this.client;
+    const loggedIn = this.status === 'WORKING';
+    this.stopped = true;
+    this.gate.close();
+    try {
+      if (client && loggedIn) await client.logout();
+      else await client?.destroy();
+    } catch (error) {
+      this.context.log.warn({ session: this.context.session, err: error }, 'WEBJS could not unlink the device');
+    }
+    await this.context.authState.clear();
+    this.account = null;
+    this.context.setMe(null);
+  }
+
+  qr(): string {
+    if (!this.qrValue) throw new CommandError('WRONG_STATUS', 'no QR code is waiting to be scanned');
+    return this.qrValue;
+  }
+
+  async requestCode(request: RequestCodeRequest): Promise<{ code: string }> {
+    if (request.method) throw this.notSupported(`pairing by ${request.method} (WhatsApp Web pairs by a code shown on the phone)`);
+    const client = this.liveClient();
+    const code = await client.requestPairingCode(request.phoneNumber, true).catch(this.engineError('request a pairing code'));
+    return { code: code.length === 8 ? `${code.slice(0, 4)}-${code.slice(4)}` : code };
+  }
+
+  async sendText(args: SendTextArgs): Promise<MessageRecord> {
+    if (args.id) throw this.notSupported('sending with a pre-generated message id (`id`): WhatsApp Web makes up its own');
+    const client = this.liveClient();
+    const record = await this.gate
+      .send(
+        async () => {
+          const options = { linkPreview: args.linkPreview, sendSeen: false, ...(args.reply_to ? { quotedMessageId: args.reply_to } : {}) };
+          const sent = await client.sendMessage(args.chatId, args.text, options);
+          return sent ? messageRecord(sent, 'api') : null;
+        },
+        (sent) => sent?.id ?? null,
+        (sent) => this.context.emit('message.any', sent!),
+      )
+      .catch(this.engineError('send the message'));
+    if (!record) throw new CommandError('NOT_FOUND', `WEBJS found no chat ${args.chatId}`, { chatId: args.chatId });
+    return record;
+  }
+
+  private readonly handlers: Handlers = {
+    qr: (qr) => {
+      this.qrValue = qr;
+      this.setStatus('SCAN_QR_CODE');
+    },
+    // The QR was scanned; history syncs before `ready`, and nothing can be sent until then.
+    authenticated: () => {
+      this.qrValue = null;
+      if (this.status === 'SCAN_QR_CODE') this.setStatus('STARTING');
+    },
+    ready: () => {
+      const info = this.client?.info;
+      this.account = info ? { id: wid(info.wid), pushName: info.pushname ?? '' } : null;
+      this.context.setMe(this.account);
+      this.qrValue = null;
+      if (this.status !== 'WORKING') this.setStatus('WORKING');
+    },
+    auth_failure: (message) => {
+      this.context.log.warn({ session: this.context.session, reason: message }, 'WEBJS login failed');
+      this.forgetAccount();
+      this.setStatus('FAILED');
+    },
+    // The library closes the browser after a disconnect, except on LOGOUT, where it shows a new QR.
+    disconnected: async (reason) => {
+      this.context.log.warn({ session: this.context.session, reason }, 'WEBJS disconnected');
+      this.qrValue = null;
+      this.setStatus('FAILED');
+      if (!LOGIN_LOST.has(reason)) return;
+      this.forgetAccount();
+      // The saved login is void: the next start shows a QR code instead of failing once more.
+      await this.context.authState.clear();
+    },
+    change_state: (state) => this.context.emit('state.change', { state }),
+    message: (message) => this.context.emit('message', messageRecord(message, 'app')),
+    message_create: (message) => {
+      const announce = () => this.context.emit('message.any', messageRecord(message, 'app'));
+      if (message.id.fromMe) this.gate.created(recordId(message.id), announce);
+      else announce();
+    },
+    message_ciphertext: (message) => this.context.emit('message.waiting', messageRecord(message, 'app')),
+    message_ack: (message, ack) => {
+      const deliver = () => this.context.emit('message.ack', ackPayload(message, ack, this.meId()));
+      if (message.id.fromMe) this.gate.updated(recordId(message.id), deliver);
+      else deliver();
+    },
+    message_reaction: (reaction) => this.context.emit('message.reaction', reactionPayload(reaction, this.meId())),
+    message_edit: (message, newBody) => this.context.emit('message.edited', editedPayload(message, newBody)),
+    message_revoke_everyone: (message, before) => this.context.emit('message.revoked', revokedPayload(message, before)),
+    group_join: async (notification) => {
+      this.context.emit('group.join', notificationData(notification));
+      this.context.emit('group.v2.participants', participantsPayload(notification, 'join'));
+      if (this.involvesMe(notification)) await this.announceJoin(notification);
+    },
+    group_leave: (notification) => {
+      this.context.emit('group.leave', notificationData(notification));
+      this.context.emit('group.v2.participants', participantsPayload(notification, 'leave'));
+      if (this.involvesMe(notification)) {
+        const { timestamp } = notification;
+        this.context.emit('group.v2.leave', { group: { id: notification.chatId }, timestamp, _data: notificationData(notification) });
+      }
+    },
+    group_admin_changed: (notification) => {
+      const type = notification.type === 'demote' ? 'demote' : 'promote';
+      this.context.emit('group.v2.participants', participantsPayload(notification, type));
+    },
+    group_update: (notification) => {
+      const { timestamp } = notification;
+      this.context.emit('group.v2.update', { group: groupUpdate(notification), timestamp, _data: notificationData(notification) });
+    },
+    call: (call) => {
+      if (!call.fromMe) this.context.emit('call.received', callPayload(call));
+    },
+    vote_update: (vote) => this.context.emit('poll.vote', pollVotePayload(vote, this.meId())),
+  };
+
+  private dispatch(client: WebjsClientLike, event: WebjsEventName, args: unknown[]): void {
+    if (this.stopped || client !== this.client) return;
+    const names = EVENT_ARGS[event];
+    this.context.emit('engine.event', { event, data: Object.fromEntries(names.map((name, i) => [name, jsonSafe(args[i])])) });
+    const handler = this.handlers[event] as ((...args: unknown[]) => void | Promise<void>) | undefined;
+    const report = (error: unknown) =>
+      this.context.log.error({ session: this.context.session, event, err: error }, 'WEBJS could not map a client event');
+    try {
+      void Promise.resolve(handler?.(...args)).catch(report);
+    } catch (error) {
+      report(error);
+    }
+  }
+
+  /** You joined: the whole group, read from the client, since you may not have seen it before. */
+  private async announceJoin(notification: WebjsGroupNotification): Promise<void> {
+    const chat = await this.liveClient().getChatById(notification.chatId);
+    const { timestamp } = notification;
+    this.context.emit('group.v2.join', { group: groupInfo(chat), timestamp, _data: notificationData(notification) });
+  }
+
+  private involvesMe(notification: WebjsGroupNotification): boolean {
+    return members(notification).includes(this.meId());
+  }
+
+  private meId(): string {
+    return this.account?.id ?? wid(this.client?.info?.wid) ?? '';
+  }
+
+  private setStatus(status: SessionStatus): void {
+    this.status = status;
+    this.context.setStatus(status);
+  }
+
+  private fail(reason: string, error: unknown): void {
+    this.context.log.error({ session: this.context.session, err: error }, `WEBJS: ${reason}`);
+    this.qrValue = null;
+    this.setStatus('FAILED');
+  }
+
+  private forgetAccount(): void {
+    this.qrValue = null;
+    this.account = null;
+    this.context.setMe(null);
+  }
+
+  private liveClient(): WebjsClientLike {
+    if (!this.client || this.stopped) {
+      throw new CommandError('WRONG_STATUS', `session '${this.context.session}' has no running WEBJS client`);
+    }
+    return this.client;
+  }
+
+  private notSupported(what: string): CommandError {
+    return new CommandError('NOT_SUPPORTED', `WEBJS does not support ${what}`, { session: this.context.session, engine: this.name });
+  }
+
+  /** Library failures become ENGINE_ERROR with what was being done; our own errors pass. */
+  private engineError(doing: string): (error: unknown) => never {
+    return (error) => {
+      if (error instanceof CommandError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new CommandError('ENGINE_ERROR', `WEBJS could not ${doing}: ${message}`, { session: this.context.session });
+    };
+  }
+}
+
+/** `engine.event` data must survive JSON: the library's structures do, minus their client. */
+function jsonSafe(value: unknown): unknown {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  } catch {
+    return String(value);
+  }
+}
