@@ -9,6 +9,12 @@ export interface EngineResources {
   readonly limits: { readonly memory: string };
 }
 
+/** Where engine pods of one kind may run: the pod's nodeSelector and tolerations. */
+export interface EnginePlacement {
+  readonly nodeSelector: Record<string, string>;
+  readonly tolerations: Toleration[];
+}
+
 /** What the operator needs to build engine pods; the rest of the config is about running. */
 export interface EnginePodSettings {
   readonly natsUrl: string;
@@ -17,6 +23,8 @@ export interface EnginePodSettings {
   /** Image of the browser engines (WEBJS, WPP): Chromium inside. */
   readonly browserEngineImage: string;
   readonly resources: { readonly socket: EngineResources; readonly browser: EngineResources };
+  /** Optional: with none given, engine pods may run on any node. */
+  readonly placement?: { readonly socket: EnginePlacement; readonly browser: EnginePlacement };
 }
 
 export interface OperatorConfig {
@@ -36,6 +44,30 @@ function required(what: string) {
   return z.string({ error: `required: ${what}` }).min(1, `required: ${what}`);
 }
 
+/** A JSON value in an env var (the chart renders values as JSON), checked against a schema. */
+const json = <T extends z.ZodType>(schema: T) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+
+const NodeSelector = z.record(z.string().min(1).max(317), z.string().max(63));
+const Toleration = z.object({
+  key: z.string().optional(),
+  operator: z.enum(['Exists', 'Equal']).optional(),
+  value: z.string().optional(),
+  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+  tolerationSeconds: z.number().int().optional(),
+});
+export type Toleration = z.infer<typeof Toleration>;
+
 const quantity = z.string().regex(/^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/, 'a Kubernetes quantity, e.g. 250m or 512Mi');
 
 const Env = z.object({
@@ -52,6 +84,10 @@ const Env = z.object({
   SWITCHBOARD_BROWSER_CPU_REQUEST: quantity.default('250m'),
   SWITCHBOARD_BROWSER_MEMORY_REQUEST: quantity.default('512Mi'),
   SWITCHBOARD_BROWSER_MEMORY_LIMIT: quantity.default('1536Mi'),
+  SWITCHBOARD_SOCKET_NODE_SELECTOR: json(NodeSelector).default({}),
+  SWITCHBOARD_SOCKET_TOLERATIONS: json(z.array(Toleration)).default([]),
+  SWITCHBOARD_BROWSER_NODE_SELECTOR: json(NodeSelector).default({}),
+  SWITCHBOARD_BROWSER_TOLERATIONS: json(z.array(Toleration)).default([]),
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -87,6 +123,10 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
           requests: { cpu: e.SWITCHBOARD_BROWSER_CPU_REQUEST, memory: e.SWITCHBOARD_BROWSER_MEMORY_REQUEST },
           limits: { memory: e.SWITCHBOARD_BROWSER_MEMORY_LIMIT },
         },
+      },
+      placement: {
+        socket: { nodeSelector: e.SWITCHBOARD_SOCKET_NODE_SELECTOR, tolerations: e.SWITCHBOARD_SOCKET_TOLERATIONS },
+        browser: { nodeSelector: e.SWITCHBOARD_BROWSER_NODE_SELECTOR, tolerations: e.SWITCHBOARD_BROWSER_TOLERATIONS },
       },
     },
     identity: e.SWITCHBOARD_IDENTITY ?? `${hostname()}_${process.pid}`,

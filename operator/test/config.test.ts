@@ -46,6 +46,26 @@ describe('operator configuration', () => {
     expect(config.pods.resources.browser.limits.memory).toBe('2Gi');
   });
 
+  it('reads engine placement as JSON: node selectors and tolerations per engine kind', () => {
+    const config = readConfig(
+      {
+        ...required,
+        SWITCHBOARD_SOCKET_NODE_SELECTOR: '{"pool":"engines"}',
+        SWITCHBOARD_SOCKET_TOLERATIONS: '[{"key":"engines","operator":"Exists","effect":"NoSchedule"}]',
+      },
+      kubeConfig,
+    );
+    expect(config.pods.placement).toEqual({
+      socket: { nodeSelector: { pool: 'engines' }, tolerations: [{ key: 'engines', operator: 'Exists', effect: 'NoSchedule' }] },
+      browser: { nodeSelector: {}, tolerations: [] },
+    });
+    const bad = () => readConfig({ ...required, SWITCHBOARD_BROWSER_TOLERATIONS: '[{"effect":"Sometimes"}]' }, kubeConfig);
+    expect(bad).toThrow(/SWITCHBOARD_BROWSER_TOLERATIONS/);
+    expect(() => readConfig({ ...required, SWITCHBOARD_SOCKET_NODE_SELECTOR: 'pool=engines' }, kubeConfig)).toThrow(
+      /SWITCHBOARD_SOCKET_NODE_SELECTOR: must be JSON/,
+    );
+  });
+
   it('an error names each variable that is missing or wrong', () => {
     const read = () => readConfig({ SWITCHBOARD_ENGINE_IMAGE: 'x', SWITCHBOARD_SOCKET_CPU_REQUEST: 'lots' }, kubeConfig);
     expect(read).toThrow(ConfigError);

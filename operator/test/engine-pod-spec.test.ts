@@ -76,6 +76,36 @@ describe('engine pod spec', () => {
   });
 });
 
+describe('engine pod placement', () => {
+  const placed = {
+    ...settings,
+    placement: {
+      socket: { nodeSelector: { pool: 'engines' }, tolerations: [{ key: 'engines', operator: 'Exists' as const, effect: 'NoSchedule' as const }] },
+      browser: { nodeSelector: { pool: 'browsers' }, tolerations: [] },
+    },
+  };
+
+  it('a socket engine gets the socket nodeSelector and tolerations; a browser engine the browser ones', () => {
+    const socket = buildEnginePod(sessionResource(), placed);
+    expect(socket.spec!.nodeSelector).toEqual({ pool: 'engines' });
+    expect(socket.spec!.tolerations).toEqual([{ key: 'engines', operator: 'Exists', effect: 'NoSchedule' }]);
+    const browser = buildEnginePod(sessionResource({ spec: { engine: 'WEBJS' } }), placed);
+    expect(browser.spec!.nodeSelector).toEqual({ pool: 'browsers' });
+    expect(browser.spec!).not.toHaveProperty('tolerations');
+  });
+
+  it('without placement settings the pod may run anywhere', () => {
+    const pod = buildEnginePod(sessionResource(), settings);
+    expect(pod.spec!).not.toHaveProperty('nodeSelector');
+    expect(pod.spec!).not.toHaveProperty('tolerations');
+  });
+
+  it('a change of placement replaces the pod', () => {
+    const before = buildEnginePod(sessionResource(), settings);
+    expect(replacementReason(before, buildEnginePod(sessionResource(), placed))).toMatch(/changed/);
+  });
+});
+
 describe('engine pod replacement', () => {
   const running = buildEnginePod(sessionResource(), settings);
 

@@ -7,7 +7,7 @@ import { API_VERSION, type MessagingSessionObject, restartedAtOf, sessionNameOf,
 export const HEALTH_PORT = 8080;
 const USER_ID = 10001;
 const CONTAINER = 'engine';
-/** Hash of what the pod was built from: a pod whose hash differs is replaced (engine, image, resources). */
+/** Hash of what the pod was built from: a pod whose hash differs is replaced (engine, image, resources, placement). */
 export const POD_TEMPLATE_HASH = 'switchboard.dev/pod-template-hash';
 /** Metadata reaches a running engine by `host.setMetadata`, so it is left out of the hash. */
 const METADATA_ENV = 'SWITCHBOARD_METADATA';
@@ -78,6 +78,9 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
     ...(browser ? [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: '256Mi' } }] : []),
   ];
   const restartedAt = restartedAtOf(resource);
+  const placement = settings.placement?.[browser ? 'browser' : 'socket'];
+  const nodeSelector = placement && Object.keys(placement.nodeSelector).length > 0 ? placement.nodeSelector : undefined;
+  const tolerations = placement && placement.tolerations.length > 0 ? placement.tolerations : undefined;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -86,7 +89,7 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       namespace: resource.metadata.namespace,
       labels: engineLabels(name),
       annotations: {
-        [POD_TEMPLATE_HASH]: templateHash(container),
+        [POD_TEMPLATE_HASH]: templateHash(container, { nodeSelector, tolerations }),
         ...(restartedAt !== undefined ? { [ANNOTATIONS.podRestartedAt]: restartedAt } : {}),
       },
       ownerReferences: [
@@ -114,13 +117,15 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       },
       containers: [container],
       volumes,
+      ...(nodeSelector ? { nodeSelector: { ...nodeSelector } } : {}),
+      ...(tolerations ? { tolerations: structuredClone(tolerations) } : {}),
     },
   };
 }
 
 /**
  * Why a live pod is no longer the one the resource asks for, or null when it still is: the
- * API's restart changed `restarted-at`, or the engine, image or resources changed.
+ * API's restart changed `restarted-at`, or the engine, image, resources or placement changed.
  */
 export function replacementReason(pod: V1Pod, desired: V1Pod): string | null {
   const annotations = pod.metadata?.annotations ?? {};
@@ -128,11 +133,13 @@ export function replacementReason(pod: V1Pod, desired: V1Pod): string | null {
   if (annotations[ANNOTATIONS.podRestartedAt] !== wanted[ANNOTATIONS.podRestartedAt]) {
     return `restart requested at ${wanted[ANNOTATIONS.podRestartedAt] ?? '(none)'}`;
   }
-  if (annotations[POD_TEMPLATE_HASH] !== wanted[POD_TEMPLATE_HASH]) return 'the engine, image or resources changed';
+  if (annotations[POD_TEMPLATE_HASH] !== wanted[POD_TEMPLATE_HASH]) return 'the engine, image, resources or placement changed';
   return null;
 }
 
-function templateHash(container: V1Container): string {
+/** Placement is hashed too: a pod on a node the settings no longer allow is replaced. */
+function templateHash(container: V1Container, placement: { nodeSelector?: object; tolerations?: object[] }): string {
   const hashed = { ...container, env: container.env?.filter((e) => e.name !== METADATA_ENV) };
-  return createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 16);
+  const withPlacement = placement.nodeSelector || placement.tolerations ? { container: hashed, placement } : hashed;
+  return createHash('sha256').update(JSON.stringify(withPlacement)).digest('hex').slice(0, 16);
 }

@@ -1,0 +1,169 @@
+{{/* Names ------------------------------------------------------------------------------------ */}}
+
+{{- define "switchboard.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* <release>-switchboard, or the release name when it already contains the chart name. Kept
+short enough that "<fullname>-operator" and "<fullname>-nats-headless" fit in 63 characters. */}}
+{{- define "switchboard.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 48 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 48 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 48 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "switchboard.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "switchboard.gateway.fullname" -}}{{ include "switchboard.fullname" . }}-gateway{{- end -}}
+{{- define "switchboard.operator.fullname" -}}{{ include "switchboard.fullname" . }}-operator{{- end -}}
+{{- define "switchboard.nats.fullname" -}}{{ include "switchboard.fullname" . }}-nats{{- end -}}
+
+{{/* Labels ----------------------------------------------------------------------------------- */}}
+
+{{/* Labels of every object; call with (dict "ctx" $ "component" "gateway"). */}}
+{{- define "switchboard.labels" -}}
+helm.sh/chart: {{ include "switchboard.chart" .ctx }}
+{{ include "switchboard.selectorLabels" . }}
+app.kubernetes.io/version: {{ (default .ctx.Chart.AppVersion .ctx.Values.image.tag) | toString | trunc 63 | quote }}
+app.kubernetes.io/managed-by: {{ .ctx.Release.Service }}
+app.kubernetes.io/part-of: switchboard
+{{- end -}}
+
+{{- define "switchboard.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "switchboard.name" .ctx }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+{{- if .component }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+{{- end -}}
+
+{{/* The labels the operator puts on every engine pod (operator/src/reconcile/engine-pod-spec.ts):
+fixed, whatever nameOverride says, and without an instance label. */}}
+{{- define "switchboard.enginePodSelector" -}}
+app.kubernetes.io/name: switchboard
+app.kubernetes.io/component: engine
+{{- end -}}
+
+{{/* Images ----------------------------------------------------------------------------------- */}}
+
+{{/* <registry>/<repository>:<tag> of one Switchboard image; call with (dict "ctx" $ "repository" "gateway"). */}}
+{{- define "switchboard.image" -}}
+{{- $registry := trimSuffix "/" .ctx.Values.image.registry -}}
+{{- $repository := index .ctx.Values.image.repositories .repository -}}
+{{- $tag := default .ctx.Chart.AppVersion .ctx.Values.image.tag | toString -}}
+{{- if $registry -}}
+{{- printf "%s/%s:%s" $registry $repository $tag -}}
+{{- else -}}
+{{- printf "%s:%s" $repository $tag -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "switchboard.natsImage" -}}
+{{- $image := .Values.nats.bundled.image -}}
+{{- if $image.registry -}}
+{{- printf "%s/%s:%s" (trimSuffix "/" $image.registry) $image.repository ($image.tag | toString) -}}
+{{- else -}}
+{{- printf "%s:%s" $image.repository ($image.tag | toString) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The pods' imagePullSecrets, or nothing; call as
+{{- with include "switchboard.imagePullSecrets" . }}{{ . | nindent 6 }}{{- end }} */}}
+{{- define "switchboard.imagePullSecrets" -}}
+{{- with .Values.image.pullSecrets -}}
+imagePullSecrets:
+{{- range . }}
+  - name: {{ . }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+
+{{/* NATS and the admin key --------------------------------------------------------------------- */}}
+
+{{- define "switchboard.natsBundled" -}}
+{{- if and .Values.nats.bundled.enabled (not .Values.nats.external.url) -}}true{{- end -}}
+{{- end -}}
+
+{{/* The URL every component connects to: the external one, or the bundled NATS Service. */}}
+{{- define "switchboard.natsUrl" -}}
+{{- if .Values.nats.external.url -}}
+{{- .Values.nats.external.url -}}
+{{- else if .Values.nats.bundled.enabled -}}
+{{- printf "nats://%s.%s.svc:4222" (include "switchboard.nats.fullname" .) .Release.Namespace -}}
+{{- else -}}
+{{- fail "NATS: set nats.external.url, or leave nats.bundled.enabled true" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "switchboard.apiKeySecretName" -}}
+{{- default (printf "%s-api-key" (include "switchboard.fullname" .)) .Values.apiKey.existingSecret -}}
+{{- end -}}
+
+{{- define "switchboard.apiKeySecretKey" -}}
+{{- if .Values.apiKey.existingSecret -}}{{ .Values.apiKey.existingSecretKey }}{{- else -}}api-key{{- end -}}
+{{- end -}}
+
+{{/* The generated admin key: the one already in the cluster (so upgrades keep it), else a new
+one, "sb_" and 43 random alphanumerics (crypto/rand: 256 bits, as the gateway's own keys).
+lookup answers nothing under `helm template` and client-side dry runs, which therefore show a
+fresh key each time; `helm install` and `helm upgrade` read the real Secret. */}}
+{{- define "switchboard.generatedApiKey" -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "switchboard.apiKeySecretName" .) -}}
+{{- if and $existing $existing.data (index $existing.data "api-key") -}}
+{{- index $existing.data "api-key" | b64dec -}}
+{{- else -}}
+{{- printf "sb_%s" (randAlphaNum 43) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Security contexts: the restricted Pod Security standard ------------------------------------ */}}
+
+{{- define "switchboard.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+fsGroup: 10001
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "switchboard.containerSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "switchboard.logLevel" -}}
+{{- default .root.Values.logLevel .level -}}
+{{- end -}}
+
+{{- define "switchboard.operator.leaseName" -}}
+{{- default (include "switchboard.operator.fullname" .) .Values.operator.leaseName -}}
+{{- end -}}
+
+{{/* The bundled nats-server's configuration (its pod restarts when this changes). */}}
+{{- define "switchboard.natsConfig" -}}
+port: 4222
+http_port: 8222
+server_name: $POD_NAME
+jetstream {
+  store_dir: /data
+  max_file_store: {{ .Values.nats.bundled.jetstream.maxFileStore }}
+  max_memory_store: {{ .Values.nats.bundled.jetstream.maxMemoryStore }}
+}
+{{- end -}}

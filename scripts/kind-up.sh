@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# make kind-up: the platform team's path on a real (kind) cluster, for machines with Docker.
+#   1. builds the four images from docker/Dockerfile,
+#   2. creates a kind cluster (or reuses one) and loads the images into it,
+#   3. creates the namespace with the restricted Pod Security standard enforced,
+#   4. applies the chart's CRDs (the upgrade path of docs/operations.md) and installs the chart,
+#      waiting until every pod is ready,
+#   5. runs the kind scenarios (test/e2e/chart/kind/) against it.
+# It needs docker (a reachable Docker engine) and kind on PATH; helm and kubectl are the ones
+# scripts/e2e-binaries.sh builds. The machines that run `make test` have no Docker engine, so
+# this target has never run there: it is written for yours.
+#
+# Settings (environment): KIND_CLUSTER (switchboard), KIND_NAMESPACE (switchboard),
+# KIND_RELEASE (sb), KIND_IMAGE_REGISTRY (localhost/switchboard), KIND_IMAGE_TAG (kind),
+# KIND_HELM_ARGS (more helm arguments, e.g. "--set gateway.replicas=3").
+# Remove everything with: kind delete cluster --name "$KIND_CLUSTER"
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+cluster="${KIND_CLUSTER:-switchboard}"
+namespace="${KIND_NAMESPACE:-switchboard}"
+release="${KIND_RELEASE:-sb}"
+registry="${KIND_IMAGE_REGISTRY:-localhost/switchboard}"
+tag="${KIND_IMAGE_TAG:-kind}"
+
+say() { echo "kind-up: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+command -v docker >/dev/null || die "docker is required (this machine has none: kind-up cannot run here)"
+docker info >/dev/null 2>&1 || die "no Docker engine is reachable (docker info failed)"
+command -v kind >/dev/null || die "kind is required: https://kind.sigs.k8s.io (or: go install sigs.k8s.io/kind@latest)"
+
+# The pinned helm and kubectl, built from the Go module proxy like the e2e suite's.
+bin="$(bash scripts/e2e-binaries.sh | tail -n 1)"
+req_version() { awk -v m="$2" '$1 == m { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$1"; }
+helm="$bin/helm-$(req_version test/e2e/tools/helm/go.mod helm.sh/helm/v3)"
+kubectl="$bin/kubectl-$(req_version test/e2e/tools/kube/go.mod k8s.io/kubernetes)"
+[ -x "$helm" ] && [ -x "$kubectl" ] || die "helm or kubectl missing in $bin"
+
+# 1. Images: one Dockerfile, one target per image; BuildKit shares the build stage.
+images=()
+for target in gateway operator engine browser-engine; do
+  image="$registry/$target:$tag"
+  say "building $image"
+  DOCKER_BUILDKIT=1 docker build -f docker/Dockerfile --target "$target" -t "$image" .
+  images+=("$image")
+done
+
+# 2. The cluster, and the images in it (engine pods use IfNotPresent, so the loaded ones run).
+if ! kind get clusters 2>/dev/null | grep -qx "$cluster"; then
+  say "creating kind cluster $cluster"
+  kind create cluster --name "$cluster" --wait 180s
+fi
+kubeconfig="$(mktemp)"
+trap 'rm -f "$kubeconfig"' EXIT
+kind get kubeconfig --name "$cluster" >"$kubeconfig"
+say "loading the images into $cluster"
+kind load docker-image --name "$cluster" "${images[@]}"
+
+k() { "$kubectl" --kubeconfig "$kubeconfig" "$@"; }
+
+# 3. The namespace, with the restricted standard enforced on every pod (engine pods included).
+k get namespace "$namespace" >/dev/null 2>&1 || k create namespace "$namespace"
+k label --overwrite namespace "$namespace" \
+  pod-security.kubernetes.io/enforce=restricted \
+  pod-security.kubernetes.io/warn=restricted \
+  pod-security.kubernetes.io/audit=restricted
+
+# 4. CRDs first (Helm installs crds/ once and never upgrades them), then the chart.
+k apply --server-side --force-conflicts -f charts/switchboard/crds/
+k wait --for=condition=Established --timeout=60s crd/messagingsessions.switchboard.dev
+# shellcheck disable=SC2086 # KIND_HELM_ARGS is a list of arguments on purpose
+"$helm" --kubeconfig "$kubeconfig" upgrade --install "$release" charts/switchboard \
+  --namespace "$namespace" \
+  --set image.registry="$registry" --set image.tag="$tag" \
+  --wait --timeout 10m ${KIND_HELM_ARGS:-}
+
+# 5. The scenarios: a paired session through the API, one from examples/, a leader failover, deletes.
+say "running the kind scenarios"
+SWITCHBOARD_KIND_KUBECONFIG="$kubeconfig" \
+SWITCHBOARD_KIND_NAMESPACE="$namespace" \
+SWITCHBOARD_KIND_RELEASE="$release" \
+SWITCHBOARD_KIND_KUBECTL="$kubectl" \
+  pnpm exec vitest run --config test/e2e/chart/kind/vitest.config.ts
+
+say "done. The cluster stays up: kind get kubeconfig --name $cluster > kind.kubeconfig"
+say "remove it with: kind delete cluster --name $cluster"

@@ -1,0 +1,303 @@
+// The rendered chart against a real kube-apiserver: every value set applied server-side into a
+// namespace that enforces the restricted Pod Security standard, its pods admitted, RBAC checked
+// with `kubectl auth can-i` as each ServiceAccount, the examples valid against the CRD, and the
+// real operator and gateway running with the chart's env and nothing but their ServiceAccount's
+// token.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { createClusterGateway, readConfig as readGatewayConfig } from '@switchboard/gateway';
+import { readConfig as readOperatorConfig, startOperator } from '@switchboard/operator';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { type ControlPlane, type Nats, start, startNats } from '../support/control-plane.js';
+import {
+  applyCrds,
+  find,
+  Helm,
+  kubectl,
+  type Manifest,
+  ok,
+  parseManifests,
+  repoRoot,
+  restrictedNamespace,
+  serviceAccountKubeconfig,
+  VALUE_SETS,
+  waitFor,
+} from './support.js';
+
+const RELEASE = 'sb';
+const FULL = `${RELEASE}-switchboard`;
+// Warnings: a failing run shows why (the operator logs a 403 from a missing RBAC rule at warn).
+const log = pino({ level: 'warn' });
+
+describe('chart against a real API server', () => {
+  let cp: ControlPlane;
+  let nats: Nats;
+  const helm = new Helm();
+  /** The defaults, applied into this namespace by the first test that needs them. */
+  const DEFAULTS_NS = 'chart-defaults';
+  let defaults: Manifest[] | undefined;
+  async function ensureDefaults(): Promise<Manifest[]> {
+    if (!defaults) {
+      await restrictedNamespace(cp, DEFAULTS_NS);
+      const text = await helm.template(RELEASE, DEFAULTS_NS);
+      await applyText(DEFAULTS_NS, text);
+      defaults = parseManifests(text);
+    }
+    return defaults;
+  }
+
+  beforeAll(async () => {
+    [cp, nats] = await Promise.all([start(), startNats()]);
+    await applyCrds(cp);
+  });
+  afterAll(async () => {
+    helm.cleanup();
+    await nats?.stop();
+    await cp?.stop();
+  });
+
+  /** Server-side apply of the rendered chart; returns its text. */
+  async function applyText(namespace: string, text: string): Promise<void> {
+    const r = await kubectl(cp, ['apply', '--server-side', '--validate=strict', '--field-manager=chart-test', '-n', namespace, '-f', '-'], text);
+    expect(r.code, r.stderr).toBe(0);
+    // No warning of any kind: no PodSecurity "would violate" on the pod templates, no deprecated API.
+    expect(r.stderr).toBe('');
+  }
+
+  /**
+   * Creates a Pod from each workload's template, as its controller would (there is no
+   * controller-manager here): Pod Security admission enforces on Pods, so this is where the
+   * restricted standard really bites. A StatefulSet's claim templates become PVCs of pod 0.
+   */
+  async function admitPods(namespace: string, manifests: Manifest[]): Promise<string[]> {
+    const created: string[] = [];
+    for (const workload of manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet')) {
+      const name = workload.metadata.name;
+      const spec = structuredClone(workload.spec.template.spec);
+      if (workload.kind === 'StatefulSet') {
+        for (const claim of workload.spec.volumeClaimTemplates ?? []) {
+          const claimName = `${claim.metadata.name}-${name}-0`;
+          const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { ...claim.metadata, name: claimName }, spec: claim.spec };
+          await ok(kubectl(cp, ['create', '--validate=strict', '-n', namespace, '-f', '-'], JSON.stringify(pvc)), `create PVC ${claimName}`);
+          spec.volumes = [...(spec.volumes ?? []), { name: claim.metadata.name, persistentVolumeClaim: { claimName } }];
+        }
+      }
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { ...workload.spec.template.metadata, name: `${name}-admitted` }, spec };
+      const r = await kubectl(cp, ['create', '--validate=strict', '-n', namespace, '-f', '-'], JSON.stringify(pod));
+      expect(r.code, `${workload.kind}/${name}: ${r.stderr}`).toBe(0);
+      expect(r.stderr, `${workload.kind}/${name}`).toBe('');
+      created.push(pod.metadata.name);
+    }
+    return created;
+  }
+
+  async function canI(namespace: string, serviceAccount: string, ...args: string[]): Promise<boolean> {
+    const r = await kubectl(cp, ['auth', 'can-i', `--as=system:serviceaccount:${namespace}:${serviceAccount}`, '-n', namespace, ...args]);
+    if (r.stdout.trim() !== 'yes' && r.stdout.trim() !== 'no') throw new Error(`kubectl auth can-i ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout.trim() === 'yes';
+  }
+
+  it('a pod that breaks the restricted standard is refused in these namespaces (the check below is real)', async () => {
+    await restrictedNamespace(cp, 'chart-control');
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'root' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+    const r = await kubectl(cp, ['create', '-n', 'chart-control', '-f', '-'], JSON.stringify(pod));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('violates PodSecurity "restricted:latest"');
+  });
+
+  it.each(Object.entries(VALUE_SETS))(
+    'applies server-side with zero rejections or warnings, and its pods are admitted under restricted: %s',
+    async (label, values) => {
+      const namespace = `chart-set-${label.replaceAll(' ', '-').toLowerCase()}`;
+      await restrictedNamespace(cp, namespace);
+      const text = await helm.template(RELEASE, namespace, values);
+      await applyText(namespace, text);
+      const manifests = parseManifests(text);
+      // Everything is stored: read each object back.
+      for (const m of manifests) {
+        const kind = `${m.kind}.${m.apiVersion.includes('/') ? m.apiVersion.split('/')[0] : ''}`.replace(/\.$/, '');
+        await ok(kubectl(cp, ['get', '-n', namespace, kind, m.metadata.name, '-o', 'name']), `get ${kind}/${m.metadata.name}`);
+      }
+      const pods = await admitPods(namespace, manifests);
+      expect(pods.length).toBe(manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet').length);
+      // Applying the same manifests again conflicts with nothing.
+      await applyText(namespace, text);
+    },
+  );
+
+  it('RBAC: the operator may do what it does and nothing else', async () => {
+    await ensureDefaults();
+    const ns = DEFAULTS_NS;
+    const sa = `${FULL}-operator`;
+    const allowed = [
+      ['get', 'messagingsessions.switchboard.dev'],
+      ['list', 'messagingsessions.switchboard.dev'],
+      ['watch', 'messagingsessions.switchboard.dev'],
+      ['patch', 'messagingsessions.switchboard.dev'],
+      ['patch', 'messagingsessions.switchboard.dev', '--subresource=status'],
+      ['update', 'messagingsessions.switchboard.dev', '--subresource=finalizers'],
+      ['create', 'pods'],
+      ['delete', 'pods'],
+      ['get', 'pods'],
+      ['list', 'pods'],
+      ['watch', 'pods'],
+      ['create', 'events'],
+      ['create', 'leases.coordination.k8s.io'],
+      ['get', `leases.coordination.k8s.io/${FULL}-operator`],
+      ['update', `leases.coordination.k8s.io/${FULL}-operator`],
+    ];
+    const refused = [
+      ['get', 'secrets'],
+      ['list', 'secrets'],
+      ['get', 'secrets', '-n', 'kube-system'],
+      ['get', 'configmaps'],
+      ['create', 'messagingsessions.switchboard.dev'],
+      ['delete', 'messagingsessions.switchboard.dev'],
+      ['patch', 'pods'],
+      ['update', 'pods'],
+      ['create', 'pods', '--subresource=exec'],
+      ['create', 'pods', '-n', 'default'],
+      ['list', 'pods', '-n', 'default'],
+      ['update', 'leases.coordination.k8s.io/someone-elses-lease'],
+      ['delete', 'leases.coordination.k8s.io'],
+      ['create', 'deployments.apps'],
+      ['create', 'rolebindings.rbac.authorization.k8s.io'],
+      ['list', 'namespaces'],
+    ];
+    for (const args of allowed) expect(await canI(ns, sa, ...args), `operator ${args.join(' ')}`).toBe(true);
+    for (const args of refused) expect(await canI(ns, sa, ...args), `operator ${args.join(' ')}`).toBe(false);
+  });
+
+  it('RBAC: the gateway may manage MessagingSessions, and is refused pods, secrets and status', async () => {
+    await ensureDefaults();
+    const ns = DEFAULTS_NS;
+    const sa = `${FULL}-gateway`;
+    for (const verb of ['get', 'list', 'watch', 'create', 'patch', 'delete']) {
+      expect(await canI(ns, sa, verb, 'messagingsessions.switchboard.dev'), `gateway ${verb} msess`).toBe(true);
+    }
+    const refused = [
+      ['create', 'pods'],
+      ['get', 'pods'],
+      ['list', 'pods'],
+      ['delete', 'pods'],
+      ['get', 'secrets'],
+      ['list', 'secrets'],
+      ['get', 'secrets', '-n', 'kube-system'],
+      ['patch', 'messagingsessions.switchboard.dev', '--subresource=status'],
+      ['update', 'messagingsessions.switchboard.dev', '--subresource=finalizers'],
+      ['list', 'messagingsessions.switchboard.dev', '-n', 'default'],
+      ['create', 'leases.coordination.k8s.io'],
+      ['create', 'events'],
+    ];
+    for (const args of refused) expect(await canI(ns, sa, ...args), `gateway ${args.join(' ')}`).toBe(false);
+    // NATS runs with no API access at all.
+    for (const args of [['get', 'pods'], ['get', 'secrets'], ['list', 'messagingsessions.switchboard.dev']]) {
+      expect(await canI(ns, `${FULL}-nats`, ...args), `nats ${args.join(' ')}`).toBe(false);
+    }
+  });
+
+  it('the examples are valid MessagingSessions: stored with no field pruned or rejected', async () => {
+    const ns = 'chart-examples';
+    await restrictedNamespace(cp, ns);
+    for (const file of ['examples/sandbox-session.yaml', 'examples/noweb-session.yaml']) {
+      const text = readFileSync(join(repoRoot, file), 'utf8');
+      const input = parse(text) as Manifest;
+      const r = await kubectl(cp, ['apply', '--server-side', '--validate=strict', '-n', ns, '-f', '-'], text);
+      expect(r.code, `${file}: ${r.stderr}`).toBe(0);
+      expect(r.stderr, file).toBe('');
+      const stored = JSON.parse((await ok(kubectl(cp, ['get', '-n', ns, 'msess', input.metadata.name, '-o', 'json']), 'get')).stdout) as Manifest;
+      // What was written is what is stored (plus the CRD's defaults).
+      expect(stored.spec, file).toMatchObject(input.spec);
+    }
+    const noweb = JSON.parse((await ok(kubectl(cp, ['get', '-n', ns, 'msess', 'support-line', '-o', 'json']), 'get')).stdout) as Manifest;
+    expect(noweb.spec.apps).toEqual([
+      {
+        app: 'calls',
+        enabled: true,
+        config: { dm: { reject: true, message: 'Sorry, we cannot take calls here. Please send us a message instead.' }, group: { reject: true } },
+      },
+    ]);
+    expect(noweb.spec.config.webhooks).toHaveLength(2);
+  });
+
+  it("the real operator and gateway run with the chart's env and only their ServiceAccounts' tokens: a session created through the API gets its engine pod", async () => {
+    const defaults = await ensureDefaults();
+    const ns = DEFAULTS_NS;
+    const resolve = async (container: any, overrides: Record<string, string>) => {
+      const env: Record<string, string> = {};
+      for (const e of container.env) {
+        if (e.value !== undefined) env[e.name] = String(e.value);
+        else if (e.valueFrom.fieldRef?.fieldPath === 'metadata.namespace') env[e.name] = ns;
+        else if (e.valueFrom.fieldRef?.fieldPath === 'metadata.name') env[e.name] = `${container.name}-0`;
+        else if (e.valueFrom.secretKeyRef) {
+          const { name, key } = e.valueFrom.secretKeyRef;
+          const data = (await ok(kubectl(cp, ['get', 'secret', '-n', ns, name, '-o', `jsonpath={.data.${key}}`]), 'get secret')).stdout;
+          env[e.name] = Buffer.from(data, 'base64').toString();
+        } else throw new Error(`unexpected env source ${JSON.stringify(e)}`);
+      }
+      return { ...env, ...overrides };
+    };
+    const kubeConfigOf = async (sa: string) => {
+      const kc = new KubeConfig();
+      kc.loadFromFile(await serviceAccountKubeconfig(cp, ns, sa));
+      return kc;
+    };
+    // The one change: NATS is the test's, since the chart's points at in-cluster DNS.
+    const operatorContainer = find(defaults, 'Deployment', `${FULL}-operator`).spec.template.spec.containers[0];
+    const operatorEnv = await resolve(operatorContainer, { SWITCHBOARD_NATS_URL: nats.url });
+    const operator = await startOperator(readOperatorConfig(operatorEnv, await kubeConfigOf(`${FULL}-operator`)), { log });
+    try {
+      await waitFor('the operator to lead', async () => operator.isLeader);
+      const gatewayContainer = find(defaults, 'Deployment', `${FULL}-gateway`).spec.template.spec.containers[0];
+      const gatewayEnv = await resolve(gatewayContainer, { SWITCHBOARD_NATS_URL: nats.url, HOST: '127.0.0.1', PORT: '0' });
+      const gateway = await createClusterGateway({ ...readGatewayConfig(gatewayEnv), kubeConfig: await kubeConfigOf(`${FULL}-gateway`), logger: log });
+      try {
+        const base = await gateway.listen();
+        const key = gatewayEnv.SWITCHBOARD_API_KEY!;
+        expect(key).toMatch(/^sb_[A-Za-z0-9]{43}$/);
+        const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}) =>
+          fetch(`${base}${path}`, {
+            method: init.method ?? 'GET',
+            headers: { 'x-api-key': init.key ?? key, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+            body: init.body ? JSON.stringify(init.body) : undefined,
+          });
+
+        expect((await api('/api/sessions', { key: 'wrong' })).status).toBe(401);
+        const created = await api('/api/sessions', { method: 'POST', body: { name: 'chart-demo', engine: 'SANDBOX' } });
+        expect(created.status, await created.clone().text()).toBe(201);
+
+        // The operator, with its token only, made the pod, added its finalizer, wrote the status,
+        // recorded an Event and holds the Lease.
+        const pod = await waitFor('the engine pod', async () => {
+          const r = await kubectl(cp, ['get', 'pod', '-n', ns, 'engine-chart-demo', '-o', 'json']);
+          return r.code === 0 ? (JSON.parse(r.stdout) as Manifest) : null;
+        });
+        expect(pod.spec.containers[0].image).toBe(operatorEnv.SWITCHBOARD_ENGINE_IMAGE);
+        expect(pod.spec.containers[0].resources).toEqual({ requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } });
+        const resource = await waitFor('finalizer and status', async () => {
+          const r = JSON.parse((await ok(kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo', '-o', 'json']), 'get')).stdout) as Manifest;
+          return r.metadata.finalizers?.includes('switchboard.dev/logout') && r.status?.status === 'STARTING' ? r : null;
+        });
+        expect(resource.status.podName).toBe('engine-chart-demo');
+        const lease = JSON.parse((await ok(kubectl(cp, ['get', 'lease', '-n', ns, `${FULL}-operator`, '-o', 'json']), 'get lease')).stdout) as Manifest;
+        expect(lease.spec.holderIdentity).toBe('operator-0');
+        await waitFor('a PodCreated event', async () => (await kubectl(cp, ['get', 'events', '-n', ns, '-o', 'json'])).stdout.includes('PodCreated'));
+
+        const listed = (await (await api('/api/sessions?all=true')).json()) as { name: string }[];
+        expect(listed.map((s) => s.name)).toContain('chart-demo');
+
+        // Delete through the API: the gateway marks it, the operator's finalizer lets it go.
+        const deleted = await api('/api/sessions/chart-demo', { method: 'DELETE' });
+        expect(deleted.status, await deleted.clone().text()).toBeLessThan(300);
+        await waitFor('the resource to be gone', async () => (await kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo'])).code !== 0);
+      } finally {
+        await gateway.close();
+      }
+    } finally {
+      await operator.stop();
+    }
+  });
+});

@@ -1,0 +1,291 @@
+// The chart on its own: helm lint, the strict values schema, and what the templates render for
+// each value set (images from one place, NATS bundled or external, the restricted pod settings,
+// and an environment the gateway's and operator's own config checks accept).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { readConfig as readGatewayConfig } from '@switchboard/gateway';
+import { readConfig as readOperatorConfig } from '@switchboard/operator';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { chartDir, find, Helm, type Manifest, parseManifests, repoRoot, VALUE_SETS } from './support.js';
+
+const RELEASE = 'sb';
+const NS = 'messaging';
+const FULL = `${RELEASE}-switchboard`;
+const appVersion = (parse(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as { appVersion: string }).appVersion;
+
+
+/** Pod templates of every workload, with the workload's kind and name. */
+function podTemplates(manifests: Manifest[]): { owner: string; spec: any; metadata: any }[] {
+  return manifests
+    .filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet')
+    .map((m) => ({ owner: `${m.kind}/${m.metadata.name}`, spec: m.spec.template.spec, metadata: m.spec.template.metadata }));
+}
+
+/** A container's env as a plain map; valueFrom entries become a description of their source. */
+function envOf(container: any): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const e of container.env ?? []) {
+    if (e.value !== undefined) env[e.name] = String(e.value);
+    else if (e.valueFrom?.fieldRef) env[e.name] = `fieldRef:${e.valueFrom.fieldRef.fieldPath}`;
+    else if (e.valueFrom?.secretKeyRef) env[e.name] = `secret:${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`;
+    else env[e.name] = 'valueFrom';
+  }
+  return env;
+}
+
+function container(manifests: Manifest[], deployment: string): any {
+  return find(manifests, 'Deployment', deployment).spec.template.spec.containers[0];
+}
+
+/** What a pod would see: fieldRefs and the Secret resolved the way the kubelet would. */
+function resolvedEnv(env: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === 'fieldRef:metadata.namespace') out[name] = NS;
+    else if (value === 'fieldRef:metadata.name') out[name] = 'pod-0';
+    else if (value.startsWith('secret:')) out[name] = 'sb_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
+    else out[name] = value;
+  }
+  return out;
+}
+
+describe('chart: lint, schema and templates', () => {
+  const helm = new Helm();
+  afterAll(() => helm.cleanup());
+  const render = async (values?: object) => parseManifests(await helm.template(RELEASE, NS, values));
+
+  it('ships the CRD byte for byte as crds/messagingsession.yaml (generated from the protocol)', () => {
+    expect(readFileSync(join(chartDir, 'crds/messagingsession.yaml'), 'utf8')).toBe(
+      readFileSync(join(repoRoot, 'crds/messagingsession.yaml'), 'utf8'),
+    );
+  });
+
+  it('takes its appVersion from the root package.json version', () => {
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(appVersion).toBe(pkg.version);
+  });
+
+  it.each(Object.entries(VALUE_SETS))('helm lint --strict passes: %s', async (_, values) => {
+    const r = await helm.run(['lint', chartDir, '--strict', '--namespace', NS, ...helm.valuesArgs(values)]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('0 chart(s) failed');
+    expect(r.stdout).not.toMatch(/\[(WARNING|ERROR)\]/);
+  });
+
+  it.each([
+    ['a misspelt top-level key', { gatewy: { replicas: 3 } }, "additional properties 'gatewy' not allowed"],
+    ['a misspelt nested key', { gateway: { replica: 3 } }, "additional properties 'replica' not allowed"],
+    ['a CPU limit for engines (the operator sets none)', { engines: { socket: { resources: { limits: { cpu: '1' } } } } }, "additional properties 'cpu' not allowed"],
+    ['a memory request that is not a quantity', { engines: { browser: { resources: { requests: { memory: 'lots' } } } } }, '/engines/browser/resources/requests/memory'],
+    ['an unknown engine', { gateway: { defaultEngine: 'TELEGRAM' } }, '/gateway/defaultEngine'],
+    ['a NATS URL that is not one', { nats: { external: { url: 'http://nats:4222' } } }, '/nats/external/url'],
+    ['too many workers', { operator: { workers: 100 } }, '/operator/workers'],
+  ])('the schema rejects %s', async (_, values, message) => {
+    const r = await helm.run(['template', RELEASE, chartDir, ...helm.valuesArgs(values)]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(message);
+  });
+
+  it('refuses to render with no NATS at all', async () => {
+    const r = await helm.run(['template', RELEASE, chartDir, '--set', 'nats.bundled.enabled=false']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('NATS: set nats.external.url, or leave nats.bundled.enabled true');
+  });
+
+  it('takes every Switchboard image from image.registry, image.tag (default appVersion) and one repository name each', async () => {
+    const imagesOf = (manifests: Manifest[]) => {
+      const op = envOf(container(manifests, `${FULL}-operator`));
+      return {
+        gateway: container(manifests, `${FULL}-gateway`).image,
+        operator: container(manifests, `${FULL}-operator`).image,
+        engine: op.SWITCHBOARD_ENGINE_IMAGE,
+        browserEngine: op.SWITCHBOARD_BROWSER_ENGINE_IMAGE,
+      };
+    };
+    expect(imagesOf(await render())).toEqual({
+      gateway: `localhost/switchboard/gateway:${appVersion}`,
+      operator: `localhost/switchboard/operator:${appVersion}`,
+      engine: `localhost/switchboard/engine:${appVersion}`,
+      browserEngine: `localhost/switchboard/browser-engine:${appVersion}`,
+    });
+    const custom = await render({ image: { registry: 'registry.example.com/sb/', tag: '2026.12.0-rc1', repositories: { engine: 'engine-socket' } } });
+    expect(imagesOf(custom)).toEqual({
+      gateway: 'registry.example.com/sb/gateway:2026.12.0-rc1',
+      operator: 'registry.example.com/sb/operator:2026.12.0-rc1',
+      engine: 'registry.example.com/sb/engine-socket:2026.12.0-rc1',
+      browserEngine: 'registry.example.com/sb/browser-engine:2026.12.0-rc1',
+    });
+    // No other image anywhere but the bundled NATS.
+    const all = podTemplates(custom).flatMap((t) => t.spec.containers.map((c: any) => c.image));
+    expect(all.filter((image) => !image.startsWith('registry.example.com/sb/'))).toEqual(['docker.io/nats:2.12.15-alpine']);
+  });
+
+  it.each(Object.entries(VALUE_SETS))('every pod meets the restricted standard, with a read-only root and /tmp on an emptyDir: %s', async (_, values) => {
+    const manifests = await render(values);
+    const templates = podTemplates(manifests);
+    expect(templates.length).toBeGreaterThanOrEqual(2);
+    for (const { owner, spec } of templates) {
+      expect(spec.securityContext, owner).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(spec.hostNetwork ?? false, owner).toBe(false);
+      for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
+        expect(c.securityContext, `${owner} ${c.name}`).toEqual({
+          runAsNonRoot: true,
+          runAsUser: 10001,
+          runAsGroup: 10001,
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+          seccompProfile: { type: 'RuntimeDefault' },
+        });
+        expect(c.resources?.requests?.memory, `${owner} ${c.name} requests memory`).toBeTruthy();
+        expect(c.resources?.limits?.memory, `${owner} ${c.name} limits memory`).toBeTruthy();
+        const volumes = new Map<string, any>(spec.volumes?.map((v: any) => [v.name, v]) ?? []);
+        const tmp = c.volumeMounts?.find((m: any) => m.mountPath === '/tmp');
+        // Node writes to /tmp; NATS writes only to its data volume.
+        if (c.name !== 'nats') expect(volumes.get(tmp?.name)?.emptyDir, `${owner} ${c.name} /tmp`).toBeDefined();
+      }
+    }
+  });
+
+  it('defaults: bundled NATS (StatefulSet with a volume, Services, PDB), 2 gateways, 2 operators, PDBs, NetworkPolicies', async () => {
+    const m = await render();
+    const natsUrl = `nats://${FULL}-nats.${NS}.svc:4222`;
+    expect(envOf(container(m, `${FULL}-gateway`)).SWITCHBOARD_NATS_URL).toBe(natsUrl);
+    expect(envOf(container(m, `${FULL}-operator`)).SWITCHBOARD_NATS_URL).toBe(natsUrl);
+
+    const sts = find(m, 'StatefulSet', `${FULL}-nats`);
+    expect(sts.spec.replicas).toBe(1);
+    expect(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('10Gi');
+    expect(sts.spec.template.spec.containers[0].readinessProbe.httpGet).toEqual({ path: '/healthz?js-enabled-only=true', port: 'monitor' });
+    const conf = find(m, 'ConfigMap', `${FULL}-nats`).data['nats.conf'];
+    expect(conf).toMatch(/jetstream \{\s+store_dir: \/data\s+max_file_store: 8Gi/);
+    expect(find(m, 'Service', `${FULL}-nats`).spec.ports[0].port).toBe(4222);
+    expect(find(m, 'Service', `${FULL}-nats-headless`).spec.clusterIP).toBe('None');
+
+    expect(find(m, 'Deployment', `${FULL}-gateway`).spec.replicas).toBe(2);
+    expect(find(m, 'Deployment', `${FULL}-operator`).spec.replicas).toBe(2);
+    expect(m.filter((x) => x.kind === 'PodDisruptionBudget').map((x) => x.metadata.name).sort()).toEqual(
+      [`${FULL}-gateway`, `${FULL}-nats`, `${FULL}-operator`],
+    );
+    expect(m.filter((x) => x.kind === 'NetworkPolicy').map((x) => x.metadata.name).sort()).toEqual(
+      [`${FULL}-engines`, `${FULL}-gateway`, `${FULL}-nats`, `${FULL}-operator`],
+    );
+    // The generated admin key: 256 random bits, like the gateway's own keys.
+    const secret = find(m, 'Secret', `${FULL}-api-key`);
+    expect(Buffer.from(secret.data['api-key'], 'base64').toString()).toMatch(/^sb_[A-Za-z0-9]{43}$/);
+    expect(envOf(container(m, `${FULL}-gateway`)).SWITCHBOARD_API_KEY).toBe(`secret:${FULL}-api-key/api-key`);
+  });
+
+  it('external NATS: no bundled NATS objects, the URL passed to the gateway and operator, engines may reach its ports', async () => {
+    for (const values of [VALUE_SETS['external NATS'], VALUE_SETS['bundled NATS off']] as any[]) {
+      const m = await render(values);
+      expect(m.filter((x) => x.metadata.name.startsWith(`${FULL}-nats`))).toEqual([]);
+      expect(envOf(container(m, `${FULL}-gateway`)).SWITCHBOARD_NATS_URL).toBe(values.nats.external.url);
+      expect(envOf(container(m, `${FULL}-operator`)).SWITCHBOARD_NATS_URL).toBe(values.nats.external.url);
+      const egress = find(m, 'NetworkPolicy', `${FULL}-engines`).spec.egress;
+      const natsRule = egress.find((rule: any) => rule.ports.some((p: any) => p.port === 4222));
+      expect(natsRule.to).toBeUndefined();
+    }
+  });
+
+  it('gateway: replicas, the Service, GET /health probes on its port, the admin key from an existing Secret', async () => {
+    const m = await render(VALUE_SETS['gateway replicas 3']);
+    const deployment = find(m, 'Deployment', `${FULL}-gateway`);
+    expect(deployment.spec.replicas).toBe(3);
+    const c = deployment.spec.template.spec.containers[0];
+    for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+      expect(c[probe].httpGet, probe).toEqual({ path: '/health', port: 'http' });
+    }
+    expect(c.ports).toEqual([{ name: 'http', containerPort: 3000, protocol: 'TCP' }]);
+    expect(find(m, 'Service', `${FULL}-gateway`).spec).toMatchObject({ type: 'LoadBalancer', ports: [{ port: 443, targetPort: 'http' }] });
+    expect(m.some((x) => x.kind === 'Secret')).toBe(false);
+    expect(envOf(c).SWITCHBOARD_API_KEY).toBe('secret:switchboard-admin/key');
+    expect(envOf(c).SWITCHBOARD_HOOK_URL).toBe('https://hooks.example.com/all');
+    expect(deployment.spec.template.spec.imagePullSecrets).toEqual([{ name: 'regcred' }]);
+    // The operator has no HTTP endpoint, so no probes.
+    const op = container(m, `${FULL}-operator`);
+    expect([op.readinessProbe, op.livenessProbe, op.startupProbe]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('operator: leader election on the Lease its Role may update, engine images and per-kind settings in its env', async () => {
+    const m = await render(VALUE_SETS['gateway replicas 3']);
+    const env = envOf(container(m, `${FULL}-operator`));
+    expect(env).toMatchObject({
+      SWITCHBOARD_LEASE_NAME: 'sb-leader',
+      SWITCHBOARD_IDENTITY: 'fieldRef:metadata.name',
+      SWITCHBOARD_NAMESPACE: 'fieldRef:metadata.namespace',
+      SWITCHBOARD_WORKERS: '8',
+      SWITCHBOARD_SOCKET_CPU_REQUEST: '50m',
+      SWITCHBOARD_SOCKET_MEMORY_REQUEST: '96Mi',
+      SWITCHBOARD_SOCKET_MEMORY_LIMIT: '256Mi',
+      SWITCHBOARD_BROWSER_CPU_REQUEST: '500m',
+      SWITCHBOARD_BROWSER_MEMORY_REQUEST: '1Gi',
+      SWITCHBOARD_BROWSER_MEMORY_LIMIT: '2Gi',
+      SWITCHBOARD_SOCKET_NODE_SELECTOR: '{"pool":"engines"}',
+      SWITCHBOARD_SOCKET_TOLERATIONS: '[{"effect":"NoSchedule","key":"engines","operator":"Exists"}]',
+      SWITCHBOARD_BROWSER_NODE_SELECTOR: '{"pool":"browsers"}',
+      SWITCHBOARD_BROWSER_TOLERATIONS: '[]',
+    });
+    const role = find(m, 'Role', `${FULL}-operator`);
+    const leaseRule = role.rules.find((r: any) => r.resourceNames);
+    expect(leaseRule).toEqual({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['sb-leader'], verbs: ['get', 'update'] });
+  });
+
+  it.each(Object.entries(VALUE_SETS))("the gateway's and operator's own config checks accept the env the chart gives them: %s", async (_, values) => {
+    const m = await render(values);
+    const gatewayEnv = resolvedEnv(envOf(container(m, `${FULL}-gateway`)));
+    const gateway = readGatewayConfig(gatewayEnv);
+    expect(gateway).toMatchObject({ mode: 'cluster', port: 3000, host: '0.0.0.0', namespace: NS });
+
+    const operatorEnv = resolvedEnv(envOf(container(m, `${FULL}-operator`)));
+    const operator = readOperatorConfig(operatorEnv, new KubeConfig());
+    expect(operator.namespace).toBe(NS);
+    expect(operator.natsUrl).toBe(gateway.natsUrl);
+    expect(operator.pods.resources.socket.requests.cpu).toBe(operatorEnv.SWITCHBOARD_SOCKET_CPU_REQUEST);
+    expect(operator.pods.placement?.socket.nodeSelector).toEqual(JSON.parse(operatorEnv.SWITCHBOARD_SOCKET_NODE_SELECTOR ?? '{}'));
+    expect(operator.pods.placement?.browser.tolerations).toEqual(JSON.parse(operatorEnv.SWITCHBOARD_BROWSER_TOLERATIONS ?? '[]'));
+  });
+
+  it('sets no operator env var the operator does not read', async () => {
+    const dir = join(repoRoot, 'operator/src');
+    const source = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => readFileSync(join(dir, file), 'utf8'))
+      .join('\n');
+    const env = Object.keys(envOf(container(await render(), `${FULL}-operator`)));
+    const unread = env.filter((name) => !source.includes(name));
+    expect(unread).toEqual([]);
+  });
+
+  it('NetworkPolicies: gateway port open, operator closed, engines egress to DNS, NATS and the internet only, NATS from our pods only', async () => {
+    const m = await render(VALUE_SETS['gateway replicas 3']);
+    expect(find(m, 'NetworkPolicy', `${FULL}-gateway`).spec.ingress).toEqual([
+      { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }] },
+    ]);
+    expect(find(m, 'NetworkPolicy', `${FULL}-operator`).spec).toMatchObject({ policyTypes: ['Ingress'], ingress: [] });
+
+    const engines = find(m, 'NetworkPolicy', `${FULL}-engines`).spec;
+    // The labels the operator puts on engine pods (operator/src/reconcile/engine-pod-spec.ts).
+    expect(engines.podSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': 'switchboard', 'app.kubernetes.io/component': 'engine' } });
+    expect(engines.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(engines.ingress).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }], from: [{ ipBlock: { cidr: '10.0.0.0/24' } }] }]);
+    const [dns, nats, internet] = engines.egress;
+    expect(dns.ports.map((p: any) => `${p.port}/${p.protocol}`)).toEqual(['53/UDP', '53/TCP']);
+    expect(nats).toEqual({
+      ports: [{ port: 4222, protocol: 'TCP' }],
+      to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'switchboard', 'app.kubernetes.io/instance': RELEASE, 'app.kubernetes.io/component': 'nats' } } }],
+    });
+    expect(internet.to[0].ipBlock.except).toContain('10.0.0.0/8');
+    expect(internet.to[1].ipBlock).toEqual({ cidr: '::/0', except: ['fc00::/7', 'fe80::/10'] });
+
+    const natsFrom = find(m, 'NetworkPolicy', `${FULL}-nats`).spec.ingress[0].from;
+    expect(natsFrom.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/component'] ?? peer.podSelector.matchLabels.app)).toEqual(
+      ['gateway', 'operator', 'engine', 'nats-backup'],
+    );
+
+    const off = await render(VALUE_SETS['network policies off']);
+    expect(off.filter((x) => x.kind === 'NetworkPolicy')).toEqual([]);
+  });
+});

@@ -1,0 +1,215 @@
+// Helpers of the chart tests: the pinned helm binary, rendering the chart, and running kubectl
+// with its warnings (control-plane.ts's kubectl() keeps stdout only).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { type ControlPlane, e2eBinaries } from '../support/control-plane.js';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const chartDir = join(repoRoot, 'charts/switchboard');
+
+/** A Kubernetes object as rendered or read back; tests look into it freely. */
+export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: any }; [k: string]: any };
+
+export interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a binary to completion; never rejects on a non-zero exit (tests look at `code`). */
+export function exec(binary: string, args: string[], options: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<Result> {
+  return new Promise((done, fail) => {
+    const child = execFile(binary, args, { env: options.env ?? process.env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+      if (code === -1) fail(err);
+      else done({ code, stdout, stderr });
+    });
+    child.stdin!.end(options.stdin ?? '');
+  });
+}
+
+/** Fails with the command's stderr unless it exited 0. */
+export async function ok(result: Promise<Result>, what: string): Promise<Result> {
+  const r = await result;
+  if (r.code !== 0) throw new Error(`${what} exited ${r.code}:\n${r.stderr}${r.stdout}`);
+  return r;
+}
+
+/** The helm binary scripts/e2e-binaries.sh builds, named by its pin in test/e2e/tools/helm/go.mod. */
+export function helmBinary(): string {
+  const mod = readFileSync(join(repoRoot, 'test/e2e/tools/helm/go.mod'), 'utf8');
+  const pin = mod.match(/^\s*(?:require\s+)?helm\.sh\/helm\/v3\s+(v\S+)/m)?.[1];
+  if (!pin) throw new Error('no helm.sh/helm/v3 pin in test/e2e/tools/helm/go.mod');
+  return join(dirname(e2eBinaries().kubectl), `helm-${pin}`);
+}
+
+/** helm with its own cache/config/data dirs (never the user's), and a kubeconfig when given. */
+export class Helm {
+  private readonly home = mkdtempSync(join(tmpdir(), 'switchboard-helm-'));
+  private readonly binary = helmBinary();
+
+  constructor(private readonly kubeconfigPath?: string) {}
+
+  run(args: string[]): Promise<Result> {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: this.home,
+      HELM_CACHE_HOME: join(this.home, 'cache'),
+      HELM_CONFIG_HOME: join(this.home, 'config'),
+      HELM_DATA_HOME: join(this.home, 'data'),
+      KUBECACHEDIR: join(this.home, 'kube-cache'),
+      ...(this.kubeconfigPath ? { KUBECONFIG: this.kubeconfigPath } : { KUBECONFIG: join(this.home, 'no-cluster') }),
+    };
+    return exec(this.binary, args, { env });
+  }
+
+  /** Writes values to a file in helm's home dir and returns `-f <file>` (empty for none). */
+  valuesArgs(values: object | undefined): string[] {
+    if (!values) return [];
+    const file = join(this.home, `values-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, JSON.stringify(values));
+    return ['-f', file];
+  }
+
+  /** `helm template`: the manifests as text. Throws with helm's message when rendering fails. */
+  async template(release: string, namespace: string, values?: object): Promise<string> {
+    const r = await ok(this.run(['template', release, chartDir, '--namespace', namespace, ...this.valuesArgs(values)]), 'helm template');
+    return r.stdout;
+  }
+
+  cleanup(): void {
+    rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+export function parseManifests(text: string): Manifest[] {
+  return parseAllDocuments(text)
+    .map((doc) => doc.toJS() as Manifest | null)
+    .filter((m): m is Manifest => m !== null && typeof m === 'object');
+}
+
+export function find(manifests: Manifest[], kind: string, name: string): Manifest {
+  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
+  if (!found) throw new Error(`no ${kind} ${name} in [${manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}]`);
+  return found;
+}
+
+/** kubectl against a control plane, with stderr (warnings) and the exit code. */
+export function kubectl(cp: ControlPlane, args: string[], stdin?: string): Promise<Result> {
+  const dir = dirname(cp.kubeconfigPath);
+  return exec(e2eBinaries().kubectl, ['--kubeconfig', cp.kubeconfigPath, ...args], {
+    env: { ...process.env, KUBECACHEDIR: join(dir, 'kube-cache'), KUBERC: 'off' },
+    stdin,
+  });
+}
+
+/** A namespace where the restricted Pod Security standard is enforced, warned about and audited. */
+export async function restrictedNamespace(cp: ControlPlane, name: string): Promise<void> {
+  await cp.ensureNamespace(name);
+  await ok(
+    kubectl(cp, [
+      'label', '--overwrite', 'namespace', name,
+      'pod-security.kubernetes.io/enforce=restricted',
+      'pod-security.kubernetes.io/enforce-version=latest',
+      'pod-security.kubernetes.io/warn=restricted',
+      'pod-security.kubernetes.io/audit=restricted',
+    ]),
+    'kubectl label namespace',
+  );
+}
+
+/** The chart's own CRDs, applied server-side and Established. */
+export async function applyCrds(cp: ControlPlane): Promise<void> {
+  await ok(kubectl(cp, ['apply', '--server-side', '--validate=strict', '-f', join(chartDir, 'crds')]), 'apply CRDs');
+  await ok(
+    kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/messagingsessions.switchboard.dev']),
+    'wait for the CRD',
+  );
+}
+
+/** A kubeconfig that authenticates as a ServiceAccount, with a token from the TokenRequest API. */
+export async function serviceAccountKubeconfig(cp: ControlPlane, namespace: string, serviceAccount: string): Promise<string> {
+  const token = (await ok(kubectl(cp, ['create', 'token', serviceAccount, '-n', namespace, '--duration=1h']), 'kubectl create token')).stdout.trim();
+  const path = join(dirname(cp.kubeconfigPath), `kubeconfig-${namespace}-${serviceAccount}`);
+  writeFileSync(
+    path,
+    `apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: ${cp.server}
+    certificate-authority-data: ${Buffer.from(cp.caCert).toString('base64')}
+users:
+- name: ${serviceAccount}
+  user:
+    token: ${token}
+contexts:
+- name: e2e
+  context:
+    cluster: e2e
+    user: ${serviceAccount}
+    namespace: ${namespace}
+current-context: e2e
+`,
+    { mode: 0o600 },
+  );
+  return path;
+}
+
+/** Polls until `check` returns a value that is not null, undefined or false. */
+export async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== null && value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * The value sets every test runs: the defaults, and the shapes a platform team picks between.
+ * Each one must lint, render, and be admitted by a real API server under the restricted standard.
+ */
+export const VALUE_SETS: Record<string, object | undefined> = {
+  defaults: undefined,
+  'external NATS': { nats: { external: { url: 'nats://nats.messaging.svc.cluster.local:4222' } } },
+  'bundled NATS off': {
+    nats: { bundled: { enabled: false }, external: { url: 'nats://nats-0.nats:4222,nats://nats-1.nats:4222' } },
+    networkPolicy: { engines: { externalNatsPorts: [4222, 7422] } },
+  },
+  'gateway replicas 3': {
+    image: { registry: 'registry.example.com/platform/switchboard', tag: '2026.11.1', pullSecrets: ['regcred'] },
+    apiKey: { existingSecret: 'switchboard-admin', existingSecretKey: 'key' },
+    gateway: {
+      replicas: 3,
+      service: { type: 'LoadBalancer', port: 443, annotations: { 'example.com/lb': 'internal' } },
+      extraEnv: [{ name: 'SWITCHBOARD_HOOK_URL', value: 'https://hooks.example.com/all' }],
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'gateway' } } },
+      ],
+    },
+    operator: { replicas: 3, workers: 8, leaseName: 'sb-leader' },
+    engines: {
+      socket: { nodeSelector: { pool: 'engines' }, tolerations: [{ key: 'engines', operator: 'Exists', effect: 'NoSchedule' }] },
+      browser: { resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '2Gi' } }, nodeSelector: { pool: 'browsers' } },
+    },
+    nats: { bundled: { persistence: { size: '50Gi', storageClass: 'fast' }, jetstream: { maxFileStore: '45Gi', maxMemoryStore: '1Gi' }, pdb: { enabled: false } } },
+    networkPolicy: {
+      gateway: { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }] },
+      engines: { probeSourceCIDRs: ['10.0.0.0/24'] },
+      nats: { extraFrom: [{ podSelector: { matchLabels: { app: 'nats-backup' } } }] },
+    },
+  },
+  'network policies off': { networkPolicy: { enabled: false }, gateway: { pdb: { enabled: false } }, operator: { pdb: { enabled: false } } },
+};
