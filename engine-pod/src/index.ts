@@ -28,3 +28,5 @@ export { ensureStream, JS_ERR, jsErrorCode } from './cluster/jetstream.js';
 export { authKeyToken, NatsAuthStateStore, openAuthBucket, purgeSessionAuth } from './cluster/nats-auth-state-store.js';
 export { type LeaseRecord, SessionLease, type SessionLeaseOptions } from './cluster/session-lease.js';
 export { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
+export { NowebEngine, nowebEngineFactory } from './engines/noweb/noweb-engine.js';
+export { DEFAULT_NOWEB_OPTIONS, type NowebOptions, nowebOptionsFromEnv } from './engines/noweb/options.js';

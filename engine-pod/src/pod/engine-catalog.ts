@@ -1,5 +1,7 @@
 import type { EngineName } from '@switchboard/protocol';
 import type { EngineFactory } from '../engine.js';
+import { nowebEngineFactory } from '../engines/noweb/noweb-engine.js';
+import { nowebOptionsFromEnv } from '../engines/noweb/options.js';
 import { DEFAULT_SANDBOX_OPTIONS, SandboxEngine } from '../engines/sandbox/sandbox-engine.js';
 import { webjsEngineFactory, webjsOptionsFromEnv } from '../engines/webjs/client-factory.js';
 
@@ -15,6 +17,7 @@ const CATALOG: Partial<Record<EngineName, (tuning: EngineTuning) => EngineFactor
     return (context) => new SandboxEngine(context, options);
   },
   WEBJS: () => webjsEngineFactory(webjsOptionsFromEnv(process.env)),
+  NOWEB: () => nowebEngineFactory(nowebOptionsFromEnv(process.env)),
 };
 
 export const AVAILABLE_ENGINES = Object.keys(CATALOG) as EngineName[];

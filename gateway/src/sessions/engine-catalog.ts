@@ -1,4 +1,4 @@
-import { type EngineFactory, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
+import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
 import { webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
 import type { EngineName } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
@@ -7,7 +7,11 @@ import { ApiError } from '../http/errors.js';
 export type EngineCatalog = Partial<Record<EngineName, EngineFactory>>;
 
 export function localEngineCatalog(options: { sandbox: SandboxOptions }): EngineCatalog {
-  return { SANDBOX: (context) => new SandboxEngine(context, options.sandbox), WEBJS: webjsEngineFactory(webjsOptionsFromEnv(process.env)) };
+  return {
+    SANDBOX: (context) => new SandboxEngine(context, options.sandbox),
+    WEBJS: webjsEngineFactory(webjsOptionsFromEnv(process.env)),
+    NOWEB: nowebEngineFactory(nowebOptionsFromEnv(process.env)),
+  };
 }
 
 /** Throws a 422 naming the engines that are available, so the user can pick one. */

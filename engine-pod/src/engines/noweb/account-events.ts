@@ -1,0 +1,209 @@
+import type {
+  GroupInfo,
+  GroupInfoUpdate,
+  GroupParticipant,
+  GroupParticipantRole,
+  GroupParticipantsChange,
+  PresenceStatus,
+} from '@switchboard/protocol';
+import { type BaileysEventMap, type GroupMetadata, type WAMessage, WAMessageStubType, type WAPresence } from '@whiskeysockets/baileys';
+import type { EngineContext } from '../../engine.js';
+import { isGroupJid, sameUser } from './jids.js';
+import { LabelBook } from './labels.js';
+import { rawData } from './message-record.js';
+
+/** What translating the account's other events needs from the engine. */
+export interface AccountEventsDeps {
+  readonly context: EngineContext;
+  /** The account's jids as the library knows them (phone and LID), to spot ourselves in a group change. */
+  meJids(): readonly string[];
+  contactId(jid: string, alt?: string | null): Promise<string>;
+  /** The whole group, asked of the server when we were added to one. */
+  groupMetadata(jid: string): Promise<GroupMetadata>;
+}
+
+const PRESENCE: Record<WAPresence, PresenceStatus> = {
+  available: 'online',
+  unavailable: 'offline',
+  composing: 'typing',
+  recording: 'recording',
+  paused: 'paused',
+};
+
+const CHANGE: Partial<Record<BaileysEventMap['group-participants.update']['action'], GroupParticipantsChange>> = {
+  add: 'join',
+  remove: 'leave',
+  promote: 'promote',
+  demote: 'demote',
+};
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * Presence, groups, calls, labels and archived chats: library events to `presence.update`,
+ * `group.v2.*`, `call.*`, `label.*` and `chat.archive`.
+ */
+export class AccountEvents {
+  private readonly labels = new LabelBook();
+
+  constructor(private readonly deps: AccountEventsDeps) {}
+
+  async presence({ id, presences }: BaileysEventMap['presence.update']): Promise<void> {
+    const chatId = isGroupJid(id) ? id : await this.deps.contactId(id);
+    const entries = await Promise.all(
+      Object.entries(presences).map(async ([participant, data]) => ({
+        participant: await this.deps.contactId(participant),
+        lastKnownPresence: PRESENCE[data.lastKnownPresence] ?? 'offline',
+        lastSeen: data.lastSeen ?? null,
+      })),
+    );
+    this.deps.context.emit('presence.update', { id: chatId, presences: entries });
+  }
+
+  async calls(calls: BaileysEventMap['call']): Promise<void> {
+    for (const call of calls) {
+      const event =
+        call.status === 'offer'
+          ? 'call.received'
+          : call.status === 'accept'
+            ? 'call.accepted'
+            : call.status === 'reject' || call.status === 'terminate' || call.status === 'timeout'
+              ? 'call.rejected'
+              : null;
+      if (!event) continue;
+      this.deps.context.emit(event, {
+        id: call.id,
+        from: await this.deps.contactId(call.from, call.callerPn),
+        timestamp: call.date.getTime() / 1000,
+        isVideo: !!call.isVideo,
+        isGroup: !!call.isGroup,
+        _data: rawData(call),
+      });
+    }
+  }
+
+  async groupsJoined(groups: BaileysEventMap['groups.upsert']): Promise<void> {
+    for (const group of groups) {
+      this.deps.context.emit('group.v2.join', { group: await this.groupInfo(group), timestamp: nowSeconds(), _data: rawData(group) });
+    }
+  }
+
+  /**
+   * A group's settings changed: read from the library's stub messages, not from its
+   * `groups.update`, whose buffering keeps only the first of several updates to one group that
+   * arrive together (Baileys 7.0.0-rc14, `event-buffer.ts`).
+   */
+  groupChanges(messages: readonly WAMessage[]): void {
+    for (const msg of messages) {
+      const id = msg.key.remoteJid;
+      const change = msg.messageStubType ? groupChange(msg.messageStubType, msg.messageStubParameters?.[0] ?? '') : null;
+      if (!change || !id || !isGroupJid(id)) continue;
+      this.deps.context.emit('group.v2.update', { group: { id, ...change }, timestamp: nowSeconds(), _data: rawData(msg) });
+    }
+  }
+
+  /** Whole groups the library fetched again (after a `dirty` notice): sent with every field. */
+  async groupsUpdated(updates: BaileysEventMap['groups.update']): Promise<void> {
+    for (const update of updates) {
+      if (!update.id || !update.participants) continue;
+      const group = await this.groupInfo(update as GroupMetadata);
+      this.deps.context.emit('group.v2.update', { group, timestamp: nowSeconds(), _data: rawData(update) });
+    }
+  }
+
+  async participantsChanged(change: BaileysEventMap['group-participants.update']): Promise<void> {
+    const type = CHANGE[change.action];
+    if (!type) return;
+    const role: GroupParticipantRole | null =
+      type === 'leave' ? 'left' : type === 'promote' ? 'admin' : type === 'demote' ? 'participant' : null;
+    const timestamp = nowSeconds();
+    const _data = rawData(change);
+    this.deps.context.emit('group.v2.participants', {
+      type,
+      group: { id: change.id },
+      participants: await this.participants(change.participants, role),
+      timestamp,
+      _data,
+    });
+    const mine = change.participants.some((p) => this.deps.meJids().some((me) => sameUser(p.id, me) || sameUser(p.phoneNumber, me)));
+    if (mine && type === 'leave') this.deps.context.emit('group.v2.leave', { group: { id: change.id }, timestamp, _data });
+    if (mine && type === 'join') {
+      const metadata = await this.deps.groupMetadata(change.id).catch((error: unknown) => {
+        this.deps.context.log.warn({ session: this.deps.context.session, group: change.id, err: error }, 'NOWEB could not read a group it joined');
+        return null;
+      });
+      if (metadata) this.deps.context.emit('group.v2.join', { group: await this.groupInfo(metadata), timestamp, _data: rawData(metadata) });
+    }
+  }
+
+  labelEdited(label: BaileysEventMap['labels.edit']): void {
+    const color = label.color ?? 0;
+    if (label.deleted) this.deps.context.emit('label.deleted', this.labels.delete(label.id, color));
+    else this.deps.context.emit('label.upsert', this.labels.upsert(label.id, label.name ?? '', color));
+  }
+
+  async labelAssociation({ type, association }: BaileysEventMap['labels.association']): Promise<void> {
+    if (!('chatId' in association) || 'messageId' in association) return;
+    this.deps.context.emit(type === 'add' ? 'label.chat.added' : 'label.chat.deleted', {
+      labelId: association.labelId,
+      chatId: isGroupJid(association.chatId) ? association.chatId : await this.deps.contactId(association.chatId),
+      label: this.labels.get(association.labelId),
+    });
+  }
+
+  async chats(updates: BaileysEventMap['chats.update']): Promise<void> {
+    for (const update of updates) {
+      if (typeof update.archived !== 'boolean' || !update.id) continue;
+      this.deps.context.emit('chat.archive', {
+        id: isGroupJid(update.id) ? update.id : await this.deps.contactId(update.id),
+        timestamp: nowSeconds(),
+        archived: update.archived,
+      });
+    }
+  }
+
+  private async groupInfo(group: GroupMetadata): Promise<GroupInfo> {
+    return {
+      id: group.id,
+      subject: group.subject ?? '',
+      description: group.desc ?? '',
+      ...(group.inviteCode ? { invite: `https://chat.whatsapp.com/${group.inviteCode}` } : {}),
+      membersCanAddNewMember: !!group.memberAddMode,
+      membersCanSendMessages: !group.announce,
+      newMembersApprovalRequired: !!group.joinApprovalMode,
+      participants: await this.participants(group.participants ?? [], null),
+    };
+  }
+
+  /** Members in the interface's addressing; `role` overrides what the library says of each. */
+  private participants(
+    members: readonly { id: string; phoneNumber?: string; admin?: 'admin' | 'superadmin' | null }[],
+    role: GroupParticipantRole | null,
+  ): Promise<GroupParticipant[]> {
+    return Promise.all(
+      members.map(async (member) => ({
+        id: await this.deps.contactId(member.id, member.phoneNumber),
+        role: role ?? member.admin ?? 'participant',
+      })),
+    );
+  }
+}
+
+function groupChange(stub: number, value: string): Omit<GroupInfoUpdate, 'id'> | null {
+  switch (stub) {
+    case WAMessageStubType.GROUP_CHANGE_SUBJECT:
+      return { subject: value };
+    case WAMessageStubType.GROUP_CHANGE_DESCRIPTION:
+      return { description: value };
+    case WAMessageStubType.GROUP_CHANGE_ANNOUNCE:
+      return { membersCanSendMessages: !(value === 'on' || value === 'true') };
+    case WAMessageStubType.GROUP_MEMBER_ADD_MODE:
+      return { membersCanAddNewMember: value === 'all_member_add' };
+    case WAMessageStubType.GROUP_MEMBERSHIP_JOIN_APPROVAL_MODE:
+      return { newMembersApprovalRequired: value === 'on' };
+    case WAMessageStubType.GROUP_CHANGE_INVITE_LINK:
+      return { invite: `https://chat.whatsapp.com/${value}` };
+    default:
+      return null;
+  }
+}

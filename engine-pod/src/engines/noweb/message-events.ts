@@ -1,0 +1,166 @@
+import { ACKS, type Ack, ackName, type MeInfo, messageId } from '@switchboard/protocol';
+import {
+  type BaileysEventMap,
+  getContentType,
+  isJidStatusBroadcast,
+  normalizeMessageContent,
+  proto,
+  type WAMessage,
+  type WAMessageKey,
+} from '@whiskeysockets/baileys';
+import type { EngineContext } from '../../engine.js';
+import { isGroupJid } from './jids.js';
+import { ackFromStatus, type MessageAddress, messageBody, toMessageRecord, toSeconds } from './message-record.js';
+import { PollRegistry } from './polls.js';
+
+/** What translating messages needs from the engine. */
+export interface MessageEventsDeps {
+  readonly context: EngineContext;
+  /** The account, or null before pairing. */
+  me(): MeInfo | null;
+  /** The account's own jid as the library knows it (`<number>:<device>@s.whatsapp.net`). */
+  meJid(): string;
+  /** A library jid as the interface addresses it (`@c.us`, or `@lid` when no phone is known). */
+  contactId(jid: string, alt?: string | null): Promise<string>;
+}
+
+/**
+ * Library messages to `message`, `message.any`, `message.reaction`, `message.edited`,
+ * `message.revoked`, `poll.vote` and `message.ack`. Reactions, edits, revokes and votes are
+ * messages too in the library; they are delivered only as their own events (spec 6.2).
+ */
+export class MessageEvents {
+  private readonly polls = new PollRegistry();
+
+  constructor(private readonly deps: MessageEventsDeps) {}
+
+  async upsert({ messages, type }: BaileysEventMap['messages.upsert']): Promise<void> {
+    if (type !== 'notify' && type !== 'append') return;
+    const me = this.deps.me();
+    if (!me) return;
+    for (const msg of messages) {
+      const content = normalizeMessageContent(msg.message);
+      if (!content || !msg.key.remoteJid || isJidStatusBroadcast(msg.key.remoteJid)) continue;
+      const address = await this.address(msg.key, me);
+      if (content.protocolMessage) this.protocolMessage(msg, content.protocolMessage, address, me);
+      else if (content.reactionMessage) await this.reaction(msg, content.reactionMessage, address, me);
+      else if (content.pollUpdateMessage) await this.vote(msg, content.pollUpdateMessage, address, me);
+      else if (getContentType(content)) {
+        this.polls.remember(msg, content, this.deps.meJid());
+        const record = toMessageRecord(msg, address, me, 'app');
+        if (!record.fromMe) this.deps.context.emit('message', record);
+        this.deps.context.emit('message.any', record);
+      }
+    }
+  }
+
+  /** Status changes of messages (direct chats): receipts, and errors the server reports. */
+  async update(updates: BaileysEventMap['messages.update']): Promise<void> {
+    const me = this.deps.me();
+    if (!me) return;
+    for (const { key, update } of updates) {
+      if (update.status === undefined || update.status === null || !key.id || !key.remoteJid) continue;
+      const address = await this.address(key, me);
+      this.ack(key, address, me, ackFromStatus(update.status));
+    }
+  }
+
+  /** Group receipts: one per member, the group variant of `message.ack`. */
+  async receipts(updates: BaileysEventMap['message-receipt.update']): Promise<void> {
+    const me = this.deps.me();
+    if (!me) return;
+    for (const { key, receipt } of updates) {
+      if (!key.id || !key.remoteJid || !receipt.userJid) continue;
+      const reader = await this.deps.contactId(receipt.userJid);
+      const ack: Ack = receipt.playedTimestamp ? ACKS.PLAYED : receipt.readTimestamp ? ACKS.READ : ACKS.DEVICE;
+      this.deps.context.emit('message.ack', {
+        id: `${messageId(!!key.fromMe, key.remoteJid, key.id)}_${reader}`,
+        from: key.remoteJid,
+        to: me.id,
+        participant: reader,
+        fromMe: !!key.fromMe,
+        ack,
+        ackName: ackName(ack),
+      });
+    }
+  }
+
+  /** `message.ack` for a message this engine knows the address of (its own sends among them). */
+  ack(key: WAMessageKey, address: MessageAddress, me: MeInfo, ack: Ack): void {
+    const fromMe = !!key.fromMe;
+    // Own messages: the group variant (a member's receipt) comes from `receipts`.
+    const participant = fromMe ? null : address.participant;
+    this.deps.context.emit('message.ack', {
+      id: messageId(fromMe, address.chatId, key.id ?? '', participant),
+      from: address.chatId,
+      to: me.id,
+      participant,
+      fromMe,
+      ack,
+      ackName: ackName(ack),
+    });
+  }
+
+  async address(key: WAMessageKey, me: MeInfo): Promise<MessageAddress> {
+    const chat = key.remoteJid ?? '';
+    if (!isGroupJid(chat)) return { chatId: await this.deps.contactId(chat, key.remoteJidAlt), participant: null };
+    const participant = key.fromMe ? me.id : await this.deps.contactId(key.participant ?? '', key.participantAlt);
+    return { chatId: chat, participant };
+  }
+
+  private protocolMessage(msg: WAMessage, protocol: proto.Message.IProtocolMessage, address: MessageAddress, me: MeInfo): void {
+    const targetId = protocol.key?.id;
+    if (!targetId) return;
+    const action = toMessageRecord(msg, address, me, 'app');
+    if (protocol.type === proto.Message.ProtocolMessage.Type.MESSAGE_EDIT) {
+      const body = messageBody(normalizeMessageContent(protocol.editedMessage));
+      this.deps.context.emit('message.edited', { ...action, body, editedMessageId: targetId });
+    } else if (protocol.type === proto.Message.ProtocolMessage.Type.REVOKE) {
+      this.deps.context.emit('message.revoked', { after: action, revokedMessageId: targetId, before: null });
+    }
+  }
+
+  private async reaction(msg: WAMessage, reaction: proto.Message.IReactionMessage, address: MessageAddress, me: MeInfo): Promise<void> {
+    const target = reaction.key;
+    const targetFromMe = !!target?.fromMe;
+    const targetParticipant =
+      isGroupJid(address.chatId) && !targetFromMe && target?.participant ? await this.deps.contactId(target.participant) : null;
+    const record = toMessageRecord(msg, address, me, 'app');
+    this.deps.context.emit('message.reaction', {
+      id: record.id,
+      from: record.from,
+      fromMe: record.fromMe,
+      participant: record.participant,
+      to: record.to,
+      timestamp: record.timestamp,
+      reaction: { text: reaction.text ?? '', messageId: messageId(targetFromMe, address.chatId, target?.id ?? '', targetParticipant) },
+    });
+  }
+
+  private async vote(msg: WAMessage, update: proto.Message.IPollUpdateMessage, address: MessageAddress, me: MeInfo): Promise<void> {
+    const selected = this.polls.read(msg, update, this.deps.meJid());
+    const record = toMessageRecord(msg, address, me, 'app');
+    const pollKey = update.pollCreationMessageKey;
+    const pollFromMe = !!pollKey?.fromMe;
+    const pollParticipant =
+      isGroupJid(address.chatId) && !pollFromMe && pollKey?.participant ? await this.deps.contactId(pollKey.participant) : null;
+    const payload = {
+      vote: {
+        id: record.id,
+        to: record.to,
+        from: record.from,
+        fromMe: record.fromMe,
+        selectedOptions: selected ?? [],
+        timestamp: update.senderTimestampMs ? toSeconds(update.senderTimestampMs) / 1000 : toSeconds(msg.messageTimestamp),
+      },
+      poll: {
+        id: messageId(pollFromMe, address.chatId, pollKey?.id ?? '', pollParticipant),
+        to: pollFromMe ? address.chatId : me.id,
+        from: pollFromMe ? me.id : address.chatId,
+        fromMe: pollFromMe,
+      },
+    };
+    this.deps.context.emit(selected ? 'poll.vote' : 'poll.vote.failed', payload);
+  }
+}
+

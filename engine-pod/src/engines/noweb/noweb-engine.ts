@@ -1,0 +1,270 @@
+import { ACKS, type MeInfo, type MessageRecord, type RequestCodeRequest } from '@switchboard/protocol';
+import makeWASocket, {
+  type BaileysEventMap,
+  DisconnectReason,
+  generateWAMessageFromContent,
+  jidNormalizedUser,
+  type proto,
+} from '@whiskeysockets/baileys';
+import { CommandError } from '../../command-error.js';
+import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
+import { AccountEvents } from './account-events.js';
+import { BaileysAuthState } from './auth-state.js';
+import { formatPairingCode, isGroupJid, resolveContactId, toContactId, toLibraryJid } from './jids.js';
+import { MessageEvents } from './message-events.js';
+import { toMessageRecord } from './message-record.js';
+import { DEFAULT_NOWEB_OPTIONS, type NowebOptions } from './options.js';
+import { relayedEngineEvents } from './relayed-events.js';
+
+type WASocket = ReturnType<typeof makeWASocket>;
+
+/** Closes after which reconnecting cannot help: the device was unlinked, replaced or refused. */
+const FINAL: ReadonlySet<number> = new Set([
+  DisconnectReason.loggedOut,
+  DisconnectReason.forbidden,
+  DisconnectReason.multideviceMismatch,
+  DisconnectReason.connectionReplaced,
+]);
+
+/** `false_<chat>_<id>[_<participant>]` or a bare message id. */
+const FULL_ID = /^(true|false)_([^_]+)_([^_]+)(?:_(.+))?$/;
+
+/**
+ * NOWEB: WhatsApp Web's own protocol, spoken by Baileys. Pairs by QR code or phone code, keeps
+ * credentials and signal keys in the session's `AuthStateStore`, reconnects on its own (at once
+ * after pairing, when the server asks for a restart; with backoff after a drop) and translates the
+ * library's events into the interface's.
+ */
+export class NowebEngine implements Engine {
+  readonly name = 'NOWEB' as const;
+  private auth: BaileysAuthState | null = null;
+  private socket: WASocket | null = null;
+  private qrValue: string | null = null;
+  private working = false;
+  private stopped = false;
+  private attempts = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly messages: MessageEvents;
+  private readonly account: AccountEvents;
+
+  constructor(
+    private readonly context: EngineContext,
+    private readonly options: NowebOptions = DEFAULT_NOWEB_OPTIONS,
+  ) {
+    const contactId = (jid: string, alt?: string | null) =>
+      resolveContactId(jid, alt, async (lid) => (await this.socket?.signalRepository.lidMapping.getPNForLID(lid)) ?? null);
+    this.messages = new MessageEvents({ context, me: () => this.me(), meJid: () => this.auth?.creds.me?.id ?? '', contactId });
+    this.account = new AccountEvents({
+      context,
+      contactId,
+      meJids: () => [this.auth?.creds.me?.id, this.auth?.creds.me?.lid].filter((jid): jid is string => !!jid),
+      groupMetadata: async (jid) => this.requireSocket().groupMetadata(jid),
+    });
+  }
+
+  async start(): Promise<void> {
+    this.auth = await BaileysAuthState.load(this.context.authState);
+    if (!this.stopped) this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.disconnect();
+    await this.queue;
+    await this.auth?.flush();
+  }
+
+  async logout(): Promise<void> {
+    this.stopped = true;
+    const socket = this.socket;
+    if (socket && this.working) {
+      // Unlinks the device on the phone's side too; the socket then closes itself.
+      await socket.logout().catch((error: unknown) => this.context.log.warn({ session: this.context.session, err: error }, 'NOWEB logout'));
+    }
+    await this.disconnect();
+    await this.queue;
+    if (this.auth) await this.auth.clear();
+    else await this.context.authState.clear();
+    this.context.setMe(null);
+  }
+
+  qr(): string {
+    if (!this.qrValue) throw new CommandError('WRONG_STATUS', `session '${this.context.session}' has no QR code yet; try again shortly`);
+    return this.qrValue;
+  }
+
+  async requestCode(request: RequestCodeRequest): Promise<{ code: string }> {
+    if (request.method) {
+      throw new CommandError(
+        'NOT_SUPPORTED',
+        `NOWEB links a device by a code typed on the phone; registering a number by ${request.method} is not supported by NOWEB`,
+        { session: this.context.session, engine: this.name, method: request.method },
+      );
+    }
+    const code = await this.requireSocket()
+      .requestPairingCode(request.phoneNumber)
+      .catch((error: Error) => {
+        throw new CommandError('ENGINE_ERROR', `NOWEB could not ask for a pairing code: ${error.message}`);
+      });
+    return { code: formatPairingCode(code) };
+  }
+
+  async sendText(args: SendTextArgs): Promise<MessageRecord> {
+    const me = this.me();
+    const socket = this.socket;
+    if (!this.working || !me || !socket) {
+      throw new CommandError('WRONG_STATUS', `session '${this.context.session}' is not connected; this needs WORKING`, {
+        session: this.context.session,
+        expected: ['WORKING'],
+      });
+    }
+    const jid = toLibraryJid(args.chatId);
+    const content: proto.IMessage = args.reply_to
+      ? { extendedTextMessage: { text: args.text, contextInfo: this.replyContext(args.reply_to, jid) } }
+      : { conversation: args.text };
+    const msg = generateWAMessageFromContent(jid, content, { userJid: this.auth!.creds.me!.id, messageId: args.id ?? undefined });
+    const address = { chatId: args.chatId, participant: isGroupJid(jid) ? me.id : null };
+    const record = toMessageRecord(msg, address, me, 'api');
+    this.context.emit('message.any', record);
+    try {
+      await socket.relayMessage(jid, msg.message!, { messageId: msg.key.id! });
+    } catch (error) {
+      this.messages.ack(msg.key, address, me, ACKS.ERROR);
+      throw new CommandError('ENGINE_ERROR', `NOWEB could not send to ${args.chatId}: ${(error as Error).message}`);
+    }
+    // The server acknowledges the send, but the library does not report it: written is SERVER.
+    this.messages.ack(msg.key, address, me, ACKS.SERVER);
+    return record;
+  }
+
+  private connect(): void {
+    const auth = this.auth!;
+    const socket = makeWASocket({
+      auth: auth.state,
+      waWebSocketUrl: this.options.waUrl,
+      logger: this.options.logger,
+      markOnlineOnConnect: this.options.markOnlineOnConnect,
+      syncFullHistory: false,
+      ...(this.options.qrTimeoutMs ? { qrTimeout: this.options.qrTimeoutMs } : {}),
+    });
+    this.socket = socket;
+    socket.ev.process((events) => {
+      if (this.socket !== socket) return;
+      if (events['creds.update']) this.credsUpdated();
+      if (events['connection.update']) this.connectionUpdated(socket, events['connection.update']);
+      this.queue = this.queue.then(() => this.translate(events)).catch((error: unknown) => {
+        this.context.log.error({ session: this.context.session, err: error }, 'NOWEB event translation failed');
+      });
+    });
+  }
+
+  private credsUpdated(): void {
+    void this.auth?.saveCreds().catch((error: unknown) => {
+      this.context.log.error({ session: this.context.session, err: error }, 'NOWEB could not save its credentials');
+    });
+    const me = this.me();
+    if (this.working && me) this.context.setMe(me);
+  }
+
+  private connectionUpdated(socket: WASocket, update: BaileysEventMap['connection.update']): void {
+    if (update.qr) {
+      // A QR code means the server is reachable: when the codes run out, reconnect without backoff.
+      this.attempts = 0;
+      this.qrValue = update.qr;
+      this.context.setStatus('SCAN_QR_CODE');
+    }
+    if (update.connection === 'open') {
+      this.attempts = 0;
+      this.qrValue = null;
+      this.working = true;
+      this.context.setMe(this.me());
+      this.context.setStatus('WORKING');
+    }
+    if (update.connection === 'close') this.closed(socket, update.lastDisconnect?.error);
+  }
+
+  private closed(socket: WASocket, error: Error | undefined): void {
+    if (this.socket !== socket) return;
+    this.socket = null;
+    this.qrValue = null;
+    const wasWorking = this.working;
+    this.working = false;
+    if (this.stopped) return;
+    const code = (error as { output?: { statusCode?: number } } | undefined)?.output?.statusCode;
+    if (code !== undefined && FINAL.has(code)) {
+      this.context.log.warn({ session: this.context.session, code, err: error }, 'NOWEB connection ended for good');
+      // Unlinked on the phone: the credentials are worthless, the next start shows a QR code.
+      const forget = code === DisconnectReason.loggedOut ? this.auth!.clear() : Promise.resolve();
+      void forget.then(() => {
+        if (code === DisconnectReason.loggedOut) this.context.setMe(null);
+        this.context.setStatus('FAILED');
+      });
+      return;
+    }
+    if (code === DisconnectReason.restartRequired) {
+      this.connect();
+      return;
+    }
+    if (wasWorking) this.context.setStatus('STARTING');
+    this.attempts += 1;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (!this.stopped) this.connect();
+    }, this.options.reconnectDelayMs(this.attempts));
+  }
+
+  private async disconnect(): Promise<void> {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const socket = this.socket;
+    this.socket = null;
+    this.working = false;
+    this.qrValue = null;
+    if (socket) await socket.end(undefined);
+  }
+
+  private async translate(events: Partial<BaileysEventMap>): Promise<void> {
+    if (events['messages.upsert']) {
+      await this.messages.upsert(events['messages.upsert']);
+      this.account.groupChanges(events['messages.upsert'].messages);
+    }
+    if (events['messages.update']) await this.messages.update(events['messages.update']);
+    if (events['message-receipt.update']) await this.messages.receipts(events['message-receipt.update']);
+    if (events['presence.update']) await this.account.presence(events['presence.update']);
+    if (events['chats.update']) await this.account.chats(events['chats.update']);
+    if (events['groups.upsert']) await this.account.groupsJoined(events['groups.upsert']);
+    if (events['groups.update']) await this.account.groupsUpdated(events['groups.update']);
+    if (events['group-participants.update']) await this.account.participantsChanged(events['group-participants.update']);
+    if (events.call) await this.account.calls(events.call);
+    if (events['labels.edit']) this.account.labelEdited(events['labels.edit']);
+    if (events['labels.association']) await this.account.labelAssociation(events['labels.association']);
+    for (const payload of relayedEngineEvents(events)) this.context.emit('engine.event', payload);
+  }
+
+  /** The account as the interface shows it: `<number>@c.us` and its push name. */
+  private me(): MeInfo | null {
+    const me = this.auth?.creds.me;
+    if (!me?.id || !this.auth?.isPaired) return null;
+    return { id: toContactId(me.id), pushName: me.name ?? me.notify ?? '' };
+  }
+
+  private requireSocket(): WASocket {
+    if (!this.socket) throw new CommandError('WRONG_STATUS', `session '${this.context.session}' is not connected`);
+    return this.socket;
+  }
+
+  /** The quoted message: a full message id tells who wrote it; a bare id is taken as is. */
+  private replyContext(replyTo: string, jid: string): proto.IContextInfo {
+    const full = FULL_ID.exec(replyTo);
+    if (!full) return { stanzaId: replyTo };
+    const [, fromMe, chat, id, participant] = full;
+    const author = fromMe === 'true' ? jidNormalizedUser(this.auth!.creds.me!.id) : toLibraryJid(participant ?? chat!);
+    return { stanzaId: id, participant: author, ...(toLibraryJid(chat!) !== jid ? { remoteJid: toLibraryJid(chat!) } : {}) };
+  }
+}
+
+/** What both catalogs register: `nowebEngineFactory(nowebOptionsFromEnv(process.env))`. */
+export function nowebEngineFactory(options: NowebOptions = DEFAULT_NOWEB_OPTIONS): EngineFactory {
+  return (context) => new NowebEngine(context, options);
+}

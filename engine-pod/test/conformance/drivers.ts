@@ -1,0 +1,132 @@
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EngineName, MeInfo, MessageRecord } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import {
+  DEFAULT_NOWEB_OPTIONS,
+  type EngineFactory,
+  EngineHost,
+  FileAuthStateStore,
+  type HostedEvent,
+  NowebEngine,
+  SandboxEngine,
+} from '../../src/index.js';
+import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+
+/**
+ * What a story needs to play the other side of a session, whatever the engine: pair it, make a
+ * contact write, make a sent message arrive. Each engine has its own way (SANDBOX's simulator,
+ * NOWEB's fake WhatsApp Web server); the stories do not know which they drive.
+ */
+export interface ConformanceDriver {
+  readonly engine: EngineName;
+  /** A host with a real file auth store in a temp dir, publishing into `events`. Not started. */
+  host(events: HostedEvent[]): EngineHost;
+  /** The host is showing a QR code: the account scans it. Resolves with the account. */
+  scan(host: EngineHost, qr: string): Promise<MeInfo>;
+  /** A contact (`<number>@c.us`) writes to the account; resolves with the message's own id. */
+  incomingText(host: EngineHost, from: string, body: string): Promise<string>;
+  /** The recipient's phone got a message this account sent (DEVICE). */
+  delivered(record: MessageRecord): Promise<void>;
+  close(): Promise<void>;
+}
+
+abstract class DriverBase implements ConformanceDriver {
+  abstract readonly engine: EngineName;
+  private readonly dirs: string[] = [];
+  protected abstract factory(): EngineFactory;
+
+  host(events: HostedEvent[]): EngineHost {
+    const authDir = mkdtempSync(join(tmpdir(), `sb-conformance-${this.engine.toLowerCase()}-`));
+    this.dirs.push(authDir);
+    return new EngineHost({
+      session: `conformance-${this.engine.toLowerCase()}`,
+      engine: this.engine,
+      factory: this.factory(),
+      authState: new FileAuthStateStore(authDir),
+      metadata: { story: 'conformance' },
+      environment: { tier: 'CORE', version: 'test' },
+      publish: (event) => events.push(event),
+      log: silent,
+    });
+  }
+
+  abstract scan(host: EngineHost, qr: string): Promise<MeInfo>;
+  abstract incomingText(host: EngineHost, from: string, body: string): Promise<string>;
+  abstract delivered(record: MessageRecord): Promise<void>;
+
+  async close(): Promise<void> {
+    for (const dir of this.dirs) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** SANDBOX: its simulator is the other side; it acknowledges sends by itself. */
+export class SandboxDriver extends DriverBase {
+  readonly engine = 'SANDBOX' as const;
+
+  protected factory(): EngineFactory {
+    return (context) => new SandboxEngine(context, { qrRenewMs: 60_000, ackDelaysMs: { server: 5, device: 20 } });
+  }
+
+  async scan(host: EngineHost): Promise<MeInfo> {
+    const { me } = (await host.execute({
+      op: 'sandbox.simulate',
+      args: { kind: 'scan', me: { id: '15550009999@c.us', pushName: 'Conformance' } },
+    })) as { me: MeInfo };
+    return me;
+  }
+
+  async incomingText(host: EngineHost, from: string, body: string): Promise<string> {
+    const { id } = (await host.execute({ op: 'sandbox.simulate', args: { kind: 'message', from, body } })) as { id: string };
+    return id.split('_').at(-1)!;
+  }
+
+  async delivered(): Promise<void> {}
+}
+
+/** NOWEB on the fake WhatsApp Web server: a phone scans, contacts write, receipts come back. */
+export class NowebDriver extends DriverBase {
+  readonly engine = 'NOWEB' as const;
+  private phone: FakePhone | null = null;
+
+  private constructor(private readonly fake: FakeWaServer) {
+    super();
+  }
+
+  static async start(): Promise<NowebDriver> {
+    return new NowebDriver(await FakeWaServer.start());
+  }
+
+  protected factory(): EngineFactory {
+    const options = { ...DEFAULT_NOWEB_OPTIONS, waUrl: this.fake.url, reconnectDelayMs: () => 50 };
+    return (context) => new NowebEngine(context, options);
+  }
+
+  async scan(host: EngineHost, qr: string): Promise<MeInfo> {
+    this.phone = await this.fake.scanQr(qr, { pushName: 'Conformance' });
+    await waitFor(() => host.me?.pushName === 'Conformance', 'the push name');
+    return { id: this.phone.contactId, pushName: 'Conformance' };
+  }
+
+  async incomingText(_host: EngineHost, from: string, body: string): Promise<string> {
+    return this.requirePhone().text(from.replace('@c.us', ''), body);
+  }
+
+  async delivered(record: MessageRecord): Promise<void> {
+    this.requirePhone().receipt(record.id.split('_').at(-1)!, record.to.replace('@c.us', ''));
+  }
+
+  override async close(): Promise<void> {
+    await this.fake.close();
+    await super.close();
+  }
+
+  private requirePhone(): FakePhone {
+    if (!this.phone) throw new Error('no phone has scanned yet');
+    return this.phone;
+  }
+}

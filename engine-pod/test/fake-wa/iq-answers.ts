@@ -1,0 +1,140 @@
+import {
+  type BinaryNode,
+  getAllBinaryNodeChildren,
+  getBinaryNodeChild,
+  getBinaryNodeChildren,
+  jidDecode,
+} from '@whiskeysockets/baileys';
+import type { FakeGroup } from './groups.js';
+import { groupNode } from './groups.js';
+import type { FakePeer } from './peer.js';
+import type { FakePhone } from './phone.js';
+
+/** What answering an iq needs to know about the rest of the fake. */
+export interface IqContext {
+  readonly phone: FakePhone | null;
+  peer(jid: string): FakePeer;
+  group(jid: string): FakeGroup | undefined;
+  /** The groups a number is in. */
+  groupsOf(phone: string): FakeGroup[];
+  lidOf(jid: string): string | undefined;
+}
+
+/** The answer to an iq: the result's children, or an error code. */
+export type IqAnswer = { content?: BinaryNode[] } | { error: { code: string; text: string } } | null;
+
+const result = (content?: BinaryNode[]): IqAnswer => ({ content });
+
+/**
+ * The server's answers to the queries a Baileys client makes: enough for login (pre-key count and
+ * upload, digest, props, privacy, blocklist), sending (devices, key bundles, privacy tokens),
+ * app state sync and group metadata. `null` means "not known here": the caller answers an empty
+ * result and logs the query.
+ */
+export function answerIq(context: IqContext, iq: BinaryNode): IqAnswer {
+  const first = getAllBinaryNodeChildren(iq)[0];
+  switch (iq.attrs.xmlns) {
+    case 'encrypt':
+      return encrypt(context, iq, first);
+    case 'passive':
+    case 'w:p':
+    case 'w:stats':
+    case 'md':
+    case 'urn:xmpp:whatsapp:dirty':
+      return result();
+    case 'abt':
+      return result([{ tag: 'props', attrs: { protocol: '1', hash: 'fake' }, content: [] }]);
+    case 'blocklist':
+      return result([{ tag: 'list', attrs: {}, content: [] }]);
+    case 'privacy':
+      return iq.attrs.type === 'get' ? result([privacySettings()]) : result([{ tag: 'tokens', attrs: {}, content: [] }]);
+    case 'usync':
+      return result([usync(context, getBinaryNodeChild(iq, 'usync'))]);
+    case 'w:sync:app:state': {
+      const phone = context.phone;
+      if (!phone) return null;
+      return result([phone.appState.syncAnswer(getBinaryNodeChildren(getBinaryNodeChild(iq, 'sync'), 'collection'))]);
+    }
+    case 'w:g2': {
+      if (first?.tag === 'participating') {
+        const groups = context.groupsOf(context.phone?.phone ?? '').map(groupNode);
+        return result([{ tag: 'groups', attrs: {}, content: groups }]);
+      }
+      const group = context.group(iq.attrs.to ?? '');
+      if (!group) return { error: { code: '404', text: 'item-not-found' } };
+      return result([groupNode(group)]);
+    }
+    default:
+      return null;
+  }
+}
+
+function encrypt(context: IqContext, iq: BinaryNode, first: BinaryNode | undefined): IqAnswer {
+  const phone = context.phone;
+  switch (first?.tag) {
+    case 'count':
+      return result([{ tag: 'count', attrs: { value: String(phone?.preKeysOnServer ?? 0) } }]);
+    case 'digest':
+      return result([{ tag: 'digest', attrs: {}, content: [] }]);
+    case 'key': {
+      const users = getBinaryNodeChildren(first, 'user').map((user) => user.attrs.jid ?? '');
+      return result([{ tag: 'list', attrs: {}, content: users.map((jid) => context.peer(jid).keyBundle(jid)) }]);
+    }
+    case 'rotate':
+      return result();
+    default:
+      if (iq.attrs.type === 'set' && phone) {
+        // The pre-key upload: registration, identity, the list of one-time keys, the signed key.
+        phone.preKeysOnServer += getBinaryNodeChildren(getBinaryNodeChild(iq, 'list'), 'key').length;
+        return result();
+      }
+      return null;
+  }
+}
+
+function privacySettings(): BinaryNode {
+  const settings = { readreceipts: 'all', last: 'all', online: 'all', profile: 'all', status: 'all', groupadd: 'all' };
+  return {
+    tag: 'privacy',
+    attrs: {},
+    content: Object.entries(settings).map(([name, value]) => ({ tag: 'category', attrs: { name, value } })),
+  };
+}
+
+/**
+ * Device lists (each contact has its phone, device 0; the account also has its companion), the
+ * LID of contacts that have one, and "is on WhatsApp" for phone numbers.
+ */
+function usync(context: IqContext, request: BinaryNode | undefined): BinaryNode {
+  const protocols = getAllBinaryNodeChildren(getBinaryNodeChild(request, 'query') ?? { tag: 'query', attrs: {} }).map((p) => p.tag);
+  const users = getBinaryNodeChildren(getBinaryNodeChild(request, 'list'), 'user').map((user) => {
+    const phone = getBinaryNodeChild(user, 'contact')?.content?.toString().replace(/^\+/, '');
+    const jid = user.attrs.jid ?? `${phone}@s.whatsapp.net`;
+    const content: BinaryNode[] = [];
+    for (const protocol of protocols) {
+      if (protocol === 'devices') content.push(devices(context, jid));
+      if (protocol === 'contact') content.push({ tag: 'contact', attrs: { type: 'in' } });
+      const lid = protocol === 'lid' ? context.lidOf(jid) : undefined;
+      if (lid) content.push({ tag: 'lid', attrs: { val: lid } });
+    }
+    return { tag: 'user', attrs: { jid }, content };
+  });
+  return {
+    tag: 'usync',
+    attrs: { sid: request?.attrs.sid ?? '', index: '0', last: 'true' },
+    content: [
+      { tag: 'result', attrs: {}, content: protocols.map((tag) => ({ tag, attrs: {} })) },
+      { tag: 'list', attrs: {}, content: users },
+    ],
+  };
+}
+
+function devices(context: IqContext, jid: string): BinaryNode {
+  const list: BinaryNode[] = [{ tag: 'device', attrs: { id: '0' } }];
+  const phone = context.phone;
+  const user = jidDecode(jid)?.user;
+  if (phone?.companion && (user === phone.phone || user === phone.lid)) {
+    list.push({ tag: 'device', attrs: { id: String(phone.companion.device), 'key-index': '1' } });
+  }
+  return { tag: 'devices', attrs: {}, content: [{ tag: 'device-list', attrs: {}, content: list }] };
+}

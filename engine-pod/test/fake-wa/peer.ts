@@ -1,0 +1,85 @@
+import {
+  addTransactionCapability,
+  type BinaryNode,
+  Curve,
+  DEFAULT_CONNECTION_CONFIG,
+  encodeBigEndian,
+  generateRegistrationId,
+  KEY_BUNDLE_TYPE,
+  type KeyPair,
+  proto,
+  type SignalDataSet,
+  type SignalDataTypeMap,
+  type SignalRepositoryWithLIDStore,
+  signedKeyPair,
+  unpadRandomMax16,
+  xmppPreKey,
+  xmppSignedPreKey,
+} from '@whiskeysockets/baileys';
+import { pino } from 'pino';
+
+const silent = pino({ level: 'silent' });
+
+/** The signal keys of one device the engine may send to: a contact's phone, or the account's own. */
+export class FakePeer {
+  private readonly identity: KeyPair = Curve.generateKeyPair();
+  private readonly registrationId = generateRegistrationId();
+  private readonly signedPreKey = signedKeyPair(this.identity, 1);
+  private readonly keys = new Map<string, unknown>();
+  private nextPreKeyId = 1;
+  private repository: SignalRepositoryWithLIDStore | null = null;
+
+  /** One `<user>` of an `encrypt`/`key` answer: a fresh one-time pre-key each time, as the server hands out. */
+  keyBundle(jid: string): BinaryNode {
+    const id = this.nextPreKeyId++;
+    const preKey = Curve.generateKeyPair();
+    this.keys.set(`pre-key:${id}`, preKey);
+    return {
+      tag: 'user',
+      attrs: { jid },
+      content: [
+        { tag: 'registration', attrs: {}, content: encodeBigEndian(this.registrationId) },
+        { tag: 'type', attrs: {}, content: KEY_BUNDLE_TYPE },
+        { tag: 'identity', attrs: {}, content: this.identity.public },
+        xmppSignedPreKey(this.signedPreKey),
+        xmppPreKey(preKey, id),
+      ],
+    };
+  }
+
+  /** Decrypts what the engine sent this device, as the real phone would. */
+  async decrypt(senderJid: string, type: 'pkmsg' | 'msg', ciphertext: Uint8Array): Promise<proto.IMessage> {
+    const plaintext = await this.signal().decryptMessage({ jid: senderJid, type, ciphertext });
+    return proto.Message.decode(unpadRandomMax16(plaintext));
+  }
+
+  private signal(): SignalRepositoryWithLIDStore {
+    if (this.repository) return this.repository;
+    const store = {
+      get: async <T extends keyof SignalDataTypeMap>(type: T, ids: string[]) => {
+        const found: Record<string, SignalDataTypeMap[T]> = {};
+        for (const id of ids) {
+          const value = this.keys.get(`${type}:${id}`);
+          if (value !== undefined) found[id] = value as SignalDataTypeMap[T];
+        }
+        return found;
+      },
+      set: async (data: SignalDataSet) => {
+        for (const [type, values] of Object.entries(data)) {
+          for (const [id, value] of Object.entries(values ?? {})) {
+            if (value === null || value === undefined) this.keys.delete(`${type}:${id}`);
+            else this.keys.set(`${type}:${id}`, value);
+          }
+        }
+      },
+    };
+    const keys = addTransactionCapability(store, silent, { maxCommitRetries: 1, delayBetweenTriesMs: 0 });
+    const creds = {
+      signedIdentityKey: this.identity,
+      signedPreKey: this.signedPreKey,
+      registrationId: this.registrationId,
+    } as Parameters<typeof DEFAULT_CONNECTION_CONFIG.makeSignalRepository>[0]['creds'];
+    this.repository = DEFAULT_CONNECTION_CONFIG.makeSignalRepository({ creds, keys }, silent, async () => []);
+    return this.repository;
+  }
+}

@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import { type BinaryNode, Curve, getBinaryNodeChild, getBinaryNodeChildren, type KeyPair, proto } from '@whiskeysockets/baileys';
+import { FakeAppState } from './app-state.js';
+import type { FakeConnection } from './connection.js';
+import type { CodePairing } from './pairing.js';
+import type { FakePeer } from './peer.js';
+import {
+  type CallKind,
+  callStanza,
+  encryptPollVote,
+  groupNotification,
+  historySyncMessage,
+  type MessageStanzaOptions,
+  messageStanza,
+  type PresenceKind,
+  presenceStanza,
+  receiptStanza,
+  serverSyncNotification,
+  userJid,
+} from './stanzas.js';
+
+/** What the fake needs from its server to act for a phone. */
+export interface PhoneServer {
+  peer(jid: string): FakePeer;
+}
+
+/** What the client acknowledges; the rest (presence, chat state, `ib`) is fire and forget. */
+const ACKED = new Set(['message', 'receipt', 'notification', 'call']);
+
+export interface SentMessage {
+  readonly id: string;
+  readonly to: string;
+  readonly node: BinaryNode;
+}
+
+/**
+ * One account: the phone (the primary device) and what the server knows of its companion. Tests
+ * drive the other side of a session through it: contacts writing, reacting, calling; receipts;
+ * changes made on the phone (labels, archive); the device being removed.
+ */
+export class FakePhone {
+  readonly accountKey: KeyPair = Curve.generateKeyPair();
+  readonly appState = new FakeAppState();
+  companion: { device: number; noiseKey: Buffer; identityKey: Buffer } | null = null;
+  connection: FakeConnection | null = null;
+  preKeysOnServer = 0;
+  codePairing: { pairing: CodePairing; connection: FakeConnection } | null = null;
+  /** Every message stanza the companion sent, in order. */
+  readonly sent: SentMessage[] = [];
+  private historyDelivered = false;
+  private readonly offline: BinaryNode[] = [];
+  private readonly unacked = new Map<string, BinaryNode>();
+  private readonly decrypted = new Map<string, proto.IMessage>();
+
+  constructor(
+    readonly phone: string,
+    readonly lid: string,
+    readonly pushName: string,
+    private readonly server: PhoneServer,
+  ) {}
+
+  get jid(): string {
+    return `${this.phone}@s.whatsapp.net`;
+  }
+
+  /** `<number>@c.us`: the `me.id` a paired session reports. */
+  get contactId(): string {
+    return `${this.phone}@c.us`;
+  }
+
+  get companionJid(): string {
+    return `${this.phone}:${this.companion?.device ?? 0}@s.whatsapp.net`;
+  }
+
+  get isConnected(): boolean {
+    return !!this.connection?.isOpen;
+  }
+
+  /**
+   * A stanza for the companion: now if it is connected, else at its next login (`offline`). As the
+   * real server does, it is kept until the client acknowledges it (an `ack`, or a `receipt` for a
+   * message) and delivered again at the next login if it never was.
+   */
+  deliver(node: BinaryNode): void {
+    if (ACKED.has(node.tag)) this.unacked.set(`${node.tag}:${node.attrs.id}`, node);
+    if (this.connection?.isOpen) this.connection.send(node);
+    else if (!ACKED.has(node.tag)) this.offline.push(node);
+  }
+
+  /** The client acknowledged a stanza of ours. */
+  acknowledged(tag: string, id: string): void {
+    this.unacked.delete(`${tag}:${id}`);
+  }
+
+  /** After `success`: what the client has not acknowledged or missed, then the offline marker. */
+  flushOffline(connection: FakeConnection): void {
+    const queued = [...this.unacked.values(), ...this.offline.splice(0)];
+    for (const node of queued) connection.send({ ...node, attrs: { ...node.attrs, offline: String(queued.length) } });
+    connection.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: String(queued.length) } }] });
+    if (!this.historyDelivered) {
+      this.historyDelivered = true;
+      // What the phone sends a new companion: the app state key, then its first history sync.
+      this.deliver(messageStanza({ from: this.jid, pushName: this.pushName }, this.appState.keyShare()));
+      this.deliver(messageStanza({ from: this.jid, pushName: this.pushName }, historySyncMessage(this.pushName, this.jid)));
+    }
+  }
+
+  /** A message from a contact (or, with `from` the account itself, from the phone). Returns its id. */
+  message(options: MessageStanzaOptions, message: proto.IMessage): string {
+    const node = messageStanza(options, message);
+    this.deliver(node);
+    return node.attrs.id!;
+  }
+
+  text(from: string, text: string, options: Omit<MessageStanzaOptions, 'from'> = {}): string {
+    return this.message({ ...options, from }, { conversation: text });
+  }
+
+  reaction(from: string, target: { id: string; fromMe: boolean }, emoji: string, options: Omit<MessageStanzaOptions, 'from'> = {}): string {
+    // The key as the reacting contact sees the target: its `fromMe` is the contact's own.
+    const key = target.fromMe
+      ? { remoteJid: this.jid, fromMe: false, id: target.id }
+      : { remoteJid: userJid(from), fromMe: true, id: target.id };
+    return this.message(
+      { ...options, from, type: 'reaction' },
+      { reactionMessage: { key, text: emoji, senderTimestampMs: Date.now() } },
+    );
+  }
+
+  edit(from: string, targetId: string, text: string, options: Omit<MessageStanzaOptions, 'from'> = {}): string {
+    return this.message(
+      { ...options, from, attrs: { edit: '1', ...options.attrs } },
+      {
+        protocolMessage: {
+          key: { remoteJid: userJid(from), fromMe: true, id: targetId },
+          type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
+          editedMessage: { conversation: text },
+          timestampMs: Date.now(),
+        },
+      },
+    );
+  }
+
+  revoke(from: string, targetId: string, options: Omit<MessageStanzaOptions, 'from'> = {}): string {
+    return this.message(
+      { ...options, from, attrs: { edit: '7', ...options.attrs } },
+      {
+        protocolMessage: {
+          key: { remoteJid: userJid(from), fromMe: true, id: targetId },
+          type: proto.Message.ProtocolMessage.Type.REVOKE,
+        },
+      },
+    );
+  }
+
+  /** A poll created by a contact; keep the result to vote on it. */
+  poll(from: string, name: string, options: readonly string[]): { id: string; creator: string; secret: Buffer } {
+    const secret = randomBytes(32);
+    const id = this.message(
+      { from, type: 'poll' },
+      {
+        pollCreationMessageV3: { name, options: options.map((optionName) => ({ optionName })), selectableOptionsCount: 1 },
+        messageContextInfo: { messageSecret: secret },
+      },
+    );
+    return { id, creator: userJid(from), secret };
+  }
+
+  vote(from: string, poll: { id: string; creator: string; secret: Buffer }, options: readonly string[]): string {
+    const vote = encryptPollVote(options, {
+      pollMsgId: poll.id,
+      pollCreatorJid: poll.creator,
+      voterJid: userJid(from),
+      secret: poll.secret,
+    });
+    return this.message(
+      { from, type: 'poll' },
+      {
+        pollUpdateMessage: {
+          pollCreationMessageKey: { remoteJid: this.jid, fromMe: poll.creator === userJid(from), id: poll.id },
+          vote,
+          senderTimestampMs: Date.now(),
+        },
+      },
+    );
+  }
+
+  receipt(id: string, from: string, type?: 'read' | 'played', participant?: string): void {
+    this.deliver(receiptStanza(id, from, type, participant));
+  }
+
+  presence(from: string, kind: PresenceKind, options: { lastSeen?: number; participant?: string } = {}): void {
+    this.deliver(presenceStanza(from, kind, options));
+  }
+
+  call(from: string, kind: CallKind, options: { id?: string; video?: boolean; group?: string } = {}): string {
+    const id = options.id ?? randomBytes(16).toString('hex').toUpperCase();
+    this.deliver(callStanza(from, id, kind, options));
+    return id;
+  }
+
+  group(group: string, author: string, change: BinaryNode): void {
+    this.deliver(groupNotification(group, author, change));
+  }
+
+  /** "Your groups changed": the client fetches every group it is in again. */
+  groupsDirty(): void {
+    this.deliver({ tag: 'ib', attrs: {}, content: [{ tag: 'dirty', attrs: { type: 'groups', timestamp: String(Math.floor(Date.now() / 1000)) } }] });
+  }
+
+  /** A label created or changed on the phone (WhatsApp Business). */
+  async label(label: { id: string; name: string; color: number; deleted?: boolean }): Promise<void> {
+    await this.syncChange({ addLabel: { id: label.id, name: label.name, color: label.color, deleted: !!label.deleted } }, '');
+  }
+
+  async labelChat(labelId: string, chat: string, labeled: boolean): Promise<void> {
+    const modification = labeled ? { addChatLabel: { labelId } } : { removeChatLabel: { labelId } };
+    await this.syncChange(modification, userJid(chat));
+  }
+
+  async archive(chat: string, archived: boolean): Promise<void> {
+    await this.syncChange({ archive: archived, lastMessages: [] }, userJid(chat));
+  }
+
+  /** The phone unlinks the companion: the connection ends with 401 and the server forgets it. */
+  removeCompanion(): void {
+    this.companion = null;
+    this.connection?.endStream('401', { tag: 'conflict', attrs: { type: 'device_removed' } });
+    this.connection = null;
+  }
+
+  /** The network drops, no close handshake: the client has to notice and reconnect. */
+  dropConnection(): void {
+    this.connection?.drop();
+  }
+
+  recordSent(node: BinaryNode): void {
+    this.sent.push({ id: node.attrs.id ?? '', to: node.attrs.to ?? '', node });
+  }
+
+  /** What a contact's phone reads from a message the companion sent: decrypted with its keys. */
+  async read(id: string): Promise<proto.IMessage> {
+    const cached = this.decrypted.get(id);
+    if (cached) return cached;
+    const sent = this.sent.find((s) => s.id === id);
+    if (!sent) throw new Error(`the companion of ${this.phone} sent no message ${id}`);
+    const recipient = sent.to.split('@')[0]!;
+    const participants = getBinaryNodeChildren(getBinaryNodeChild(sent.node, 'participants'), 'to');
+    const target = participants.find((to) => to.attrs.jid?.split(/[:@]/)[0] === recipient.split(':')[0]);
+    const enc = getBinaryNodeChild(target, 'enc');
+    if (!enc || !(enc.content instanceof Uint8Array)) throw new Error(`message ${id} has nothing encrypted for ${sent.to}`);
+    const message = await this.server.peer(sent.to).decrypt(this.companionJid, enc.attrs.type as 'pkmsg' | 'msg', enc.content);
+    this.decrypted.set(id, message);
+    return message;
+  }
+
+  private async syncChange(modification: Parameters<FakeAppState['change']>[0], jid: string): Promise<void> {
+    const collection = await this.appState.change(modification, jid);
+    this.deliver(serverSyncNotification(collection, this.appState.version(collection)));
+  }
+}
+

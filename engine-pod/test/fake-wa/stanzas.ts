@@ -1,0 +1,156 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { aesEncryptGCM, type BinaryNode, hmacSign, proto } from '@whiskeysockets/baileys';
+import { newId } from './connection.js';
+
+export const nowSeconds = () => String(Math.floor(Date.now() / 1000));
+
+/** `<id>@s.whatsapp.net` for a bare number; jids pass through. */
+export function userJid(who: string): string {
+  return who.includes('@') ? who : `${who}@s.whatsapp.net`;
+}
+
+export interface MessageStanzaOptions {
+  /** The chat: a contact, a group, or (for the phone's own messages) the account itself. */
+  readonly from: string;
+  /** The sender inside a group. */
+  readonly participant?: string;
+  readonly id?: string;
+  /** The sender's push name (`notify`). */
+  readonly pushName?: string;
+  /** Stanza type: `text`, `reaction`, `poll`, `media`... */
+  readonly type?: string;
+  /** More attributes, e.g. `sender_pn` for a LID-addressed sender. */
+  readonly attrs?: Record<string, string>;
+}
+
+/**
+ * A message as the server delivers it, its content in a `plaintext` child: Baileys decodes that
+ * without the signal session an `enc` child needs, so the fake's contacts need no sessions.
+ */
+export function messageStanza(options: MessageStanzaOptions, message: proto.IMessage): BinaryNode {
+  const attrs: Record<string, string> = {
+    id: options.id ?? newId(),
+    from: userJid(options.from),
+    t: nowSeconds(),
+    type: options.type ?? 'text',
+    ...(options.participant ? { participant: userJid(options.participant) } : {}),
+    ...(options.pushName ? { notify: options.pushName } : {}),
+    ...options.attrs,
+  };
+  return { tag: 'message', attrs, content: [{ tag: 'plaintext', attrs: {}, content: proto.Message.encode(message).finish() }] };
+}
+
+/** The phone's first history sync, its payload inline (no media download). */
+export function historySyncMessage(pushName: string, ownJid: string): proto.IMessage {
+  const history = proto.HistorySync.encode({
+    syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
+    conversations: [],
+    pushnames: [{ id: ownJid, pushname: pushName }],
+    progress: 100,
+  }).finish();
+  return {
+    protocolMessage: {
+      type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+      historySyncNotification: {
+        syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
+        initialHistBootstrapInlinePayload: deflateSync(history),
+        progress: 100,
+        chunkOrder: 0,
+      },
+    },
+  };
+}
+
+/** A delivery (`type` unset), `read` or `played` receipt for a message the client sent. */
+export function receiptStanza(id: string, from: string, type?: 'read' | 'played', participant?: string): BinaryNode {
+  return {
+    tag: 'receipt',
+    attrs: {
+      id,
+      from: userJid(from),
+      t: nowSeconds(),
+      ...(type ? { type } : {}),
+      ...(participant ? { participant: userJid(participant) } : {}),
+    },
+  };
+}
+
+export type PresenceKind = 'available' | 'unavailable' | 'composing' | 'recording' | 'paused';
+
+/** `presence` for online/offline, `chatstate` for typing, recording and paused. */
+export function presenceStanza(from: string, kind: PresenceKind, options: { lastSeen?: number; participant?: string } = {}): BinaryNode {
+  const who = { from: userJid(from), ...(options.participant ? { participant: userJid(options.participant) } : {}) };
+  if (kind === 'available' || kind === 'unavailable') {
+    return {
+      tag: 'presence',
+      attrs: { ...who, ...(kind === 'unavailable' ? { type: 'unavailable' } : {}), ...(options.lastSeen ? { last: String(options.lastSeen) } : {}) },
+    };
+  }
+  const state: BinaryNode = kind === 'recording' ? { tag: 'composing', attrs: { media: 'audio' } } : { tag: kind, attrs: {} };
+  return { tag: 'chatstate', attrs: who, content: [state] };
+}
+
+export type CallKind = 'offer' | 'accept' | 'reject' | 'terminate';
+
+export function callStanza(from: string, callId: string, kind: CallKind, options: { video?: boolean; group?: string } = {}): BinaryNode {
+  const creator = userJid(from);
+  const media: BinaryNode[] =
+    kind === 'offer'
+      ? [{ tag: 'audio', attrs: { enc: 'opus', rate: '16000' } }, ...(options.video ? [{ tag: 'video', attrs: { enc: 'vp8' } }] : [])]
+      : [];
+  return {
+    tag: 'call',
+    attrs: { from: creator, id: newId(), t: nowSeconds() },
+    content: [
+      {
+        tag: kind,
+        attrs: {
+          'call-id': callId,
+          'call-creator': creator,
+          ...(options.group ? { type: 'group', 'group-jid': options.group } : {}),
+        },
+        content: media.length ? media : undefined,
+      },
+    ],
+  };
+}
+
+/** A `w:gp2` notification: one change to a group (`add`, `remove`, `promote`, `subject`...). */
+export function groupNotification(group: string, author: string, change: BinaryNode): BinaryNode {
+  return {
+    tag: 'notification',
+    attrs: { from: group, type: 'w:gp2', id: newId(), participant: userJid(author), t: nowSeconds() },
+    content: [change],
+  };
+}
+
+export function serverSyncNotification(collection: string, version: number): BinaryNode {
+  return {
+    tag: 'notification',
+    attrs: { from: 's.whatsapp.net', type: 'server_sync', id: newId(), t: nowSeconds() },
+    content: [{ tag: 'collection', attrs: { name: collection, version: String(version) } }],
+  };
+}
+
+/** The poll vote encryption WhatsApp clients use; the mirror of Baileys' `decryptPollVote`. */
+export function encryptPollVote(
+  options: readonly string[],
+  context: { pollMsgId: string; pollCreatorJid: string; voterJid: string; secret: Uint8Array },
+): proto.Message.IPollEncValue {
+  const vote = proto.Message.PollVoteMessage.encode({
+    selectedOptions: options.map((name) => createHash('sha256').update(name).digest()),
+  }).finish();
+  const sign = Buffer.concat([
+    Buffer.from(context.pollMsgId),
+    Buffer.from(context.pollCreatorJid),
+    Buffer.from(context.voterJid),
+    Buffer.from('Poll Vote'),
+    Buffer.from([1]),
+  ]);
+  const key0 = hmacSign(context.secret, new Uint8Array(32), 'sha256');
+  const key = hmacSign(sign, key0, 'sha256');
+  const encIv = randomBytes(12);
+  const aad = Buffer.from(`${context.pollMsgId}\u0000${context.voterJid}`);
+  return { encPayload: aesEncryptGCM(vote, key, encIv, aad), encIv };
+}

@@ -1,0 +1,163 @@
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type EventEnvelope, type EventName, parseEnvelope, type SessionStatus } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { pino } from 'pino';
+import {
+  type AuthStateStore,
+  DEFAULT_NOWEB_OPTIONS,
+  EngineHost,
+  FileAuthStateStore,
+  type HostedEvent,
+  nowebEngineFactory,
+  type NowebOptions,
+} from '../../src/index.js';
+import { type FakePhone, FakeWaServer, type PhoneOptions } from '../fake-wa/index.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+
+/**
+ * One NOWEB session as it runs for real: an `EngineHost` with a `FileAuthStateStore` in a temp
+ * dir, its engine pointed at the fake server. Every published envelope is parsed against the
+ * protocol schema of its own event; `invalid` collects the ones that do not parse.
+ */
+export interface NowebSessionOptions {
+  /** The auth dir of a `FileAuthStateStore`: a session started again on the same dir is the same device. */
+  readonly authDir?: string;
+  /** Another store instead (cluster mode's NATS KV store, for one). */
+  readonly store?: AuthStateStore;
+  readonly engine?: Partial<NowebOptions>;
+  readonly session?: string;
+}
+
+export class NowebSession {
+  readonly events: HostedEvent[] = [];
+  readonly invalid: { envelope: EventEnvelope; error: unknown }[] = [];
+  readonly authDir: string;
+  readonly store: AuthStateStore;
+  readonly host: EngineHost;
+  readonly session: string;
+
+  constructor(
+    readonly fake: FakeWaServer,
+    options: NowebSessionOptions = {},
+  ) {
+    this.session = options.session ?? 'noweb';
+    this.authDir = options.authDir ?? mkdtempSync(join(tmpdir(), 'sb-noweb-'));
+    this.store = options.store ?? new FileAuthStateStore(this.authDir);
+    const engineOptions: NowebOptions = {
+      ...DEFAULT_NOWEB_OPTIONS,
+      waUrl: fake.url,
+      reconnectDelayMs: () => 50,
+      // NOWEB_LOG=debug (or trace) shows what Baileys does, for debugging a test.
+      ...(process.env.NOWEB_LOG ? { logger: pino({ level: process.env.NOWEB_LOG }) } : {}),
+      ...options.engine,
+    };
+    this.host = new EngineHost({
+      session: this.session,
+      engine: 'NOWEB',
+      factory: nowebEngineFactory(engineOptions),
+      authState: this.store,
+      metadata: { suite: 'noweb' },
+      environment: { tier: 'CORE', version: 'test' },
+      publish: (event) => {
+        this.events.push(event);
+        try {
+          parseEnvelope(event.envelope);
+        } catch (error) {
+          this.invalid.push({ envelope: event.envelope, error });
+        }
+      },
+      log: silent,
+    });
+  }
+
+  envelopes(name: EventName): EventEnvelope[] {
+    return this.events.filter((e) => e.envelope.event === name).map((e) => e.envelope);
+  }
+
+  payloads<T = Record<string, unknown>>(name: EventName): T[] {
+    return this.envelopes(name).map((e) => e.payload as T);
+  }
+
+  /** The first envelope of `name` published after `since` events that matches. */
+  waitForEvent(
+    name: EventName,
+    match: (payload: Record<string, unknown>) => boolean = () => true,
+    since = 0,
+    timeoutMs = 15_000,
+  ): Promise<EventEnvelope> {
+    return waitFor(
+      () => this.events.slice(since).find((e) => e.envelope.event === name && match(e.envelope.payload))?.envelope,
+      `${name} on ${this.session}`,
+      timeoutMs,
+    );
+  }
+
+  waitForStatus(status: SessionStatus, timeoutMs = 15_000): Promise<SessionStatus> {
+    return waitFor(() => this.host.status === status && status, `${this.session} to be ${status}`, timeoutMs);
+  }
+
+  async qr(): Promise<string> {
+    await this.waitForStatus('SCAN_QR_CODE');
+    return waitFor(async () => {
+      try {
+        return ((await this.host.execute({ op: 'auth.qr' })) as { value: string }).value;
+      } catch {
+        return undefined;
+      }
+    }, 'a QR code', 15_000);
+  }
+
+  /**
+   * Start, scan the QR code with a fresh phone, wait for WORKING and for the first history and app
+   * state sync to be done. Until then Baileys holds events back, and a session stopped before it
+   * holds them back for 20 s at its next start, waiting for a history sync the phone already sent.
+   */
+  async pair(phone: PhoneOptions = {}): Promise<FakePhone> {
+    await this.host.start();
+    const paired = await this.fake.scanQr(await this.qr(), phone);
+    await this.waitForStatus('WORKING');
+    await waitFor(
+      async () => ((await this.store.get<{ accountSyncCounter?: number }>('creds', ['creds'])).creds?.accountSyncCounter ?? 0) > 0,
+      'the first app state sync',
+      15_000,
+    );
+    return paired;
+  }
+
+  /** Stop the host and forget the auth dir. */
+  async close(): Promise<void> {
+    await this.host.stop();
+    await rm(this.authDir, { recursive: true, force: true });
+  }
+}
+
+export interface PairedSession {
+  readonly fake: FakeWaServer;
+  readonly s: NowebSession;
+  readonly phone: FakePhone;
+}
+
+/**
+ * One fake server and one session paired with a phone, for the tests of a file: set up before
+ * them; after them every envelope must have parsed and the fake must have known every node.
+ */
+export function pairedSessionForTests(): PairedSession {
+  const paired: { fake?: FakeWaServer; s?: NowebSession; phone?: FakePhone } = {};
+  beforeAll(async () => {
+    paired.fake = await FakeWaServer.start();
+    paired.s = new NowebSession(paired.fake);
+    paired.phone = await paired.s.pair({ pushName: 'Me' });
+  });
+  afterAll(async () => {
+    await paired.s?.close();
+    expect(paired.s?.invalid).toEqual([]);
+    expect(paired.fake?.unknown).toEqual([]);
+    await paired.fake?.close();
+  });
+  return paired as PairedSession;
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_NOWEB_OPTIONS, nowebOptionsFromEnv } from '../../src/index.js';
+
+describe('NOWEB options from the environment', () => {
+  it('defaults to WhatsApp Web, not marking the account online on connect', () => {
+    const options = nowebOptionsFromEnv({});
+    expect(options.waUrl).toBe('wss://web.whatsapp.com/ws/chat');
+    expect(options.markOnlineOnConnect).toBe(false);
+    expect(options.logger.level).toBe('silent');
+    expect(options).toBe(DEFAULT_NOWEB_OPTIONS);
+  });
+
+  it('takes the websocket address from SWITCHBOARD_NOWEB_WS_URL', () => {
+    expect(nowebOptionsFromEnv({ SWITCHBOARD_NOWEB_WS_URL: 'ws://127.0.0.1:7000/ws/chat' }).waUrl).toBe('ws://127.0.0.1:7000/ws/chat');
+  });
+
+  it('refuses a value that is not a ws: or wss: URL, naming the variable', () => {
+    expect(() => nowebOptionsFromEnv({ SWITCHBOARD_NOWEB_WS_URL: 'not a url' })).toThrow(/^SWITCHBOARD_NOWEB_WS_URL: not a URL/);
+    expect(() => nowebOptionsFromEnv({ SWITCHBOARD_NOWEB_WS_URL: 'http://x/ws' })).toThrow(/^SWITCHBOARD_NOWEB_WS_URL: must be a ws: or wss: URL/);
+  });
+
+  it('backs off 1, 2, 4 ... seconds between reconnects, at most 30', () => {
+    expect([1, 2, 3, 6, 20].map(DEFAULT_NOWEB_OPTIONS.reconnectDelayMs)).toEqual([1_000, 2_000, 4_000, 30_000, 30_000]);
+  });
+});
