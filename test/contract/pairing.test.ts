@@ -1,6 +1,6 @@
 import { waitFor, WsClient } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type ContractGateway } from './harness.js';
+import { startGateway, type ContractGateway, waitForStatus } from './harness.js';
 
 let gw: ContractGateway;
 beforeAll(async () => {
@@ -54,7 +54,8 @@ describe('4.1 pairing: QR code', () => {
   it('renews the QR and announces each renewal with a session.status event', async () => {
     const ws = await WsClient.connect(gw.url, 'x-api-key=test-admin-key-0123456789&session=qr1&events=session.status');
     const first = (await gw.api('GET', '/api/qr1/auth/qr?format=raw')).body.value;
-    await waitFor(() => ws.events('session.status').length >= 2, 'two renewals');
+    // Cluster mode renews at the engine pods' period (QR_RENEW_MS of the e2e environment), not 150 ms.
+    await waitFor(() => ws.events('session.status').length >= 2, 'two renewals', 10_000);
     const second = (await gw.api('GET', '/api/qr1/auth/qr?format=raw')).body.value;
     expect(second).not.toBe(first);
     expect(ws.events('session.status').every((e) => e.payload.status === 'SCAN_QR_CODE')).toBe(true);
@@ -82,6 +83,7 @@ describe('4.1 pairing: phone code', () => {
     expect(res.status).toBe(201);
     expect(res.body.code).toMatch(/^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
     await gw.api('POST', '/api/code1/sandbox/simulate', { kind: 'scan' });
+    await waitForStatus(gw, 'code1', 'WORKING');
     expect((await gw.api('GET', '/api/sessions/code1/me')).body.id).toBe('12132132130@c.us');
   });
 
@@ -99,6 +101,7 @@ describe('SANDBOX simulate: scan', () => {
     const me = { id: '4915112345678@c.us', pushName: 'Ada' };
     const res = await gw.api('POST', '/api/scan1/sandbox/simulate', { kind: 'scan', me });
     expect(res.status).toBe(201);
+    await waitForStatus(gw, 'scan1', 'WORKING');
     const info = await gw.api('GET', '/api/sessions/scan1');
     expect(info.body).toMatchObject({ status: 'WORKING', me });
   });

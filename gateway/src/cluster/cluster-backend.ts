@@ -166,10 +166,13 @@ export class ClusterSessionBackend implements SessionBackend {
   /**
    * A running pod logs out and starts again unpaired (spec part 3, rule 4); the answer carries
    * the status it reports then. With no pod, the session's auth state is purged from NATS KV.
+   * So is a stopped session's: its pod may still be terminating and answering, and must not
+   * start its engine again.
    */
   async logout(name: string): Promise<SessionDTO> {
     const current = await this.require(name);
-    const loggedOut = await this.options.commands.send(name, { op: 'host.logout' });
+    const running = current.spec.desiredState === 'Running';
+    const loggedOut = running ? await this.options.commands.send(name, { op: 'host.logout' }) : null;
     if (!loggedOut) {
       await this.options.purgeAuth(name);
       return toSessionDTO(current);

@@ -1,6 +1,6 @@
 import { CommandError } from '@switchboard/engine-pod';
 import type { CommandErrorCode, ErrorBody, FieldIssue } from '@switchboard/protocol';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 const REASONS: Record<number, string> = {
@@ -49,6 +49,24 @@ export function errorBody(statusCode: number, message: string, details?: unknown
   };
 }
 
+/** How long the rest of a refused body may take to arrive before the connection is cut. */
+const LINGER_MS = 10_000;
+
+/**
+ * A body over the limit is refused before it is read. fastify answers with `Connection: close`,
+ * and Node then closes the socket while the client is still sending, so the client's socket
+ * fails (EPIPE, or a reset) before it reads the 413. Keeping the connection makes Node read the
+ * rest and drop it, and the client gets its answer; one that is still sending after LINGER_MS
+ * is cut off (nginx's lingering close does the same).
+ */
+function lingerForBody(request: FastifyRequest, reply: FastifyReply): void {
+  reply.removeHeader('connection');
+  const { raw } = request;
+  if (raw.complete) return;
+  const timer = setTimeout(() => raw.socket.destroy(), LINGER_MS).unref();
+  raw.once('close', () => clearTimeout(timer));
+}
+
 /** `/a/0/b` (JSON pointer from the validator) as `body.a[0].b`, the way users name fields. */
 function fieldPath(context: string | undefined, pointer: string): string {
   const parts = pointer.split('/').filter(Boolean);
@@ -80,6 +98,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.code(status).send(errorBody(status, error.message, error.details));
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      lingerForBody(request, reply);
       return reply.code(413).send(errorBody(413, 'request body is larger than this server accepts'));
     }
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {

@@ -284,6 +284,30 @@ describe('ClusterSessionBackend against a real API server', () => {
       expect(res.body.status).toBe('SCAN_QR_CODE');
       expect(host.me).toBeNull();
     });
+
+    it('of a stopped session whose pod is still terminating, purges the auth state and leaves the engine alone', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'lingering' });
+      const { host } = await pod('lingering');
+      await gw.api('POST', '/api/lingering/sandbox/simulate', { kind: 'scan' });
+      await waitFor(() => host.status === 'WORKING', 'WORKING');
+      const kv = await nc.jetstream().views.kv(KV_BUCKETS.auth);
+      const authKeys = async () => {
+        const keys: string[] = [];
+        for await (const key of await kv.keys('lingering.>')) keys.push(key);
+        return keys;
+      };
+      expect(await authKeys()).not.toEqual([]);
+      // The operator reports STOPPED as soon as the pod is terminating; its engine may still answer.
+      await gw.api('POST', '/api/sessions/lingering/stop');
+      await cr.reportStatus('lingering', { status: 'STOPPED' });
+      await waitFor(async () => (await gw.api('GET', '/api/sessions/lingering')).body.status === 'STOPPED', 'STOPPED');
+
+      const res = await gw.api('POST', '/api/sessions/lingering/logout');
+      expect(res.status).toBe(201);
+      expect(res.body.status).toBe('STOPPED');
+      expect(await authKeys()).toEqual([]);
+      expect(host.status).toBe('WORKING');
+    });
   });
 
   describe('4.1 and 4.5 commands over NATS', () => {

@@ -94,7 +94,7 @@ export async function resolveLaunch(pod: V1Pod, container: V1Container, context:
 }
 
 /** Only what a process needs to find its interpreter and caches; a container sees no host env. */
-function hostEnv(): Record<string, string> {
+export function hostEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', 'TMPDIR']) {
     const value = process.env[name];

@@ -1,0 +1,254 @@
+// Cluster mode as it runs for real, on one machine: etcd and kube-apiserver, NATS with JetStream,
+// the MessagingSession CRD, the test node agent running engine pods as local processes, and the
+// operator and gateway as processes built from this repo (`make build`).
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { enginePodName, LABELS, MESSAGING_SESSION, resourceNameFor, type WebhookConfig } from '@switchboard/protocol';
+import { type ApiCall, apiClient, waitFor } from '@switchboard/testkit';
+import { hostEnv } from '../node-agent/container-launch.js';
+import { type NodeAgent, startNodeAgent } from '../node-agent/node-agent.js';
+import { type ControlPlane, type Nats, start, startNats } from './control-plane.js';
+import { NodeProcess } from './node-process.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** The images the operator puts in engine pods; the node agent knows what the socket one runs. */
+const ENGINE_IMAGE = 'switchboard/engine-socket:e2e';
+const BROWSER_ENGINE_IMAGE = 'switchboard/engine-browser:e2e';
+export const ADMIN_KEY = 'e2e-admin-key-0123456789';
+const OPERATOR_LEASE = 'switchboard-operator';
+/** SANDBOX renews its QR this often in the engine pods: observable, without a flood of events. */
+const QR_RENEW_MS = 2_000;
+
+/** What a test worker needs to reach an environment another process started (vitest `provide`). */
+export interface ClusterEnvironmentInfo {
+  readonly kubeconfigPath: string;
+  readonly natsUrl: string;
+  readonly namespace: string;
+  /** Logs of every process, and the node agent's pod directories. */
+  readonly dir: string;
+}
+
+export interface ClusterEnvironment extends ClusterEnvironmentInfo {
+  readonly info: ClusterEnvironmentInfo;
+  readonly cp: ControlPlane;
+  readonly nats: Nats;
+  readonly agent: NodeAgent;
+  /** An operator replica as a process; resolves once it has started (not necessarily leading). */
+  startOperator(identity: string): Promise<NodeProcess>;
+  startGateway(options?: GatewayProcessOptions): Promise<GatewayProcess>;
+  /** The holder of the operators' leader-election Lease, or null. */
+  operatorLeader(): Promise<string | null>;
+  waitForOperatorLeader(identity: string, timeoutMs?: number): Promise<void>;
+  /** The engine pods of a session, terminating ones included, straight from the API server. */
+  enginePods(session: string): Promise<EnginePod[]>;
+  /** Every change to the session's engine pods from now on, in the API server's order, until `stop()`. */
+  watchEnginePods(session: string): Promise<{ readonly events: EnginePodEvent[]; stop(): void }>;
+  /** The MessagingSession of a session, straight from the API server, or null. */
+  resource(session: string): Promise<any | null>;
+  /** Every container log of the session's engine pods (all of them, oldest first). */
+  podLogs(session: string): string;
+  /** Stops every process it started, then NATS and the control plane. */
+  stop(): Promise<void>;
+}
+
+export interface EnginePod {
+  name: string;
+  uid: string;
+  terminating: boolean;
+  ready: boolean;
+}
+
+export interface EnginePodEvent extends EnginePod {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+}
+
+export interface ClusterEnvironmentOptions {
+  namespace?: string;
+}
+
+/** Starts everything but operators and gateways (tests start as many as they need). */
+export async function startClusterEnvironment(options: ClusterEnvironmentOptions = {}): Promise<ClusterEnvironment> {
+  const namespace = options.namespace ?? 'switchboard-e2e';
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+  const stops: (() => Promise<unknown>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(`e2e: stop failed: ${String(error)}`));
+    if (process.env.SWITCHBOARD_E2E_KEEP) console.error(`e2e: kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const [cp, nats] = await Promise.all([start(), startNats()]);
+    stops.push(() => cp.stop(), () => nats.stop());
+    await cp.kubectl(['apply', '-f', join(repoRoot, 'crds/messagingsession.yaml')]);
+    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${MESSAGING_SESSION.plural}.${MESSAGING_SESSION.group}`]);
+    await cp.ensureNamespace(namespace);
+
+    const nodeDir = join(dir, 'node');
+    mkdirSync(nodeDir);
+    const agent = await startNodeAgent({
+      kubeconfigPath: cp.kubeconfigPath,
+      namespace,
+      labelSelector: `${LABELS.component}=engine`,
+      images: { [ENGINE_IMAGE]: { command: process.execPath, args: [join(repoRoot, 'engine-pod/dist/pod/main.js')] } },
+      workDir: nodeDir,
+      envOverrides: { SWITCHBOARD_NATS_URL: nats.url, SWITCHBOARD_SANDBOX_QR_RENEW_MS: String(QR_RENEW_MS) },
+      // Statuses reach the API sooner; the pods' own 2 s would only slow every test down.
+      probePeriodMs: 250,
+    });
+    stops.push(() => agent.stop());
+
+    const info: ClusterEnvironmentInfo = { kubeconfigPath: cp.kubeconfigPath, natsUrl: nats.url, namespace, dir };
+    const processes: NodeProcess[] = [];
+    stops.push(() => Promise.all(processes.map((child) => child.stop())));
+    const leader = async (): Promise<string | null> => {
+      const res = await cp.fetch(`/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${OPERATOR_LEASE}`);
+      if (res.status === 404) return null;
+      const lease = (await res.json()) as { spec?: { holderIdentity?: string } };
+      return lease.spec?.holderIdentity || null;
+    };
+
+    return {
+      ...info,
+      info,
+      cp,
+      nats,
+      agent,
+      async startOperator(identity) {
+        const operator = NodeProcess.start({
+          label: `operator ${identity}`,
+          script: join(repoRoot, 'operator/dist/main.js'),
+          logPath: join(dir, `operator-${identity}.log`),
+          env: {
+            ...hostEnv(),
+            KUBECONFIG: cp.kubeconfigPath,
+            SWITCHBOARD_NAMESPACE: namespace,
+            SWITCHBOARD_NATS_URL: nats.url,
+            SWITCHBOARD_ENGINE_IMAGE: ENGINE_IMAGE,
+            SWITCHBOARD_BROWSER_ENGINE_IMAGE: BROWSER_ENGINE_IMAGE,
+            SWITCHBOARD_IDENTITY: identity,
+          },
+        });
+        processes.push(operator);
+        await operator.waitForLog((line) => line.msg === 'operator started', 'start-up');
+        return operator;
+      },
+      async startGateway(gatewayOptions) {
+        const gateway = await startGatewayProcess(info, gatewayOptions);
+        processes.push(gateway.process);
+        return gateway;
+      },
+      operatorLeader: leader,
+      async waitForOperatorLeader(identity, timeoutMs = 30_000) {
+        await waitFor(async () => (await leader()) === identity, `operator ${identity} to hold the lease`, timeoutMs);
+      },
+      async enginePods(session) {
+        const res = await cp.fetch(`/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(enginePodSelector(session))}`);
+        if (!res.ok) throw new Error(`listing pods: ${res.status} ${await res.text()}`);
+        return ((await res.json()) as { items: PodJson[] }).items.map(enginePodOf);
+      },
+      async watchEnginePods(session) {
+        const kubeConfig = new KubeConfig();
+        kubeConfig.loadFromFile(cp.kubeconfigPath);
+        const events: EnginePodEvent[] = [];
+        const watch = await new Watch(kubeConfig).watch(
+          `/api/v1/namespaces/${namespace}/pods`,
+          { labelSelector: enginePodSelector(session) },
+          (type, pod: PodJson) => events.push({ type: type as EnginePodEvent['type'], ...enginePodOf(pod) }),
+          () => undefined,
+        );
+        return { events, stop: () => watch.abort() };
+      },
+      async resource(session) {
+        const { group, version, plural } = MESSAGING_SESSION;
+        const res = await cp.fetch(`/apis/${group}/${version}/namespaces/${namespace}/${plural}/${resourceNameFor(session)}`);
+        return res.status === 404 ? null : res.json();
+      },
+      podLogs(session) {
+        return agent.logs(namespace, enginePodName(resourceNameFor(session)));
+      },
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+const enginePodSelector = (session: string) => `${LABELS.session}=${resourceNameFor(session)}`;
+
+function enginePodOf(pod: PodJson): EnginePod {
+  return {
+    name: pod.metadata.name,
+    uid: pod.metadata.uid,
+    terminating: Boolean(pod.metadata.deletionTimestamp),
+    ready: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+  };
+}
+
+interface PodJson {
+  metadata: { name: string; uid: string; deletionTimestamp?: string };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+export interface GatewayProcessOptions {
+  /** The admin API key; default ADMIN_KEY. */
+  apiKey?: string;
+  /** The global webhook, passed as the `SWITCHBOARD_HOOK_*` variables. */
+  globalWebhook?: WebhookConfig | null;
+}
+
+export interface GatewayProcess {
+  readonly url: string;
+  readonly api: ApiCall;
+  readonly process: NodeProcess;
+}
+
+let gateways = 0;
+
+/** A gateway replica in cluster mode (`node gateway/dist/main.js`), on a free loopback port. */
+export async function startGatewayProcess(info: ClusterEnvironmentInfo, options: GatewayProcessOptions = {}): Promise<GatewayProcess> {
+  const label = `gateway-${process.pid}-${++gateways}`;
+  const apiKey = options.apiKey ?? ADMIN_KEY;
+  const gateway = NodeProcess.start({
+    label,
+    script: join(repoRoot, 'gateway/dist/main.js'),
+    logPath: join(info.dir, `${label}.log`),
+    env: {
+      ...hostEnv(),
+      SWITCHBOARD_MODE: 'cluster',
+      KUBECONFIG: info.kubeconfigPath,
+      SWITCHBOARD_NAMESPACE: info.namespace,
+      SWITCHBOARD_NATS_URL: info.natsUrl,
+      SWITCHBOARD_API_KEY: apiKey,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ...globalWebhookEnv(options.globalWebhook ?? null),
+    },
+  });
+  try {
+    const listening = await gateway.waitForLog((line) => typeof line.url === 'string' && String(line.msg).includes('listening'), 'listening');
+    const url = String(listening.url);
+    return { url, api: apiClient(url, apiKey), process: gateway };
+  } catch (error) {
+    await gateway.kill();
+    throw error;
+  }
+}
+
+/** The global webhook as the gateway reads it from its environment (`gateway/src/webhooks/global-hook.ts`). */
+function globalWebhookEnv(hook: WebhookConfig | null): Record<string, string> {
+  if (!hook) return {};
+  const env: Record<string, string> = { SWITCHBOARD_HOOK_URL: hook.url, SWITCHBOARD_HOOK_EVENTS: hook.events.join(',') };
+  if (hook.hmac?.key) env.SWITCHBOARD_HOOK_HMAC_KEY = hook.hmac.key;
+  if (hook.retries?.policy) env.SWITCHBOARD_HOOK_RETRIES_POLICY = hook.retries.policy;
+  if (hook.retries?.delaySeconds !== undefined) env.SWITCHBOARD_HOOK_RETRIES_DELAY_SECONDS = String(hook.retries.delaySeconds);
+  if (hook.retries?.attempts !== undefined) env.SWITCHBOARD_HOOK_RETRIES_ATTEMPTS = String(hook.retries.attempts);
+  if (hook.customHeaders?.length) {
+    env.SWITCHBOARD_HOOK_CUSTOM_HEADERS = hook.customHeaders.map(({ name, value }) => `${name}:${value}`).join(';');
+  }
+  return env;
+}
