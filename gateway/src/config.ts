@@ -29,8 +29,8 @@ const Env = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   SWITCHBOARD_DATA_DIR: z.string().min(1).default('./data'),
   SWITCHBOARD_API_KEY: z.string().min(1).optional(),
-  // SANDBOX until a real engine ships; then the default becomes NOWEB.
-  SWITCHBOARD_DEFAULT_ENGINE: EngineName.default('SANDBOX'),
+  // NOWEB: the real engine most users want. SANDBOX (simulated, no phone) is chosen per session.
+  SWITCHBOARD_DEFAULT_ENGINE: EngineName.default('NOWEB'),
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SWITCHBOARD_NAMESPACE: z.string().min(1).optional(),
   SWITCHBOARD_NATS_URL: z.string().min(1).optional(),

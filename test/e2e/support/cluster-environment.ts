@@ -224,6 +224,8 @@ export async function startGatewayProcess(info: ClusterEnvironmentInfo, options:
       SWITCHBOARD_NAMESPACE: info.namespace,
       SWITCHBOARD_NATS_URL: info.natsUrl,
       SWITCHBOARD_API_KEY: apiKey,
+      // Sessions created without an engine are SANDBOX here: the default (NOWEB) needs WhatsApp.
+      SWITCHBOARD_DEFAULT_ENGINE: 'SANDBOX',
       HOST: '127.0.0.1',
       PORT: '0',
       ...globalWebhookEnv(options.globalWebhook ?? null),
