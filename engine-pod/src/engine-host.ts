@@ -175,7 +175,9 @@ export class EngineHost {
       event,
       session: this.options.session,
       metadata: this.metadata,
-      ...(this.current === 'WORKING' && this.account ? { me: this.account } : {}),
+      // Always present as a key, undefined unless WORKING: one object shape for every event,
+      // and JSON leaves an undefined member out, as spec 2.4 asks.
+      me: this.current === 'WORKING' && this.account ? this.account : undefined,
       payload,
       environment: this.environment,
       engine: this.options.engine,

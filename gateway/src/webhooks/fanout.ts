@@ -34,7 +34,10 @@ export class WebhookFanout {
   private onEvent(event: PublishedEvent): void {
     const { session, event: name } = event.envelope;
     const { globalHook } = this.deps;
-    const targets = this.deps.webhooksOf(session).filter((hook) => webhookWants(hook.events, name));
+    const hooks = this.deps.webhooksOf(session);
+    // Most events of most sessions have no webhook: skip the allocations on that path.
+    if (hooks.length === 0 && !globalHook) return;
+    const targets = hooks.filter((hook) => webhookWants(hook.events, name));
     if (globalHook && webhookWants(globalHook.events, name)) targets.push(globalHook);
     if (targets.length === 0) return;
     this.deps.outbox.enqueue(event, targets);
