@@ -8,6 +8,7 @@ import { installJsonBodyParser } from './http/json-body.js';
 import { chattingRoutes } from './routes/chatting.js';
 import { registerDocs } from './routes/docs.js';
 import { pairingRoutes } from './routes/pairing.js';
+import { passkeyRoutes } from './routes/passkey.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deprecatedSessionRoutes } from './routes/sessions-deprecated.js';
@@ -56,7 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       request.principal = deps.auth.authenticate(request.headers['x-api-key'], 'the X-Api-Key header');
     });
     const routeDeps = { sessions: deps.sessions };
-    for (const routes of [sessionRoutes, deprecatedSessionRoutes, pairingRoutes, chattingRoutes, sandboxRoutes]) {
+    for (const routes of [sessionRoutes, deprecatedSessionRoutes, pairingRoutes, passkeyRoutes, chattingRoutes, sandboxRoutes]) {
       await api.register(routes, routeDeps);
     }
   });

@@ -25,3 +25,20 @@ export type RequestCodeRequest = z.infer<typeof RequestCodeRequest>;
 export const RequestCodeResponse = z
   .object({ code: z.string().meta({ examples: ['ABCD-EFGH'] }) })
   .meta({ id: 'RequestCodeResponse' });
+
+const base64url = z.string().regex(/^[A-Za-z0-9_-]*={0,2}$/, { message: 'must be base64url' }).max(65536);
+
+/** `POST /api/{session}/auth/passkey`: a WebAuthn assertion, as `navigator.credentials.get().toJSON()` gives it. */
+export const PasskeyAssertionRequest = z
+  .object({
+    id: z.string().min(1).max(1024),
+    rawId: base64url,
+    type: z.literal('public-key'),
+    response: z.object({
+      clientDataJSON: base64url,
+      authenticatorData: base64url,
+      signature: base64url,
+      userHandle: base64url.optional(),
+    }),
+  })
+  .meta({ id: 'PasskeyAssertionRequest' });
