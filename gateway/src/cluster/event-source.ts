@@ -1,4 +1,4 @@
-import { ensureEventStream } from '@switchboard/engine-pod';
+import { ensureEventStream, JS_ERR, jsErrorCode } from '@switchboard/engine-pod';
 import { STREAMS } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import {
@@ -6,7 +6,6 @@ import {
   DeliverPolicy,
   DiscardPolicy,
   type NatsConnection,
-  type NatsError,
   nanos,
   RetentionPolicy,
   StorageType,
@@ -32,9 +31,6 @@ const DEAD_LETTER_STREAM_CONFIG = {
   duplicate_window: nanos(2 * 60 * 1000),
 };
 
-/** JetStream API error code: the stream name is taken (here: the stream exists, which is all we need). */
-const STREAM_NAME_IN_USE = 10058;
-
 /**
  * Creates the streams the gateway reads and writes when they are missing: the events stream
  * with the engine pods' own settings (whichever part starts first creates it), and the
@@ -46,7 +42,8 @@ export async function ensureGatewayStreams(nc: NatsConnection): Promise<void> {
   try {
     await jsm.streams.add(DEAD_LETTER_STREAM_CONFIG);
   } catch (error) {
-    if ((error as NatsError).api_error?.err_code !== STREAM_NAME_IN_USE) throw error;
+    // The name is taken: the stream exists, which is all we need (and it keeps any tuning).
+    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
   }
 }
 

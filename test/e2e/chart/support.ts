@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { type ControlPlane, e2eBinaries } from '../support/control-plane.js';
+import { waitFor as waitWithin } from '../../../operator/test/support/wait.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const chartDir = join(repoRoot, 'charts/switchboard');
@@ -161,20 +162,9 @@ current-context: e2e
   return path;
 }
 
-/** Polls until `check` returns a value that is not null, undefined or false. */
-export async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== null && value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** The operator tests' polling helper, with a longer default: helm and the API server are slow. */
+export function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  return waitWithin(what, check, timeoutMs);
 }
 
 /**
