@@ -1,26 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { STREAMS, SUBJECTS } from '@switchboard/protocol';
-import { deadline, DiscardPolicy, type JetStreamClient, type NatsConnection, nanos, RetentionPolicy, StorageType } from 'nats';
+import { deadline, type JetStreamClient, type NatsConnection } from 'nats';
 import type { EngineLog } from '../engine.js';
 import type { HostedEvent } from '../engine-host.js';
-import { ensureStream } from './jetstream.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { durableStreamConfig, ensureStream } from './jetstream.js';
 
 /**
  * The stream every session's events land in. The duplicate window is what makes a retried
  * publish safe: the event id is the message id, so a publish that reached the server but lost
  * its ack is stored once however often it is retried within two minutes.
  */
-export const EVENTS_STREAM_CONFIG = {
-  name: STREAMS.events,
-  subjects: [SUBJECTS.allEvents],
-  retention: RetentionPolicy.Limits,
-  storage: StorageType.File,
-  discard: DiscardPolicy.Old,
-  max_age: nanos(7 * DAY_MS),
-  duplicate_window: nanos(2 * 60 * 1000),
-};
+export const EVENTS_STREAM_CONFIG = durableStreamConfig(STREAMS.events, [SUBJECTS.allEvents], 7);
 
 export async function ensureEventStream(nc: NatsConnection): Promise<void> {
   await ensureStream(await nc.jetstreamManager(), EVENTS_STREAM_CONFIG);

@@ -1,4 +1,4 @@
-import type { JetStreamManager, NatsError, StreamConfig } from 'nats';
+import { DiscardPolicy, type JetStreamManager, type NatsError, nanos, RetentionPolicy, StorageType, type StreamConfig } from 'nats';
 
 /** JetStream API error codes (nats-server `errors.json`) the cluster runtime reacts to. */
 export const JS_ERR = {
@@ -25,4 +25,22 @@ export async function ensureStream(jsm: JetStreamManager, config: Partial<Stream
     if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
     await jsm.streams.update(config.name, config);
   }
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A file-backed stream that keeps messages for `maxAgeDays`, dropping the oldest first. The
+ * two-minute duplicate window makes a retried publish with the same msgID land once.
+ */
+export function durableStreamConfig(name: string, subjects: string[], maxAgeDays: number) {
+  return {
+    name,
+    subjects,
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(maxAgeDays * DAY_MS),
+    duplicate_window: nanos(2 * 60 * 1000),
+  };
 }

@@ -1,18 +1,12 @@
-import { ensureEventStream, JS_ERR, jsErrorCode } from '@switchboard/engine-pod';
+import { durableStreamConfig, ensureEventStream, JS_ERR, jsErrorCode } from '@switchboard/engine-pod';
 import { STREAMS } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import {
   type ConsumerMessages,
   DeliverPolicy,
-  DiscardPolicy,
   type NatsConnection,
-  nanos,
-  RetentionPolicy,
-  StorageType,
 } from 'nats';
 import type { EventBus, PublishedEvent } from '../events/event-bus.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Webhook deliveries that used up their attempts, one message per (event, webhook). */
 export const DEAD_LETTERS = {
@@ -21,15 +15,7 @@ export const DEAD_LETTERS = {
   all: 'sb.dead.>',
 } as const;
 
-const DEAD_LETTER_STREAM_CONFIG = {
-  name: DEAD_LETTERS.stream,
-  subjects: [DEAD_LETTERS.all],
-  retention: RetentionPolicy.Limits,
-  storage: StorageType.File,
-  discard: DiscardPolicy.Old,
-  max_age: nanos(30 * DAY_MS),
-  duplicate_window: nanos(2 * 60 * 1000),
-};
+const DEAD_LETTER_STREAM_CONFIG = durableStreamConfig(DEAD_LETTERS.stream, [DEAD_LETTERS.all], 30);
 
 /**
  * Creates the streams the gateway reads and writes when they are missing: the events stream

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { type ControlPlane, e2eBinaries } from '../support/control-plane.js';
+import { type ControlPlane, e2eBinaries, kubeconfig } from '../support/control-plane.js';
 import { waitFor as waitWithin } from '../../../operator/test/support/wait.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -136,29 +136,7 @@ export async function applyCrds(cp: ControlPlane): Promise<void> {
 export async function serviceAccountKubeconfig(cp: ControlPlane, namespace: string, serviceAccount: string): Promise<string> {
   const token = (await ok(kubectl(cp, ['create', 'token', serviceAccount, '-n', namespace, '--duration=1h']), 'kubectl create token')).stdout.trim();
   const path = join(dirname(cp.kubeconfigPath), `kubeconfig-${namespace}-${serviceAccount}`);
-  writeFileSync(
-    path,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster:
-    server: ${cp.server}
-    certificate-authority-data: ${Buffer.from(cp.caCert).toString('base64')}
-users:
-- name: ${serviceAccount}
-  user:
-    token: ${token}
-contexts:
-- name: e2e
-  context:
-    cluster: e2e
-    user: ${serviceAccount}
-    namespace: ${namespace}
-current-context: e2e
-`,
-    { mode: 0o600 },
-  );
+  writeFileSync(path, kubeconfig(cp.server, cp.caCert, token, serviceAccount, namespace), { mode: 0o600 });
   return path;
 }
 

@@ -387,7 +387,8 @@ function writePki(dir: string) {
   };
 }
 
-function kubeconfig(server: string, caCert: string, token: string): string {
+/** A kubeconfig with one token user, the CA pinned; the admin's, or a ServiceAccount's in a test. */
+export function kubeconfig(server: string, caCert: string, token: string, user = 'e2e-admin', namespace = 'default'): string {
   return `apiVersion: v1
 kind: Config
 clusters:
@@ -396,15 +397,15 @@ clusters:
     server: ${server}
     certificate-authority-data: ${Buffer.from(caCert).toString('base64')}
 users:
-- name: e2e-admin
+- name: ${user}
   user:
     token: ${token}
 contexts:
 - name: e2e
   context:
     cluster: e2e
-    user: e2e-admin
-    namespace: default
+    user: ${user}
+    namespace: ${namespace}
 current-context: e2e
 `;
 }
