@@ -9,7 +9,8 @@ import {
   type SessionStatusPoint,
 } from '@switchboard/protocol';
 import type { AuthStateStore } from './auth-state/store.js';
-import { CommandError } from './command-error.js';
+import { COMMAND_HANDLERS } from './dispatch/index.js';
+import type { CommandHandler } from './dispatch/types.js';
 import { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
 import type { Engine, EngineFactory, EngineLog } from './engine.js';
 import { newEventId } from './event-ids.js';
@@ -147,17 +148,9 @@ export class EngineHost {
     if (!engine || !statusesNeededBy(command.op).includes(this.current)) {
       throw wrongStatusError(this.options.session, this.current, command.op);
     }
-    switch (command.op) {
-      case 'auth.qr':
-        return { value: engine.qr() };
-      case 'auth.requestCode':
-        return engine.requestCode(command.args);
-      case 'send.text':
-        return engine.sendText(command.args);
-      case 'sandbox.simulate':
-        if (!engine.simulate) throw new CommandError('NOT_SUPPORTED', `${engine.name} cannot simulate`);
-        return engine.simulate(command.args);
-    }
+    // The union of handlers is too wide for TS to pair each with its own command type.
+    const handler = COMMAND_HANDLERS[command.op] as CommandHandler<typeof command.op>;
+    return handler(engine, command as never, this.options.session);
   }
 
   private setStatus(status: SessionStatus): void {

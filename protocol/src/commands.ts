@@ -1,18 +1,20 @@
 import { z } from 'zod';
-import { MessageTextRequest } from './chatting.js';
-import { RequestCodeRequest } from './pairing.js';
-import { SimulateRequest } from './sandbox.js';
+import { accountCommands } from './commands/account.js';
+import { chattingCommands } from './commands/chatting.js';
+import { pairingCommands } from './commands/pairing.js';
+import { sandboxCommands } from './commands/sandbox.js';
 
 /**
  * The engine command contract: what the gateway asks of one session's engine host. In local
- * mode it is a direct call; in cluster mode the same object is a NATS request.
+ * mode it is a direct call; in cluster mode the same object is a NATS request. Each area keeps
+ * its commands in `commands/<area>.ts`; the engine host has one handler per op
+ * (engine-pod/src/dispatch/), which the type system keeps complete.
  */
 export const EngineCommand = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('auth.qr') }),
-  z.object({ op: z.literal('auth.requestCode'), args: RequestCodeRequest }),
-  z.object({ op: z.literal('me') }),
-  z.object({ op: z.literal('send.text'), args: MessageTextRequest.omit({ session: true }) }),
-  z.object({ op: z.literal('sandbox.simulate'), args: SimulateRequest }),
+  ...pairingCommands,
+  ...accountCommands,
+  ...chattingCommands,
+  ...sandboxCommands,
 ]);
 export type EngineCommand = z.infer<typeof EngineCommand>;
 export type EngineOp = EngineCommand['op'];

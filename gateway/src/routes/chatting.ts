@@ -1,5 +1,6 @@
 import { MessageRecord, MessageTextRequest, SendTextQuery } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
+import { sessionAccess } from '../auth/access.js';
 import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
 import { sessionErrors } from './responses.js';
@@ -11,6 +12,7 @@ export async function chattingRoutes(app: FastifyInstance, { sessions }: RouteDe
   const r = typed(app);
 
   r.post('/api/sendText', {
+    config: sessionAccess('use', 'body.session'),
     schema: {
       tags,
       summary: 'Send a text message',
@@ -25,6 +27,7 @@ export async function chattingRoutes(app: FastifyInstance, { sessions }: RouteDe
   });
 
   r.get('/api/sendText', {
+    config: sessionAccess('use', 'query.session'),
     schema: {
       tags,
       deprecated: true,

@@ -7,6 +7,7 @@ import {
   SessionPathParams,
 } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
+import { sessionAccess } from '../auth/access.js';
 import QRCode from 'qrcode';
 import { z } from 'zod';
 import type { RouteDeps } from './context.js';
@@ -20,6 +21,7 @@ export async function pairingRoutes(app: FastifyInstance, { sessions }: RouteDep
   const r = typed(app);
 
   r.get('/api/:session/auth/qr', {
+    config: sessionAccess('control'),
     schema: {
       tags,
       summary: 'The QR code to scan: a PNG (format=image) or its value (format=raw)',
@@ -51,6 +53,7 @@ export async function pairingRoutes(app: FastifyInstance, { sessions }: RouteDep
   });
 
   r.post('/api/:session/auth/request-code', {
+    config: sessionAccess('control'),
     schema: {
       tags,
       summary: 'Pair by phone number: returns the code to enter on the phone',

@@ -1,6 +1,7 @@
 import { CommandError } from '@switchboard/engine-pod';
 import { PasskeyAssertionRequest, SessionPathParams } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
+import { sessionAccess } from '../auth/access.js';
 import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
 import { sessionErrors } from './responses.js';
@@ -23,10 +24,12 @@ export async function passkeyRoutes(app: FastifyInstance, { sessions }: RouteDep
   };
 
   r.get('/api/:session/auth/passkey/challenge', {
+    config: sessionAccess('control'),
     schema: { tags, summary: 'The WebAuthn challenge, while PASSKEY_REQUIRED', params: SessionPathParams, response: sessionErrors },
     handler: async (request) => unsupported(request.params.session),
   });
   r.post('/api/:session/auth/passkey', {
+    config: sessionAccess('control'),
     schema: {
       tags,
       summary: 'Finish pairing with a passkey assertion',
@@ -37,10 +40,12 @@ export async function passkeyRoutes(app: FastifyInstance, { sessions }: RouteDep
     handler: async (request) => unsupported(request.params.session),
   });
   r.get('/api/:session/auth/passkey/confirmation', {
+    config: sessionAccess('control'),
     schema: { tags, summary: 'The confirmation code, while PASSKEY_CONFIRMATION_REQUIRED', params: SessionPathParams, response: sessionErrors },
     handler: async (request) => unsupported(request.params.session),
   });
   r.post('/api/:session/auth/passkey/confirm', {
+    config: sessionAccess('control'),
     schema: { tags, summary: 'Confirm the code (manual-code case only)', params: SessionPathParams, response: sessionErrors },
     handler: async (request) => unsupported(request.params.session),
   });

@@ -1,5 +1,6 @@
 import { SessionPathParams, SimulateRequest } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
+import { sessionAccess } from '../auth/access.js';
 import { z } from 'zod';
 import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
@@ -8,6 +9,7 @@ import { sessionErrors } from './responses.js';
 /** Our addition: drive a SANDBOX session from the other side (docs/sandbox.md). */
 export async function sandboxRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
   typed(app).post('/api/:session/sandbox/simulate', {
+    config: sessionAccess('use'),
     schema: {
       tags: ['Sandbox'],
       summary: 'Play the other side of a SANDBOX session: scan its QR, send it a message',

@@ -5,6 +5,7 @@ import {
   SessionStopDeprecatedRequest,
 } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
+import { sessionAccess } from '../auth/access.js';
 import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
 import { NoBody, sessionErrors } from './responses.js';
@@ -16,6 +17,7 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }
   const r = typed(app);
 
   r.post('/api/sessions/start', {
+    config: sessionAccess('manage', 'body.name'),
     schema: {
       tags,
       deprecated: true,
@@ -28,6 +30,7 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }
   });
 
   r.post('/api/sessions/stop', {
+    config: sessionAccess('control', 'body.name'),
     schema: {
       tags,
       deprecated: true,
@@ -44,6 +47,7 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }
   });
 
   r.post('/api/sessions/logout', {
+    config: sessionAccess('manage', 'body.name'),
     schema: {
       tags,
       deprecated: true,

@@ -10,6 +10,7 @@ import {
   ErrorBody,
 } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
+import { SESSIONS_LIST, sessionAccess } from '../auth/access.js';
 import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
 import { commonErrors, NoBody, sessionErrors } from './responses.js';
@@ -21,6 +22,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
   const r = typed(app);
 
   r.get('/api/sessions', {
+    config: SESSIONS_LIST,
     schema: {
       tags,
       summary: 'List sessions (STOPPED ones only with all=true)',
@@ -32,6 +34,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
   });
 
   r.post('/api/sessions', {
+    config: sessionAccess('manage', 'body.name'),
     schema: {
       tags,
       summary: 'Create a session, and start it unless start is false',
@@ -42,6 +45,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
   });
 
   r.get('/api/sessions/:session', {
+    config: sessionAccess('read'),
     schema: {
       tags,
       summary: 'Get a session',
@@ -54,6 +58,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
   });
 
   r.put('/api/sessions/:session', {
+    config: sessionAccess('manage'),
     schema: {
       tags,
       summary: 'Update a session (config, apps, engine)',
@@ -65,6 +70,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
   });
 
   r.delete('/api/sessions/:session', {
+    config: sessionAccess('manage'),
     schema: {
       tags,
       summary: 'Stop, log out and remove a session (idempotent)',
@@ -78,6 +84,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
   });
 
   r.get('/api/sessions/:session/me', {
+    config: sessionAccess('read'),
     schema: {
       tags,
       summary: 'The authenticated account, or null before pairing',
@@ -95,6 +102,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
   } as const;
   for (const [action, { summary, run }] of Object.entries(actions)) {
     r.post(`/api/sessions/:session/${action}`, {
+    config: sessionAccess('control'),
       schema: { tags, summary, params: SessionPathParams, response: { 201: SessionDTO, ...sessionErrors } },
       handler: async (request, reply) => reply.code(201).send(await run(request.params.session)),
     });

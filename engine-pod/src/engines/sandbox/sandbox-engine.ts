@@ -1,17 +1,19 @@
 import {
   ACKS,
   ackName,
-  DEFAULT_SANDBOX_ME,
   type MeInfo,
   type MessageRecord,
   messageId,
   type RequestCodeRequest,
+  type SessionStatus,
   type SimulateRequest,
 } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import { pairingCode, sandboxMessageId, sandboxQrValue } from './codes.js';
 import { DelayQueue } from './delay-queue.js';
+import type { SandboxSide } from './sandbox-side.js';
+import { runSimulation } from './simulations/index.js';
 
 export interface SandboxOptions {
   /** How often the QR is renewed while waiting for a scan (spec: each renewal is an event). */
@@ -40,7 +42,9 @@ export class SandboxEngine implements Engine {
   private readonly deviceAcks: DelayQueue;
   private me: MeInfo | null = null;
   private codeFor: string | null = null;
-  private status: 'STARTING' | 'SCAN_QR_CODE' | 'WORKING' | 'STOPPED' = 'STARTING';
+  private status: SessionStatus = 'STARTING';
+  /** What simulations see of this engine (sandbox/simulations/). */
+  private readonly side: SandboxSide;
 
   constructor(
     private readonly context: EngineContext,
@@ -48,6 +52,28 @@ export class SandboxEngine implements Engine {
   ) {
     this.serverAcks = new DelayQueue(options.ackDelaysMs.server);
     this.deviceAcks = new DelayQueue(options.ackDelaysMs.device);
+    const engine = this;
+    this.side = {
+      context,
+      get status() {
+        return engine.status;
+      },
+      get pairingPhone() {
+        return engine.codeFor;
+      },
+      requireWorking: () => this.requireWorking(),
+      requireStatus: (...expected) => this.requireStatus(...expected),
+      pair: async (me) => {
+        await this.context.authState.set({ [CREDS]: { me } });
+        this.becomeWorking(me);
+      },
+      moveTo: (status) => {
+        this.clearTimers();
+        this.qrValue = null;
+        this.status = status;
+        this.context.setStatus(status);
+      },
+    };
   }
 
   async start(): Promise<void> {
@@ -105,45 +131,7 @@ export class SandboxEngine implements Engine {
   }
 
   async simulate(request: SimulateRequest): Promise<Record<string, unknown>> {
-    switch (request.kind) {
-      case 'scan': {
-        if (this.status !== 'SCAN_QR_CODE') {
-          throw new CommandError('WRONG_STATUS', `nothing to scan: the session is ${this.status}`, {
-            session: this.context.session,
-            status: this.status,
-            expected: ['SCAN_QR_CODE'],
-          });
-        }
-        const me =
-          request.me ?? (this.codeFor ? { id: `${this.codeFor}@c.us`, pushName: DEFAULT_SANDBOX_ME.pushName } : DEFAULT_SANDBOX_ME);
-        await this.context.authState.set({ [CREDS]: { me } });
-        this.becomeWorking(me);
-        return { me };
-      }
-      case 'message': {
-        const me = this.requireWorking();
-        const record: MessageRecord = {
-          id: messageId(false, request.from, request.id ?? sandboxMessageId()),
-          timestamp: Date.now() / 1000,
-          from: request.from,
-          fromMe: false,
-          source: 'app',
-          to: me.id,
-          participant: null,
-          body: request.body,
-          hasMedia: false,
-          media: null,
-          ack: ACKS.DEVICE,
-          ackName: 'DEVICE',
-          vCards: [],
-          replyTo: null,
-          _data: { engine: 'SANDBOX' },
-        };
-        this.context.emit('message', record);
-        this.context.emit('message.any', record);
-        return { id: record.id };
-      }
-    }
+    return runSimulation(this.side, request);
   }
 
   private waitForScan(): void {
@@ -168,14 +156,19 @@ export class SandboxEngine implements Engine {
   }
 
   private requireWorking(): MeInfo {
-    if (this.status !== 'WORKING' || !this.me) {
-      throw new CommandError('WRONG_STATUS', `session '${this.context.session}' is ${this.status}; this needs WORKING`, {
+    this.requireStatus('WORKING');
+    if (!this.me) throw new CommandError('WRONG_STATUS', `session '${this.context.session}' has no account`);
+    return this.me;
+  }
+
+  private requireStatus(...expected: SessionStatus[]): void {
+    if (!expected.includes(this.status)) {
+      throw new CommandError('WRONG_STATUS', `session '${this.context.session}' is ${this.status}; this needs ${expected.join(' or ')}`, {
         session: this.context.session,
         status: this.status,
-        expected: ['WORKING'],
+        expected,
       });
     }
-    return this.me;
   }
 
   private acknowledge(record: MessageRecord, ack: number): void {

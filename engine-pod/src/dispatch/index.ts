@@ -1,0 +1,16 @@
+import type { EngineOp } from '@switchboard/protocol';
+import { chattingHandlers } from './chatting.js';
+import { pairingHandlers } from './pairing.js';
+import { sandboxHandlers } from './sandbox.js';
+import type { CommandHandlers } from './types.js';
+
+/**
+ * One handler per engine command. `me` is answered by the host itself (it needs no live engine),
+ * every other op is here: the type makes a new op in protocol/src/commands/ fail to compile
+ * until it has a handler.
+ */
+export const COMMAND_HANDLERS: CommandHandlers<Exclude<EngineOp, 'me'>> = {
+  ...pairingHandlers,
+  ...chattingHandlers,
+  ...sandboxHandlers,
+};

@@ -1,0 +1,6 @@
+import { capability, type CommandHandlers } from './types.js';
+
+export const sandboxHandlers: CommandHandlers<'sandbox.simulate'> = {
+  'sandbox.simulate': async (engine, command, session) =>
+    capability(engine, engine.simulate, 'simulate', session).call(engine, command.args),
+};

@@ -1,0 +1,24 @@
+import type { EngineCommand, EngineOp } from '@switchboard/protocol';
+import { CommandError } from '../command-error.js';
+import type { Engine } from '../engine.js';
+
+export type CommandOf<Op extends EngineOp> = Extract<EngineCommand, { op: Op }>;
+
+/** Carries out one engine command on a live engine whose status allows it. */
+export type CommandHandler<Op extends EngineOp> = (engine: Engine, command: CommandOf<Op>, session: string) => Promise<unknown>;
+
+export type CommandHandlers<Ops extends EngineOp> = { readonly [Op in Ops]: CommandHandler<Op> };
+
+/**
+ * An optional engine method, or the 422 that names the engine when it lacks it. Engines
+ * implement what their messaging service can do; everything else answers the same way.
+ */
+export function capability<F>(engine: Engine, method: F | undefined, what: string, session: string): F {
+  if (method === undefined) {
+    throw new CommandError('NOT_SUPPORTED', `engine ${engine.name} does not support ${what} (session '${session}')`, {
+      session,
+      engine: engine.name,
+    });
+  }
+  return method;
+}

@@ -1,0 +1,21 @@
+import type { SimulateRequest } from '@switchboard/protocol';
+import type { SandboxSide } from '../sandbox-side.js';
+import { simulateMessage } from './message.js';
+import { simulateScan } from './scan.js';
+
+type Kind = SimulateRequest['kind'];
+type Simulation<K extends Kind> = (side: SandboxSide, request: Extract<SimulateRequest, { kind: K }>) => Promise<Record<string, unknown>>;
+
+/**
+ * One simulation per `kind` of `POST /api/{session}/sandbox/simulate` (docs/sandbox.md). The
+ * type makes a kind added to the protocol fail to compile until it is simulated here.
+ */
+export const SIMULATIONS: { readonly [K in Kind]: Simulation<K> } = {
+  scan: simulateScan,
+  message: simulateMessage,
+};
+
+export function runSimulation(side: SandboxSide, request: SimulateRequest): Promise<Record<string, unknown>> {
+  const simulation = SIMULATIONS[request.kind] as Simulation<Kind>;
+  return simulation(side, request as never);
+}
