@@ -14,6 +14,7 @@ import type { CommandHandler } from './dispatch/types.js';
 import { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
 import type { Engine, EngineFactory, EngineLog } from './engine.js';
 import { newEventId } from './event-ids.js';
+import type { MediaStore, StoredMedia } from './media/media-store.js';
 
 /** An envelope and its JSON, serialized once so every consumer sends the same bytes. */
 export interface HostedEvent {
@@ -45,6 +46,8 @@ export interface EngineHostOptions {
   readonly environment: { tier: string; version: string };
   readonly publish: (event: HostedEvent) => void;
   readonly log: EngineLog;
+  /** Where media goes, and the download address of a stored file; none in some unit tests. */
+  readonly media?: { readonly store: MediaStore; urlFor(stored: StoredMedia): string };
 }
 
 /**
@@ -108,6 +111,12 @@ export class EngineHost {
       },
       emit: (event, payload) => {
         if (this.engine === engine) this.emit(event, payload);
+      },
+      saveMedia: async (file) => {
+        const media = this.options.media;
+        if (!media) return null;
+        const stored = await media.store.put(this.options.session, file);
+        return { url: media.urlFor(stored), mimetype: stored.mimetype, filename: stored.filename };
       },
     });
     this.engine = engine;

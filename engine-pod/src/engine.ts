@@ -1,6 +1,7 @@
 import type {
   EngineName,
   EventName,
+  Media,
   MeInfo,
   MessageRecord,
   MessageTextRequest,
@@ -9,6 +10,7 @@ import type {
   SimulateRequest,
 } from '@switchboard/protocol';
 import type { AuthStateStore } from './auth-state/store.js';
+import type { MediaFile } from './media/media-store.js';
 
 /** What the host gives an engine: where to report, where to keep its auth state. */
 export interface EngineContext {
@@ -21,6 +23,12 @@ export interface EngineContext {
   /** A normalized event; the host wraps it in the envelope of spec 2.4. */
   emit(event: EventName, payload: Record<string, unknown>): void;
   readonly log: EngineLog;
+  /**
+   * Keeps a file (received media, or media the account sent) where clients can download it, and
+   * gives the `media` object of the message record (spec 2.5). Null when this host has no media
+   * store (some unit tests); engines then send `media: null`.
+   */
+  saveMedia(file: MediaFile): Promise<Media | null>;
 }
 
 export interface EngineLog {

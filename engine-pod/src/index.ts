@@ -30,3 +30,4 @@ export { type LeaseRecord, SessionLease, type SessionLeaseOptions } from './clus
 export { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
 export { NowebEngine, nowebEngineFactory } from './engines/noweb/noweb-engine.js';
 export { DEFAULT_NOWEB_OPTIONS, type NowebOptions, nowebOptionsFromEnv } from './engines/noweb/options.js';
+export type { MediaFile, MediaStore, StoredMedia } from './media/media-store.js';

@@ -22,6 +22,7 @@ export const Media = z
     filename: z.string().nullable().optional(),
   })
   .meta({ id: 'WAMedia' });
+export type Media = z.infer<typeof Media>;
 
 /** The message a message answers, as clients of this interface read it. */
 export const ReplyToMessage = z

@@ -92,6 +92,7 @@ describe('WEBJS on Debian chromium', () => {
       setStatus() {},
       setMe() {},
       emit() {},
+      saveMedia: async () => null,
     };
     const client = (await createWebjsClient(options, context)) as unknown as {
       options: { puppeteer: Record<string, unknown>; webVersionCache: unknown };
