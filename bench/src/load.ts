@@ -16,6 +16,8 @@ export interface LoadOptions {
   readonly body?: string;
   readonly seconds: number;
   readonly connections: number;
+  /** Requests per second over all connections; as fast as it can when left out. */
+  readonly overallRate?: number;
 }
 
 const require = createRequire(import.meta.url);
@@ -32,6 +34,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     '--duration', String(options.seconds),
     '--connections', String(options.connections),
     '--method', options.method,
+    ...(options.overallRate ? ['--overallRate', String(options.overallRate)] : []),
     ...Object.entries(options.headers).flatMap(([name, value]) => ['--headers', `${name}=${value}`]),
     ...(options.body ? ['--body', options.body] : []),
     options.url,

@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createLocalGateway } from '@switchboard/gateway';
 import Fastify from 'fastify';
-import { pino } from 'pino';
 import { type LoadResult, runLoad } from './load.js';
+import { startBenchGateway } from './local-gateway.js';
 
 /**
  * sendText through the whole local-mode gateway (auth, validation, engine host, SANDBOX, event
@@ -17,18 +13,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const KEY = 'bench-key';
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
-  const gateway = await createLocalGateway({
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    apiKey: KEY,
-    defaultEngine: 'SANDBOX',
-    logLevel: 'silent',
-    logger: pino({ level: 'silent' }),
-    globalWebhook: null,
-  });
-  const gatewayUrl = await gateway.listen();
+  const gateway = await startBenchGateway(KEY);
+  const gatewayUrl = gateway.url;
   const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
   const call = (method: string, path: string, body?: unknown) =>
     fetch(gatewayUrl + path, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -61,7 +47,6 @@ async function main(): Promise<void> {
   print(baseline, product);
   await bare.close();
   await gateway.close();
-  rmSync(dataDir, { recursive: true, force: true });
 }
 
 async function waitForStatus(url: string, status: string): Promise<void> {

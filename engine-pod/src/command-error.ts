@@ -1,4 +1,4 @@
-import type { CommandErrorCode } from '@switchboard/protocol';
+import type { CommandErrorCode, FieldIssue } from '@switchboard/protocol';
 
 /**
  * A command that cannot be carried out, with what a user needs to fix it. The code travels
@@ -8,9 +8,16 @@ export class CommandError extends Error {
   constructor(
     readonly code: CommandErrorCode,
     message: string,
-    readonly details?: Record<string, unknown>,
+    /** For INVALID, the 400's list of fields and reasons; otherwise what identifies the refusal. */
+    readonly details?: Record<string, unknown> | readonly FieldIssue[],
   ) {
     super(message);
     this.name = 'CommandError';
   }
+}
+
+/** An INVALID in the shape of the gateway's own 400: which body field (`file.url`), and why. */
+export function invalidField(field: string, reason: string): CommandError {
+  const path = `body.${field}`;
+  return new CommandError('INVALID', `invalid request: ${path}: ${reason}`, [{ path, reason }]);
 }

@@ -5,11 +5,35 @@ import { CommandError } from './command-error.js';
 const NEEDS: Partial<Record<EngineCommand['op'], readonly SessionStatus[]>> = {
   'auth.qr': ['SCAN_QR_CODE'],
   'auth.requestCode': ['SCAN_QR_CODE'],
+  'auth.passkey.challenge': ['PASSKEY_REQUIRED'],
+  'auth.passkey.submit': ['PASSKEY_REQUIRED'],
+  'auth.passkey.confirmation': ['PASSKEY_CONFIRMATION_REQUIRED'],
+  'auth.passkey.confirm': ['PASSKEY_CONFIRMATION_REQUIRED'],
+  'profile.get': ['WORKING'],
+  'profile.setName': ['WORKING'],
+  'profile.setStatus': ['WORKING'],
+  'profile.setPicture': ['WORKING'],
+  'profile.deletePicture': ['WORKING'],
+  'account.checkNumber': ['WORKING'],
   'send.text': ['WORKING'],
+  'send.media': ['WORKING'],
+  'send.linkCustomPreview': ['WORKING'],
+  'send.buttons': ['WORKING'],
+  'send.list': ['WORKING'],
+  'send.poll': ['WORKING'],
+  'send.pollVote': ['WORKING'],
+  'send.location': ['WORKING'],
+  'send.contactVcard': ['WORKING'],
+  'send.buttonReply': ['WORKING'],
+  'message.forward': ['WORKING'],
+  'message.react': ['WORKING'],
+  'message.star': ['WORKING'],
+  'chat.seen': ['WORKING'],
+  'chat.typing': ['WORKING'],
 };
 
 /** Commands not listed above need a live engine, in any of its live statuses. */
-const LIVE: readonly SessionStatus[] = ['STARTING', 'SCAN_QR_CODE', 'WORKING'];
+const LIVE: readonly SessionStatus[] = ['STARTING', 'SCAN_QR_CODE', 'PASSKEY_REQUIRED', 'PASSKEY_CONFIRMATION_REQUIRED', 'WORKING'];
 
 export function statusesNeededBy(op: EngineCommand['op']): readonly SessionStatus[] {
   return NEEDS[op] ?? LIVE;

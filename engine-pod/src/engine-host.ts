@@ -1,4 +1,5 @@
 import {
+  type AppConfig,
   type EngineCommand,
   type EngineName,
   type EventEnvelope,
@@ -9,8 +10,10 @@ import {
   type SessionStatusPoint,
 } from '@switchboard/protocol';
 import type { AuthStateStore } from './auth-state/store.js';
+import { SessionApps } from './apps/session-apps.js';
 import { COMMAND_HANDLERS } from './dispatch/index.js';
 import type { CommandHandler } from './dispatch/types.js';
+import { requireSupport } from './dispatch/support.js';
 import { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
 import type { Engine, EngineFactory, EngineLog } from './engine.js';
 import { newEventId } from './event-ids.js';
@@ -43,6 +46,8 @@ export interface EngineHostOptions {
   readonly factory: EngineFactory;
   readonly authState: AuthStateStore;
   readonly metadata: Record<string, string>;
+  /** The session's apps (spec 2.3); none when left out. */
+  readonly apps?: readonly AppConfig[];
   readonly environment: { tier: string; version: string };
   readonly publish: (event: HostedEvent) => void;
   readonly log: EngineLog;
@@ -64,10 +69,12 @@ export class EngineHost {
   private metadata: Record<string, string>;
   private lastActivity: number | null = null;
   private readonly environment: EventEnvelope['environment'];
+  private readonly apps: SessionApps;
 
   constructor(private readonly options: EngineHostOptions) {
     this.metadata = { ...options.metadata };
     this.environment = { ...options.environment, engine: options.engine };
+    this.apps = new SessionApps(options.apps ?? [], { session: options.session, log: options.log });
   }
 
   get status(): SessionStatus {
@@ -96,6 +103,11 @@ export class EngineHost {
     this.metadata = { ...metadata };
   }
 
+  /** App changes apply from the next event, no restart needed. */
+  setApps(apps: readonly AppConfig[]): void {
+    this.apps.set(apps);
+  }
+
   /** Idempotent: starting a running session changes nothing (spec part 3, rule 1). */
   async start(): Promise<void> {
     if (this.engine) return;
@@ -110,7 +122,9 @@ export class EngineHost {
         if (this.engine === engine) this.account = me;
       },
       emit: (event, payload) => {
-        if (this.engine === engine) this.emit(event, payload);
+        if (this.engine !== engine) return;
+        this.emit(event, payload);
+        this.apps.observe(engine, event, payload);
       },
       saveMedia: async (file) => {
         const media = this.options.media;
@@ -154,6 +168,7 @@ export class EngineHost {
       throw simulateNotSupported(this.options.session, this.options.engine);
     }
     const engine = this.engine;
+    if (engine) requireSupport(engine, command.op, this.options.session);
     if (!engine || !statusesNeededBy(command.op).includes(this.current)) {
       throw wrongStatusError(this.options.session, this.current, command.op);
     }

@@ -10,6 +10,10 @@ import type {
   SimulateRequest,
 } from '@switchboard/protocol';
 import type { AuthStateStore } from './auth-state/store.js';
+import type { ChattingCapability } from './capabilities/chatting.js';
+import type { PasskeyPairing } from './capabilities/pairing.js';
+import type { ProfileEditing } from './capabilities/profile.js';
+import type { AccountLookups } from './capabilities/account.js';
 import type { MediaFile } from './media/media-store.js';
 
 /** What the host gives an engine: where to report, where to keep its auth state. */
@@ -44,7 +48,7 @@ export type SendTextArgs = Omit<MessageTextRequest, 'session'>;
  * service and report through the context; status bookkeeping, envelopes and the command
  * contract live in the EngineHost, the same for every engine.
  */
-export interface Engine {
+export interface Engine extends PasskeyPairing, ChattingCapability, ProfileEditing, AccountLookups {
   readonly name: EngineName;
   start(): Promise<void>;
   /** Close the connection, keep the auth state. */
@@ -55,6 +59,11 @@ export interface Engine {
   qr(): string;
   requestCode(request: RequestCodeRequest): Promise<{ code: string }>;
   sendText(args: SendTextArgs): Promise<MessageRecord>;
+  /**
+   * Declines an incoming call (the calls app, spec 2.3). The engine then emits `call.rejected`
+   * with the fields of the call's `call.received`.
+   */
+  rejectCall?(call: { readonly id: string; readonly from: string }): Promise<void>;
   /** SANDBOX only: play the other side. */
   simulate?(request: SimulateRequest): Promise<Record<string, unknown>>;
 }

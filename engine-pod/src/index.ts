@@ -30,4 +30,10 @@ export { type LeaseRecord, SessionLease, type SessionLeaseOptions } from './clus
 export { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
 export { NowebEngine, nowebEngineFactory } from './engines/noweb/noweb-engine.js';
 export { DEFAULT_NOWEB_OPTIONS, type NowebOptions, nowebOptionsFromEnv } from './engines/noweb/options.js';
-export type { MediaFile, MediaStore, StoredMedia } from './media/media-store.js';
+export { DEFAULT_MEDIA_LIFETIME_MS, type MediaFile, type MediaStore, type StoredMedia } from './media/media-store.js';
+export { mediaUrl, newMediaId } from './media/media-url.js';
+export { NatsMediaStore, type NatsMediaStoreOptions, purgeSessionMedia } from './cluster/nats-media-store.js';
+export { type HistoryPage, type MessageStore, readHistory } from './history/message-store.js';
+export { matchesPage, type OrderedRecord, selectPage } from './history/history-page.js';
+export { furtherAck, HistoryRecorder, type RecordedEvent } from './history/history-recorder.js';
+export { NatsMessageStore, openMessagesBucket, purgeSessionMessages } from './cluster/nats-message-store.js';

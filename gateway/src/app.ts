@@ -1,29 +1,57 @@
 import fastifyWebsocket from '@fastify/websocket';
+import type { MediaStore, MessageStore } from '@switchboard/engine-pod';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
+import type { ApiKeys } from './auth/api-keys.js';
 import type { ApiKeyAuthenticator } from './auth/authenticator.js';
+import { installRouteGuard } from './auth/route-guard.js';
 import { installErrorHandling } from './http/errors.js';
 import './http/request-principal.js';
 import { installJsonBodyParser } from './http/json-body.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { chattingRoutes } from './routes/chatting.js';
+import { chattingActionRoutes } from './routes/chatting-actions.js';
+import { chattingInteractiveRoutes } from './routes/chatting-interactive.js';
+import { chattingMediaRoutes } from './routes/chatting-media.js';
+import { contactRoutes } from './routes/contacts.js';
+import { deliveryRoutes } from './routes/deliveries.js';
+import { fileRoutes } from './routes/files.js';
+import { historyRoutes } from './routes/history.js';
 import { registerDocs } from './routes/docs.js';
+import { keyRoutes } from './routes/keys.js';
+import { messageIdRoutes } from './routes/message-ids.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { pairingRoutes } from './routes/pairing.js';
 import { passkeyRoutes } from './routes/passkey.js';
+import { profileRoutes } from './routes/profile.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deprecatedSessionRoutes } from './routes/sessions-deprecated.js';
 import { wsRoutes } from './routes/ws.js';
 import type { SessionBackend } from './sessions/backend.js';
+import type { DeadDeliveries, EventLog } from './webhooks/ports.js';
 import type { WsHub } from './ws/hub.js';
 
 export interface AppDeps {
   readonly sessions: SessionBackend;
   readonly auth: ApiKeyAuthenticator;
+  /** Key management behind /api/keys (SQLite in local mode, NATS KV in cluster mode). */
+  readonly keys: ApiKeys;
   readonly hub: WsHub;
   readonly logger: FastifyBaseLogger;
   readonly version: string;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit?: number;
+  /** Largest body of the routes that take base64 files (spec 4.5 media), in bytes; default 16 MiB. */
+  readonly mediaBodyLimit?: number;
+  /** Dead webhook deliveries and the event log, for `routes/deliveries.ts`. */
+  readonly deliveries?: { readonly dead: DeadDeliveries; readonly eventLog: EventLog };
+  /** Served at GET /metrics; `public` drops the admin key check there. */
+  readonly metrics?: { readonly registry: GatewayMetrics; readonly public: boolean };
+  /** The sessions' message history, for `routes/history.ts`. */
+  readonly messages?: MessageStore;
+  /** Stored media, served by `routes/files.ts` at the `media.url` of message records. */
+  readonly media?: MediaStore;
 }
 
 /** Builds the HTTP app from its dependencies; main.ts and the tests both call this. */
@@ -40,8 +68,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installJsonBodyParser(app);
   installErrorHandling(app);
+  // Before any route: it gives every /api route its key check, and refuses one without access.
+  installRouteGuard(app, deps.auth);
 
-  await registerDocs(app, deps.version);
+  await registerDocs(app, deps.version, { oauth: deps.auth.acceptsBearerTokens });
   // In a scope of its own: the websocket plugin wraps every route handler it can see.
   await app.register(async (scope) => {
     await scope.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
@@ -49,17 +79,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  if (deps.metrics) {
+    await app.register(metricsRoutes, { metrics: deps.metrics.registry, auth: deps.auth, public: deps.metrics.public });
+  }
 
   // Declared up front so every request object keeps one shape (V8 hidden class).
   app.decorateRequest('principal', null);
   await app.register(async (api) => {
-    api.addHook('onRequest', async (request) => {
-      request.principal = deps.auth.authenticate(request.headers['x-api-key'], 'the X-Api-Key header');
-    });
-    const routeDeps = { sessions: deps.sessions };
-    for (const routes of [sessionRoutes, deprecatedSessionRoutes, pairingRoutes, passkeyRoutes, chattingRoutes, sandboxRoutes]) {
+    const routeDeps = { sessions: deps.sessions, ...(deps.mediaBodyLimit === undefined ? {} : { mediaBodyLimit: deps.mediaBodyLimit }) };
+    for (const routes of [
+      sessionRoutes,
+      deprecatedSessionRoutes,
+      pairingRoutes,
+      passkeyRoutes,
+      profileRoutes,
+      chattingRoutes,
+      chattingMediaRoutes,
+      chattingInteractiveRoutes,
+      chattingActionRoutes,
+      messageIdRoutes,
+      contactRoutes,
+      sandboxRoutes,
+    ]) {
       await api.register(routes, routeDeps);
     }
+    if (deps.deliveries) await api.register(deliveryRoutes, { ...routeDeps, ...deps.deliveries });
+    if (deps.messages) await api.register(historyRoutes, { ...routeDeps, messages: deps.messages });
+    if (deps.media) await api.register(fileRoutes, { media: deps.media });
+    await api.register(keyRoutes, { keys: deps.keys });
   });
   return app;
 }

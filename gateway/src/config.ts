@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { EngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
+import type { OAuthSettings } from './auth/oauth.js';
 import { globalWebhookFromEnv } from './webhooks/global-hook.js';
 
 /** `local`: one process, SQLite. `cluster`: MessagingSession resources, engine pods, NATS. */
@@ -21,7 +22,22 @@ export interface GatewayConfig {
   readonly namespace?: string | undefined;
   /** Cluster mode: the NATS server(s), comma-separated. */
   readonly natsUrl?: string | undefined;
+  /** Where clients reach this gateway, the start of every `media.url`; default `http://localhost:<port>`. */
+  readonly baseUrl?: string | undefined;
+  /** How long a stored media file can be downloaded; default 24 hours. */
+  readonly mediaLifetimeMs?: number;
+  /** OAuth 2.0 bearer tokens (scope read:items lists sessions); null or absent: not accepted. */
+  readonly oauth?: OAuthSettings | null;
+  /** GET /metrics without a key. */
+  readonly metricsPublic?: boolean;
+  /** /ws ping period. */
+  readonly wsPingMs?: number;
+  /** A /ws client with more unsent bytes than this is dropped. */
+  readonly wsMaxBufferedBytes?: number;
 }
+
+/** A year: media is a cache of what arrived, not an archive. */
+const MAX_MEDIA_LIFETIME_SECONDS = 365 * 24 * 60 * 60;
 
 const Env = z.object({
   SWITCHBOARD_MODE: z.enum(['local', 'cluster']).default('local'),
@@ -34,6 +50,14 @@ const Env = z.object({
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SWITCHBOARD_NAMESPACE: z.string().min(1).optional(),
   SWITCHBOARD_NATS_URL: z.string().min(1).optional(),
+  SWITCHBOARD_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SWITCHBOARD_MEDIA_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(MAX_MEDIA_LIFETIME_SECONDS).default(24 * 60 * 60),
+  SWITCHBOARD_OAUTH_ISSUER: z.string().min(1).optional(),
+  SWITCHBOARD_OAUTH_AUDIENCE: z.string().min(1).optional(),
+  SWITCHBOARD_OAUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SWITCHBOARD_METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
+  SWITCHBOARD_WS_PING_SECONDS: z.coerce.number().min(1).max(3600).default(30),
+  SWITCHBOARD_WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(64 * 1024).default(8 * 1024 * 1024),
 });
 
 export class ConfigError extends Error {}
@@ -75,7 +99,25 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     globalWebhook,
     namespace: e.SWITCHBOARD_NAMESPACE,
     natsUrl: e.SWITCHBOARD_NATS_URL,
+    baseUrl: e.SWITCHBOARD_BASE_URL?.replace(/\/+$/, ''),
+    mediaLifetimeMs: e.SWITCHBOARD_MEDIA_LIFETIME_SECONDS * 1000,
+    oauth: oauthSettings(e.SWITCHBOARD_OAUTH_ISSUER, e.SWITCHBOARD_OAUTH_AUDIENCE, e.SWITCHBOARD_OAUTH_JWKS_URL),
+    metricsPublic: e.SWITCHBOARD_METRICS_PUBLIC === 'true',
+    wsPingMs: e.SWITCHBOARD_WS_PING_SECONDS * 1000,
+    wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
   };
   if (config.mode === 'cluster') requireClusterSettings(config);
   return config;
+}
+
+/** All three SWITCHBOARD_OAUTH_* turn OAuth on; some without the others is a mistake worth stopping for. */
+function oauthSettings(issuer?: string, audience?: string, jwksUrl?: string): OAuthSettings | null {
+  if (issuer && audience && jwksUrl) return { issuer, audience, jwksUrl };
+  if (!issuer && !audience && !jwksUrl) return null;
+  const missing = [
+    issuer ? null : 'SWITCHBOARD_OAUTH_ISSUER (the "iss" of accepted tokens)',
+    audience ? null : 'SWITCHBOARD_OAUTH_AUDIENCE (the "aud" they must carry)',
+    jwksUrl ? null : 'SWITCHBOARD_OAUTH_JWKS_URL (where the issuer publishes its signing keys)',
+  ].filter((line) => line !== null);
+  throw new ConfigError(`invalid configuration: OAuth 2.0 needs all three settings; missing\n  ${missing.join('\n  ')}`);
 }

@@ -1,33 +1,56 @@
+import type { AddressInfo } from 'node:net';
 import type { DatabaseSync } from 'node:sqlite';
 import { DEFAULT_SANDBOX_OPTIONS, type SandboxOptions } from '@switchboard/engine-pod';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type AdminKey, resolveAdminKey } from './auth/admin-key.js';
+import { ApiKeys } from './auth/api-keys.js';
 import { ApiKeyAuthenticator } from './auth/authenticator.js';
 import { apiKeySchema, KeyStore } from './auth/key-store.js';
+import { OAuthVerifier } from './auth/oauth.js';
 import { buildApp } from './app.js';
 import type { GatewayConfig } from './config.js';
-import { InProcessEventBus } from './events/event-bus.js';
+import { type EventBus, InProcessEventBus } from './events/event-bus.js';
+import { eventLogSchema, SqliteEventLog } from './events/sqlite-event-log.js';
+import { EventValidator, type InvalidEvent } from './events/event-validator.js';
 import { createLogger } from './logger.js';
-import { localEngineCatalog } from './sessions/engine-catalog.js';
+import { AccountData } from './history/account-data.js';
+import { messageSchema } from './history/sqlite-message-store.js';
+import { mediaSchema } from './media/file-media-store.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { type EngineCatalog, localEngineCatalog } from './sessions/engine-catalog.js';
 import { LocalSessionBackend } from './sessions/local-backend.js';
 import { SessionRegistry, sessionSchema } from './sessions/registry.js';
 import { openDatabase } from './store/database.js';
+import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from './version.js';
-import { WebhookDispatcher, WebhookFanout, WebhookOutbox, webhookOutboxSchema } from './webhooks/index.js';
-import { WsHub } from './ws/hub.js';
+import {
+  OutboxDeadDeliveries,
+  WebhookDispatcher,
+  WebhookFanout,
+  WebhookOutbox,
+  webhookOutboxSchema,
+} from './webhooks/index.js';
+import { countedWsHub } from './ws/counted-hub.js';
 
 export interface LocalGatewayOptions extends GatewayConfig {
   readonly logger?: Logger;
   readonly sandbox?: SandboxOptions;
+  /** The engines sessions can run; default this build's. Tests put protocol-level fakes here. */
+  readonly engines?: EngineCatalog;
   /** Per-request timeout of webhook deliveries. */
   readonly webhookTimeoutMs?: number;
+  /** Told of each event dropped for not matching its schema (it is logged as well). */
+  readonly onInvalidEvent?: (invalid: InvalidEvent) => void;
 }
 
 export interface LocalGateway {
   readonly app: FastifyInstance;
   readonly adminKey: AdminKey;
   readonly dispatcher: WebhookDispatcher;
+  readonly metrics: GatewayMetrics;
+  /** The in-process event bus: what the engines publish to, and every fan-out reads. */
+  readonly events: EventBus;
   /** Listens, then starts again the sessions that were running. Returns the base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -36,22 +59,56 @@ export interface LocalGateway {
 /** Local mode: every part in this process, state in one SQLite file under the data dir. */
 export async function createLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
   const logger = options.logger ?? createLogger(options.logLevel);
-  const db: DatabaseSync = openDatabase(options.dataDir, [sessionSchema, apiKeySchema, webhookOutboxSchema]);
-  const adminKey = resolveAdminKey(options.apiKey, new KeyStore(db));
+  const db: DatabaseSync = openDatabase(options.dataDir, [
+    sessionSchema,
+    apiKeySchema,
+    webhookOutboxSchema,
+    eventLogSchema,
+    messageSchema,
+    mediaSchema,
+  ]);
+  const keyStore = new KeyStore(db);
+  const adminKey = resolveAdminKey(options.apiKey, keyStore);
   const bus = new InProcessEventBus((error) => logger.error({ err: error }, 'event consumer failed'));
+  // Message history and media, kept per account and forgotten on logout and delete.
+  const accountData = new AccountData({
+    db,
+    dataDir: options.dataDir,
+    bus,
+    mediaLifetimeMs: options.mediaLifetimeMs,
+    baseUrl: () => options.baseUrl ?? `http://localhost:${(app.server.address() as AddressInfo).port}`,
+    log: logger,
+  });
+  const validator = new EventValidator({ log: logger, onInvalidEvent: options.onInvalidEvent });
   const sessions = new LocalSessionBackend({
     registry: new SessionRegistry(db),
-    engines: localEngineCatalog({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS }),
+    engines: options.engines ?? localEngineCatalog({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS }),
     defaultEngine: options.defaultEngine,
     dataDir: options.dataDir,
     environment: { tier: TIER, version: VERSION },
-    publish: (event) => bus.publish(event),
+    // Only events that match their schema reach the fan-outs (events/event-validator.ts).
+    publish: (event) => {
+      if (validator.accepts(event)) bus.publish(event);
+    },
     log: logger,
+    media: accountData.engineMedia,
+    forget: (session) => accountData.forget(session),
   });
+  const metrics = new GatewayMetrics();
+  // The outbox rows of a turn's events share one commit; the event log's, those of 20 ms.
+  const writes = new WriteBatch(db, (error, count) =>
+    logger.error({ err: error, writes: count }, 'webhook deliveries not committed: they are lost'),
+  );
+  const logWrites = new WriteBatch(
+    db,
+    (error, count) => logger.error({ err: error, writes: count }, 'event log rows not committed: they are lost'),
+    20,
+  );
   const outbox = new WebhookOutbox(db);
   const dispatcher = new WebhookDispatcher({
     outbox,
     log: logger,
+    observer: metrics,
     ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}),
   });
   const fanout = new WebhookFanout({
@@ -60,22 +117,45 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
     dispatcher,
     webhooksOf: (name) => sessions.webhooksOf(name),
     globalHook: options.globalWebhook,
+    writes,
   });
-  const hub = new WsHub({ bus, log: logger });
+  const eventLog = new SqliteEventLog({ db, bus, log: logger, writes: logWrites });
+  const hub = countedWsHub(metrics, bus, logger, options);
+  const stopCounting = metrics.countEvents(bus);
+  metrics.gauge('switchboard_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried', () =>
+    outbox.pendingCount(),
+  );
   const app = await buildApp({
     sessions,
-    auth: new ApiKeyAuthenticator(adminKey.hash),
+    auth: new ApiKeyAuthenticator(adminKey.hash, keyStore.ring, options.oauth ? new OAuthVerifier(options.oauth) : null),
+    keys: new ApiKeys(keyStore, sessions),
     hub,
     logger,
     version: VERSION,
+    deliveries: {
+      dead: new OutboxDeadDeliveries({
+        outbox,
+        dispatcher,
+        webhooksOf: (name) => sessions.webhooksOf(name),
+        globalHook: options.globalWebhook,
+      }),
+      eventLog,
+    },
+    metrics: { registry: metrics, public: options.metricsPublic ?? false },
+    messages: accountData.messages,
+    media: accountData.media,
   });
   fanout.start();
+  accountData.start();
+  eventLog.start();
   dispatcher.start();
 
   return {
     app,
     adminKey,
     dispatcher,
+    metrics,
+    events: bus,
     async listen() {
       const url = await app.listen({ port: options.port, host: options.host });
       await sessions.resume();
@@ -86,6 +166,11 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
       await app.close();
       await sessions.close();
       fanout.stop();
+      eventLog.stop();
+      writes.flush();
+      logWrites.flush();
+      stopCounting();
+      await accountData.close();
       await dispatcher.stop();
       db.close();
     },

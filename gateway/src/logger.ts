@@ -7,8 +7,14 @@ import { pino, type Logger } from 'pino';
 const REDACT = [
   'req.headers["x-api-key"]',
   'headers["x-api-key"]',
+  // OAuth 2.0 bearer tokens are credentials as well.
+  'req.headers.authorization',
+  'headers.authorization',
+  'authorization',
   'apiKey',
   'key',
+  // An ApiKeyDTO as answered on creation carries the secret as `key`.
+  '*.key',
   'hmac',
   '*.hmac',
   '*.apiKey',

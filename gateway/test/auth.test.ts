@@ -76,6 +76,52 @@ describe('part 5: API key on /ws', () => {
   });
 });
 
+describe('part 5: which keys may open /ws', () => {
+  const connect = async (key: string, query: string) => WsClient.connect(gw!.url, `x-api-key=${encodeURIComponent(key)}&${query}`);
+  const closedWith = async (ws: WsClient) => {
+    await waitFor(() => ws.closed, 'close');
+    return ws.closed!;
+  };
+
+  it('a general key limited to a session may watch that session only (1008 for * or another)', async () => {
+    gw = await startGateway();
+    await gw.api('POST', '/api/sessions', { name: 'w1', start: false });
+    const { body: key } = await gw.api('POST', '/api/keys', { session: 'w1' });
+
+    for (const query of ['session=*', 'session=w2', 'events=*']) {
+      const closed = await closedWith(await connect(key.key, query));
+      expect(closed.code, query).toBe(1008);
+      expect(closed.reason).toContain("limited to session 'w1'");
+    }
+    const own = await connect(key.key, 'session=w1&events=session.status');
+    await gw.api('POST', '/api/sessions/w1/start');
+    await waitFor(() => own.events('session.status').length > 0, 'a session.status event of w1');
+    expect(own.closed).toBeNull();
+    own.close();
+  });
+
+  it('media and control keys may not open /ws (1008)', async () => {
+    gw = await startGateway();
+    await gw.api('POST', '/api/sessions', { name: 'w1', start: false });
+    for (const kind of ['media', 'control']) {
+      const { body: key } = await gw.api('POST', `/api/keys/${kind}`, { session: 'w1' });
+      const closed = await closedWith(await connect(key.key, 'session=w1'));
+      expect(closed.code).toBe(1008);
+      expect(closed.reason).toContain(`${kind} key`);
+    }
+  });
+
+  it('a general key for all sessions may watch all of them', async () => {
+    gw = await startGateway();
+    const { body: key } = await gw.api('POST', '/api/keys', {});
+    const ws = await connect(key.key, 'session=*&events=session.status');
+    await gw.api('POST', '/api/sessions', { name: 'w3' });
+    await waitFor(() => ws.events('session.status').length > 0, 'a session.status event');
+    expect(ws.closed).toBeNull();
+    ws.close();
+  });
+});
+
 describe('docs', () => {
   it('serves the OpenAPI document generated from the schemas, and Swagger UI', async () => {
     gw = await startGateway();

@@ -94,4 +94,74 @@ describe('NOWEB through the API and webhooks, against the fake WhatsApp Web serv
     await waitFor(async () => (await status()) === 'WORKING', 'WORKING again', 30_000);
     expect(hooks('session.status', (p) => p.status === 'SCAN_QR_CODE')).toHaveLength(qrCountBefore);
   });
+
+  it('sends a location through /api/sendLocation: the record has location; the webhook sees message.any (api) and SERVER', async () => {
+    const sent = await gw.api('POST', '/api/sendLocation', { session: 'nw', chatId: alice, latitude: 38.7223, longitude: -9.1393, title: 'Lisbon' });
+    expect(sent.status).toBe(201);
+    expect(sent.body).toMatchObject({
+      fromMe: true,
+      source: 'api',
+      to: alice,
+      body: '',
+      ackName: 'PENDING',
+      location: { latitude: '38.7223', longitude: '-9.1393', live: false, name: 'Lisbon', description: 'Lisbon' },
+    });
+    const any = await waitFor(() => hooks('message.any', (p) => p.id === sent.body.id)[0], 'message.any (api)', 15_000);
+    expect(any.payload).toEqual(sent.body);
+    await waitFor(() => hooks('message.ack', (p) => p.id === sent.body.id && p.ackName === 'SERVER')[0], 'SERVER', 15_000);
+    expect((await phone.read(sent.body.id.split('_')[2])).locationMessage).toMatchObject({ degreesLatitude: 38.7223, degreesLongitude: -9.1393, name: 'Lisbon' });
+  });
+
+  it('sends a poll through /api/sendPoll and votes on it through /api/sendPollVote; the webhook sees poll.vote', async () => {
+    const poll = await gw.api('POST', '/api/sendPoll', { session: 'nw', chatId: alice, poll: { name: 'Beach or hills?', options: ['Beach', 'Hills'] } });
+    expect(poll.status).toBe(201);
+    expect(poll.body).toMatchObject({ fromMe: true, source: 'api', to: alice, body: 'Beach or hills?' });
+    const created = (await phone.read(poll.body.id.split('_')[2])).pollCreationMessageV3;
+    expect(created?.options?.map((o) => o.optionName)).toEqual(['Beach', 'Hills']);
+
+    const vote = await gw.api('POST', '/api/sendPollVote', { session: 'nw', chatId: alice, pollMessageId: poll.body.id, votes: ['Hills'] });
+    expect(vote.status).toBe(201);
+    expect(vote.body).toMatchObject({
+      vote: { from: phone.contactId, to: alice, fromMe: true, selectedOptions: ['Hills'] },
+      poll: { id: poll.body.id, fromMe: true },
+    });
+    const hook = await waitFor(() => hooks('poll.vote', (p) => p.vote.id === vote.body.vote.id)[0], 'poll.vote on the webhook', 15_000);
+    expect(hook.payload).toEqual(vote.body);
+    expect((await phone.read(vote.body.vote.id.split('_')[2])).pollUpdateMessage?.pollCreationMessageKey?.id).toBe(poll.body.id.split('_')[2]);
+
+    const wrong = await gw.api('POST', '/api/sendPollVote', { session: 'nw', chatId: alice, pollMessageId: poll.body.id, votes: ['Desert'] });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.details).toEqual([{ path: 'body.votes', reason: '"Desert" is not an option of the poll' }]);
+  });
+
+  it('reacts through PUT /api/reaction to an incoming message; the webhook sees message.reaction from me', async () => {
+    const original = phone.text(ALICE, 'react over the API');
+    const incoming = await waitFor(() => hooks('message', (p) => p.body === 'react over the API')[0], 'the message to react to', 15_000);
+    const reacted = await gw.api('PUT', '/api/reaction', { session: 'nw', messageId: incoming.payload.id, reaction: '👍' });
+    expect(reacted.status).toBe(200);
+    expect(reacted.body).toMatchObject({ from: phone.contactId, fromMe: true, to: alice, reaction: { text: '👍', messageId: incoming.payload.id } });
+    const hook = await waitFor(() => hooks('message.reaction', (p) => p.id === reacted.body.id)[0], 'message.reaction on the webhook', 15_000);
+    expect(hook.payload).toEqual(reacted.body);
+    const reaction = (await phone.read(reacted.body.id.split('_')[2])).reactionMessage;
+    expect(reaction).toMatchObject({ text: '👍', key: { id: original, fromMe: false } });
+  });
+
+  it('answers 422 naming NOWEB for buttons and lists, before downloading anything', async () => {
+    const buttons = await gw.api('POST', '/api/sendButtons', {
+      session: 'nw',
+      chatId: alice,
+      body: 'choose',
+      headerImage: { mimetype: 'image/png', url: 'http://127.0.0.1:9/never-fetched.png' },
+      buttons: [{ text: 'Yes' }],
+    });
+    expect(buttons.status).toBe(422);
+    expect(buttons.body).toMatchObject({ message: "engine NOWEB does not support buttons (session 'nw')", details: { session: 'nw', engine: 'NOWEB' } });
+    const list = await gw.api('POST', '/api/sendList', {
+      session: 'nw',
+      chatId: alice,
+      message: { title: 'Menu', button: 'Open', sections: [{ title: 'Mains', rows: [{ title: 'Soup', rowId: 'soup' }] }] },
+    });
+    expect(list.status).toBe(422);
+    expect(list.body.details.engine).toBe('NOWEB');
+  });
 });

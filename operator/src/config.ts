@@ -23,6 +23,8 @@ export interface EnginePodSettings {
   /** Image of the browser engines (WEBJS, WPP): Chromium inside. */
   readonly browserEngineImage: string;
   readonly resources: { readonly socket: EngineResources; readonly browser: EngineResources };
+  /** Where clients reach the gateway: engine pods start every `media.url` with it. Unset: the pods' default. */
+  readonly baseUrl?: string;
   /** Optional: with none given, engine pods may run on any node. */
   readonly placement?: { readonly socket: EnginePlacement; readonly browser: EnginePlacement };
 }
@@ -88,6 +90,7 @@ const Env = z.object({
   SWITCHBOARD_SOCKET_TOLERATIONS: json(z.array(Toleration)).default([]),
   SWITCHBOARD_BROWSER_NODE_SELECTOR: json(NodeSelector).default({}),
   SWITCHBOARD_BROWSER_TOLERATIONS: json(z.array(Toleration)).default([]),
+  SWITCHBOARD_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -114,6 +117,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
       natsUrl: e.SWITCHBOARD_NATS_URL,
       engineImage: e.SWITCHBOARD_ENGINE_IMAGE,
       browserEngineImage: e.SWITCHBOARD_BROWSER_ENGINE_IMAGE,
+      ...(e.SWITCHBOARD_BASE_URL ? { baseUrl: e.SWITCHBOARD_BASE_URL.replace(/\/+$/, '') } : {}),
       resources: {
         socket: {
           requests: { cpu: e.SWITCHBOARD_SOCKET_CPU_REQUEST, memory: e.SWITCHBOARD_SOCKET_MEMORY_REQUEST },

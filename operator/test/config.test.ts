@@ -66,6 +66,14 @@ describe('operator configuration', () => {
     );
   });
 
+  it('reads the gateway base URL for engine pods, without its trailing slash, and refuses a non-http one', () => {
+    expect(readConfig({ ...required, SWITCHBOARD_BASE_URL: 'https://api.example.com/' }, kubeConfig).pods.baseUrl).toBe(
+      'https://api.example.com',
+    );
+    expect(readConfig(required, kubeConfig).pods.baseUrl).toBeUndefined();
+    expect(() => readConfig({ ...required, SWITCHBOARD_BASE_URL: 'ftp://x' }, kubeConfig)).toThrow(/SWITCHBOARD_BASE_URL/);
+  });
+
   it('an error names each variable that is missing or wrong', () => {
     const read = () => readConfig({ SWITCHBOARD_ENGINE_IMAGE: 'x', SWITCHBOARD_SOCKET_CPU_REQUEST: 'lots' }, kubeConfig);
     expect(read).toThrow(ConfigError);

@@ -19,8 +19,9 @@ describe('engine pod spec', () => {
     ]);
   });
 
-  it('runs one container "engine" with the session, engine, NATS, pod name, metadata and health port', () => {
-    const resource = sessionResource({ name: 's-abc', spec: { session: 'My_Session', config: { metadata: { team: 'a' } } } });
+  it('runs one container "engine" with the session, engine, NATS, pod name, metadata, apps and health port', () => {
+    const apps = [{ app: 'calls', enabled: true, config: { dm: { reject: true, message: 'busy' }, group: { reject: false } } }];
+    const resource = sessionResource({ name: 's-abc', spec: { session: 'My_Session', config: { metadata: { team: 'a' } }, apps } });
     const pod = buildEnginePod(resource, settings);
     expect(pod.spec!.containers.map((c) => c.name)).toEqual(['engine']);
     expect(envOf(pod)).toEqual({
@@ -29,6 +30,7 @@ describe('engine pod spec', () => {
       SWITCHBOARD_NATS_URL: 'nats://nats:4222',
       SWITCHBOARD_POD_NAME: { fieldRef: { fieldPath: 'metadata.name' } },
       SWITCHBOARD_METADATA: '{"team":"a"}',
+      SWITCHBOARD_APPS: JSON.stringify(apps),
       SWITCHBOARD_HEALTH_PORT: '8080',
     });
   });
@@ -123,5 +125,16 @@ describe('engine pod replacement', () => {
     const metadata = sessionResource({ spec: { config: { metadata: { team: 'b' } } } });
     expect(replacementReason(running, buildEnginePod(metadata, settings))).toBeNull();
     expect(running.metadata!.annotations![POD_TEMPLATE_HASH]).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('passes the gateway base URL for media.url only when configured, so older pods keep their hash', () => {
+    expect(envOf(buildEnginePod(sessionResource(), settings))).not.toHaveProperty('SWITCHBOARD_BASE_URL');
+    const withBase = buildEnginePod(sessionResource(), { ...settings, baseUrl: 'https://api.example.com' });
+    expect(envOf(withBase).SWITCHBOARD_BASE_URL).toBe('https://api.example.com');
+  });
+
+  it('apps alone do not replace the pod either (they are sent to the running engine)', () => {
+    const apps = sessionResource({ spec: { apps: [{ app: 'calls', enabled: true, config: { dm: { reject: true }, group: { reject: true } } }] } });
+    expect(replacementReason(running, buildEnginePod(apps, settings))).toBeNull();
   });
 });

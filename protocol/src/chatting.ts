@@ -6,18 +6,45 @@ export const OutgoingMessageId = z
   .string()
   .regex(/^[0-9A-Za-z]{8,64}$/, { message: 'must be 8-64 letters or digits' });
 
-/** Field names follow what clients of this interface already send. */
+/**
+ * The fields every send takes besides its content (spec 4.5: `reply_to` on every send). Field
+ * names follow what clients of this interface already send.
+ */
+export const sendFields = {
+  chatId: ChatId,
+  reply_to: z
+    .string()
+    .max(256)
+    .nullish()
+    .meta({ description: 'Id of the message to reply to', examples: ['false_11111111111@c.us_AAAAAAAAAAAAAAAAAAAA'] }),
+  id: OutgoingMessageId.nullish().meta({ description: 'Pre-generated message id' }),
+};
+
+/** The session field of spec 4.5 bodies, which name the session in the body, not the path. */
+export const sessionField = { session: SessionName.default(DEFAULT_SESSION) };
+
+/**
+ * A request body from the engine command's arguments: the session travels beside a command, so
+ * the arguments are the schema and the body adds the session (refinements are kept).
+ */
+export function withSession<Shape extends z.core.$ZodShape>(args: z.ZodObject<Shape>) {
+  return args.extend(sessionField);
+}
+
 export const MessageTextRequest = z
   .object({
-    session: SessionName.default(DEFAULT_SESSION),
-    chatId: ChatId,
+    ...sessionField,
+    chatId: sendFields.chatId,
     text: z.string().min(1).max(65536),
-    reply_to: z.string().max(256).nullish().meta({ description: 'Id of the message to reply to' }),
+    reply_to: sendFields.reply_to,
     linkPreview: z.boolean().default(true),
-    id: OutgoingMessageId.nullish().meta({ description: 'Pre-generated message id' }),
+    id: sendFields.id,
   })
   .meta({ id: 'MessageTextRequest' });
 export type MessageTextRequest = z.infer<typeof MessageTextRequest>;
+
+/** Deprecated `POST /api/reply`: a text send, from before `reply_to` was on every send. */
+export const MessageReplyRequest = MessageTextRequest.meta({ id: 'MessageReplyRequest' });
 
 /** Deprecated `GET /api/sendText`: `phone` is a number or a chat id. */
 export const SendTextQuery = z.object({

@@ -111,6 +111,25 @@ export const KV_BUCKETS = {
   auth: 'sb_auth',
   /** One lease per session, held by the engine pod that may connect: key `<session>`. */
   leases: 'sb_leases',
+  /**
+   * Message history, written by each session's engine pod and read by every gateway replica:
+   * key `<session>.<chat>.<message>` (chat and message id in base64url) holds a message record;
+   * `<session>.<chat>` holds the chat's other address (`@lid` or `@c.us`) when one is known.
+   */
+  messages: 'sb_messages',
+  /**
+   * API keys every gateway replica shares (hashes only): key `key.<id>` for admin and general
+   * keys, `<kind>.<session>` for the one media or control key of a session.
+   */
+  apiKeys: 'sb_api_keys',
+} as const;
+
+export const OBJECT_STORES = {
+  /**
+   * Media files, written by engine pods and served by the gateways: object `<session>/<id>`.
+   * The bucket's TTL is the media lifetime (the gateway's SWITCHBOARD_MEDIA_LIFETIME_SECONDS).
+   */
+  media: 'sb_media',
 } as const;
 
 /** Lease timing, the client-go defaults: 15 s lease, renewed well before it lapses. */

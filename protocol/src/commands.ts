@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { AppConfig } from './apps.js';
 import { accountCommands } from './commands/account.js';
 import { chattingCommands } from './commands/chatting.js';
 import { pairingCommands } from './commands/pairing.js';
+import { profileCommands } from './commands/profile.js';
 import { sandboxCommands } from './commands/sandbox.js';
 
 /**
@@ -13,6 +15,7 @@ import { sandboxCommands } from './commands/sandbox.js';
 export const EngineCommand = z.discriminatedUnion('op', [
   ...pairingCommands,
   ...accountCommands,
+  ...profileCommands,
   ...chattingCommands,
   ...sandboxCommands,
 ]);
@@ -28,6 +31,8 @@ export const HostCommand = z.discriminatedUnion('op', [
   z.object({ op: z.literal('host.logout') }),
   /** Metadata applies from the next event, without a restart. */
   z.object({ op: z.literal('host.setMetadata'), args: z.object({ metadata: z.record(z.string(), z.string()) }) }),
+  /** The session's apps (spec 2.3) apply from the next event, without a restart. */
+  z.object({ op: z.literal('host.setApps'), args: z.object({ apps: z.array(AppConfig) }) }),
   /** The host's view: `{status, statuses, me}`, for whoever writes the resource status. */
   z.object({ op: z.literal('host.status') }),
 ]);

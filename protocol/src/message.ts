@@ -36,6 +36,20 @@ export const ReplyToMessage = z
   .meta({ id: 'ReplyToMessage' });
 export type ReplyToMessage = z.infer<typeof ReplyToMessage>;
 
+/** Where a location message points; coordinates are strings, as clients of this interface read them. */
+export const MessageLocation = z
+  .object({
+    latitude: z.string(),
+    longitude: z.string(),
+    live: z.boolean(),
+    name: z.string().optional(),
+    address: z.string().optional(),
+    url: z.string().optional(),
+    description: z.string().optional(),
+  })
+  .meta({ id: 'WALocation' });
+export type MessageLocation = z.infer<typeof MessageLocation>;
+
 /**
  * Spec 2.5. `id` is `{fromMe}_{chatId}_{messageId}[_{participant}]`. `ackName` and `participant`
  * are not in the spec's table but every client of this interface reads them, so they are sent.
@@ -55,6 +69,7 @@ export const MessageRecord = z
     ack: Ack,
     ackName: AckName,
     vCards: z.array(z.string()),
+    location: MessageLocation.optional().meta({ description: 'Location messages only' }),
     replyTo: ReplyToMessage.nullable().optional(),
     _data: z.record(z.string(), z.unknown()),
   })
@@ -64,4 +79,21 @@ export type MessageRecord = z.infer<typeof MessageRecord>;
 /** Builds the spec 2.5 message id. */
 export function messageId(fromMe: boolean, chatId: string, id: string, participant?: string | null): string {
   return `${fromMe}_${chatId}_${id}${participant ? `_${participant}` : ''}`;
+}
+
+export interface MessageKey {
+  readonly fromMe: boolean;
+  readonly chatId: string;
+  /** The id without chat id (what `editedMessageId` and `revokedMessageId` carry). */
+  readonly id: string;
+  readonly participant: string | null;
+}
+
+const MESSAGE_ID = /^(true|false)_([^_]+)_([^_]+)(?:_(.+))?$/;
+
+/** Reads a spec 2.5 message id; null when `id` does not have that form. */
+export function parseMessageId(id: string): MessageKey | null {
+  const match = MESSAGE_ID.exec(id);
+  if (!match) return null;
+  return { fromMe: match[1] === 'true', chatId: match[2]!, id: match[3]!, participant: match[4] ?? null };
 }

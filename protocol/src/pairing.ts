@@ -42,3 +42,35 @@ export const PasskeyAssertionRequest = z
     }),
   })
   .meta({ id: 'PasskeyAssertionRequest' });
+export type PasskeyAssertionRequest = z.infer<typeof PasskeyAssertionRequest>;
+
+/** A credential the account accepts, as WebAuthn's `allowCredentials` lists it. */
+export const PasskeyAllowedCredential = z
+  .object({
+    id: z.string().meta({ description: 'Base64url-encoded credential ID' }),
+    type: z.literal('public-key'),
+    transports: z.array(z.string()).optional().meta({ examples: [['internal', 'hybrid']] }),
+  })
+  .meta({ id: 'PasskeyAllowedCredential' });
+
+/**
+ * `GET /api/{session}/auth/passkey/challenge`: WebAuthn public-key request options, to pass to
+ * `navigator.credentials.get({ publicKey })` on the messaging web client's origin.
+ */
+export const PasskeyChallenge = z
+  .object({
+    challenge: z.string().meta({ description: 'Base64url-encoded challenge to sign' }),
+    timeout: z.number().meta({ description: 'How long the challenge is valid for, in milliseconds', examples: [60000] }),
+    rpId: z.string().meta({ description: 'Relying party ID', examples: ['web.whatsapp.com'] }),
+    allowCredentials: z.array(PasskeyAllowedCredential),
+    userVerification: z.enum(['required', 'preferred', 'discouraged']),
+    extensions: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'PasskeyChallenge' });
+export type PasskeyChallenge = z.infer<typeof PasskeyChallenge>;
+
+/** `GET /api/{session}/auth/passkey/confirmation`: the code to compare with the phone's. */
+export const PasskeyConfirmationResponse = z
+  .object({ code: z.string().meta({ description: 'The code the user compares with the one on the phone', examples: ['1234'] }) })
+  .meta({ id: 'PasskeyConfirmationResponse' });
+export type PasskeyConfirmationResponse = z.infer<typeof PasskeyConfirmationResponse>;

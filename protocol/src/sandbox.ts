@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { ChatId, ContactId } from './ids.js';
+import { SimulatedMediaFile } from './media.js';
+import { eventSimulations } from './sandbox-events.js';
+
+/** The account a simulated pairing pairs as. */
+const SimulatedAccount = z.object({ id: ContactId, pushName: z.string().min(1).max(128) });
 
 /**
  * `POST /api/{session}/sandbox/simulate`: plays the other side of a SANDBOX session.
@@ -7,18 +12,48 @@ import { ChatId, ContactId } from './ids.js';
  */
 export const SimulateScan = z.object({
   kind: z.literal('scan'),
-  me: z.object({ id: ContactId, pushName: z.string().min(1).max(128) }).optional(),
+  me: SimulatedAccount.optional(),
 });
 
-export const SimulateMessage = z.object({
-  kind: z.literal('message'),
-  from: ChatId,
-  body: z.string().min(1).max(65536),
-  id: z.string().regex(/^[0-9A-Za-z]{1,64}$/, { message: 'must be 1-64 letters or digits' }).optional(),
+export const SimulateMessage = z
+  .object({
+    kind: z.literal('message'),
+    from: ChatId,
+    body: z.string().min(1).max(65536).optional().meta({ description: 'The text, or the caption of `media`' }),
+    id: z.string().regex(/^[0-9A-Za-z]{1,64}$/, { message: 'must be 1-64 letters or digits' }).optional(),
+    media: SimulatedMediaFile.optional().meta({ description: 'A received file: stored, and downloadable at `media.url`' }),
+  })
+  .refine((message) => message.body !== undefined || message.media !== undefined, {
+    path: ['body'],
+    message: 'required unless media is given',
+  });
+
+/** A public key as a JWK (RFC 7517), e.g. node's `key.export({ format: 'jwk' })` or WebCrypto's `exportKey('jwk', key)`. */
+const PublicKeyJwk = z.looseObject({
+  kty: z.enum(['EC', 'OKP', 'RSA']),
+  d: z.never({ error: 'must be a public key: leave out "d"' }).optional(),
+});
+
+/**
+ * The phone asks for a passkey: SCAN_QR_CODE becomes PASSKEY_REQUIRED. With `credential`, only
+ * that credential is allowed and its signature is checked; `confirmation` adds the code step.
+ */
+export const SimulatePasskey = z.object({
+  kind: z.literal('passkey'),
+  credential: z
+    .object({
+      id: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,1024}$/, { message: 'must be the base64url credential id (no padding)' }),
+      publicKey: PublicKeyJwk,
+    })
+    .optional(),
+  confirmation: z.boolean().default(false),
+  me: SimulatedAccount.optional(),
 });
 
 export const SimulateRequest = z
-  .discriminatedUnion('kind', [SimulateScan, SimulateMessage])
+  .discriminatedUnion('kind', [SimulateScan, SimulateMessage, SimulatePasskey, ...eventSimulations])
   .meta({ id: 'SimulateRequest' });
 export type SimulateRequest = z.infer<typeof SimulateRequest>;
 

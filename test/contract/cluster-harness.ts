@@ -17,6 +17,8 @@ export async function startGateway(options: ContractOptions): Promise<ContractGa
   const gateway = await startGatewayProcess(inject('clusterEnvironment'), {
     apiKey: ADMIN_KEY,
     globalWebhook: options.globalWebhook ?? null,
+    oauth: options.oauth ?? null,
+    ...(options.mediaLifetimeSeconds === undefined ? {} : { mediaLifetimeSeconds: options.mediaLifetimeSeconds }),
   });
   const created = new Set<string>();
   const api: ApiCall = async (method, path, body, key) => {

@@ -15,6 +15,10 @@ export interface ContractOptions {
   readonly globalWebhook?: WebhookConfig | null;
   /** Local mode only: in cluster mode the QR period is a property of the engine pods. */
   readonly qrRenewMs?: number;
+  /** OAuth 2.0 bearer tokens of this issuer are accepted (SWITCHBOARD_OAUTH_*). */
+  readonly oauth?: { issuer: string; audience: string; jwksUrl: string } | null;
+  /** How long stored media can be downloaded (SWITCHBOARD_MEDIA_LIFETIME_SECONDS); default a day. */
+  readonly mediaLifetimeSeconds?: number;
 }
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';

@@ -6,6 +6,8 @@ export async function startGateway(options: ContractOptions): Promise<ContractGa
   const { url, api, close } = await startLocalGateway({
     apiKey: ADMIN_KEY,
     globalWebhook: options.globalWebhook ?? null,
+    oauth: options.oauth ?? null,
+    ...(options.mediaLifetimeSeconds === undefined ? {} : { mediaLifetimeMs: options.mediaLifetimeSeconds * 1000 }),
     ...(options.qrRenewMs === undefined ? {} : { qrRenewMs: options.qrRenewMs }),
   });
   return { url, api, close };

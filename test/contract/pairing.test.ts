@@ -112,38 +112,3 @@ describe('SANDBOX simulate: scan', () => {
     expect(res.body.details[0].path).toBe('body.kind');
   });
 });
-
-describe('4.1 pairing: passkey (no engine of this build supports it yet)', () => {
-  const assertion = {
-    id: 'cred-1',
-    rawId: 'Y3JlZC0x',
-    type: 'public-key',
-    response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'c2ln' },
-  };
-
-  it('every passkey operation answers 422 naming the engine', async () => {
-    await gw.api('POST', '/api/sessions', { name: 'pk1', engine: 'SANDBOX' });
-    const calls: [string, string, unknown?][] = [
-      ['GET', '/api/pk1/auth/passkey/challenge'],
-      ['POST', '/api/pk1/auth/passkey', assertion],
-      ['GET', '/api/pk1/auth/passkey/confirmation'],
-      ['POST', '/api/pk1/auth/passkey/confirm'],
-    ];
-    for (const [method, path, body] of calls) {
-      const res = await gw.api(method, path, body);
-      expect(res.status, `${method} ${path}`).toBe(422);
-      expect(res.body.message).toContain('SANDBOX');
-      expect(res.body.details).toEqual({ session: 'pk1', engine: 'SANDBOX' });
-    }
-  });
-
-  it('answers 404 for an unknown session and 400 for a malformed assertion', async () => {
-    expect((await gw.api('GET', '/api/ghost/auth/passkey/challenge')).status).toBe(404);
-    const bad = await gw.api('POST', '/api/pk1/auth/passkey', { ...assertion, type: 'password', response: {} });
-    expect(bad.status).toBe(400);
-    expect(bad.body.details.map((d: { path: string }) => d.path)).toEqual(
-      expect.arrayContaining(['body.type', 'body.response.clientDataJSON']),
-    );
-  });
-});
-

@@ -1,5 +1,6 @@
 // Cluster mode end to end, when processes die: an operator leader SIGKILLed (the other replica
-// takes over), and gateway replicas SIGKILLed while a webhook receiver is down (no event lost).
+// takes over), and gateway replicas SIGKILLed while a webhook receiver is down (no event lost,
+// and the first copy of each reaches the webhook in the session's order).
 import { STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
@@ -55,7 +56,7 @@ describe('operator leader election', () => {
 });
 
 describe('invariant 2: gateways killed during webhook delivery', () => {
-  it('every event the engine published reaches the receiver at least once', async () => {
+  it('every event the engine published reaches the receiver at least once, in the order it was published', async () => {
     const SECRET = 'durable-secret';
     const receiver = await new WebhookReceiver(SECRET).start();
     let receiverUp = false;
@@ -76,12 +77,11 @@ describe('invariant 2: gateways killed during webhook delivery', () => {
       const sent: string[] = [];
       for (const [via, text] of [[gw, 'one'], [second, 'two'], [gw, 'three']] as const) sent.push((await send(via, text)).body.id);
       await second.api('POST', '/api/durable/sandbox/simulate', { kind: 'message', from: '15557654321@c.us', body: 'incoming' });
-      // Both replicas hold events they cannot deliver yet.
-      await waitFor(() => refused >= 10, 'deliveries refused by the receiver', 10_000);
+      // The session's queue for this webhook holds its first event, retried by one of the replicas.
+      await waitFor(() => refused >= 3, 'deliveries refused by the receiver', 10_000);
 
       await gw.process.kill('SIGKILL');
       sent.push((await send(second, 'four')).body.id);
-      await waitFor(() => refused >= 15, 'the remaining replica retrying', 10_000);
       await second.process.kill('SIGKILL');
 
       // No gateway runs: the engine still takes commands (over NATS) and publishes events.
@@ -92,7 +92,7 @@ describe('invariant 2: gateways killed during webhook delivery', () => {
 
       receiverUp = true;
       gw = await env.startGateway();
-      // Events the killed replicas held come back after the consumer's ack wait (30 s).
+      // The event a killed replica held comes back after the queue's ack wait (30 s).
       const delivered = () => new Set(receiver.received.map((hook) => hook.body.id as string));
       const published = await waitFor(
         async () => {
@@ -108,6 +108,9 @@ describe('invariant 2: gateways killed during webhook delivery', () => {
       });
       expect(published.length).toBeGreaterThanOrEqual(3 + sent.length * 3 + 2);
       expect(receiver.received.every((hook) => hook.hmacValid === true)).toBe(true);
+      // Duplicates are allowed (at least once); the first copies come in stream order.
+      const firstCopies = [...new Set(receiver.received.map((hook) => hook.body.id as string))];
+      expect(firstCopies).toEqual(published.map((event) => event.id));
       for (const id of sent) expect(published.filter((event) => event.payload.id === id).map((event) => event.event)).toContain('message.any');
     } finally {
       await second.process.kill();

@@ -13,7 +13,7 @@ export interface CommandServerOptions {
   readonly log: EngineLog;
 }
 
-const HOST_OPS: ReadonlySet<string> = new Set<HostCommand['op']>(['host.logout', 'host.setMetadata', 'host.status']);
+const HOST_OPS: ReadonlySet<string> = new Set<HostCommand['op']>(['host.logout', 'host.setMetadata', 'host.setApps', 'host.status']);
 const isHostCommand = (command: SessionCommand): command is HostCommand => HOST_OPS.has(command.op);
 
 /**
@@ -80,6 +80,9 @@ export class CommandServer {
         return Promise.resolve({ status: host.status, statuses: host.statuses, me: host.me });
       case 'host.setMetadata':
         host.setMetadata(command.args.metadata);
+        return Promise.resolve(null);
+      case 'host.setApps':
+        host.setApps(command.args.apps);
         return Promise.resolve(null);
       case 'host.logout':
         return this.oneAtATime(async () => {

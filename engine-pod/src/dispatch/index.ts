@@ -1,6 +1,8 @@
 import type { EngineOp } from '@switchboard/protocol';
+import { accountHandlers } from './account.js';
 import { chattingHandlers } from './chatting.js';
 import { pairingHandlers } from './pairing.js';
+import { profileHandlers } from './profile.js';
 import { sandboxHandlers } from './sandbox.js';
 import type { CommandHandlers } from './types.js';
 
@@ -11,6 +13,8 @@ import type { CommandHandlers } from './types.js';
  */
 export const COMMAND_HANDLERS: CommandHandlers<Exclude<EngineOp, 'me'>> = {
   ...pairingHandlers,
+  ...accountHandlers,
+  ...profileHandlers,
   ...chattingHandlers,
   ...sandboxHandlers,
 };

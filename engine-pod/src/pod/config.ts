@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { EngineName, Metadata, SessionName } from '@switchboard/protocol';
+import { z } from 'zod';
+import { AppConfig, EngineName, Metadata, SessionName } from '@switchboard/protocol';
 import { AVAILABLE_ENGINES } from './engine-catalog.js';
 
 /** Everything an engine pod reads from its environment (set by the operator), checked at start-up. */
@@ -10,10 +11,16 @@ export interface PodConfig {
   readonly natsServers: readonly string[];
   readonly podName: string;
   readonly metadata: Record<string, string>;
+  /** The session's apps (spec 2.3), as the resource's `spec.apps`. */
+  readonly apps: AppConfig[];
   readonly healthPort: number;
+  /** Where clients reach the gateway: the start of every `media.url` this pod gives out. */
+  readonly baseUrl: string;
   readonly logLevel: LogLevel;
   readonly sandboxQrRenewMs: number | undefined;
 }
+
+const AppConfigs = z.array(AppConfig);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
@@ -44,7 +51,9 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
     natsServers: read('SWITCHBOARD_NATS_URL', (raw) => servers(required(raw))),
     podName: read('SWITCHBOARD_POD_NAME', (raw) => raw ?? hostname()),
     metadata: read('SWITCHBOARD_METADATA', (raw) => schema(Metadata, json(raw ?? '{}'))),
+    apps: read('SWITCHBOARD_APPS', (raw) => schema(AppConfigs, json(raw ?? '[]', 'a JSON array of apps, e.g. [{"app":"calls"}]'))),
     healthPort: read('SWITCHBOARD_HEALTH_PORT', (raw) => integer(raw ?? '8080', 0, 65_535)),
+    baseUrl: read('SWITCHBOARD_BASE_URL', (raw) => httpUrl(raw ?? 'http://localhost:3000')),
     logLevel: read('SWITCHBOARD_LOG_LEVEL', (raw) => oneOf(LOG_LEVELS, raw ?? 'info')),
     sandboxQrRenewMs: read('SWITCHBOARD_SANDBOX_QR_RENEW_MS', (raw) =>
       raw === undefined ? undefined : integer(raw, 1, 3_600_000),
@@ -88,12 +97,19 @@ function availableEngine(engine: EngineName): EngineName {
   return engine;
 }
 
-function json(raw: string): unknown {
+function json(raw: string, expected = 'a JSON object of strings, e.g. {"team":"sales"}'): unknown {
   try {
     return JSON.parse(raw);
   } catch {
-    throw new Error('must be a JSON object of strings, e.g. {"team":"sales"}');
+    throw new Error(`must be ${expected}`);
   }
+}
+
+function httpUrl(raw: string): string {
+  if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(raw)) {
+    throw new Error(`must be the gateway's public http(s) URL, e.g. https://api.example.com, got '${raw}'`);
+  }
+  return raw.replace(/\/+$/, '');
 }
 
 function integer(raw: string, min: number, max: number): number {

@@ -3,8 +3,12 @@ import type { Logger } from 'pino';
 import { CommandServer } from '../cluster/command-server.js';
 import { EventPublisher } from '../cluster/event-publisher.js';
 import { NatsAuthStateStore } from '../cluster/nats-auth-state-store.js';
+import { NatsMediaStore } from '../cluster/nats-media-store.js';
+import { NatsMessageStore } from '../cluster/nats-message-store.js';
 import { SessionLease } from '../cluster/session-lease.js';
 import { EngineHost } from '../engine-host.js';
+import { HistoryRecorder } from '../history/history-recorder.js';
+import { mediaUrl } from '../media/media-url.js';
 import type { PodConfig } from './config.js';
 import { engineFactory } from './engine-catalog.js';
 import { type HealthServer, startHealthServer } from './health-server.js';
@@ -22,6 +26,8 @@ const DRAIN_TIMEOUT_MS = 5_000;
 export class EnginePod {
   private nc: NatsConnection | null = null;
   private publisher: EventPublisher | null = null;
+  /** Writes the session's message history to NATS KV, beside publishing each event. */
+  private history: HistoryRecorder | null = null;
   private lease: SessionLease | null = null;
   private health: HealthServer | null = null;
   private host: EngineHost | null = null;
@@ -65,6 +71,8 @@ export class EnginePod {
     const nc = await this.connectNats();
     this.publisher = await EventPublisher.open(nc, { log: this.log });
     const authState = await NatsAuthStateStore.open(nc, session);
+    const media = await NatsMediaStore.open(nc);
+    const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc), this.log));
     const lease = await SessionLease.open(nc, { session, holder: podName, log: this.log });
     this.lease = lease;
     this.health = await startHealthServer(this.config.healthPort, () => this.ready);
@@ -80,9 +88,14 @@ export class EnginePod {
       factory: engineFactory(this.config.engine, { sandboxQrRenewMs: this.config.sandboxQrRenewMs }),
       authState,
       metadata: this.config.metadata,
+      apps: this.config.apps,
       environment: { tier: TIER, version: VERSION },
-      publish: (event) => this.publisher?.publish(event),
+      publish: (event) => {
+        this.publisher?.publish(event);
+        history.record(event.envelope);
+      },
       log: this.log,
+      media: { store: media, urlFor: (stored) => mediaUrl(this.config.baseUrl, stored) },
     });
     this.host = host;
     this.commands = new CommandServer({ nc, session, host, log: this.log });
@@ -138,6 +151,7 @@ export class EnginePod {
     try {
       await this.commands?.close();
       await this.stopHost();
+      await this.history?.close();
       if (this.publisher && !(await this.publisher.flush(FLUSH_TIMEOUT_MS))) {
         this.log.error({ pending: this.publisher.pending }, 'events not acked before shutdown');
       }

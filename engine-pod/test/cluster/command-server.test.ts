@@ -5,6 +5,7 @@ import {
   type Engine,
   type EngineContext,
   EngineHost,
+  type HostedEvent,
   NatsAuthStateStore,
   SandboxEngine,
 } from '../../src/index.js';
@@ -14,6 +15,7 @@ const nats = natsForTests();
 
 async function serve(session: string, factory: (ctx: EngineContext) => Engine = (ctx) => new SandboxEngine(ctx)) {
   const errors: object[] = [];
+  const events: HostedEvent[] = [];
   const log = { ...silent, error: (obj: object) => errors.push(obj) };
   const host = new EngineHost({
     session,
@@ -22,7 +24,7 @@ async function serve(session: string, factory: (ctx: EngineContext) => Engine = 
     authState: await NatsAuthStateStore.open(nats.nc, session),
     metadata: {},
     environment: { tier: 'CORE', version: 'test' },
-    publish: () => {},
+    publish: (event) => events.push(event),
     log,
   });
   const server = new CommandServer({ nc: nats.nc, session, host, log });
@@ -33,7 +35,7 @@ async function serve(session: string, factory: (ctx: EngineContext) => Engine = 
     const reply = await nats.nc.request(SUBJECTS.command(session), body, { timeout: 5_000 });
     return reply.json<CommandReply>();
   };
-  return { host, server, send, errors };
+  return { host, server, send, errors, events };
 }
 
 describe('CommandServer: the command contract over NATS', () => {
@@ -100,6 +102,22 @@ describe('CommandServer: the command contract over NATS', () => {
     expect(await send({ op: 'host.setMetadata', args: {} })).toMatchObject({ ok: false, error: { code: 'INVALID' } });
     expect(await send({ op: 'host.logout' })).toEqual({ ok: true, result: null });
     expect(await send({ op: 'host.status' })).toMatchObject({ ok: true, result: { status: 'SCAN_QR_CODE', me: null } });
+    await server.close();
+    await host.stop();
+  });
+
+  it('host.setApps turns the calls app on for the next call, without a restart', async () => {
+    const { host, server, send, events } = await serve('c-apps');
+    await send({ op: 'sandbox.simulate', args: { kind: 'scan' } });
+    const rejected = () => events.filter((e) => e.envelope.event === 'call.rejected').map((e) => e.envelope.payload.id);
+    const first = await send({ op: 'sandbox.simulate', args: { kind: 'call', from: '15551240001@c.us' } });
+    expect(first).toMatchObject({ ok: true });
+    const apps = [{ app: 'calls', config: { dm: { reject: true }, group: { reject: false } } }];
+    expect(await send({ op: 'host.setApps', args: { apps } })).toEqual({ ok: true, result: null });
+    expect(await send({ op: 'host.setApps', args: { apps: [{ app: 'chatwoot' }] } })).toMatchObject({ ok: false, error: { code: 'INVALID' } });
+    const second = (await send({ op: 'sandbox.simulate', args: { kind: 'call', from: '15551240001@c.us' } })) as { result: { id: string } };
+    expect(rejected()).toEqual([second.result.id]);
+    expect(host.status).toBe('WORKING');
     await server.close();
     await host.stop();
   });

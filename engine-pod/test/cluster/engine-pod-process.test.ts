@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type CommandReply, KV_BUCKETS, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NatsMediaStore, NatsMessageStore, readHistory } from '../../src/index.js';
 import { natsForTests, streamMessages, waitFor } from './helpers.js';
 import { PodProcess, REPO_ROOT } from './pod-process.js';
 
@@ -105,4 +106,57 @@ describe('engine pod process', () => {
     expect(pod.log).toContain('session lease lost');
     await expect(command('p3', { op: 'host.status' })).rejects.toThrow();
   }, 20_000);
+});
+
+describe('engine pod: message history and media in NATS, read by anyone', () => {
+  const chat = '15551234567@c.us';
+  const page = { chatId: chat, merge: true, limit: 100, offset: 0, sortOrder: 'asc' } as const;
+
+  /** A pod of session h1 that holds the lease (a SIGKILLed holder's lease lapses after 15 s). */
+  async function historyPod(podName: string, readyWithinMs = 10_000): Promise<PodProcess> {
+    const pod = await PodProcess.start({
+      SWITCHBOARD_SESSION: 'h1',
+      SWITCHBOARD_NATS_URL: nats.server.url,
+      SWITCHBOARD_POD_NAME: podName,
+      SWITCHBOARD_BASE_URL: 'https://wa.example.com/',
+    });
+    pods.push(pod);
+    await waitFor('ready', async () => (await pod.probe('/readyz')) === 200, readyWithinMs);
+    return pod;
+  }
+
+  it('records what goes in and out, stores received files under SWITCHBOARD_BASE_URL, and a new pod carries on', async () => {
+    const first = await historyPod('engine-h1-a');
+    await waitFor('SCAN_QR_CODE', async () => (await statusOf('h1')) === 'SCAN_QR_CODE');
+    await result('h1', { op: 'sandbox.simulate', args: { kind: 'scan' } });
+    const media = { mimetype: 'image/png', filename: 'p.png', data: Buffer.from('png!').toString('base64') };
+    const received = await result('h1', { op: 'sandbox.simulate', args: { kind: 'message', from: chat, body: 'photo', media } });
+    const sent = await result('h1', { op: 'send.text', args: { chatId: chat, text: 'nice' } });
+
+    // Another connection, as a gateway replica reads them.
+    const history = await NatsMessageStore.open(nats.nc);
+    const records = await waitFor('both messages, the sent one at DEVICE', async () => {
+      const found = await readHistory(history, 'h1', page);
+      return found.length === 2 && found[1]!.ackName === 'DEVICE' && found;
+    });
+    expect(records.map((r) => [r.id, r.body])).toEqual([
+      [received.id, 'photo'],
+      [sent.id, 'nice'],
+    ]);
+    const url = records[0]!.media!.url;
+    expect(url).toMatch(/^https:\/\/wa\.example\.com\/api\/files\/h1\/[A-Za-z0-9_-]{22}\.png$/);
+    const file = await (await NatsMediaStore.open(nats.nc)).get('h1', /([A-Za-z0-9_-]{22})\.png$/.exec(url)![1]!);
+    expect(file?.data.toString()).toBe('png!');
+
+    // The pod dies without a goodbye; its replacement appends to the same history.
+    await first.kill();
+    await historyPod('engine-h1-b', 25_000);
+    await waitFor('WORKING again', async () => (await statusOf('h1')) === 'WORKING');
+    await result('h1', { op: 'sandbox.simulate', args: { kind: 'message', from: chat, body: 'still here' } });
+    const after = await waitFor('three messages', async () => {
+      const found = await readHistory(history, 'h1', page);
+      return found.length === 3 && found;
+    });
+    expect(after.map((r) => r.body)).toEqual(['photo', 'nice', 'still here']);
+  }, 60_000);
 });

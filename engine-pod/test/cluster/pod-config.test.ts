@@ -38,6 +38,16 @@ describe('engine pod configuration', () => {
     });
   });
 
+  it('reads the apps (spec 2.3) with their defaults; none by default', () => {
+    expect(readPodConfig(base).apps).toEqual([]);
+    const config = readPodConfig({ ...base, SWITCHBOARD_APPS: '[{"app":"calls","config":{"dm":{"reject":true,"message":"busy"}}}]' });
+    expect(config.apps).toEqual([
+      { app: 'calls', enabled: true, config: { dm: { reject: true, message: 'busy' }, group: { reject: true } } },
+    ]);
+    expect(() => readPodConfig({ ...base, SWITCHBOARD_APPS: '[{"app":"nope"}]' })).toThrow(/SWITCHBOARD_APPS: 0\.app/);
+    expect(() => readPodConfig({ ...base, SWITCHBOARD_APPS: 'calls' })).toThrow(/SWITCHBOARD_APPS: must be a JSON array of apps/);
+  });
+
   it('names every wrong variable at once', () => {
     const read = () =>
       readPodConfig({
@@ -52,6 +62,12 @@ describe('engine pod configuration', () => {
     for (const name of [...named, 'SWITCHBOARD_HEALTH_PORT', 'SWITCHBOARD_LOG_LEVEL']) {
       expect(read).toThrow(name);
     }
+  });
+
+  it('starts media.url with SWITCHBOARD_BASE_URL (default http://localhost:3000), refusing what is not an http(s) URL', () => {
+    expect(readPodConfig(base).baseUrl).toBe('http://localhost:3000');
+    expect(readPodConfig({ ...base, SWITCHBOARD_BASE_URL: 'https://api.example.com/wa/' }).baseUrl).toBe('https://api.example.com/wa');
+    expect(() => readPodConfig({ ...base, SWITCHBOARD_BASE_URL: 'api.example.com' })).toThrow(/SWITCHBOARD_BASE_URL: must be/);
   });
 
   it('rejects an engine this build does not have, naming the ones it has', () => {

@@ -113,6 +113,92 @@ describe.each([
     }
   });
 
+  // Spec 4.5 beyond text: what both engines can do answers the same records and events.
+
+  /** A send's answer and its `message.any` are the same record, then SERVER follows. */
+  const sent = async (command: Parameters<EngineHost['execute']>[0]): Promise<MessageRecord> => {
+    const since = events.length;
+    const record = MessageRecord.parse(await host.execute(command));
+    expect(record).toMatchObject({ from: me.id, to: CONTACT, fromMe: true, source: 'api', participant: null, ack: 0, ackName: 'PENDING' });
+    await waitFor(() => of('message.ack', since).some((e) => e.payload.id === record.id && e.payload.ack === 1), 'SERVER');
+    expect(of('message.any', since).find((e) => e.payload.id === record.id)!.payload).toEqual(record);
+    return record;
+  };
+  /** A text from the contact, once the session has it: its full id. */
+  const incoming = async (body: string): Promise<string> => {
+    const since = events.length;
+    const id = await driver.incomingText(host, CONTACT, body);
+    await waitFor(() => of('message.any', since).length > 0, 'message.any');
+    return `false_${CONTACT}_${id}`;
+  };
+
+  it('a location answers its record with location (coordinates as strings) and an empty body', async () => {
+    const record = await sent({ op: 'send.location', args: { chatId: CONTACT, latitude: 48.8584, longitude: 2.2945, title: 'Tour Eiffel' } });
+    expect(shape(record)).toEqual([...MESSAGE_SHAPE, 'location'].sort());
+    expect(record).toMatchObject({ body: '', hasMedia: false, vCards: [], replyTo: null });
+    expect(record.location).toEqual({ latitude: '48.8584', longitude: '2.2945', live: false, name: 'Tour Eiffel', description: 'Tour Eiffel' });
+  });
+
+  it('a contact card answers its record: body the vCard, vCards built from the fields', async () => {
+    const record = await sent({
+      op: 'send.contactVcard',
+      args: { chatId: CONTACT, contacts: [{ fullName: 'Ada Lovelace', phoneNumber: '+44 20 7946 0000' }] },
+    });
+    const vcard = 'BEGIN:VCARD\nVERSION:3.0\nFN:Ada Lovelace\nTEL;type=CELL;type=VOICE;waid=442079460000:+44 20 7946 0000\nEND:VCARD';
+    expect(record).toMatchObject({ body: vcard, vCards: [vcard], hasMedia: false });
+  });
+
+  it('a poll answers its record (body the question); a vote on it answers poll.vote from me and emits it', async () => {
+    const poll = await sent({ op: 'send.poll', args: { chatId: CONTACT, poll: { name: 'story: lunch?', options: ['Pizza', 'Sushi'], multipleAnswers: false } } });
+    expect(poll.body).toBe('story: lunch?');
+    const since = events.length;
+    const vote = (await host.execute({ op: 'send.pollVote', args: { chatId: CONTACT, pollMessageId: poll.id, votes: ['Sushi'] } })) as {
+      vote: { id: string };
+    };
+    expect(vote).toMatchObject({
+      vote: { to: CONTACT, from: me.id, fromMe: true, selectedOptions: ['Sushi'] },
+      poll: { id: poll.id, to: CONTACT, from: me.id, fromMe: true },
+    });
+    expect(vote.vote.id).toMatch(new RegExp(`^true_${CONTACT}_[0-9A-Za-z]+$`));
+    await waitFor(() => of('poll.vote', since).length > 0, 'poll.vote');
+    expect(of('poll.vote', since)[0]!.payload).toEqual(vote);
+    await expect(host.execute({ op: 'send.pollVote', args: { chatId: CONTACT, pollMessageId: poll.id, votes: ['Pasta'] } })).rejects.toMatchObject({
+      code: 'INVALID',
+      details: [{ path: 'body.votes' }],
+    });
+  });
+
+  it('a reaction answers the message.reaction payload from me and emits it; no message.any', async () => {
+    const target = await incoming('story: react to me');
+    const since = events.length;
+    const payload = (await host.execute({ op: 'message.react', args: { messageId: target, reaction: '❤️' } })) as { id: string };
+    expect(payload).toMatchObject({ from: me.id, fromMe: true, to: CONTACT, participant: null, reaction: { text: '❤️', messageId: target } });
+    expect(shape(payload)).toEqual(['from', 'fromMe', 'id', 'participant', 'reaction', 'timestamp', 'to']);
+    expect(payload.id).toMatch(new RegExp(`^true_${CONTACT}_[0-9A-Za-z]+$`));
+    await waitFor(() => of('message.reaction', since).length > 0, 'message.reaction');
+    expect(of('message.reaction', since)[0]!.payload).toEqual(payload);
+    expect(of('message.any', since)).toEqual([]);
+  });
+
+  it('a forward answers a new record with the original body; an unknown message is NOT_FOUND', async () => {
+    const original = await incoming('story: pass it on');
+    const record = await sent({ op: 'message.forward', args: { chatId: CONTACT, messageId: original } });
+    expect(record.body).toBe('story: pass it on');
+    expect(record.id).not.toBe(original);
+    await expect(
+      host.execute({ op: 'message.forward', args: { chatId: CONTACT, messageId: `false_${CONTACT}_0000000000AAAAAA` } }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('seen answers the messages named; typing answers nothing; neither emits an event', async () => {
+    const read = await incoming('story: read me');
+    const since = events.length;
+    expect(await host.execute({ op: 'chat.seen', args: { chatId: CONTACT, messageIds: [read] } })).toEqual({ chatId: CONTACT, messageIds: [read] });
+    expect(await host.execute({ op: 'chat.typing', args: { chatId: CONTACT, typing: true } })).toBeUndefined();
+    expect(await host.execute({ op: 'chat.typing', args: { chatId: CONTACT, typing: false } })).toBeUndefined();
+    expect(events.slice(since).map((e) => e.envelope.event)).toEqual([]);
+  });
+
   it('stop keeps the pairing: the next start is WORKING with no QR code', async () => {
     await host.stop();
     const since = events.length;

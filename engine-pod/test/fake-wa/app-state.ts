@@ -3,8 +3,10 @@ import {
   type BinaryNode,
   type ChatModification,
   chatModificationToAppPatch,
+  decodePatches,
   encodeSyncdPatch,
   type LTHashState,
+  type WAPatchName,
   newLTHashState,
   proto,
 } from '@whiskeysockets/baileys';
@@ -27,6 +29,9 @@ export class FakeAppState {
     timestamp: Date.now(),
   });
   private readonly collections = new Map<string, Collection>();
+  private uploads: Promise<void> = Promise.resolve();
+  /** What linked devices changed (`upload`), decoded: each mutation's index and action, in order. */
+  readonly uploaded: { collection: string; index: string[]; action: proto.ISyncActionValue }[] = [];
 
   /** The `APP_STATE_SYNC_KEY_SHARE` the phone sends a new companion. */
   keyShare(): proto.IMessage {
@@ -47,6 +52,29 @@ export class FakeAppState {
     const bytes = proto.SyncdPatch.encode({ ...patch, version: { version: state.version } }).finish();
     collection.patches.push({ version: state.version, bytes });
     return create.type;
+  }
+
+  /**
+   * A patch a linked device sent (a `w:sync:app:state` set with a `patch`), decoded with the
+   * shared key, MACs checked, as the next version of its collection. In order, in the background:
+   * `settled()` waits for it.
+   */
+  upload(name: WAPatchName, bytes: Uint8Array): void {
+    this.uploads = this.uploads.then(async () => {
+      const collection = this.collection(name);
+      const version = { version: collection.state.version + 1 };
+      const patch = { ...proto.SyncdPatch.decode(bytes), version };
+      const { state, mutationMap } = await decodePatches(name, [patch], collection.state, async () => this.keyData, {}, undefined, undefined, true);
+      collection.state = state;
+      collection.patches.push({ version: version.version, bytes: proto.SyncdPatch.encode(patch).finish() });
+      for (const mutation of Object.values(mutationMap)) {
+        this.uploaded.push({ collection: name, index: mutation.index, action: mutation.syncAction.value ?? {} });
+      }
+    });
+  }
+
+  settled(): Promise<void> {
+    return this.uploads;
   }
 
   version(name: string): number {

@@ -12,6 +12,7 @@ import {
 import { type ConnectionHandler, FakeConnection, newId } from './connection.js';
 import { type FakeGroup, newGroup } from './groups.js';
 import { answerIq } from './iq-answers.js';
+import type { FakeMediaServer } from './media-server.js';
 import { selfMadeCertChain } from './noise.js';
 import { CodePairing, pairSuccess, parseQr } from './pairing.js';
 import { FakePeer } from './peer.js';
@@ -47,6 +48,9 @@ export class FakeWaServer implements ConnectionHandler {
   private readonly lidToPhone = new Map<string, string>();
   private readonly phoneToLid = new Map<string, string>();
   private readonly groups = new Map<string, FakeGroup>();
+  private readonly unregistered = new Set<string>();
+  /** The media host `media_conn` names, for clients uploading files (`serveMedia`). */
+  private media: FakeMediaServer | null = null;
   private readonly connections = new Set<FakeConnection>();
   private readonly log: (line: string) => void;
   private nextNumber = 15550100000 + Math.floor(Math.random() * 1000) * 100;
@@ -83,6 +87,16 @@ export class FakeWaServer implements ConnectionHandler {
       this.contact(phone, found.lid);
     }
     return found;
+  }
+
+  /** A phone number (digits) without an account: "is it on WhatsApp" queries answer no. */
+  notOnWhatsApp(phone: string): void {
+    this.unregistered.add(phone);
+  }
+
+  /** Clients asking where to upload files (`media_conn`) are sent to this media server. */
+  serveMedia(media: FakeMediaServer): void {
+    this.media = media;
   }
 
   /** Declares a contact's LID, which device queries then report. */
@@ -192,6 +206,7 @@ export class FakeWaServer implements ConnectionHandler {
         connection.send({ tag: 'ack', attrs: { class: 'message', id: node.attrs.id ?? '', from: node.attrs.to ?? '', t: nowSeconds() } });
         return;
       case 'receipt':
+        phone?.recordReceipt(node);
         // A receipt for a message is its acknowledgement, for the message and those listed with it.
         for (const id of [node.attrs.id, ...getBinaryNodeChildren(getBinaryNodeChild(node, 'list'), 'item').map((i) => i.attrs.id)]) {
           if (id) phone?.acknowledged('message', id);
@@ -199,13 +214,16 @@ export class FakeWaServer implements ConnectionHandler {
         connection.send({ tag: 'ack', attrs: { class: node.tag, id: node.attrs.id ?? '', from: node.attrs.to ?? '' } });
         return;
       case 'call':
+        phone?.recordCallAnswer(node);
         connection.send({ tag: 'ack', attrs: { class: node.tag, id: node.attrs.id ?? '', from: node.attrs.to ?? '' } });
         return;
       case 'ack':
         if (node.attrs.class && node.attrs.id) phone?.acknowledged(node.attrs.class, node.attrs.id);
         return;
-      case 'presence':
       case 'chatstate':
+        phone?.recordChatState(node);
+        return;
+      case 'presence':
       case 'ib':
         return;
       default:
@@ -236,6 +254,8 @@ export class FakeWaServer implements ConnectionHandler {
         group: (jid) => this.groups.get(jid),
         groupsOf: (number) => [...this.groups.values()].filter((g) => g.participants.some((p) => p.jid.split('@')[0] === number)),
         lidOf: (jid) => this.lidOf(jid),
+        isRegistered: (phone) => !this.unregistered.has(phone),
+        mediaConn: () => this.media?.mediaConn(),
       },
       iq,
     );

@@ -4,6 +4,7 @@ import {
   getBinaryNodeChild,
   getBinaryNodeChildren,
   jidDecode,
+  type WAPatchName,
 } from '@whiskeysockets/baileys';
 import type { FakeGroup } from './groups.js';
 import { groupNode } from './groups.js';
@@ -18,6 +19,10 @@ export interface IqContext {
   /** The groups a number is in. */
   groupsOf(phone: string): FakeGroup[];
   lidOf(jid: string): string | undefined;
+  /** Whether a phone number (digits) has an account; usync answers `contact type="out"` when not. */
+  isRegistered(phone: string): boolean;
+  /** The `media_conn` node naming the media host, when the fake has one (`serveMedia`). */
+  mediaConn(): BinaryNode | undefined;
 }
 
 /** The answer to an iq: the result's children, or an error code. */
@@ -53,7 +58,20 @@ export function answerIq(context: IqContext, iq: BinaryNode): IqAnswer {
     case 'w:sync:app:state': {
       const phone = context.phone;
       if (!phone) return null;
-      return result([phone.appState.syncAnswer(getBinaryNodeChildren(getBinaryNodeChild(iq, 'sync'), 'collection'))]);
+      const collections = getBinaryNodeChildren(getBinaryNodeChild(iq, 'sync'), 'collection');
+      for (const collection of collections) {
+        const patch = getBinaryNodeChild(collection, 'patch');
+        if (patch) phone.appState.upload(collection.attrs.name as WAPatchName, patch.content as Uint8Array);
+      }
+      return result([phone.appState.syncAnswer(collections)]);
+    }
+    case 'status':
+      return context.phone?.profile.setAbout(iq) ?? null;
+    case 'w:profile:picture':
+      return context.phone?.profile.answer(iq) ?? null;
+    case 'w:m': {
+      const mediaConn = first?.tag === 'media_conn' ? context.mediaConn() : undefined;
+      return mediaConn ? result([mediaConn]) : null;
     }
     case 'w:g2': {
       if (first?.tag === 'participating') {
@@ -113,7 +131,7 @@ function usync(context: IqContext, request: BinaryNode | undefined): BinaryNode 
     const content: BinaryNode[] = [];
     for (const protocol of protocols) {
       if (protocol === 'devices') content.push(devices(context, jid));
-      if (protocol === 'contact') content.push({ tag: 'contact', attrs: { type: 'in' } });
+      if (protocol === 'contact') content.push({ tag: 'contact', attrs: { type: context.isRegistered(jidDecode(jid)?.user ?? '') ? 'in' : 'out' } });
       const lid = protocol === 'lid' ? context.lidOf(jid) : undefined;
       if (lid) content.push({ tag: 'lid', attrs: { val: lid } });
     }

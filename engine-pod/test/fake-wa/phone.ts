@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { type BinaryNode, Curve, getBinaryNodeChild, getBinaryNodeChildren, type KeyPair, proto } from '@whiskeysockets/baileys';
+import {
+  type BinaryNode,
+  Curve,
+  getAllBinaryNodeChildren,
+  getBinaryNodeChild,
+  getBinaryNodeChildren,
+  type KeyPair,
+  proto,
+} from '@whiskeysockets/baileys';
 import { FakeAppState } from './app-state.js';
 import type { FakeConnection } from './connection.js';
 import type { CodePairing } from './pairing.js';
 import type { FakePeer } from './peer.js';
+import { FakeProfile } from './profile.js';
 import {
   type CallKind,
   callStanza,
@@ -41,12 +50,20 @@ export interface SentMessage {
 export class FakePhone {
   readonly accountKey: KeyPair = Curve.generateKeyPair();
   readonly appState = new FakeAppState();
+  /** The About text and picture the companion set. */
+  readonly profile: FakeProfile;
   companion: { device: number; noiseKey: Buffer; identityKey: Buffer } | null = null;
   connection: FakeConnection | null = null;
   preKeysOnServer = 0;
   codePairing: { pairing: CodePairing; connection: FakeConnection } | null = null;
   /** Every message stanza the companion sent, in order. */
   readonly sent: SentMessage[] = [];
+  /** What the companion answered to calls (`reject` children with the call id and creator). */
+  readonly callAnswers: BinaryNode[] = [];
+  /** Receipts the companion sent (`read` for messages it marked read), with every id they name. */
+  readonly receiptsSent: { type: string; to: string; participant: string | null; ids: string[] }[] = [];
+  /** Chat states the companion sent: `composing` (typing) or `paused`, and to whom. */
+  readonly chatStates: { to: string; state: string }[] = [];
   private historyDelivered = false;
   private readonly offline: BinaryNode[] = [];
   private readonly unacked = new Map<string, BinaryNode>();
@@ -57,7 +74,9 @@ export class FakePhone {
     readonly lid: string,
     readonly pushName: string,
     private readonly server: PhoneServer,
-  ) {}
+  ) {
+    this.profile = new FakeProfile(phone);
+  }
 
   get jid(): string {
     return `${this.phone}@s.whatsapp.net`;
@@ -232,6 +251,25 @@ export class FakePhone {
   /** The network drops, no close handshake: the client has to notice and reconnect. */
   dropConnection(): void {
     this.connection?.drop();
+  }
+
+  recordReceipt(node: BinaryNode): void {
+    const listed = getBinaryNodeChildren(getBinaryNodeChild(node, 'list'), 'item').map((item) => item.attrs.id ?? '');
+    this.receiptsSent.push({
+      type: node.attrs.type ?? 'delivery',
+      to: node.attrs.to ?? '',
+      participant: node.attrs.participant ?? null,
+      ids: [node.attrs.id ?? '', ...listed],
+    });
+  }
+
+  recordChatState(node: BinaryNode): void {
+    const state = getAllBinaryNodeChildren(node)[0];
+    this.chatStates.push({ to: node.attrs.to ?? '', state: state?.tag ?? '' });
+  }
+
+  recordCallAnswer(node: BinaryNode): void {
+    this.callAnswers.push(node);
   }
 
   recordSent(node: BinaryNode): void {

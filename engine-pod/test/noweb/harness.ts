@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type EventEnvelope, type EventName, parseEnvelope, type SessionStatus } from '@switchboard/protocol';
+import { type AppConfig, type EventEnvelope, type EventName, parseEnvelope, type SessionStatus } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { pino } from 'pino';
@@ -10,6 +10,7 @@ import {
   type AuthStateStore,
   DEFAULT_NOWEB_OPTIONS,
   EngineHost,
+  type EngineHostOptions,
   FileAuthStateStore,
   type HostedEvent,
   nowebEngineFactory,
@@ -31,6 +32,10 @@ export interface NowebSessionOptions {
   readonly store?: AuthStateStore;
   readonly engine?: Partial<NowebOptions>;
   readonly session?: string;
+  /** The session's apps (spec 2.3). */
+  readonly apps?: readonly AppConfig[];
+  /** Where received files are kept; unset: none, and records have media null. */
+  readonly media?: EngineHostOptions['media'];
 }
 
 export class NowebSession {
@@ -62,6 +67,8 @@ export class NowebSession {
       factory: nowebEngineFactory(engineOptions),
       authState: this.store,
       metadata: { suite: 'noweb' },
+      apps: options.apps ?? [],
+      ...(options.media ? { media: options.media } : {}),
       environment: { tier: 'CORE', version: 'test' },
       publish: (event) => {
         this.events.push(event);

@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const PREFIX = 'sha512:';
 
@@ -23,14 +23,6 @@ export function configuredKeyHash(value: string): string {
 /** The raw digest of a stored `sha512:<hex>` hash, decoded once so requests compare bytes. */
 export function storedDigest(storedHash: string): Buffer {
   return Buffer.from(storedHash.slice(PREFIX.length), 'hex');
-}
-
-/**
- * Compares digests, not keys, in constant time: both are 64 bytes whatever was presented.
- * One allocation per call (the digest): this runs on every request.
- */
-export function keyMatches(presented: string, digest: Buffer): boolean {
-  return timingSafeEqual(hash('sha512', presented, 'buffer'), digest);
 }
 
 export function generateApiKey(): string {

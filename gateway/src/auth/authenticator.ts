@@ -1,24 +1,51 @@
+import { hash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
-import { keyMatches, storedDigest } from './api-key.js';
+import { storedDigest } from './api-key.js';
+import type { KeyRing } from './key-ring.js';
+import type { OAuthVerifier } from './oauth.js';
+import { CONFIGURED_ADMIN, type Principal } from './principal.js';
 
-export type Principal = { readonly kind: 'admin' };
+export type { Principal } from './principal.js';
 
-const ADMIN: Principal = Object.freeze({ kind: 'admin' });
-
-/** Decides who is calling from the presented key. Never logs or echoes the key. */
+/**
+ * Decides who is calling from the presented key or token. Never logs or echoes either.
+ *
+ * The key check runs on every request, so it allocates one thing (the presented key's digest):
+ * the configured admin key is compared first, then the stored keys are looked up by digest in
+ * the KeyRing and the found digest compared in constant time; principals are made once per key.
+ */
 export class ApiKeyAuthenticator {
   private readonly adminDigest: Buffer;
 
-  constructor(adminHash: string) {
+  constructor(
+    adminHash: string,
+    private readonly ring: KeyRing,
+    private readonly oauth: OAuthVerifier | null = null,
+  ) {
     this.adminDigest = storedDigest(adminHash);
   }
 
-  /** Throws a 401 ApiError for a missing or wrong key. */
+  get acceptsBearerTokens(): boolean {
+    return this.oauth !== null;
+  }
+
+  /** Throws a 401 ApiError for a missing, wrong or inactive key. */
   authenticate(presented: string | string[] | undefined, where: string): Principal {
     if (presented === undefined || presented === '') throw new ApiError(401, `missing API key: send it in ${where}`);
-    if (typeof presented !== 'string' || !keyMatches(presented, this.adminDigest)) {
-      throw new ApiError(401, 'invalid API key');
+    if (typeof presented !== 'string') throw new ApiError(401, `invalid API key: send one key in ${where}`);
+    const digest = hash('sha512', presented, 'buffer');
+    if (timingSafeEqual(digest, this.adminDigest)) return CONFIGURED_ADMIN;
+    const found = this.ring.find(digest);
+    if (found === undefined) throw new ApiError(401, 'invalid API key');
+    if (!found.key.isActive) throw new ApiError(401, `API key ${found.key.id} is inactive`);
+    return found.principal;
+  }
+
+  /** Throws a 401 ApiError for a bad token, 503 when the issuer's signing keys cannot be fetched. */
+  async bearer(token: string): Promise<Principal> {
+    if (!this.oauth) {
+      throw new ApiError(401, 'OAuth 2.0 bearer tokens are not accepted by this server: send an API key in the X-Api-Key header');
     }
-    return ADMIN;
+    return this.oauth.verify(token);
   }
 }

@@ -1,5 +1,27 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { ApiKeyActions, type StoredApiKey } from '@switchboard/protocol';
 import type { SchemaPart } from '../store/database.js';
+import { KeyRing } from './key-ring.js';
+
+/**
+ * Where the keys made through `/api/keys` live: SQLite in local mode (KeyStore below), a NATS
+ * KV bucket in cluster mode (cluster/kv-key-store.ts). Each keeps a KeyRing current, which is
+ * what requests are checked against; writes go to storage first, then to the ring.
+ */
+export interface ApiKeyStore {
+  readonly ring: KeyRing;
+  /**
+   * Saves a new key and answers the stored one. A session has at most one media and one control
+   * key: when it already has one (another replica may just have made it), that one is answered.
+   */
+  add(key: StoredApiKey): Promise<StoredApiKey>;
+  /** Replaces a key; false when there is none with its id (any more). */
+  replace(key: StoredApiKey): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+}
+
+/** The row of the admin key generated when SWITCHBOARD_API_KEY is unset; not managed by /api/keys. */
+const GENERATED_ADMIN_ID = 'admin';
 
 export const apiKeySchema: SchemaPart = {
   name: 'api_keys',
@@ -8,18 +30,48 @@ export const apiKeySchema: SchemaPart = {
     hash TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL CHECK (kind IN ('admin', 'general', 'media', 'control')),
     session TEXT,
-    created_at INTEGER NOT NULL
-  );`,
+    created_at INTEGER NOT NULL,
+    is_active INTEGER NOT NULL DEFAULT 1,
+    actions TEXT
+  );
+  CREATE UNIQUE INDEX IF NOT EXISTS api_keys_one_per_session ON api_keys (kind, session) WHERE kind IN ('media', 'control');`,
 };
 
+/** Columns added after the first release of the table; data dirs made before get them here. */
+const ADDED_COLUMNS: Record<string, string> = {
+  is_active: 'is_active INTEGER NOT NULL DEFAULT 1',
+  actions: 'actions TEXT',
+};
+
+interface KeyRow {
+  id: string;
+  hash: string;
+  kind: StoredApiKey['kind'];
+  session: string | null;
+  created_at: number;
+  is_active: number;
+  actions: string | null;
+}
+
 /** Key hashes in SQLite (local mode). Only hashes are ever written. */
-export class KeyStore {
+export class KeyStore implements ApiKeyStore {
+  readonly ring = new KeyRing();
   private readonly adminQuery: StatementSync;
   private readonly insert: StatementSync;
+  private readonly update: StatementSync;
+  private readonly deletion: StatementSync;
 
-  constructor(db: DatabaseSync) {
-    this.adminQuery = db.prepare(`SELECT hash FROM api_keys WHERE kind = 'admin' ORDER BY created_at LIMIT 1`);
-    this.insert = db.prepare(`INSERT INTO api_keys (id, hash, kind, session, created_at) VALUES (?, ?, ?, ?, ?)`);
+  constructor(private readonly db: DatabaseSync) {
+    addMissingColumns(db);
+    this.adminQuery = db.prepare(`SELECT hash FROM api_keys WHERE id = '${GENERATED_ADMIN_ID}'`);
+    this.insert = db.prepare(
+      `INSERT INTO api_keys (id, hash, kind, session, created_at, is_active, actions) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING`,
+    );
+    this.update = db.prepare(`UPDATE api_keys SET kind = ?, session = ?, is_active = ?, actions = ? WHERE id = ?`);
+    this.deletion = db.prepare(`DELETE FROM api_keys WHERE id = ?`);
+    const rows = db.prepare(`SELECT * FROM api_keys WHERE id != '${GENERATED_ADMIN_ID}'`).all() as unknown as KeyRow[];
+    for (const row of rows) this.ring.put(fromRow(row));
   }
 
   storedAdminHash(): string | null {
@@ -28,6 +80,65 @@ export class KeyStore {
   }
 
   saveAdminHash(hash: string): void {
-    this.insert.run('admin', hash, 'admin', null, Date.now());
+    this.insert.run(GENERATED_ADMIN_ID, hash, 'admin', null, Date.now(), 1, null);
   }
+
+  async add(key: StoredApiKey): Promise<StoredApiKey> {
+    const { changes } = this.insert.run(
+      key.id,
+      key.hash,
+      key.kind,
+      key.session,
+      key.createdAt,
+      key.isActive ? 1 : 0,
+      key.actions === null ? null : JSON.stringify(key.actions),
+    );
+    if (changes === 0) {
+      // Only the one-per-session index can refuse a fresh id and a fresh random secret.
+      const existing = isScoped(key) ? this.ring.scoped(key.kind, key.session) : undefined;
+      if (!existing) throw new Error(`api key ${key.id} was not stored`);
+      return existing;
+    }
+    this.ring.put(key);
+    return key;
+  }
+
+  async replace(key: StoredApiKey): Promise<boolean> {
+    const actions = key.actions === null ? null : JSON.stringify(key.actions);
+    const { changes } = this.update.run(key.kind, key.session, key.isActive ? 1 : 0, actions, key.id);
+    if (changes === 0) return false;
+    this.ring.put(key);
+    return true;
+  }
+
+  async remove(id: string): Promise<boolean> {
+    if (id === GENERATED_ADMIN_ID) return false;
+    const { changes } = this.deletion.run(id);
+    this.ring.delete(id);
+    return changes > 0;
+  }
+}
+
+/** A media or control key: bound to one session, and the only one of its kind there. */
+export function isScoped(key: StoredApiKey): key is StoredApiKey & { kind: 'media' | 'control'; session: string } {
+  return (key.kind === 'media' || key.kind === 'control') && key.session !== null;
+}
+
+function addMissingColumns(db: DatabaseSync): void {
+  const present = new Set((db.prepare(`PRAGMA table_info(api_keys)`).all() as { name: string }[]).map((c) => c.name));
+  for (const [name, definition] of Object.entries(ADDED_COLUMNS)) {
+    if (!present.has(name)) db.exec(`ALTER TABLE api_keys ADD COLUMN ${definition}`);
+  }
+}
+
+function fromRow(row: KeyRow): StoredApiKey {
+  return {
+    id: row.id,
+    hash: row.hash,
+    kind: row.kind,
+    session: row.session,
+    createdAt: row.created_at,
+    isActive: row.is_active === 1,
+    actions: row.actions === null ? null : ApiKeyActions.parse(JSON.parse(row.actions)),
+  };
 }

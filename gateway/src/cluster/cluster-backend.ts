@@ -5,6 +5,7 @@ import {
   type DesiredState,
   type EngineCommand,
   type EngineName,
+  type HostCommand,
   LOGOUT_FINALIZER,
   type MessagingSessionSpec,
   resourceNameFor,
@@ -42,6 +43,8 @@ export interface ClusterBackendOptions {
   readonly commands: SessionCommandChannel;
   /** Forgets a session's pairing when no engine pod can (engine-pod's `purgeSessionAuth`). */
   readonly purgeAuth: (session: string) => Promise<unknown>;
+  /** Forgets what was kept of an account beside its auth state (history, media): on logout and delete. */
+  readonly forget?: (session: string) => Promise<void>;
   /** What the engine pods can run. They run this same build, so it is this build's catalog. */
   readonly engines: EngineCatalog;
   readonly defaultEngine: EngineName;
@@ -133,6 +136,7 @@ export class ClusterSessionBackend implements SessionBackend {
     if (!settled) this.options.log.warn({ session: name }, 'session still terminating: its logout finalizer has not finished');
     this.options.cache.rememberGone(resourceName, resource ?? current);
     this.activity.delete(name);
+    await this.options.forget?.(name);
   }
 
   async start(name: string): Promise<SessionDTO> {
@@ -173,6 +177,7 @@ export class ClusterSessionBackend implements SessionBackend {
     const current = await this.require(name);
     const running = current.spec.desiredState === 'Running';
     const loggedOut = running ? await this.options.commands.send(name, { op: 'host.logout' }) : null;
+    await this.options.forget?.(name);
     if (!loggedOut) {
       await this.options.purgeAuth(name);
       return toSessionDTO(current);
@@ -266,19 +271,22 @@ export class ClusterSessionBackend implements SessionBackend {
     if (!patched) throw ApiError.notFound(name);
     this.options.cache.remember(patched);
     // A new engine means a new pod (the operator replaces it when its template changes); the
-    // pod that runs now only needs the metadata, which applies from its next event.
-    if (patched.spec.desiredState === 'Running' && change.config !== undefined && engine === current.spec.engine) {
-      await this.pushMetadata(name, patched.spec.config?.metadata ?? {});
+    // pod that runs now only needs the metadata and the apps, which apply from its next event.
+    if (patched.spec.desiredState === 'Running' && engine === current.spec.engine) {
+      if (change.config !== undefined) {
+        await this.pushToPod(name, { op: 'host.setMetadata', args: { metadata: patched.spec.config?.metadata ?? {} } }, 'metadata');
+      }
+      if (change.apps !== undefined) await this.pushToPod(name, { op: 'host.setApps', args: { apps: patched.spec.apps ?? [] } }, 'apps');
     }
     return patched;
   }
 
-  /** Metadata applies from the next event without a restart; a pod that is not up reads the spec when it starts. */
-  private async pushMetadata(name: string, metadata: Record<string, string>): Promise<void> {
+  /** Live settings apply from the next event without a restart; a pod that is not up reads the spec when it starts. */
+  private async pushToPod(name: string, command: HostCommand, what: string): Promise<void> {
     try {
-      await this.options.commands.send(name, { op: 'host.setMetadata', args: { metadata } });
+      await this.options.commands.send(name, command);
     } catch (error) {
-      this.options.log.warn({ session: name, err: error }, 'engine pod did not take the new metadata; it applies at its next start');
+      this.options.log.warn({ session: name, err: error }, `engine pod did not take the new ${what}; they apply at its next start`);
     }
   }
 

@@ -1,22 +1,38 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { DEFAULT_SANDBOX_OPTIONS, purgeSessionAuth } from '@switchboard/engine-pod';
+import {
+  DEFAULT_MEDIA_LIFETIME_MS,
+  DEFAULT_SANDBOX_OPTIONS,
+  NatsMediaStore,
+  NatsMessageStore,
+  purgeSessionAuth,
+  purgeSessionMedia,
+  purgeSessionMessages,
+} from '@switchboard/engine-pod';
 import type { FastifyInstance } from 'fastify';
 import { connect } from 'nats';
 import type { Logger } from 'pino';
 import { configuredKeyHash } from '../auth/api-key.js';
+import { ApiKeys } from '../auth/api-keys.js';
 import { ApiKeyAuthenticator } from '../auth/authenticator.js';
+import { OAuthVerifier } from '../auth/oauth.js';
 import { buildApp } from '../app.js';
 import { type GatewayConfig, requireClusterSettings } from '../config.js';
 import { InProcessEventBus } from '../events/event-bus.js';
+import { EventValidator, type InvalidEvent } from '../events/event-validator.js';
 import { createLogger } from '../logger.js';
+import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { localEngineCatalog } from '../sessions/engine-catalog.js';
 import { VERSION } from '../version.js';
-import { WsHub } from '../ws/hub.js';
+import { countedWsHub } from '../ws/counted-hub.js';
 import { ClusterSessionBackend } from './cluster-backend.js';
+import { StreamDeadDeliveries } from './dead-letters.js';
 import { LiveEventFeed } from './event-source.js';
+import { sessionNameOf } from './messaging-session.js';
+import { StreamEventLog } from './stream-event-log.js';
 import { SessionCache } from './session-cache.js';
 import { SessionCommandChannel } from './session-commands.js';
 import { SessionResources } from './session-resources.js';
+import { KvKeyStore } from './kv-key-store.js';
 import { JetStreamWebhookWorker } from './webhook-worker.js';
 
 export interface ClusterGatewayOptions extends Omit<GatewayConfig, 'mode' | 'dataDir'> {
@@ -33,12 +49,15 @@ export interface ClusterGatewayOptions extends Omit<GatewayConfig, 'mode' | 'dat
   readonly settleTimeoutMs?: number;
   /** How long start-up waits for the first list of MessagingSessions. */
   readonly syncTimeoutMs?: number;
+  /** Told of each event dropped for not matching its schema (it is logged as well). */
+  readonly onInvalidEvent?: (invalid: InvalidEvent) => void;
 }
 
 export interface ClusterGateway {
   readonly app: FastifyInstance;
   readonly sessions: ClusterSessionBackend;
   readonly webhooks: JetStreamWebhookWorker;
+  readonly metrics: GatewayMetrics;
   /** Listens; returns the base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -48,17 +67,20 @@ export interface ClusterGateway {
  * Cluster mode: sessions are MessagingSession resources in one namespace, engine pods answer
  * commands and publish events over NATS. The HTTP app is the same as in local mode. Any number
  * of replicas may run side by side: each serves `/api` and `/ws` (every replica sees every
- * event), and they share webhook delivery through one JetStream consumer.
+ * event), and they share webhook delivery through one JetStream consumer per (session, webhook).
  */
 export async function createClusterGateway(options: ClusterGatewayOptions): Promise<ClusterGateway> {
   const { apiKey, natsUrl } = requireClusterSettings(options);
-  const auth = new ApiKeyAuthenticator(configuredKeyHash(apiKey));
   const logger = options.logger ?? createLogger(options.logLevel);
   const kubeConfig = options.kubeConfig ?? defaultKubeConfig();
   const namespace = options.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
   const nc = await connect({ servers: natsUrl.split(','), name: 'switchboard-gateway', maxReconnectAttempts: -1 });
 
   const bus = new InProcessEventBus((error) => logger.error({ err: error }, 'event consumer failed'));
+  // Events arrive from engine pods: only the ones that match their schema are delivered. The
+  // webhook worker reports the others (one queue per session does, and each queue's event goes
+  // to one replica); the live feed, which every replica reads, drops them quietly.
+  const validator = new EventValidator({ log: logger, onInvalidEvent: options.onInvalidEvent });
   const resources = new SessionResources(kubeConfig, namespace);
   const cache = new SessionCache({ resources, kubeConfig, log: logger });
   const sessions = new ClusterSessionBackend({
@@ -66,6 +88,9 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     cache,
     commands: new SessionCommandChannel(nc, options.commandTimeoutMs),
     purgeAuth: (session) => purgeSessionAuth(nc, session),
+    forget: async (session) => {
+      await Promise.all([purgeSessionMessages(nc, session), purgeSessionMedia(nc, session)]);
+    },
     // Engine pods run this same build, so what this build can run is what they can run.
     engines: localEngineCatalog({ sandbox: DEFAULT_SANDBOX_OPTIONS }),
     defaultEngine: options.defaultEngine,
@@ -73,32 +98,69 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     events: bus,
     settleTimeoutMs: options.settleTimeoutMs,
   });
-  const hub = new WsHub({ bus, log: logger });
-  const started: { feed?: LiveEventFeed; webhooks?: JetStreamWebhookWorker } = {};
+  // Every replica reads every event, so each one's event counters count them all.
+  const metrics = new GatewayMetrics();
+  const stopCounting = metrics.countEvents(bus);
+  const hub = countedWsHub(metrics, bus, logger, options);
+  const started: { feed?: LiveEventFeed; webhooks?: JetStreamWebhookWorker; keys?: KvKeyStore } = {};
   try {
     await cache.start();
     // Webhook targets come from the cache: an event handled before it is synced would find none.
     await cache.whenSynced(options.syncTimeoutMs ?? 60_000);
-    const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger }));
+    const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger, accepts: (event) => validator.isValid(event) }));
     const webhooks = (started.webhooks = await JetStreamWebhookWorker.start({
       nc,
       log: logger,
       webhooksOf: (name) => sessions.webhooksOf(name),
       globalHook: options.globalWebhook,
+      accepts: (event) => validator.accepts(event),
+      isValid: (event) => validator.isValid(event),
+      sessions: () => cache.list()?.map(sessionNameOf),
+      onSessionsChange: (listener) => cache.subscribe(() => listener()),
+      observer: metrics,
       timeoutMs: options.webhookTimeoutMs,
       ackWaitMs: options.webhookAckWaitMs,
     }));
-    const app = await buildApp({ sessions, auth, hub, logger, version: VERSION });
+    // Keys made through /api/keys, shared by every replica; the configured key stays the admin.
+    const keyStore = (started.keys = await KvKeyStore.open(nc, logger));
+    const auth = new ApiKeyAuthenticator(
+      configuredKeyHash(apiKey),
+      keyStore.ring,
+      options.oauth ? new OAuthVerifier(options.oauth) : null,
+    );
+    const keys = new ApiKeys(keyStore, sessions);
+    // Engine pods write history and media; every replica reads them. The gateway owns the media
+    // lifetime: it brings the bucket's TTL to its own setting.
+    const messages = await NatsMessageStore.open(nc);
+    const media = await NatsMediaStore.open(nc, { lifetimeMs: options.mediaLifetimeMs ?? DEFAULT_MEDIA_LIFETIME_MS });
+    const app = await buildApp({
+      sessions,
+      auth,
+      keys,
+      hub,
+      logger,
+      version: VERSION,
+      messages,
+      media,
+      deliveries: {
+        dead: new StreamDeadDeliveries({ nc, webhooksOf: (name) => sessions.webhooksOf(name), globalHook: options.globalWebhook }),
+        eventLog: new StreamEventLog(nc),
+      },
+      metrics: { registry: metrics, public: options.metricsPublic ?? false },
+    });
     return {
       app,
       sessions,
       webhooks,
+      metrics,
       listen: () => app.listen({ port: options.port, host: options.host }),
       async close() {
         hub.close();
         await app.close();
         await webhooks.stop();
         await feed.stop();
+        stopCounting();
+        keyStore.close();
         await sessions.close();
         await nc.drain();
       },
@@ -107,6 +169,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     hub.close();
     await started.webhooks?.stop();
     await started.feed?.stop();
+    started.keys?.close();
     await sessions.close();
     await nc.close();
     throw error;

@@ -5,6 +5,7 @@ import {
   type ConsumerMessages,
   DeliverPolicy,
   type NatsConnection,
+  RetentionPolicy,
 } from 'nats';
 import type { EventBus, PublishedEvent } from '../events/event-bus.js';
 
@@ -15,21 +16,35 @@ export const DEAD_LETTERS = {
   all: 'sb.dead.>',
 } as const;
 
+/** Dead deliveries queued again by the replay API, one message per delivery, gone once handled. */
+export const REPLAYS = {
+  stream: 'SB_REPLAY',
+  subject: (session: string) => `sb.replay.${session}`,
+  all: 'sb.replay.>',
+} as const;
+
 const DEAD_LETTER_STREAM_CONFIG = durableStreamConfig(DEAD_LETTERS.stream, [DEAD_LETTERS.all], 30);
+const REPLAY_STREAM_CONFIG = {
+  ...durableStreamConfig(REPLAYS.stream, [REPLAYS.all], 30),
+  retention: RetentionPolicy.Workqueue,
+};
 
 /**
  * Creates the streams the gateway reads and writes when they are missing: the events stream
- * with the engine pods' own settings (whichever part starts first creates it), and the
- * dead-letter stream. An existing dead-letter stream is left as an operator may have tuned it.
+ * with the engine pods' own settings (whichever part starts first creates it), the dead-letter
+ * and the replay streams. An existing stream of the gateway's is left as an operator may have
+ * tuned it.
  */
 export async function ensureGatewayStreams(nc: NatsConnection): Promise<void> {
   await ensureEventStream(nc);
   const jsm = await nc.jetstreamManager();
-  try {
-    await jsm.streams.add(DEAD_LETTER_STREAM_CONFIG);
-  } catch (error) {
-    // The name is taken: the stream exists, which is all we need (and it keeps any tuning).
-    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
+  for (const config of [DEAD_LETTER_STREAM_CONFIG, REPLAY_STREAM_CONFIG]) {
+    try {
+      await jsm.streams.add(config);
+    } catch (error) {
+      // The name is taken: the stream exists, which is all we need (and it keeps any tuning).
+      if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
+    }
   }
 }
 
@@ -58,14 +73,20 @@ export class LiveEventFeed {
   private constructor(private readonly messages: ConsumerMessages) {}
 
   /** Resolves once the consumer exists: every event published after that reaches the bus. */
-  static async start(options: { nc: NatsConnection; bus: EventBus; log: Logger }): Promise<LiveEventFeed> {
+  static async start(options: {
+    nc: NatsConnection;
+    bus: EventBus;
+    log: Logger;
+    /** Whether an event may reach the bus (events/event-validator.ts); every event when left out. */
+    accepts?: (event: PublishedEvent) => boolean;
+  }): Promise<LiveEventFeed> {
     await ensureGatewayStreams(options.nc);
     const consumer = await options.nc.jetstream().consumers.get(STREAMS.events, { deliver_policy: DeliverPolicy.New });
     const messages = await consumer.consume({
       callback: (msg) => {
         const event = parseEvent(msg.data);
-        if (event) options.bus.publish(event);
-        else options.log.warn({ subject: msg.subject }, 'message on the events stream is not an event envelope; skipped');
+        if (!event) options.log.warn({ subject: msg.subject }, 'message on the events stream is not an event envelope; skipped');
+        else if (options.accepts?.(event) !== false) options.bus.publish(event);
       },
     });
     return new LiveEventFeed(messages);

@@ -120,6 +120,12 @@ export class SessionCache {
     return [...byName.values()];
   }
 
+  /** Calls `listener` with the resource name after each change seen here; returns the unsubscribe. */
+  subscribe(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Records what a write returned, for reads until the informer catches up. */
   remember(resource: MessagingSession): void {
     this.keep(resource.metadata?.name ?? '', resource, resource.metadata?.resourceVersion);

@@ -31,6 +31,16 @@ export class SessionCommandChannel {
           session,
         });
       }
+      if (code === ErrorCode.MaxPayloadExceeded) {
+        // A base64 file travels inside the command; NATS caps a message at the server's max_payload.
+        const maxPayload = this.nc.info?.max_payload;
+        throw new ApiError(
+          413,
+          `the request for session '${session}' is larger than the ${maxPayload} bytes this cluster's NATS carries in one message; ` +
+            'send the file by url, or raise max_payload in the NATS server configuration',
+          { session, maxPayload },
+        );
+      }
       throw error;
     }
     const reply = parseReply(data);

@@ -1,281 +1,220 @@
-import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { STREAMS, SUBJECTS, type WebhookConfig, webhookWants } from '@switchboard/protocol';
+import { STREAMS, type WebhookConfig } from '@switchboard/protocol';
 import type { Logger } from 'pino';
-import {
-  AckPolicy,
-  type Consumer,
-  type ConsumerMessages,
-  DeliverPolicy,
-  type JetStreamManager,
-  type JsMsg,
-  type NatsConnection,
-  nanos,
-} from 'nats';
+import type { NatsConnection } from 'nats';
 import type { PublishedEvent } from '../events/event-bus.js';
+import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../webhooks/delivery-observer.js';
 import type { DeliveryCounters } from '../webhooks/dispatcher.js';
-import { retryAfterFailure, WebhookSender } from '../webhooks/http-delivery.js';
-import { DEAD_LETTERS, ensureGatewayStreams, parseEvent } from './event-source.js';
-
-/** The one durable consumer all gateway replicas pull webhook work from. */
-export const WEBHOOK_CONSUMER = 'gateway-webhooks';
+import { WebhookSender } from '../webhooks/http-delivery.js';
+import type { AttemptContext } from './delivery-attempts.js';
+import { ensureGatewayStreams } from './event-source.js';
+import { ReplayWorker } from './replay-worker.js';
+import { Slots } from './slots.js';
+import { QUEUE_CONSUMER_PREFIX, queueConsumerName, webhookTargets } from './webhook-targets.js';
+import { type QueueSpec, WebhookQueue } from './webhook-queue.js';
 
 export interface WebhookWorkerOptions {
   readonly nc: NatsConnection;
   readonly log: Logger;
-  /** The session's current `config.webhooks`, read per event so edits apply to the next event. */
+  /** Every session's name; undefined while not known yet (the session cache is not synced). */
+  readonly sessions: () => readonly string[] | undefined;
+  /** Registers a call for each change of the sessions or their config; returns the unsubscribe. */
+  readonly onSessionsChange?: (listener: () => void) => () => void;
+  /** The session's current `config.webhooks`. */
   readonly webhooksOf: (session: string) => readonly WebhookConfig[];
   readonly globalHook: WebhookConfig | null;
+  /**
+   * Whether an event may be delivered (events/event-validator.ts), reporting one that may not.
+   * Called by one queue of the session (its first webhook's); the others ask `isValid`.
+   */
+  readonly accepts?: (event: PublishedEvent) => boolean;
+  /** The same check without the report; `accepts` when left out. */
+  readonly isValid?: (event: PublishedEvent) => boolean;
+  readonly observer?: DeliveryObserver;
   /** Per HTTP request, until the response status arrives. */
   readonly timeoutMs?: number;
   /** An event not acked, and not reported as in progress, for this long goes to another replica. */
   readonly ackWaitMs?: number;
-  /** Events this replica holds at once (delivering, or waiting to retry). */
-  readonly maxEventsInProgress?: number;
   /** HTTP requests in flight at once from this replica, over all webhooks. */
   readonly concurrency?: number;
-  /** Events handed out and not yet acked, over all replicas: the server hands out no more. */
-  readonly maxAckPending?: number;
-  /** How long one pull waits for events before the next pull. */
-  readonly pullExpiresMs?: number;
+  /** How often the queues are checked against the sessions even without a change. */
+  readonly resyncMs?: number;
+  /** How long a queue's consumer must be unwanted here before this replica deletes it. */
+  readonly deleteAfterMs?: number;
 }
 
-interface DeadDelivery {
-  readonly target: WebhookConfig;
-  readonly attempts: number;
-  readonly lastError: string;
-}
+/** Events made this long before a replica saw a new webhook still reach it: the informer lags a little. */
+const START_MARGIN_MS = 2_000;
 
 /**
- * Cluster mode's webhook delivery: every replica pulls from the durable consumer
- * `gateway-webhooks` on the events stream, so each event goes to one replica at a time. That
- * replica posts it to each webhook that wants it (the session's and the global one) with the
- * signing, headers and retry schedule of local mode, reports progress to the server while it
- * retries, and acks once every webhook has it or has used up its attempts. A delivery that dies
- * is published to `sb.dead.<session>` (stream SB_DEAD) and logged.
+ * Cluster mode's webhook delivery. Each (session, webhook) is a queue: a durable consumer of its
+ * own on SB_EVENTS that hands out one event at a time (`webhook-queue.ts`). Every replica runs
+ * every queue, so whichever replica is free takes the next event, and one that dies leaves its
+ * event to the others. The queues follow the sessions' config: a new webhook gets a queue, one
+ * that is gone loses it. Replays of dead deliveries run beside, in `ReplayWorker`.
  *
- * Guarantees:
- * - At least once. A replica that dies mid-delivery never acks; after the ack wait the server
- *   hands the event to another replica, which delivers it to every webhook again from the first
- *   attempt. A receiver may see an event twice; the envelope `id` is the dedup key.
- * - No order, yet. Events are handed out in stream order, but each replica delivers many at once
- *   and several replicas pull side by side, so two events of one session may reach a webhook in
- *   either order, and a retried event does not hold back later ones. Envelope ids sort in the
- *   order a session made its events: a receiver that needs order sorts by `id`.
- * - A webhook that is down holds its events (one slot each of `maxEventsInProgress`, no request)
- *   for up to its whole retry schedule; other webhooks are not held up until those slots run out.
+ * Guarantees, and their limits (docs/events.md):
+ * - At least once: an event is acked after its 2xx or its dead letter. A replica that dies
+ *   mid-delivery never acks; after the ack wait another replica sends the event again, from its
+ *   first attempt. The envelope `id` is the receiver's dedup key.
+ * - Order per (session, webhook): stream order, one event in flight. A replica that stalls
+ *   longer than the ack wait without reporting progress can break it, once.
+ * - A dead or slow receiver holds its own queue only. Its events wait in the stream, costing
+ *   no memory here.
  */
 export class JetStreamWebhookWorker {
   readonly counters: DeliveryCounters = { succeeded: 0, retried: 0, dead: 0 };
 
-  private readonly sender: WebhookSender;
-  private readonly requests: Slots;
-  private readonly inProgress = new Set<Promise<void>>();
-  private readonly stopping = new AbortController();
+  private readonly queues = new Map<string, WebhookQueue>();
+  private readonly firstSeen = new Map<string, number>();
+  private readonly unwantedSince = new Map<string, number>();
+  private readonly attempts: AttemptContext;
+  private readonly opening = new Slots(16);
   private readonly ackWaitMs: number;
-  private readonly maxEventsInProgress: number;
-  private batch: ConsumerMessages | null = null;
-  private loop: Promise<void> = Promise.resolve();
+  private replays: ReplayWorker | null = null;
+  private unsubscribe: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private syncing: Promise<void> | null = null;
+  private syncAgain = false;
+  /** Whether the next pass also deletes the consumers nobody wants. */
+  private collect = false;
+  private stopped = false;
 
-  private constructor(
-    private readonly options: WebhookWorkerOptions,
-    private readonly consumer: Consumer,
-  ) {
-    this.sender = new WebhookSender({ timeoutMs: options.timeoutMs });
-    this.requests = new Slots(options.concurrency ?? 64);
+  private constructor(private readonly options: WebhookWorkerOptions) {
     this.ackWaitMs = options.ackWaitMs ?? 30_000;
-    this.maxEventsInProgress = options.maxEventsInProgress ?? 512;
+    this.attempts = {
+      sender: new WebhookSender({ timeoutMs: options.timeoutMs }),
+      requests: new Slots(options.concurrency ?? 64),
+      log: options.log,
+      observer: options.observer ?? NO_DELIVERY_OBSERVER,
+      counters: this.counters,
+    };
   }
 
-  /** Makes sure the streams and the shared consumer exist, then starts pulling. */
+  /** Makes sure the streams exist, starts the queues of the sessions known now, then follows changes. */
   static async start(options: WebhookWorkerOptions): Promise<JetStreamWebhookWorker> {
-    await prepare(options);
-    const consumer = await options.nc.jetstream().consumers.get(STREAMS.events, WEBHOOK_CONSUMER);
-    const worker = new JetStreamWebhookWorker(options, consumer);
-    worker.loop = worker.pull();
+    await ensureGatewayStreams(options.nc);
+    const worker = new JetStreamWebhookWorker(options);
+    worker.replays = await ReplayWorker.start({
+      nc: options.nc,
+      attempts: worker.attempts,
+      webhooksOf: options.webhooksOf,
+      globalHook: options.globalHook,
+      ackWaitMs: worker.ackWaitMs,
+    });
+    worker.unsubscribe = options.onSessionsChange?.(() => worker.sync());
+    worker.timer = setInterval(() => worker.sync(true), options.resyncMs ?? 30_000);
+    worker.timer.unref();
+    await worker.sync(true);
     return worker;
   }
 
-  /**
-   * Takes no new events, abandons the deliveries in progress and hands their events back (nak),
-   * so another replica takes them at once instead of after the ack wait.
-   */
+  /** The queues this replica runs, by consumer name. */
+  get queueNames(): string[] {
+    return [...this.queues.keys()];
+  }
+
+  /** Takes no new events and hands back (nak) those in progress, so another replica goes on at once. */
   async stop(): Promise<void> {
-    this.stopping.abort();
-    void this.batch?.close();
-    await this.loop;
-    await Promise.all(this.inProgress);
-  }
-
-  private async pull(): Promise<void> {
-    const { signal } = this.stopping;
-    while (!signal.aborted && !this.options.nc.isClosed()) {
-      const room = this.maxEventsInProgress - this.inProgress.size;
-      if (room <= 0) {
-        await Promise.race(this.inProgress);
-        continue;
-      }
-      try {
-        this.batch = await this.consumer.fetch({ max_messages: room, expires: this.options.pullExpiresMs ?? 5_000 });
-        for await (const msg of this.batch) {
-          if (signal.aborted) settle(() => msg.nak());
-          else this.track(this.handle(msg));
-        }
-      } catch (error) {
-        if (signal.aborted || this.options.nc.isClosed()) break;
-        this.options.log.warn({ err: error }, 'pulling webhook events failed; pulling again in 1 s');
-        await sleep(1_000, undefined, { signal }).catch(() => undefined);
-        // Someone may have deleted the consumer or the stream: put them back before the next pull.
-        await prepare(this.options).catch(() => undefined);
-      } finally {
-        this.batch = null;
-      }
-    }
-  }
-
-  private track(handling: Promise<void>): void {
-    this.inProgress.add(handling);
-    void handling.finally(() => this.inProgress.delete(handling));
-  }
-
-  /** Never rejects: every way out acks, naks or terms the message. */
-  private async handle(msg: JsMsg): Promise<void> {
-    const event = parseEvent(msg.data);
-    if (!event) {
-      this.options.log.error({ subject: msg.subject, seq: msg.seq }, 'message on the events stream is not an event envelope; dropped');
-      settle(() => msg.term());
-      return;
-    }
-    const targets = this.targetsOf(event);
-    if (targets.length === 0) {
-      settle(() => msg.ack());
-      return;
-    }
-    // Well inside the ack wait, so a slow receiver or a long retry wait never looks like a dead replica.
-    const progress = setInterval(() => settle(() => msg.working()), Math.max(100, this.ackWaitMs / 3));
-    try {
-      const dead = await Promise.all(targets.map((target) => this.deliver(target, event)));
-      for (const delivery of dead) if (delivery) await this.bury(event, delivery);
-      settle(() => msg.ack());
-    } catch {
-      // Only a stop gets here (deliveries never fail otherwise): another replica takes it from the start.
-      settle(() => msg.nak());
-    } finally {
-      clearInterval(progress);
-    }
-  }
-
-  private targetsOf({ envelope }: PublishedEvent): WebhookConfig[] {
-    const targets = this.options.webhooksOf(envelope.session).filter((hook) => webhookWants(hook.events, envelope.event));
-    const { globalHook } = this.options;
-    if (globalHook && webhookWants(globalHook.events, envelope.event)) targets.push(globalHook);
-    return targets;
-  }
-
-  /** All attempts for one webhook. Resolves null once delivered, or the dead delivery; rejects when stopping. */
-  private async deliver(target: WebhookConfig, event: PublishedEvent): Promise<DeadDelivery | null> {
-    const { signal } = this.stopping;
-    const { id: eventId, session } = event.envelope;
-    for (let attempt = 1; ; attempt++) {
-      const failure = await this.requests.run(() => this.sender.send(target, event.json, signal));
-      signal.throwIfAborted();
-      if (failure === null) {
-        this.counters.succeeded++;
-        return null;
-      }
-      const context = { session, eventId, url: target.url, attempt, reason: failure };
-      const delayMs = retryAfterFailure(target.retries, attempt);
-      if (delayMs === null) {
-        this.counters.dead++;
-        this.options.log.warn(context, 'webhook delivery dead after its last attempt');
-        return { target, attempts: attempt, lastError: failure };
-      }
-      this.counters.retried++;
-      this.options.log.debug({ ...context, retryInMs: delayMs }, 'webhook delivery failed; will retry');
-      await sleep(delayMs, undefined, { signal });
-    }
+    this.stopped = true;
+    this.unsubscribe?.();
+    clearInterval(this.timer);
+    await this.syncing;
+    await Promise.all([...this.queues.values()].map((queue) => queue.stop()));
+    this.queues.clear();
+    await this.replays?.stop();
+    this.attempts.sender.close();
   }
 
   /**
-   * Keeps a dead delivery where it can be inspected and replayed. The letter names the webhook
-   * by URL only: its HMAC key and custom headers are secrets. The message id makes a second
-   * letter for the same (event, webhook), after a redelivery, a duplicate the stream drops.
-   * A letter that cannot be stored is logged instead: handing the event back would send it
-   * again to the webhooks that did take it, and fail the same way after hours of retries.
+   * Brings the queues in line with the sessions (and with `collect`, deletes the consumers nobody
+   * wants); one pass at a time, a change meanwhile runs another.
    */
-  private async bury(event: PublishedEvent, dead: DeadDelivery): Promise<void> {
-    const { id: eventId, session, event: name } = event.envelope;
-    const summary = { eventId, session, event: name, url: dead.target.url, attempts: dead.attempts, lastError: dead.lastError };
-    const letter = JSON.stringify({ ...summary, deadAt: Date.now(), envelope: event.envelope });
-    const webhook = createHash('sha256').update(JSON.stringify(dead.target)).digest('hex').slice(0, 12);
-    const publish = () => this.options.nc.jetstream().publish(DEAD_LETTERS.subject(session), letter, { msgID: `${eventId}.${webhook}` });
-    try {
-      await publish().catch(async () => {
-        await ensureGatewayStreams(this.options.nc);
-        return publish();
+  sync(collect = false): Promise<void> {
+    this.collect ||= collect;
+    if (this.syncing) {
+      this.syncAgain = true;
+      return this.syncing;
+    }
+    this.syncing = (async () => {
+      try {
+        do {
+          this.syncAgain = false;
+          const collecting = this.collect;
+          this.collect = false;
+          await this.reconcile(collecting);
+        } while (this.syncAgain && !this.stopped);
+      } catch (error) {
+        this.options.log.error({ err: error }, 'webhook queues not brought up to date; trying again at the next change');
+      } finally {
+        this.syncing = null;
+      }
+    })();
+    return this.syncing;
+  }
+
+  private async reconcile(collect: boolean): Promise<void> {
+    const wanted = this.wantedQueues();
+    if (!wanted || this.stopped) return;
+    for (const [name, spec] of wanted) {
+      if (!this.queues.has(name)) this.queues.set(name, new WebhookQueue(this.queueDeps(), spec));
+    }
+    const gone = [...this.queues].filter(([name]) => !wanted.has(name));
+    for (const [name] of gone) this.queues.delete(name);
+    await Promise.all(gone.map(([, queue]) => queue.stop()));
+    if (collect) await this.deleteUnwantedConsumers(wanted);
+  }
+
+  private wantedQueues(): Map<string, QueueSpec> | undefined {
+    const sessions = this.options.sessions();
+    if (!sessions) return undefined;
+    const now = Date.now();
+    const wanted = new Map<string, QueueSpec>();
+    for (const session of sessions) {
+      webhookTargets(this.options.webhooksOf(session), this.options.globalHook).forEach((target, index) => {
+        const name = queueConsumerName(session, target.id);
+        if (!this.firstSeen.has(name)) this.firstSeen.set(name, now);
+        const startTime = new Date(this.firstSeen.get(name)! - START_MARGIN_MS);
+        wanted.set(name, { name, session, targetId: target.id, startTime, reportsInvalid: index === 0 });
       });
-    } catch (error) {
-      this.options.log.error({ ...summary, err: error }, 'dead webhook delivery not stored in SB_DEAD');
     }
-  }
-}
-
-/** The streams and the shared consumer, created when missing. */
-async function prepare(options: WebhookWorkerOptions): Promise<void> {
-  await ensureGatewayStreams(options.nc);
-  await ensureWebhookConsumer(await options.nc.jetstreamManager(), options.ackWaitMs ?? 30_000, options.maxAckPending ?? 4_096);
-}
-
-/**
- * Creates the shared consumer, or brings the settings that may change (ack wait, ack pending)
- * to this replica's. It starts at the stream's first event, so events published before any
- * gateway ran are delivered too.
- */
-async function ensureWebhookConsumer(jsm: JetStreamManager, ackWaitMs: number, maxAckPending: number): Promise<void> {
-  const changeable = { ack_wait: nanos(ackWaitMs), max_ack_pending: maxAckPending };
-  try {
-    await jsm.consumers.add(STREAMS.events, {
-      durable_name: WEBHOOK_CONSUMER,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: SUBJECTS.allEvents,
-      max_deliver: -1,
-      ...changeable,
-    });
-  } catch (error) {
-    const existing = await jsm.consumers.info(STREAMS.events, WEBHOOK_CONSUMER).catch(() => null);
-    if (!existing) throw error;
-    await jsm.consumers.update(STREAMS.events, WEBHOOK_CONSUMER, changeable);
-  }
-}
-
-/** Ack, nak and progress reports go out on the connection; a closed one only means the server redelivers. */
-function settle(report: () => void): void {
-  try {
-    report();
-  } catch {
-    // The message stays un-acked on the server and comes back after the ack wait: at least once.
-  }
-}
-
-/** At most `size` tasks at once; the others wait in arrival order. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.free = size;
+    for (const name of this.firstSeen.keys()) if (!wanted.has(name)) this.firstSeen.delete(name);
+    return wanted;
   }
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
+  private queueDeps() {
+    const { accepts, isValid = accepts } = this.options;
+    return {
+      accepts: (event: PublishedEvent, report: boolean) => (report ? accepts : isValid)?.(event) ?? true,
+      nc: this.options.nc,
+      attempts: this.attempts,
+      log: this.options.log,
+      ackWaitMs: this.ackWaitMs,
+      targetOf: (session: string, targetId: string) =>
+        webhookTargets(this.options.webhooksOf(session), this.options.globalHook).find((t) => t.id === targetId)?.config ?? null,
+      opening: <T>(task: () => Promise<T>) => this.opening.run(task),
+    };
+  }
+
+  /**
+   * Deletes the consumers of webhooks and sessions that are gone, once this replica has not
+   * wanted them for `deleteAfterMs`: long enough that a replica whose cache is a moment behind
+   * another's never deletes a queue the other just made.
+   */
+  private async deleteUnwantedConsumers(wanted: Map<string, QueueSpec>): Promise<void> {
+    const jsm = await this.options.nc.jetstreamManager();
+    const now = Date.now();
+    const present = new Set<string>();
+    for await (const info of jsm.consumers.list(STREAMS.events)) {
+      const { name } = info;
+      if (!name.startsWith(QUEUE_CONSUMER_PREFIX) || wanted.has(name)) continue;
+      present.add(name);
+      const since = this.unwantedSince.get(name) ?? now;
+      this.unwantedSince.set(name, since);
+      if (now - since >= (this.options.deleteAfterMs ?? 60_000)) {
+        await jsm.consumers.delete(STREAMS.events, name).catch(() => undefined);
+        this.options.log.info({ consumer: name }, 'webhook queue of a removed webhook deleted');
+      }
     }
+    for (const name of this.unwantedSince.keys()) if (!present.has(name)) this.unwantedSince.delete(name);
   }
 }

@@ -1,8 +1,8 @@
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Who called, set by the API key check on every /api route. */
+    /** Who called, set by the key check on every /api route (auth/route-guard.ts). */
     principal: Principal | null;
   }
 }

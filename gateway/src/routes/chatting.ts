@@ -1,35 +1,42 @@
-import { MessageRecord, MessageTextRequest, SendTextQuery } from '@switchboard/protocol';
+import { MessageRecord, MessageReplyRequest, MessageTextRequest, SendTextQuery } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { sessionAccess } from '../auth/access.js';
+import { chattingRoute } from './chatting-route.js';
 import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
 import { sessionErrors } from './responses.js';
 
-const tags = ['Chatting'];
-
-/** Spec 4.5: sending. The session is named in the body (or query), not the path. */
+/**
+ * Spec 4.5: text. The session is named in the body (or query), not the path. The other sends are
+ * in chatting-media.ts, chatting-interactive.ts and chatting-actions.ts.
+ */
 export async function chattingRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
-  const r = typed(app);
-
-  r.post('/api/sendText', {
-    config: sessionAccess('use', 'body.session'),
-    schema: {
-      tags,
-      summary: 'Send a text message',
-      body: MessageTextRequest,
-      response: { 201: MessageRecord, ...sessionErrors },
-    },
-    handler: async (request, reply) => {
-      const { session, ...args } = request.body;
-      const sent = (await sessions.command(session, { op: 'send.text', args })) as MessageRecord;
-      return reply.code(201).send(sent);
-    },
+  chattingRoute(app, sessions, {
+    method: 'POST',
+    url: '/api/sendText',
+    summary: 'Send a text message',
+    body: MessageTextRequest,
+    status: 201,
+    response: MessageRecord,
+    command: (args) => ({ op: 'send.text', args }),
   });
 
-  r.get('/api/sendText', {
-    config: sessionAccess('use', 'query.session'),
+  chattingRoute(app, sessions, {
+    method: 'POST',
+    url: '/api/reply',
+    summary: 'Reply to a message with a text',
+    description: 'Deprecated: send `reply_to` with POST /api/sendText (or any send) instead.',
+    deprecated: true,
+    body: MessageReplyRequest,
+    status: 201,
+    response: MessageRecord,
+    command: (args) => ({ op: 'send.text', args }),
+  });
+
+  typed(app).get('/api/sendText', {
+    config: sessionAccess('use', 'query.session', 'send'),
     schema: {
-      tags,
+      tags: ['Chatting'],
       deprecated: true,
       summary: 'Send a text message (query form)',
       querystring: SendTextQuery,

@@ -5,6 +5,8 @@ import { z } from 'zod';
 export const commonErrors = {
   400: ErrorBody.meta({ description: 'Invalid input; `details` lists each field and reason' }),
   401: ErrorBody,
+  /** The key may not use this route or this session (gateway/src/auth/access.ts). */
+  403: ErrorBody,
   404: ErrorBody,
 } as const;
 

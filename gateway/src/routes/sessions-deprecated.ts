@@ -47,7 +47,8 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }
   });
 
   r.post('/api/sessions/logout', {
-    config: sessionAccess('manage', 'body.name'),
+    // It deletes the session: a general key limited by `actions` needs `delete`, not `setting`.
+    config: sessionAccess('manage', 'body.name', 'delete'),
     schema: {
       tags,
       deprecated: true,

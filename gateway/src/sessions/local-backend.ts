@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EngineHost, type EngineLog, FileAuthStateStore, type HostedEvent } from '@switchboard/engine-pod';
+import { EngineHost, type EngineHostOptions, type EngineLog, FileAuthStateStore, type HostedEvent } from '@switchboard/engine-pod';
 import type {
   AppConfig,
   EngineCommand,
@@ -27,6 +27,10 @@ export interface LocalBackendOptions {
   readonly environment: { tier: string; version: string };
   readonly publish: (event: HostedEvent) => void;
   readonly log: EngineLog;
+  /** Where engines keep media, and its download address. */
+  readonly media?: EngineHostOptions['media'];
+  /** Forgets what was kept of an account beside its auth state (history, media): on logout and delete. */
+  readonly forget?: (session: string) => Promise<void>;
 }
 
 /** Local mode: sessions in SQLite, one EngineHost per session in this process. */
@@ -118,6 +122,7 @@ export class LocalSessionBackend implements SessionBackend {
       await host.logout();
       this.hosts.delete(name);
       this.options.registry.delete(name);
+      await this.options.forget?.(name);
       await rm(this.sessionDir(name), { recursive: true, force: true });
     });
   }
@@ -150,6 +155,7 @@ export class LocalSessionBackend implements SessionBackend {
       const host = this.hostFor(record);
       const wasRunning = host.status !== 'STOPPED';
       await host.logout();
+      await this.options.forget?.(name);
       if (wasRunning) {
         await host.stop();
         await host.start();
@@ -198,6 +204,7 @@ export class LocalSessionBackend implements SessionBackend {
       if (wasRunning) await this.hostFor(updated).start();
     } else {
       host?.setMetadata(updated.config.metadata ?? {});
+      host?.setApps(updated.apps);
     }
     return this.dto(updated);
   }
@@ -224,9 +231,11 @@ export class LocalSessionBackend implements SessionBackend {
         factory: requireEngine(this.options.engines, record.engine),
         authState: new FileAuthStateStore(join(this.sessionDir(record.name), 'auth')),
         metadata: record.config.metadata ?? {},
+        apps: record.apps,
         environment: this.options.environment,
         publish: this.options.publish,
         log: this.options.log,
+        ...(this.options.media ? { media: this.options.media } : {}),
       });
       this.hosts.set(record.name, host);
     }

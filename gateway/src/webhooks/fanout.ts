@@ -1,5 +1,6 @@
 import { webhookWants, type WebhookConfig } from '@switchboard/protocol';
 import type { EventBus, PublishedEvent } from '../events/event-bus.js';
+import type { WriteBatch } from '../store/write-batch.js';
 import type { WebhookDispatcher } from './dispatcher.js';
 import type { WebhookOutbox } from './outbox.js';
 
@@ -10,12 +11,15 @@ export interface WebhookFanoutDeps {
   /** The session's current `config.webhooks`, read per event so edits apply to the next event. */
   readonly webhooksOf: (session: string) => readonly WebhookConfig[];
   readonly globalHook: WebhookConfig | null;
+  /** Group commit with the other writes of the turn; without it each event is its own transaction. */
+  readonly writes?: Pick<WriteBatch, 'add'>;
 }
 
 /**
  * Bus subscriber that turns each event into outbox rows for the webhooks that want it. It runs
- * inside `publish`, so in local mode the rows are in SQLite before the call that caused the
- * event returns; a failing write surfaces through the bus's error handler, never silently.
+ * inside `publish`, so in local mode the rows are in SQLite before the answer to the call that
+ * caused the event goes out (with `writes`, at the end of that turn); a failing write is
+ * reported (the bus's or the batch's error handler), never silent.
  */
 export class WebhookFanout {
   private unsubscribe: (() => void) | undefined;
@@ -40,7 +44,8 @@ export class WebhookFanout {
     const targets = hooks.filter((hook) => webhookWants(hook.events, name));
     if (globalHook && webhookWants(globalHook.events, name)) targets.push(globalHook);
     if (targets.length === 0) return;
-    this.deps.outbox.enqueue(event, targets);
-    this.deps.dispatcher.kick();
+    const write = () => this.deps.dispatcher.kick(this.deps.outbox.enqueue(event, targets));
+    if (this.deps.writes) this.deps.writes.add(write);
+    else write();
   }
 }

@@ -1,8 +1,13 @@
+export { OutboxDeadDeliveries, type OutboxDeadDeliveriesDeps } from './dead-deliveries.js';
+export { type DeliveryObserver, NO_DELIVERY_OBSERVER } from './delivery-observer.js';
 export { WebhookDispatcher, type DeliveryCounters, type WebhookDispatcherOptions } from './dispatcher.js';
 export { WebhookFanout, type WebhookFanoutDeps } from './fanout.js';
 export { globalWebhookFromEnv } from './global-hook.js';
 export { retryAfterFailure, WebhookSender, type WebhookSenderOptions } from './http-delivery.js';
-export { WebhookOutbox, webhookOutboxSchema, type DeadDelivery, type DeliveryRow } from './outbox.js';
+export { logUrl } from './log-url.js';
+export { WebhookOutbox, webhookOutboxSchema, type DeliveryRow } from './outbox.js';
+export type { DeadDeliveries, EventLog } from './ports.js';
+export { planReplay, type PlannedReplay } from './replay-plan.js';
 export { resolveRetries, retryDelayMs, type RetrySchedule } from './retry-schedule.js';
 export {
   HEADER_HMAC,

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { WebhookConfig } from '@switchboard/protocol';
+import type { DeadDelivery, EventName, WebhookConfig } from '@switchboard/protocol';
 import type { PublishedEvent } from '../events/event-bus.js';
 import type { SchemaPart } from '../store/database.js';
 
 /**
  * One row per (event, webhook). A delivered row is deleted at once so the file does not grow
- * with traffic; a dead row (attempts used up) is kept for the user to inspect. `delivered` stays
- * a valid state so that keeping delivered rows for a while would need no migration. The `id`
- * order is the enqueue order, which is the delivery order within a target key.
+ * with traffic; a dead row (attempts used up) is kept for the user to list and replay. `delivered`
+ * stays a valid state so that keeping delivered rows for a while would need no migration. The
+ * `id` order is the enqueue order, which is the delivery order within a target key. A dead row is
+ * never due again, so its `next_attempt_at` holds when it died.
  */
 export const webhookOutboxSchema: SchemaPart = {
   name: 'webhook-outbox',
@@ -43,18 +44,10 @@ export interface DeliveryRow {
   readonly body: string;
   readonly attempts: number;
   readonly nextAttemptAt: number;
-}
-
-/** A delivery that used up its attempts. Carries no hmac key or header values, so it may be shown. */
-export interface DeadDelivery {
-  readonly id: number;
-  readonly eventId: string;
-  readonly session: string;
-  readonly url: string;
-  readonly attempts: number;
-  readonly lastError: string | null;
+  /** When it was queued: in local mode, within a millisecond of when the event was made. */
   readonly createdAt: number;
 }
+
 
 /**
  * Each target key is its own ordered queue: only its oldest pending row (its head) may be sent.
@@ -93,10 +86,13 @@ export class WebhookOutbox {
   private readonly due: StatementSync;
   private readonly nextDue: StatementSync;
   private readonly remove: StatementSync;
+  private readonly head: StatementSync;
   private readonly reschedule: StatementSync;
   private readonly bury: StatementSync;
   private readonly countPending: StatementSync;
   private readonly listDead: StatementSync;
+  private readonly selectDead: StatementSync;
+  private readonly reviveRow: StatementSync;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -110,38 +106,51 @@ export class WebhookOutbox {
       `${QUEUE_HEADS} SELECT * FROM heads WHERE next_attempt_at <= :now ORDER BY next_attempt_at, id LIMIT :limit`,
     );
     this.nextDue = db.prepare(`${QUEUE_HEADS} SELECT MIN(next_attempt_at) AS at FROM heads`);
-    this.remove = db.prepare('DELETE FROM webhook_deliveries WHERE id = ?');
+    this.remove = db.prepare('DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))');
+    this.head = db.prepare(
+      "SELECT * FROM webhook_deliveries WHERE state = 'pending' AND target_key = ? AND id > ? ORDER BY id LIMIT ?",
+    );
     this.reschedule = db.prepare(
       `UPDATE webhook_deliveries SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?
        WHERE id = ? AND state = 'pending'`,
     );
     this.bury = db.prepare(
-      `UPDATE webhook_deliveries SET attempts = attempts + 1, last_error = ?, state = 'dead'
+      `UPDATE webhook_deliveries SET attempts = attempts + 1, last_error = ?, state = 'dead', next_attempt_at = ?
        WHERE id = ? AND state = 'pending'`,
     );
     this.countPending = db.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
-    this.listDead = db.prepare("SELECT * FROM webhook_deliveries WHERE state = 'dead' AND session = ? ORDER BY id");
+    this.listDead = db.prepare(
+      "SELECT * FROM webhook_deliveries WHERE state = 'dead' AND session = ? ORDER BY id LIMIT ? OFFSET ?",
+    );
+    this.selectDead = db.prepare(
+      "SELECT * FROM webhook_deliveries WHERE state = 'dead' AND session = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id",
+    );
+    // Back to its first attempt, due now; under the current config, so its queue may change too.
+    this.reviveRow = db.prepare(
+      `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, last_error = NULL, next_attempt_at = ?,
+         target = ?, target_key = ?
+       WHERE id = ? AND state = 'dead'`,
+    );
   }
 
   /**
    * Writes one row per target, all or none: the event is either owed to every target or to none,
-   * so a crash between two inserts cannot deliver it to half of them.
+   * so a crash between two inserts cannot deliver it to half of them. Returns the target keys.
    */
-  enqueue(event: PublishedEvent, targets: readonly WebhookConfig[]): void {
-    if (targets.length === 0) return;
+  enqueue(event: PublishedEvent, targets: readonly WebhookConfig[]): string[] {
+    if (targets.length === 0) return [];
     const { id, session } = event.envelope;
     const at = this.now();
-    this.db.exec('BEGIN');
-    try {
+    const keys: string[] = [];
+    this.transaction(() => {
       for (const target of targets) {
         const config = JSON.stringify(target);
-        this.insert.run(id, session, targetKey(session, target.url, config), config, event.json, at, at);
+        const key = targetKey(session, target.url, config);
+        this.insert.run(id, session, key, config, event.json, at, at);
+        keys.push(key);
       }
-      this.db.exec('COMMIT');
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
+    });
+    return keys;
   }
 
   /** Heads of queues due at `now`, oldest due first, leaving out the keys already being sent. */
@@ -157,8 +166,14 @@ export class WebhookOutbox {
     return row?.at ?? null;
   }
 
-  markDelivered(id: number): void {
-    this.remove.run(id);
+  /** The first `limit` pending rows of one queue after row `afterId`, due or not, oldest first. */
+  headOf(targetKey: string, afterId = 0, limit = 1): DeliveryRow[] {
+    return (this.head.all(targetKey, afterId, limit) as unknown as RawRow[]).map(toDeliveryRow);
+  }
+
+  /** Deletes delivered rows, several in one statement (one commit). */
+  markDelivered(ids: number | readonly number[]): void {
+    this.remove.run(JSON.stringify(typeof ids === 'number' ? [ids] : ids));
   }
 
   markFailed(id: number, error: string, nextAttemptAt: number): void {
@@ -166,24 +181,65 @@ export class WebhookOutbox {
   }
 
   markDead(id: number, error: string): void {
-    this.bury.run(error, id);
+    this.bury.run(error, this.now(), id);
   }
 
   pendingCount(): number {
     return (this.countPending.get() as { n: number }).n;
   }
 
-  deadFor(session: string): DeadDelivery[] {
-    return (this.listDead.all(session) as unknown as RawRow[]).map((row) => ({
-      id: row.id,
-      eventId: row.event_id,
-      session: row.session,
-      url: (JSON.parse(row.target) as WebhookConfig).url,
-      attempts: row.attempts,
-      lastError: row.last_error,
-      createdAt: row.created_at,
-    }));
+  /** The session's dead deliveries, oldest first. Shows the webhook's url only: never its secrets. */
+  deadFor(session: string, page: { limit: number; offset: number } = { limit: 1000, offset: 0 }): DeadDelivery[] {
+    return (this.listDead.all(session, page.limit, page.offset) as unknown as RawRow[]).map(toDeadDelivery);
   }
+
+  /** The named dead deliveries of the session (all of them without `ids`); unknown ids are left out. */
+  deadByIds(session: string, ids: readonly number[] | undefined): DeadDelivery[] {
+    if (ids === undefined) return this.deadFor(session, { limit: -1, offset: 0 });
+    return (this.selectDead.all(session, JSON.stringify(ids)) as unknown as RawRow[]).map(toDeadDelivery);
+  }
+
+  /** Puts dead deliveries back in their queue as new, sent with `target`, all or none. */
+  revive(rows: readonly { id: number; session: string; target: WebhookConfig }[]): void {
+    const at = this.now();
+    this.transaction(() => {
+      for (const { id, session, target } of rows) {
+        const config = JSON.stringify(target);
+        this.reviveRow.run(at, config, targetKey(session, target.url, config), id);
+      }
+    });
+  }
+
+  /** Joins a transaction already open (a `WriteBatch`), else runs in one of its own. */
+  private transaction(work: () => void): void {
+    if (this.db.isTransaction) {
+      work();
+      return;
+    }
+    this.db.exec('BEGIN');
+    try {
+      work();
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
+
+function toDeadDelivery(row: RawRow): DeadDelivery {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    // The stored body is the envelope as sent; only its name is read back.
+    event: (JSON.parse(row.body) as { event: EventName }).event,
+    session: row.session,
+    url: (JSON.parse(row.target) as WebhookConfig).url,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    deadAt: row.next_attempt_at,
+  };
 }
 
 /**
@@ -191,8 +247,21 @@ export class WebhookOutbox {
  * url but different filters or secrets are two queues, and an edited webhook starts a new one.
  */
 function targetKey(session: string, url: string, configJson: string): string {
-  const hash = createHash('sha256').update(configJson).digest('hex').slice(0, 12);
-  return `${session} ${hash} ${url}`;
+  return `${session} ${configHash(configJson)} ${url}`;
+}
+
+/** Hashes of the configs seen lately: every event of a session hashes the same few configs. */
+const configHashes = new Map<string, string>();
+
+function configHash(configJson: string): string {
+  let hash = configHashes.get(configJson);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(configJson).digest('hex').slice(0, 12);
+    // Bounded: edited configs would otherwise pile up for the life of the process.
+    if (configHashes.size >= 1024) configHashes.clear();
+    configHashes.set(configJson, hash);
+  }
+  return hash;
 }
 
 function toDeliveryRow(row: RawRow): DeliveryRow {
@@ -205,5 +274,6 @@ function toDeliveryRow(row: RawRow): DeliveryRow {
     body: row.body,
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
   };
 }

@@ -16,6 +16,8 @@ export interface WsHubOptions {
   readonly maxBufferedBytes?: number;
   /** Ping period; a client that has not answered the previous ping by then is dropped. */
   readonly heartbeatMs?: number;
+  /** Told of each client dropped, for metrics. */
+  readonly onDrop?: (reason: 'slow' | 'heartbeat') => void;
 }
 
 interface Client {
@@ -68,8 +70,7 @@ export class WsHub {
           { session: client.subscription.session, buffered: client.socket.bufferedAmount },
           'websocket client too slow: dropped',
         );
-        this.clients.delete(client);
-        client.socket.terminate();
+        this.drop(client, 'slow');
         continue;
       }
       // `json` is serialized on first use: only when some client wants the event.
@@ -80,13 +81,20 @@ export class WsHub {
   private ping(): void {
     for (const client of this.clients) {
       if (!client.alive) {
-        this.clients.delete(client);
-        client.socket.terminate();
+        this.options.log.info({ session: client.subscription.session }, 'websocket client missed its pong: dropped');
+        this.drop(client, 'heartbeat');
         continue;
       }
       client.alive = false;
       client.socket.ping();
     }
+  }
+
+  /** Cuts the connection without a close handshake: a client that is behind would not read it. */
+  private drop(client: Client, reason: 'slow' | 'heartbeat'): void {
+    this.clients.delete(client);
+    client.socket.terminate();
+    this.options.onDrop?.(reason);
   }
 }
 

@@ -16,6 +16,7 @@ export interface Replica {
   kill(): Promise<void>;
 }
 
+/** `webhooks` for every session of `sessions` (default alpha and beta). */
 export type ReplicaOptions = Omit<Partial<WebhookWorkerOptions>, 'nc'> & { webhooks?: readonly WebhookConfig[] };
 
 /** Log lines collected as text, to check what a warning says. */
@@ -63,6 +64,7 @@ export function natsPerTest() {
         nc,
         log: pino({ level: 'silent' }),
         webhooksOf: () => webhooks,
+        sessions: () => ['alpha', 'beta'],
         globalHook: null,
         ackWaitMs: 1_000,
         timeoutMs: 5_000,
@@ -78,8 +80,8 @@ export function natsPerTest() {
         },
       };
     },
-    async receiver(respond?: Responder): Promise<Receiver> {
-      const receiver = await startReceiver(respond);
+    async receiver(respond?: Responder, port?: number): Promise<Receiver> {
+      const receiver = await startReceiver(respond, port);
       receivers.push(receiver);
       return receiver;
     },

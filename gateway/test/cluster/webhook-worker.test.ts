@@ -4,7 +4,7 @@ import { STREAMS } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { describe, expect, it } from 'vitest';
 import { DEAD_LETTERS } from '../../src/cluster/event-source.js';
-import { WEBHOOK_CONSUMER } from '../../src/cluster/webhook-worker.js';
+import { queueConsumerName, webhookTargets } from '../../src/cluster/webhook-targets.js';
 import { freePort, makeEvent } from '../webhooks/support.js';
 import { captureLog, natsPerTest, publishEvent } from './nats-support.js';
 
@@ -140,7 +140,8 @@ describe('6.1 given up, not dropped', () => {
     expect(worker.counters).toEqual({ succeeded: 0, retried: 2, dead: 1 });
 
     await waitFor(async () => {
-      const info = await jsm.consumers.info(STREAMS.events, WEBHOOK_CONSUMER);
+      const [target] = webhookTargets([hook], null);
+      const info = await jsm.consumers.info(STREAMS.events, queueConsumerName('alpha', target!.id));
       return info.num_ack_pending === 0 && info.num_pending === 0;
     }, 'the event to be acked');
     const warning = lines.map((line) => JSON.parse(line)).find((line) => line.level === 40);

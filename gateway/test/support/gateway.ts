@@ -22,6 +22,15 @@ export interface StartOptions {
   readonly apiKey?: string | undefined;
   readonly globalWebhook?: WebhookConfig | null;
   readonly qrRenewMs?: number;
+  /** OAuth 2.0 bearer tokens of this issuer are accepted. */
+  readonly oauth?: { issuer: string; audience: string; jwksUrl: string } | null;
+  /** How long stored media can be downloaded; default a day. */
+  readonly mediaLifetimeMs?: number;
+  /** GET /metrics without a key. */
+  readonly metricsPublic?: boolean;
+  /** /ws ping period and unsent-bytes cap. */
+  readonly wsPingMs?: number;
+  readonly wsMaxBufferedBytes?: number;
 }
 
 /** A real gateway in local mode, listening on a free loopback port, with its own data dir. */
@@ -37,6 +46,11 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     logLevel: 'silent',
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     globalWebhook: options.globalWebhook ?? null,
+    oauth: options.oauth ?? null,
+    ...(options.mediaLifetimeMs === undefined ? {} : { mediaLifetimeMs: options.mediaLifetimeMs }),
+    metricsPublic: options.metricsPublic ?? false,
+    ...(options.wsPingMs === undefined ? {} : { wsPingMs: options.wsPingMs }),
+    ...(options.wsMaxBufferedBytes === undefined ? {} : { wsMaxBufferedBytes: options.wsMaxBufferedBytes }),
     sandbox: { qrRenewMs: options.qrRenewMs ?? 60_000, ackDelaysMs: { server: 20, device: 60 } },
     webhookTimeoutMs: 2_000,
   });

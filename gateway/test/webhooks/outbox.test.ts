@@ -66,8 +66,19 @@ describe('webhook outbox queues', () => {
     expect(outbox.takeDue(FAR, 10)).toEqual([]);
     const dead = outbox.deadFor('alpha');
     expect(dead).toEqual([
-      { id: b!.id, eventId: b!.eventId, session: 'alpha', url: 'http://b.test/', attempts: 1, lastError: 'ECONNREFUSED', createdAt: expect.any(Number) },
+      {
+        id: b!.id,
+        eventId: b!.eventId,
+        event: 'message',
+        session: 'alpha',
+        url: 'http://b.test/',
+        attempts: 1,
+        lastError: 'ECONNREFUSED',
+        createdAt: expect.any(Number),
+        deadAt: expect.any(Number),
+      },
     ]);
+    expect(dead[0]!.deadAt).toBeGreaterThanOrEqual(dead[0]!.createdAt);
     expect(JSON.stringify(dead)).not.toContain('secret');
   });
 

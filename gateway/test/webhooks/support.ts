@@ -7,7 +7,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { EventEnvelope, EventName } from '@switchboard/protocol';
 import { afterEach } from 'vitest';
 import { pino, type Logger } from 'pino';
-import { ulid } from 'ulid';
+import { monotonicFactory } from 'ulid';
 import type { PublishedEvent } from '../../src/events/event-bus.js';
 import { openDatabase } from '../../src/store/database.js';
 import { WebhookDispatcher, WebhookOutbox, webhookOutboxSchema } from '../../src/webhooks/index.js';
@@ -85,6 +85,9 @@ export async function waitFor(what: string, condition: () => boolean, timeoutMs 
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** Ids sort in the order events are made, as the engine host's do. */
+const ulid = monotonicFactory();
 
 /** A published event as the bus hands it to subscribers, `seq` in its payload to check order. */
 export function makeEvent(session: string, seq: number, event: EventName = 'message'): PublishedEvent {

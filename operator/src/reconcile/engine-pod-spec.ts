@@ -11,6 +11,9 @@ const CONTAINER = 'engine';
 export const POD_TEMPLATE_HASH = 'switchboard.dev/pod-template-hash';
 /** Metadata reaches a running engine by `host.setMetadata`, so it is left out of the hash. */
 const METADATA_ENV = 'SWITCHBOARD_METADATA';
+/** Apps reach a running engine by `host.setApps`: left out of the hash too. */
+const APPS_ENV = 'SWITCHBOARD_APPS';
+const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
 
 const BROWSER_ENGINES: ReadonlySet<EngineName> = new Set(['WEBJS', 'WPP']);
 
@@ -47,7 +50,10 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       { name: 'SWITCHBOARD_NATS_URL', value: settings.natsUrl },
       { name: 'SWITCHBOARD_POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: METADATA_ENV, value: JSON.stringify(spec.config.metadata ?? {}) },
+      { name: APPS_ENV, value: JSON.stringify(spec.apps ?? []) },
       { name: 'SWITCHBOARD_HEALTH_PORT', value: String(HEALTH_PORT) },
+      // Only when configured: pods made before it was set keep their template hash.
+      ...(settings.baseUrl ? [{ name: 'SWITCHBOARD_BASE_URL', value: settings.baseUrl }] : []),
     ],
     ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }],
     readinessProbe: { httpGet: { path: '/readyz', port: HEALTH_PORT }, periodSeconds: 2, failureThreshold: 3 },
@@ -139,7 +145,7 @@ export function replacementReason(pod: V1Pod, desired: V1Pod): string | null {
 
 /** Placement is hashed too: a pod on a node the settings no longer allow is replaced. */
 function templateHash(container: V1Container, placement: { nodeSelector?: object; tolerations?: object[] }): string {
-  const hashed = { ...container, env: container.env?.filter((e) => e.name !== METADATA_ENV) };
+  const hashed = { ...container, env: container.env?.filter((e) => !LIVE_SETTINGS.has(e.name)) };
   const withPlacement = placement.nodeSelector || placement.tolerations ? { container: hashed, placement } : hashed;
   return createHash('sha256').update(JSON.stringify(withPlacement)).digest('hex').slice(0, 16);
 }

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { EngineName } from '../engines.js';
 import { EventId } from '../ids.js';
 import { MeInfo } from '../session.js';
-import { EventName } from './names.js';
+import { EVENT_NAMES, EventName } from './names.js';
 import { EVENT_PAYLOADS } from './payloads.js';
+import { DEPRECATED_EVENTS, EVENT_SUMMARIES } from './summaries.js';
 
 export const Environment = z
   .object({
@@ -31,9 +32,32 @@ export const EventEnvelope = z
   .meta({ id: 'EventEnvelope' });
 export type EventEnvelope = z.infer<typeof EventEnvelope>;
 
+/** Component name of one event's envelope in the OpenAPI document: `session.status` is `WebhookSessionStatus`. */
+export function webhookSchemaId(name: EventName): string {
+  return `Webhook${name
+    .split('.')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('')}`;
+}
+
+function eventEnvelope<E extends EventName>(name: E) {
+  return z
+    .object({ ...envelopeFields, event: z.literal(name), payload: EVENT_PAYLOADS[name] })
+    .meta({ id: webhookSchemaId(name), description: EVENT_SUMMARIES[name], deprecated: DEPRECATED_EVENTS.has(name) });
+}
+
+/**
+ * The envelope of every event, its `event` that name and its payload that event's schema. Built
+ * once: the gateway checks every event against these before delivering it, and the OpenAPI
+ * document's `webhooks` section names them.
+ */
+export const EVENT_ENVELOPES = Object.fromEntries(EVENT_NAMES.map((name) => [name, eventEnvelope(name)])) as {
+  readonly [E in EventName]: ReturnType<typeof eventEnvelope<E>>;
+};
+
 /** The envelope of one event, its payload checked against that event's schema. */
-export function envelopeSchema(name: EventName) {
-  return z.object({ ...envelopeFields, event: z.literal(name), payload: EVENT_PAYLOADS[name] });
+export function envelopeSchema<E extends EventName>(name: E): (typeof EVENT_ENVELOPES)[E] {
+  return EVENT_ENVELOPES[name];
 }
 
 /** Validates an envelope against its own event's payload schema. */

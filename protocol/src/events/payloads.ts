@@ -52,6 +52,11 @@ export const MessageAckPayload = z
     ackName: AckName,
     _data: z.record(z.string(), z.unknown()).optional(),
   })
+  // Spec 6.2: `participant` is null for direct chats; only the group variant names one.
+  .refine((ack) => ack.participant === null || ack.from.endsWith('@g.us'), {
+    path: ['participant'],
+    message: 'must be null outside group chats',
+  })
   .meta({ id: 'MessageAckPayload' });
 export type MessageAckPayload = z.infer<typeof MessageAckPayload>;
 

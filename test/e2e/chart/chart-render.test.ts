@@ -248,6 +248,18 @@ describe('chart: lint, schema and templates', () => {
     expect(operator.pods.placement?.browser.tolerations).toEqual(JSON.parse(operatorEnv.SWITCHBOARD_BROWSER_TOLERATIONS ?? '[]'));
   });
 
+  it('media: baseUrl reaches the gateway and (for engine pods) the operator; the lifetime reaches the gateway', async () => {
+    const m = await render(VALUE_SETS['gateway replicas 3']);
+    const gateway = readGatewayConfig(resolvedEnv(envOf(container(m, `${FULL}-gateway`))));
+    expect(gateway).toMatchObject({ baseUrl: 'https://wa.example.com', mediaLifetimeMs: 3_600_000 });
+    const operator = readOperatorConfig(resolvedEnv(envOf(container(m, `${FULL}-operator`))), new KubeConfig());
+    expect(operator.pods.baseUrl).toBe('https://wa.example.com');
+    const defaults = await render();
+    expect(envOf(container(defaults, `${FULL}-gateway`))).toMatchObject({ SWITCHBOARD_MEDIA_LIFETIME_SECONDS: '86400' });
+    expect(envOf(container(defaults, `${FULL}-operator`))).not.toHaveProperty('SWITCHBOARD_BASE_URL');
+    await expect(render({ baseUrl: 'wa.example.com' })).rejects.toThrow(/baseUrl/);
+  });
+
   it('sets no operator env var the operator does not read', async () => {
     const dir = join(repoRoot, 'operator/src');
     const source = readdirSync(dir, { recursive: true, encoding: 'utf8' })

@@ -159,8 +159,10 @@ export const VALUE_SETS: Record<string, object | undefined> = {
   'gateway replicas 3': {
     image: { registry: 'registry.example.com/platform/switchboard', tag: '2026.11.1', pullSecrets: ['regcred'] },
     apiKey: { existingSecret: 'switchboard-admin', existingSecretKey: 'key' },
+    baseUrl: 'https://wa.example.com',
     gateway: {
       replicas: 3,
+      mediaLifetimeSeconds: 3600,
       service: { type: 'LoadBalancer', port: 443, annotations: { 'example.com/lb': 'internal' } },
       extraEnv: [{ name: 'SWITCHBOARD_HOOK_URL', value: 'https://hooks.example.com/all' }],
       topologySpreadConstraints: [

@@ -199,6 +199,10 @@ export interface GatewayProcessOptions {
   apiKey?: string;
   /** The global webhook, passed as the `SWITCHBOARD_HOOK_*` variables. */
   globalWebhook?: WebhookConfig | null;
+  /** OAuth 2.0 token checks, passed as the `SWITCHBOARD_OAUTH_*` variables. */
+  oauth?: { issuer: string; audience: string; jwksUrl: string } | null;
+  /** SWITCHBOARD_MEDIA_LIFETIME_SECONDS: the gateway brings the media bucket's TTL to it. */
+  mediaLifetimeSeconds?: number;
 }
 
 export interface GatewayProcess {
@@ -229,6 +233,14 @@ export async function startGatewayProcess(info: ClusterEnvironmentInfo, options:
       HOST: '127.0.0.1',
       PORT: '0',
       ...globalWebhookEnv(options.globalWebhook ?? null),
+      ...(options.mediaLifetimeSeconds === undefined ? {} : { SWITCHBOARD_MEDIA_LIFETIME_SECONDS: String(options.mediaLifetimeSeconds) }),
+      ...(options.oauth
+        ? {
+            SWITCHBOARD_OAUTH_ISSUER: options.oauth.issuer,
+            SWITCHBOARD_OAUTH_AUDIENCE: options.oauth.audience,
+            SWITCHBOARD_OAUTH_JWKS_URL: options.oauth.jwksUrl,
+          }
+        : {}),
     },
   });
   try {

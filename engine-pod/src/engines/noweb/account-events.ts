@@ -1,4 +1,5 @@
 import type {
+  CallPayload,
   GroupInfo,
   GroupInfoUpdate,
   GroupParticipant,
@@ -45,6 +46,8 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
  */
 export class AccountEvents {
   private readonly labels = new LabelBook();
+  /** Offered calls until they end, by call id; few ring at once. */
+  private readonly ringing = new Map<string, { readonly creator: string; readonly payload: CallPayload }>();
 
   constructor(private readonly deps: AccountEventsDeps) {}
 
@@ -62,6 +65,7 @@ export class AccountEvents {
 
   async calls(calls: BaileysEventMap['call']): Promise<void> {
     for (const call of calls) {
+      const ringing = this.ringing.get(call.id);
       const event =
         call.status === 'offer'
           ? 'call.received'
@@ -71,15 +75,39 @@ export class AccountEvents {
               ? 'call.rejected'
               : null;
       if (!event) continue;
-      this.deps.context.emit(event, {
+      const payload: CallPayload = {
         id: call.id,
-        from: await this.deps.contactId(call.from, call.callerPn),
+        from: ringing?.payload.from ?? (await this.deps.contactId(call.from, call.callerPn)),
         timestamp: call.date.getTime() / 1000,
         isVideo: !!call.isVideo,
         isGroup: !!call.isGroup,
         _data: rawData(call),
-      });
+      };
+      // Remembered before it is emitted: the calls app may decline it as soon as it sees it.
+      if (event === 'call.received') this.ring(call.from, payload);
+      else this.ringing.delete(call.id);
+      this.deps.context.emit(event, payload);
     }
+  }
+
+  /** Offers the server never ended (no terminate came) are forgotten beyond the last 256. */
+  private ring(creator: string, payload: CallPayload): void {
+    this.ringing.set(payload.id, { creator, payload });
+    if (this.ringing.size > 256) this.ringing.delete(this.ringing.keys().next().value!);
+  }
+
+  /** A call that rings now: who made it (as the library addresses them) and its `call.received`. */
+  ringingCall(id: string): { readonly creator: string; readonly payload: CallPayload } | undefined {
+    return this.ringing.get(id);
+  }
+
+  /** This device declined the call (the server sends nothing back): `call.rejected` with the ring's fields. */
+  callDeclined(id: string): void {
+    const ringing = this.ringing.get(id);
+    if (!ringing) return;
+    this.ringing.delete(id);
+    const _data = { ...ringing.payload._data, status: 'reject' };
+    this.deps.context.emit('call.rejected', { ...ringing.payload, timestamp: Date.now() / 1000, _data });
   }
 
   async groupsJoined(groups: BaileysEventMap['groups.upsert']): Promise<void> {

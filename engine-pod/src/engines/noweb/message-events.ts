@@ -1,4 +1,4 @@
-import { ACKS, type Ack, ackName, type MeInfo, messageId } from '@switchboard/protocol';
+import { ACKS, type Ack, ackName, type Media, type MeInfo, messageId } from '@switchboard/protocol';
 import {
   type BaileysEventMap,
   getContentType,
@@ -12,6 +12,7 @@ import type { EngineContext } from '../../engine.js';
 import { isGroupJid } from './jids.js';
 import { ackFromStatus, type MessageAddress, messageBody, toMessageRecord, toSeconds } from './message-record.js';
 import { PollRegistry } from './polls.js';
+import { RecentMessages } from './recent-messages.js';
 
 /** What translating messages needs from the engine. */
 export interface MessageEventsDeps {
@@ -22,6 +23,8 @@ export interface MessageEventsDeps {
   meJid(): string;
   /** A library jid as the interface addresses it (`@c.us`, or `@lid` when no phone is known). */
   contactId(jid: string, alt?: string | null): Promise<string>;
+  /** The stored file of a media message (received-media.ts); unset: `media` stays null. */
+  media?(msg: WAMessage, content: proto.IMessage): Promise<Media | null>;
 }
 
 /**
@@ -30,7 +33,10 @@ export interface MessageEventsDeps {
  * messages too in the library; they are delivered only as their own events (spec 6.2).
  */
 export class MessageEvents {
-  private readonly polls = new PollRegistry();
+  /** Polls seen or sent: what reading a vote, and voting, needs. */
+  readonly polls = new PollRegistry();
+  /** Messages seen or sent: what forwarding, quoting, reacting and read receipts need. */
+  readonly recent = new RecentMessages();
 
   constructor(private readonly deps: MessageEventsDeps) {}
 
@@ -46,12 +52,21 @@ export class MessageEvents {
       else if (content.reactionMessage) await this.reaction(msg, content.reactionMessage, address, me);
       else if (content.pollUpdateMessage) await this.vote(msg, content.pollUpdateMessage, address, me);
       else if (getContentType(content)) {
-        this.polls.remember(msg, content, this.deps.meJid());
+        this.remember(msg, address);
         const record = toMessageRecord(msg, address, me, 'app');
+        // Downloaded before the events go out, so that their `media.url` serves the file.
+        if (record.hasMedia && this.deps.media) record.media = await this.deps.media(msg, content);
         if (!record.fromMe) this.deps.context.emit('message', record);
         this.deps.context.emit('message.any', record);
       }
     }
+  }
+
+  /** A message the engine sent or received, for the operations that name it later. */
+  remember(msg: WAMessage, address: MessageAddress): void {
+    const content = normalizeMessageContent(msg.message);
+    if (content) this.polls.remember(msg, content, this.deps.meJid());
+    this.recent.remember(msg, address);
   }
 
   /** Status changes of messages (direct chats): receipts, and errors the server reports. */

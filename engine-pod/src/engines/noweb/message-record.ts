@@ -1,4 +1,13 @@
-import { type Ack, ACKS, ackName, type MeInfo, type MessageRecord, messageId, type ReplyToMessage } from '@switchboard/protocol';
+import {
+  type Ack,
+  ACKS,
+  ackName,
+  type MeInfo,
+  type MessageLocation,
+  type MessageRecord,
+  messageId,
+  type ReplyToMessage,
+} from '@switchboard/protocol';
 import { normalizeMessageContent, type proto, type WAMessage } from '@whiskeysockets/baileys';
 
 /**
@@ -28,7 +37,10 @@ export function toSeconds(value: unknown): number {
   return Number(value ?? 0) || Date.now() / 1000;
 }
 
-/** The text a message shows: its text, its caption, or its title. */
+/**
+ * The text a message shows: its text, its caption, a poll's question, a single contact's vCard, a
+ * button reply's label. A location has none (its name is in `location`), as on SANDBOX.
+ */
 export function messageBody(content: proto.IMessage | null | undefined): string {
   if (!content) return '';
   return (
@@ -36,12 +48,13 @@ export function messageBody(content: proto.IMessage | null | undefined): string 
     content.extendedTextMessage?.text ??
     content.imageMessage?.caption ??
     content.videoMessage?.caption ??
+    content.ptvMessage?.caption ??
     content.documentMessage?.caption ??
     content.pollCreationMessage?.name ??
     content.pollCreationMessageV2?.name ??
     content.pollCreationMessageV3?.name ??
-    content.locationMessage?.name ??
-    content.contactMessage?.displayName ??
+    content.contactMessage?.vcard ??
+    content.buttonsResponseMessage?.selectedDisplayText ??
     ''
   );
 }
@@ -50,6 +63,7 @@ export function hasMedia(content: proto.IMessage | null | undefined): boolean {
   return !!(
     content?.imageMessage ||
     content?.videoMessage ||
+    content?.ptvMessage ||
     content?.audioMessage ||
     content?.documentMessage ||
     content?.stickerMessage
@@ -60,6 +74,25 @@ function vCards(content: proto.IMessage | null | undefined): string[] {
   const single = content?.contactMessage?.vcard;
   const many = content?.contactsArrayMessage?.contacts?.map((contact) => contact.vcard ?? '') ?? [];
   return [...(single ? [single] : []), ...many].filter(Boolean);
+}
+
+/** `location` of the record (spec 2.5): coordinates as strings; the description is name and address. */
+function locationOf(content: proto.IMessage | null | undefined): MessageLocation | undefined {
+  const place = content?.locationMessage ?? content?.liveLocationMessage;
+  if (!place) return undefined;
+  const fixed = content?.locationMessage;
+  const name = fixed?.name || undefined;
+  const address = fixed?.address || undefined;
+  const description = [name, address].filter(Boolean).join('\n') || undefined;
+  return {
+    latitude: String(place.degreesLatitude ?? 0),
+    longitude: String(place.degreesLongitude ?? 0),
+    live: !fixed,
+    ...(name ? { name } : {}),
+    ...(address ? { address } : {}),
+    ...(fixed?.url ? { url: fixed.url } : {}),
+    ...(description ? { description } : {}),
+  };
 }
 
 function contextInfoOf(content: proto.IMessage | null | undefined): proto.IContextInfo | null | undefined {
@@ -98,6 +131,7 @@ export function toMessageRecord(msg: WAMessage, address: MessageAddress, me: MeI
         hasMedia: hasMedia(context.quotedMessage),
       }
     : null;
+  const location = locationOf(content);
   return {
     id: messageId(fromMe, address.chatId, msg.key.id ?? '', incomingParticipant),
     timestamp: toSeconds(msg.messageTimestamp),
@@ -112,6 +146,7 @@ export function toMessageRecord(msg: WAMessage, address: MessageAddress, me: MeI
     ack,
     ackName: ackName(ack),
     vCards: vCards(content),
+    ...(location ? { location } : {}),
     replyTo,
     _data: rawData(msg),
   };

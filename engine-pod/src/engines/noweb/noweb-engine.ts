@@ -1,19 +1,34 @@
-import { ACKS, type MeInfo, type MessageRecord, type RequestCodeRequest } from '@switchboard/protocol';
-import makeWASocket, {
-  type BaileysEventMap,
-  DisconnectReason,
-  generateWAMessageFromContent,
-  jidNormalizedUser,
-  type proto,
-} from '@whiskeysockets/baileys';
+import { type MeInfo, type MessageReactionPayload, type MessageRecord, type MyProfile, type PollVotePayload, type SendSeenResult, type RequestCodeRequest, type WANumberExistResult } from '@switchboard/protocol';
+import makeWASocket, { type BaileysEventMap, DisconnectReason } from '@whiskeysockets/baileys';
+import type {
+  CommandArgs,
+  OutgoingButtonReply,
+  OutgoingContacts,
+  OutgoingLinkPreview,
+  OutgoingMedia,
+} from '../../capabilities/chatting.js';
 import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
+import type { MediaFile } from '../../media/media-store.js';
 import { AccountEvents } from './account-events.js';
+import { AccountQueries } from './account-queries.js';
 import { BaileysAuthState } from './auth-state.js';
-import { formatPairingCode, isGroupJid, resolveContactId, toContactId, toLibraryJid } from './jids.js';
+import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
+import { MessageActions } from './message-actions.js';
 import { MessageEvents } from './message-events.js';
-import { toMessageRecord } from './message-record.js';
+import { type Account, Outgoing } from './outgoing.js';
+import {
+  buttonReplyContent,
+  contactsContent,
+  forwardContent,
+  linkPreviewContent,
+  locationContent,
+  type MediaUpload,
+  mediaContent,
+  pollContent,
+} from './outgoing-content.js';
 import { DEFAULT_NOWEB_OPTIONS, type NowebOptions } from './options.js';
+import { receivedMedia } from './received-media.js';
 import { relayedEngineEvents } from './relayed-events.js';
 
 type WASocket = ReturnType<typeof makeWASocket>;
@@ -25,9 +40,6 @@ const FINAL: ReadonlySet<number> = new Set([
   DisconnectReason.multideviceMismatch,
   DisconnectReason.connectionReplaced,
 ]);
-
-/** `false_<chat>_<id>[_<participant>]` or a bare message id. */
-const FULL_ID = /^(true|false)_([^_]+)_([^_]+)(?:_(.+))?$/;
 
 /**
  * NOWEB: WhatsApp Web's own protocol, spoken by Baileys. Pairs by QR code or phone code, keeps
@@ -47,6 +59,9 @@ export class NowebEngine implements Engine {
   private queue: Promise<void> = Promise.resolve();
   private readonly messages: MessageEvents;
   private readonly account: AccountEvents;
+  private readonly queries: AccountQueries;
+  private readonly outgoing: Outgoing;
+  private readonly actions: MessageActions;
 
   constructor(
     private readonly context: EngineContext,
@@ -54,13 +69,23 @@ export class NowebEngine implements Engine {
   ) {
     const contactId = (jid: string, alt?: string | null) =>
       resolveContactId(jid, alt, async (lid) => (await this.socket?.signalRepository.lidMapping.getPNForLID(lid)) ?? null);
-    this.messages = new MessageEvents({ context, me: () => this.me(), meJid: () => this.auth?.creds.me?.id ?? '', contactId });
+    this.messages = new MessageEvents({
+      context,
+      me: () => this.me(),
+      meJid: () => this.auth?.creds.me?.id ?? '',
+      contactId,
+      media: (msg, content) =>
+        receivedMedia({ context, socket: () => this.socket, host: this.options.mediaHost, logger: this.options.logger }, msg, content),
+    });
     this.account = new AccountEvents({
       context,
       contactId,
       meJids: () => [this.auth?.creds.me?.id, this.auth?.creds.me?.lid].filter((jid): jid is string => !!jid),
       groupMetadata: async (jid) => this.requireSocket().groupMetadata(jid),
     });
+    this.outgoing = new Outgoing({ context, messages: this.messages, account: () => this.live() });
+    this.actions = new MessageActions({ context, messages: this.messages, outgoing: this.outgoing, account: () => this.live() });
+    this.queries = new AccountQueries({ socket: () => this.requireSocket(), me: () => this.me(), meJid: () => this.auth?.creds.me?.id });
   }
 
   async start(): Promise<void> {
@@ -111,31 +136,114 @@ export class NowebEngine implements Engine {
   }
 
   async sendText(args: SendTextArgs): Promise<MessageRecord> {
-    const me = this.me();
-    const socket = this.socket;
-    if (!this.working || !me || !socket) {
-      throw new CommandError('WRONG_STATUS', `session '${this.context.session}' is not connected; this needs WORKING`, {
+    return this.outgoing.send(args, { conversation: args.text });
+  }
+
+  // Spec 4.5 beyond text: content in outgoing-content.ts, sending in outgoing.ts, operations on
+  // existing messages in message-actions.ts. Buttons and lists are not here: see the README.
+
+  /** Uploaded first (a failed upload sends nothing), then kept in the media store for `media.url`. */
+  async sendMedia(args: OutgoingMedia): Promise<MessageRecord> {
+    const content = await mediaContent(args, this.mediaUpload());
+    return this.outgoing.send(args, content, { media: await this.context.saveMedia(args.file) });
+  }
+
+  async sendLinkCustomPreview(args: OutgoingLinkPreview): Promise<MessageRecord> {
+    return this.outgoing.send(args, await linkPreviewContent(args, this.mediaUpload()));
+  }
+
+  async sendPoll(args: CommandArgs<'send.poll'>): Promise<MessageRecord> {
+    return this.outgoing.send(args, pollContent(args.poll), { additionalNodes: [{ tag: 'meta', attrs: { polltype: 'creation' } }] });
+  }
+
+  async sendPollVote(args: CommandArgs<'send.pollVote'>): Promise<PollVotePayload> {
+    return this.actions.sendPollVote(args);
+  }
+
+  async sendLocation(args: CommandArgs<'send.location'>): Promise<MessageRecord> {
+    return this.outgoing.send(args, locationContent(args));
+  }
+
+  async sendContactVcard(args: OutgoingContacts): Promise<MessageRecord> {
+    return this.outgoing.send(args, contactsContent(args.vcards));
+  }
+
+  async sendButtonReply(args: OutgoingButtonReply): Promise<MessageRecord> {
+    return this.outgoing.send(args, buttonReplyContent(args));
+  }
+
+  /** The original's content, which only a message this process received or sent has here. */
+  async forwardMessage(args: CommandArgs<'message.forward'>): Promise<MessageRecord> {
+    const original = this.messages.recent.find(args.messageId);
+    if (!original) {
+      throw new CommandError(
+        'NOT_FOUND',
+        `session '${this.context.session}' knows no message ${args.messageId}: NOWEB forwards messages it received or sent since it started`,
+        { session: this.context.session, messageId: args.messageId },
+      );
+    }
+    return this.outgoing.send({ chatId: args.chatId, id: args.id }, forwardContent(original.msg));
+  }
+
+  async react(args: CommandArgs<'message.react'>): Promise<MessageReactionPayload> {
+    return this.actions.react(args);
+  }
+
+  async star(args: CommandArgs<'message.star'>): Promise<void> {
+    await this.actions.star(args);
+  }
+
+  async sendSeen(args: CommandArgs<'chat.seen'>): Promise<SendSeenResult> {
+    return this.actions.sendSeen(args);
+  }
+
+  async setTyping(args: CommandArgs<'chat.typing'>): Promise<void> {
+    await this.actions.setTyping(args);
+  }
+
+  /** Declines a ringing call on the server; the server answers nothing more, so `call.rejected` is ours to send. */
+  async rejectCall(call: { readonly id: string; readonly from: string }): Promise<void> {
+    const ringing = this.account.ringingCall(call.id);
+    if (!ringing) {
+      throw new CommandError('NOT_FOUND', `no call ${call.id} is ringing on session '${this.context.session}'`, {
         session: this.context.session,
-        expected: ['WORKING'],
+        callId: call.id,
       });
     }
-    const jid = toLibraryJid(args.chatId);
-    const content: proto.IMessage = args.reply_to
-      ? { extendedTextMessage: { text: args.text, contextInfo: this.replyContext(args.reply_to, jid) } }
-      : { conversation: args.text };
-    const msg = generateWAMessageFromContent(jid, content, { userJid: this.auth!.creds.me!.id, messageId: args.id ?? undefined });
-    const address = { chatId: args.chatId, participant: isGroupJid(jid) ? me.id : null };
-    const record = toMessageRecord(msg, address, me, 'api');
-    this.context.emit('message.any', record);
-    try {
-      await socket.relayMessage(jid, msg.message!, { messageId: msg.key.id! });
-    } catch (error) {
-      this.messages.ack(msg.key, address, me, ACKS.ERROR);
-      throw new CommandError('ENGINE_ERROR', `NOWEB could not send to ${args.chatId}: ${(error as Error).message}`);
-    }
-    // The server acknowledges the send, but the library does not report it: written is SERVER.
-    this.messages.ack(msg.key, address, me, ACKS.SERVER);
-    return record;
+    await this.requireSocket()
+      .rejectCall(call.id, ringing.creator)
+      .catch((error: Error) => {
+        throw new CommandError('ENGINE_ERROR', `NOWEB could not reject call ${call.id}: ${error.message}`);
+      });
+    this.account.callDeclined(call.id);
+  }
+
+  async profile(): Promise<MyProfile> {
+    return this.queries.profile();
+  }
+
+  async setProfileName(name: string): Promise<void> {
+    await this.queries.setName(name);
+  }
+
+  async setProfileStatus(status: string): Promise<void> {
+    await this.queries.setStatus(status);
+  }
+
+  async setProfilePicture(picture: MediaFile): Promise<void> {
+    await this.queries.setPicture(picture);
+  }
+
+  async deleteProfilePicture(): Promise<void> {
+    await this.queries.deletePicture();
+  }
+
+  async checkNumber(phone: string): Promise<WANumberExistResult> {
+    return this.queries.checkNumber(phone);
+  }
+
+  async newMessageId(): Promise<string> {
+    return this.queries.newMessageId();
   }
 
   private connect(): void {
@@ -254,13 +362,23 @@ export class NowebEngine implements Engine {
     return this.socket;
   }
 
-  /** The quoted message: a full message id tells who wrote it; a bare id is taken as is. */
-  private replyContext(replyTo: string, jid: string): proto.IContextInfo {
-    const full = FULL_ID.exec(replyTo);
-    if (!full) return { stanzaId: replyTo };
-    const [, fromMe, chat, id, participant] = full;
-    const author = fromMe === 'true' ? jidNormalizedUser(this.auth!.creds.me!.id) : toLibraryJid(participant ?? chat!);
-    return { stanzaId: id, participant: author, ...(toLibraryJid(chat!) !== jid ? { remoteJid: toLibraryJid(chat!) } : {}) };
+  /** The socket and account while WORKING, for sending. */
+  private live(): Account {
+    const me = this.me();
+    const socket = this.socket;
+    const creds = this.auth?.creds.me;
+    if (!this.working || !me || !socket || !creds) {
+      throw new CommandError('WRONG_STATUS', `session '${this.context.session}' is not connected; this needs WORKING`, {
+        session: this.context.session,
+        expected: ['WORKING'],
+      });
+    }
+    return { socket, me, jid: creds.id, lid: creds.lid ?? null };
+  }
+
+  /** Files go to the media host the server names (`media_conn`), through the library's upload. */
+  private mediaUpload(): MediaUpload {
+    return { upload: this.live().socket.waUploadToServer, logger: this.options.logger };
   }
 }
 

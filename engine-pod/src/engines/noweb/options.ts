@@ -11,6 +11,8 @@ export interface NowebOptions {
   readonly reconnectDelayMs: (attempt: number) => number;
   /** How long each QR code lives; unset: the library's 60 s for the first, 20 s for the next. */
   readonly qrTimeoutMs?: number;
+  /** WhatsApp's media host, downloaded from over https; unset: the library's. Tests point it at a fake. */
+  readonly mediaHost?: string;
 }
 
 export const DEFAULT_WA_URL = 'wss://web.whatsapp.com/ws/chat';

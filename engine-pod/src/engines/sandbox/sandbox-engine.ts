@@ -2,17 +2,40 @@ import {
   ACKS,
   ackName,
   type MeInfo,
+  type MessageReactionPayload,
   type MessageRecord,
-  messageId,
+  type MyProfile,
+  type PasskeyAssertionRequest,
+  type PasskeyChallenge,
+  type PasskeyConfirmationResponse,
+  type PollVotePayload,
   type RequestCodeRequest,
+  type SendSeenResult,
   type SessionStatus,
   type SimulateRequest,
+  type WANumberExistResult,
 } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
+import type {
+  CommandArgs,
+  OutgoingButtonReply,
+  OutgoingButtons,
+  OutgoingContacts,
+  OutgoingLinkPreview,
+  OutgoingMedia,
+} from '../../capabilities/chatting.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
+import type { MediaFile } from '../../media/media-store.js';
 import { pairingCode, sandboxMessageId, sandboxQrValue } from './codes.js';
 import { DelayQueue } from './delay-queue.js';
+import { sandboxNumberLookup } from './directory.js';
+import { SandboxPasskey } from './passkey.js';
+import { SandboxProfile } from './profile.js';
 import type { SandboxSide } from './sandbox-side.js';
+import { SandboxWorld } from './sandbox-world.js';
+import * as sending from './sending.js';
+import * as actions from './sending-actions.js';
+import { rejectRingingCall } from './simulations/calls.js';
 import { runSimulation } from './simulations/index.js';
 
 export interface SandboxOptions {
@@ -45,21 +68,32 @@ export class SandboxEngine implements Engine {
   private status: SessionStatus = 'STARTING';
   /** What simulations see of this engine (sandbox/simulations/). */
   private readonly side: SandboxSide;
+  private readonly passkey: SandboxPasskey;
+  private readonly myProfile: SandboxProfile;
+
+  /** The host's context, remembering every message on its way out (sandbox-world.ts). */
+  private readonly context: EngineContext;
+  private readonly world = new SandboxWorld();
 
   constructor(
-    private readonly context: EngineContext,
+    context: EngineContext,
     private readonly options: SandboxOptions = DEFAULT_SANDBOX_OPTIONS,
   ) {
+    this.context = this.world.watching(context);
     this.serverAcks = new DelayQueue(options.ackDelaysMs.server);
     this.deviceAcks = new DelayQueue(options.ackDelaysMs.device);
     const engine = this;
     this.side = {
-      context,
+      context: this.context,
+      world: this.world,
       get status() {
         return engine.status;
       },
       get pairingPhone() {
         return engine.codeFor;
+      },
+      get passkey() {
+        return engine.passkey;
       },
       requireWorking: () => this.requireWorking(),
       requireStatus: (...expected) => this.requireStatus(...expected),
@@ -73,7 +107,22 @@ export class SandboxEngine implements Engine {
         this.status = status;
         this.context.setStatus(status);
       },
+      acknowledgeLater: (record) => {
+        this.serverAcks.push(() => this.acknowledge(record, ACKS.SERVER));
+        this.deviceAcks.push(() => this.acknowledge(record, ACKS.DEVICE));
+      },
     };
+    this.passkey = new SandboxPasskey(this.side);
+    this.myProfile = new SandboxProfile({
+      context: this.context,
+      requireWorking: () => this.requireWorking(),
+      rename: async (pushName) => {
+        const me = { ...this.requireWorking(), pushName };
+        await this.context.authState.set({ [CREDS]: { me } });
+        this.me = me;
+        this.context.setMe(me);
+      },
+    });
   }
 
   async start(): Promise<void> {
@@ -104,30 +153,116 @@ export class SandboxEngine implements Engine {
     return { code: pairingCode() };
   }
 
+  async passkeyChallenge(): Promise<PasskeyChallenge> {
+    return this.passkey.options();
+  }
+
+  async submitPasskey(assertion: PasskeyAssertionRequest): Promise<void> {
+    await this.passkey.submit(assertion);
+  }
+
+  async passkeyConfirmation(): Promise<PasskeyConfirmationResponse> {
+    return this.passkey.confirmation();
+  }
+
+  async confirmPasskey(): Promise<void> {
+    await this.passkey.confirm();
+  }
+
+  async profile(): Promise<MyProfile> {
+    return this.myProfile.read();
+  }
+
+  async setProfileName(name: string): Promise<void> {
+    await this.myProfile.setName(name);
+  }
+
+  async setProfileStatus(status: string): Promise<void> {
+    await this.myProfile.setStatus(status);
+  }
+
+  async setProfilePicture(picture: MediaFile): Promise<void> {
+    await this.myProfile.setPicture(picture);
+  }
+
+  async deleteProfilePicture(): Promise<void> {
+    await this.myProfile.deletePicture();
+  }
+
+  async newMessageId(): Promise<string> {
+    return sandboxMessageId();
+  }
+
+  async checkNumber(phone: string): Promise<WANumberExistResult> {
+    this.requireWorking();
+    return sandboxNumberLookup(phone);
+  }
+
   async sendText(args: SendTextArgs): Promise<MessageRecord> {
-    const me = this.requireWorking();
-    const id = messageId(true, args.chatId, args.id ?? sandboxMessageId());
-    const record: MessageRecord = {
-      id,
-      timestamp: Date.now() / 1000,
-      from: me.id,
-      fromMe: true,
-      source: 'api',
-      to: args.chatId,
-      participant: null,
-      body: args.text,
-      hasMedia: false,
-      media: null,
-      ack: ACKS.PENDING,
-      ackName: 'PENDING',
-      vCards: [],
-      replyTo: args.reply_to ? { id: args.reply_to, hasMedia: false } : null,
-      _data: { engine: 'SANDBOX', linkPreview: args.linkPreview },
-    };
-    this.context.emit('message.any', record);
-    this.serverAcks.push(() => this.acknowledge(record, ACKS.SERVER));
-    this.deviceAcks.push(() => this.acknowledge(record, ACKS.DEVICE));
-    return record;
+    return sending.sendText(this.side, args);
+  }
+
+  // Spec 4.5 beyond text: sending.ts and sending-actions.ts.
+
+  async sendMedia(args: OutgoingMedia): Promise<MessageRecord> {
+    return sending.sendMedia(this.side, args);
+  }
+
+  async sendLinkCustomPreview(args: OutgoingLinkPreview): Promise<MessageRecord> {
+    return sending.sendLinkCustomPreview(this.side, args);
+  }
+
+  async sendButtons(args: OutgoingButtons): Promise<MessageRecord> {
+    return sending.sendButtons(this.side, args);
+  }
+
+  async sendList(args: CommandArgs<'send.list'>): Promise<MessageRecord> {
+    return sending.sendList(this.side, args);
+  }
+
+  async sendPoll(args: CommandArgs<'send.poll'>): Promise<MessageRecord> {
+    return sending.sendPoll(this.side, args);
+  }
+
+  async sendPollVote(args: CommandArgs<'send.pollVote'>): Promise<PollVotePayload> {
+    return actions.sendPollVote(this.side, args);
+  }
+
+  async sendLocation(args: CommandArgs<'send.location'>): Promise<MessageRecord> {
+    return sending.sendLocation(this.side, args);
+  }
+
+  async sendContactVcard(args: OutgoingContacts): Promise<MessageRecord> {
+    return sending.sendContactVcard(this.side, args);
+  }
+
+  async sendButtonReply(args: OutgoingButtonReply): Promise<MessageRecord> {
+    return sending.sendButtonReply(this.side, args);
+  }
+
+  async forwardMessage(args: CommandArgs<'message.forward'>): Promise<MessageRecord> {
+    return actions.forwardMessage(this.side, args);
+  }
+
+  async react(args: CommandArgs<'message.react'>): Promise<MessageReactionPayload> {
+    return actions.react(this.side, args);
+  }
+
+  async star(args: CommandArgs<'message.star'>): Promise<void> {
+    return actions.star(this.side, args);
+  }
+
+  async sendSeen(args: CommandArgs<'chat.seen'>): Promise<SendSeenResult> {
+    return actions.sendSeen(this.side, args);
+  }
+
+  async setTyping(args: CommandArgs<'chat.typing'>): Promise<void> {
+    return actions.setTyping(this.side, args);
+  }
+
+  /** Declines a ringing call (the calls app): `call.rejected`, as when the phone declines it. */
+  async rejectCall(call: { readonly id: string; readonly from: string }): Promise<void> {
+    rejectRingingCall(this.side, call);
   }
 
   async simulate(request: SimulateRequest): Promise<Record<string, unknown>> {

@@ -1,5 +1,7 @@
-import type { MeInfo, SessionStatus } from '@switchboard/protocol';
+import type { MeInfo, MessageRecord, SessionStatus } from '@switchboard/protocol';
 import type { EngineContext } from '../../engine.js';
+import type { SandboxWorld } from './sandbox-world.js';
+import type { SandboxPasskey } from './passkey.js';
 
 /**
  * What a simulation (sandbox/simulations/) may see and do of the simulated account: the engine
@@ -7,6 +9,8 @@ import type { EngineContext } from '../../engine.js';
  */
 export interface SandboxSide {
   readonly context: EngineContext;
+  /** What the account knows: its messages, labels, groups and ringing calls. */
+  readonly world: SandboxWorld;
   readonly status: SessionStatus;
   /** The phone number a request-code pairing is waiting for, if any. */
   readonly pairingPhone: string | null;
@@ -18,4 +22,8 @@ export interface SandboxSide {
   pair(me: MeInfo): Promise<void>;
   /** Moves to a status the simulated phone asked for (e.g. PASSKEY_REQUIRED). */
   moveTo(status: SessionStatus): void;
+  /** Passkey pairing, which the `passkey` simulation starts. */
+  readonly passkey: SandboxPasskey;
+  /** A sent message's `message.ack` SERVER, then DEVICE, after the configured delays (sending.ts). */
+  acknowledgeLater(record: MessageRecord): void;
 }

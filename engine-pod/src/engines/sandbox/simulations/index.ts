@@ -1,6 +1,8 @@
 import type { SimulateRequest } from '@switchboard/protocol';
 import type { SandboxSide } from '../sandbox-side.js';
+import { EVENT_SIMULATIONS } from './event-kinds.js';
 import { simulateMessage } from './message.js';
+import { simulatePasskey } from './passkey.js';
 import { simulateScan } from './scan.js';
 
 type Kind = SimulateRequest['kind'];
@@ -13,6 +15,8 @@ type Simulation<K extends Kind> = (side: SandboxSide, request: Extract<SimulateR
 export const SIMULATIONS: { readonly [K in Kind]: Simulation<K> } = {
   scan: simulateScan,
   message: simulateMessage,
+  ...EVENT_SIMULATIONS,
+  passkey: simulatePasskey,
 };
 
 export function runSimulation(side: SandboxSide, request: SimulateRequest): Promise<Record<string, unknown>> {

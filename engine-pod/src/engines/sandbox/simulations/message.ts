@@ -1,14 +1,22 @@
-import { ACKS, type MessageRecord, messageId, type SimulateMessage } from '@switchboard/protocol';
+import { ACKS, type Media, type MessageRecord, messageId, type SimulateMessage } from '@switchboard/protocol';
 import type { z } from 'zod';
 import { sandboxMessageId } from '../codes.js';
 import type { SandboxSide } from '../sandbox-side.js';
 
-/** An incoming text: `message` and `message.any`, source `app`. */
+/**
+ * An incoming message: `message` and `message.any`, source `app`. With `media`, the file is
+ * stored first (as a real engine downloads what it receives), so `media.url` serves it.
+ */
 export async function simulateMessage(
   side: SandboxSide,
   request: z.infer<typeof SimulateMessage>,
 ): Promise<Record<string, unknown>> {
   const me = side.requireWorking();
+  let media: Media | null = null;
+  if (request.media) {
+    const { mimetype, filename, data } = request.media;
+    media = await side.context.saveMedia({ mimetype, filename: filename ?? null, data: Buffer.from(data, 'base64') });
+  }
   const record: MessageRecord = {
     id: messageId(false, request.from, request.id ?? sandboxMessageId()),
     timestamp: Date.now() / 1000,
@@ -17,9 +25,9 @@ export async function simulateMessage(
     source: 'app',
     to: me.id,
     participant: null,
-    body: request.body,
-    hasMedia: false,
-    media: null,
+    body: request.body ?? '',
+    hasMedia: request.media !== undefined,
+    media,
     ack: ACKS.DEVICE,
     ackName: 'DEVICE',
     vCards: [],
@@ -28,5 +36,5 @@ export async function simulateMessage(
   };
   side.context.emit('message', record);
   side.context.emit('message.any', record);
-  return { id: record.id };
+  return media ? { id: record.id, media } : { id: record.id };
 }

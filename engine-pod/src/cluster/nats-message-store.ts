@@ -1,0 +1,99 @@
+import { KV_BUCKETS, type MessageRecord } from '@switchboard/protocol';
+import { type KV, type KvEntry, type NatsConnection, StorageType } from 'nats';
+import { selectPage, type OrderedRecord } from '../history/history-page.js';
+import type { HistoryPage, MessageStore } from '../history/message-store.js';
+import { JS_ERR, jsErrorCode } from './jetstream.js';
+import { authKeyToken } from './nats-auth-state-store.js';
+
+const STREAM = `KV_${KV_BUCKETS.messages}`;
+const sessionSubjects = (session: string) => `$KV.${KV_BUCKETS.messages}.${session}.>`;
+
+/** A record as kept: `order` is the revision of its first write, so updates keep its place. */
+interface StoredValue {
+  readonly record: MessageRecord;
+  readonly order?: number;
+}
+
+/** Opens the history bucket, creating it on first use: one value per key, kept on disk. */
+export async function openMessagesBucket(nc: NatsConnection): Promise<KV> {
+  return nc.jetstream().views.kv(KV_BUCKETS.messages, { history: 1, storage: StorageType.File });
+}
+
+/**
+ * Cluster mode's message history, in NATS KV `sb_messages`: it outlives the engine pod that
+ * wrote it, and every gateway replica reads it. Key `<session>.<chat>.<message>` (session names
+ * are valid tokens; chat and message ids in base64url), one record each; `<session>.<chat>`
+ * holds the chat's other address. Only the session's engine pod writes (it holds the lease), so
+ * a read-modify-write needs no compare-and-set.
+ *
+ * A query reads every record of the chat and pages in memory: KV has no index by time. That
+ * costs one read per message of the chat, which is fine for the chats a bot keeps.
+ */
+export class NatsMessageStore implements MessageStore {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly kv: KV,
+  ) {}
+
+  static async open(nc: NatsConnection): Promise<NatsMessageStore> {
+    return new NatsMessageStore(nc, await openMessagesBucket(nc));
+  }
+
+  async get(session: string, chatId: string, messageId: string): Promise<MessageRecord | null> {
+    return valueOf(await this.kv.get(messageKey(session, chatId, messageId)))?.record ?? null;
+  }
+
+  async put(session: string, chatId: string, messageId: string, record: MessageRecord): Promise<void> {
+    const key = messageKey(session, chatId, messageId);
+    const existing = await this.kv.get(key);
+    const stored = valueOf(existing);
+    const order = stored ? (stored.order ?? existing!.revision) : undefined;
+    await this.kv.put(key, JSON.stringify({ record, ...(order === undefined ? {} : { order }) } satisfies StoredValue));
+  }
+
+  async setAlias(session: string, chatId: string, otherId: string): Promise<void> {
+    if ((await this.aliasOf(session, chatId)) !== otherId) await this.kv.put(chatKey(session, chatId), otherId);
+  }
+
+  async aliasOf(session: string, chatId: string): Promise<string | null> {
+    const entry = await this.kv.get(chatKey(session, chatId));
+    return entry?.operation === 'PUT' ? entry.string() : null;
+  }
+
+  async query(session: string, chatIds: readonly string[], page: HistoryPage): Promise<MessageRecord[]> {
+    const entries: OrderedRecord[] = [];
+    for (const chatId of chatIds) {
+      const keys: string[] = [];
+      for await (const key of await this.kv.keys(`${chatKey(session, chatId)}.*`)) keys.push(key);
+      const read = await Promise.all(keys.map((key) => this.kv.get(key)));
+      for (const entry of read) {
+        const stored = valueOf(entry);
+        if (stored) entries.push({ record: stored.record, order: stored.order ?? entry!.revision });
+      }
+    }
+    return selectPage(entries, page);
+  }
+
+  async purgeSession(session: string): Promise<void> {
+    await purgeSessionMessages(this.nc, session);
+  }
+}
+
+/** Forgets a session's history without its engine pod (the gateway's logout and delete). */
+export async function purgeSessionMessages(nc: NatsConnection, session: string): Promise<number> {
+  const jsm = await nc.jetstreamManager();
+  try {
+    return (await jsm.streams.purge(STREAM, { filter: sessionSubjects(session) })).purged;
+  } catch (error) {
+    if (jsErrorCode(error) === JS_ERR.streamNotFound) return 0;
+    throw error;
+  }
+}
+
+const chatKey = (session: string, chatId: string) => `${session}.${authKeyToken(chatId)}`;
+const messageKey = (session: string, chatId: string, messageId: string) =>
+  `${chatKey(session, chatId)}.${authKeyToken(messageId)}`;
+
+function valueOf(entry: KvEntry | null): StoredValue | null {
+  return entry?.operation === 'PUT' ? entry.json<StoredValue>() : null;
+}

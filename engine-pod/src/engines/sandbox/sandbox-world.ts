@@ -1,0 +1,52 @@
+import type { CallPayload, EventName, GroupInfo, Label, MessageRecord } from '@switchboard/protocol';
+import type { EngineContext } from '../../engine.js';
+
+/** A map that forgets its oldest entries beyond `limit`, so a long-running session stays small. */
+class Recent<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly limit: number) {}
+
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+/**
+ * What the simulated account knows besides its pairing: the messages it sent and received (so a
+ * reaction, an edit or an ack can name one), its labels, the groups it is in and the calls
+ * ringing. Kept in memory: a restart forgets them, as a phone-less sandbox may.
+ */
+export class SandboxWorld {
+  /** The last 5,000 messages, by their full id (spec 2.5). */
+  readonly messages = new Recent<MessageRecord>(5_000);
+  readonly labels = new Map<string, Label>();
+  readonly groups = new Map<string, GroupInfo>();
+  /** Offered calls, by call id, until they end. */
+  readonly calls = new Recent<CallPayload>(256);
+
+  /**
+   * The engine's context, with every `message.any` remembered on its way out: whatever sends or
+   * receives a message (an API send, a simulation) makes it known without doing anything more.
+   */
+  watching(context: EngineContext): EngineContext {
+    return {
+      ...context,
+      // The host's context is a plain object of values and functions: a copy with another emit stands in for it.
+      emit: (event: EventName, payload: Record<string, unknown>) => {
+        if (event === 'message.any') this.messages.set((payload as MessageRecord).id, payload as MessageRecord);
+        context.emit(event, payload);
+      },
+    };
+  }
+}

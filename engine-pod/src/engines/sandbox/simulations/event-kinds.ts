@@ -1,0 +1,38 @@
+import type { eventSimulations, SimulateRequest } from '@switchboard/protocol';
+import type { z } from 'zod';
+import type { SandboxSide } from '../sandbox-side.js';
+import { simulateCall } from './calls.js';
+import { simulateArchive, simulatePresence } from './chats.js';
+import { simulateEngineEvent, simulateEngineState } from './engine-events.js';
+import { simulateGroupJoin, simulateGroupLeave, simulateGroupParticipants, simulateGroupUpdate } from './groups.js';
+import { simulateEventResponse, simulatePollVote } from './interactions.js';
+import { simulateLabel, simulateLabelChat } from './labels.js';
+import { simulateAck, simulateEdit, simulateReaction, simulateRevoke, simulateWaiting } from './message-actions.js';
+
+type EventKind = z.infer<(typeof eventSimulations)[number]>['kind'];
+type Simulation<K extends EventKind> = (
+  side: SandboxSide,
+  request: Extract<SimulateRequest, { kind: K }>,
+) => Promise<Record<string, unknown>>;
+
+/** The kinds that make the events of spec 6.2 happen (protocol/src/sandbox-events.ts, docs/sandbox.md). */
+export const EVENT_SIMULATIONS: { readonly [K in EventKind]: Simulation<K> } = {
+  reaction: simulateReaction,
+  ack: simulateAck,
+  waiting: simulateWaiting,
+  edit: simulateEdit,
+  revoke: simulateRevoke,
+  archive: simulateArchive,
+  'group-join': simulateGroupJoin,
+  'group-leave': simulateGroupLeave,
+  'group-participants': simulateGroupParticipants,
+  'group-update': simulateGroupUpdate,
+  presence: simulatePresence,
+  'poll-vote': simulatePollVote,
+  'event-response': simulateEventResponse,
+  label: simulateLabel,
+  'label-chat': simulateLabelChat,
+  call: simulateCall,
+  'engine-event': simulateEngineEvent,
+  'engine-state': simulateEngineState,
+};

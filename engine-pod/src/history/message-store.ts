@@ -1,0 +1,31 @@
+import type { HistoryQuery, MessageRecord } from '@switchboard/protocol';
+
+/** One page of one or more chats: the query once the chat's addresses are known. */
+export type HistoryPage = Omit<HistoryQuery, 'chatId' | 'merge'>;
+
+/**
+ * Where a session's messages are kept so the history endpoints answer on every engine. Local
+ * mode keeps them in the gateway's SQLite file; cluster mode in NATS KV, written by the engine
+ * pod and read by every gateway replica. A store only keeps and finds records: what an event
+ * does to them is the HistoryRecorder's business, the same for both.
+ */
+export interface MessageStore {
+  /** The record of message `messageId` (the id without chat id) in `chatId`, or null. */
+  get(session: string, chatId: string, messageId: string): Promise<MessageRecord | null>;
+  /** Inserts, or replaces the record of the same message; a replaced record keeps its place among equal timestamps. */
+  put(session: string, chatId: string, messageId: string, record: MessageRecord): Promise<void>;
+  /** Remembers that two addresses are the same chat (a contact's `@lid` and its `@c.us`). */
+  setAlias(session: string, chatId: string, otherId: string): Promise<void>;
+  aliasOf(session: string, chatId: string): Promise<string | null>;
+  /** The records of these chats: filtered, by timestamp (then arrival), one page. */
+  query(session: string, chatIds: readonly string[], page: HistoryPage): Promise<MessageRecord[]>;
+  /** Forgets every message of a session (logout, delete). */
+  purgeSession(session: string): Promise<void>;
+}
+
+/** A chat's history as the API reads it: with `merge`, its other address too. */
+export async function readHistory(store: MessageStore, session: string, query: HistoryQuery): Promise<MessageRecord[]> {
+  const { chatId, merge, ...page } = query;
+  const alias = merge ? await store.aliasOf(session, chatId) : null;
+  return store.query(session, alias ? [chatId, alias] : [chatId], page);
+}

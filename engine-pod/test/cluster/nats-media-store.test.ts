@@ -1,0 +1,75 @@
+import { OBJECT_STORES } from '@switchboard/protocol';
+import { nanos } from 'nats';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MEDIA_LIFETIME_MS, NatsMediaStore, purgeSessionMedia } from '../../src/index.js';
+import { natsForTests } from './helpers.js';
+
+const nats = natsForTests();
+const STREAM = `OBJ_${OBJECT_STORES.media}`;
+const file = { mimetype: 'image/png', filename: 'a.png', data: Buffer.from('png bytes') };
+const maxAge = async () => (await (await nats.nc.jetstreamManager()).streams.info(STREAM)).config.max_age;
+
+// One bucket for the whole server: the tests run in order, each leaving its TTL to the next.
+describe('NatsMediaStore (object store sb_media, real nats-server)', () => {
+  it('purgeSessionMedia before any file was stored finds nothing and creates no bucket', async () => {
+    expect(await purgeSessionMedia(nats.nc, 'early')).toBe(0);
+    await expect(maxAge()).rejects.toThrow(/stream not found/);
+  });
+
+  it('an engine pod opening first creates the bucket with the default lifetime', async () => {
+    const pod = await NatsMediaStore.open(nats.nc);
+    expect(await maxAge()).toBe(nanos(DEFAULT_MEDIA_LIFETIME_MS));
+    const stored = await pod.put('s1', file);
+    expect(stored.expiresAt - Date.now()).toBeGreaterThan(DEFAULT_MEDIA_LIFETIME_MS - 5_000);
+  });
+
+  it('the gateway brings the TTL to its lifetime; pods then store with that lifetime', async () => {
+    const pod = await NatsMediaStore.open(nats.nc);
+    await NatsMediaStore.open(nats.nc, { lifetimeMs: 3_600_000 });
+    expect(await maxAge()).toBe(nanos(3_600_000));
+    const stored = await pod.put('s1', file);
+    expect(stored.expiresAt - Date.now()).toBeGreaterThan(3_600_000 - 5_000);
+    expect(stored.expiresAt - Date.now()).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('what a pod stored, another connection (a gateway replica) reads back: bytes and metadata', async () => {
+    const pod = await NatsMediaStore.open(nats.nc);
+    const gateway = await NatsMediaStore.open(nats.nc, { lifetimeMs: 3_600_000 });
+    const stored = await pod.put('s1', { ...file, filename: 'ñandú.png' });
+    expect(stored.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const found = await gateway.get('s1', stored.id);
+    expect(found?.data.equals(file.data)).toBe(true);
+    expect(found?.meta).toEqual({ ...stored, filename: 'ñandú.png' });
+    const unnamed = await pod.put('s1', { mimetype: 'text/plain', filename: null, data: Buffer.from('x') });
+    expect((await gateway.get('s1', unnamed.id))?.meta.filename).toBeNull();
+  });
+
+  it('finds nothing for an unknown id, or under another session', async () => {
+    const store = await NatsMediaStore.open(nats.nc);
+    const stored = await store.put('s1', file);
+    expect(await store.get('s1', 'A'.repeat(22))).toBeNull();
+    expect(await store.get('s2', stored.id)).toBeNull();
+  });
+
+  it('a file past its lifetime is refused at once, and JetStream removes it', async () => {
+    const gateway = await NatsMediaStore.open(nats.nc, { lifetimeMs: 1_000 });
+    const stored = await gateway.put('s1', file);
+    expect(await gateway.get('s1', stored.id)).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await gateway.get('s1', stored.id)).toBeNull();
+    const os = await nats.nc.jetstream().views.os(OBJECT_STORES.media);
+    const deadline = Date.now() + 5_000;
+    while ((await os.info(`s1/${stored.id}`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await os.info(`s1/${stored.id}`)).toBeNull();
+  });
+
+  it('purgeSession removes one session’s files and no other’s', async () => {
+    const store = await NatsMediaStore.open(nats.nc, { lifetimeMs: 3_600_000 });
+    const mine = await store.put('p1', file);
+    const theirs = await store.put('p2', file);
+    await store.purgeSession('p1');
+    expect(await store.get('p1', mine.id)).toBeNull();
+    expect(await store.get('p2', theirs.id)).not.toBeNull();
+    expect(await purgeSessionMedia(nats.nc, 'p1')).toBe(0);
+  });
+});

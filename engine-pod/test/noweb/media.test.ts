@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mediaUrl, NatsMediaStore } from '../../src/index.js';
+import { natsForTests } from '../cluster/helpers.js';
+import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import { FakeMediaServer } from '../fake-wa/media-server.js';
+import { NowebSession } from './harness.js';
+
+// Received media on NOWEB: the unmodified Baileys downloads and decrypts the file from a fake
+// WhatsApp media server, and the engine keeps it in the session's media store (here cluster
+// mode's, on a real nats-server).
+
+const nats = natsForTests();
+let fake: FakeWaServer;
+let media: FakeMediaServer;
+let store: NatsMediaStore;
+let s: NowebSession;
+let phone: FakePhone;
+const ALICE = '15551230001';
+
+beforeAll(async () => {
+  [fake, media] = await Promise.all([FakeWaServer.start(), FakeMediaServer.start()]);
+  store = await NatsMediaStore.open(nats.nc);
+  s = new NowebSession(fake, {
+    engine: { mediaHost: media.host },
+    media: { store, urlFor: (stored) => mediaUrl('https://wa.example.com', stored) },
+  });
+  phone = await s.pair({ pushName: 'Me' });
+});
+afterAll(async () => {
+  await s?.close();
+  expect(s?.invalid).toEqual([]);
+  expect(fake?.unknown).toEqual([]);
+  await Promise.all([fake?.close(), media?.close()]);
+});
+
+/** The stored file behind a `media.url`. */
+const storedFile = async (url: string) => store.get('noweb', /\/([A-Za-z0-9_-]{22})(\.\w+)?$/.exec(url)![1]!);
+
+describe('NOWEB received media', () => {
+  it('an image arrives with media.url; the stored file has the bytes the contact sent', async () => {
+    const bytes = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(70_000)]);
+    const uploaded = await media.upload(bytes, 'image');
+    const since = s.events.length;
+    const id = phone.message({ from: ALICE }, { imageMessage: { ...uploaded, mimetype: 'image/png', caption: 'a photo' } });
+    const event = await s.waitForEvent('message', (p) => p.body === 'a photo', since);
+    expect(event.payload).toMatchObject({ id: `false_${ALICE}@c.us_${id}`, hasMedia: true, media: { mimetype: 'image/png', filename: null } });
+    const { url } = event.payload.media as { url: string };
+    expect(url).toMatch(/^https:\/\/wa\.example\.com\/api\/files\/noweb\/[A-Za-z0-9_-]{22}\.png$/);
+    expect((await storedFile(url))?.data.equals(bytes)).toBe(true);
+    expect(media.requests).toContainEqual({ path: uploaded.directPath, status: 200 });
+  });
+
+  it('a document keeps its file name', async () => {
+    const uploaded = await media.upload(Buffer.from('%PDF-1.4 report'), 'document');
+    const since = s.events.length;
+    phone.message({ from: ALICE }, { documentMessage: { ...uploaded, mimetype: 'application/pdf', fileName: 'report.pdf' } });
+    const event = await s.waitForEvent('message.any', (p) => (p.media as { filename?: string } | null)?.filename === 'report.pdf', since);
+    const stored = await storedFile((event.payload.media as { url: string }).url);
+    expect(stored?.meta).toMatchObject({ mimetype: 'application/pdf', filename: 'report.pdf' });
+    expect(stored?.data.toString()).toBe('%PDF-1.4 report');
+  });
+
+  it('a file the server no longer has still gives the message, with media null', async () => {
+    const uploaded = await media.upload(Buffer.from('gone'), 'audio');
+    media.forget(uploaded.directPath);
+    const since = s.events.length;
+    const id = phone.message({ from: ALICE }, { audioMessage: { ...uploaded, mimetype: 'audio/ogg; codecs=opus', ptt: true } });
+    const event = await s.waitForEvent('message', (p) => p.id === `false_${ALICE}@c.us_${id}`, since);
+    expect(event.payload).toMatchObject({ hasMedia: true, media: null });
+  });
+});

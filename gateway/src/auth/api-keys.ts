@@ -1,0 +1,137 @@
+import type { ApiKeyDTO, ApiKeyRequest, StoredApiKey } from '@switchboard/protocol';
+import { monotonicFactory } from 'ulid';
+import { ApiError } from '../http/errors.js';
+import type { SessionBackend } from '../sessions/backend.js';
+import { generateApiKey, hashApiKey } from './api-key.js';
+import { type ApiKeyStore, isScoped } from './key-store.js';
+
+const nextUlid = monotonicFactory();
+
+export type ScopedKind = 'media' | 'control';
+
+/** What a creation answers: the key and, for a new one, whether it was made now. */
+export interface CreatedKey {
+  readonly dto: ApiKeyDTO;
+  readonly created: boolean;
+}
+
+/**
+ * Key management (spec 4.2) over either store. The secret leaves the server once, in the answer
+ * that made it; only its hash is stored, so every other answer (list, update, and the existing
+ * key of a session answered by the media and control calls) has no `key` field.
+ */
+export class ApiKeys {
+  constructor(
+    private readonly store: ApiKeyStore,
+    private readonly sessions: Pick<SessionBackend, 'get'>,
+  ) {}
+
+  list(): ApiKeyDTO[] {
+    return this.store.ring.all().map((key) => toDTO(key));
+  }
+
+  async create(request: ApiKeyRequest): Promise<ApiKeyDTO> {
+    const secret = generateApiKey();
+    const key: StoredApiKey = {
+      id: newKeyId(),
+      hash: hashApiKey(secret),
+      kind: request.isAdmin ? 'admin' : 'general',
+      session: request.session,
+      isActive: request.isActive,
+      actions: request.actions,
+      createdAt: Date.now(),
+    };
+    await this.store.add(key);
+    return toDTO(key, secret);
+  }
+
+  /**
+   * The one media or control key of a session: made (with its secret) when the session has none,
+   * else the existing one without its secret, which cannot be shown again. Losing it means
+   * deleting that key and asking again.
+   */
+  async scoped(kind: ScopedKind, session: string): Promise<ApiKeyDTO> {
+    await this.requireSession(session);
+    const existing = this.store.ring.scoped(kind, session);
+    if (existing) return toDTO(existing);
+    const secret = generateApiKey();
+    const key: StoredApiKey = {
+      id: newKeyId(),
+      hash: hashApiKey(secret),
+      kind,
+      session,
+      isActive: true,
+      actions: null,
+      createdAt: Date.now(),
+    };
+    const stored = await this.store.add(key);
+    return stored.id === key.id ? toDTO(key, secret) : toDTO(stored);
+  }
+
+  /** Replaces the key's settings; its secret stays. A media or control key stays what it is. */
+  async update(id: string, request: ApiKeyRequest): Promise<ApiKeyDTO> {
+    const current = this.require(id);
+    if (isScoped(current)) {
+      const moved = request.isAdmin || request.actions !== null || request.session !== current.session;
+      if (moved) {
+        throw new ApiError(
+          422,
+          `API key ${id} is the ${current.kind} key of session '${current.session}': only isActive can change ` +
+            `(send isAdmin false, session '${current.session}' and actions null)`,
+          { id, kind: current.kind, session: current.session },
+        );
+      }
+    }
+    const next: StoredApiKey = {
+      ...current,
+      kind: isScoped(current) ? current.kind : request.isAdmin ? 'admin' : 'general',
+      session: request.session,
+      isActive: request.isActive,
+      actions: request.actions,
+    };
+    if (!(await this.store.replace(next))) throw notFound(id);
+    return toDTO(next);
+  }
+
+  async delete(id: string): Promise<void> {
+    this.require(id);
+    if (!(await this.store.remove(id))) throw notFound(id);
+  }
+
+  private require(id: string): StoredApiKey {
+    const key = this.store.ring.get(id);
+    if (!key) throw notFound(id);
+    return key;
+  }
+
+  private async requireSession(session: string): Promise<void> {
+    try {
+      await this.sessions.get(session, { expandApps: false });
+    } catch (error) {
+      if (error instanceof ApiError && error.statusCode === 404) {
+        throw new ApiError(422, `session '${session}' does not exist: create it before its key`, { session });
+      }
+      throw error;
+    }
+  }
+}
+
+function newKeyId(): string {
+  return `key_${nextUlid().toLowerCase()}`;
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError(404, `API key ${id} does not exist`, { id });
+}
+
+function toDTO(key: StoredApiKey, secret?: string): ApiKeyDTO {
+  return {
+    id: key.id,
+    ...(secret === undefined ? {} : { key: secret }),
+    isActive: key.isActive,
+    isAdmin: key.kind === 'admin',
+    session: key.session,
+    actions: key.actions,
+    kind: key.kind,
+  };
+}

@@ -1,0 +1,39 @@
+import type { ApiKeyActions, StoredApiKey } from '@switchboard/protocol';
+
+/**
+ * Who is calling, as the access rules (access.ts) judge it. Built once per stored key, not per
+ * request: the key check hands out the same frozen object every time.
+ */
+export type Principal =
+  | { readonly kind: 'admin'; readonly id: string }
+  | {
+      readonly kind: 'general';
+      readonly id: string;
+      /** The one session the key may use, or null for all. */
+      readonly session: string | null;
+      /** null: every action; else only the flags set to true. */
+      readonly actions: ApiKeyActions | null;
+    }
+  | { readonly kind: 'media' | 'control'; readonly id: string; readonly session: string }
+  /** An OAuth 2.0 bearer token: only ever lets a caller list sessions (scope `read:items`). */
+  | { readonly kind: 'oauth'; readonly subject: string | null; readonly scopes: readonly string[] };
+
+/** The configured admin key (SWITCHBOARD_API_KEY, or the generated one): admin in both modes. */
+export const CONFIGURED_ADMIN: Principal = Object.freeze({ kind: 'admin', id: 'admin' });
+
+export function principalOf(key: StoredApiKey): Principal {
+  switch (key.kind) {
+    case 'admin':
+      return Object.freeze({ kind: 'admin', id: key.id });
+    case 'general':
+      return Object.freeze({ kind: 'general', id: key.id, session: key.session, actions: key.actions });
+    case 'media':
+    case 'control':
+      return Object.freeze({ kind: key.kind, id: key.id, session: key.session ?? '' });
+  }
+}
+
+/** The session a principal is limited to, or null when it may see every session. */
+export function sessionLimit(principal: Principal): string | null {
+  return principal.kind === 'general' || principal.kind === 'media' || principal.kind === 'control' ? principal.session : null;
+}

@@ -1,0 +1,75 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebhookConfig } from '@switchboard/protocol';
+import type { Logger } from 'pino';
+import type { PublishedEvent } from '../events/event-bus.js';
+import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
+import type { DeliveryCounters } from '../webhooks/dispatcher.js';
+import { retryAfterFailure, type WebhookSender } from '../webhooks/http-delivery.js';
+import { logUrl } from '../webhooks/log-url.js';
+import type { Slots } from './slots.js';
+
+/** What cluster mode's deliveries (queued and replayed) share within one replica. */
+export interface AttemptContext {
+  readonly sender: WebhookSender;
+  /** HTTP requests in flight at once from this replica, over all webhooks. */
+  readonly requests: Slots;
+  readonly log: Logger;
+  readonly observer: DeliveryObserver;
+  readonly counters: DeliveryCounters;
+}
+
+/** How a delivery ended when it did not end in a 2xx. */
+export interface GivenUp {
+  readonly attempts: number;
+  readonly lastError: string;
+}
+
+/**
+ * Every attempt of one delivery, on the webhook's retry schedule, waiting in memory between
+ * attempts (the caller keeps the message alive meanwhile). Resolves null once delivered, or how
+ * it gave up after the last attempt; rejects only when `signal` aborts (a replica stopping).
+ */
+export async function deliverWithRetries(
+  context: AttemptContext,
+  target: WebhookConfig,
+  event: PublishedEvent,
+  signal: AbortSignal,
+): Promise<GivenUp | null> {
+  const { id: eventId, session, timestamp } = event.envelope;
+  for (let attempt = 1; ; attempt++) {
+    const failure = await context.requests.run(() => context.sender.send(target, event.json, signal));
+    signal.throwIfAborted();
+    if (failure === null) {
+      context.counters.succeeded++;
+      context.observer.delivered(session, Date.now() - timestamp);
+      return null;
+    }
+    const log = { session, eventId, url: logUrl(target.url), attempt, reason: failure };
+    const delayMs = retryAfterFailure(target.retries, attempt);
+    if (delayMs === null) {
+      context.counters.dead++;
+      context.observer.dead(session);
+      context.log.warn({ ...log, attempts: attempt }, 'webhook delivery dead after its last attempt');
+      return { attempts: attempt, lastError: failure };
+    }
+    context.counters.retried++;
+    context.observer.retried(session);
+    context.log.debug({ ...log, retryInMs: delayMs }, 'webhook delivery failed; will retry');
+    await sleep(delayMs, undefined, { signal });
+  }
+}
+
+/** Tells the server a message is still being worked on, well inside its ack wait, until stopped. */
+export function keepAlive(working: () => void, ackWaitMs: number): () => void {
+  const timer = setInterval(() => settle(working), Math.max(100, ackWaitMs / 3));
+  return () => clearInterval(timer);
+}
+
+/** Ack, nak and progress reports go out on the connection; a closed one only means the server redelivers. */
+export function settle(report: () => void): void {
+  try {
+    report();
+  } catch {
+    // The message stays un-acked on the server and comes back after the ack wait: at least once.
+  }
+}

@@ -1,0 +1,156 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { STREAMS, SUBJECTS, type WebhookConfig, webhookWants } from '@switchboard/protocol';
+import type { Logger } from 'pino';
+import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, nanos } from 'nats';
+import { storeDeadLetter } from './dead-letters.js';
+import type { PublishedEvent } from '../events/event-bus.js';
+import { type AttemptContext, deliverWithRetries, keepAlive, settle } from './delivery-attempts.js';
+import { parseEvent } from './event-source.js';
+
+/** One (session, webhook) queue: its durable consumer's name and what it delivers. */
+export interface QueueSpec {
+  readonly name: string;
+  readonly session: string;
+  readonly targetId: string;
+  /** Where a consumer made now starts: about when this replica first saw the webhook. */
+  readonly startTime: Date;
+  /** The one queue of the session that reports an invalid event; the others skip it quietly. */
+  readonly reportsInvalid: boolean;
+}
+
+export interface WebhookQueueDeps {
+  readonly nc: NatsConnection;
+  readonly attempts: AttemptContext;
+  readonly log: Logger;
+  readonly ackWaitMs: number;
+  /** Whether the event may be delivered (it matches its schema); `report` logs and counts one that may not. */
+  readonly accepts: (event: PublishedEvent, report: boolean) => boolean;
+  /** The webhook as configured now; null once it is gone. */
+  readonly targetOf: (session: string, targetId: string) => WebhookConfig | null;
+  /** Consumer creation at start-up goes through here, so a thousand queues do not ask at once. */
+  readonly opening: <T>(task: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * One webhook's view of one session's events: a durable consumer on `sb.evt.<session>.>` with
+ * `max_ack_pending` 1. The server hands out its next event only once the previous one is acked,
+ * whichever replica holds it, so the webhook sees the session's events in stream order, one
+ * request at a time. Every replica pulls from every queue; if the one holding an event dies, the
+ * server gives it to another after the ack wait. A dead receiver holds only its own queue.
+ */
+export class WebhookQueue {
+  private readonly stopping = new AbortController();
+  private messages: ConsumerMessages | null = null;
+  private readonly loop: Promise<void>;
+  /**
+   * Where a consumer made again starts, should it disappear (deleted by a replica whose cache was
+   * behind): at the last event this queue acked, sent again rather than anything lost.
+   */
+  private resumeAt: Date;
+
+  constructor(
+    private readonly deps: WebhookQueueDeps,
+    readonly spec: QueueSpec,
+  ) {
+    this.resumeAt = spec.startTime;
+    this.loop = this.run();
+  }
+
+  /** Stops pulling and hands the event in progress back (nak), so another replica goes on at once. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    void this.messages?.close();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const { signal } = this.stopping;
+    while (!signal.aborted && !this.deps.nc.isClosed()) {
+      try {
+        const consumer = await this.deps.opening(async () => {
+          await this.ensureConsumer();
+          return this.deps.nc.jetstream().consumers.get(STREAMS.events, this.spec.name);
+        });
+        if (signal.aborted) break;
+        // One at a time: the server would not hand out a second before the ack anyway.
+        this.messages = await consumer.consume({ max_messages: 1, abort_on_missing_resource: true });
+        for await (const msg of this.messages) {
+          await this.handle(msg);
+          this.resumeAt = new Date(Math.max(this.resumeAt.getTime(), msg.info.timestampNanos / 1e6));
+          if (signal.aborted) break;
+        }
+      } catch (error) {
+        if (signal.aborted || this.deps.nc.isClosed()) break;
+        this.deps.log.warn({ err: error, consumer: this.spec.name }, 'webhook queue stopped pulling; again in 1 s');
+      } finally {
+        this.messages = null;
+      }
+      await sleep(1_000, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  /** Never rejects: every way out acks, naks or terms the message. */
+  private async handle(msg: JsMsg): Promise<void> {
+    const event = parseEvent(msg.data);
+    if (!event) {
+      this.deps.log.error({ subject: msg.subject, seq: msg.seq }, 'message on the events stream is not an event envelope; dropped');
+      settle(() => msg.term());
+      return;
+    }
+    const { session, targetId, reportsInvalid } = this.spec;
+    const target = this.deps.targetOf(session, targetId);
+    // An invalid event, a webhook gone, or one that does not want this event: nothing to send, next.
+    if (!this.deps.accepts(event, reportsInvalid) || !target || !webhookWants(target.events, event.envelope.event)) {
+      settle(() => msg.ack());
+      return;
+    }
+    const stopKeepAlive = keepAlive(() => msg.working(), this.deps.ackWaitMs);
+    try {
+      const gaveUp = await deliverWithRetries(this.deps.attempts, target, event, this.stopping.signal);
+      if (gaveUp) {
+        const { envelope } = event;
+        const letter = {
+          eventId: envelope.id,
+          session,
+          event: envelope.event,
+          url: target.url,
+          webhook: targetId,
+          ...gaveUp,
+          deadAt: Date.now(),
+          envelope,
+        };
+        await storeDeadLetter(this.deps.nc, letter, `${envelope.id}.${targetId}`, this.deps.log);
+      }
+      settle(() => msg.ack());
+    } catch {
+      // Only a stop gets here: another replica takes the event, from its first attempt.
+      settle(() => msg.nak());
+    } finally {
+      stopKeepAlive();
+    }
+  }
+
+  /**
+   * Creates the consumer when missing. Replicas race to do so with different start times; the
+   * one made first wins and keeps its position, which is all the losers need.
+   */
+  private async ensureConsumer(): Promise<void> {
+    const jsm = await this.deps.nc.jetstreamManager();
+    if (await jsm.consumers.info(STREAMS.events, this.spec.name).catch(() => null)) return;
+    try {
+      await jsm.consumers.add(STREAMS.events, {
+        durable_name: this.spec.name,
+        description: `webhook ${this.spec.targetId} of session ${this.spec.session}`,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: nanos(this.deps.ackWaitMs),
+        max_ack_pending: 1,
+        max_deliver: -1,
+        deliver_policy: DeliverPolicy.StartTime,
+        opt_start_time: this.resumeAt.toISOString(),
+        filter_subject: SUBJECTS.sessionEvents(this.spec.session),
+      });
+    } catch (error) {
+      if (!(await jsm.consumers.info(STREAMS.events, this.spec.name).catch(() => null))) throw error;
+    }
+  }
+}

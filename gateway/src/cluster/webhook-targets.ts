@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import type { WebhookConfig } from '@switchboard/protocol';
+
+/**
+ * One webhook of one session as cluster mode queues it. The id names the webhook across config
+ * edits: the global webhook is `global`, a session webhook is a hash of its url (with `-2`,
+ * `-3` ... for further webhooks of the same url). So a changed key, filter or header applies to
+ * the deliveries already queued, and only a new url starts a new queue.
+ */
+export interface WebhookTarget {
+  readonly id: string;
+  readonly config: WebhookConfig;
+}
+
+export const GLOBAL_TARGET = 'global';
+
+export function webhookTargets(webhooks: readonly WebhookConfig[], globalHook: WebhookConfig | null): WebhookTarget[] {
+  const seen = new Map<string, number>();
+  const targets = webhooks.map((config) => {
+    const n = (seen.get(config.url) ?? 0) + 1;
+    seen.set(config.url, n);
+    return { id: `${urlHash(config.url)}${n > 1 ? `-${n}` : ''}`, config };
+  });
+  if (globalHook) targets.push({ id: GLOBAL_TARGET, config: globalHook });
+  return targets;
+}
+
+/**
+ * The durable consumer of one (session, webhook) queue on the events stream. Session names are
+ * valid consumer-name characters (no `.`, `*`, `>` or spaces); the `wh_` prefix marks ours.
+ */
+export function queueConsumerName(session: string, targetId: string): string {
+  return `${QUEUE_CONSUMER_PREFIX}${session}_${targetId}`;
+}
+
+export const QUEUE_CONSUMER_PREFIX = 'wh_';
+
+function urlHash(url: string): string {
+  return createHash('sha256').update(url).digest('hex').slice(0, 12);
+}

@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import {
+  DEFAULT_MEDIA_LIFETIME_MS,
+  type EngineHostOptions,
+  type EngineLog,
+  HistoryRecorder,
+  mediaUrl,
+} from '@switchboard/engine-pod';
+import type { EventBus } from '../events/event-bus.js';
+import { FileMediaStore } from '../media/file-media-store.js';
+import { SqliteMessageStore } from './sqlite-message-store.js';
+
+export interface AccountDataOptions {
+  readonly db: DatabaseSync;
+  readonly dataDir: string;
+  /** The events to record the history from. */
+  readonly bus: EventBus;
+  readonly mediaLifetimeMs?: number;
+  /** The start of every `media.url`, asked when a file is stored (the port is known only once listening). */
+  readonly baseUrl: () => string;
+  readonly log: EngineLog;
+}
+
+/**
+ * What local mode keeps of each account beside its auth state: the message history (SQLite,
+ * recorded from the bus) and media (files under `<data>/media`). Both are forgotten on logout and
+ * delete. The tables are `messageSchema` and `mediaSchema`, opened with the database.
+ */
+export class AccountData {
+  readonly messages: SqliteMessageStore;
+  readonly media: FileMediaStore;
+  /** What each EngineHost is given to store media. */
+  readonly engineMedia: NonNullable<EngineHostOptions['media']>;
+  private readonly recorder: HistoryRecorder;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly options: AccountDataOptions) {
+    this.messages = new SqliteMessageStore(options.db);
+    this.media = new FileMediaStore({
+      db: options.db,
+      dir: join(options.dataDir, 'media'),
+      lifetimeMs: options.mediaLifetimeMs ?? DEFAULT_MEDIA_LIFETIME_MS,
+      log: options.log,
+    });
+    this.engineMedia = { store: this.media, urlFor: (stored) => mediaUrl(options.baseUrl(), stored) };
+    this.recorder = new HistoryRecorder(this.messages, options.log);
+  }
+
+  start(): void {
+    this.unsubscribe = this.options.bus.subscribe(({ envelope }) => this.recorder.record(envelope));
+    this.media.start();
+  }
+
+  async forget(session: string): Promise<void> {
+    await this.recorder.flush();
+    await Promise.all([this.messages.purgeSession(session), this.media.purgeSession(session)]);
+  }
+
+  /** Before the database closes: every event recorded so far is written. */
+  async close(): Promise<void> {
+    this.unsubscribe?.();
+    this.media.stop();
+    await this.recorder.close();
+  }
+}

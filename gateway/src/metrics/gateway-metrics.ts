@@ -1,0 +1,110 @@
+import type { EventEnvelope } from '@switchboard/protocol';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EventBus } from '../events/event-bus.js';
+import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
+
+/** Why a websocket client was dropped. */
+export type WsDropReason = 'slow' | 'heartbeat';
+
+export interface GatewayMetricsOptions {
+  /** Process and Node.js metrics (CPU, memory, event loop lag, GC). */
+  readonly defaultMetrics?: boolean;
+}
+
+/**
+ * The gateway's Prometheus metrics (docs/operations.md lists them). Labels are the session and,
+ * for events, the event name: both bounded by what the operator configures. Webhook urls are not
+ * labels, as a url per session would multiply the series; the dead-delivery API names them.
+ * Each gateway has a registry of its own, so several in one process (tests) do not collide.
+ */
+export class GatewayMetrics implements DeliveryObserver {
+  readonly registry = new Registry();
+
+  private readonly events: Counter<'session' | 'event'>;
+  private readonly messagesIn: Counter<'session'>;
+  private readonly messagesOut: Counter<'session'>;
+  private readonly statusChanges: Counter<'session' | 'status'>;
+  private readonly succeeded: Counter<'session'>;
+  private readonly retriedTotal: Counter<'session'>;
+  private readonly deadTotal: Counter<'session'>;
+  private readonly latency: Histogram<'session'>;
+  private readonly wsDropped: Counter<'reason'>;
+
+  constructor(options: GatewayMetricsOptions = {}) {
+    const registers = [this.registry];
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    this.events = counter('switchboard_events_total', 'Events made by the sessions', ['session', 'event']);
+    this.messagesIn = counter('switchboard_messages_in_total', 'Messages received (message.any not from me)', ['session']);
+    this.messagesOut = counter('switchboard_messages_out_total', 'Messages sent, by the API or the phone (message.any from me)', ['session']);
+    this.statusChanges = counter('switchboard_session_status_changes_total', 'session.status events, by new status', [
+      'session',
+      'status',
+    ]);
+    this.succeeded = counter('switchboard_webhook_deliveries_succeeded_total', 'Webhook deliveries answered 2xx', ['session']);
+    this.retriedTotal = counter(
+      'switchboard_webhook_deliveries_retried_total',
+      'Failed webhook attempts followed by another attempt',
+      ['session'],
+    );
+    this.deadTotal = counter(
+      'switchboard_webhook_deliveries_dead_total',
+      'Webhook deliveries given up after their last attempt (kept as dead)',
+      ['session'],
+    );
+    this.latency = new Histogram({
+      name: 'switchboard_webhook_delivery_latency_seconds',
+      help: 'From the event (cluster mode) or its queueing (local mode) to the 2xx answer, retries included',
+      labelNames: ['session'],
+      // From a local receiver (ms) to a retry schedule's hour.
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+      registers,
+    });
+    this.wsDropped = counter('switchboard_ws_clients_dropped_total', 'Websocket clients dropped: too slow, or no pong', [
+      'reason',
+    ]);
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Counts every event published on the bus; returns the unsubscribe function. */
+  countEvents(bus: EventBus): () => void {
+    return bus.subscribe(({ envelope }) => this.observeEvent(envelope));
+  }
+
+  observeEvent({ session, event, payload }: EventEnvelope): void {
+    this.events.inc({ session, event });
+    if (event === 'message.any') (payload.fromMe === true ? this.messagesOut : this.messagesIn).inc({ session });
+    else if (event === 'session.status' && typeof payload.status === 'string') {
+      this.statusChanges.inc({ session, status: payload.status });
+    }
+  }
+
+  delivered(session: string, latencyMs: number): void {
+    this.succeeded.inc({ session });
+    this.latency.observe({ session }, Math.max(0, latencyMs) / 1000);
+  }
+
+  retried(session: string): void {
+    this.retriedTotal.inc({ session });
+  }
+
+  dead(session: string): void {
+    this.deadTotal.inc({ session });
+  }
+
+  droppedWsClient(reason: WsDropReason): void {
+    this.wsDropped.inc({ reason });
+  }
+
+  /** A gauge read at scrape time, for values something else already keeps. */
+  gauge(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+}

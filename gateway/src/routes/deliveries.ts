@@ -1,0 +1,85 @@
+import {
+  DeadDelivery,
+  DeadDeliveryQuery,
+  EventEnvelope,
+  EventLogQuery,
+  ReplayRequest,
+  ReplayResult,
+  SessionPathParams,
+} from '@switchboard/protocol';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { sessionAccess } from '../auth/access.js';
+import type { DeadDeliveries, EventLog } from '../webhooks/ports.js';
+import { typed, type RouteDeps } from './context.js';
+import { commonErrors } from './responses.js';
+
+const tags = ['Webhook deliveries'];
+
+export interface DeliveryRouteDeps extends RouteDeps {
+  readonly dead: DeadDeliveries;
+  readonly eventLog: EventLog;
+}
+
+/**
+ * Our addition (docs/events.md): dead webhook deliveries, their replay, and the event log a
+ * receiver reads to catch up after an outage. Reading is `use` (it shows the session's events);
+ * replay is `manage`, as it acts on the session's webhooks.
+ */
+export async function deliveryRoutes(app: FastifyInstance, { sessions, dead, eventLog }: DeliveryRouteDeps): Promise<void> {
+  const r = typed(app);
+  const exists = (session: string) => sessions.get(session, { expandApps: false });
+
+  r.get('/api/:session/webhooks/dead', {
+    config: sessionAccess('use'),
+    schema: {
+      tags,
+      summary: 'Webhook deliveries that used up their attempts, oldest first',
+      params: SessionPathParams,
+      querystring: DeadDeliveryQuery,
+      response: { 200: z.array(DeadDelivery), ...commonErrors },
+    },
+    handler: async (request) => {
+      await exists(request.params.session);
+      return dead.list(request.params.session, request.query);
+    },
+  });
+
+  r.post('/api/:session/webhooks/dead/replay', {
+    config: sessionAccess('manage'),
+    schema: {
+      tags,
+      summary: 'Queue dead deliveries again, from their first attempt',
+      description:
+        'All dead deliveries of the session, or those in `ids`. Each goes to the webhook the session has now with the same url; one with no such webhook stays dead and is listed in `skipped`.',
+      params: SessionPathParams,
+      // No body (fastify validates it as null) means all of them, as `{}` does.
+      body: ReplayRequest.nullish(),
+      response: { 202: ReplayResult, ...commonErrors },
+    },
+    handler: async (request, reply) => {
+      await exists(request.params.session);
+      return reply.code(202).send(await dead.replay(request.params.session, request.body?.ids));
+    },
+  });
+
+  r.get('/api/:session/event-log', {
+    config: sessionAccess('use'),
+    schema: {
+      tags,
+      summary: 'The session’s events after an event id, oldest first, to catch up after an outage',
+      description:
+        'Envelopes exactly as webhooks receive them. Page by passing the last id received as `since`; an empty list means caught up. Events are kept for 7 days.',
+      params: SessionPathParams,
+      querystring: EventLogQuery,
+      response: { 200: z.array(EventEnvelope), ...commonErrors },
+    },
+    handler: async (request, reply) => {
+      await exists(request.params.session);
+      const { since, limit } = request.query;
+      const events = await eventLog.since(request.params.session, since, limit);
+      // The stored JSON as it is: the very bytes a webhook got, and no parse and serialize per event.
+      return reply.type('application/json').send(`[${events.join(',')}]` as unknown as EventEnvelope[]);
+    },
+  });
+}

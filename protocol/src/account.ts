@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { OutgoingMessageId } from './chatting.js';
+import { ContactId, DEFAULT_SESSION, SessionName } from './ids.js';
+
+/**
+ * A phone number as clients write it: digits with an optional `+`, spaces, dashes, dots or
+ * parentheses, or a `<number>@c.us` id. It becomes the digits alone.
+ */
+export const PhoneNumber = z
+  .string()
+  .max(64)
+  .transform((phone) => phone.trim().replace(/@c\.us$/, '').replace(/[\s().-]/g, '').replace(/^\+/, ''))
+  .pipe(z.string().regex(/^\d{6,15}$/, { message: 'must be a phone number in international format: 6 to 15 digits' }))
+  .meta({ description: 'The phone number to check, in international format', examples: ['1213213213'] });
+
+/** The GET forms' query (`/contacts/check-exists`, `/checkNumberStatus`): a query schema has no id. */
+export const CheckNumberQuery = z.object({ phone: PhoneNumber, session: SessionName.default(DEFAULT_SESSION) });
+
+/** `POST /api/contacts/check-exists` (spec): the same fields as a body. */
+export const CheckNumberRequest = CheckNumberQuery.meta({ id: 'CheckNumberRequest' });
+export type CheckNumberRequest = z.infer<typeof CheckNumberRequest>;
+
+export const WANumberExistResult = z
+  .object({
+    numberExists: z.boolean(),
+    chatId: ContactId.optional().meta({ description: 'The chat id of the number; absent when the number is not registered' }),
+  })
+  .meta({ id: 'WANumberExistResult' });
+export type WANumberExistResult = z.infer<typeof WANumberExistResult>;
+
+/** `GET /api/{session}/new-message-id`: an id a send then takes as its `id`. */
+export const NewMessageIDResponse = z
+  .object({ id: OutgoingMessageId.meta({ description: 'Pre-generated message id', examples: ['3EB0C767D097B7C7A9F2'] }) })
+  .meta({ id: 'NewMessageIDResponse' });
+export type NewMessageIDResponse = z.infer<typeof NewMessageIDResponse>;

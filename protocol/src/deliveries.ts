@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { EventName } from './events/names.js';
+import { EventId } from './ids.js';
+
+/**
+ * Our addition to the interface (docs/events.md): webhook deliveries that used up their attempts
+ * are kept as dead, listed and replayed per session, and a receiver back from an outage reads the
+ * events it may have missed from the session's event log.
+ */
+
+export const DeadDelivery = z
+  .object({
+    id: z.number().int().positive().meta({ description: 'Id of this dead delivery, for a replay' }),
+    eventId: EventId,
+    event: EventName,
+    session: z.string(),
+    url: z.string().meta({ description: 'The webhook the delivery was for (its secrets are never shown)' }),
+    attempts: z.number().int().min(1),
+    lastError: z.string().nullable().meta({ description: 'Why the last attempt failed: "HTTP 500", "ECONNREFUSED", ...' }),
+    createdAt: z.number().int().meta({ description: 'When the delivery was queued, ms since the epoch' }),
+    deadAt: z.number().int().meta({ description: 'When its last attempt failed, ms since the epoch' }),
+  })
+  .meta({ id: 'DeadDelivery' });
+export type DeadDelivery = z.infer<typeof DeadDelivery>;
+
+export const DeadDeliveryQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export type DeadDeliveryQuery = z.infer<typeof DeadDeliveryQuery>;
+
+export const ReplayRequest = z
+  .object({
+    ids: z
+      .array(z.number().int().positive())
+      .min(1)
+      .max(1000)
+      .optional()
+      .meta({ description: 'Dead deliveries to replay; all of the session when left out' }),
+  })
+  .meta({ id: 'ReplayRequest' });
+export type ReplayRequest = z.infer<typeof ReplayRequest>;
+
+export const ReplaySkip = z.object({
+  id: z.number().int(),
+  reason: z.string().meta({ examples: ['the session has no webhook with this url any more'] }),
+});
+
+export const ReplayResult = z
+  .object({
+    replayed: z.array(z.number().int()).meta({ description: 'Ids queued again, from their first attempt' }),
+    skipped: z.array(ReplaySkip).meta({ description: 'Ids left dead, each with the reason' }),
+  })
+  .meta({ id: 'ReplayResult' });
+export type ReplayResult = z.infer<typeof ReplayResult>;
+
+export const EventLogQuery = z.object({
+  since: EventId.optional().meta({
+    description: 'Return the events after this one; from the oldest kept when left out',
+  }),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+export type EventLogQuery = z.infer<typeof EventLogQuery>;

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { SessionName } from './ids.js';
+
+/**
+ * API keys (spec 4.2, part 5). Field names follow the reference document (`ApiKeyRequest`,
+ * `ScopedApiKeyRequest`, `ApiKeyDTO`, `SessionActionsDTO`) so existing clients work unchanged.
+ */
+
+/** Key ids: `key_` followed by a lower-case ULID, like event ids. */
+export const ApiKeyId = z
+  .string()
+  .regex(/^key_[0-9a-hjkmnp-tv-z]{26}$/, { message: 'must be "key_" followed by a lower-case ULID' })
+  .meta({ examples: ['key_01jabcdefghjkmnpqrstvwxyz0'] });
+export type ApiKeyId = z.infer<typeof ApiKeyId>;
+
+/**
+ * What a general key may do to a session. Absent (`null`) means everything; when given, a flag
+ * that is missing or false is refused.
+ */
+export const ApiKeyActions = z
+  .object({
+    read: z.boolean().optional().meta({ description: 'Read session data: the session, its account, messages, chats, contacts, media' }),
+    send: z.boolean().optional().meta({ description: 'Send messages and change account data (profile, contacts)' }),
+    control: z.boolean().optional().meta({ description: 'Lifecycle and pairing: start, stop, restart, logout, QR, codes' }),
+    setting: z.boolean().optional().meta({ description: 'Create a session or change its configuration' }),
+    app: z.boolean().optional().meta({ description: 'Manage apps (no route needs it yet: apps are set with the session configuration)' }),
+    delete: z.boolean().optional().meta({ description: 'Delete the session' }),
+  })
+  .meta({ id: 'SessionActionsDTO' });
+export type ApiKeyActions = z.infer<typeof ApiKeyActions>;
+export type ApiKeyAction = keyof ApiKeyActions;
+
+/** `POST /api/keys` and `PUT /api/keys/{id}`. */
+export const ApiKeyRequest = z
+  .object({
+    isAdmin: z.boolean().default(false).meta({ description: 'May manage keys and use every session' }),
+    session: SessionName.nullable()
+      .default(null)
+      .meta({ description: 'Limit the key to this session; null for all sessions' }),
+    isActive: z.boolean().default(true).meta({ description: 'An inactive key is refused (401) until activated again' }),
+    actions: ApiKeyActions.nullable().default(null),
+  })
+  .superRefine((request, context) => {
+    if (!request.isAdmin) return;
+    // An admin key may do everything; a limit on it would be silently ignored, so it is refused.
+    if (request.session !== null) {
+      context.addIssue({ code: 'custom', path: ['session'], message: 'an admin key cannot be limited to a session' });
+    }
+    if (request.actions !== null) {
+      context.addIssue({ code: 'custom', path: ['actions'], message: 'an admin key cannot be limited to actions' });
+    }
+  })
+  .meta({ id: 'ApiKeyRequest' });
+export type ApiKeyRequest = z.infer<typeof ApiKeyRequest>;
+
+/** `POST /api/keys/media` and `POST /api/keys/control`: the one key of that kind for a session. */
+export const ScopedApiKeyRequest = z.object({ session: SessionName }).meta({ id: 'ScopedApiKeyRequest' });
+export type ScopedApiKeyRequest = z.infer<typeof ScopedApiKeyRequest>;
+
+export const ApiKeyPathParams = z.object({ id: z.string().min(1).max(64) });
+
+/**
+ * The kinds of spec part 5: `general` (all sessions, or one), `media` (download one session's
+ * media) and `control` (read and drive one session), plus `admin` (key management).
+ */
+export const ApiKeyKind = z.enum(['admin', 'general', 'media', 'control']);
+export type ApiKeyKind = z.infer<typeof ApiKeyKind>;
+
+export const ApiKeyDTO = z
+  .object({
+    id: z.string(),
+    key: z
+      .string()
+      .optional()
+      .meta({ description: 'The secret: present only in the answer that created it. Only its hash is stored.' }),
+    isActive: z.boolean(),
+    isAdmin: z.boolean(),
+    session: z.string().nullable(),
+    actions: ApiKeyActions.nullable(),
+    kind: ApiKeyKind,
+  })
+  .meta({ id: 'ApiKeyDTO' });
+export type ApiKeyDTO = z.infer<typeof ApiKeyDTO>;
+
+/**
+ * A key as the gateway stores it (SQLite row in local mode, KV value in cluster mode): the
+ * secret's `sha512:<hex>` hash, never the secret.
+ */
+export const StoredApiKey = z.object({
+  id: z.string(),
+  hash: z.string().regex(/^sha512:[0-9a-f]{128}$/),
+  kind: ApiKeyKind,
+  session: z.string().nullable(),
+  isActive: z.boolean(),
+  actions: ApiKeyActions.nullable(),
+  createdAt: z.number().int(),
+});
+export type StoredApiKey = z.infer<typeof StoredApiKey>;
