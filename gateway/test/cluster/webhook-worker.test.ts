@@ -83,8 +83,9 @@ describe('6.1 at least once across replicas', () => {
     await doomed.kill();
     await waitFor(() => rx.accepted.length === 1, 'the survivor to deliver it', 10_000);
     releaseHeld();
-
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual(900);
+    // The receiver has the request before the survivor has its answer: wait for the count.
+    await waitFor(() => survivor.worker.counters.succeeded === 1, 'the survivor to count the delivery');
     expect(survivor.worker.counters.succeeded).toBe(1);
     expect(rx.accepted[0]!.id).toBe(event.envelope.id);
     const redelivered = rx.received[1]!;
@@ -105,6 +106,7 @@ describe('6.1 at least once across replicas', () => {
     await leaving.worker.stop();
     await waitFor(() => rx.accepted.length === 1, 'the other replica to deliver it', 5_000);
     releaseHeld();
+    await waitFor(() => staying.worker.counters.succeeded === 1, 'the other replica to count the delivery');
     expect(staying.worker.counters.succeeded).toBe(1);
   });
 });
