@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLocalGateway, type LocalGateway } from '@switchboard/gateway';
-import { pino } from 'pino';
+import { createLocalGateway, type LocalGateway, readConfig } from '@switchboard/gateway';
 
 export interface BenchGateway {
   readonly gateway: LocalGateway;
@@ -11,19 +10,23 @@ export interface BenchGateway {
   close(): Promise<void>;
 }
 
-/** A local-mode gateway as `make run` starts it (SANDBOX by default, logs off), in a fresh data dir. */
+/**
+ * A local-mode gateway configured as `make run` configures it (from the environment it reads,
+ * every other setting at its default), but SANDBOX by default, logs off, on a free loopback port
+ * and in a fresh data dir.
+ */
 export async function startBenchGateway(apiKey: string): Promise<BenchGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
-  const gateway = await createLocalGateway({
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    apiKey,
-    defaultEngine: 'SANDBOX',
-    logLevel: 'silent',
-    logger: pino({ level: 'silent' }),
-    globalWebhook: null,
-  });
+  const gateway = await createLocalGateway(
+    readConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SWITCHBOARD_DATA_DIR: dataDir,
+      SWITCHBOARD_API_KEY: apiKey,
+      SWITCHBOARD_DEFAULT_ENGINE: 'SANDBOX',
+      SWITCHBOARD_LOG_LEVEL: 'silent',
+    }),
+  );
   const url = await gateway.listen();
   return {
     gateway,

@@ -7,7 +7,7 @@ import type { OperatorConfig } from '../src/config.js';
 import { type RunningOperator, startOperator } from '../src/operator.js';
 import { TestCluster } from './support/cluster.js';
 import { testLog } from './support/log.js';
-import { sleep, waitFor } from './support/wait.js';
+import { sleep, waitForApiServer } from './support/wait.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 
 describe('leader election between two replicas', { timeout: 60_000 }, () => {
@@ -46,10 +46,10 @@ describe('leader election between two replicas', { timeout: 60_000 }, () => {
   it('only the replica holding the lease reconciles', async () => {
     const ns = await cluster.namespace('two');
     const a = await replica(ns, 'operator-a');
-    await waitFor('a leader', async () => a.isLeader);
+    await waitForApiServer(async () => a.isLeader, 'a leader');
     const b = await replica(ns, 'operator-b');
     await cluster.createSession(ns, 's1');
-    await waitFor('the engine pod', () => cluster.pod(ns, 's1'));
+    await waitForApiServer(() => cluster.pod(ns, 's1'), 'the engine pod');
     await sleep(3_000);
 
     expect(b.isLeader).toBe(false);
@@ -61,20 +61,20 @@ describe('leader election between two replicas', { timeout: 60_000 }, () => {
   it('a leader that stops releases the lease; the other takes over at once', async () => {
     const ns = await cluster.namespace('handover');
     const a = await replica(ns, 'operator-a');
-    await waitFor('a leader', async () => a.isLeader);
+    await waitForApiServer(async () => a.isLeader, 'a leader');
     const b = await replica(ns, 'operator-b');
     await sleep(2_500); // b has seen the lease held
 
     const stoppedAt = Date.now();
     await a.stop();
-    await waitFor('b leading', async () => b.isLeader, 20_000);
+    await waitForApiServer(async () => b.isLeader, 'b leading', 20_000);
     // Released, so b need not wait out the 15 s lease: its next 2 to 4.4 s retry takes it.
     expect(Date.now() - stoppedAt).toBeLessThan(8_000);
     expect(await holder(ns)).toBe('operator-b');
 
     await cluster.createSession(ns, 's2');
-    await waitFor('the engine pod', () => cluster.pod(ns, 's2'));
-    await waitFor('an event from b', async () => (await reporters(ns, 's2')).includes('operator-b'));
+    await waitForApiServer(() => cluster.pod(ns, 's2'), 'the engine pod');
+    await waitForApiServer(async () => (await reporters(ns, 's2')).includes('operator-b'), 'an event from b');
     expect(await reporters(ns, 's2')).toEqual(['operator-b']);
   });
 
@@ -83,7 +83,7 @@ describe('leader election between two replicas', { timeout: 60_000 }, () => {
     const proxy = await TcpProxy.start(cluster.cp.server);
     cleanups.push(() => proxy.stop());
     const a = await replica(ns, 'operator-a', { kubeConfig: cluster.kubeConfigVia(proxy.url) });
-    await waitFor('a leader', async () => a.isLeader);
+    await waitForApiServer(async () => a.isLeader, 'a leader');
     const b = await replica(ns, 'operator-b');
     await sleep(2_500);
 
@@ -91,7 +91,7 @@ describe('leader election between two replicas', { timeout: 60_000 }, () => {
     await proxy.cut();
     let lostAfter = 0;
     void a.leadershipLost.then(() => (lostAfter = Date.now() - cutAt));
-    await waitFor('b leading', async () => b.isLeader, 25_000);
+    await waitForApiServer(async () => b.isLeader, 'b leading', 25_000);
     const takeover = Date.now() - cutAt;
 
     // a gave up (10 s renew deadline, counted from its last renew) before b took the lease
@@ -103,7 +103,7 @@ describe('leader election between two replicas', { timeout: 60_000 }, () => {
     expect(a.isLeader).toBe(false);
 
     await cluster.createSession(ns, 's3');
-    await waitFor('the engine pod', () => cluster.pod(ns, 's3'));
-    await waitFor('an event from b', async () => (await reporters(ns, 's3')).includes('operator-b'));
+    await waitForApiServer(() => cluster.pod(ns, 's3'), 'the engine pod');
+    await waitForApiServer(async () => (await reporters(ns, 's3')).includes('operator-b'), 'an event from b');
   });
 });

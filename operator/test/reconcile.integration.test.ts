@@ -9,7 +9,7 @@ import { type OperatorOptions, type RunningOperator, startOperator } from '../sr
 import type { OperatorConfig } from '../src/config.js';
 import { TestCluster } from './support/cluster.js';
 import { testLog } from './support/log.js';
-import { sleep, waitFor } from './support/wait.js';
+import { sleep, waitForApiServer } from './support/wait.js';
 import { FakeEngine } from './support/fake-engine.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 
@@ -56,7 +56,7 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       await operatorIn(ns, {}, { resyncMs: 300 });
       const resource = await cluster.createSession(ns, 's1', { config: { metadata: { team: 'a' } } });
 
-      const pod = await waitFor('the engine pod', () => cluster.pod(ns, 's1'));
+      const pod = await waitForApiServer(() => cluster.pod(ns, 's1'), 'the engine pod');
       await sleep(1_500); // several resyncs: still the same one pod
       const pods = await cluster.enginePods(ns);
       expect(pods.map((p) => p.metadata?.uid)).toEqual([pod.metadata?.uid]);
@@ -77,10 +77,10 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
         ]),
       );
 
-      const stored = await waitFor('status STARTING', async () => {
+      const stored = await waitForApiServer(async () => {
         const current = await cluster.session(ns, 's1');
         return current?.status?.status === 'STARTING' && current.status.podName === 'engine-s1' && current;
-      });
+      }, 'status STARTING');
       expect(stored.metadata.finalizers).toEqual([LOGOUT_FINALIZER]);
       const reasons = (await cluster.eventsOf(ns, 's1')).map((e) => e.reason);
       expect(reasons.filter((r) => r === 'PodCreated')).toHaveLength(1);
@@ -91,20 +91,20 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       const ns = await cluster.namespace('terminating');
       await operatorIn(ns);
       await cluster.createSession(ns, 's1');
-      const old = await waitFor('the engine pod', () => cluster.pod(ns, 's1'));
+      const old = await waitForApiServer(() => cluster.pod(ns, 's1'), 'the engine pod');
       await cluster.patchPod(ns, 's1', { metadata: { finalizers: [HOLD] } });
 
       await cluster.patchSession(ns, 's1', { metadata: { annotations: { [ANNOTATIONS.restartedAt]: '2026-11-21T10:00:00Z' } } });
-      await waitFor('the old pod terminating', async () => (await cluster.pod(ns, 's1'))?.metadata?.deletionTimestamp);
+      await waitForApiServer(async () => (await cluster.pod(ns, 's1'))?.metadata?.deletionTimestamp, 'the old pod terminating');
       await sleep(3_000);
       const meanwhile = await cluster.enginePods(ns);
       expect(meanwhile.map((p) => p.metadata?.uid)).toEqual([old.metadata?.uid]);
 
       await cluster.patchPod(ns, 's1', { metadata: { finalizers: null } });
-      const replacement = await waitFor('the new pod', async () => {
+      const replacement = await waitForApiServer(async () => {
         const pod = await cluster.pod(ns, 's1');
         return pod && pod.metadata?.uid !== old.metadata?.uid && pod;
-      });
+      }, 'the new pod');
       expect(replacement.metadata?.annotations?.[ANNOTATIONS.podRestartedAt]).toBe('2026-11-21T10:00:00Z');
       expect(await cluster.enginePods(ns)).toHaveLength(1);
     });
@@ -113,12 +113,12 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       const ns = await cluster.namespace('failed');
       await operatorIn(ns);
       await cluster.createSession(ns, 's1');
-      const old = await waitFor('the engine pod', () => cluster.pod(ns, 's1'));
+      const old = await waitForApiServer(() => cluster.pod(ns, 's1'), 'the engine pod');
       await cluster.core.patchNamespacedPodStatus({ namespace: ns, name: 'engine-s1', body: [{ op: 'add', path: '/status/phase', value: 'Failed' }] });
-      await waitFor('a new pod', async () => {
+      await waitForApiServer(async () => {
         const pod = await cluster.pod(ns, 's1');
         return pod && pod.metadata?.uid !== old.metadata?.uid;
-      });
+      }, 'a new pod');
     });
   });
 
@@ -127,19 +127,19 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       const ns = await cluster.namespace('stopped');
       await operatorIn(ns);
       await cluster.createSession(ns, 's1');
-      await waitFor('the engine pod', () => cluster.pod(ns, 's1'));
+      await waitForApiServer(() => cluster.pod(ns, 's1'), 'the engine pod');
 
       await cluster.patchSession(ns, 's1', { spec: { desiredState: 'Stopped' } });
-      await waitFor('the pod gone', async () => (await cluster.pod(ns, 's1')) === null);
-      const status = await waitFor('status STOPPED', async () => {
+      await waitForApiServer(async () => (await cluster.pod(ns, 's1')) === null, 'the pod gone');
+      const status = await waitForApiServer(async () => {
         const s = await statusOf(ns, 's1');
         return s?.status === 'STOPPED' && s;
-      });
+      }, 'status STOPPED');
       expect(status.podName ?? null).toBeNull();
       expect(status.conditions?.find((c) => c.type === 'PodReady')).toMatchObject({ status: 'False', reason: 'Stopped' });
 
       await cluster.patchSession(ns, 's1', { spec: { desiredState: 'Running' } });
-      await waitFor('a pod again', () => cluster.pod(ns, 's1'));
+      await waitForApiServer(() => cluster.pod(ns, 's1'), 'a pod again');
     });
   });
 
@@ -151,9 +151,9 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       );
       await operatorIn(ns);
       await cluster.createSession(ns, 'ask1');
-      await waitFor('the engine pod', () => cluster.pod(ns, 'ask1'));
+      await waitForApiServer(() => cluster.pod(ns, 'ask1'), 'the engine pod');
       await cluster.markPodReady(ns, 'ask1');
-      await waitFor('status SCAN_QR_CODE', async () => (await statusOf(ns, 'ask1'))?.status === 'SCAN_QR_CODE');
+      await waitForApiServer(async () => (await statusOf(ns, 'ask1'))?.status === 'SCAN_QR_CODE', 'status SCAN_QR_CODE');
       expect(engine.received).toContain('host.status');
     });
 
@@ -162,15 +162,15 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       const engine = fakeEngine('evt1', async () => ({ status: 'STARTING', statuses: [{ status: 'STARTING', timestamp: Date.now() }], me: null }));
       await operatorIn(ns);
       await cluster.createSession(ns, 'evt1');
-      await waitFor('the engine pod', () => cluster.pod(ns, 'evt1'));
+      await waitForApiServer(() => cluster.pod(ns, 'evt1'), 'the engine pod');
       await cluster.markPodReady(ns, 'evt1');
-      await waitFor('the question', async () => engine.received.includes('host.status'));
+      await waitForApiServer(async () => engine.received.includes('host.status'), 'the question');
 
       engine.publishStatus('WORKING', me);
-      const working = await waitFor('status WORKING', async () => {
+      const working = await waitForApiServer(async () => {
         const resource = await cluster.session(ns, 'evt1');
         return resource?.status?.status === 'WORKING' && resource;
-      });
+      }, 'status WORKING');
       expect(working.status?.me).toEqual(me);
       expect(working.status?.statuses?.map((p) => p.status)).toEqual(['STARTING', 'WORKING']);
       const ready = working.status?.conditions?.find((c) => c.type === 'Ready');
@@ -179,18 +179,18 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
 
       // A spec change that needs no new pod: the generation moves, the transition time stays.
       await cluster.patchSession(ns, 'evt1', { spec: { config: { metadata: { team: 'b' } } } });
-      const observed = await waitFor('the new generation observed', async () => {
+      const observed = await waitForApiServer(async () => {
         const resource = await cluster.session(ns, 'evt1');
         return resource?.status?.observedGeneration === resource?.metadata.generation && resource!.metadata.generation! > 1 && resource;
-      });
+      }, 'the new generation observed');
       expect(observed.status?.conditions?.every((c) => c.observedGeneration === observed.metadata.generation)).toBe(true);
       expect(observed.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime).toBe(ready?.lastTransitionTime);
 
       engine.publishStatus('SCAN_QR_CODE');
-      const unpaired = await waitFor('status SCAN_QR_CODE', async () => {
+      const unpaired = await waitForApiServer(async () => {
         const s = await statusOf(ns, 'evt1');
         return s?.status === 'SCAN_QR_CODE' && s;
-      });
+      }, 'status SCAN_QR_CODE');
       expect(unpaired.me ?? null).toBeNull();
       expect(unpaired.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ScanQrCode' });
       const reasons = (await cluster.eventsOf(ns, 'evt1')).map((e) => e.reason);
@@ -226,13 +226,13 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       });
       await operatorIn(ns);
       await cluster.createSession(ns, 'lo1');
-      await waitFor('the engine pod', () => cluster.pod(ns, 'lo1'));
+      await waitForApiServer(() => cluster.pod(ns, 'lo1'), 'the engine pod');
       await cluster.markPodReady(ns, 'lo1');
-      await waitFor('status WORKING', async () => (await statusOf(ns, 'lo1'))?.status === 'WORKING');
+      await waitForApiServer(async () => (await statusOf(ns, 'lo1'))?.status === 'WORKING', 'status WORKING');
 
       await cluster.patchSession(ns, 'lo1', { metadata: { annotations: { [ANNOTATIONS.logoutOnDelete]: 'true' } } });
       await cluster.deleteSession(ns, 'lo1');
-      await waitFor('the resource gone', async () => (await cluster.session(ns, 'lo1')) === null, 20_000);
+      await waitForApiServer(async () => (await cluster.session(ns, 'lo1')) === null, 'the resource gone', 20_000);
 
       expect(engine.received).toContain('host.logout');
       expect(podDuringLogout).toEqual({ podAlive: true, resourceDeleting: true });
@@ -251,9 +251,9 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       const engine = fakeEngine('idle1');
       await operatorIn(ns);
       await cluster.createSession(ns, 'idle1', {}, { [ANNOTATIONS.logoutOnDelete]: 'true' });
-      await waitFor('the engine pod', () => cluster.pod(ns, 'idle1'));
+      await waitForApiServer(() => cluster.pod(ns, 'idle1'), 'the engine pod');
       await cluster.deleteSession(ns, 'idle1');
-      await waitFor('the resource gone', async () => (await cluster.session(ns, 'idle1')) === null);
+      await waitForApiServer(async () => (await cluster.session(ns, 'idle1')) === null, 'the resource gone');
       expect(engine.received).not.toContain('host.logout');
       expect((await authKeys()).filter((k) => k.startsWith('idle1.'))).toEqual([]);
     });
@@ -264,17 +264,17 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       const engine = fakeEngine('plain1');
       await operatorIn(ns);
       await cluster.createSession(ns, 'plain1');
-      await waitFor('the engine pod', () => cluster.pod(ns, 'plain1'));
-      await waitFor('the finalizer', async () => (await cluster.session(ns, 'plain1'))?.metadata.finalizers?.includes(LOGOUT_FINALIZER));
+      await waitForApiServer(() => cluster.pod(ns, 'plain1'), 'the engine pod');
+      await waitForApiServer(async () => (await cluster.session(ns, 'plain1'))?.metadata.finalizers?.includes(LOGOUT_FINALIZER), 'the finalizer');
       await cluster.patchPod(ns, 'plain1', { metadata: { finalizers: [HOLD] } });
 
       await cluster.deleteSession(ns, 'plain1');
-      await waitFor('the pod terminating', async () => (await cluster.pod(ns, 'plain1'))?.metadata?.deletionTimestamp);
+      await waitForApiServer(async () => (await cluster.pod(ns, 'plain1'))?.metadata?.deletionTimestamp, 'the pod terminating');
       await sleep(2_000);
       expect((await cluster.session(ns, 'plain1'))?.metadata.deletionTimestamp).toBeTruthy();
 
       await cluster.patchPod(ns, 'plain1', { metadata: { finalizers: null } });
-      await waitFor('the resource gone', async () => (await cluster.session(ns, 'plain1')) === null);
+      await waitForApiServer(async () => (await cluster.session(ns, 'plain1')) === null, 'the resource gone');
       expect(engine.received).not.toContain('host.logout');
       expect(await authKeys()).toContain('plain1.creds.main');
     });
@@ -287,15 +287,15 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       cleanups.push(() => proxy.stop());
       await operatorIn(ns, { kubeConfig: cluster.kubeConfigVia(proxy.url) }, { resyncMs: 600_000 });
       await cluster.createSession(ns, 'w1');
-      await waitFor('the first pod', () => cluster.pod(ns, 'w1'));
+      await waitForApiServer(() => cluster.pod(ns, 'w1'), 'the first pod');
 
       await proxy.cut();
       await cluster.createSession(ns, 'w2');
       await sleep(3_000); // well within the 10 s renew deadline: the replica stays the leader
       await proxy.resume();
-      await waitFor('the pod of the session created while cut off', () => cluster.pod(ns, 'w2'), 20_000);
+      await waitForApiServer(() => cluster.pod(ns, 'w2'), 'the pod of the session created while cut off', 20_000);
       await cluster.createSession(ns, 'w3');
-      await waitFor('a pod from the restarted watch', () => cluster.pod(ns, 'w3'));
+      await waitForApiServer(() => cluster.pod(ns, 'w3'), 'a pod from the restarted watch');
     });
 
     it('restart a watch that stays quiet longer than the timeout', async () => {
@@ -309,7 +309,7 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       // Two informers, each restarted about three times; leases renew over kept-alive connections.
       expect(proxy.connections - before).toBeGreaterThanOrEqual(4);
       await cluster.createSession(ns, 'q1');
-      await waitFor('the pod', () => cluster.pod(ns, 'q1'));
+      await waitForApiServer(() => cluster.pod(ns, 'q1'), 'the pod');
     });
   });
 });

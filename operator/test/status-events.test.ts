@@ -1,9 +1,9 @@
-import { type NatsServer, startNatsServer } from '@switchboard/testkit';
+import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineStatusStore } from '../src/status-events.js';
 import { testLog } from './support/log.js';
-import { sleep, waitFor } from './support/wait.js';
+import { sleep } from './support/wait.js';
 import { FakeEngine } from './support/fake-engine.js';
 
 describe('engine statuses from NATS', () => {
@@ -27,7 +27,7 @@ describe('engine statuses from NATS', () => {
   it('keeps the latest session.status of each session, with the envelope me, and reports the session', async () => {
     const engine = new FakeEngine(nc, 'S_1');
     engine.publishStatus('WORKING', { id: '15550000000@c.us', pushName: 'Sandbox' });
-    const report = await waitFor('the report', async () => store.get('S_1'));
+    const report = await waitFor(async () => store.get('S_1'), 'the report');
     expect(report).toMatchObject({ status: 'WORKING', me: { id: '15550000000@c.us', pushName: 'Sandbox' } });
     expect(report.statuses.map((p) => p.status)).toEqual(['STARTING', 'WORKING']);
     expect(reported).toContain('S_1');
@@ -43,7 +43,7 @@ describe('engine statuses from NATS', () => {
     nc.publish(subject, '{"not":"an envelope"}');
     nc.publish(subject, envelope('NOT_A_STATUS', 3_000));
     await nc.flush();
-    await waitFor('the report', async () => store.get('s2'));
+    await waitFor(async () => store.get('s2'), 'the report');
     await sleep(100);
     expect(store.get('s2')?.status).toBe('WORKING');
   });

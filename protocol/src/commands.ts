@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppConfig } from './apps.js';
 import { accountCommands } from './commands/account.js';
 import { chattingCommands } from './commands/chatting.js';
+import { command } from './commands/command.js';
 import { pairingCommands } from './commands/pairing.js';
 import { profileCommands } from './commands/profile.js';
 import { sandboxCommands } from './commands/sandbox.js';
@@ -28,13 +29,13 @@ export type EngineOp = EngineCommand['op'];
  */
 export const HostCommand = z.discriminatedUnion('op', [
   /** Unpair, then start again (spec part 3, rule 4: the pod exists, so the session is running). */
-  z.object({ op: z.literal('host.logout') }),
+  command('host.logout'),
   /** Metadata applies from the next event, without a restart. */
-  z.object({ op: z.literal('host.setMetadata'), args: z.object({ metadata: z.record(z.string(), z.string()) }) }),
+  command('host.setMetadata', z.object({ metadata: z.record(z.string(), z.string()) })),
   /** The session's apps (spec 2.3) apply from the next event, without a restart. */
-  z.object({ op: z.literal('host.setApps'), args: z.object({ apps: z.array(AppConfig) }) }),
+  command('host.setApps', z.object({ apps: z.array(AppConfig) })),
   /** The host's view: `{status, statuses, me}`, for whoever writes the resource status. */
-  z.object({ op: z.literal('host.status') }),
+  command('host.status'),
 ]);
 export type HostCommand = z.infer<typeof HostCommand>;
 

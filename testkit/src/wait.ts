@@ -1,14 +1,26 @@
-/** Polls until `check` returns a value (not undefined, null or false) or the deadline passes. */
+/**
+ * Polls until `check` returns a value (not undefined, null or false) or the deadline passes.
+ * A check that throws is asked again, as one that is not there yet: what it checks (a resource,
+ * a stream, a process) may not exist yet. The timeout names `what` and the last error.
+ */
 export async function waitFor<T>(
   check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   what: string,
   timeoutMs = 5_000,
+  intervalMs = 10,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
   for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    try {
+      const value = await check();
+      if (value !== undefined && value !== null && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

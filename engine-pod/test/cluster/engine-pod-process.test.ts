@@ -1,15 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type CommandReply, KV_BUCKETS, STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NatsMediaStore, NatsMessageStore, readHistory } from '../../src/index.js';
-import { natsForTests, streamMessages, waitFor } from './helpers.js';
+import { natsForTests, streamMessages } from './helpers.js';
 import { PodProcess, REPO_ROOT } from './pod-process.js';
 
 beforeAll(() => {
   // The pod runs from its build, as in a container: build it (incremental, quick when up to date).
   execFileSync(join(REPO_ROOT, 'node_modules/.bin/tsc'), ['-b', 'engine-pod'], { cwd: REPO_ROOT, stdio: 'pipe' });
 }, 120_000);
+/** A pod is a process of its own, started from its build: it gets longer than a call in this process. */
+const POD_WAIT_MS = 10_000;
 const nats = natsForTests();
 const pods: PodProcess[] = [];
 afterEach(async () => {
@@ -42,9 +45,9 @@ const statusOf = async (session: string) => (await result(session, { op: 'host.s
 describe('engine pod process', () => {
   it('serves a session over NATS: pairing, sending, events on the stream; a restart keeps the pairing', async () => {
     const first = await startPod('p1', 'engine-p1-a');
-    await waitFor(`ready\n${first.log}`, async () => (await first.probe('/readyz')) === 200);
+    await waitFor(async () => (await first.probe('/readyz')) === 200, `ready\n${first.log}`, POD_WAIT_MS);
     expect(await first.probe('/healthz')).toBe(200);
-    await waitFor('SCAN_QR_CODE', async () => (await statusOf('p1')) === 'SCAN_QR_CODE');
+    await waitFor(async () => (await statusOf('p1')) === 'SCAN_QR_CODE', 'SCAN_QR_CODE', POD_WAIT_MS);
     expect((await result('p1', { op: 'auth.qr' })).value).toMatch(/^2@/);
     await result('p1', { op: 'sandbox.simulate', args: { kind: 'scan' } });
     expect(await statusOf('p1')).toBe('WORKING');
@@ -56,10 +59,10 @@ describe('engine pod process', () => {
     type Stored = Envelope & { subject: string };
     const sessionEvents = async (): Promise<Stored[]> =>
       (await streamMessages(jsm, STREAMS.events, 'sb.evt.p1.')).map((m) => ({ ...m.json<Envelope>(), subject: m.subject }));
-    const forMessage = await waitFor('message.any and two message.ack on the stream', async () => {
+    const forMessage = await waitFor(async () => {
       const found = (await sessionEvents()).filter((e) => e.payload.id === record.id);
       return found.length >= 3 && found;
-    });
+    }, 'message.any and two message.ack on the stream', POD_WAIT_MS);
     expect(forMessage.map((e) => e.event)).toEqual(['message.any', 'message.ack', 'message.ack']);
     expect(forMessage.map((e) => e.subject)).toEqual(['sb.evt.p1.message.any', 'sb.evt.p1.message.ack', 'sb.evt.p1.message.ack']);
 
@@ -69,8 +72,8 @@ describe('engine pod process', () => {
     expect(lease?.operation).not.toBe('PUT'); // released, not left to lapse
 
     const second = await startPod('p1', 'engine-p1-b');
-    await waitFor(`ready\n${second.log}`, async () => (await second.probe('/readyz')) === 200);
-    await waitFor('WORKING without a scan', async () => (await statusOf('p1')) === 'WORKING');
+    await waitFor(async () => (await second.probe('/readyz')) === 200, `ready\n${second.log}`, POD_WAIT_MS);
+    await waitFor(async () => (await statusOf('p1')) === 'WORKING', 'WORKING without a scan', POD_WAIT_MS);
     const statuses = (await sessionEvents()).filter((e) => e.event === 'session.status').map((e) => e.payload.status);
     expect(statuses.slice(-2)).toEqual(['STARTING', 'WORKING']);
     second.signal('SIGTERM');
@@ -80,12 +83,12 @@ describe('engine pod process', () => {
   it('two pods for one session: only one becomes ready, the other waits and takes over when it stops', async () => {
     const a = await startPod('p2', 'engine-p2-a');
     const b = await startPod('p2', 'engine-p2-b');
-    const [leader, follower] = await waitFor('one ready pod', async () => {
+    const [leader, follower] = await waitFor(async () => {
       const [ra, rb] = await Promise.all([a.probe('/readyz'), b.probe('/readyz')]);
       if (ra === 200) return [a, b] as const;
       if (rb === 200) return [b, a] as const;
       return undefined;
-    });
+    }, 'one ready pod', POD_WAIT_MS);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await follower.probe('/healthz')).toBe(200);
     expect(await follower.probe('/readyz')).toBe(503);
@@ -93,13 +96,13 @@ describe('engine pod process', () => {
 
     leader.signal('SIGTERM');
     expect(await leader.exited).toBe(0);
-    await waitFor(`the waiting pod ready\n${follower.log}`, async () => (await follower.probe('/readyz')) === 200);
+    await waitFor(async () => (await follower.probe('/readyz')) === 200, `the waiting pod ready\n${follower.log}`, POD_WAIT_MS);
     expect(await statusOf('p2')).toBe('SCAN_QR_CODE');
   }, 40_000);
 
   it('a pod whose lease is taken stops its engine and exits 1', async () => {
     const pod = await startPod('p3', 'engine-p3');
-    await waitFor('ready', async () => (await pod.probe('/readyz')) === 200);
+    await waitFor(async () => (await pod.probe('/readyz')) === 200, 'ready', POD_WAIT_MS);
     const kv = await nats.nc.jetstream().views.kv(KV_BUCKETS.leases);
     await kv.put('p3', JSON.stringify({ holder: 'someone else' }));
     expect(await pod.exited).toBe(1);
@@ -113,7 +116,7 @@ describe('engine pod: message history and media in NATS, read by anyone', () => 
   const page = { chatId: chat, merge: true, limit: 100, offset: 0, sortOrder: 'asc' } as const;
 
   /** A pod of session h1 that holds the lease (a SIGKILLed holder's lease lapses after 15 s). */
-  async function historyPod(podName: string, readyWithinMs = 10_000): Promise<PodProcess> {
+  async function historyPod(podName: string, readyWithinMs = POD_WAIT_MS): Promise<PodProcess> {
     const pod = await PodProcess.start({
       SWITCHBOARD_SESSION: 'h1',
       SWITCHBOARD_NATS_URL: nats.server.url,
@@ -121,13 +124,13 @@ describe('engine pod: message history and media in NATS, read by anyone', () => 
       SWITCHBOARD_BASE_URL: 'https://wa.example.com/',
     });
     pods.push(pod);
-    await waitFor('ready', async () => (await pod.probe('/readyz')) === 200, readyWithinMs);
+    await waitFor(async () => (await pod.probe('/readyz')) === 200, 'ready', readyWithinMs);
     return pod;
   }
 
   it('records what goes in and out, stores received files under SWITCHBOARD_BASE_URL, and a new pod carries on', async () => {
     const first = await historyPod('engine-h1-a');
-    await waitFor('SCAN_QR_CODE', async () => (await statusOf('h1')) === 'SCAN_QR_CODE');
+    await waitFor(async () => (await statusOf('h1')) === 'SCAN_QR_CODE', 'SCAN_QR_CODE', POD_WAIT_MS);
     await result('h1', { op: 'sandbox.simulate', args: { kind: 'scan' } });
     const media = { mimetype: 'image/png', filename: 'p.png', data: Buffer.from('png!').toString('base64') };
     const received = await result('h1', { op: 'sandbox.simulate', args: { kind: 'message', from: chat, body: 'photo', media } });
@@ -135,10 +138,10 @@ describe('engine pod: message history and media in NATS, read by anyone', () => 
 
     // Another connection, as a gateway replica reads them.
     const history = await NatsMessageStore.open(nats.nc);
-    const records = await waitFor('both messages, the sent one at DEVICE', async () => {
+    const records = await waitFor(async () => {
       const found = await readHistory(history, 'h1', page);
       return found.length === 2 && found[1]!.ackName === 'DEVICE' && found;
-    });
+    }, 'both messages, the sent one at DEVICE', POD_WAIT_MS);
     expect(records.map((r) => [r.id, r.body])).toEqual([
       [received.id, 'photo'],
       [sent.id, 'nice'],
@@ -151,12 +154,12 @@ describe('engine pod: message history and media in NATS, read by anyone', () => 
     // The pod dies without a goodbye; its replacement appends to the same history.
     await first.kill();
     await historyPod('engine-h1-b', 25_000);
-    await waitFor('WORKING again', async () => (await statusOf('h1')) === 'WORKING');
+    await waitFor(async () => (await statusOf('h1')) === 'WORKING', 'WORKING again', POD_WAIT_MS);
     await result('h1', { op: 'sandbox.simulate', args: { kind: 'message', from: chat, body: 'still here' } });
-    const after = await waitFor('three messages', async () => {
+    const after = await waitFor(async () => {
       const found = await readHistory(history, 'h1', page);
       return found.length === 3 && found;
-    });
+    }, 'three messages', POD_WAIT_MS);
     expect(after.map((r) => r.body)).toEqual(['photo', 'nice', 'still here']);
   }, 60_000);
 });

@@ -4,26 +4,6 @@ import { afterAll, beforeAll } from 'vitest';
 
 export const silent = { info() {}, warn() {}, error() {} };
 
-/** Polls until `check` returns a value that is not undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Every message a stream holds on subjects starting with `prefix`, in stream order. */
 export async function streamMessages(jsm: JetStreamManager, stream: string, prefix: string): Promise<StoredMsg[]> {
   const { state } = await jsm.streams.info(stream);

@@ -1,8 +1,9 @@
 import { KV_BUCKETS } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { describe, expect, it } from 'vitest';
 import { SessionLease } from '../../src/index.js';
-import { natsForTests, silent, waitFor } from './helpers.js';
+import { natsForTests, silent } from './helpers.js';
 
 // Short timings: the bucket keeps the ttl of whoever created it, here the first test.
 const TIMING = { ttlMs: 1_000, renewMs: 200, retryMs: 50 };
@@ -38,7 +39,7 @@ describe('SessionLease (invariant 1: one engine per session)', () => {
     await holder.acquire();
     const kv = await nats.nc.jetstream().views.kv(KV_BUCKETS.leases);
     await kv.put('l-over', JSON.stringify({ holder: 'intruder' }));
-    await waitFor('onLost', () => reasons.length > 0, 2_000);
+    await waitFor(() => reasons.length > 0, 'onLost', 2_000);
     expect(reasons[0]).toMatch(/another holder/);
     expect(holder.held).toBe(false);
     expect(holder.fencingToken).toBeNull();

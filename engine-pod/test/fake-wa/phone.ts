@@ -8,6 +8,7 @@ import {
   type KeyPair,
   proto,
 } from '@whiskeysockets/baileys';
+import { encryptPollVote } from '../../src/engines/noweb/polls.js';
 import { FakeAppState } from './app-state.js';
 import type { FakeConnection } from './connection.js';
 import type { CodePairing } from './pairing.js';
@@ -16,7 +17,6 @@ import { FakeProfile } from './profile.js';
 import {
   type CallKind,
   callStanza,
-  encryptPollVote,
   groupNotification,
   historySyncMessage,
   type MessageStanzaOptions,

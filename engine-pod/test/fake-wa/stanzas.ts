@@ -1,6 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { aesEncryptGCM, type BinaryNode, hmacSign, proto } from '@whiskeysockets/baileys';
+import { type BinaryNode, proto } from '@whiskeysockets/baileys';
 import { newId } from './connection.js';
 
 export const nowSeconds = () => String(Math.floor(Date.now() / 1000));
@@ -131,26 +130,4 @@ export function serverSyncNotification(collection: string, version: number): Bin
     attrs: { from: 's.whatsapp.net', type: 'server_sync', id: newId(), t: nowSeconds() },
     content: [{ tag: 'collection', attrs: { name: collection, version: String(version) } }],
   };
-}
-
-/** The poll vote encryption WhatsApp clients use; the mirror of Baileys' `decryptPollVote`. */
-export function encryptPollVote(
-  options: readonly string[],
-  context: { pollMsgId: string; pollCreatorJid: string; voterJid: string; secret: Uint8Array },
-): proto.Message.IPollEncValue {
-  const vote = proto.Message.PollVoteMessage.encode({
-    selectedOptions: options.map((name) => createHash('sha256').update(name).digest()),
-  }).finish();
-  const sign = Buffer.concat([
-    Buffer.from(context.pollMsgId),
-    Buffer.from(context.pollCreatorJid),
-    Buffer.from(context.voterJid),
-    Buffer.from('Poll Vote'),
-    Buffer.from([1]),
-  ]);
-  const key0 = hmacSign(context.secret, new Uint8Array(32), 'sha256');
-  const key = hmacSign(sign, key0, 'sha256');
-  const encIv = randomBytes(12);
-  const aad = Buffer.from(`${context.pollMsgId}\u0000${context.voterJid}`);
-  return { encPayload: aesEncryptGCM(vote, key, encIv, aad), encIv };
 }

@@ -1,29 +1,22 @@
 import { AppConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { getBinaryNodeChild } from '@whiskeysockets/baileys';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { NowebSession } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakePhone } from '../fake-wa/index.js';
+import { type NowebSession, pairedSessionForTests } from './harness.js';
 
 const BOB = '15551250001';
 const bob = `${BOB}@c.us`;
 const GROUP = '120363000000000077@g.us';
 
-let fake: FakeWaServer;
+const paired = pairedSessionForTests({
+  apps: [AppConfig.parse({ app: 'calls', config: { dm: { reject: true, message: 'Busy, text me' }, group: { reject: false } } })],
+});
 let s: NowebSession;
 let phone: FakePhone;
 
-beforeAll(async () => {
-  fake = await FakeWaServer.start();
-  const apps = [AppConfig.parse({ app: 'calls', config: { dm: { reject: true, message: 'Busy, text me' }, group: { reject: false } } })];
-  s = new NowebSession(fake, { apps });
-  phone = await s.pair({ pushName: 'Me' });
-});
-afterAll(async () => {
-  await s.close();
-  expect(s.invalid).toEqual([]);
-  expect(fake.unknown).toEqual([]);
-  await fake.close();
+beforeAll(() => {
+  ({ s, phone } = paired);
 });
 
 describe('2.3 calls app on NOWEB', () => {

@@ -110,13 +110,7 @@ export class NowebSession {
 
   async qr(): Promise<string> {
     await this.waitForStatus('SCAN_QR_CODE');
-    return waitFor(async () => {
-      try {
-        return ((await this.host.execute({ op: 'auth.qr' })) as { value: string }).value;
-      } catch {
-        return undefined;
-      }
-    }, 'a QR code', 15_000);
+    return waitFor(async () => ((await this.host.execute({ op: 'auth.qr' })) as { value: string }).value, 'a QR code', 15_000);
   }
 
   /**
@@ -152,12 +146,15 @@ export interface PairedSession {
 /**
  * One fake server and one session paired with a phone, for the tests of a file: set up before
  * them; after them every envelope must have parsed and the fake must have known every node.
+ * `options` may be worked out once the fake is up (to point the fake at a media host, say).
  */
-export function pairedSessionForTests(): PairedSession {
+export function pairedSessionForTests(
+  options: NowebSessionOptions | ((fake: FakeWaServer) => Promise<NowebSessionOptions>) = {},
+): PairedSession {
   const paired: { fake?: FakeWaServer; s?: NowebSession; phone?: FakePhone } = {};
   beforeAll(async () => {
     paired.fake = await FakeWaServer.start();
-    paired.s = new NowebSession(paired.fake);
+    paired.s = new NowebSession(paired.fake, typeof options === 'function' ? await options(paired.fake) : options);
     paired.phone = await paired.s.pair({ pushName: 'Me' });
   });
   afterAll(async () => {

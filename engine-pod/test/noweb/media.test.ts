@@ -1,41 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mediaUrl, NatsMediaStore } from '../../src/index.js';
-import { natsForTests } from '../cluster/helpers.js';
-import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { FakeMediaServer } from '../fake-wa/media-server.js';
-import { NowebSession } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakePhone } from '../fake-wa/index.js';
+import type { FakeMediaServer } from '../fake-wa/media-server.js';
+import type { NowebSession } from './harness.js';
+import { mediaSessionForTests } from './media-session.js';
 
 // Received media on NOWEB: the unmodified Baileys downloads and decrypts the file from a fake
 // WhatsApp media server, and the engine keeps it in the session's media store (here cluster
 // mode's, on a real nats-server).
 
-const nats = natsForTests();
-let fake: FakeWaServer;
+const paired = mediaSessionForTests();
 let media: FakeMediaServer;
-let store: NatsMediaStore;
 let s: NowebSession;
 let phone: FakePhone;
 const ALICE = '15551230001';
 
-beforeAll(async () => {
-  [fake, media] = await Promise.all([FakeWaServer.start(), FakeMediaServer.start()]);
-  store = await NatsMediaStore.open(nats.nc);
-  s = new NowebSession(fake, {
-    engine: { mediaHost: media.host },
-    media: { store, urlFor: (stored) => mediaUrl('https://wa.example.com', stored) },
-  });
-  phone = await s.pair({ pushName: 'Me' });
+beforeAll(() => {
+  ({ media, s, phone } = paired);
 });
-afterAll(async () => {
-  await s?.close();
-  expect(s?.invalid).toEqual([]);
-  expect(fake?.unknown).toEqual([]);
-  await Promise.all([fake?.close(), media?.close()]);
-});
-
-/** The stored file behind a `media.url`. */
-const storedFile = async (url: string) => store.get('noweb', /\/([A-Za-z0-9_-]{22})(\.\w+)?$/.exec(url)![1]!);
 
 describe('NOWEB received media', () => {
   it('an image arrives with media.url; the stored file has the bytes the contact sent', async () => {
@@ -47,7 +29,7 @@ describe('NOWEB received media', () => {
     expect(event.payload).toMatchObject({ id: `false_${ALICE}@c.us_${id}`, hasMedia: true, media: { mimetype: 'image/png', filename: null } });
     const { url } = event.payload.media as { url: string };
     expect(url).toMatch(/^https:\/\/wa\.example\.com\/api\/files\/noweb\/[A-Za-z0-9_-]{22}\.png$/);
-    expect((await storedFile(url))?.data.equals(bytes)).toBe(true);
+    expect((await paired.stored(url))?.data.equals(bytes)).toBe(true);
     expect(media.requests).toContainEqual({ path: uploaded.directPath, status: 200 });
   });
 
@@ -56,7 +38,7 @@ describe('NOWEB received media', () => {
     const since = s.events.length;
     phone.message({ from: ALICE }, { documentMessage: { ...uploaded, mimetype: 'application/pdf', fileName: 'report.pdf' } });
     const event = await s.waitForEvent('message.any', (p) => (p.media as { filename?: string } | null)?.filename === 'report.pdf', since);
-    const stored = await storedFile((event.payload.media as { url: string }).url);
+    const stored = await paired.stored((event.payload.media as { url: string }).url);
     expect(stored?.meta).toMatchObject({ mimetype: 'application/pdf', filename: 'report.pdf' });
     expect(stored?.data.toString()).toBe('%PDF-1.4 report');
   });

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { MessageRecord } from '@switchboard/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mediaUrl, NatsMediaStore } from '../../src/index.js';
-import { natsForTests } from '../cluster/helpers.js';
-import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { FakeMediaServer } from '../fake-wa/media-server.js';
-import { NowebSession } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakePhone } from '../fake-wa/index.js';
+import type { FakeMediaServer } from '../fake-wa/media-server.js';
+import type { NowebSession } from './harness.js';
+import { mediaSessionForTests } from './media-session.js';
 
 // Sending files on NOWEB: the unmodified Baileys asks the fake server where to upload
 // (`media_conn`), encrypts the file and uploads it over HTTPS to the fake media host; the
@@ -13,38 +12,22 @@ import { NowebSession } from './harness.js';
 // checks its hashes and MAC before decrypting it. The record's `media` is the session's stored
 // copy (cluster mode's store, on a real nats-server).
 
-const nats = natsForTests();
-let fake: FakeWaServer;
+const paired = mediaSessionForTests('noweb-send-media');
 let media: FakeMediaServer;
-let store: NatsMediaStore;
 let s: NowebSession;
 let phone: FakePhone;
 const ALICE = '15551230001';
 const alice = `${ALICE}@c.us`;
 
-beforeAll(async () => {
-  [fake, media] = await Promise.all([FakeWaServer.start(), FakeMediaServer.start()]);
-  fake.serveMedia(media);
-  store = await NatsMediaStore.open(nats.nc);
-  s = new NowebSession(fake, {
-    session: 'noweb-send-media',
-    engine: { mediaHost: media.host },
-    media: { store, urlFor: (stored) => mediaUrl('https://wa.example.com', stored) },
-  });
-  phone = await s.pair({ pushName: 'Me' });
-});
-afterAll(async () => {
-  await s?.close();
-  expect(s?.invalid).toEqual([]);
-  expect(fake?.unknown).toEqual([]);
-  await Promise.all([fake?.close(), media?.close()]);
+beforeAll(() => {
+  ({ media, s, phone } = paired);
 });
 
 const idOf = (record: { id: string }) => record.id.split('_')[2]!;
 const send = (args: Record<string, unknown>) => s.host.execute({ op: 'send.media', args } as never) as Promise<MessageRecord>;
 const base64 = (data: Buffer) => data.toString('base64');
 /** The stored copy behind a record's `media.url`. */
-const stored = async (record: MessageRecord) => store.get('noweb-send-media', /\/([A-Za-z0-9_-]{22})(\.\w+)?$/.exec(record.media!.url)![1]!);
+const stored = (record: MessageRecord) => paired.stored(record.media!.url);
 
 /** An 8x8 PNG, red: real enough for the library to make a thumbnail of. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/P8Fu7N9hAAAAAElFTkSuQmCC', 'base64');

@@ -5,7 +5,7 @@ import { StreamDeadDeliveries } from '../../src/cluster/dead-letters.js';
 import { StreamEventLog } from '../../src/cluster/stream-event-log.js';
 import { queueConsumerName, webhookTargets } from '../../src/cluster/webhook-targets.js';
 import { ApiError } from '../../src/http/errors.js';
-import { freePort, makeEvent } from '../webhooks/support.js';
+import { makeEvent, refusingFirstAttempts, unreachableWebhook } from '../webhooks/support.js';
 import { natsPerTest, publishEvent } from './nats-support.js';
 
 const { connection, engine: engineConnection, replica, receiver } = natsPerTest();
@@ -18,13 +18,8 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 describe('order per session and webhook, in cluster mode', () => {
   it('delivers each session’s events in order across two replicas, a refused event holding back the ones after it', async () => {
-    const refusedOnce = new Set<string>();
-    const rx = await receiver(({ body }) => {
-      const { id, payload } = JSON.parse(body.toString('utf8')) as { id: string; payload: { seq: number } };
-      if (payload.seq % 5 !== 2 || refusedOnce.has(id)) return 200;
-      refusedOnce.add(id);
-      return 503;
-    });
+    const answers = refusingFirstAttempts((seq) => seq % 5 === 2);
+    const rx = await receiver(answers.respond);
     const hook: WebhookConfig = { url: rx.url, events: ['*'], retries: { policy: 'constant', delaySeconds: 0.02, attempts: 5 } };
     await replica({ webhooks: [hook] });
     await replica({ webhooks: [hook] });
@@ -37,7 +32,7 @@ describe('order per session and webhook, in cluster mode', () => {
     await waitFor(() => rx.accepted.length >= 40, 'all 40 deliveries', 15_000);
     expect(seqs(rx.accepted, 'alpha')).toEqual(range(20));
     expect(seqs(rx.accepted, 'beta')).toEqual(range(20));
-    expect(refusedOnce.size).toBe(8);
+    expect(answers.refused.size).toBe(8);
   });
 
   it('keeps the order when the replica holding an event is killed mid-delivery', async () => {
@@ -60,11 +55,7 @@ describe('order per session and webhook, in cluster mode', () => {
 
 describe('isolation: a dead receiver holds only its own queue', () => {
   it('lets the session’s other webhook and other sessions go on while one receiver is down', async () => {
-    const down: WebhookConfig = {
-      url: `http://127.0.0.1:${await freePort()}/hook`,
-      events: ['*'],
-      retries: { policy: 'constant', delaySeconds: 5, attempts: 10 },
-    };
+    const { hook: down } = await unreachableWebhook(['*'], { retries: { policy: 'constant', delaySeconds: 5, attempts: 10 } });
     const rx = await receiver();
     const { worker } = await replica({ webhooks: [down, { url: rx.url, events: ['*'] }] });
     const engine = await engineConnection();
@@ -118,13 +109,7 @@ describe('queues follow the sessions’ webhooks', () => {
 
 describe('dead deliveries in cluster mode: SB_DEAD, listed and replayed through SB_REPLAY', () => {
   it('lists the letters of a session, replays them once the receiver is back, and removes them', async () => {
-    const port = await freePort();
-    const hook: WebhookConfig = {
-      url: `http://127.0.0.1:${port}/hook`,
-      events: ['*'],
-      hmac: { key: 'not-in-letters' },
-      retries: { policy: 'constant', delaySeconds: 0.02, attempts: 2 },
-    };
+    const { port, hook } = await unreachableWebhook(['*'], { hmac: { key: 'not-in-letters' } });
     const { worker } = await replica({ webhooks: [hook] });
     const nc = await connection();
     const dead = new StreamDeadDeliveries({ nc, webhooksOf: () => [hook], globalHook: null });
@@ -152,11 +137,7 @@ describe('dead deliveries in cluster mode: SB_DEAD, listed and replayed through 
   });
 
   it('keeps as dead, with a new letter, a replay that fails again; skips one whose webhook is gone', async () => {
-    const hook: WebhookConfig = {
-      url: `http://127.0.0.1:${await freePort()}/hook`,
-      events: ['*'],
-      retries: { policy: 'constant', delaySeconds: 0.02, attempts: 2 },
-    };
+    const { hook } = await unreachableWebhook(['*']);
     const { worker } = await replica({ webhooks: [hook] });
     const nc = await connection();
     await publishEvent(await engineConnection(), makeEvent('alpha', 1));

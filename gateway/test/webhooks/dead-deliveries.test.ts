@@ -2,7 +2,7 @@ import type { WebhookConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway, workingSession } from '../support/gateway.js';
-import { freePort, startReceiver, type Receiver } from './support.js';
+import { startReceiver, type Receiver, unreachableWebhook } from './support.js';
 
 let gw: TestGateway | undefined;
 let rx: Receiver | undefined;
@@ -16,13 +16,7 @@ const FROM = '15557654321@c.us';
 
 /** A session whose only webhook is down, with two quick attempts per delivery. */
 async function sessionWithDeadWebhook(name: string): Promise<{ gw: TestGateway; port: number; hook: WebhookConfig }> {
-  const port = await freePort();
-  const hook: WebhookConfig = {
-    url: `http://127.0.0.1:${port}/hook`,
-    events: ['message'],
-    hmac: { key: 'never-shown' },
-    retries: { policy: 'constant', delaySeconds: 0.05, attempts: 2 },
-  };
+  const { port, hook } = await unreachableWebhook(['message'], { hmac: { key: 'never-shown' } });
   gw = await startGateway();
   await workingSession(gw, name, { config: { webhooks: [hook] } });
   return { gw, port, hook };

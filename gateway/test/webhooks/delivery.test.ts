@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
 import { InProcessEventBus } from '../../src/events/event-bus.js';
 import { WebhookFanout } from '../../src/webhooks/index.js';
-import { closedAfterEach, freePort, makeEvent, waitFor } from './support.js';
+import { closedAfterEach, freePort, makeEvent, refusingFirstAttempts } from './support.js';
 
 const { fixture, receiver } = closedAfterEach();
 
@@ -28,7 +29,7 @@ describe('6.1 webhook requests', () => {
     f.outbox.enqueue(event, [signed, plain]);
     f.dispatcher.start();
 
-    await waitFor('both deliveries', () => f.dispatcher.counters.succeeded === 2);
+    await waitFor(() => f.dispatcher.counters.succeeded === 2, 'both deliveries');
     const after = Date.now();
     for (const { body, headers } of rx.received) {
       expect(body.equals(Buffer.from(event.json, 'utf8'))).toBe(true);
@@ -77,7 +78,7 @@ describe('6.1 webhook requests', () => {
     const publishedAt = Date.now();
     bus.publish(event);
     expect(f.outbox.pendingCount()).toBe(1);
-    await waitFor('the delivery', () => f.dispatcher.counters.succeeded === 1, 1_000);
+    await waitFor(() => f.dispatcher.counters.succeeded === 1, 'the delivery', 1_000);
     expect(rx.accepted.map((e) => e.id)).toEqual([event.envelope.id]);
     expect(rx.received[0]!.at - publishedAt).toBeLessThan(1_000);
     fanout.stop();
@@ -92,7 +93,7 @@ describe('6.1 retries', () => {
     f.outbox.enqueue(event, [{ url: rx.url, events: ['*'], retries: quickRetries(0.05) }]);
     f.dispatcher.start();
 
-    await waitFor('the third attempt to succeed', () => f.dispatcher.counters.succeeded === 1);
+    await waitFor(() => f.dispatcher.counters.succeeded === 1, 'the third attempt to succeed');
     expect(rx.received).toHaveLength(3);
     expect(rx.accepted[0]!.id).toBe(event.envelope.id);
     expect(new Set(rx.received.map((r) => r.headers['x-webhook-request-id'])).size).toBe(3);
@@ -113,7 +114,7 @@ describe('6.1 retries', () => {
     f.outbox.enqueue(makeEvent('alpha', 1), [{ url: rx.url, events: ['*'], retries: quickRetries(0.02) }]);
     f.dispatcher.start();
 
-    await waitFor('the retry to succeed', () => f.dispatcher.counters.succeeded === 1);
+    await waitFor(() => f.dispatcher.counters.succeeded === 1, 'the retry to succeed');
     expect(rx.received).toHaveLength(2);
     expect(f.dispatcher.counters).toEqual({ succeeded: 1, retried: 1, dead: 0 });
     expect(f.logCapture.lines.join('')).toContain('timeout after 150 ms');
@@ -134,7 +135,7 @@ describe('6.1 retries', () => {
     ]);
     f.dispatcher.start();
 
-    await waitFor('the delivery to die', () => f.outbox.deadFor('alpha').length === 1);
+    await waitFor(() => f.outbox.deadFor('alpha').length === 1, 'the delivery to die');
     const [dead] = f.outbox.deadFor('alpha');
     expect(dead).toMatchObject({ eventId: event.envelope.id, session: 'alpha', url, attempts: 3, lastError: 'ECONNREFUSED' });
     expect(f.outbox.deadFor('beta')).toEqual([]);
@@ -153,14 +154,8 @@ describe('6.1 retries', () => {
 describe('6.1 delivery order and isolation', () => {
   it('keeps each (session, webhook) queue in order, also across retries', async () => {
     const f = fixture();
-    const failedOnce = new Set<string>();
     // Every fifth event is refused once, so order must survive a retry at the queue head.
-    const rx = await receiver(({ body }) => {
-      const { id, payload } = JSON.parse(body.toString('utf8')) as { id: string; payload: { seq: number } };
-      if (payload.seq % 5 !== 0 || failedOnce.has(id)) return 200;
-      failedOnce.add(id);
-      return 503;
-    });
+    const rx = await receiver(refusingFirstAttempts((seq) => seq % 5 === 0).respond);
     const target: WebhookConfig = { url: rx.url, events: ['*'], retries: quickRetries(0.01) };
     for (let seq = 0; seq < 20; seq++) {
       f.outbox.enqueue(makeEvent('alpha', seq), [target]);
@@ -168,7 +163,7 @@ describe('6.1 delivery order and isolation', () => {
     }
     f.dispatcher.start();
 
-    await waitFor('40 deliveries', () => f.dispatcher.counters.succeeded === 40);
+    await waitFor(() => f.dispatcher.counters.succeeded === 40, '40 deliveries');
     const seqs = (session: string) => rx.accepted.filter((e) => e.session === session).map((e) => e.payload.seq);
     const expected = Array.from({ length: 20 }, (_, i) => i);
     expect(seqs('alpha')).toEqual(expected);
@@ -191,11 +186,11 @@ describe('6.1 delivery order and isolation', () => {
     for (let seq = 0; seq < 5; seq++) f.outbox.enqueue(makeEvent('alpha', seq), targets);
     f.dispatcher.start();
 
-    await waitFor('the quick receiver to get all 5', () => quick.accepted.length === 5);
+    await waitFor(() => quick.accepted.length === 5, 'the quick receiver to get all 5');
     expect(slow.accepted).toHaveLength(0);
     // One request in flight per queue: the slow webhook's later events wait behind its first.
     expect(slow.received).toHaveLength(1);
-    await waitFor('the slow receiver to answer', () => slow.accepted.length === 1, 4_000);
+    await waitFor(() => slow.accepted.length === 1, 'the slow receiver to answer', 4_000);
     expect(quick.received.at(-1)!.at).toBeLessThan(slow.received[0]!.at + 2_000);
     expect(slow.accepted[0]!.payload.seq).toBe(0);
   });
@@ -214,7 +209,7 @@ describe('6.1 delivery order and isolation', () => {
     f.outbox.enqueue(makeEvent('alpha', 0), targets);
     f.dispatcher.start();
 
-    await waitFor('4 deliveries', () => rx.accepted.length === 4);
+    await waitFor(() => rx.accepted.length === 4, '4 deliveries');
     expect(peak).toBe(2);
   });
 });

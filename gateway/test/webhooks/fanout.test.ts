@@ -21,7 +21,7 @@ function setup(globalHook: WebhookConfig | null) {
   const fanout = new WebhookFanout({
     bus,
     outbox: f.outbox,
-    dispatcher: { kick: () => void kicks.count++ },
+    dispatcher: { enqueued: () => void kicks.count++ },
     webhooksOf: (session) => sessionHooks[session] ?? [],
     globalHook,
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
-import { closedAfterEach, freePort, makeEvent, waitFor } from './support.js';
+import { waitFor } from '@switchboard/testkit';
+import { closedAfterEach, freePort, makeEvent } from './support.js';
 
 const { fixture, receiver } = closedAfterEach();
 
@@ -16,14 +17,14 @@ describe('6.1 deliveries survive a restart', () => {
     for (const event of events) f.outbox.enqueue(event, [reachable, unreachable]);
     f.dispatcher.start();
 
-    await waitFor('the reachable receiver to get all 3', () => up.accepted.length === 3);
-    await waitFor('a refused attempt', () => f.dispatcher.counters.retried >= 1);
+    await waitFor(() => up.accepted.length === 3, 'the reachable receiver to get all 3');
+    await waitFor(() => f.dispatcher.counters.retried >= 1, 'a refused attempt');
     await f.reopen();
     expect(f.outbox.pendingCount()).toBe(3);
 
     const restarted = await receiver(undefined, downPort);
     f.dispatcher.start();
-    await waitFor('the pending deliveries', () => f.outbox.pendingCount() === 0);
+    await waitFor(() => f.outbox.pendingCount() === 0, 'the pending deliveries');
     expect(restarted.accepted.map((e) => e.id)).toEqual(events.map((e) => e.envelope.id));
     expect(restarted.received).toHaveLength(3);
     expect(up.received).toHaveLength(3);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import type { EventEnvelope, EventName } from '@switchboard/protocol';
+import type { EventEnvelope, EventName, WebhookConfig } from '@switchboard/protocol';
 import { afterEach } from 'vitest';
 import { pino, type Logger } from 'pino';
 import { monotonicFactory } from 'ulid';
@@ -62,6 +62,42 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * A webhook to a loopback port nobody listens on (yet), given up after two quick attempts: its
+ * deliveries die. A receiver started on `port` later gets what is replayed.
+ */
+export async function unreachableWebhook(
+  events: WebhookConfig['events'],
+  extra: Partial<WebhookConfig> = {},
+): Promise<{ port: number; hook: WebhookConfig }> {
+  const port = await freePort();
+  const hook: WebhookConfig = {
+    url: `http://127.0.0.1:${port}/hook`,
+    events,
+    retries: { policy: 'constant', delaySeconds: 0.02, attempts: 2 },
+    ...extra,
+  };
+  return { port, hook };
+}
+
+/**
+ * Answers that refuse (503) the first attempt of each event whose `seq` `refuse` picks, and accept
+ * everything else, retries included: order must survive a retry at the head of a queue.
+ * `refused` holds the ids of the events refused once.
+ */
+export function refusingFirstAttempts(refuse: (seq: number) => boolean): { respond: Responder; refused: ReadonlySet<string> } {
+  const refused = new Set<string>();
+  return {
+    refused,
+    respond: ({ body }) => {
+      const { id, payload } = JSON.parse(body.toString('utf8')) as { id: string; payload: { seq: number } };
+      if (!refuse(payload.seq) || refused.has(id)) return 200;
+      refused.add(id);
+      return 503;
+    },
+  };
+}
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -75,15 +111,6 @@ function closeServer(server: Server): Promise<void> {
   // Drops kept-alive and hanging connections too, so close does not wait for a slow handler.
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
-}
-
-/** Polls until `condition` holds, failing with `what` after the deadline. */
-export async function waitFor(what: string, condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** Ids sort in the order events are made, as the engine host's do. */

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { PhoneNumber } from '../account.js';
+import { command } from './command.js';
 
 /** Engine commands about the paired account itself (spec 4.3 `me`) and what it can look up. */
 export const accountCommands = [
-  z.object({ op: z.literal('me') }),
-  z.object({ op: z.literal('account.newMessageId') }),
-  z.object({ op: z.literal('account.checkNumber'), args: z.object({ phone: PhoneNumber }) }),
+  command('me'),
+  command('account.newMessageId'),
+  command('account.checkNumber', z.object({ phone: PhoneNumber })),
 ] as const;

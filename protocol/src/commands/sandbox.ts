@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { SimulateRequest } from '../sandbox.js';
+import { command } from './command.js';
 
 /** SANDBOX only: play the other side (docs/sandbox.md). */
-export const sandboxCommands = [z.object({ op: z.literal('sandbox.simulate'), args: SimulateRequest })] as const;
+export const sandboxCommands = [command('sandbox.simulate', SimulateRequest)] as const;

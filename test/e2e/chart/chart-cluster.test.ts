@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createClusterGateway, readConfig as readGatewayConfig } from '@switchboard/gateway';
 import { readConfig as readOperatorConfig, startOperator } from '@switchboard/operator';
+import { waitFor } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type ControlPlane, type Nats, start, startNats } from '../support/control-plane.js';
 import {
   applyCrds,
+  CHART_WAIT_MS,
   find,
   Helm,
   kubectl,
@@ -24,7 +26,6 @@ import {
   restrictedNamespace,
   serviceAccountKubeconfig,
   VALUE_SETS,
-  waitFor,
 } from './support.js';
 
 const RELEASE = 'sb';
@@ -250,7 +251,7 @@ describe('chart against a real API server', () => {
     const operatorEnv = await resolve(operatorContainer, { SWITCHBOARD_NATS_URL: nats.url });
     const operator = await startOperator(readOperatorConfig(operatorEnv, await kubeConfigOf(`${FULL}-operator`)), { log });
     try {
-      await waitFor('the operator to lead', async () => operator.isLeader);
+      await waitFor(async () => operator.isLeader, 'the operator to lead', CHART_WAIT_MS);
       const gatewayContainer = find(defaults, 'Deployment', `${FULL}-gateway`).spec.template.spec.containers[0];
       const gatewayEnv = await resolve(gatewayContainer, { SWITCHBOARD_NATS_URL: nats.url, HOST: '127.0.0.1', PORT: '0' });
       const gateway = await createClusterGateway({ ...readGatewayConfig(gatewayEnv), kubeConfig: await kubeConfigOf(`${FULL}-gateway`), logger: log });
@@ -271,20 +272,20 @@ describe('chart against a real API server', () => {
 
         // The operator, with its token only, made the pod, added its finalizer, wrote the status,
         // recorded an Event and holds the Lease.
-        const pod = await waitFor('the engine pod', async () => {
+        const pod = await waitFor(async () => {
           const r = await kubectl(cp, ['get', 'pod', '-n', ns, 'engine-chart-demo', '-o', 'json']);
           return r.code === 0 ? (JSON.parse(r.stdout) as Manifest) : null;
-        });
+        }, 'the engine pod', CHART_WAIT_MS);
         expect(pod.spec.containers[0].image).toBe(operatorEnv.SWITCHBOARD_ENGINE_IMAGE);
         expect(pod.spec.containers[0].resources).toEqual({ requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } });
-        const resource = await waitFor('finalizer and status', async () => {
+        const resource = await waitFor(async () => {
           const r = JSON.parse((await ok(kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo', '-o', 'json']), 'get')).stdout) as Manifest;
           return r.metadata.finalizers?.includes('switchboard.dev/logout') && r.status?.status === 'STARTING' ? r : null;
-        });
+        }, 'finalizer and status', CHART_WAIT_MS);
         expect(resource.status.podName).toBe('engine-chart-demo');
         const lease = JSON.parse((await ok(kubectl(cp, ['get', 'lease', '-n', ns, `${FULL}-operator`, '-o', 'json']), 'get lease')).stdout) as Manifest;
         expect(lease.spec.holderIdentity).toBe('operator-0');
-        await waitFor('a PodCreated event', async () => (await kubectl(cp, ['get', 'events', '-n', ns, '-o', 'json'])).stdout.includes('PodCreated'));
+        await waitFor(async () => (await kubectl(cp, ['get', 'events', '-n', ns, '-o', 'json'])).stdout.includes('PodCreated'), 'a PodCreated event', CHART_WAIT_MS);
 
         const listed = (await (await api('/api/sessions?all=true')).json()) as { name: string }[];
         expect(listed.map((s) => s.name)).toContain('chart-demo');
@@ -292,7 +293,7 @@ describe('chart against a real API server', () => {
         // Delete through the API: the gateway marks it, the operator's finalizer lets it go.
         const deleted = await api('/api/sessions/chart-demo', { method: 'DELETE' });
         expect(deleted.status, await deleted.clone().text()).toBeLessThan(300);
-        await waitFor('the resource to be gone', async () => (await kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo'])).code !== 0);
+        await waitFor(async () => (await kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo'])).code !== 0, 'the resource to be gone', CHART_WAIT_MS);
       } finally {
         await gateway.close();
       }

@@ -7,7 +7,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { type ControlPlane, e2eBinaries, kubeconfig } from '../support/control-plane.js';
-import { waitFor as waitWithin } from '../../../operator/test/support/wait.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const chartDir = join(repoRoot, 'charts/switchboard');
@@ -140,10 +139,8 @@ export async function serviceAccountKubeconfig(cp: ControlPlane, namespace: stri
   return path;
 }
 
-/** The operator tests' polling helper, with a longer default: helm and the API server are slow. */
-export function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  return waitWithin(what, check, timeoutMs);
-}
+/** How long the chart tests wait on the API server unless told otherwise: helm and the API server are slow. */
+export const CHART_WAIT_MS = 30_000;
 
 /**
  * The value sets every test runs: the defaults, and the shapes a platform team picks between.

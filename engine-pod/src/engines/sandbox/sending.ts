@@ -1,4 +1,4 @@
-import { ACKS, type MessageRecord, messageId, type ReplyToMessage } from '@switchboard/protocol';
+import { ACKS, type MessageRecord, type ReplyToMessage } from '@switchboard/protocol';
 import type {
   CommandArgs,
   OutgoingButtonReply,
@@ -8,9 +8,9 @@ import type {
   OutgoingMedia,
 } from '../../capabilities/chatting.js';
 import type { SendTextArgs } from '../../engine.js';
-import { sandboxMessageId } from './codes.js';
+import { messageRecord } from './message-record.js';
 import type { SandboxSide } from './sandbox-side.js';
-import { isGroupChat } from './simulations/addressing.js';
+import { newMessageEnds } from './simulations/addressing.js';
 
 /*
  * What a SANDBOX send does (docs/sandbox.md): the message record of spec 2.5 is answered at once
@@ -31,24 +31,15 @@ type Content = Pick<MessageRecord, 'body'> &
 
 export function outgoing(side: SandboxSide, target: Target, { _data, ...content }: Content): MessageRecord {
   const me = side.requireWorking();
-  return {
-    id: messageId(true, target.chatId, target.id ?? sandboxMessageId()),
+  return messageRecord(newMessageEnds(me, target.chatId, true, null, target.id), {
     timestamp: Date.now() / 1000,
-    from: me.id,
-    fromMe: true,
     source: 'api',
-    to: target.chatId,
-    // As the engines address it: in a group, the sender of your own message is you.
-    participant: isGroupChat(target.chatId) ? me.id : null,
-    hasMedia: false,
-    media: null,
     ack: ACKS.PENDING,
     ackName: 'PENDING',
-    vCards: [],
     replyTo: quoted(side, target.reply_to),
     ...content,
     _data: { engine: 'SANDBOX', ..._data },
-  };
+  });
 }
 
 /** `message.any`, then the acknowledgements; the record is the send's answer. */

@@ -10,26 +10,17 @@ import { fileURLToPath } from 'node:url';
  * from source (Node strips the types): keep it free of relative imports and of TypeScript that
  * needs more than type stripping.
  */
-export interface Usage {
-  rss: number;
-  heapUsed: number;
-  external: number;
-  arrayBuffers: number;
-}
+export type Usage = Pick<NodeJS.MemoryUsage, 'rss' | 'heapUsed' | 'external' | 'arrayBuffers'>;
 
 /**
- * `process.memoryUsage()` after GC in the sessions process: before any session, with the
- * warm-up session paired and idle, after it stopped (the baseline), with N sessions paired and
- * idle, with them stopped, and with them started again from their stores and idle.
+ * When the sessions process takes `process.memoryUsage()`, after GC: before any session
+ * (`initial`), with the warm-up session paired and idle (`warmedUp`), after it stopped
+ * (`baseline`), with N sessions paired and idle (`paired`), with them stopped (`stopped`), and
+ * with them started again from their stores and idle (`restarted`).
  */
-export interface Measured {
-  initial: Usage;
-  warmedUp: Usage;
-  baseline: Usage;
-  paired: Usage;
-  stopped: Usage;
-  restarted: Usage;
-}
+type Stage = 'initial' | 'warmedUp' | 'baseline' | 'paired' | 'stopped' | 'restarted';
+
+export type Measured = Record<Stage, Usage>;
 
 export type MeasuredEngine = 'SANDBOX' | 'NOWEB';
 

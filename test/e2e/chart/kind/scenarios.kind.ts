@@ -5,9 +5,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ApiCall, apiClient } from '@switchboard/testkit';
+import { type ApiCall, apiClient, waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exec, type Manifest, ok, repoRoot, waitFor } from '../support.js';
+import { exec, type Manifest, ok, repoRoot } from '../support.js';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -45,7 +45,7 @@ describe('kind: from helm install to a paired session', () => {
 
   const statusOf = async (session: string) => (await api('GET', `/api/sessions/${session}`)).body?.status as string | undefined;
   const waitForStatus = (session: string, status: string, timeoutMs = 120_000) =>
-    waitFor(`${session} ${status}`, async () => (await statusOf(session)) === status, timeoutMs);
+    waitFor(async () => (await statusOf(session)) === status, `${session} ${status}`, timeoutMs);
 
   beforeAll(async () => {
     const secret = await getJson('secret', `${full}-api-key`);
@@ -99,10 +99,10 @@ describe('kind: from helm install to a paired session', () => {
     const leader = (await getJson('lease', leaseName)).spec.holderIdentity as string;
     expect(leader).toMatch(new RegExp(`^${full}-operator-`));
     await ok(kubectl(['delete', 'pod', leader, '--wait=false']), 'delete the leader');
-    await waitFor('a new leader', async () => {
+    await waitFor(async () => {
       const holder = (await getJson('lease', leaseName)).spec.holderIdentity as string;
       return holder && holder !== leader;
-    }, 60_000);
+    }, 'a new leader', 60_000);
     const created = await api('POST', '/api/sessions', { name: 'after-failover', engine: 'SANDBOX' });
     expect(created.status).toBe(201);
     await waitForStatus('after-failover', 'SCAN_QR_CODE');
@@ -112,8 +112,8 @@ describe('kind: from helm install to a paired session', () => {
     for (const name of ['kind-demo', 'demo', 'after-failover']) {
       const deleted = await api('DELETE', `/api/sessions/${name}`);
       expect(deleted.status, `${name}: ${JSON.stringify(deleted.body)}`).toBe(200);
-      await waitFor(`${name} gone`, async () => (await kubectl(['get', 'msess', name])).code !== 0, 60_000);
-      await waitFor(`engine-${name} gone`, async () => (await kubectl(['get', 'pod', `engine-${name}`])).code !== 0, 60_000);
+      await waitFor(async () => (await kubectl(['get', 'msess', name])).code !== 0, `${name} gone`, 60_000);
+      await waitFor(async () => (await kubectl(['get', 'pod', `engine-${name}`])).code !== 0, `engine-${name} gone`, 60_000);
     }
   });
 });

@@ -1,8 +1,8 @@
-import { ACKS, type MeInfo, type MessageKey, type MessageRecord, messageId, parseMessageId } from '@switchboard/protocol';
-import { CommandError } from '../../../command-error.js';
+import { type MeInfo, type MessageKey, type MessageRecord, messageId, parseMessageId } from '@switchboard/protocol';
+import { CommandError, invalidField } from '../../../command-error.js';
 import { sandboxMessageId } from '../codes.js';
 import type { SandboxSide } from '../sandbox-side.js';
-import { DEFAULT_MEMBER, nowSeconds } from './world-ids.js';
+import { DEFAULT_MEMBER } from './world-ids.js';
 
 export const isGroupChat = (chatId: string): boolean => chatId.endsWith('@g.us');
 
@@ -19,35 +19,18 @@ export interface MessageEnds {
 
 /**
  * A new message in `chatId`: your own goes from you to the chat, the others' from the chat to
- * you. In a group the sender is `member` (a default member when none is named).
+ * you. In a group the sender is `member` (a default member when none is named). `id` is the
+ * message's own id, a new one unless given.
  */
-export function newMessageEnds(me: MeInfo, chatId: string, fromMe: boolean, member?: string): MessageEnds {
+export function newMessageEnds(me: MeInfo, chatId: string, fromMe: boolean, member?: string | null, id?: string | null): MessageEnds {
   const group = isGroupChat(chatId);
   const sender = group ? (fromMe ? me.id : (member ?? DEFAULT_MEMBER)) : null;
   return {
-    id: messageId(fromMe, chatId, sandboxMessageId(), fromMe ? null : sender),
+    id: messageId(fromMe, chatId, id ?? sandboxMessageId(), fromMe ? null : sender),
     from: fromMe ? me.id : chatId,
     to: fromMe ? chatId : me.id,
     fromMe,
     participant: sender,
-  };
-}
-
-/** The message record of an action (a vote, a response, an edit): no text of its own, delivered. */
-export function actionRecord(ends: MessageEnds, fields: Partial<MessageRecord> = {}): MessageRecord {
-  return {
-    ...ends,
-    timestamp: nowSeconds(),
-    source: 'app',
-    body: '',
-    hasMedia: false,
-    media: null,
-    ack: ACKS.DEVICE,
-    ackName: 'DEVICE',
-    vCards: [],
-    replyTo: null,
-    _data: { engine: 'SANDBOX' },
-    ...fields,
   };
 }
 
@@ -67,12 +50,7 @@ export function knownMessage(side: SandboxSide, id: string): { record: MessageRe
 /** The key of a message named by its full id (checked by the request schema), known or not. */
 export function messageKey(id: string, field: string): MessageKey {
   const key = parseMessageId(id);
-  if (!key) throw invalid(field, 'must be a message id "{fromMe}_{chatId}_{messageId}[_{participant}]"');
+  if (!key) throw invalidField(field, 'must be a message id "{fromMe}_{chatId}_{messageId}[_{participant}]"');
   return key;
 }
 
-/** A 400 in the shape of the gateway's own: which body field, and why. */
-export function invalid(field: string, reason: string): CommandError {
-  const path = `body.${field}`;
-  return new CommandError('INVALID', `invalid request: ${path}: ${reason}`, [{ path, reason }]);
-}

@@ -2,15 +2,14 @@ import type { CallPayload, SimulateCall } from '@switchboard/protocol';
 import type { z } from 'zod';
 import { CommandError } from '../../../command-error.js';
 import type { SandboxSide } from '../sandbox-side.js';
+import type { SimulationResult } from './simulation.js';
 import { nowSeconds, sandboxCallId } from './world-ids.js';
-
-type Result = Promise<Record<string, unknown>>;
 
 /**
  * A call rings (`call.received`), or a ringing call is accepted (`call.accepted`) or declined
  * (`call.rejected`) on another device. The later events repeat the ring's fields.
  */
-export async function simulateCall(side: SandboxSide, request: z.infer<typeof SimulateCall>): Result {
+export async function simulateCall(side: SandboxSide, request: z.infer<typeof SimulateCall>): SimulationResult {
   side.requireWorking();
   if (request.status === 'offer') {
     const call: CallPayload = {

@@ -2,12 +2,11 @@ import type { ChatArchivePayload, ChatPresences, SimulateArchive, SimulatePresen
 import type { z } from 'zod';
 import type { SandboxSide } from '../sandbox-side.js';
 import { isGroupChat } from './addressing.js';
+import type { SimulationResult } from './simulation.js';
 import { DEFAULT_MEMBER, nowSeconds } from './world-ids.js';
 
-type Result = Promise<Record<string, unknown>>;
-
 /** A chat is archived or unarchived on the phone: `chat.archive`. */
-export async function simulateArchive(side: SandboxSide, request: z.infer<typeof SimulateArchive>): Result {
+export async function simulateArchive(side: SandboxSide, request: z.infer<typeof SimulateArchive>): SimulationResult {
   side.requireWorking();
   const payload: ChatArchivePayload = { id: request.chatId, timestamp: nowSeconds(), archived: request.archived };
   side.context.emit('chat.archive', payload);
@@ -15,7 +14,7 @@ export async function simulateArchive(side: SandboxSide, request: z.infer<typeof
 }
 
 /** Someone in a chat comes online, types, records or goes away: `presence.update`. */
-export async function simulatePresence(side: SandboxSide, request: z.infer<typeof SimulatePresence>): Result {
+export async function simulatePresence(side: SandboxSide, request: z.infer<typeof SimulatePresence>): SimulationResult {
   side.requireWorking();
   // A direct chat has one participant: the other person, whose id is the chat's.
   const participant = isGroupChat(request.chatId) ? (request.participant ?? DEFAULT_MEMBER) : request.chatId;

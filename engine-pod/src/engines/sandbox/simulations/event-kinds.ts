@@ -1,6 +1,5 @@
-import type { eventSimulations, SimulateRequest } from '@switchboard/protocol';
+import type { eventSimulations } from '@switchboard/protocol';
 import type { z } from 'zod';
-import type { SandboxSide } from '../sandbox-side.js';
 import { simulateCall } from './calls.js';
 import { simulateArchive, simulatePresence } from './chats.js';
 import { simulateEngineEvent, simulateEngineState } from './engine-events.js';
@@ -8,12 +7,9 @@ import { simulateGroupJoin, simulateGroupLeave, simulateGroupParticipants, simul
 import { simulateEventResponse, simulatePollVote } from './interactions.js';
 import { simulateLabel, simulateLabelChat } from './labels.js';
 import { simulateAck, simulateEdit, simulateReaction, simulateRevoke, simulateWaiting } from './message-actions.js';
+import type { Simulation } from './simulation.js';
 
 type EventKind = z.infer<(typeof eventSimulations)[number]>['kind'];
-type Simulation<K extends EventKind> = (
-  side: SandboxSide,
-  request: Extract<SimulateRequest, { kind: K }>,
-) => Promise<Record<string, unknown>>;
 
 /** The kinds that make the events of spec 6.2 happen (protocol/src/sandbox-events.ts, docs/sandbox.md). */
 export const EVENT_SIMULATIONS: { readonly [K in EventKind]: Simulation<K> } = {

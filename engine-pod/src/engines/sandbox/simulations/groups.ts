@@ -9,21 +9,19 @@ import type {
   SimulateGroupUpdate,
 } from '@switchboard/protocol';
 import type { z } from 'zod';
-import { CommandError } from '../../../command-error.js';
+import { CommandError, invalidField } from '../../../command-error.js';
 import type { SandboxSide } from '../sandbox-side.js';
-import { invalid } from './addressing.js';
+import type { SimulationResult } from './simulation.js';
 import { DEFAULT_MEMBER, nowSeconds, sandboxGroupId, sandboxInviteLink } from './world-ids.js';
-
-type Result = Promise<Record<string, unknown>>;
 
 /**
  * You are added to a group: `group.v2.join` with the whole group, `group.v2.participants` (join,
  * your own id: spec 6.2 says it may duplicate) and the deprecated `group.join`, as WEBJS sends them.
  */
-export async function simulateGroupJoin(side: SandboxSide, request: z.infer<typeof SimulateGroupJoin>): Result {
+export async function simulateGroupJoin(side: SandboxSide, request: z.infer<typeof SimulateGroupJoin>): SimulationResult {
   const me = side.requireWorking();
   const id = request.groupId ?? sandboxGroupId();
-  if (side.world.groups.has(id)) throw invalid('groupId', `session '${side.context.session}' is in ${id} already`);
+  if (side.world.groups.has(id)) throw invalidField('groupId', `session '${side.context.session}' is in ${id} already`);
   const by = request.by ?? DEFAULT_MEMBER;
   const others = [...new Set(request.participants)].filter((member) => member !== by && member !== me.id);
   const group: GroupInfo = {
@@ -51,7 +49,7 @@ export async function simulateGroupJoin(side: SandboxSide, request: z.infer<type
 }
 
 /** You leave (or an admin removes you from) a group: `group.v2.leave`, its participants event and the deprecated `group.leave`. */
-export async function simulateGroupLeave(side: SandboxSide, request: z.infer<typeof SimulateGroupLeave>): Result {
+export async function simulateGroupLeave(side: SandboxSide, request: z.infer<typeof SimulateGroupLeave>): SimulationResult {
   const me = side.requireWorking();
   const group = knownGroup(side, request.groupId);
   const admin = adminOf(group);
@@ -77,15 +75,15 @@ const ROLE_AFTER: Record<GroupParticipantsChange, GroupParticipant['role']> = {
  * Other members join, leave, are promoted or demoted: `group.v2.participants` with only them,
  * and for joins and leaves the deprecated `group.join` / `group.leave`, as WEBJS sends them.
  */
-export async function simulateGroupParticipants(side: SandboxSide, request: z.infer<typeof SimulateGroupParticipants>): Result {
+export async function simulateGroupParticipants(side: SandboxSide, request: z.infer<typeof SimulateGroupParticipants>): SimulationResult {
   const me = side.requireWorking();
   const group = knownGroup(side, request.groupId);
   const members = [...new Set(request.participants)];
-  if (members.includes(me.id)) throw invalid('participants', 'your own account joins and leaves with group-join and group-leave');
+  if (members.includes(me.id)) throw invalidField('participants', 'your own account joins and leaves with group-join and group-leave');
   const inGroup = new Set(group.participants.map((member) => member.id));
   const wrong = members.filter((member) => (request.type === 'join' ? inGroup.has(member) : !inGroup.has(member)));
   if (wrong.length > 0) {
-    throw invalid('participants', `${wrong.join(', ')} ${request.type === 'join' ? 'are members already' : 'are not members'}`);
+    throw invalidField('participants', `${wrong.join(', ')} ${request.type === 'join' ? 'are members already' : 'are not members'}`);
   }
   const role = ROLE_AFTER[request.type];
   const changed = members.map((id) => ({ id, role }));
@@ -102,7 +100,7 @@ export async function simulateGroupParticipants(side: SandboxSide, request: z.in
 }
 
 /** An admin changes the group's settings: `group.v2.update` with the id and what changed. */
-export async function simulateGroupUpdate(side: SandboxSide, request: z.infer<typeof SimulateGroupUpdate>): Result {
+export async function simulateGroupUpdate(side: SandboxSide, request: z.infer<typeof SimulateGroupUpdate>): SimulationResult {
   side.requireWorking();
   const group = knownGroup(side, request.groupId);
   const { kind: _kind, groupId: _groupId, invite, ...settings } = request;

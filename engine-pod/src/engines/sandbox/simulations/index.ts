@@ -4,9 +4,9 @@ import { EVENT_SIMULATIONS } from './event-kinds.js';
 import { simulateMessage } from './message.js';
 import { simulatePasskey } from './passkey.js';
 import { simulateScan } from './scan.js';
+import type { Simulation, SimulationResult } from './simulation.js';
 
 type Kind = SimulateRequest['kind'];
-type Simulation<K extends Kind> = (side: SandboxSide, request: Extract<SimulateRequest, { kind: K }>) => Promise<Record<string, unknown>>;
 
 /**
  * One simulation per `kind` of `POST /api/{session}/sandbox/simulate` (docs/sandbox.md). The
@@ -19,7 +19,7 @@ export const SIMULATIONS: { readonly [K in Kind]: Simulation<K> } = {
   passkey: simulatePasskey,
 };
 
-export function runSimulation(side: SandboxSide, request: SimulateRequest): Promise<Record<string, unknown>> {
+export function runSimulation(side: SandboxSide, request: SimulateRequest): SimulationResult {
   const simulation = SIMULATIONS[request.kind] as Simulation<Kind>;
   return simulation(side, request as never);
 }

@@ -9,17 +9,17 @@ import type {
   SimulatePollVote,
 } from '@switchboard/protocol';
 import type { z } from 'zod';
+import { messageRecord } from '../message-record.js';
 import type { SandboxSide } from '../sandbox-side.js';
-import { actionRecord, messageKey, newMessageEnds } from './addressing.js';
+import { messageKey, newMessageEnds } from './addressing.js';
+import type { SimulationResult } from './simulation.js';
 import { nowSeconds } from './world-ids.js';
-
-type Result = Promise<Record<string, unknown>>;
 
 /**
  * A vote on a poll: `poll.vote`, or `poll.vote.failed` (no options) when it cannot be decrypted.
  * The poll need not be known: it may have been made on the phone.
  */
-export async function simulatePollVote(side: SandboxSide, request: z.infer<typeof SimulatePollVote>): Result {
+export async function simulatePollVote(side: SandboxSide, request: z.infer<typeof SimulatePollVote>): SimulationResult {
   const me = side.requireWorking();
   const poll = messageKey(request.pollId, 'pollId');
   const ends = newMessageEnds(me, poll.chatId, false, request.participant);
@@ -42,11 +42,11 @@ export async function simulatePollVote(side: SandboxSide, request: z.infer<typeo
  * An answer to an event message: `event.response`, or `event.response.failed` (no answer) when it
  * cannot be decrypted. The event message need not be known: it may have been made on the phone.
  */
-export async function simulateEventResponse(side: SandboxSide, request: z.infer<typeof SimulateEventResponse>): Result {
+export async function simulateEventResponse(side: SandboxSide, request: z.infer<typeof SimulateEventResponse>): SimulationResult {
   const me = side.requireWorking();
   const event = messageKey(request.eventId, 'eventId');
   const ends = newMessageEnds(me, event.chatId, false, request.participant);
-  const message = { ...actionRecord(ends), replyTo: null, eventCreationKey: destination(me, request.eventId, event) };
+  const message = { ...messageRecord(ends), replyTo: null, eventCreationKey: destination(me, request.eventId, event) };
   const payload: EventResponsePayload | EventResponseFailedPayload = request.failed
     ? { ...message, eventResponse: null }
     : { ...message, eventResponse: { response: request.response, timestampMs: Date.now(), extraGuestCount: request.extraGuestCount } };

@@ -2,11 +2,10 @@ import { type Label, labelColorHex, type LabelChatPayload, type SimulateLabel, t
 import type { z } from 'zod';
 import { CommandError } from '../../../command-error.js';
 import type { SandboxSide } from '../sandbox-side.js';
-
-type Result = Promise<Record<string, unknown>>;
+import type { SimulationResult } from './simulation.js';
 
 /** A label is made, changed (`label.upsert`) or deleted (`label.deleted`, its name emptied). */
-export async function simulateLabel(side: SandboxSide, request: z.infer<typeof SimulateLabel>): Result {
+export async function simulateLabel(side: SandboxSide, request: z.infer<typeof SimulateLabel>): SimulationResult {
   side.requireWorking();
   const labels = side.world.labels;
   if (request.deleted) {
@@ -34,7 +33,7 @@ export async function simulateLabel(side: SandboxSide, request: z.infer<typeof S
  * A label is put on (`label.chat.added`) or taken off (`label.chat.deleted`) a chat. A label the
  * session has not seen is sent as null, as happens right after pairing (spec 6.2).
  */
-export async function simulateLabelChat(side: SandboxSide, request: z.infer<typeof SimulateLabelChat>): Result {
+export async function simulateLabelChat(side: SandboxSide, request: z.infer<typeof SimulateLabelChat>): SimulationResult {
   side.requireWorking();
   const payload: LabelChatPayload = {
     labelId: request.labelId,

@@ -13,15 +13,16 @@ import {
   type SimulateWaiting,
 } from '@switchboard/protocol';
 import type { z } from 'zod';
+import { invalidField } from '../../../command-error.js';
 import { sandboxMessageId } from '../codes.js';
+import { messageRecord } from '../message-record.js';
 import type { SandboxSide } from '../sandbox-side.js';
-import { actionRecord, invalid, isGroupChat, knownMessage, newMessageEnds } from './addressing.js';
+import { isGroupChat, knownMessage, newMessageEnds } from './addressing.js';
+import type { SimulationResult } from './simulation.js';
 import { nowSeconds } from './world-ids.js';
 
-type Result = Promise<Record<string, unknown>>;
-
 /** Someone (or you, on the phone) reacts to a message the session knows: `message.reaction`. */
-export async function simulateReaction(side: SandboxSide, request: z.infer<typeof SimulateReaction>): Result {
+export async function simulateReaction(side: SandboxSide, request: z.infer<typeof SimulateReaction>): SimulationResult {
   const me = side.requireWorking();
   const { key } = knownMessage(side, request.messageId);
   const ends = newMessageEnds(me, key.chatId, request.fromMe, request.participant);
@@ -42,12 +43,12 @@ export async function simulateReaction(side: SandboxSide, request: z.infer<typeo
  * The server, the recipient or (the group variant) one group member acknowledges a message:
  * `message.ack`. The group variant's id is the message's id plus `_<participant>`.
  */
-export async function simulateAck(side: SandboxSide, request: z.infer<typeof SimulateAck>): Result {
+export async function simulateAck(side: SandboxSide, request: z.infer<typeof SimulateAck>): SimulationResult {
   const me = side.requireWorking();
   const { key } = knownMessage(side, request.messageId);
   const member = request.participant;
-  if (member && !isGroupChat(key.chatId)) throw invalid('participant', 'only acks in group chats name a participant');
-  if (member && !key.fromMe) throw invalid('participant', 'group members acknowledge only the messages you sent');
+  if (member && !isGroupChat(key.chatId)) throw invalidField('participant', 'only acks in group chats name a participant');
+  if (member && !key.fromMe) throw invalidField('participant', 'group members acknowledge only the messages you sent');
   const ack = ACKS[request.ack];
   const payload = {
     id: member ? `${request.messageId}_${member}` : request.messageId,
@@ -63,22 +64,22 @@ export async function simulateAck(side: SandboxSide, request: z.infer<typeof Sim
 }
 
 /** The phone shows "waiting for this message": `message.waiting`, a record with no text yet. */
-export async function simulateWaiting(side: SandboxSide, request: z.infer<typeof SimulateWaiting>): Result {
+export async function simulateWaiting(side: SandboxSide, request: z.infer<typeof SimulateWaiting>): SimulationResult {
   const me = side.requireWorking();
-  const ends = newMessageEnds(me, request.from, false, request.participant);
-  const id = request.id ? messageId(false, request.from, request.id, isGroupChat(request.from) ? ends.participant : null) : ends.id;
-  const record = actionRecord({ ...ends, id }, { _data: { engine: 'SANDBOX', type: 'ciphertext' } });
+  const record = messageRecord(newMessageEnds(me, request.from, false, request.participant, request.id), {
+    _data: { engine: 'SANDBOX', type: 'ciphertext' },
+  });
   side.context.emit('message.waiting', record);
-  return { id };
+  return { id: record.id };
 }
 
 /** The author edits a message the session knows: `message.edited`, with the edit's own id. */
-export async function simulateEdit(side: SandboxSide, request: z.infer<typeof SimulateEdit>): Result {
+export async function simulateEdit(side: SandboxSide, request: z.infer<typeof SimulateEdit>): SimulationResult {
   side.requireWorking();
   const { record, key } = knownMessage(side, request.messageId);
   const action = authorAction(record, key.chatId, key.fromMe, key.participant);
   const payload: MessageEditedPayload = {
-    ...actionRecord(action),
+    ...messageRecord(action),
     body: request.body,
     editedMessageId: key.id,
     _data: { engine: 'SANDBOX', type: 'edit', editedMessageId: request.messageId },
@@ -90,12 +91,12 @@ export async function simulateEdit(side: SandboxSide, request: z.infer<typeof Si
 }
 
 /** The author revokes ("delete for everyone") a message the session knows: `message.revoked`. */
-export async function simulateRevoke(side: SandboxSide, request: z.infer<typeof SimulateRevoke>): Result {
+export async function simulateRevoke(side: SandboxSide, request: z.infer<typeof SimulateRevoke>): SimulationResult {
   side.requireWorking();
   const { record, key } = knownMessage(side, request.messageId);
   const action = authorAction(record, key.chatId, key.fromMe, key.participant);
   const payload: MessageRevokedPayload = {
-    after: actionRecord(action, { _data: { engine: 'SANDBOX', type: 'revoke', revokedMessageId: request.messageId } }),
+    after: messageRecord(action, { _data: { engine: 'SANDBOX', type: 'revoke', revokedMessageId: request.messageId } }),
     revokedMessageId: key.id,
     before: record,
   };

@@ -5,6 +5,7 @@ import { invalidField } from '../../../command-error.js';
 import { SANDBOX_PASSKEY_RP } from '../passkey.js';
 import type { SandboxSide } from '../sandbox-side.js';
 import { assertionKey } from '../webauthn-assertion.js';
+import type { SimulationResult } from './simulation.js';
 
 /**
  * The phone asks for a passkey instead of a QR scan: PASSKEY_REQUIRED. Answers the relying party
@@ -13,7 +14,7 @@ import { assertionKey } from '../webauthn-assertion.js';
 export async function simulatePasskey(
   side: SandboxSide,
   request: z.infer<typeof SimulatePasskey>,
-): Promise<Record<string, unknown>> {
+): SimulationResult {
   let credential = null;
   if (request.credential) {
     const publicKey = assertionKey(request.credential.publicKey as JsonWebKey);
