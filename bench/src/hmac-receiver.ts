@@ -10,12 +10,14 @@ import type { AddressInfo } from 'node:net';
  *
  * IPC: it sends `{ port }` once listening; `{ type: 'reset', latency }` zeroes the counts (and
  * turns on recording the delay from each envelope's `timestamp`); `{ type: 'stats' }` answers
- * `{ ok, bad, latenciesMs }`.
+ * `{ ok, bad, timestamps, latenciesMs }`: per received event, its envelope `timestamp` and delay,
+ * so the benchmark can keep the events of its measured window only.
  */
 const key = process.env.BENCH_HMAC_KEY ?? '';
 let ok = 0;
 let bad = 0;
 let recordLatency = false;
+let timestamps: number[] = [];
 let latenciesMs: number[] = [];
 
 const server = createServer((request, response) => {
@@ -33,6 +35,7 @@ const server = createServer((request, response) => {
     ok++;
     if (recordLatency) {
       const { timestamp } = JSON.parse(body.toString('utf8')) as { timestamp: number };
+      timestamps.push(timestamp);
       latenciesMs.push(performance.timeOrigin + performance.now() - timestamp);
     }
     response.writeHead(200).end();
@@ -44,11 +47,12 @@ server.keepAliveTimeout = 60_000;
 process.on('message', (message: { type: 'reset'; latency: boolean } | { type: 'stats' }) => {
   if (message.type === 'reset') {
     ok = bad = 0;
+    timestamps = [];
     latenciesMs = [];
     recordLatency = message.latency;
     process.send!({ type: 'reset' });
   } else {
-    process.send!({ type: 'stats', ok, bad, latenciesMs });
+    process.send!({ type: 'stats', ok, bad, timestamps, latenciesMs });
   }
 });
 process.on('disconnect', () => process.exit(0));

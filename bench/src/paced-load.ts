@@ -7,23 +7,32 @@ export interface PacedLoadOptions {
   readonly paths: readonly string[];
   readonly headers: Record<string, string>;
   readonly body: string;
-  /** Requests per second over all connections. */
+  /** Requests per second over all connections, evenly spaced. */
   readonly rate: number;
+  /** Measured seconds, after `warmupSeconds` at the same pace that are not. */
   readonly seconds: number;
+  readonly warmupSeconds?: number;
   readonly connections: number;
 }
 
+/** Of the measured part only. */
 export interface PacedLoadResult {
   readonly requestsPerSecond: number;
   readonly non2xx: number;
   readonly errors: number;
+  /** How late the sends were against their even schedule (timer granularity, a busy machine). */
+  readonly sendLateMs: { readonly median: number; readonly p99: number };
+  /** Wall clock (ms since the epoch) when the first measured request was sent and the last answered. */
+  readonly measuredFrom: number;
+  readonly measuredTo: number;
 }
 
-/** POSTs at a fixed rate, spread over several paths, from a process of its own (autocannon). */
+/** POSTs at a fixed, even rate, spread over several paths, from a process of its own. */
 export function runPacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
   const worker = fileURLToPath(new URL('./paced-load-worker.js', import.meta.url));
+  const args = JSON.stringify({ warmupSeconds: 0, ...options });
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [worker, JSON.stringify(options)], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+    execFile(process.execPath, [worker, args], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
       if (error) reject(error);
       else resolve(JSON.parse(stdout) as PacedLoadResult);
     });

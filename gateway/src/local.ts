@@ -21,7 +21,10 @@ import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { type EngineCatalog, localEngineCatalog } from './sessions/engine-catalog.js';
 import { LocalSessionBackend } from './sessions/local-backend.js';
 import { SessionRegistry, sessionSchema } from './sessions/registry.js';
-import { openDatabase } from './store/database.js';
+import { BackgroundWriter } from './store/background-writer.js';
+import { databaseFile, HISTORY_FILE, openDatabase } from './store/database.js';
+import { moveHistoryTables } from './store/history-file.js';
+import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from './version.js';
 import {
@@ -56,23 +59,39 @@ export interface LocalGateway {
   close(): Promise<void>;
 }
 
-/** Local mode: every part in this process, state in one SQLite file under the data dir. */
+/** Local mode: every part in this process, state in SQLite files under the data dir (store/database.ts). */
 export async function createLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
   const logger = options.logger ?? createLogger(options.logLevel);
   const db: DatabaseSync = openDatabase(options.dataDir, [
     sessionSchema,
     apiKeySchema,
     webhookOutboxSchema,
-    eventLogSchema,
-    messageSchema,
     mediaSchema,
   ]);
+  const checkpointer = startWalCheckpointer(db, databaseFile(options.dataDir), (message) =>
+    logger.warn({ err: message }, 'SQLite checkpoint in the background failed; the next one tries again'),
+  );
+  // The event log and the message history: their own file, written by a thread of their own
+  // every 20 ms (store/background-writer.ts; docs/architecture.md, "What a crash may lose").
+  const historyDb = openDatabase(options.dataDir, [eventLogSchema, messageSchema], HISTORY_FILE);
+  moveHistoryTables(db, databaseFile(options.dataDir, HISTORY_FILE));
+  const historyWrites = new BackgroundWriter({
+    file: databaseFile(options.dataDir, HISTORY_FILE),
+    delayMs: 20,
+    onError: (message, count) =>
+      logger.error({ err: message, writes: count }, 'event log and message history rows not committed: they are lost'),
+  });
   const keyStore = new KeyStore(db);
   const adminKey = resolveAdminKey(options.apiKey, keyStore);
   const bus = new InProcessEventBus((error) => logger.error({ err: error }, 'event consumer failed'));
+  // The outbox rows of a turn's events share one commit.
+  const writes = new WriteBatch(db, (error, count) =>
+    logger.error({ err: error, writes: count }, 'webhook deliveries not committed: they are lost'),
+  );
   // Message history and media, kept per account and forgotten on logout and delete.
   const accountData = new AccountData({
     db,
+    history: { db: historyDb, writes: historyWrites },
     dataDir: options.dataDir,
     bus,
     mediaLifetimeMs: options.mediaLifetimeMs,
@@ -95,20 +114,13 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
     forget: (session) => accountData.forget(session),
   });
   const metrics = new GatewayMetrics();
-  // The outbox rows of a turn's events share one commit; the event log's, those of 20 ms.
-  const writes = new WriteBatch(db, (error, count) =>
-    logger.error({ err: error, writes: count }, 'webhook deliveries not committed: they are lost'),
-  );
-  const logWrites = new WriteBatch(
-    db,
-    (error, count) => logger.error({ err: error, writes: count }, 'event log rows not committed: they are lost'),
-    20,
-  );
   const outbox = new WebhookOutbox(db);
   const dispatcher = new WebhookDispatcher({
     outbox,
     log: logger,
     observer: metrics,
+    // Delivered rows are deleted in the outbox batch's next commit.
+    writes,
     ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}),
   });
   const fanout = new WebhookFanout({
@@ -119,7 +131,7 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
     globalHook: options.globalWebhook,
     writes,
   });
-  const eventLog = new SqliteEventLog({ db, bus, log: logger, writes: logWrites });
+  const eventLog = new SqliteEventLog({ db: historyDb, bus, log: logger, writes: historyWrites });
   const hub = countedWsHub(metrics, bus, logger, options);
   const stopCounting = metrics.countEvents(bus);
   metrics.gauge('switchboard_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried', () =>
@@ -168,10 +180,13 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
       fanout.stop();
       eventLog.stop();
       writes.flush();
-      logWrites.flush();
       stopCounting();
+      // Records what the recorder still has queued, then commits it with the event log's rows.
       await accountData.close();
+      await historyWrites.close();
+      historyDb.close();
       await dispatcher.stop();
+      await checkpointer.stop();
       db.close();
     },
   };

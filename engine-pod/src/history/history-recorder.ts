@@ -106,10 +106,15 @@ function keyOf(record: MessageRecord): { chatId: string; messageId: string } {
 
 async function upsert(store: MessageStore, session: string, record: MessageRecord): Promise<void> {
   const { chatId, messageId } = keyOf(record);
-  const existing = await store.get(session, chatId, messageId);
   // A message seen again (an engine re-delivering it) keeps the acknowledgement it reached.
-  const ack = existing ? furtherAck(existing.ack, record.ack) : record.ack;
-  await store.put(session, chatId, messageId, { ...record, ack, ackName: ackName(ack) });
+  if (store.upsert) {
+    const named = record.ackName === ackName(record.ack) ? record : { ...record, ackName: ackName(record.ack) };
+    await store.upsert(session, chatId, messageId, named);
+  } else {
+    const existing = await store.get(session, chatId, messageId);
+    const ack = existing ? furtherAck(existing.ack, record.ack) : record.ack;
+    await store.put(session, chatId, messageId, { ...record, ack, ackName: ackName(ack) });
+  }
   const alias = chatAliasOf(record, chatId);
   if (alias) {
     await store.setAlias(session, chatId, alias);
@@ -123,6 +128,7 @@ async function acknowledge(store: MessageStore, session: string, payload: Record
   const key = parseMessageId(String(payload.id));
   const ack = payload.ack as Ack;
   if (!key || !(Object.values(ACKS) as number[]).includes(ack)) return;
+  if (store.advanceAck) return store.advanceAck(session, key.chatId, key.id, ack);
   const existing = await store.get(session, key.chatId, key.id);
   if (!existing) return;
   const next = furtherAck(existing.ack, ack);

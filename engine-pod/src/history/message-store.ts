@@ -1,4 +1,4 @@
-import type { HistoryQuery, MessageRecord } from '@switchboard/protocol';
+import type { Ack, HistoryQuery, MessageRecord } from '@switchboard/protocol';
 
 /** One page of one or more chats: the query once the chat's addresses are known. */
 export type HistoryPage = Omit<HistoryQuery, 'chatId' | 'merge'>;
@@ -7,13 +7,25 @@ export type HistoryPage = Omit<HistoryQuery, 'chatId' | 'merge'>;
  * Where a session's messages are kept so the history endpoints answer on every engine. Local
  * mode keeps them in the gateway's SQLite file; cluster mode in NATS KV, written by the engine
  * pod and read by every gateway replica. A store only keeps and finds records: what an event
- * does to them is the HistoryRecorder's business, the same for both.
+ * does to them is the HistoryRecorder's business, the same for both (a store that implements the
+ * optional one-step writes says the same rule in its own terms, and the same suite checks it).
  */
 export interface MessageStore {
   /** The record of message `messageId` (the id without chat id) in `chatId`, or null. */
   get(session: string, chatId: string, messageId: string): Promise<MessageRecord | null>;
   /** Inserts, or replaces the record of the same message; a replaced record keeps its place among equal timestamps. */
   put(session: string, chatId: string, messageId: string, record: MessageRecord): Promise<void>;
+  /**
+   * Optional, for a store that does it without reading first (the recorder reads, then puts,
+   * where it is missing): `put`, except that a record already there keeps its acknowledgement
+   * when that is further on (`furtherAck`).
+   */
+  upsert?(session: string, chatId: string, messageId: string, record: MessageRecord): Promise<void>;
+  /**
+   * Optional, likewise: moves the acknowledgement of a stored message on to `ack` where
+   * `furtherAck` says so (`ackName` follows); nothing when the message is not there.
+   */
+  advanceAck?(session: string, chatId: string, messageId: string, ack: Ack): Promise<void>;
   /** Remembers that two addresses are the same chat (a contact's `@lid` and its `@c.us`). */
   setAlias(session: string, chatId: string, otherId: string): Promise<void>;
   aliasOf(session: string, chatId: string): Promise<string | null>;

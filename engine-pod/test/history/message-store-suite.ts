@@ -140,6 +140,23 @@ export function messageStoreSuite(open: () => Promise<MessageStore>): void {
       expect(await store.get(session, chat, 'R1')).toMatchObject({ body: 'again', ack: 3, ackName: 'READ' });
     });
 
+    it('a message seen again with ERROR takes it only before DEVICE; a later ack moves an ERROR on', async () => {
+      const early = record({ id: 'X1', fromMe: true, ack: 1 });
+      const delivered = record({ id: 'X2', fromMe: true, ack: 2 });
+      await recorded(
+        ['message.any', early],
+        ['message.any', delivered],
+        ['message.any', { ...early, ack: -1, ackName: 'ERROR' }],
+        ['message.any', { ...delivered, ack: -1, ackName: 'ERROR' }],
+      );
+      expect(await store.get(session, chat, 'X1')).toMatchObject({ ack: -1, ackName: 'ERROR' });
+      expect(await store.get(session, chat, 'X2')).toMatchObject({ ack: 2, ackName: 'DEVICE' });
+      await recorded(['message.ack', ack(early.id, 3)], ['message.ack', ack(delivered.id, 1)]);
+      expect(await store.get(session, chat, 'X1')).toMatchObject({ ack: 3, ackName: 'READ' });
+      expect(await store.get(session, chat, 'X2')).toMatchObject({ ack: 2, ackName: 'DEVICE' });
+      expect((await readHistory(store, session, page({ ack: 3 }))).map((r) => r.id)).toEqual([early.id]);
+    });
+
     it('message.edited changes the text, message.revoked empties the message and drops its media', async () => {
       const typo = record({ id: 'E1', body: 'typo' });
       const photo = record({ id: 'V1', body: 'caption', hasMedia: true, media: { url: 'http://x/api/files/s/f', mimetype: 'image/png' } });

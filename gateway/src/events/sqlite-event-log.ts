@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Logger } from 'pino';
 import type { SchemaPart } from '../store/database.js';
-import type { WriteBatch } from '../store/write-batch.js';
+import { DirectWrites, type SqlWrite, type SqlWrites } from '../store/sql-writes.js';
 import type { EventLog } from '../webhooks/ports.js';
 import type { EventBus, PublishedEvent } from './event-bus.js';
 
@@ -33,42 +33,48 @@ export interface SqliteEventLogOptions {
   readonly db: DatabaseSync;
   readonly bus: EventBus;
   readonly log: Logger;
-  /** Group commit with the other writes of the turn; without it each event is its own transaction. */
-  readonly writes?: Pick<WriteBatch, 'add'>;
+  /**
+   * Where the rows are written: in local mode the group commit of a writer thread (every 20 ms);
+   * by default each at once, on `db`.
+   */
+  readonly writes?: SqlWrites;
   readonly retentionMs?: number;
   readonly pruneEveryMs?: number;
   readonly now?: () => number;
 }
 
+const PRUNE = `DELETE FROM event_log WHERE (session, id) IN (SELECT session, id FROM event_log WHERE at < ? LIMIT ${PRUNE_BATCH})`;
+
 /**
- * Local mode's event log for catching up. It subscribes to the bus like the webhook fan-out; its
- * rows are committed together every few milliseconds (`writes`), so a crash may lose the last
- * few of them from the log, never a webhook delivery.
+ * Local mode's event log for catching up, in `history.db`. It subscribes to the bus like the
+ * webhook fan-out; its rows are committed together every few milliseconds (`writes`), so a crash
+ * may lose the last few of them from the log, never a webhook delivery. A read awaits the rows
+ * queued before it. A row's body is the event's `json`, the very string webhooks and websockets
+ * send (serialized once, by the engine host).
  */
 export class SqliteEventLog implements EventLog {
-  private readonly insert: StatementSync;
+  private readonly insert: SqlWrite;
   private readonly after: StatementSync;
-  private readonly prune: StatementSync;
+  private readonly writes: SqlWrites;
   private readonly retentionMs: number;
   private readonly now: () => number;
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private pruning = false;
 
   constructor(private readonly options: SqliteEventLogOptions) {
     const { db } = options;
     this.retentionMs = options.retentionMs ?? 7 * DAY_MS;
     this.now = options.now ?? Date.now;
-    this.insert = db.prepare('INSERT OR IGNORE INTO event_log (session, id, at, body) VALUES (?, ?, ?, ?)');
+    this.writes = options.writes ?? new DirectWrites(db);
+    this.insert = this.writes.statement('INSERT OR IGNORE INTO event_log (session, id, at, body) VALUES (?, ?, ?, ?)');
     this.after = db.prepare('SELECT body FROM event_log WHERE session = ? AND id > ? ORDER BY id LIMIT ?');
-    this.prune = db.prepare(
-      `DELETE FROM event_log WHERE (session, id) IN (SELECT session, id FROM event_log WHERE at < ? LIMIT ${PRUNE_BATCH})`,
-    );
   }
 
   start(): void {
     this.unsubscribe ??= this.options.bus.subscribe((event) => this.append(event));
-    this.pruneOld();
-    this.timer = setInterval(() => this.pruneOld(), this.options.pruneEveryMs ?? 60 * 60 * 1000);
+    void this.pruneOld();
+    this.timer = setInterval(() => void this.pruneOld(), this.options.pruneEveryMs ?? 60 * 60 * 1000);
     this.timer.unref();
   }
 
@@ -79,28 +85,29 @@ export class SqliteEventLog implements EventLog {
   }
 
   async since(session: string, since: string | undefined, limit: number): Promise<string[]> {
+    // Rows still queued are committed first: a catch-up read sees every event published before it.
+    await this.writes.flush();
     return (this.after.all(session, since ?? '', limit) as { body: string }[]).map((row) => row.body);
   }
 
   private append({ envelope, json }: PublishedEvent): void {
-    const at = this.now();
-    const write = () => this.insert.run(envelope.session, envelope.id, at, json);
-    if (this.options.writes) this.options.writes.add(write);
-    else write();
+    this.insert.add(envelope.session, envelope.id, this.now(), json);
   }
 
-  /** Removes what is past retention, a batch per turn of the event loop. */
-  private pruneOld(): void {
+  /** Removes what is past retention, a batch at a time, one round at a time. */
+  private async pruneOld(): Promise<void> {
+    if (this.pruning) return;
+    this.pruning = true;
     const before = this.now() - this.retentionMs;
-    const step = () => {
+    try {
       // Stopped: the database may be closed by now.
-      if (!this.unsubscribe) return;
-      try {
-        if (Number(this.prune.run(before).changes) === PRUNE_BATCH) setImmediate(step);
-      } catch (error) {
-        this.options.log.error({ err: error }, 'event log pruning failed; trying again at the next round');
+      while (this.unsubscribe && (await this.writes.changes(PRUNE, [before])) === PRUNE_BATCH) {
+        await new Promise((resolve) => setImmediate(resolve));
       }
-    };
-    step();
+    } catch (error) {
+      this.options.log.error({ err: error }, 'event log pruning failed; trying again at the next round');
+    } finally {
+      this.pruning = false;
+    }
   }
 }

@@ -9,10 +9,14 @@ import {
 } from '@switchboard/engine-pod';
 import type { EventBus } from '../events/event-bus.js';
 import { FileMediaStore } from '../media/file-media-store.js';
+import type { SqlWrites } from '../store/sql-writes.js';
 import { SqliteMessageStore } from './sqlite-message-store.js';
 
 export interface AccountDataOptions {
+  /** The main file: media. */
   readonly db: DatabaseSync;
+  /** The message history: read through `db` (`history.db`), written through `writes`. */
+  readonly history: { readonly db: DatabaseSync; readonly writes?: SqlWrites };
   readonly dataDir: string;
   /** The events to record the history from. */
   readonly bus: EventBus;
@@ -25,7 +29,7 @@ export interface AccountDataOptions {
 /**
  * What local mode keeps of each account beside its auth state: the message history (SQLite,
  * recorded from the bus) and media (files under `<data>/media`). Both are forgotten on logout and
- * delete. The tables are `messageSchema` and `mediaSchema`, opened with the database.
+ * delete. The tables are `messageSchema` (in `history.db`) and `mediaSchema`, opened with the databases.
  */
 export class AccountData {
   readonly messages: SqliteMessageStore;
@@ -36,7 +40,7 @@ export class AccountData {
   private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly options: AccountDataOptions) {
-    this.messages = new SqliteMessageStore(options.db);
+    this.messages = new SqliteMessageStore(options.history.db, options.history.writes);
     this.media = new FileMediaStore({
       db: options.db,
       dir: join(options.dataDir, 'media'),
@@ -62,5 +66,6 @@ export class AccountData {
     this.unsubscribe?.();
     this.media.stop();
     await this.recorder.close();
+    await this.options.history.writes?.flush();
   }
 }

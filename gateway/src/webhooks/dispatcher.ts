@@ -1,8 +1,11 @@
 import type { Logger } from 'pino';
+import type { WriteBatch } from '../store/write-batch.js';
+import { type Delivered, DeliveredRows } from './delivered-rows.js';
 import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from './delivery-observer.js';
 import { retryAfterFailure, WebhookSender } from './http-delivery.js';
 import { logUrl } from './log-url.js';
 import type { DeliveryRow, WebhookOutbox } from './outbox.js';
+import { DEFAULT_MEMORY, type MemoryLimits, type Queue, QueueMemory } from './queue-memory.js';
 
 /** Outcome counts since start, read later by the metrics endpoint. */
 export interface DeliveryCounters {
@@ -22,32 +25,45 @@ export interface WebhookDispatcherOptions {
   readonly concurrency?: number;
   readonly now?: () => number;
   /**
-   * Fallback look at the outbox. Every enqueue kicks and every retry sets a timer, so this only
-   * matters if something was missed (a failed database read, rows written by another writer).
+   * Fallback look at the outbox for queues not held in memory. New rows reach the dispatcher
+   * through `enqueued`, retries and replays set their own wake-ups, so this only matters if
+   * something was missed (a failed database read, rows written by another writer).
    */
   readonly pollIntervalMs?: number;
   /** How long delivered rows may wait to be deleted together. */
   readonly clearEveryMs?: number;
+  /**
+   * The fan-out's group commit: delivered rows are deleted in its next transaction when one comes
+   * within `clearEveryMs`, so a steady stream of events costs no commits for the deletes.
+   */
+  readonly writes?: Pick<WriteBatch, 'onCommitting' | 'onSettled'>;
+  /** Memory for rows not sent yet; beyond it, the outbox alone holds them (and they are read later). */
+  readonly memory?: Partial<MemoryLimits>;
 }
 
-/**
- * Sends due outbox rows by HTTP POST. Each target key is a queue with at most one request in
- * flight, its oldest row first, so one webhook sees a session's events in order; different keys
- * run side by side, so a slow or dead receiver only holds up its own queue.
- *
- * Two ways to find work. The full look (`pump`) asks the outbox for the heads of every queue that
- * are due: at start, on timers, and whenever more was due than there were free slots (a
- * backlog). Otherwise a queue that just finished, or was just written to, looks only at its own
- * next rows, read a few at a time (`READ_AHEAD`) with one index probe.
- *
- * Delivered rows are deleted together, every `clearEveryMs` (10 ms), rather than one commit
- * each: a commit costs about as much as a delivery. A crash before that leaves them pending, and
- * they are sent again: at least once, as promised, and each queue's first deliveries still come
- * in order.
- */
-/** Rows of one queue read at once; the next ones are sent from memory. */
-const READ_AHEAD = 16;
+/** Queues the full look takes from the outbox at once. */
+const DISCOVER_LIMIT = 1024;
 
+/**
+ * Sends outbox rows by HTTP POST. Each target key is a queue with at most one request in flight,
+ * its oldest row first, so one webhook sees a session's events in order; different keys run side
+ * by side, so a slow or dead receiver only holds up its own queue. Up to `concurrency` requests
+ * are in flight at once; queues that find no free slot wait in line, first come first served.
+ *
+ * The outbox is the durable copy, memory the fast path. The fan-out hands over the rows it wrote
+ * once they are committed (`enqueued`), and a queue sends them from memory: in the steady state a
+ * delivery reads nothing from SQLite. A queue whose rows are not all in memory (after a start, a
+ * failed head, a replay, or more rows than it may hold) reads its next ones from the outbox, a
+ * chunk at a time. The full look (`pump`) finds the queues memory does not know: at start, after
+ * a replay, when its timer falls due, and every `pollIntervalMs` as a fallback.
+ *
+ * Delivered rows are deleted together (`delivered-rows.ts`): in the fan-out's next group commit
+ * when one comes within `clearEveryMs` (10 ms), else in a statement of their own then. A crash
+ * before that leaves them pending, and they are sent again: at least once, as promised, and each
+ * queue's first deliveries still come in order. Counters and the observer learn of a delivery
+ * once its row is deleted. Before anything is read from the outbox, the delivered rows are
+ * deleted, so a read never hands back a row already delivered.
+ */
 export class WebhookDispatcher {
   readonly counters: DeliveryCounters = { succeeded: 0, retried: 0, dead: 0 };
 
@@ -58,20 +74,16 @@ export class WebhookDispatcher {
   private readonly concurrency: number;
   private readonly now: () => number;
   private readonly pollIntervalMs: number;
-  private readonly clearEveryMs: number;
-  /** Target key → its running delivery; the keys double as the exclusion list for `takeDue`. */
-  private readonly inFlight = new Map<string, Promise<void>>();
-  /**
-   * Delivered, not deleted yet, with the latency of each; and per key the last one (its next row
-   * comes after it). Counters and the observer learn of a delivery once its row is deleted.
-   */
-  private delivered: { row: DeliveryRow; latencyMs: number }[] = [];
-  private readonly deliveredUpTo = new Map<string, number>();
-  /** Per key, its next pending rows as last read, oldest first; dropped when they may be stale. */
-  private readonly ahead = new Map<string, DeliveryRow[]>();
+  private readonly memory: QueueMemory;
+  /** Requests in flight, and what `stop` waits on until there are none. */
+  private active = 0;
+  private idle: (() => void) | null = null;
+  private readonly delivered: DeliveredRows;
+  /** The full look found more due queues than it took: it looks again once the line is empty. */
   private backlog = false;
   private running = false;
-  private kicked: Set<string> | 'all' | null = null;
+  /** Queues to look at on the next turn; 'all' after `kick()`. */
+  private kicked: Set<Queue> | 'all' | null = null;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
 
@@ -83,7 +95,14 @@ export class WebhookDispatcher {
     this.now = options.now ?? Date.now;
     this.sender = new WebhookSender({ timeoutMs: options.timeoutMs, now: this.now });
     this.pollIntervalMs = options.pollIntervalMs ?? 5_000;
-    this.clearEveryMs = options.clearEveryMs ?? 10;
+    this.memory = new QueueMemory({ ...DEFAULT_MEMORY, ...options.memory });
+    this.delivered = new DeliveredRows({
+      outbox: this.outbox,
+      clearEveryMs: options.clearEveryMs ?? 10,
+      ...(options.writes ? { writes: options.writes } : {}),
+      cleared: (delivered) => this.count(delivered),
+      notCleared: (delivered, error) => this.notCleared(delivered, error),
+    });
   }
 
   start(): void {
@@ -93,18 +112,35 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Wakes the dispatcher after an enqueue to `keys` (every queue when left out). Deferred to the
-   * next turn so the engine call that published the event is not slowed by a database read, and
-   * a burst of events costs one look per queue.
+   * Takes rows just committed to the outbox (by `enqueue`, in one transaction) and sends them,
+   * from the next turn of the event loop: the call that made the event is not slowed by a
+   * request, and a burst of events costs one look per queue. Rows must be handed over only once
+   * committed; while stopped, the outbox keeps them for the next start.
    */
-  kick(keys?: Iterable<string>): void {
-    if (!this.running) return;
-    if (this.kicked === null) {
-      setImmediate(() => this.onKick());
-      this.kicked = new Set();
+  enqueued(rows: readonly DeliveryRow[]): void {
+    if (!this.running || rows.length === 0) return;
+    const kicked = this.kickSet();
+    for (const row of rows) {
+      let queue = this.memory.get(row.targetKey);
+      if (queue === undefined) {
+        // Unknown: older rows of the key may be pending in the outbox. Its first look reads them.
+        queue = this.memory.track(row.targetKey, [], false, row.createdAt);
+      } else {
+        this.memory.append(queue, row);
+        queue.lastActive = row.createdAt;
+      }
+      if (kicked !== 'all') kicked.add(queue);
     }
-    if (keys === undefined) this.kicked = 'all';
-    if (this.kicked !== 'all') for (const key of keys ?? []) this.kicked.add(key);
+  }
+
+  /**
+   * Forgets what memory holds and looks at the whole outbox again, from the next turn: for rows
+   * written behind the dispatcher's back (a replay of dead deliveries).
+   */
+  kick(): void {
+    if (!this.running) return;
+    this.kickSet();
+    this.kicked = 'all';
   }
 
   /** Takes no new work and waits for the requests in flight, each bounded by its timeout. */
@@ -112,76 +148,56 @@ export class WebhookDispatcher {
     this.running = false;
     clearTimeout(this.timer);
     this.timer = undefined;
-    await Promise.all(this.inFlight.values());
-    this.flushDelivered();
+    this.memory.clear();
+    if (this.active > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    this.delivered.flush();
     this.sender.close();
+  }
+
+  private kickSet(): Set<Queue> | 'all' {
+    if (this.kicked === null) {
+      this.kicked = new Set();
+      setImmediate(() => this.onKick());
+    }
+    return this.kicked;
   }
 
   private onKick(): void {
     const kicked = this.kicked;
     this.kicked = null;
-    if (kicked === 'all' || kicked === null || this.backlog) this.pump();
-    else for (const key of kicked) this.continueQueue(key);
+    if (kicked === 'all') {
+      this.delivered.flush();
+      this.memory.forgetAll();
+      this.pump();
+    } else if (kicked !== null) {
+      for (const queue of kicked) this.continueQueue(queue);
+    }
   }
 
-  /** The full look: starts the due heads of every queue, then sleeps until the next due time. */
+  /**
+   * The full look: finds the due heads of the queues memory does not know and starts them, then
+   * sleeps until the next one falls due (or the poll). Idle queues are forgotten here, after a while.
+   */
   private pump(): void {
     if (!this.running) return;
     try {
-      // The outbox must not hand back rows already delivered; what was read ahead may be stale.
-      this.flushDelivered();
-      this.ahead.clear();
-      const free = this.concurrency - this.inFlight.size;
-      // One more than fits tells whether another queue is left waiting for a slot.
-      const rows = this.outbox.takeDue(this.now(), free + 1, this.inFlight.keys());
-      for (const row of rows.slice(0, free)) this.begin(row);
-      // A queue waits for a slot: each finished delivery looks at all queues again.
-      this.backlog = rows.length > free;
-      const nextAt = this.backlog ? null : this.outbox.nextDueAt(this.inFlight.keys());
-      this.wakeAt(nextAt ?? this.now() + this.pollIntervalMs, true);
+      // The outbox must not hand back rows already delivered.
+      this.delivered.flush();
+      const now = this.now();
+      this.memory.sweep(now);
+      const heads = this.outbox.takeDue(now, DISCOVER_LIMIT + 1, this.memory.keys());
+      this.backlog = heads.length > DISCOVER_LIMIT;
+      for (const head of heads.slice(0, DISCOVER_LIMIT)) this.continueQueue(this.memory.track(head.targetKey, [head], false, now));
+      const nextAt = this.backlog ? null : this.outbox.nextDueAt(this.memory.keys());
+      this.wakeAt(nextAt ?? now + this.pollIntervalMs);
     } catch (error) {
       this.log.error({ err: error }, 'webhook outbox read failed; retrying at the next poll');
-      this.wakeAt(this.now() + this.pollIntervalMs, true);
+      this.wakeAt(this.now() + this.pollIntervalMs);
     }
   }
 
-  /** One queue looks at its own next row: sent now if due and a slot is free, else timed. */
-  private continueQueue(key: string): void {
-    if (!this.running || this.inFlight.has(key)) return;
-    if (this.backlog || this.inFlight.size >= this.concurrency) {
-      this.backlog = true;
-      this.pump();
-      return;
-    }
-    try {
-      let rows = this.ahead.get(key);
-      if (!rows?.length) {
-        rows = this.outbox.headOf(key, this.deliveredUpTo.get(key) ?? 0, READ_AHEAD);
-        if (rows.length === 0) {
-          this.ahead.delete(key);
-          return;
-        }
-        this.ahead.set(key, rows);
-      }
-      const head = rows[0]!;
-      if (head.nextAttemptAt > this.now()) {
-        this.wakeAt(head.nextAttemptAt, false);
-        return;
-      }
-      rows.shift();
-      this.begin(head);
-    } catch (error) {
-      this.log.error({ err: error }, 'webhook outbox read failed; retrying at the next poll');
-    }
-  }
-
-  private begin(row: DeliveryRow): void {
-    this.inFlight.set(row.targetKey, this.deliver(row));
-  }
-
-  /** Sets the wake-up timer to `at`, or to an earlier one already set unless `replace`. */
-  private wakeAt(at: number, replace: boolean): void {
-    if (!replace && at >= this.timerAt) return;
+  /** Sets the wake-up timer of the full look to `at`. */
+  private wakeAt(at: number): void {
     clearTimeout(this.timer);
     this.timerAt = at;
     this.timer = setTimeout(() => {
@@ -192,28 +208,103 @@ export class WebhookDispatcher {
     this.timer.unref();
   }
 
-  private async deliver(row: DeliveryRow): Promise<void> {
-    const failure = await this.sender.send(row.target, row.body);
+  /**
+   * A queue looks at its next row: sent now if due and a slot is free, else in line or timed.
+   * `behindOthers`: a queue that just had its turn lets those in line go first.
+   */
+  private continueQueue(queue: Queue, behindOthers = false): void {
+    if (!this.running || queue.sending || queue.waiting || queue.timer !== undefined) return;
+    // Forgotten meanwhile: the full look owns its rows now.
+    if (!this.memory.holds(queue)) return;
+    if (queue.rows.length === 0) {
+      if (queue.complete) return;
+      if (!this.load(queue)) return;
+    }
+    const head = queue.rows[0]!;
+    const wait = head.nextAttemptAt - this.now();
+    if (wait > 0) {
+      queue.timer = setTimeout(() => {
+        queue.timer = undefined;
+        this.continueQueue(queue);
+      }, wait);
+      queue.timer.unref();
+      return;
+    }
+    if (this.active >= this.concurrency || (behindOthers && this.memory.waitingCount > 0)) {
+      this.memory.lineUp(queue);
+      return;
+    }
+    this.begin(queue, this.memory.shift(queue));
+  }
+
+  /** Reads the queue's next rows from the outbox; false when it has none (or the read failed). */
+  private load(queue: Queue): boolean {
     try {
-      this.record(row, failure);
+      this.delivered.flush();
+      if (!this.memory.holds(queue)) return false;
+      this.memory.loaded(queue, this.outbox.headOf(queue.key, 0, this.memory.limits.readChunk));
+      return queue.rows.length > 0;
     } catch (error) {
-      // The row stays pending and is sent again: at-least-once rather than lost.
-      this.log.error({ err: error, session: row.session, eventId: row.eventId }, 'webhook outcome not saved');
-    } finally {
-      this.inFlight.delete(row.targetKey);
-      this.continueQueue(row.targetKey);
+      this.log.error({ err: error }, 'webhook outbox read failed; retrying at the next poll');
+      this.memory.forget(queue);
+      return false;
     }
   }
 
-  private record(row: DeliveryRow, failure: string | null): void {
+  private begin(queue: Queue, row: DeliveryRow): void {
+    queue.sending = true;
+    queue.lastActive = this.now();
+    this.active++;
+    void this.deliver(queue, row);
+  }
+
+  private async deliver(queue: Queue, row: DeliveryRow): Promise<void> {
+    const failure = await this.sender.send(row.target, row.bytes ?? row.body);
+    try {
+      this.record(queue, row, failure);
+    } catch (error) {
+      // The row stays pending and is sent again, from the outbox: at-least-once rather than lost.
+      this.log.error({ err: error, session: row.session, eventId: row.eventId }, 'webhook outcome not saved');
+      this.memory.forget(queue);
+      this.wakeAt(Math.min(this.timerAt, this.now() + this.pollIntervalMs));
+    } finally {
+      queue.sending = false;
+      this.active--;
+      if (this.active === 0 && this.idle) {
+        this.idle();
+        this.idle = null;
+      }
+    }
+    try {
+      this.next(queue);
+    } catch (error) {
+      // Not expected (reads and timers report their own failures); the poll takes over.
+      this.log.error({ err: error }, 'webhook dispatcher could not go on; retrying at the next poll');
+      this.wakeAt(Math.min(this.timerAt, this.now() + this.pollIntervalMs));
+    }
+  }
+
+  /** A slot is free: the queues in line go first, the one that just finished joins the end. */
+  private next(finished: Queue): void {
+    this.continueQueue(finished, true);
+    this.startWaiting();
+    // More queues were due than the full look took: look again once the line is through.
+    if (this.backlog && this.memory.waitingCount === 0 && this.active < this.concurrency) this.pump();
+  }
+
+  private startWaiting(): void {
+    while (this.active < this.concurrency) {
+      const queue = this.memory.nextInLine();
+      if (queue === undefined) return;
+      this.continueQueue(queue);
+    }
+  }
+
+  private record(queue: Queue, row: DeliveryRow, failure: string | null): void {
     if (failure === null) {
-      if (this.delivered.length === 0) setTimeout(() => this.flushDelivered(), this.clearEveryMs).unref();
-      this.delivered.push({ row, latencyMs: this.now() - row.createdAt });
-      this.deliveredUpTo.set(row.targetKey, row.id);
+      this.delivered.add({ row, latencyMs: this.now() - row.createdAt });
       return;
     }
-    // The failed row stays the head of its queue: read the queue afresh.
-    this.ahead.delete(row.targetKey);
     const attempt = row.attempts + 1;
     const delayMs = retryAfterFailure(row.target.retries, attempt);
     const context = { session: row.session, eventId: row.eventId, url: logUrl(row.target.url), attempt, reason: failure };
@@ -224,25 +315,30 @@ export class WebhookDispatcher {
       this.log.warn({ ...context, attempts: attempt }, 'webhook delivery dead after its last attempt');
       return;
     }
-    this.outbox.markFailed(row.id, failure, this.now() + delayMs);
+    const nextAttemptAt = this.now() + delayMs;
+    this.outbox.markFailed(row.id, failure, nextAttemptAt);
+    // It stays the head of its queue, held back until its time comes. The queue reads its rows
+    // afresh (the head with its new schedule): a receiver that is down does not fill memory with
+    // its backlog, and a replay's older rows, when there are some, come first.
+    this.memory.drop(queue);
     this.counters.retried++;
     this.observer.retried(row.session);
     this.log.debug({ ...context, retryInMs: delayMs }, 'webhook delivery failed; will retry');
   }
 
-  private flushDelivered(): void {
-    if (this.delivered.length === 0) return;
-    const delivered = this.delivered;
-    this.delivered = [];
-    this.deliveredUpTo.clear();
-    try {
-      this.outbox.markDelivered(delivered.map(({ row }) => row.id));
-    } catch (error) {
-      // Left pending, they are sent again: duplicates, never losses.
-      this.log.error({ err: error, rows: delivered.length }, 'delivered webhook rows not cleared; they will be sent again');
-      return;
+  /** Left pending, they are sent again: duplicates, never losses. Memory would skip them, so their queues read the outbox again. */
+  private notCleared(delivered: readonly Delivered[], error: unknown): void {
+    this.log.error({ err: error, rows: delivered.length }, 'delivered webhook rows not cleared; they will be sent again');
+    for (const { row } of delivered) {
+      const queue = this.memory.get(row.targetKey);
+      if (queue) this.memory.forget(queue);
     }
+    this.wakeAt(Math.min(this.timerAt, this.now() + this.pollIntervalMs));
+  }
+
+  private count(delivered: readonly Delivered[]): void {
     this.counters.succeeded += delivered.length;
     for (const { row, latencyMs } of delivered) this.observer.delivered(row.session, latencyMs);
   }
 }
+

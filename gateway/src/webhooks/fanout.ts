@@ -2,29 +2,39 @@ import { webhookWants, type WebhookConfig } from '@switchboard/protocol';
 import type { EventBus, PublishedEvent } from '../events/event-bus.js';
 import type { WriteBatch } from '../store/write-batch.js';
 import type { WebhookDispatcher } from './dispatcher.js';
-import type { WebhookOutbox } from './outbox.js';
+import type { DeliveryRow, WebhookOutbox } from './outbox.js';
 
 export interface WebhookFanoutDeps {
   readonly bus: EventBus;
   readonly outbox: Pick<WebhookOutbox, 'enqueue'>;
-  readonly dispatcher: Pick<WebhookDispatcher, 'kick'>;
+  readonly dispatcher: Pick<WebhookDispatcher, 'enqueued'>;
   /** The session's current `config.webhooks`, read per event so edits apply to the next event. */
   readonly webhooksOf: (session: string) => readonly WebhookConfig[];
   readonly globalHook: WebhookConfig | null;
   /** Group commit with the other writes of the turn; without it each event is its own transaction. */
-  readonly writes?: Pick<WriteBatch, 'add'>;
+  readonly writes?: Pick<WriteBatch, 'add' | 'onSettled'>;
 }
 
 /**
  * Bus subscriber that turns each event into outbox rows for the webhooks that want it. It runs
  * inside `publish`, so in local mode the rows are in SQLite before the answer to the call that
  * caused the event goes out (with `writes`, at the end of that turn); a failing write is
- * reported (the bus's or the batch's error handler), never silent.
+ * reported (the bus's or the batch's error handler), never silent. The rows go to the dispatcher
+ * once committed, never before: a row rolled back does not exist, and its id will be reused.
  */
 export class WebhookFanout {
   private unsubscribe: (() => void) | undefined;
+  /** Rows written in the batch being flushed, for the dispatcher once it commits. */
+  private written: DeliveryRow[] = [];
 
-  constructor(private readonly deps: WebhookFanoutDeps) {}
+  constructor(private readonly deps: WebhookFanoutDeps) {
+    deps.writes?.onSettled((committed) => {
+      const rows = this.written;
+      if (rows.length === 0) return;
+      this.written = [];
+      if (committed) this.deps.dispatcher.enqueued(rows);
+    });
+  }
 
   start(): void {
     this.unsubscribe ??= this.deps.bus.subscribe((event) => this.onEvent(event));
@@ -44,8 +54,12 @@ export class WebhookFanout {
     const targets = hooks.filter((hook) => webhookWants(hook.events, name));
     if (globalHook && webhookWants(globalHook.events, name)) targets.push(globalHook);
     if (targets.length === 0) return;
-    const write = () => this.deps.dispatcher.kick(this.deps.outbox.enqueue(event, targets));
-    if (this.deps.writes) this.deps.writes.add(write);
-    else write();
+    if (this.deps.writes) {
+      this.deps.writes.add(() => {
+        for (const row of this.deps.outbox.enqueue(event, targets)) this.written.push(row);
+      });
+    } else {
+      this.deps.dispatcher.enqueued(this.deps.outbox.enqueue(event, targets));
+    }
   }
 }

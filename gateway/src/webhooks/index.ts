@@ -1,6 +1,7 @@
 export { OutboxDeadDeliveries, type OutboxDeadDeliveriesDeps } from './dead-deliveries.js';
 export { type DeliveryObserver, NO_DELIVERY_OBSERVER } from './delivery-observer.js';
 export { WebhookDispatcher, type DeliveryCounters, type WebhookDispatcherOptions } from './dispatcher.js';
+export type { MemoryLimits } from './queue-memory.js';
 export { WebhookFanout, type WebhookFanoutDeps } from './fanout.js';
 export { globalWebhookFromEnv } from './global-hook.js';
 export { retryAfterFailure, WebhookSender, type WebhookSenderOptions } from './http-delivery.js';

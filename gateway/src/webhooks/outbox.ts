@@ -42,6 +42,11 @@ export interface DeliveryRow {
   readonly targetKey: string;
   readonly target: WebhookConfig;
   readonly body: string;
+  /**
+   * `body` as UTF-8, when known: the rows `enqueue` returns share one copy per event, so the
+   * dispatcher sends every target the same bytes without encoding them again.
+   */
+  readonly bytes?: Uint8Array;
   readonly attempts: number;
   readonly nextAttemptAt: number;
   /** When it was queued: in local mode, within a millisecond of when the event was made. */
@@ -135,22 +140,26 @@ export class WebhookOutbox {
 
   /**
    * Writes one row per target, all or none: the event is either owed to every target or to none,
-   * so a crash between two inserts cannot deliver it to half of them. Returns the target keys.
+   * so a crash between two inserts cannot deliver it to half of them. Returns the rows written, for
+   * the dispatcher to send from memory once they are committed (the enclosing transaction's, when
+   * there is one).
    */
-  enqueue(event: PublishedEvent, targets: readonly WebhookConfig[]): string[] {
+  enqueue(event: PublishedEvent, targets: readonly WebhookConfig[]): DeliveryRow[] {
     if (targets.length === 0) return [];
-    const { id, session } = event.envelope;
+    const { id: eventId, session } = event.envelope;
     const at = this.now();
-    const keys: string[] = [];
+    const body = event.json;
+    const bytes = Buffer.from(body, 'utf8');
+    const rows: DeliveryRow[] = [];
     this.transaction(() => {
       for (const target of targets) {
-        const config = JSON.stringify(target);
+        const config = configJson(target);
         const key = targetKey(session, target.url, config);
-        this.insert.run(id, session, key, config, event.json, at, at);
-        keys.push(key);
+        const id = Number(this.insert.run(eventId, session, key, config, body, at, at).lastInsertRowid);
+        rows.push({ id, eventId, session, targetKey: key, target, body, bytes, attempts: 0, nextAttemptAt: at, createdAt: at });
       }
     });
-    return keys;
+    return rows;
   }
 
   /** Heads of queues due at `now`, oldest due first, leaving out the keys already being sent. */
@@ -248,6 +257,21 @@ function toDeadDelivery(row: RawRow): DeadDelivery {
  */
 function targetKey(session: string, url: string, configJson: string): string {
   return `${session} ${configHash(configJson)} ${url}`;
+}
+
+/**
+ * A webhook's config as stored, serialized once per config object: the session registry and the
+ * global hook hand out the same objects for every event until the config changes (never in place).
+ */
+const configJsons = new WeakMap<WebhookConfig, string>();
+
+function configJson(target: WebhookConfig): string {
+  let json = configJsons.get(target);
+  if (json === undefined) {
+    json = JSON.stringify(target);
+    configJsons.set(target, json);
+  }
+  return json;
 }
 
 /** Hashes of the configs seen lately: every event of a session hashes the same few configs. */

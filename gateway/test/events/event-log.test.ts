@@ -7,7 +7,8 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InProcessEventBus } from '../../src/events/event-bus.js';
 import { eventLogSchema, SqliteEventLog } from '../../src/events/sqlite-event-log.js';
-import { openDatabase } from '../../src/store/database.js';
+import { BackgroundWriter } from '../../src/store/background-writer.js';
+import { databaseFile, HISTORY_FILE, openDatabase } from '../../src/store/database.js';
 import { startGateway, type TestGateway, workingSession } from '../support/gateway.js';
 import { makeEvent } from '../webhooks/support.js';
 
@@ -63,6 +64,36 @@ describe('event log: catching up after an outage (our addition)', () => {
     expect((await gw.api('GET', '/api/log3/event-log?limit=5000')).status).toBe(400);
     expect((await gw.api('GET', '/api/nobody/event-log')).status).toBe(404);
     expect((await gw.api('GET', '/api/log3/event-log')).body).toEqual([]);
+  });
+
+  it('a read sees every event published before it, committed or still queued in the writer thread', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-event-log-'));
+    const db = openDatabase(dir, [eventLogSchema], HISTORY_FILE);
+    const bus = new InProcessEventBus((error) => {
+      throw error;
+    });
+    // A commit a minute away: only the read can have sent the row to be committed.
+    const errors: string[] = [];
+    const writes = new BackgroundWriter({ file: databaseFile(dir, HISTORY_FILE), delayMs: 60_000, onError: (message) => errors.push(message) });
+    const log = new SqliteEventLog({ db, bus, log: pino({ level: 'silent' }), writes });
+    const committed = () => (db.prepare('SELECT count(*) AS n FROM event_log').get() as { n: number }).n;
+    try {
+      log.start();
+      const first = makeEvent('alpha', 1);
+      bus.publish(first);
+      expect(committed()).toBe(0);
+      expect(await log.since('alpha', undefined, 10)).toEqual([first.json]);
+      expect(committed()).toBe(1);
+      const second = makeEvent('alpha', 2);
+      bus.publish(second);
+      expect(await log.since('alpha', first.envelope.id, 10)).toEqual([second.json]);
+      expect(errors).toEqual([]);
+    } finally {
+      log.stop();
+      await writes.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('forgets events older than the retention', async () => {

@@ -46,4 +46,41 @@ describe('group commit of the writes of one turn', () => {
     batch.flush();
     expect(rows()).toEqual(['c']);
   });
+
+  it('tells its onSettled listeners after every flush that wrote or failed, once the transaction is over', () => {
+    const batch = new WriteBatch(db, () => undefined, 60_000);
+    const settled: [boolean, boolean, string[]][] = [];
+    batch.onSettled((committed) => settled.push([committed, db.isTransaction, rows()]));
+    batch.flush();
+    expect(settled).toEqual([]);
+    batch.add(insert('a'));
+    batch.flush();
+    batch.add(insert('a'));
+    batch.flush();
+    expect(settled).toEqual([
+      [true, false, ['a']],
+      [false, false, ['a']],
+    ]);
+  });
+
+  it('runs onCommitting listeners in the transaction after the writes, and tells onSettled whether it committed', () => {
+    const batch = new WriteBatch(db, () => undefined, 60_000);
+    const seen: string[] = [];
+    batch.onCommitting(() => {
+      seen.push(`committing in transaction: ${db.isTransaction}, rows: ${rows().join(',')}`);
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('joined');
+    });
+    batch.onSettled((committed) => seen.push(`settled, committed: ${committed}`));
+    batch.add(insert('a'));
+    batch.flush();
+    batch.add(insert('a'));
+    batch.flush();
+    expect(seen).toEqual([
+      'committing in transaction: true, rows: a',
+      'settled, committed: true',
+      'settled, committed: false',
+    ]);
+    // The listener's write went with the first batch; the failed second one wrote nothing.
+    expect(rows()).toEqual(['a', 'joined']);
+  });
 });

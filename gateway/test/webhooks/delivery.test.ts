@@ -2,9 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
-import { InProcessEventBus } from '../../src/events/event-bus.js';
-import { WebhookFanout } from '../../src/webhooks/index.js';
-import { closedAfterEach, freePort, makeEvent, refusingFirstAttempts } from './support.js';
+import { closedAfterEach, countingInFlight, freePort, makeEvent, refusingFirstAttempts } from './support.js';
 
 const { fixture, receiver } = closedAfterEach();
 
@@ -59,17 +57,7 @@ describe('6.1 webhook requests', () => {
   it('delivers an event published on the bus at once, without waiting for a poll', async () => {
     const f = fixture();
     const rx = await receiver();
-    const bus = new InProcessEventBus((error) => {
-      throw error;
-    });
-    const fanout = new WebhookFanout({
-      bus,
-      outbox: f.outbox,
-      dispatcher: f.dispatcher,
-      webhooksOf: () => [{ url: rx.url, events: ['message'] }],
-      globalHook: null,
-    });
-    fanout.start();
+    const { bus, fanout } = f.fanout(() => [{ url: rx.url, events: ['message'] }]);
     f.dispatcher.start();
     // Let the idle dispatcher settle on its 5 s poll timer first.
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -197,19 +185,13 @@ describe('6.1 delivery order and isolation', () => {
 
   it('runs at most `concurrency` requests at once over all webhooks', async () => {
     const f = fixture({ concurrency: 2 });
-    let inFlight = 0;
-    let peak = 0;
-    const rx = await receiver(async () => {
-      peak = Math.max(peak, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      inFlight--;
-      return 200;
-    });
+    const { respond, peak } = countingInFlight(100);
+    const rx = await receiver(respond);
     const targets = ['a', 'b', 'c', 'd'].map((path): WebhookConfig => ({ url: `${rx.url}/${path}`, events: ['*'] }));
     f.outbox.enqueue(makeEvent('alpha', 0), targets);
     f.dispatcher.start();
 
     await waitFor(() => rx.accepted.length === 4, '4 deliveries');
-    expect(peak).toBe(2);
+    expect(peak()).toBe(2);
   });
 });

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebhookSender } from '../../src/webhooks/http-delivery.js';
 import { closedAfterEach, freePort } from './support.js';
@@ -47,6 +49,47 @@ describe('6.1 one attempt over HTTP', () => {
     setTimeout(() => stopping.abort(), 50);
     const started = Date.now();
     expect(await attempt).toBe('aborted');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    sender.close();
+  });
+  it('fails at once with a signal already aborted, and sends nothing', async () => {
+    const rx = await receiver();
+    const sender = new WebhookSender();
+    expect(await sender.send({ url: rx.url, events: ['*'] }, '{}', AbortSignal.abort())).toBe('aborted');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(rx.received).toHaveLength(0);
+    sender.close();
+  });
+
+  it('reads and drops an answer body that ends late, and reuses the connection for the next request', async () => {
+    let connections = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/plain' }).write('thanks, ');
+        setTimeout(() => res.end('and goodbye'), 20);
+      });
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook?x=1`;
+    const sender = new WebhookSender();
+    try {
+      for (let i = 0; i < 5; i++) expect(await sender.send({ url, events: ['*'] }, `{"n":${i}}`)).toBeNull();
+      // undici opens a second connection early on; settling before the body's end would need one per request.
+      expect(connections).toBeLessThanOrEqual(2);
+    } finally {
+      sender.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('fails an attempt whose answer does not come within the timeout, naming it', async () => {
+    const slow = await receiver(() => new Promise((resolve) => setTimeout(() => resolve(200), 2_000)));
+    const sender = new WebhookSender({ timeoutMs: 100 });
+    const started = Date.now();
+    expect(await sender.send({ url: slow.url, events: ['*'] }, '{}')).toBe('timeout after 100 ms');
     expect(Date.now() - started).toBeLessThan(1_000);
     sender.close();
   });

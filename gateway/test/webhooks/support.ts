@@ -8,9 +8,16 @@ import type { EventEnvelope, EventName, WebhookConfig } from '@switchboard/proto
 import { afterEach } from 'vitest';
 import { pino, type Logger } from 'pino';
 import { monotonicFactory } from 'ulid';
-import type { PublishedEvent } from '../../src/events/event-bus.js';
+import { InProcessEventBus, type PublishedEvent } from '../../src/events/event-bus.js';
 import { openDatabase } from '../../src/store/database.js';
-import { WebhookDispatcher, WebhookOutbox, webhookOutboxSchema } from '../../src/webhooks/index.js';
+import { WriteBatch } from '../../src/store/write-batch.js';
+import {
+  WebhookDispatcher,
+  type WebhookDispatcherOptions,
+  WebhookFanout,
+  WebhookOutbox,
+  webhookOutboxSchema,
+} from '../../src/webhooks/index.js';
 
 /** One request as the receiver read it: raw body bytes, so HMAC checks see what was sent. */
 export interface ReceivedRequest {
@@ -98,6 +105,21 @@ export function refusingFirstAttempts(refuse: (seq: number) => boolean): { respo
   };
 }
 
+/** Answers 200 after `delayMs`, keeping the most requests it ever had in hand at once. */
+export function countingInFlight(delayMs: number): { respond: Responder; peak: () => number } {
+  let inFlight = 0;
+  let peak = 0;
+  return {
+    peak: () => peak,
+    respond: async () => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      inFlight--;
+      return 200;
+    },
+  };
+}
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -137,6 +159,11 @@ function captureLog(): { log: Logger; lines: string[] } {
   return { log: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }), lines };
 }
 
+/** Dispatcher options a fixture passes on; `writeBatch` gives it the group commit local mode has. */
+export type FixtureOptions = Partial<Pick<WebhookDispatcherOptions, 'timeoutMs' | 'concurrency' | 'clearEveryMs' | 'memory'>> & {
+  readonly writeBatch?: boolean;
+};
+
 /** A real SQLite file in a fresh temp dir, an outbox and a dispatcher on it; `reopen` simulates a restart. */
 export class OutboxFixture {
   readonly dir = mkdtempSync(join(tmpdir(), 'switchboard-webhooks-'));
@@ -144,15 +171,46 @@ export class OutboxFixture {
   db!: DatabaseSync;
   outbox!: WebhookOutbox;
   dispatcher!: WebhookDispatcher;
+  /** With `writeBatch`: the group commit, as local mode wires it to the fan-out and the dispatcher. */
+  writes: WriteBatch | undefined;
+  /** What the write batch reported failing, as the number of writes lost each time. */
+  readonly failedBatches: number[] = [];
 
-  constructor(private readonly options: { timeoutMs?: number; concurrency?: number } = {}) {
+  constructor(private readonly options: FixtureOptions = {}) {
     this.open();
   }
 
   open(): void {
+    const { writeBatch, ...dispatcherOptions } = this.options;
     this.db = openDatabase(this.dir, [webhookOutboxSchema]);
     this.outbox = new WebhookOutbox(this.db);
-    this.dispatcher = new WebhookDispatcher({ outbox: this.outbox, log: this.logCapture.log, ...this.options });
+    this.writes = writeBatch ? new WriteBatch(this.db, (_, writes) => this.failedBatches.push(writes)) : undefined;
+    this.dispatcher = new WebhookDispatcher({
+      outbox: this.outbox,
+      log: this.logCapture.log,
+      ...dispatcherOptions,
+      ...(this.writes ? { writes: this.writes } : {}),
+    });
+  }
+
+  /**
+   * A bus (whose handler errors fail the test) and a started fan-out writing to this outbox,
+   * through the write batch when there is one, as local mode wires them. The dispatcher is not started.
+   */
+  fanout(webhooksOf: (session: string) => WebhookConfig[]): { bus: InProcessEventBus; fanout: WebhookFanout } {
+    const bus = new InProcessEventBus((error) => {
+      throw error;
+    });
+    const fanout = new WebhookFanout({
+      bus,
+      outbox: this.outbox,
+      dispatcher: this.dispatcher,
+      webhooksOf,
+      globalHook: null,
+      ...(this.writes ? { writes: this.writes } : {}),
+    });
+    fanout.start();
+    return { bus, fanout };
   }
 
   async close(): Promise<void> {
