@@ -9,6 +9,7 @@ import { freePort, startNatsServer } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { pino } from 'pino';
 import { elapsedMs, type Summary, summarize } from './stats.js';
+import { numberSetting } from './settings.js';
 
 /**
  * One sendText command, answered by a WORKING SANDBOX engine, two ways in the same run:
@@ -20,10 +21,10 @@ import { elapsedMs, type Summary, summarize } from './stats.js';
  * alternating in rounds so that drift on a busy machine falls on both alike.
  * Target: the NATS round trip adds less than 1 ms to the median (sequential).
  */
-const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 5_000);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 500);
-const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const COMMANDS = numberSetting('BENCH_COMMANDS', 5_000);
+const WARMUP = numberSetting('BENCH_WARMUP', 500);
+const IN_FLIGHT = numberSetting('BENCH_IN_FLIGHT', 16);
+const ROUNDS = numberSetting('BENCH_ROUNDS', 5);
 const TARGET_ADDED_MEDIAN_MS = 1;
 const SESSION = 'bench';
 const POD_MAIN = fileURLToPath(new URL('./pod/main.js', import.meta.resolve('@switchboard/engine-pod')));

@@ -3,6 +3,7 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Pod, Watch } from '@kub
 import { buildEnginePod, readConfig, type RunningOperator, startOperator } from '@switchboard/operator';
 import { enginePodName, LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
 import { elapsedMs, inPool } from './stats.js';
+import { numberSetting } from './settings.js';
 
 /**
  * 200 MessagingSessions reconciled into engine pods by the operator, beside the floor it cannot
@@ -13,11 +14,11 @@ import { elapsedMs, inPool } from './stats.js';
  *    (in process, real NATS) reconciling them, until all 200 engine pods exist.
  * Both are timed from the first create to the last pod seen by a watch on the engine label.
  */
-const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
+const SESSIONS = numberSetting('BENCH_SESSIONS', 200);
 /** Creates in flight, for the CRs and for the baseline's pods alike. */
-const CREATE_CONCURRENCY = Number(process.env.BENCH_CREATE_CONCURRENCY ?? 16);
-const WARMUP = Number(process.env.BENCH_RECONCILE_WARMUP ?? 5);
-const TIMEOUT_MS = Number(process.env.BENCH_RECONCILE_TIMEOUT_MS ?? 300_000);
+const CREATE_CONCURRENCY = numberSetting('BENCH_CREATE_CONCURRENCY', 16);
+const WARMUP = numberSetting('BENCH_RECONCILE_WARMUP', 5);
+const TIMEOUT_MS = numberSetting('BENCH_RECONCILE_TIMEOUT_MS', 300_000);
 const DIRECT_NS = 'bench-direct';
 const OPERATOR_NS = 'bench-operator';
 const ENGINE_SELECTOR = `${LABELS.component}=engine`;

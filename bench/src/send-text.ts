@@ -1,15 +1,16 @@
 import Fastify from 'fastify';
 import { type LoadResult, runLoad } from './load.js';
 import { startBenchGateway } from './local-gateway.js';
+import { numberSetting } from './settings.js';
 
 /**
  * sendText through the whole local-mode gateway (auth, validation, engine host, SANDBOX, event
  * fan-out) beside a bare fastify route answering the same JSON, in the same run.
  * Target (issue 2): at least half of the bare route's throughput.
  */
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SECONDS = numberSetting('BENCH_SECONDS', 3);
+const ROUNDS = numberSetting('BENCH_ROUNDS', 5);
+const CONNECTIONS = numberSetting('BENCH_CONNECTIONS', 32);
 const KEY = 'bench-key';
 
 async function main(): Promise<void> {

@@ -6,6 +6,7 @@ import { monotonicFactory } from 'ulid';
 import { runLoad } from './load.js';
 import { startBenchGateway } from './local-gateway.js';
 import { runPacedLoad } from './paced-load.js';
+import { numberSetting } from './settings.js';
 
 /**
  * Webhook delivery throughput and latency, local mode, HMAC on (issue 6).
@@ -23,12 +24,12 @@ import { runPacedLoad } from './paced-load.js';
  * `message` event's delay from the envelope `timestamp` (set by the engine host when the event is
  * made) to its arrival.
  */
-const EVENTS = Number(process.env.BENCH_DELIVERIES ?? 40_000);
-const SESSIONS = Number(process.env.BENCH_WEBHOOK_SESSIONS ?? 64);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const RATE = Number(process.env.BENCH_EVENT_RATE ?? 1_000);
-const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 5);
-const LATENCY_WARMUP_SECONDS = Number(process.env.BENCH_LATENCY_WARMUP_SECONDS ?? 2);
+const EVENTS = numberSetting('BENCH_DELIVERIES', 40_000);
+const SESSIONS = numberSetting('BENCH_WEBHOOK_SESSIONS', 64);
+const ROUNDS = numberSetting('BENCH_ROUNDS', 3);
+const RATE = numberSetting('BENCH_EVENT_RATE', 1_000);
+const LATENCY_SECONDS = numberSetting('BENCH_LATENCY_SECONDS', 5);
+const LATENCY_WARMUP_SECONDS = numberSetting('BENCH_LATENCY_WARMUP_SECONDS', 2);
 const KEY = 'bench-key';
 const HMAC_KEY = 'bench-hmac-key';
 const CONCURRENCY = 64;
