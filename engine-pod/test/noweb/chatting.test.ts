@@ -4,7 +4,7 @@ import { waitFor } from '@switchboard/testkit';
 import { decryptPollVote, getBinaryNodeChild, type proto } from '@whiskeysockets/baileys';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { type NowebSession, pairedSessionForTests } from './harness.js';
+import { ALICE, type NowebSession, pairedSessionForTests } from './harness.js';
 
 // Spec 4.5 beyond text on NOWEB: the unmodified Baileys sends each kind of message to the fake
 // WhatsApp Web server, where the recipient's device decrypts it (signal) and the test reads what
@@ -14,7 +14,6 @@ const paired = pairedSessionForTests();
 let fake: FakeWaServer;
 let s: NowebSession;
 let phone: FakePhone;
-const ALICE = '15551230001';
 const alice = `${ALICE}@c.us`;
 const aliceJid = `${ALICE}@s.whatsapp.net`;
 const BOB = '15551230002';

@@ -165,3 +165,6 @@ export function pairedSessionForTests(
   });
   return paired as PairedSession;
 }
+
+/** The contact every NOWEB test talks to, so the tests agree on one number. */
+export const ALICE = '15551230001';

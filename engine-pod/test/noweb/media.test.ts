@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakePhone } from '../fake-wa/index.js';
 import type { FakeMediaServer } from '../fake-wa/media-server.js';
-import type { NowebSession } from './harness.js';
+import { ALICE, type NowebSession } from './harness.js';
 import { mediaSessionForTests } from './media-session.js';
 
 // Received media on NOWEB: the unmodified Baileys downloads and decrypts the file from a fake
@@ -13,7 +13,6 @@ const paired = mediaSessionForTests();
 let media: FakeMediaServer;
 let s: NowebSession;
 let phone: FakePhone;
-const ALICE = '15551230001';
 
 beforeAll(() => {
   ({ media, s, phone } = paired);

@@ -2,13 +2,12 @@ import type { MessageRecord } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { type NowebSession, pairedSessionForTests } from './harness.js';
+import { ALICE, type NowebSession, pairedSessionForTests } from './harness.js';
 
 const paired = pairedSessionForTests();
 let fake: FakeWaServer;
 let s: NowebSession;
 let phone: FakePhone;
-const ALICE = '15551230001';
 const alice = `${ALICE}@c.us`;
 
 beforeAll(() => {

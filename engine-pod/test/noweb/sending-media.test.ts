@@ -3,7 +3,7 @@ import type { MessageRecord } from '@switchboard/protocol';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakePhone } from '../fake-wa/index.js';
 import type { FakeMediaServer } from '../fake-wa/media-server.js';
-import type { NowebSession } from './harness.js';
+import { ALICE, type NowebSession } from './harness.js';
 import { mediaSessionForTests } from './media-session.js';
 
 // Sending files on NOWEB: the unmodified Baileys asks the fake server where to upload
@@ -16,7 +16,6 @@ const paired = mediaSessionForTests('noweb-send-media');
 let media: FakeMediaServer;
 let s: NowebSession;
 let phone: FakePhone;
-const ALICE = '15551230001';
 const alice = `${ALICE}@c.us`;
 
 beforeAll(() => {
