@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@switchboard/protocol';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventBus } from '../events/event-bus.js';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
+import { ScrapeTimeCounter } from './scrape-time-counter.js';
 
 /** Why a websocket client was dropped. */
 export type WsDropReason = 'slow' | 'heartbeat';
@@ -20,10 +21,11 @@ export interface GatewayMetricsOptions {
 export class GatewayMetrics implements DeliveryObserver {
   readonly registry = new Registry();
 
-  private readonly events: Counter<'session' | 'event'>;
-  private readonly messagesIn: Counter<'session'>;
-  private readonly messagesOut: Counter<'session'>;
-  private readonly statusChanges: Counter<'session' | 'status'>;
+  // Counted at every event: kept as plain numbers until scraped (scrape-time-counter.ts).
+  private readonly events: ScrapeTimeCounter<'session' | 'event'>;
+  private readonly messagesIn: ScrapeTimeCounter<'session'>;
+  private readonly messagesOut: ScrapeTimeCounter<'session'>;
+  private readonly statusChanges: ScrapeTimeCounter<'session' | 'status'>;
   private readonly succeeded: Counter<'session'>;
   private readonly retriedTotal: Counter<'session'>;
   private readonly deadTotal: Counter<'session'>;
@@ -34,10 +36,16 @@ export class GatewayMetrics implements DeliveryObserver {
     const registers = [this.registry];
     const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
       new Counter<L>({ name, help, labelNames, registers });
-    this.events = counter('switchboard_events_total', 'Events made by the sessions', ['session', 'event']);
-    this.messagesIn = counter('switchboard_messages_in_total', 'Messages received (message.any not from me)', ['session']);
-    this.messagesOut = counter('switchboard_messages_out_total', 'Messages sent, by the API or the phone (message.any from me)', ['session']);
-    this.statusChanges = counter('switchboard_session_status_changes_total', 'session.status events, by new status', [
+    const eventCounter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+      new ScrapeTimeCounter<L>({ name, help, labelNames, registry: this.registry });
+    this.events = eventCounter('switchboard_events_total', 'Events made by the sessions', ['session', 'event']);
+    this.messagesIn = eventCounter('switchboard_messages_in_total', 'Messages received (message.any not from me)', ['session']);
+    this.messagesOut = eventCounter(
+      'switchboard_messages_out_total',
+      'Messages sent, by the API or the phone (message.any from me)',
+      ['session'],
+    );
+    this.statusChanges = eventCounter('switchboard_session_status_changes_total', 'session.status events, by new status', [
       'session',
       'status',
     ]);
@@ -72,10 +80,10 @@ export class GatewayMetrics implements DeliveryObserver {
   }
 
   observeEvent({ session, event, payload }: EventEnvelope): void {
-    this.events.inc({ session, event });
-    if (event === 'message.any') (payload.fromMe === true ? this.messagesOut : this.messagesIn).inc({ session });
+    this.events.inc(session, event);
+    if (event === 'message.any') (payload.fromMe === true ? this.messagesOut : this.messagesIn).inc(session);
     else if (event === 'session.status' && typeof payload.status === 'string') {
-      this.statusChanges.inc({ session, status: payload.status });
+      this.statusChanges.inc(session, payload.status);
     }
   }
 

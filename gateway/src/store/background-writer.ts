@@ -2,6 +2,9 @@ import type { SQLInputValue } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import type { SqlWrite, SqlWrites } from './sql-writes.js';
 
+/** WAL pages (4 KiB) the history file's writer lets accumulate before it checkpoints. */
+const HISTORY_CHECKPOINT_PAGES = 10_000;
+
 /**
  * The worker's whole code, evaluated, so there is no file to find from both `src` (tests) and
  * `dist`. It takes its modules from `process.getBuiltinModule`: the code may run as a script or,
@@ -15,6 +18,10 @@ const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads
 const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
 const db = new DatabaseSync(workerData.file);
 db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+// Checkpoints every ~40 MB of WAL instead of SQLite's 4 MB: a message's random id puts each insert
+// on a random page of the key index, and a page changed many times between two checkpoints is
+// copied into the file once. Measured: about a fifth less written per send (docs/architecture.md).
+db.exec('PRAGMA wal_autocheckpoint = ${HISTORY_CHECKPOINT_PAGES};');
 const statements = [];
 const text = (error) => String(error && error.message ? error.message : error);
 // The parameters of one write, from where it starts in the batch's text; answers where the next starts.
