@@ -1,8 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Workspace packages export their TypeScript sources under the "source" condition, so tests run
 // against the code as written, with no build step in between.
 const resolve = { conditions: ['source'] };
+// Each run's temp files in a dir of its own, removed at the end.
+const SCRATCH_TMPDIR = fileURLToPath(new URL('./test/support/scratch-tmpdir.ts', import.meta.url));
 
 export default defineConfig({
   resolve,
@@ -15,6 +18,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'packages',
+          globalSetup: [SCRATCH_TMPDIR],
           include: ['{protocol,engine-pod,gateway,operator,testkit}/test/**/*.test.ts'],
           // Tests against a real API server run in the e2e suite (test/e2e/vitest.config.ts).
           exclude: ['**/*.integration.test.ts', '**/node_modules/**'],
@@ -26,6 +30,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'contract-local',
+          globalSetup: [SCRATCH_TMPDIR],
           include: ['test/contract/**/*.test.ts'],
           env: { SWITCHBOARD_CONTRACT_MODE: 'local' },
           testTimeout: 20_000,

@@ -24,7 +24,7 @@ export default defineConfig({
           // against a real API server.
           include: ['test/e2e/**/*.test.ts', '{operator,gateway}/test/**/*.integration.test.ts'],
           // Builds or finds the binaries once, before any worker starts (a cold build takes minutes).
-          globalSetup: ['test/e2e/support/global-setup.ts'],
+          globalSetup: ['test/support/scratch-tmpdir.ts', 'test/e2e/support/global-setup.ts'],
         },
       },
       {
@@ -36,7 +36,7 @@ export default defineConfig({
           env: { SWITCHBOARD_CONTRACT_MODE: 'cluster' },
           // One cluster environment for every file (built binaries first); each file starts its own
           // gateway in it.
-          globalSetup: ['test/e2e/support/contract-cluster-setup.ts'],
+          globalSetup: ['test/support/scratch-tmpdir.ts', 'test/e2e/support/contract-cluster-setup.ts'],
         },
       },
     ],
