@@ -78,6 +78,7 @@ async function main(): Promise<void> {
         SWITCHBOARD_ENGINE_IMAGE: 'ghcr.io/switchboard/engine:bench',
         SWITCHBOARD_BROWSER_ENGINE_IMAGE: 'ghcr.io/switchboard/engine-browser:bench',
         SWITCHBOARD_IDENTITY: 'bench-operator',
+        SWITCHBOARD_HTTP_PORT: '0',
         SWITCHBOARD_LOG_LEVEL: 'silent',
         ...(process.env.BENCH_WORKERS ? { SWITCHBOARD_WORKERS: process.env.BENCH_WORKERS } : {}),
       },

@@ -40,6 +40,8 @@ export interface OperatorConfig {
   /** How many keys are reconciled at once (never the same key twice at once). */
   readonly workers: number;
   readonly logLevel: string;
+  /** Port of `/healthz`, `/readyz` and `/metrics` (http-server.ts); 0 picks a free one. */
+  readonly httpPort: number;
 }
 
 function required(what: string) {
@@ -92,6 +94,7 @@ const Env = z.object({
   SWITCHBOARD_BROWSER_TOLERATIONS: json(z.array(Toleration)).default([]),
   SWITCHBOARD_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SWITCHBOARD_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
 });
 
 export class ConfigError extends Error {}
@@ -137,6 +140,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
     leaseName: e.SWITCHBOARD_LEASE_NAME,
     workers: e.SWITCHBOARD_WORKERS,
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
+    httpPort: e.SWITCHBOARD_HTTP_PORT,
   };
 }
 

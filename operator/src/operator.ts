@@ -3,10 +3,12 @@ import { connect } from 'nats';
 import type { Logger } from 'pino';
 import type { OperatorConfig } from './config.js';
 import { EventRecorder } from './event-recorder.js';
+import { startOperatorHttp } from './http-server.js';
 import { OperatorInformers } from './informers.js';
 import { KubeClient } from './kube-client.js';
 import { type LeaseTimings, LeaderElector } from './leader-election.js';
 import { createLogger } from './logger.js';
+import { OperatorMetrics } from './operator-metrics.js';
 import { PodExpectations } from './reconcile/pod-expectations.js';
 import { SessionReconciler } from './reconcile/reconciler.js';
 import { EngineStatusStore } from './status-events.js';
@@ -24,6 +26,8 @@ export interface OperatorOptions {
 
 export interface RunningOperator {
   readonly isLeader: boolean;
+  /** Where `/healthz`, `/readyz` and `/metrics` answer (config `httpPort`, or the one picked for 0). */
+  readonly httpPort: number;
   /** Resolves if this replica stops leading because it could not renew; it reconciles no more. */
   readonly leadershipLost: Promise<void>;
   /** Stops reconciling, lets in-flight reconciles finish, releases the lease, disconnects. */
@@ -40,13 +44,21 @@ const DRAIN_MS = 10_000;
 export async function startOperator(config: OperatorConfig, options: OperatorOptions = {}): Promise<RunningOperator> {
   const log = options.log ?? createLogger(config.logLevel);
   const { kubeConfig, namespace, identity } = config;
+  const queue = new WorkQueue();
+  let elector: LeaderElector | undefined;
+  let synced = false;
+  const metrics = new OperatorMetrics({ queueDepth: () => queue.length, isLeader: () => elector?.isLeader ?? false });
+  // First, so a port already taken fails the start before anything connects.
+  const http = await startOperatorHttp({ port: config.httpPort, metrics: metrics.registry, ready: () => synced });
   const nc = await connect({
     servers: config.natsUrl,
     name: `switchboard-operator ${identity}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
+  }).catch(async (error: unknown) => {
+    await http.close();
+    throw error;
   });
-  const queue = new WorkQueue();
   const engines = new EngineStatusStore(nc, (session) => queue.add(resourceNameFor(session)), log);
   const informers = new OperatorInformers({
     kubeConfig,
@@ -63,20 +75,24 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
   );
   engines.start();
   informers.start();
+  void informers.waitForSync().then(() => (synced = true));
 
-  const elector = new LeaderElector({ kubeConfig, namespace, leaseName: config.leaseName, identity, log, timings: options.leaseTimings });
+  const leader = new LeaderElector({ kubeConfig, namespace, leaseName: config.leaseName, identity, log, timings: options.leaseTimings });
+  elector = leader;
   let workers: Promise<void> = Promise.resolve();
   let signalLost: () => void = () => {};
   const leadershipLost = new Promise<void>((resolve) => {
     signalLost = resolve;
   });
-  elector.run({
+  leader.run({
     onStartedLeading: () => {
       workers = (async () => {
         await informers.waitForSync();
         if (queue.isShuttingDown) return;
         informers.enqueueAll();
-        await runWorkers(queue, (key) => reconciler.reconcile(key), config.workers, log);
+        await runWorkers(queue, (key) => reconciler.reconcile(key), config.workers, log, (outcome, seconds) =>
+          metrics.reconciled(outcome, seconds),
+        );
       })();
     },
     onStoppedLeading: () => {
@@ -84,19 +100,21 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
       signalLost();
     },
   });
-  log.info({ namespace, identity, lease: config.leaseName }, 'operator started');
+  log.info({ namespace, identity, lease: config.leaseName, httpPort: http.port }, 'operator started');
 
   return {
     get isLeader() {
-      return elector.isLeader;
+      return leader.isLeader;
     },
+    httpPort: http.port,
     leadershipLost,
     async stop() {
       queue.shutDown();
       await informers.stop();
       await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
-      await elector.stop();
+      await leader.stop();
       engines.stop();
+      await http.close();
       await nc.close();
       log.info({ identity }, 'operator stopped');
     },

@@ -17,6 +17,7 @@ describe('operator configuration', () => {
       natsUrl: 'nats://nats:4222',
       leaseName: 'switchboard-operator',
       logLevel: 'info',
+      httpPort: 8080,
       pods: {
         engineImage: 'engine:1',
         browserEngineImage: 'engine-browser:1',
@@ -39,10 +40,11 @@ describe('operator configuration', () => {
         SWITCHBOARD_LEASE_NAME: 'my-lease',
         SWITCHBOARD_BROWSER_MEMORY_LIMIT: '2Gi',
         SWITCHBOARD_LOG_LEVEL: 'debug',
+        SWITCHBOARD_HTTP_PORT: '9090',
       },
       kubeConfig,
     );
-    expect(config).toMatchObject({ namespace: 'sessions', identity: 'operator-0', leaseName: 'my-lease', logLevel: 'debug' });
+    expect(config).toMatchObject({ namespace: 'sessions', identity: 'operator-0', leaseName: 'my-lease', logLevel: 'debug', httpPort: 9090 });
     expect(config.pods.resources.browser.limits.memory).toBe('2Gi');
   });
 
@@ -75,8 +77,10 @@ describe('operator configuration', () => {
   });
 
   it('an error names each variable that is missing or wrong', () => {
-    const read = () => readConfig({ SWITCHBOARD_ENGINE_IMAGE: 'x', SWITCHBOARD_SOCKET_CPU_REQUEST: 'lots' }, kubeConfig);
+    const read = () =>
+      readConfig({ SWITCHBOARD_ENGINE_IMAGE: 'x', SWITCHBOARD_SOCKET_CPU_REQUEST: 'lots', SWITCHBOARD_HTTP_PORT: '70000' }, kubeConfig);
     expect(read).toThrow(ConfigError);
+    expect(read).toThrow(/SWITCHBOARD_HTTP_PORT/);
     expect(read).toThrow(/SWITCHBOARD_NATS_URL/);
     expect(read).toThrow(/SWITCHBOARD_BROWSER_ENGINE_IMAGE/);
     expect(read).toThrow(/SWITCHBOARD_SOCKET_CPU_REQUEST: a Kubernetes quantity/);

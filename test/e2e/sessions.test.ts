@@ -18,10 +18,11 @@ const SECRET = 'e2e-webhook-secret';
 let env: ClusterEnvironment;
 let gw: GatewayProcess;
 let nc: NatsConnection;
+let operatorUrl: string;
 
 beforeAll(async () => {
   env = await startClusterEnvironment();
-  await env.startOperator('operator-0');
+  operatorUrl = (await env.startOperator('operator-0')).httpUrl;
   await env.waitForOperatorLeader('operator-0');
   gw = await env.startGateway();
   nc = await connect({ servers: env.natsUrl });
@@ -249,3 +250,19 @@ function engineRuns(logs: string): EngineRun[] {
   }
   return runs;
 }
+
+describe("the operator's HTTP endpoint", () => {
+  it('is live and ready, and its /metrics count the reconciles of the sessions above and its leadership', async () => {
+    expect((await fetch(`${operatorUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${operatorUrl}/readyz`)).status).toBe(200);
+    const res = await fetch(`${operatorUrl}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const value = (line: string) => Number(text.split('\n').find((candidate) => candidate.startsWith(`${line} `))?.slice(line.length + 1));
+    expect(value('switchboard_operator_leader')).toBe(1);
+    // Every session above was created, started and deleted through reconciles.
+    expect(value('switchboard_operator_reconciles_total{outcome="success"}')).toBeGreaterThan(5);
+    expect(value('switchboard_operator_reconcile_duration_seconds_count')).toBeGreaterThan(5);
+    expect(text).toContain('process_resident_memory_bytes');
+  });
+});

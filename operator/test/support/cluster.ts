@@ -71,6 +71,8 @@ export class TestCluster {
       leaseName: 'switchboard-operator',
       workers: 2,
       logLevel: 'silent',
+      // Several operators run in one test process: each HTTP endpoint on a free port.
+      httpPort: 0,
       ...overrides,
     };
   }

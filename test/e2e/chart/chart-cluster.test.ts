@@ -248,10 +248,19 @@ describe('chart against a real API server', () => {
     };
     // The one change: NATS is the test's, since the chart's points at in-cluster DNS.
     const operatorContainer = find(defaults, 'Deployment', `${FULL}-operator`).spec.template.spec.containers[0];
-    const operatorEnv = await resolve(operatorContainer, { SWITCHBOARD_NATS_URL: nats.url });
+    // And the operator's HTTP port is any free one: this host is not a pod of its own.
+    const operatorEnv = await resolve(operatorContainer, { SWITCHBOARD_NATS_URL: nats.url, SWITCHBOARD_HTTP_PORT: '0' });
     const operator = await startOperator(readOperatorConfig(operatorEnv, await kubeConfigOf(`${FULL}-operator`)), { log });
     try {
       await waitFor(async () => operator.isLeader, 'the operator to lead', CHART_WAIT_MS);
+      // The chart's probes, as the kubelet would call them.
+      for (const probe of [operatorContainer.livenessProbe, operatorContainer.readinessProbe]) {
+        await waitFor(
+          async () => (await fetch(`http://127.0.0.1:${operator.httpPort}${probe.httpGet.path}`)).status === 200,
+          `the operator's ${probe.httpGet.path} to answer 200`,
+          CHART_WAIT_MS,
+        );
+      }
       const gatewayContainer = find(defaults, 'Deployment', `${FULL}-gateway`).spec.template.spec.containers[0];
       const gatewayEnv = await resolve(gatewayContainer, { SWITCHBOARD_NATS_URL: nats.url, HOST: '127.0.0.1', PORT: '0' });
       const gateway = await createClusterGateway({ ...readGatewayConfig(gatewayEnv), kubeConfig: await kubeConfigOf(`${FULL}-gateway`), logger: log });

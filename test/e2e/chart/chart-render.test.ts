@@ -204,9 +204,18 @@ describe('chart: lint, schema and templates', () => {
     expect(envOf(c).SWITCHBOARD_API_KEY).toBe('secret:switchboard-admin/key');
     expect(envOf(c).SWITCHBOARD_HOOK_URL).toBe('https://hooks.example.com/all');
     expect(deployment.spec.template.spec.imagePullSecrets).toEqual([{ name: 'regcred' }]);
-    // The operator has no HTTP endpoint, so no probes.
-    const op = container(m, `${FULL}-operator`);
-    expect([op.readinessProbe, op.livenessProbe, op.startupProbe]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('operator: liveness on /healthz and readiness on /readyz at its HTTP port, the port it is told to listen on', async () => {
+    for (const [values, port] of [[undefined, 8080], [VALUE_SETS['gateway replicas 3'], 9090]] as const) {
+      const op = container(await render(values), `${FULL}-operator`);
+      expect(op.ports).toEqual([{ name: 'http', containerPort: port, protocol: 'TCP' }]);
+      expect(op.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(op.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      expect(op.startupProbe).toBeUndefined();
+      expect(readOperatorConfig(resolvedEnv(envOf(op)), new KubeConfig()).httpPort).toBe(port);
+    }
+    await expect(render({ operator: { httpPort: 80 } })).rejects.toThrow(/httpPort/);
   });
 
   it('operator: leader election on the Lease its Role may update, engine images and per-kind settings in its env', async () => {
@@ -271,12 +280,19 @@ describe('chart: lint, schema and templates', () => {
     expect(unread).toEqual([]);
   });
 
-  it('NetworkPolicies: gateway port open, operator closed, engines egress to DNS, NATS and the internet only, NATS from our pods only', async () => {
+  it('NetworkPolicies: gateway port open, operator port to metricsFrom only, engines egress to DNS, NATS and the internet only, NATS from our pods only', async () => {
     const m = await render(VALUE_SETS['gateway replicas 3']);
     expect(find(m, 'NetworkPolicy', `${FULL}-gateway`).spec.ingress).toEqual([
       { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }] },
     ]);
-    expect(find(m, 'NetworkPolicy', `${FULL}-operator`).spec).toMatchObject({ policyTypes: ['Ingress'], ingress: [] });
+    expect(find(m, 'NetworkPolicy', `${FULL}-operator`).spec).toMatchObject({
+      policyTypes: ['Ingress'],
+      ingress: [
+        { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
+      ],
+    });
+    // Without metricsFrom, nothing may connect to the operator.
+    expect(find(await render(), 'NetworkPolicy', `${FULL}-operator`).spec).toMatchObject({ policyTypes: ['Ingress'], ingress: [] });
 
     const engines = find(m, 'NetworkPolicy', `${FULL}-engines`).spec;
     // The labels the operator puts on engine pods (operator/src/reconcile/engine-pod-spec.ts).

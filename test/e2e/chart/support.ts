@@ -166,7 +166,7 @@ export const VALUE_SETS: Record<string, object | undefined> = {
         { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'gateway' } } },
       ],
     },
-    operator: { replicas: 3, workers: 8, leaseName: 'sb-leader' },
+    operator: { replicas: 3, workers: 8, leaseName: 'sb-leader', httpPort: 9090 },
     engines: {
       socket: { nodeSelector: { pool: 'engines' }, tolerations: [{ key: 'engines', operator: 'Exists', effect: 'NoSchedule' }] },
       browser: { resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '2Gi' } }, nodeSelector: { pool: 'browsers' } },
@@ -174,6 +174,7 @@ export const VALUE_SETS: Record<string, object | undefined> = {
     nats: { bundled: { persistence: { size: '50Gi', storageClass: 'fast' }, jetstream: { maxFileStore: '45Gi', maxMemoryStore: '1Gi' }, pdb: { enabled: false } } },
     networkPolicy: {
       gateway: { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }] },
+      operator: { metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
       engines: { probeSourceCIDRs: ['10.0.0.0/24'] },
       nats: { extraFrom: [{ podSelector: { matchLabels: { app: 'nats-backup' } } }] },
     },

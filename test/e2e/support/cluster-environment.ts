@@ -38,7 +38,8 @@ export interface ClusterEnvironment extends ClusterEnvironmentInfo {
   readonly nats: Nats;
   readonly agent: NodeAgent;
   /** An operator replica as a process; resolves once it has started (not necessarily leading). */
-  startOperator(identity: string): Promise<NodeProcess>;
+  /** An operator process; `httpUrl` is where its /healthz, /readyz and /metrics answer. */
+  startOperator(identity: string): Promise<NodeProcess & { readonly httpUrl: string }>;
   startGateway(options?: GatewayProcessOptions): Promise<GatewayProcess>;
   /** The holder of the operators' leader-election Lease, or null. */
   operatorLeader(): Promise<string | null>;
@@ -130,11 +131,13 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
             SWITCHBOARD_ENGINE_IMAGE: ENGINE_IMAGE,
             SWITCHBOARD_BROWSER_ENGINE_IMAGE: BROWSER_ENGINE_IMAGE,
             SWITCHBOARD_IDENTITY: identity,
+            // Several operators may run on this host: each on a free port, which its start-up line says.
+            SWITCHBOARD_HTTP_PORT: '0',
           },
         });
         processes.push(operator);
-        await operator.waitForLog((line) => line.msg === 'operator started', 'start-up');
-        return operator;
+        const started = await operator.waitForLog((line) => line.msg === 'operator started', 'start-up');
+        return Object.assign(operator, { httpUrl: `http://127.0.0.1:${String(started.httpPort)}` });
       },
       async startGateway(gatewayOptions) {
         const gateway = await startGatewayProcess(info, gatewayOptions);
