@@ -22,7 +22,7 @@ export class ScrapeTimeCounter<L extends string> {
       registers: [options.registry],
       collect() {
         this.reset();
-        for (const { labels, count } of totals.values()) this.inc(labels as never, count);
+        for (const { labels, count } of totals.values()) this.inc(labels, count);
       },
     });
     this.labelNames = labelNames;
