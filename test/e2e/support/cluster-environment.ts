@@ -37,8 +37,10 @@ export interface ClusterEnvironment extends ClusterEnvironmentInfo {
   readonly cp: ControlPlane;
   readonly nats: Nats;
   readonly agent: NodeAgent;
-  /** An operator replica as a process; resolves once it has started (not necessarily leading). */
-  /** An operator process; `httpUrl` is where its /healthz, /readyz and /metrics answer. */
+  /**
+   * An operator replica as a process; resolves once it has started (not necessarily leading).
+   * `httpUrl` is where its /healthz, /readyz and /metrics answer.
+   */
   startOperator(identity: string): Promise<NodeProcess & { readonly httpUrl: string }>;
   startGateway(options?: GatewayProcessOptions): Promise<GatewayProcess>;
   /** The holder of the operators' leader-election Lease, or null. */
