@@ -16,6 +16,7 @@ export {
 export { WebjsEngine } from './engines/webjs/webjs-engine.js';
 export { StoreAuthStrategy, type StoreAuthStrategyOptions } from './engines/webjs/store-auth-strategy.js';
 export type { WebjsClientEvents, WebjsClientLike, WebjsEventName } from './engines/webjs/webjs-client.js';
+export { CommandObjects } from './cluster/command-objects.js';
 export { CommandServer, type CommandServerOptions } from './cluster/command-server.js';
 export { parseSessionCommand } from './cluster/command-parse.js';
 export {

@@ -130,7 +130,19 @@ export const OBJECT_STORES = {
    * The bucket's TTL is the media lifetime (the gateway's SWITCHBOARD_MEDIA_LIFETIME_SECONDS).
    */
   media: 'sb_media',
+  /**
+   * Commands larger than one NATS message (base64 files): the gateway puts the command's JSON here
+   * as `<session>/<random id>` and sends the request with `COMMAND_OBJECT_HEADER` naming it and
+   * no body; the engine pod reads it, deletes it, and runs it. The TTL removes what no pod took.
+   */
+  commands: 'sb_commands',
 } as const;
+
+/** NATS header of a command request whose JSON is in `OBJECT_STORES.commands`: the object's name. */
+export const COMMAND_OBJECT_HEADER = 'Sb-Command-Object';
+
+/** How long a spilled command waits in `OBJECT_STORES.commands` for its engine pod. */
+export const COMMAND_OBJECT_TTL_MS = 10 * 60 * 1000;
 
 /** Lease timing, the client-go defaults: 15 s lease, renewed well before it lapses. */
 export const LEASE = { ttlMs: 15_000, renewMs: 5_000 } as const;

@@ -34,6 +34,14 @@ describe('4.5 POST /api/sendImage', () => {
     expect(res.body.body).toBe('');
   });
 
+  it('takes a base64 file of 3 MB whole (cluster mode: more than one NATS message carries)', async () => {
+    const big = Buffer.concat([PNG, Buffer.alloc(3 * 1024 * 1024, 5)]);
+    const res = await send('/api/sendImage', { file: inline(big, 'image/png', 'big.png') });
+    expect(res.status).toBe(201);
+    expect(res.body._data).toMatchObject({ type: 'image', filename: 'big.png', size: big.length });
+    await expectStoredMedia(ctx.gw.url, res.body.media, 'image/png', big);
+  });
+
   it('in a group, the sender is you (participant)', async () => {
     const res = await ctx.gw.api('POST', '/api/sendImage', { session: SESSION, chatId: GROUP, file: inline(PNG, 'image/png') });
     expect(res.status).toBe(201);

@@ -3,6 +3,7 @@ import type { Msg, NatsConnection, Subscription } from 'nats';
 import { CommandError } from '../command-error.js';
 import type { EngineLog } from '../engine.js';
 import type { EngineHost } from '../engine-host.js';
+import { CommandObjects } from './command-objects.js';
 import { parseSessionCommand } from './command-parse.js';
 
 export interface CommandServerOptions {
@@ -26,8 +27,12 @@ export class CommandServer {
   private subscription: Subscription | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private lifecycle: Promise<unknown> = Promise.resolve();
+  /** Where commands too large for one message wait (command-objects.ts). */
+  private readonly objects: CommandObjects;
 
-  constructor(private readonly options: CommandServerOptions) {}
+  constructor(private readonly options: CommandServerOptions) {
+    this.objects = new CommandObjects(options.nc);
+  }
 
   start(): void {
     if (this.subscription) return;
@@ -51,10 +56,14 @@ export class CommandServer {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** The reply to one request body; never throws, every failure becomes a CommandReply. */
-  async answer(data: string): Promise<CommandReply> {
+  /**
+   * The reply to one request body (or to the command object its headers name); never throws,
+   * every failure becomes a CommandReply.
+   */
+  async answer(data: string, carried?: Msg['headers']): Promise<CommandReply> {
     try {
-      const result = await this.run(parseSessionCommand(data));
+      const json = (await this.objects.take(this.options.session, carried)) ?? data;
+      const result = await this.run(parseSessionCommand(json));
       return { ok: true, result: result ?? null };
     } catch (error) {
       if (error instanceof CommandError) {
@@ -68,7 +77,7 @@ export class CommandServer {
   }
 
   private async handle(msg: Msg): Promise<void> {
-    const reply = await this.answer(msg.string());
+    const reply = await this.answer(msg.string(), msg.headers);
     if (msg.reply) msg.respond(JSON.stringify(reply));
   }
 

@@ -1,6 +1,8 @@
-import { type CommandReply, SUBJECTS } from '@switchboard/protocol';
+import { type CommandReply, OBJECT_STORES, SUBJECTS } from '@switchboard/protocol';
+import type { MsgHdrs } from 'nats';
 import { describe, expect, it } from 'vitest';
 import {
+  CommandObjects,
   CommandServer,
   type Engine,
   type EngineContext,
@@ -126,6 +128,51 @@ describe('CommandServer: the command contract over NATS', () => {
     const { host, server, send } = await serve('c-closed');
     await server.close();
     await expect(send({ op: 'host.status' })).rejects.toThrow();
+    await host.stop();
+  });
+});
+
+describe('CommandServer: commands too large for one NATS message (object store sb_commands)', () => {
+  const request = async (session: string, headers: MsgHdrs) => {
+    const reply = await nats.nc.request(SUBJECTS.command(session), '', { timeout: 5_000, headers });
+    return reply.json<CommandReply>();
+  };
+
+  it('runs the command the header names, once, and deletes its object', async () => {
+    const { host, server, send } = await serve('c-spilled');
+    await send({ op: 'sandbox.simulate', args: { kind: 'scan' } });
+    const objects = new CommandObjects(nats.nc);
+    // Larger than the 1 MB the test server carries in one message.
+    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(1_500_000, 7)]);
+    const command = {
+      op: 'send.media',
+      args: { kind: 'image', chatId: '1@c.us', file: { mimetype: 'image/png', filename: 'big.png', data: png.toString('base64') } },
+    };
+    const stored = await objects.put('c-spilled', JSON.stringify(command));
+    expect(stored.name).toMatch(/^c-spilled\//);
+
+    const reply = await request('c-spilled', stored.headers);
+    expect(reply).toMatchObject({ ok: true, result: { hasMedia: true, _data: { type: 'image', filename: 'big.png', size: png.length } } });
+    // Taken: a second request with the same header finds nothing, and the bucket is empty.
+    expect(await request('c-spilled', stored.headers)).toMatchObject({ ok: false, error: { code: 'INVALID', message: expect.stringContaining('is gone') } });
+    const bucket = await nats.nc.jetstream().views.os(OBJECT_STORES.commands);
+    expect((await bucket.list()).filter((info) => !info.deleted)).toEqual([]);
+    await server.close();
+    await host.stop();
+  });
+
+  it("refuses an object of another session's, and leaves it", async () => {
+    const { host, server } = await serve('c-mine');
+    const objects = new CommandObjects(nats.nc);
+    const theirs = await objects.put('c-theirs', JSON.stringify({ op: 'host.status' }));
+    expect(await request('c-mine', theirs.headers)).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID', message: expect.stringContaining("is not one of session 'c-mine'") },
+    });
+    const bucket = await nats.nc.jetstream().views.os(OBJECT_STORES.commands);
+    expect(await bucket.info(theirs.name)).toMatchObject({ name: theirs.name, deleted: false });
+    await objects.remove(theirs.name);
+    await server.close();
     await host.stop();
   });
 });

@@ -1,45 +1,51 @@
-import { CommandError } from '@switchboard/engine-pod';
+import { CommandError, CommandObjects } from '@switchboard/engine-pod';
 import { CommandReply, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
-import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { ErrorCode, type MsgHdrs, type NatsConnection, type NatsError } from 'nats';
 import { ApiError } from '../http/errors.js';
+
+/** Room left in a message for its headers and NATS's own framing. */
+const HEADROOM_BYTES = 4 * 1024;
 
 /**
  * The command channel of cluster mode: a NATS request to `sb.cmd.<session>`, which the one
  * engine pod of the session answers with a CommandReply.
  */
 export class SessionCommandChannel {
+  private readonly objects: CommandObjects;
+
   constructor(
     private readonly nc: NatsConnection,
     private readonly timeoutMs = 10_000,
-  ) {}
+  ) {
+    this.objects = new CommandObjects(nc);
+  }
 
   /**
    * Resolves to `{result}` from the engine pod, or to null when no pod listens on the session's
    * subject (not running, or still starting). A failed command rejects with its CommandError, so
    * the HTTP layer answers what local mode answers; a pod that does not answer in time, with a 503.
+   * A command larger than one NATS message (a base64 file) goes through the object store
+   * `sb_commands` (engine-pod command-objects.ts).
    */
   async send(session: string, command: SessionCommand): Promise<{ result: unknown } | null> {
+    const json = JSON.stringify(command);
+    const spilled = Buffer.byteLength(json) > this.largestBody() ? await this.spill(session, json) : null;
     let data: string;
     try {
-      const reply = await this.nc.request(SUBJECTS.command(session), JSON.stringify(command), { timeout: this.timeoutMs });
+      const reply = await this.nc.request(SUBJECTS.command(session), spilled ? '' : json, {
+        timeout: this.timeoutMs,
+        ...(spilled ? { headers: spilled.headers } : {}),
+      });
       data = reply.string();
     } catch (error) {
       const code = (error as NatsError).code;
+      // No pod took the object: nothing else will (the TTL would remove it later).
+      if (spilled && code !== ErrorCode.Timeout) await this.objects.remove(spilled.name);
       if (code === ErrorCode.NoResponders) return null;
       if (code === ErrorCode.Timeout) {
         throw new ApiError(503, `the engine of session '${session}' did not answer within ${this.timeoutMs} ms; try again`, {
           session,
         });
-      }
-      if (code === ErrorCode.MaxPayloadExceeded) {
-        // A base64 file travels inside the command; NATS caps a message at the server's max_payload.
-        const maxPayload = this.nc.info?.max_payload;
-        throw new ApiError(
-          413,
-          `the request for session '${session}' is larger than the ${maxPayload} bytes this cluster's NATS carries in one message; ` +
-            'send the file by url, or raise max_payload in the NATS server configuration',
-          { session, maxPayload },
-        );
       }
       throw error;
     }
@@ -52,6 +58,24 @@ export class SessionCommandChannel {
       throw new CommandError(code, message, details as Record<string, unknown> | undefined);
     }
     return { result: reply.result };
+  }
+
+  /** The largest command body that travels in the request itself. */
+  private largestBody(): number {
+    return (this.nc.info?.max_payload ?? 1024 * 1024) - HEADROOM_BYTES;
+  }
+
+  private async spill(session: string, json: string): Promise<{ name: string; headers: MsgHdrs }> {
+    try {
+      return await this.objects.put(session, json);
+    } catch (error) {
+      throw new ApiError(
+        503,
+        `the request for session '${session}' is larger than one NATS message and could not be stored for its engine ` +
+          `(${(error as Error).message}); try again, or send the file by url`,
+        { session },
+      );
+    }
   }
 }
 

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { COMMAND_OBJECT_HEADER, COMMAND_OBJECT_TTL_MS, OBJECT_STORES } from '@switchboard/protocol';
+import { headers, type MsgHdrs, nanos, type NatsConnection, type ObjectStore, StorageType } from 'nats';
+import { CommandError } from '../command-error.js';
+import { JS_ERR, jsErrorCode } from './jetstream.js';
+
+/**
+ * Commands too large for one NATS message (a base64 file of more than ~750 KB under NATS's
+ * default 1 MB max_payload). The gateway puts the command's JSON in the object store
+ * `sb_commands` and sends the request with a header naming the object and no body; the session's
+ * engine pod reads it, deletes it and runs it. Local mode never needs this: its commands are calls.
+ */
+export class CommandObjects {
+  private bucket: Promise<ObjectStore> | null = null;
+
+  constructor(private readonly nc: NatsConnection) {}
+
+  /** Stores one command's JSON; answers the headers its request carries instead of a body. */
+  async put(session: string, json: string): Promise<{ name: string; headers: MsgHdrs }> {
+    const name = `${session}/${randomUUID()}`;
+    await (await this.store()).putBlob({ name }, Buffer.from(json));
+    const carried = headers();
+    carried.set(COMMAND_OBJECT_HEADER, name);
+    return { name, headers: carried };
+  }
+
+  /**
+   * The JSON of the command a request's headers name, or null when they name none. The object is
+   * deleted once read: a command runs once. It must be this session's: a pod reads no other's.
+   */
+  async take(session: string, carried: MsgHdrs | undefined): Promise<string | null> {
+    const name = carried?.get(COMMAND_OBJECT_HEADER);
+    if (!name) return null;
+    if (!name.startsWith(`${session}/`)) {
+      throw new CommandError('INVALID', `command object '${name}' is not one of session '${session}'`);
+    }
+    const store = await this.store();
+    const data = await store.getBlob(name);
+    if (!data) throw new CommandError('INVALID', `command object '${name}' is gone (expired, or taken already)`);
+    await this.remove(name);
+    return Buffer.from(data).toString('utf8');
+  }
+
+  /** Best effort: the bucket's TTL removes whatever this misses. */
+  async remove(name: string): Promise<void> {
+    await (await this.store()).delete(name).catch(() => undefined);
+  }
+
+  private store(): Promise<ObjectStore> {
+    this.bucket ??= openCommandBucket(this.nc).catch((error: unknown) => {
+      // Try again at the next command (JetStream may come back).
+      this.bucket = null;
+      throw error;
+    });
+    return this.bucket;
+  }
+}
+
+/** Binds to the bucket, creating it when missing; two creating it at once collide once. */
+async function openCommandBucket(nc: NatsConnection): Promise<ObjectStore> {
+  const open = () => nc.jetstream().views.os(OBJECT_STORES.commands, { storage: StorageType.File, ttl: nanos(COMMAND_OBJECT_TTL_MS) });
+  try {
+    return await open();
+  } catch (error) {
+    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
+    return open();
+  }
+}
