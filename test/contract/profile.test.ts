@@ -84,6 +84,8 @@ describe('4.4 profile: name and status', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
     expect((await profileOf('prof-name')).name).toBe('Grace Hopper');
+    // The account at once, in both modes (cluster mode asks the engine pod, not the resource's status).
+    expect((await gw.api('GET', '/api/sessions/prof-name/me')).body).toEqual({ id: '15550000000@c.us', pushName: 'Grace Hopper' });
     await gw.api('POST', '/api/sendText', { session: 'prof-name', chatId: '12132132130@c.us', text: 'renamed' });
     const event = await waitFor(() => ws.events('message.any')[0], 'message.any');
     expect(event.me).toEqual({ id: '15550000000@c.us', pushName: 'Grace Hopper' });
@@ -115,6 +117,7 @@ describe('4.4 profile: name and status', () => {
   it('the name survives a restart: it is kept with the pairing', async () => {
     await restarted('prof-name');
     expect((await profileOf('prof-name')).name).toBe('Grace Hopper');
+    expect((await gw.api('GET', '/api/sessions/prof-name/me')).body).toEqual({ id: '15550000000@c.us', pushName: 'Grace Hopper' });
   });
 });
 

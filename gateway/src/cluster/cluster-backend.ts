@@ -189,7 +189,12 @@ export class ClusterSessionBackend implements SessionBackend {
 
   async command(name: string, command: EngineCommand): Promise<unknown> {
     const current = await this.require(name);
-    if (command.op === 'me') return current.status?.me ?? null;
+    if (command.op === 'me') {
+      // The engine knows a rename at once; the resource's status only at its next report. Without
+      // a pod (stopped, starting) or an answer, the status's account is the one known.
+      const reply = await this.options.commands.send(name, command).catch(() => null);
+      return reply ? reply.result : (current.status?.me ?? null);
+    }
     if (command.op === 'sandbox.simulate' && current.spec.engine !== 'SANDBOX') throw simulateNotSupported(name, current.spec.engine);
     const reply = await this.options.commands.send(name, command);
     if (!reply) throw wrongStatusError(name, effectiveStatus(current), command.op);
