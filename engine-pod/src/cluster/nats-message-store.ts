@@ -26,8 +26,9 @@ export async function openMessagesBucket(nc: NatsConnection): Promise<KV> {
  * holds the chat's other address. Only the session's engine pod writes (it holds the lease), so
  * a read-modify-write needs no compare-and-set.
  *
- * A query reads every record of the chat and pages in memory: KV has no index by time. That
- * costs one read per message of the chat, which is fine for the chats a bot keeps.
+ * A query reads every record of the chat and pages in memory: KV has no index by time. The
+ * records come in one pass of an ordered consumer over the chat's keys (`latestValues`), not one
+ * request per message: a chat of thousands of messages is one stream of them.
  */
 export class NatsMessageStore implements MessageStore {
   private constructor(
@@ -63,12 +64,9 @@ export class NatsMessageStore implements MessageStore {
   async query(session: string, chatIds: readonly string[], page: HistoryPage): Promise<MessageRecord[]> {
     const entries: OrderedRecord[] = [];
     for (const chatId of chatIds) {
-      const keys: string[] = [];
-      for await (const key of await this.kv.keys(`${chatKey(session, chatId)}.*`)) keys.push(key);
-      const read = await Promise.all(keys.map((key) => this.kv.get(key)));
-      for (const entry of read) {
+      for (const entry of await latestValues(this.kv, `${chatKey(session, chatId)}.*`)) {
         const stored = valueOf(entry);
-        if (stored) entries.push({ record: stored.record, order: stored.order ?? entry!.revision });
+        if (stored) entries.push({ record: stored.record, order: stored.order ?? entry.revision });
       }
     }
     return selectPage(entries, page);
@@ -88,6 +86,41 @@ export async function purgeSessionMessages(nc: NatsConnection, session: string):
     if (jsErrorCode(error) === JS_ERR.streamNotFound) return 0;
     throw error;
   }
+}
+
+/** Longest a history read waits for the server to hand over a chat's records. */
+const READ_TIMEOUT_MS = 10_000;
+
+/**
+ * The latest value of every key `filter` matches, as one ordered consumer delivers them, up to
+ * the moment it reports the keys' current values all delivered (`initializedFn`). Deleted keys
+ * are skipped here rather than by the watcher: with `ignoreDeletes`, a last entry that is a
+ * delete would keep that report from ever coming.
+ */
+async function latestValues(kv: KV, filter: string): Promise<KvEntry[]> {
+  const entries: KvEntry[] = [];
+  let initialized = false;
+  let stop = () => {};
+  const watcher = await kv.watch({
+    key: filter,
+    initializedFn: () => {
+      initialized = true;
+      stop();
+    },
+  });
+  stop = () => watcher.stop();
+  // With nothing to deliver, the report came before the watcher was returned.
+  if (initialized) watcher.stop();
+  const timer = setTimeout(
+    () => watcher.stop(new Error(`message history: the records of ${filter} did not arrive within ${READ_TIMEOUT_MS} ms`)),
+    READ_TIMEOUT_MS,
+  );
+  try {
+    for await (const entry of watcher) if (entry.operation === 'PUT') entries.push(entry);
+  } finally {
+    clearTimeout(timer);
+  }
+  return entries;
 }
 
 const chatKey = (session: string, chatId: string) => `${session}.${authKeyToken(chatId)}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NatsMessageStore, purgeSessionMessages } from '../../src/index.js';
+import { authKeyToken, NatsMessageStore, openMessagesBucket, purgeSessionMessages } from '../../src/index.js';
 import { natsForTests } from '../cluster/helpers.js';
 import { messageStoreSuite } from './message-store-suite.js';
 
@@ -10,6 +10,38 @@ describe('NatsMessageStore (KV sb_messages, real nats-server)', () => {
 
   it('purgeSessionMessages before any history exists finds nothing', async () => {
     expect(await purgeSessionMessages(nats.nc, 'never-written')).toBe(0);
+  });
+
+  it('reads a chat of 1,500 messages in one pass, and a chat with none (purged, or never written) as empty', async () => {
+    const store = await NatsMessageStore.open(nats.nc);
+    const base = { from: 'x', fromMe: false, source: 'app', to: 'y', participant: null, hasMedia: false, media: null } as const;
+    const count = 1_500;
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        store.put('long', '42@c.us', `m${i}`, { ...base, id: `m${i}`, timestamp: 1_000 + i, body: `#${i}`, ack: 1, ackName: 'SERVER', vCards: [], _data: {} }),
+      ),
+    );
+    const newest = await store.query('long', ['42@c.us'], { limit: 3, offset: 0, sortOrder: 'desc' });
+    expect(newest.map((record) => record.body)).toEqual([`#${count - 1}`, `#${count - 2}`, `#${count - 3}`]);
+    const all = await store.query('long', ['42@c.us'], { limit: 10_000, offset: 0, sortOrder: 'asc' });
+    expect(all).toHaveLength(count);
+    expect(new Set(all.map((record) => record.id)).size).toBe(count);
+
+    expect(await store.query('long', ['nobody@c.us'], { limit: 10, offset: 0, sortOrder: 'asc' })).toEqual([]);
+    await store.purgeSession('long');
+    expect(await store.query('long', ['42@c.us'], { limit: 10, offset: 0, sortOrder: 'asc' })).toEqual([]);
+  });
+
+  it("skips a deleted key, even when the chat's newest entry is the delete (the read still ends)", async () => {
+    const store = await NatsMessageStore.open(nats.nc);
+    const base = { from: 'x', fromMe: false, source: 'app', to: 'y', participant: null, hasMedia: false, media: null } as const;
+    for (const id of ['d0', 'd1', 'd2']) {
+      await store.put('dels', '7@c.us', id, { ...base, id, timestamp: 1, body: id, ack: 1, ackName: 'SERVER', vCards: [], _data: {} });
+    }
+    const kv = await openMessagesBucket(nats.nc);
+    await kv.delete(`dels.${authKeyToken('7@c.us')}.${authKeyToken('d2')}`);
+    const page = await store.query('dels', ['7@c.us'], { limit: 10, offset: 0, sortOrder: 'asc' });
+    expect(page.map((record) => record.id)).toEqual(['d0', 'd1']);
   });
 
   it('keys chats and message ids with any characters apart', async () => {
