@@ -112,6 +112,7 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
     log: logger,
     media: accountData.engineMedia,
     forget: (session) => accountData.forget(session),
+    deleted: (session) => metrics.forgetSession(session),
   });
   const metrics = new GatewayMetrics();
   const outbox = new WebhookOutbox(db);

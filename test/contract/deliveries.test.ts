@@ -110,4 +110,18 @@ describe('delivery guarantees through the API (docs/events.md)', () => {
     expect(text).toMatch(/^switchboard_events_total\{session="catchup",event="message"\} 4$/m);
     expect(text).toContain('switchboard_webhook_deliveries_dead_total{session="dead"}');
   });
+
+  it("drops a deleted session's series from the metrics, whichever way it was deleted", async () => {
+    const scrape = async () => (await fetch(`${gw.url}/metrics`, { headers: { 'x-api-key': ADMIN_KEY } })).text();
+    await workingSession(gw, 'metrics-gone');
+    await gw.api('POST', '/api/metrics-gone/sandbox/simulate', { kind: 'message', from: FROM, body: 'counted' });
+    await waitFor(async () => /switchboard_messages_in_total\{session="metrics-gone"\} 1$/m.test(await scrape()), 'the message counted', TIMEOUT_MS);
+    expect(await scrape()).toMatch(/^switchboard_session_status_changes_total\{session="metrics-gone",status="WORKING"\} 1$/m);
+
+    expect((await gw.api('DELETE', '/api/sessions/metrics-gone')).status).toBe(200);
+    // Cluster mode: once the resource is gone from this replica's cache (its finalizer done).
+    await waitFor(async () => !(await scrape()).includes('session="metrics-gone"'), 'no series of the deleted session', TIMEOUT_MS);
+    // The others stay.
+    expect(await scrape()).toMatch(/^switchboard_events_total\{session="catchup",event="message"\} 4$/m);
+  });
 });

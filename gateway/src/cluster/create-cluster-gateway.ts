@@ -27,6 +27,7 @@ import { countedWsHub } from '../ws/counted-hub.js';
 import { ClusterSessionBackend } from './cluster-backend.js';
 import { StreamDeadDeliveries } from './dead-letters.js';
 import { LiveEventFeed } from './event-source.js';
+import { onDeletedSessions } from './deleted-sessions.js';
 import { sessionNameOf } from './messaging-session.js';
 import { StreamEventLog } from './stream-event-log.js';
 import { SessionCache } from './session-cache.js';
@@ -107,6 +108,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     await cache.start();
     // Webhook targets come from the cache: an event handled before it is synced would find none.
     await cache.whenSynced(options.syncTimeoutMs ?? 60_000);
+    const stopForgetting = onDeletedSessions(cache, (session) => metrics.forgetSession(session));
     const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger, accepts: (event) => validator.isValid(event) }));
     const webhooks = (started.webhooks = await JetStreamWebhookWorker.start({
       nc,
@@ -160,6 +162,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
         await webhooks.stop();
         await feed.stop();
         stopCounting();
+        stopForgetting();
         keyStore.close();
         await sessions.close();
         await nc.drain();

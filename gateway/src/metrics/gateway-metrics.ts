@@ -87,6 +87,16 @@ export class GatewayMetrics implements DeliveryObserver {
     }
   }
 
+  /**
+   * Drops every series of a deleted session, so that sessions coming and going do not grow the
+   * scrape for ever. One made again under the same name counts from zero (a counter reset, which
+   * Prometheus's rate and increase expect).
+   */
+  forgetSession(session: string): void {
+    for (const counter of [this.events, this.messagesIn, this.messagesOut, this.statusChanges]) counter.removeWhere('session', session);
+    for (const metric of [this.succeeded, this.retriedTotal, this.deadTotal, this.latency]) metric.remove({ session });
+  }
+
   delivered(session: string, latencyMs: number): void {
     this.succeeded.inc({ session });
     this.latency.observe({ session }, Math.max(0, latencyMs) / 1000);

@@ -28,6 +28,11 @@ export class ScrapeTimeCounter<L extends string> {
     this.labelNames = labelNames;
   }
 
+  /** Drops every series whose label `name` is `value` (a deleted session's). */
+  removeWhere(name: L, value: string): void {
+    for (const [key, total] of this.totals) if (total.labels[name] === value) this.totals.delete(key);
+  }
+
   inc(...values: string[]): void {
     // A separator no label value here holds (session names, event names and statuses are printable).
     const key = values.length === 1 ? values[0]! : values.join('\u0000');

@@ -31,6 +31,8 @@ export interface LocalBackendOptions {
   readonly media?: EngineHostOptions['media'];
   /** Forgets what was kept of an account beside its auth state (history, media): on logout and delete. */
   readonly forget?: (session: string) => Promise<void>;
+  /** Told of each session deleted, once it is gone (its metric series go with it). */
+  readonly deleted?: (session: string) => void;
 }
 
 /** Local mode: sessions in SQLite, one EngineHost per session in this process. */
@@ -124,6 +126,7 @@ export class LocalSessionBackend implements SessionBackend {
       this.options.registry.delete(name);
       await this.options.forget?.(name);
       await rm(this.sessionDir(name), { recursive: true, force: true });
+      this.options.deleted?.(name);
     });
   }
 
