@@ -1,7 +1,7 @@
 // Cluster mode end to end: sessions made through /api and through kubectl, run by the operator's
 // engine pods, and an engine pod deleted under a working session.
 import { KV_BUCKETS } from '@switchboard/protocol';
-import { waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
+import { sample, waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
 import { connect, type KV, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForStatus, workingSession } from '../contract/harness.js';
@@ -258,11 +258,10 @@ describe("the operator's HTTP endpoint", () => {
     const res = await fetch(`${operatorUrl}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    const value = (line: string) => Number(text.split('\n').find((candidate) => candidate.startsWith(`${line} `))?.slice(line.length + 1));
-    expect(value('switchboard_operator_leader')).toBe(1);
+    expect(sample(text, 'switchboard_operator_leader')).toBe(1);
     // Every session above was created, started and deleted through reconciles.
-    expect(value('switchboard_operator_reconciles_total{outcome="success"}')).toBeGreaterThan(5);
-    expect(value('switchboard_operator_reconcile_duration_seconds_count')).toBeGreaterThan(5);
+    expect(sample(text, 'switchboard_operator_reconciles_total', { outcome: 'success' })).toBeGreaterThan(5);
+    expect(sample(text, 'switchboard_operator_reconcile_duration_seconds_count')).toBeGreaterThan(5);
     expect(text).toContain('process_resident_memory_bytes');
   });
 });

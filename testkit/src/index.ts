@@ -6,3 +6,4 @@ export { OAuthIssuer, type TokenOptions } from './oauth-issuer.js';
 export { type ReceivedHook, WebhookReceiver } from './webhook-receiver.js';
 export { waitFor } from './wait.js';
 export { type AssertionOverrides, type KeyKind, type RequestOptions, SoftAuthenticator } from './soft-authenticator.js';
+export { sample } from './prometheus-text.js';

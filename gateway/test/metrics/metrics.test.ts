@@ -1,8 +1,7 @@
-import { waitFor } from '@switchboard/testkit';
+import { sample, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startGateway, type TestGateway, workingSession } from '../support/gateway.js';
 import { startReceiver, type Receiver } from '../webhooks/support.js';
-import { sample } from './prometheus-text.js';
 
 let gw: TestGateway | undefined;
 let rx: Receiver | undefined;

@@ -1,7 +1,7 @@
+import { sample } from '@switchboard/testkit';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ScrapeTimeCounter } from '../../src/metrics/scrape-time-counter.js';
-import { sample } from './prometheus-text.js';
 
 describe('ScrapeTimeCounter', () => {
   it('exposes each label combination with its count, the same at every scrape until it counts again', async () => {

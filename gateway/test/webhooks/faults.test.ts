@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WebhookConfig } from '@switchboard/protocol';
-import { type ApiCall, apiClient, waitFor } from '@switchboard/testkit';
+import { type ApiCall, apiClient, sample, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sample } from '../metrics/prometheus-text.js';
 import { ADMIN_KEY, startGateway, type TestGateway, workingSession } from '../support/gateway.js';
 import { freePort, startReceiver, type Receiver } from './support.js';
 

@@ -1,8 +1,7 @@
-import { waitFor, WsClient } from '@switchboard/testkit';
+import { sample, waitFor, WsClient } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ADMIN_KEY, startGateway, type TestGateway } from '../support/gateway.js';
-import { sample } from '../metrics/prometheus-text.js';
 import { makeEvent } from '../webhooks/support.js';
 
 let gw: TestGateway | undefined;
