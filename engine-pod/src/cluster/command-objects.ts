@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { COMMAND_OBJECT_HEADER, COMMAND_OBJECT_TTL_MS, OBJECT_STORES } from '@switchboard/protocol';
-import { headers, type MsgHdrs, nanos, type NatsConnection, type ObjectStore, StorageType } from 'nats';
+import { headers, type MsgHdrs, nanos, type NatsConnection, type ObjectStore } from 'nats';
 import { CommandError } from '../command-error.js';
-import { JS_ERR, jsErrorCode } from './jetstream.js';
+import { openObjectStore } from './jetstream.js';
 
 /**
  * Commands too large for one NATS message (a base64 file of more than ~750 KB under NATS's
@@ -47,22 +47,11 @@ export class CommandObjects {
   }
 
   private store(): Promise<ObjectStore> {
-    this.bucket ??= openCommandBucket(this.nc).catch((error: unknown) => {
+    this.bucket ??= openObjectStore(this.nc, OBJECT_STORES.commands, nanos(COMMAND_OBJECT_TTL_MS)).catch((error: unknown) => {
       // Try again at the next command (JetStream may come back).
       this.bucket = null;
       throw error;
     });
     return this.bucket;
-  }
-}
-
-/** Binds to the bucket, creating it when missing; two creating it at once collide once. */
-async function openCommandBucket(nc: NatsConnection): Promise<ObjectStore> {
-  const open = () => nc.jetstream().views.os(OBJECT_STORES.commands, { storage: StorageType.File, ttl: nanos(COMMAND_OBJECT_TTL_MS) });
-  try {
-    return await open();
-  } catch (error) {
-    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
-    return open();
   }
 }

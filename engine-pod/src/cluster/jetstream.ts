@@ -1,4 +1,14 @@
-import { DiscardPolicy, type JetStreamManager, type NatsError, nanos, RetentionPolicy, StorageType, type StreamConfig } from 'nats';
+import {
+  DiscardPolicy,
+  type JetStreamManager,
+  type NatsConnection,
+  type NatsError,
+  nanos,
+  type ObjectStore,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+} from 'nats';
 
 /** JetStream API error codes (nats-server `errors.json`) the cluster runtime reacts to. */
 export const JS_ERR = {
@@ -43,4 +53,19 @@ export function durableStreamConfig(name: string, subjects: string[], maxAgeDays
     max_age: nanos(maxAgeDays * DAY_MS),
     duplicate_window: nanos(2 * 60 * 1000),
   };
+}
+
+/**
+ * Binds to an object store on disk, creating it with this TTL (nanoseconds) when missing. Two
+ * processes creating it at the same moment with different settings collide once; the loser binds
+ * to the winner's.
+ */
+export async function openObjectStore(nc: NatsConnection, name: string, ttl: number): Promise<ObjectStore> {
+  const open = () => nc.jetstream().views.os(name, { storage: StorageType.File, ttl });
+  try {
+    return await open();
+  } catch (error) {
+    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
+    return open();
+  }
 }

@@ -1,8 +1,8 @@
 import { OBJECT_STORES } from '@switchboard/protocol';
-import { millis, type NatsConnection, nanos, type ObjectStore, StorageType } from 'nats';
+import { millis, type NatsConnection, nanos, type ObjectStore } from 'nats';
 import { DEFAULT_MEDIA_LIFETIME_MS, type MediaFile, type MediaStore, type StoredMedia } from '../media/media-store.js';
 import { newMediaId } from '../media/media-url.js';
-import { JS_ERR, jsErrorCode } from './jetstream.js';
+import { JS_ERR, jsErrorCode, openObjectStore } from './jetstream.js';
 
 const STREAM = `OBJ_${OBJECT_STORES.media}`;
 
@@ -35,7 +35,8 @@ export class NatsMediaStore implements MediaStore {
 
   static async open(nc: NatsConnection, options: NatsMediaStoreOptions = {}): Promise<NatsMediaStore> {
     const ttl = nanos(options.lifetimeMs ?? DEFAULT_MEDIA_LIFETIME_MS);
-    const os = await openMediaBucket(nc, ttl);
+    // A gateway and a pod may create it at once with different TTLs: the loser takes the winner's.
+    const os = await openObjectStore(nc, OBJECT_STORES.media, ttl);
     if (options.lifetimeMs !== undefined) {
       const jsm = await nc.jetstreamManager();
       const { config } = await jsm.streams.info(STREAM);
@@ -98,20 +99,6 @@ export async function purgeSessionMedia(nc: NatsConnection, session: string): Pr
   const mine = (await os.list()).filter((info) => info.name.startsWith(prefix));
   for (const info of mine) await os.delete(info.name);
   return mine.length;
-}
-
-/**
- * Binds to the bucket, creating it with this TTL when missing. A gateway and a pod creating it at
- * the same moment with different TTLs collide once; the loser binds to the winner's.
- */
-async function openMediaBucket(nc: NatsConnection, ttl: number): Promise<ObjectStore> {
-  const open = () => nc.jetstream().views.os(OBJECT_STORES.media, { storage: StorageType.File, ttl });
-  try {
-    return await open();
-  } catch (error) {
-    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
-    return open();
-  }
 }
 
 const objectName = (session: string, id: string) => `${session}/${id}`;
