@@ -38,3 +38,4 @@ export { type HistoryPage, type MessageStore, readHistory } from './history/mess
 export { matchesPage, type OrderedRecord, selectPage } from './history/history-page.js';
 export { furtherAck, HistoryRecorder, type RecordedEvent } from './history/history-recorder.js';
 export { NatsMessageStore, openMessagesBucket, purgeSessionMessages } from './cluster/nats-message-store.js';
+export { type HttpListener, listenHttp } from './pod/http-listener.js';

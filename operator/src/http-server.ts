@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
+import { type HttpListener, listenHttp } from '@switchboard/engine-pod';
 import type { Registry } from 'prom-client';
 
 export interface OperatorHttpOptions {
@@ -10,10 +10,7 @@ export interface OperatorHttpOptions {
   readonly ready: () => boolean;
 }
 
-export interface OperatorHttp {
-  readonly port: number;
-  close(): Promise<void>;
-}
+export type OperatorHttp = HttpListener;
 
 const text = (body: string) => ({ 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) });
 
@@ -21,10 +18,11 @@ const text = (body: string) => ({ 'content-type': 'text/plain; charset=utf-8', '
  * The operator's only inbound endpoint, for the kubelet and Prometheus: `GET /healthz` (the
  * process answers: liveness), `GET /readyz` (503 until the caches are synced) and `GET /metrics`.
  * No API key: it reveals counts, never sessions' data, and the chart's NetworkPolicy admits it
- * only from where the values say. Plain node:http: three fixed routes need no framework.
+ * only from where the values say. Plain node:http (engine-pod `listenHttp`, as the engine pods'
+ * probes): three fixed routes need no framework.
  */
-export async function startOperatorHttp(options: OperatorHttpOptions): Promise<OperatorHttp> {
-  const server: Server = createServer((request, response) => {
+export function startOperatorHttp(options: OperatorHttpOptions): Promise<OperatorHttp> {
+  const handler: RequestListener = (request, response) => {
     const path = (request.url ?? '/').split('?', 1)[0];
     const route = path === '/healthz' || path === '/readyz' || path === '/metrics';
     if (!route) {
@@ -50,20 +48,6 @@ export async function startOperatorHttp(options: OperatorHttpOptions): Promise<O
         },
       );
     }
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
+  return listenHttp(handler, options.port, options.host ?? '0.0.0.0');
 }
