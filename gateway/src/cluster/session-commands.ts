@@ -29,7 +29,7 @@ export class SessionCommandChannel {
    */
   async send(session: string, command: SessionCommand): Promise<{ result: unknown } | null> {
     const json = JSON.stringify(command);
-    const spilled = Buffer.byteLength(json) > this.largestBody() ? await this.spill(session, json) : null;
+    const spilled = this.tooLarge(json) ? await this.spill(session, json) : null;
     let data: string;
     try {
       const reply = await this.nc.request(SUBJECTS.command(session), spilled ? '' : json, {
@@ -60,9 +60,12 @@ export class SessionCommandChannel {
     return { result: reply.result };
   }
 
-  /** The largest command body that travels in the request itself. */
-  private largestBody(): number {
-    return (this.nc.info?.max_payload ?? 1024 * 1024) - HEADROOM_BYTES;
+  /** Whether the command is larger than what travels in the request itself. */
+  private tooLarge(json: string): boolean {
+    const largest = (this.nc.info?.max_payload ?? 1024 * 1024) - HEADROOM_BYTES;
+    // A UTF-8 byte count needs a pass over the text; a text of n UTF-16 units has at most 3n bytes,
+    // so an ordinary command (a sendText) is known to fit without that pass.
+    return json.length * 3 > largest && Buffer.byteLength(json) > largest;
   }
 
   private async spill(session: string, json: string): Promise<{ name: string; headers: MsgHdrs }> {
