@@ -99,6 +99,7 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
     log: logger,
   });
   const validator = new EventValidator({ log: logger, onInvalidEvent: options.onInvalidEvent });
+  const metrics = new GatewayMetrics();
   const sessions = new LocalSessionBackend({
     registry: new SessionRegistry(db),
     engines: options.engines ?? localEngineCatalog({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS }),
@@ -114,7 +115,6 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
     forget: (session) => accountData.forget(session),
     deleted: (session) => metrics.forgetSession(session),
   });
-  const metrics = new GatewayMetrics();
   const outbox = new WebhookOutbox(db);
   const dispatcher = new WebhookDispatcher({
     outbox,
