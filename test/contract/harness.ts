@@ -1,5 +1,5 @@
 import type { WebhookConfig } from '@switchboard/protocol';
-import type { ApiCall } from '@switchboard/testkit';
+import { type ApiCall, waitFor, WsClient } from '@switchboard/testkit';
 
 /**
  * The contract suite runs unchanged against local mode and cluster mode: the REST surface and
@@ -51,4 +51,28 @@ export async function waitForStatus(gw: { api: ApiCall }, name: string, status: 
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`session '${name}' did not reach ${status} within ${timeoutMs} ms (last: ${last})`);
+}
+
+/**
+ * Restarts a session and waits for its new engine's WORKING: in cluster mode the session record
+ * says WORKING until the operator has seen the restart, so it is the events that tell.
+ */
+export async function restarted(gw: ContractGateway, name: string, timeoutMs = 15_000): Promise<void> {
+  const ws = await WsClient.connect(gw.url, `x-api-key=${ADMIN_KEY}&session=${name}&events=session.status`);
+  try {
+    const res = await gw.api('POST', `/api/sessions/${name}/restart`);
+    if (res.status !== 201) throw new Error(`restart failed: ${res.status} ${JSON.stringify(res.body)}`);
+    const statuses = () => ws.events('session.status').map((e) => e.payload.status as string);
+    await waitFor(
+      () => {
+        const seen = statuses();
+        const starting = seen.indexOf('STARTING');
+        return starting >= 0 && seen.indexOf('WORKING', starting) > starting;
+      },
+      'STARTING, then WORKING',
+      timeoutMs,
+    );
+  } finally {
+    ws.close();
+  }
 }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor, WsClient } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startGateway, type ContractGateway, waitForStatus, workingSession } from './harness.js';
+import { ADMIN_KEY, restarted, startGateway, type ContractGateway, waitForStatus, workingSession } from './harness.js';
 
 let gw: ContractGateway;
 /** A web server the engine downloads pictures from, as it would from any URL a client gives. */
@@ -41,25 +41,6 @@ async function download(url: string): Promise<{ type: string | null; bytes: Buff
   return { type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-/**
- * Restarts a session and waits for its new engine's WORKING: in cluster mode the session record
- * says WORKING until the operator has seen the restart, so it is the events that tell.
- */
-async function restarted(name: string): Promise<void> {
-  const ws = await WsClient.connect(gw.url, `x-api-key=${ADMIN_KEY}&session=${name}&events=session.status`);
-  expect((await gw.api('POST', `/api/sessions/${name}/restart`)).status).toBe(201);
-  const statuses = () => ws.events('session.status').map((e) => e.payload.status as string);
-  await waitFor(
-    () => {
-      const seen = statuses();
-      const starting = seen.indexOf('STARTING');
-      return starting >= 0 && seen.indexOf('WORKING', starting) > starting;
-    },
-    'STARTING, then WORKING',
-    15_000,
-  );
-  ws.close();
-}
 
 describe('4.4 profile: GET /api/{session}/profile', () => {
   it('answers MyProfile {id, name, picture} of the paired account; picture is null until one is set', async () => {
@@ -115,7 +96,7 @@ describe('4.4 profile: name and status', () => {
   });
 
   it('the name survives a restart: it is kept with the pairing', async () => {
-    await restarted('prof-name');
+    await restarted(gw, 'prof-name');
     expect((await profileOf('prof-name')).name).toBe('Grace Hopper');
     expect((await gw.api('GET', '/api/sessions/prof-name/me')).body).toEqual({ id: '15550000000@c.us', pushName: 'Grace Hopper' });
   });
@@ -146,7 +127,7 @@ describe('4.4 profile: picture', () => {
 
   it('the picture survives a restart', async () => {
     const before = (await profileOf('prof-pic')).picture;
-    await restarted('prof-pic');
+    await restarted(gw, 'prof-pic');
     expect((await profileOf('prof-pic')).picture).toBe(before);
   });
 
