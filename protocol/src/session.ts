@@ -39,9 +39,19 @@ export const SessionCreateRequest = z
   .meta({ id: 'SessionCreateRequest' });
 export type SessionCreateRequest = z.infer<typeof SessionCreateRequest>;
 
-/** `PUT /api/sessions/{session}`: the create shape with `name` optional (the path names it). */
+/**
+ * `PUT /api/sessions/{session}`: the create shape with `name` optional (the path names it).
+ * `start` has no default here: leaving it out keeps the session as it is, running or stopped.
+ */
 export const SessionUpdateRequest = z
-  .object({ name: SessionName.optional(), ...sessionFields })
+  .object({
+    name: SessionName.optional(),
+    start: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true starts the session after the update (a running one keeps running); false or left out changes nothing' }),
+    ...sessionFields,
+  })
   .meta({ id: 'SessionUpdateRequest' });
 export type SessionUpdateRequest = z.infer<typeof SessionUpdateRequest>;
 

@@ -91,7 +91,7 @@ describe('4.1 pairing: passkey (SANDBOX)', () => {
     const ws = await passkeyRequired('pk-confirm', authenticator, { confirmation: true });
     expect((await gw.api('POST', '/api/pk-confirm/auth/passkey', authenticator.assert(await challengeOf('pk-confirm')))).status).toBe(201);
     await waitForStatus(gw, 'pk-confirm', 'PASSKEY_CONFIRMATION_REQUIRED');
-    expect((await gw.api('GET', '/api/sessions/pk-confirm/me')).body).toBeNull();
+    expect((await gw.api('GET', '/api/sessions/pk-confirm/me')).status).toBe(422);
 
     const code = await gw.api('GET', '/api/pk-confirm/auth/passkey/confirmation');
     expect(code.status).toBe(200);

@@ -117,6 +117,40 @@ describe('4.3 sessions: update', () => {
     expect(res.body.config).toEqual({ metadata: { k: 'v' }, debug: true });
   });
 
+  it('keeps every config field a PUT sends, debug included, and reads them back (item 11)', async () => {
+    await gw.api('POST', '/api/sessions', { name: 'upd-full', start: false, config: { metadata: { old: '1' } } });
+    const config = {
+      metadata: { 'user.id': '123' },
+      debug: true,
+      webhooks: [{ url: 'http://127.0.0.1:9/hook', events: ['message', 'session.status'] }],
+    };
+    const res = await gw.api('PUT', '/api/sessions/upd-full', { name: 'upd-full', config });
+    expect(res.status).toBe(200);
+    expect(res.body.config).toMatchObject(config);
+    // PUT replaces config as a whole (docs/api.md): the old metadata key is gone.
+    const read = await gw.api('GET', '/api/sessions/upd-full');
+    expect(read.body.config).toMatchObject(config);
+    expect(read.body.config.metadata).toEqual({ 'user.id': '123' });
+    // A PUT without config keeps the stored one.
+    await gw.api('PUT', '/api/sessions/upd-full', { apps: [] });
+    expect((await gw.api('GET', '/api/sessions/upd-full')).body.config).toMatchObject(config);
+  });
+
+  it('starts a stopped session when the PUT says start: true, and leaves it alone without it (item 10)', async () => {
+    await gw.api('POST', '/api/sessions', { name: 'upd-start', start: false });
+    const kept = await gw.api('PUT', '/api/sessions/upd-start', { config: { metadata: { a: '1' } } });
+    expect(kept.body.status).toBe('STOPPED');
+    expect(await status('upd-start')).toBe('STOPPED');
+    const res = await gw.api('PUT', '/api/sessions/upd-start', { start: true, config: { metadata: { a: '2' } } });
+    expect(res.status).toBe(200);
+    expect(res.body.status).not.toBe('STOPPED');
+    await waitFor(async () => (await status('upd-start')) === 'SCAN_QR_CODE', 'started by the PUT');
+    expect((await gw.api('GET', '/api/sessions/upd-start')).body.config.metadata).toEqual({ a: '2' });
+    // start: false does not stop a running session: only POST .../stop does.
+    await gw.api('PUT', '/api/sessions/upd-start', { start: false });
+    expect(await status('upd-start')).toBe('SCAN_QR_CODE');
+  });
+
   it('refuses a body name that differs from the path', async () => {
     const res = await gw.api('PUT', '/api/sessions/upd', { name: 'other', config: {} });
     expect(res.status).toBe(400);
@@ -168,7 +202,9 @@ describe('part 3 rules 1-4: start, stop, delete, logout', () => {
     const res = await gw.api('POST', '/api/sessions/lo/logout');
     expect(res.status).toBe(201);
     await waitFor(async () => (await status('lo')) === 'SCAN_QR_CODE', 'SCAN_QR_CODE after logout');
-    expect((await gw.api('GET', '/api/sessions/lo/me')).body).toBeNull();
+    const me = await gw.api('GET', '/api/sessions/lo/me');
+    expect(me.status).toBe(422);
+    expect(me.body.details).toEqual({ session: 'lo', status: 'SCAN_QR_CODE' });
   });
 
   it('logout of a STOPPED session leaves it STOPPED', async () => {
@@ -185,6 +221,20 @@ describe('part 3 rules 1-4: start, stop, delete, logout', () => {
     const res = await gw.api('POST', '/api/sessions/rs/restart');
     expect(res.status).toBe(201);
     await waitFor(async () => (await status('rs')) === 'WORKING', 'WORKING after restart');
+  });
+
+  it('me before pairing answers 422 naming the status, never 200 null (item 14)', async () => {
+    await gw.api('POST', '/api/sessions', { name: 'me0', start: false });
+    const stopped = await gw.api('GET', '/api/sessions/me0/me');
+    expect(stopped.status).toBe(422);
+    expect(stopped.body).toMatchObject({ statusCode: 422, details: { session: 'me0', status: 'STOPPED' } });
+    expect(stopped.body.message).toContain('paired');
+    await gw.api('POST', '/api/sessions/me0/start');
+    await waitFor(async () => (await status('me0')) === 'SCAN_QR_CODE', 'SCAN_QR_CODE');
+    const unpaired = await gw.api('GET', '/api/sessions/me0/me');
+    expect(unpaired.status).toBe(422);
+    expect(unpaired.body.details).toEqual({ session: 'me0', status: 'SCAN_QR_CODE' });
+    expect((await gw.api('GET', '/api/sessions/ghost/me')).status).toBe(404);
   });
 
   it('me returns the paired account', async () => {
@@ -225,6 +275,18 @@ describe('4.3 deprecated session operations', () => {
     await gw.api('POST', '/api/sessions/stop', { name: 'dep4', logout: false });
     await gw.api('POST', '/api/sessions/dep4/start');
     await waitFor(async () => (await status('dep4')) === 'WORKING', 'still paired');
+  });
+
+  it('POST /api/sessions/stop and /logout answer an unknown session the same way: 201, nothing created (item 12)', async () => {
+    for (const body of [{ name: 'dep-ghost' }, { name: 'dep-ghost', logout: false }]) {
+      const stop = await gw.api('POST', '/api/sessions/stop', body);
+      expect(stop.status).toBe(201);
+      expect(stop.body).toBe('');
+    }
+    const logout = await gw.api('POST', '/api/sessions/logout', { name: 'dep-ghost' });
+    expect(logout.status).toBe(201);
+    expect(logout.body).toBe('');
+    expect((await gw.api('GET', '/api/sessions/dep-ghost')).status).toBe(404);
   });
 
   it('POST /api/sessions/logout stops, logs out and deletes', async () => {

@@ -103,7 +103,8 @@ export class ClusterSessionBackend implements SessionBackend {
         { path: 'body.name', reason: 'must match the session in the path' },
       ]);
     }
-    return toSessionDTO(await this.applyUpdate(await this.require(name), request));
+    const updated = await this.applyUpdate(await this.require(name), request);
+    return toSessionDTO(request.start ? await this.setDesired(updated, 'Running') : updated);
   }
 
   upsertAndStart(request: SessionStartDeprecatedRequest): Promise<SessionDTO> {

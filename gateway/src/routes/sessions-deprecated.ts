@@ -6,6 +6,7 @@ import {
 } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { sessionAccess } from '../auth/access.js';
+import { ApiError } from '../http/errors.js';
 import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
 import { NoBody, sessionErrors } from './responses.js';
@@ -34,14 +35,18 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }
     schema: {
       tags,
       deprecated: true,
-      summary: 'Stop a session, and log out unless logout is false',
+      summary: 'Stop a session, and log out unless logout is false; an unknown session is already stopped (201)',
       body: SessionStopDeprecatedRequest,
       response: { 201: NoBody, ...sessionErrors },
     },
     handler: async (request, reply) => {
       const { name, logout } = request.body;
-      await sessions.stop(name);
-      if (logout) await sessions.logout(name);
+      try {
+        await sessions.stop(name);
+        if (logout) await sessions.logout(name);
+      } catch (error) {
+        if (!isUnknownSession(error)) throw error;
+      }
       return reply.code(201).send();
     },
   });
@@ -52,7 +57,7 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }
     schema: {
       tags,
       deprecated: true,
-      summary: 'Stop, log out and delete a session',
+      summary: 'Stop, log out and delete a session; an unknown session is already gone (201)',
       body: SessionLogoutDeprecatedRequest,
       response: { 201: NoBody, ...sessionErrors },
     },
@@ -61,4 +66,12 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }
       return reply.code(201).send();
     },
   });
+}
+
+/**
+ * The deprecated stop answers an unknown session as the deprecated logout (a delete, idempotent)
+ * does, and as the peer product does: there is nothing to stop or to log out, so it is done.
+ */
+function isUnknownSession(error: unknown): boolean {
+  return error instanceof ApiError && error.statusCode === 404;
 }

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { SESSIONS_LIST, sessionAccess } from '../auth/access.js';
 import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
+import { ApiError } from '../http/errors.js';
 import { commonErrors, NoBody, sessionErrors } from './responses.js';
 
 const tags = ['Sessions'];
@@ -87,11 +88,21 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
     config: sessionAccess('read'),
     schema: {
       tags,
-      summary: 'The authenticated account, or null before pairing',
+      summary: 'The authenticated account; 422 while the session has none (not paired yet, or logged out)',
       params: SessionPathParams,
-      response: { 200: MeInfo.nullable(), ...commonErrors },
+      response: { 200: MeInfo, ...sessionErrors },
     },
-    handler: async (request) => (await sessions.command(request.params.session, { op: 'me' })) as MeInfo | null,
+    handler: async (request) => {
+      const name = request.params.session;
+      const me = (await sessions.command(name, { op: 'me' })) as MeInfo | null;
+      if (me) return me;
+      // The peer document answers a MeInfo (id and pushName required) or nothing: no `null`.
+      const { status } = await sessions.get(name, { expandApps: false });
+      throw new ApiError(422, `session '${name}' has no account yet (it is ${status}): it has one once it is paired`, {
+        session: name,
+        status,
+      });
+    },
   });
 
   const actions = {

@@ -92,7 +92,10 @@ export class LocalSessionBackend implements SessionBackend {
         { path: 'body.name', reason: 'must match the session in the path' },
       ]);
     }
-    return this.lock.run(name, () => this.applyUpdate(this.record(name), request));
+    return this.lock.run(name, async () => {
+      const updated = await this.applyUpdate(this.record(name), request);
+      return request.start ? this.startLocked(name) : updated;
+    });
   }
 
   upsertAndStart(request: SessionStartDeprecatedRequest): Promise<SessionDTO> {

@@ -348,7 +348,7 @@ describe('ClusterSessionBackend against a real API server', () => {
 
     it('answers /me from the status the operator wrote', async () => {
       await gw.api('POST', '/api/sessions', { name: 'known', start: false });
-      expect((await gw.api('GET', '/api/sessions/known/me')).body).toBeNull();
+      expect((await gw.api('GET', '/api/sessions/known/me')).status).toBe(422);
       const me = { id: '15550000000@c.us', pushName: 'Sandbox' };
       await cr.reportStatus('known', { status: 'WORKING', me });
       await waitFor(async () => (await gw.api('GET', '/api/sessions/known')).body.me?.id === me.id, 'me in the session');
