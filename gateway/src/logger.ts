@@ -1,4 +1,5 @@
-import { pino, type Logger } from 'pino';
+import { type DestinationStream, pino, type Logger } from 'pino';
+import { maskUrl } from './sessions/config-secrets.js';
 
 /**
  * Paths that may hold a secret are censored wherever they appear in a log line: keys are
@@ -19,8 +20,24 @@ const REDACT = [
   '*.hmac',
   '*.apiKey',
   'config.webhooks[*].hmac',
+  // Custom header values are a receiver's credentials; a session config or a resource spec
+  // logged whole must not show them (nor its webhook urls, which may carry tokens).
+  'customHeaders',
+  '*.customHeaders',
+  'config.webhooks[*].customHeaders',
+  'spec.config.webhooks[*].hmac',
+  'spec.config.webhooks[*].customHeaders',
+  // Urls keep what tells the receiver apart; their user info and query values are masked.
+  '*.url',
+  'config.webhooks[*].url',
+  'spec.config.webhooks[*].url',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' } });
+function censor(value: unknown, path: string[]): unknown {
+  return path.at(-1) === 'url' && typeof value === 'string' ? maskUrl(value) : '[redacted]';
+}
+
+/** Logs to stdout, or to `destination` (a test reading what would be logged). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino({ level, redact: { paths: REDACT, censor } }, destination);
 }

@@ -14,7 +14,7 @@ export const DeadDelivery = z
     eventId: EventId,
     event: EventName,
     session: z.string(),
-    url: z.string().meta({ description: 'The webhook the delivery was for (its secrets are never shown)' }),
+    url: z.string().meta({ description: 'The webhook the delivery was for, with its user info and query values masked as "***"' }),
     attempts: z.number().int().min(1),
     lastError: z.string().nullable().meta({ description: 'Why the last attempt failed: "HTTP 500", "ECONNREFUSED", ...' }),
     createdAt: z.number().int().meta({ description: 'When the delivery was queued, ms since the epoch' }),

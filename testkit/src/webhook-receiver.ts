@@ -3,6 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedHook {
+  /** The request target: path and query. */
+  readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly raw: string;
   readonly body: any;
@@ -35,6 +37,7 @@ export class WebhookReceiver {
         const raw = Buffer.concat(chunks).toString('utf8');
         const signature = request.headers['x-webhook-hmac'];
         const hook: ReceivedHook = {
+          path: request.url ?? '',
           headers: request.headers,
           raw,
           body: JSON.parse(raw),

@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
 import { ApiError } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
+import { restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
 import { type EngineCatalog, requireEngine } from '../sessions/engine-catalog.js';
 import {
   byCreation,
@@ -270,7 +271,10 @@ export class ClusterSessionBackend implements SessionBackend {
     requireEngine(this.options.engines, engine);
     const operations: JsonPatchOperation[] = [];
     if (engine !== current.spec.engine) operations.push({ op: 'add', path: '/spec/engine', value: engine });
-    if (change.config !== undefined) operations.push({ op: 'add', path: '/spec/config', value: change.config });
+    if (change.config !== undefined) {
+      const config = restoreSessionConfigSecrets(change.config, current.spec.config);
+      operations.push({ op: 'add', path: '/spec/config', value: config });
+    }
     if (change.apps !== undefined) operations.push({ op: 'add', path: '/spec/apps', value: change.apps ?? [] });
     if (operations.length === 0) return current;
     const patched = await this.options.resources.jsonPatch(current.metadata?.name ?? '', operations);
@@ -318,5 +322,5 @@ function conflict(name: string): ApiError {
 }
 
 function specOf(request: { config?: SessionConfig; apps?: AppConfig[] | null }): Pick<MessagingSessionSpec, 'config' | 'apps'> {
-  return { config: request.config ?? {}, apps: request.apps ?? [] };
+  return { config: restoreSessionConfigSecrets(request.config ?? {}, undefined), apps: request.apps ?? [] };
 }

@@ -10,6 +10,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sessionAccess } from '../auth/access.js';
+import { maskUrl } from '../sessions/config-secrets.js';
 import type { DeadDeliveries, EventLog } from '../webhooks/ports.js';
 import { typed, type RouteDeps } from './context.js';
 import { commonErrors } from './responses.js';
@@ -41,7 +42,8 @@ export async function deliveryRoutes(app: FastifyInstance, { sessions, dead, eve
     },
     handler: async (request) => {
       await exists(request.params.session);
-      return dead.list(request.params.session, request.query);
+      const deliveries = await dead.list(request.params.session, request.query);
+      return deliveries.map((delivery) => ({ ...delivery, url: maskUrl(delivery.url) }));
     },
   });
 

@@ -15,6 +15,7 @@ import type {
 } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 import type { SessionBackend } from './backend.js';
+import { maskSessionConfig, restoreSessionConfigSecrets } from './config-secrets.js';
 import { type EngineCatalog, requireEngine } from './engine-catalog.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { SessionRecord, SessionRegistry } from './registry.js';
@@ -75,7 +76,7 @@ export class LocalSessionBackend implements SessionBackend {
       const record: SessionRecord = {
         name: request.name,
         engine,
-        config: request.config ?? {},
+        config: restoreSessionConfigSecrets(request.config ?? {}, undefined),
         apps: request.apps ?? [],
         running: request.start,
         createdAt: Date.now(),
@@ -108,7 +109,7 @@ export class LocalSessionBackend implements SessionBackend {
         this.options.registry.save({
           name: request.name,
           engine,
-          config: request.config ?? {},
+          config: restoreSessionConfigSecrets(request.config ?? {}, undefined),
           apps: request.apps ?? [],
           running: true,
           createdAt: Date.now(),
@@ -197,7 +198,7 @@ export class LocalSessionBackend implements SessionBackend {
     const updated: SessionRecord = {
       ...record,
       engine,
-      config: request.config ?? record.config,
+      config: request.config ? restoreSessionConfigSecrets(request.config, record.config) : record.config,
       apps: request.apps === undefined ? record.apps : (request.apps ?? []),
     };
     this.options.registry.save(updated);
@@ -257,7 +258,7 @@ export class LocalSessionBackend implements SessionBackend {
       name: record.name,
       status: this.hosts.get(record.name)?.status ?? 'STOPPED',
       engine: record.engine,
-      config: record.config,
+      config: maskSessionConfig(record.config),
     };
   }
 
