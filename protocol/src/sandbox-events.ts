@@ -32,7 +32,7 @@ function required(ctx: z.RefinementCtx, path: string, message: string): void {
 }
 
 /** Who acts in a group chat; ignored in direct chats, where the chat is the other person. */
-const participant = () =>
+export const actingMember = () =>
   MemberId.optional().meta({ description: 'The group member who acts; default 15557770001@c.us' });
 
 export const SimulateReaction = z.object({
@@ -40,7 +40,7 @@ export const SimulateReaction = z.object({
   messageId: FullMessageId,
   text: z.string().max(32).meta({ description: 'Emoji; "" removes the reaction' }),
   fromMe: z.boolean().default(false).meta({ description: 'You reacted, on the phone' }),
-  participant: participant(),
+  participant: actingMember(),
 });
 
 export const SimulateAck = z.object({
@@ -55,7 +55,7 @@ export const SimulateAck = z.object({
 export const SimulateWaiting = z.object({
   kind: z.literal('waiting'),
   from: ChatId,
-  participant: participant(),
+  participant: actingMember(),
   id: ShortId.optional(),
 });
 
@@ -119,7 +119,7 @@ export const SimulatePresence = z.object({
   kind: z.literal('presence'),
   chatId: ChatId,
   presence: PresenceStatus,
-  participant: participant(),
+  participant: actingMember(),
   lastSeen: z.number().int().min(0).nullable().default(null).meta({ description: 'Unix seconds, or null' }),
 });
 
@@ -127,7 +127,7 @@ export const SimulatePollVote = z.object({
   kind: z.literal('poll-vote'),
   pollId: FullMessageId,
   selectedOptions: z.array(z.string().min(1).max(256)).max(12).default([]),
-  participant: participant(),
+  participant: actingMember(),
   failed: z.boolean().default(false).meta({ description: 'The vote cannot be decrypted: poll.vote.failed' }),
 });
 
@@ -136,7 +136,7 @@ export const SimulateEventResponse = z.object({
   eventId: FullMessageId,
   response: EventResponseValue.default('GOING'),
   extraGuestCount: z.literal([0, 1]).default(0),
-  participant: participant(),
+  participant: actingMember(),
   failed: z.boolean().default(false).meta({ description: 'The response cannot be decrypted: event.response.failed' }),
 });
 

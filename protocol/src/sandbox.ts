@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatId, ContactId } from './ids.js';
 import { SimulatedMediaFile } from './media.js';
-import { eventSimulations } from './sandbox-events.js';
+import { actingMember, eventSimulations } from './sandbox-events.js';
 
 /** The account a simulated pairing pairs as. */
 const SimulatedAccount = z.object({ id: ContactId, pushName: z.string().min(1).max(128) });
@@ -19,6 +19,7 @@ export const SimulateMessage = z
   .object({
     kind: z.literal('message'),
     from: ChatId,
+    participant: actingMember(),
     body: z.string().min(1).max(65536).optional().meta({ description: 'The text, or the caption of `media`' }),
     id: z.string().regex(/^[0-9A-Za-z]{1,64}$/, { message: 'must be 1-64 letters or digits' }).optional(),
     media: SimulatedMediaFile.optional().meta({ description: 'A received file: stored, and downloadable at `media.url`' }),

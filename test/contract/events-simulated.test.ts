@@ -129,6 +129,38 @@ describe('6.2 message.edited and message.revoked', () => {
   });
 });
 
+describe('6.2 group messages, their edits and revocations carry the participant (spec 2.5 id format)', () => {
+  const GROUP = '120363000000000777@g.us';
+
+  it('a group message names its sender in participant and at the end of its id; edit and revoke do too', async () => {
+    const received = await tap.simulate({ kind: 'message', from: GROUP, participant: LID_MEMBER, body: 'hi group' });
+    expect(received.id).toMatch(new RegExp(`^false_${GROUP}_[0-9A-Za-z]+_${LID_MEMBER}$`));
+    const message = (await tap.delivered('message', (p) => p.id === received.id)).payload;
+    expect(message).toMatchObject({ from: GROUP, to: tap.me, fromMe: false, participant: LID_MEMBER, body: 'hi group' });
+    expect(message.id).toMatch(MESSAGE_ID);
+
+    const edit = await tap.simulate({ kind: 'edit', messageId: received.id, body: 'hi group (edited)' });
+    expect(edit.id).toMatch(new RegExp(`^false_${GROUP}_[0-9A-Za-z]+_${LID_MEMBER}$`));
+    const edited = (await tap.delivered('message.edited', (p) => p.id === edit.id)).payload;
+    expect(edited).toMatchObject({ from: GROUP, participant: LID_MEMBER, editedMessageId: received.id.split('_')[2] });
+
+    const revoke = await tap.simulate({ kind: 'revoke', messageId: received.id });
+    expect(revoke.id).toMatch(new RegExp(`^false_${GROUP}_[0-9A-Za-z]+_${LID_MEMBER}$`));
+    const revoked = (await tap.delivered('message.revoked', (p) => p.after.id === revoke.id)).payload;
+    expect(revoked.after).toMatchObject({ from: GROUP, participant: LID_MEMBER });
+    expect(revoked.before).toMatchObject({ id: received.id, participant: LID_MEMBER });
+  });
+
+  it('a group message without participant comes from the default member; a direct one has none', async () => {
+    const group = await tap.simulate({ kind: 'message', from: GROUP, body: 'default member' });
+    expect(group.id).toMatch(new RegExp(`_${MEMBER}$`));
+    expect((await tap.delivered('message', (p) => p.id === group.id)).payload.participant).toBe(MEMBER);
+    const direct = await tap.simulate({ kind: 'message', from: ALICE, participant: MEMBER, body: 'direct' });
+    expect(direct.id).toMatch(new RegExp(`^false_${ALICE}_[0-9A-Za-z]+$`));
+    expect((await tap.delivered('message', (p) => p.id === direct.id)).payload.participant).toBeNull();
+  });
+});
+
 describe('6.2 chat.archive', () => {
   it('has the chat id, timestamp and archived', async () => {
     await tap.simulate({ kind: 'archive', chatId: ALICE });

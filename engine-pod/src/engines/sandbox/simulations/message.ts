@@ -1,8 +1,8 @@
-import { type Media, messageId, type SimulateMessage } from '@switchboard/protocol';
+import type { Media, SimulateMessage } from '@switchboard/protocol';
 import type { z } from 'zod';
-import { sandboxMessageId } from '../codes.js';
 import { messageRecord } from '../message-record.js';
 import type { SandboxSide } from '../sandbox-side.js';
+import { newMessageEnds } from './addressing.js';
 import type { SimulationResult } from './simulation.js';
 
 /**
@@ -16,12 +16,13 @@ export async function simulateMessage(side: SandboxSide, request: z.infer<typeof
     const { mimetype, filename, data } = request.media;
     media = await side.context.saveMedia({ mimetype, filename: filename ?? null, data: Buffer.from(data, 'base64') });
   }
-  // docs/sandbox.md: the id is `false_<from>_<id>`, with no participant, whatever the chat.
-  const id = messageId(false, request.from, request.id ?? sandboxMessageId());
-  const record = messageRecord(
-    { id, from: request.from, to: me.id, fromMe: false, participant: null },
-    { timestamp: Date.now() / 1000, body: request.body ?? '', hasMedia: request.media !== undefined, media },
-  );
+  // A group message names its sender, in `participant` and at the end of its id, as real ones do.
+  const record = messageRecord(newMessageEnds(me, request.from, false, request.participant, request.id), {
+    timestamp: Date.now() / 1000,
+    body: request.body ?? '',
+    hasMedia: request.media !== undefined,
+    media,
+  });
   side.context.emit('message', record);
   side.context.emit('message.any', record);
   return media ? { id: record.id, media } : { id: record.id };
