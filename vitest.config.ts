@@ -3,12 +3,17 @@ import { defineConfig } from 'vitest/config';
 
 // Workspace packages export their TypeScript sources under the "source" condition, so tests run
 // against the code as written, with no build step in between.
+// Tests run in vite's server (ssr) environment, which reads its own conditions: without `ssr`
+// the workspace packages resolved to their built dist/, so a change to protocol/ went untested
+// until the next build.
 const resolve = { conditions: ['source'] };
+const ssr = { resolve: { conditions: ['source'] } };
 // Each run's temp files in a dir of its own, removed at the end.
 const SCRATCH_TMPDIR = fileURLToPath(new URL('./test/support/scratch-tmpdir.ts', import.meta.url));
 
 export default defineConfig({
   resolve,
+  ssr,
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,
@@ -16,6 +21,7 @@ export default defineConfig({
     projects: [
       {
         resolve,
+        ssr,
         test: {
           name: 'packages',
           globalSetup: [SCRATCH_TMPDIR],
@@ -28,6 +34,7 @@ export default defineConfig({
       },
       {
         resolve,
+        ssr,
         test: {
           name: 'contract-local',
           globalSetup: [SCRATCH_TMPDIR],

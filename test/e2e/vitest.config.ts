@@ -8,6 +8,8 @@ export default defineConfig({
   // Paths below are from the repo root, whatever the working directory or --root.
   root: fileURLToPath(new URL('../..', import.meta.url)),
   resolve: { conditions: ['source'] },
+  // vite's server environment, where tests run, reads its own conditions (see ../../vitest.config.ts).
+  ssr: { resolve: { conditions: ['source'] } },
   test: {
     // Starting a control plane takes seconds, and on 2 cores several at once starve each other.
     testTimeout: 120_000,
