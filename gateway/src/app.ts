@@ -5,7 +5,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { ApiKeys } from './auth/api-keys.js';
 import type { ApiKeyAuthenticator } from './auth/authenticator.js';
 import { installRouteGuard } from './auth/route-guard.js';
-import { installErrorHandling } from './http/errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/errors.js';
 import './http/request-principal.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -61,7 +61,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimit ?? 1024 * 1024,
     // One line per request would drown the events that matter; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from typed values; serializing them through zod again would only cost time.

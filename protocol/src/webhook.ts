@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventName } from './events/names.js';
+import { EVENT_NAMES, EventName } from './events/names.js';
 
 export const RetryPolicy = z.enum(['constant', 'linear', 'exponential']).meta({ id: 'RetryPolicy' });
 export type RetryPolicy = z.infer<typeof RetryPolicy>;
@@ -40,7 +40,11 @@ export const CustomHeader = z
   .meta({ id: 'CustomHeader' });
 export type CustomHeader = z.infer<typeof CustomHeader>;
 
-export const WebhookEventFilter = z.union([EventName, z.literal('*')]);
+/** What a bad event name is told: every name it could have been. */
+export const EVENT_FILTER_RULE = `must be "*" or an event name: ${EVENT_NAMES.join(', ')}`;
+
+/** An event name, or `*` for all of them (webhook `events`, the /ws `events` query). */
+export const WebhookEventFilter = z.union([EventName, z.literal('*')], { error: EVENT_FILTER_RULE });
 
 export const WebhookUrl = z
   .url({ protocol: /^https?$/, message: 'must be an http or https URL' })

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { CommandError } from '@switchboard/engine-pod';
 import type { CommandErrorCode, ErrorBody, FieldIssue } from '@switchboard/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -8,10 +10,14 @@ const REASONS: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -99,7 +105,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       lingerForBody(request, reply);
-      return reply.code(413).send(errorBody(413, 'request body is larger than this server accepts'));
+      const limit = request.routeOptions.bodyLimit;
+      return reply.code(413).send(errorBody(413, `request body is larger than ${sizeOf(limit)}, the most this route accepts`, { limit }));
     }
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return reply.code(415).send(errorBody(415, 'request body must be application/json'));
@@ -115,6 +122,59 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorBody(404, `no route ${request.method} ${request.url.split('?')[0]}`));
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return reply.code(405).send(errorBody(405, `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, { allowed }));
+    }
+    return reply.code(404).send(errorBody(404, `no route ${request.method} ${path}`));
   });
+}
+
+/** The methods a 405 may offer in its `Allow` header (fastify answers HEAD wherever GET is). */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** `16 MiB` for a whole number of MiB, else bytes. */
+function sizeOf(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
+}
+
+/** Most bytes of a path parameter the router takes (fastify's maxParamLength, its default). */
+export const MAX_PARAM_LENGTH = 100;
+
+/**
+ * Errors the router raises before any route runs (fastify `frameworkErrors`): answered in the
+ * same body as every other error, not fastify's own (which adds `code` and keeps "Bad Request"
+ * beside a 414).
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply.code(414).send(errorBody(414, `a path segment is longer than ${MAX_PARAM_LENGTH} characters, the most a route takes`));
+    return;
+  }
+  reply.code(400).send(errorBody(400, 'the URL path is not valid: a percent-encoding in it does not decode'));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before fastify sees them (fastify `clientErrorHandler`):
+ * written to the socket by hand, since there is no request, in the same body as every error.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, `the request line and headers are larger than ${http.maxHeaderSize} bytes together, the most this server reads`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'the request did not arrive in time']
+        : [400, 'the request is not valid HTTP/1.1'];
+  const body = JSON.stringify(errorBody(status, message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -6,7 +6,9 @@ import type { FastifyInstance } from 'fastify';
  * The body stays a string until here so the size limit applies before parsing.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
+  // JSON only: fastify's own text/plain parser would hand a string to the validators, which
+  // then answer 400 instead of the 415 (docs/api.md, "Errors") every other type gets.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);

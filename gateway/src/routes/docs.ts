@@ -5,6 +5,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { Access } from '../auth/access.js';
 import { READ_ITEMS } from '../auth/authorize.js';
 import { eventWebhooks } from './event-webhooks.js';
+import { withFrameworkErrors } from './responses.js';
 
 /**
  * The OpenAPI document is generated from the routes' zod schemas (protocol/), so it cannot drift
@@ -32,7 +33,7 @@ export async function registerDocs(app: FastifyInstance, version: string, option
     // Each /api operation states its security and, as `x-access`, what a key may do there
     // (gateway/src/auth/access.ts), so clients and the auth-matrix test read the rules from it.
     transform: (input) => {
-      const output = jsonSchemaTransform(input);
+      const output = jsonSchemaTransform({ ...input, schema: withFrameworkErrors(input.url, input.schema) });
       const access = input.route.config?.access;
       if (!access || (output.schema as { hide?: boolean }).hide) return output;
       return { ...output, schema: { ...output.schema, security: securityOf(access, options.oauth), 'x-access': access } };

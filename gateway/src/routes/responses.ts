@@ -1,5 +1,7 @@
 import { ErrorBody } from '@switchboard/protocol';
+import type { FastifySchema } from 'fastify';
 import { z } from 'zod';
+import { MAX_PARAM_LENGTH } from '../http/errors.js';
 
 /** The error answers every authenticated route may give, for the OpenAPI document. */
 export const commonErrors = {
@@ -13,3 +15,25 @@ export const commonErrors = {
 export const sessionErrors = { ...commonErrors, 422: ErrorBody } as const;
 
 export const NoBody = z.undefined();
+
+/**
+ * The errors fastify and Node answer before a route runs (http/errors.ts), added to every
+ * operation of the OpenAPI document where they can happen.
+ */
+export function withFrameworkErrors(url: string, schema: FastifySchema & { hide?: boolean }): FastifySchema {
+  if (schema.hide || !schema.response) return schema;
+  return {
+    ...schema,
+    response: {
+      ...(url.includes(':') ? { 414: ErrorBody.meta({ description: `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` }) } : {}),
+      ...(schema.body
+        ? {
+            413: ErrorBody.meta({ description: 'The body is larger than the route accepts; `details.limit` is the limit in bytes' }),
+            415: ErrorBody.meta({ description: 'The body is not application/json' }),
+          }
+        : {}),
+      431: ErrorBody.meta({ description: 'The request line (URL and query) and headers are larger than 16 KiB together' }),
+      ...(schema.response as object),
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { EventName, SessionName } from '@switchboard/protocol';
+import { EVENT_NAMES, SessionName, WebhookEventFilter } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ApiKeyAuthenticator } from '../auth/authenticator.js';
@@ -10,7 +10,7 @@ const oneOrMany = <T extends z.ZodType>(item: T) =>
 
 const WsQuery = z.object({
   session: z.union([SessionName, z.literal('*')]).default('*'),
-  events: oneOrMany(z.union([EventName, z.literal('*')])).default(['*']),
+  events: oneOrMany(WebhookEventFilter).default(['*']),
   'x-api-key': z.string().optional(),
 });
 
@@ -30,17 +30,41 @@ export async function wsRoutes(
       const parsed = WsQuery.safeParse(query);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        socket.close(1008, `invalid ${issue?.path.join('.') ?? 'query'}: ${issue?.message ?? 'bad value'}`.slice(0, 120));
+        const unknown = unknownEvent(query['events']);
+        socket.close(
+          1008,
+          closeReason(
+            unknown === undefined
+              ? `invalid ${issue?.path.join('.') ?? 'query'}: ${issue?.message ?? 'bad value'}`
+              : `events: ${JSON.stringify(unknown.slice(0, 24))} is no event; use * or a name of EventName in /docs/openapi.json`,
+          ),
+        );
         return;
       }
       const refusal = websocketRefusal(principal, parsed.data.session);
       if (refusal) {
-        socket.close(1008, refusal.slice(0, 120));
+        socket.close(1008, closeReason(refusal));
         return;
       }
       hub.add(socket, { session: parsed.data.session, events: parsed.data.events });
     } catch (error) {
-      socket.close(1008, error instanceof Error ? error.message.slice(0, 120) : 'unauthorized');
+      socket.close(1008, closeReason(error instanceof Error ? error.message : 'unauthorized'));
     }
   });
+}
+
+/** The first `events` value that is neither `*` nor an event name. */
+function unknownEvent(events: unknown): string | undefined {
+  const names: readonly string[] = EVENT_NAMES;
+  return [events].flat().find((name): name is string => typeof name === 'string' && name !== '*' && !names.includes(name));
+}
+
+/** A close reason may hold 123 bytes of UTF-8 (RFC 6455 5.5); a longer one makes close() throw. */
+const MAX_CLOSE_REASON_BYTES = 123;
+
+function closeReason(text: string): string {
+  const bytes = Buffer.from(text);
+  if (bytes.length <= MAX_CLOSE_REASON_BYTES) return text;
+  // Cut on a character boundary: TextDecoder drops a partial last character with fatal: false.
+  return new TextDecoder().decode(bytes.subarray(0, MAX_CLOSE_REASON_BYTES)).replace(/\uFFFD$/, '');
 }
