@@ -20,13 +20,18 @@ export const SimulateMessage = z
     kind: z.literal('message'),
     from: ChatId,
     participant: actingMember(),
-    body: z.string().min(1).max(65536).optional().meta({ description: 'The text, or the caption of `media`' }),
+    body: z
+      .string()
+      .max(65536)
+      .optional()
+      .meta({ description: 'The text (not empty), or the caption of `media` (may be empty or left out)' }),
     id: z.string().regex(/^[0-9A-Za-z]{1,64}$/, { message: 'must be 1-64 letters or digits' }).optional(),
     media: SimulatedMediaFile.optional().meta({ description: 'A received file: stored, and downloadable at `media.url`' }),
   })
-  .refine((message) => message.body !== undefined || message.media !== undefined, {
+  // A caption may be empty, as "body": "" or left out; a text message without media has text.
+  .refine((message) => message.media !== undefined || (message.body ?? '') !== '', {
     path: ['body'],
-    message: 'required unless media is given',
+    message: 'required and not empty unless media is given',
   });
 
 /** A public key as a JWK (RFC 7517), e.g. node's `key.export({ format: 'jwk' })` or WebCrypto's `exportKey('jwk', key)`. */

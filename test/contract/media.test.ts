@@ -155,6 +155,19 @@ describe('SANDBOX simulate: message with media (validation)', () => {
     expect(res.body.details.map((d: { path: string }) => d.path)).toEqual(['body.body']);
   });
 
+  it('body may be "" when media is given (docs/sandbox.md), not otherwise (issue 12, item 20)', async () => {
+    const sent = await simulateFile(S, { mimetype: 'text/plain', data: 'aGk=' }, { body: '' });
+    expect(sent.status).toBe(201);
+    const [recorded] = await waitFor(async () => {
+      const res = await gw.api('GET', `/api/${S}/chats/15552220001@c.us/messages?limit=1`);
+      return res.body[0]?.id === sent.body.id && res.body;
+    }, 'the history');
+    expect(recorded).toMatchObject({ hasMedia: true, body: '' });
+    const text = await gw.api('POST', `/api/${S}/sandbox/simulate`, { kind: 'message', from: '15552220001@c.us', body: '' });
+    expect(text.status).toBe(400);
+    expect(text.body.details).toEqual([{ path: 'body.body', reason: 'required and not empty unless media is given' }]);
+  });
+
   it('400 names a bad media type, file name or base64 data', async () => {
     const res = await simulateFile(S, { mimetype: 'image', filename: '../etc/passwd', data: 'not base64!' });
     expect(res.status).toBe(400);
