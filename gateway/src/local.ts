@@ -22,6 +22,7 @@ import { type EngineCatalog, localEngineCatalog } from './sessions/engine-catalo
 import { LocalSessionBackend } from './sessions/local-backend.js';
 import { SessionRegistry, sessionSchema } from './sessions/registry.js';
 import { BackgroundWriter } from './store/background-writer.js';
+import { type DataDirLock, lockDataDir } from './store/data-dir-lock.js';
 import { databaseFile, HISTORY_FILE, openDatabase } from './store/database.js';
 import { moveHistoryTables } from './store/history-file.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
@@ -61,6 +62,17 @@ export interface LocalGateway {
 
 /** Local mode: every part in this process, state in SQLite files under the data dir (store/database.ts). */
 export async function createLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+  // First of all: a second gateway on the same data dir would run every session twice.
+  const lock = lockDataDir(options.dataDir);
+  try {
+    return await assembleLocalGateway(options, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirLock): Promise<LocalGateway> {
   const logger = options.logger ?? createLogger(options.logLevel);
   const db: DatabaseSync = openDatabase(options.dataDir, [
     sessionSchema,
@@ -189,6 +201,7 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
       await dispatcher.stop();
       await checkpointer.stop();
       db.close();
+      lock.release();
     },
   };
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { createClusterGateway } from './cluster/create-cluster-gateway.js';
 import { ConfigError, type GatewayConfig, readConfig } from './config.js';
 import { createLocalGateway } from './local.js';
+import { DataDirInUse } from './store/data-dir-lock.js';
 
 interface RunningGateway {
   readonly app: FastifyInstance;
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error)}\n`);
+  // Errors the user can fix are told in a sentence; anything else with its stack.
+  const told = error instanceof ConfigError || error instanceof DataDirInUse;
+  process.stderr.write(`${told ? error.message : (error as Error).stack ?? String(error)}\n`);
   process.exit(1);
 });
