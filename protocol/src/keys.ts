@@ -30,7 +30,23 @@ export const ApiKeyActions = z
 export type ApiKeyActions = z.infer<typeof ApiKeyActions>;
 export type ApiKeyAction = keyof ApiKeyActions;
 
-/** `POST /api/keys` and `PUT /api/keys/{id}`. */
+/**
+ * Why an admin key with these limits is refused, per field: an admin key may do everything, so a
+ * limit on it would be silently ignored. Empty when the combination is allowed.
+ */
+export function adminKeyLimitIssues(key: {
+  isAdmin: boolean;
+  session: string | null;
+  actions: ApiKeyActions | null;
+}): { path: 'session' | 'actions'; message: string }[] {
+  if (!key.isAdmin) return [];
+  return [
+    ...(key.session !== null ? [{ path: 'session' as const, message: 'an admin key cannot be limited to a session' }] : []),
+    ...(key.actions !== null ? [{ path: 'actions' as const, message: 'an admin key cannot be limited to actions' }] : []),
+  ];
+}
+
+/** `POST /api/keys`. */
 export const ApiKeyRequest = z
   .object({
     isAdmin: z.boolean().default(false).meta({ description: 'May manage keys and use every session' }),
@@ -41,17 +57,29 @@ export const ApiKeyRequest = z
     actions: ApiKeyActions.nullable().default(null),
   })
   .superRefine((request, context) => {
-    if (!request.isAdmin) return;
-    // An admin key may do everything; a limit on it would be silently ignored, so it is refused.
-    if (request.session !== null) {
-      context.addIssue({ code: 'custom', path: ['session'], message: 'an admin key cannot be limited to a session' });
-    }
-    if (request.actions !== null) {
-      context.addIssue({ code: 'custom', path: ['actions'], message: 'an admin key cannot be limited to actions' });
-    }
+    for (const { path, message } of adminKeyLimitIssues(request)) context.addIssue({ code: 'custom', path: [path], message });
   })
   .meta({ id: 'ApiKeyRequest' });
 export type ApiKeyRequest = z.infer<typeof ApiKeyRequest>;
+
+/**
+ * `PUT /api/keys/{id}`: the fields of ApiKeyRequest, each changed only when sent. So a key is
+ * widened only by an explicit value (`"session": null`, `"actions": null`), never by a field
+ * left out. The admin rule applies to the key as it is after the change (checked on update).
+ */
+export const ApiKeyUpdateRequest = z
+  .object({
+    isAdmin: z.boolean().optional().meta({ description: 'May manage keys and use every session; unchanged when left out' }),
+    session: SessionName.nullable()
+      .optional()
+      .meta({ description: 'Limit the key to this session; null for all sessions; unchanged when left out' }),
+    isActive: z.boolean().optional().meta({ description: 'An inactive key is refused (401) until activated again; unchanged when left out' }),
+    actions: ApiKeyActions.nullable()
+      .optional()
+      .meta({ description: 'What the key may do; null for everything; unchanged when left out' }),
+  })
+  .meta({ id: 'ApiKeyUpdateRequest' });
+export type ApiKeyUpdateRequest = z.infer<typeof ApiKeyUpdateRequest>;
 
 /** `POST /api/keys/media` and `POST /api/keys/control`: the one key of that kind for a session. */
 export const ScopedApiKeyRequest = z.object({ session: SessionName }).meta({ id: 'ScopedApiKeyRequest' });

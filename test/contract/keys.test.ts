@@ -102,6 +102,53 @@ describe('4.2 API keys: create, list, update, delete', () => {
   });
 });
 
+describe('4.2 API keys: a PUT changes only what it sends', () => {
+  it('PUT {} on a key limited to a session and to actions changes nothing: the key is not widened', async () => {
+    const { body: key } = await gw.api('POST', '/api/keys', { session: 'k1', actions: { read: true }, isActive: false });
+    const res = await gw.api('PUT', `/api/keys/${key.id}`, {});
+    expect(res.status).toBe(200);
+    const unchanged = { id: key.id, isActive: false, isAdmin: false, session: 'k1', actions: { read: true }, kind: 'general' };
+    expect(res.body).toEqual(unchanged);
+    expect(await listed(key.id)).toEqual(unchanged);
+  });
+
+  it('each field sent changes alone; widening takes an explicit null', async () => {
+    const { body: key } = await gw.api('POST', '/api/keys', { session: 'k1', actions: { read: true } });
+    expect((await gw.api('PUT', `/api/keys/${key.id}`, { isActive: false })).body).toMatchObject({ isActive: false, session: 'k1', actions: { read: true } });
+    expect((await gw.api('PUT', `/api/keys/${key.id}`, { actions: { read: true, send: true } })).body).toMatchObject({
+      isActive: false,
+      session: 'k1',
+      actions: { read: true, send: true },
+    });
+    expect((await gw.api('PUT', `/api/keys/${key.id}`, { isActive: true, session: null })).body).toMatchObject({
+      isActive: true,
+      session: null,
+      actions: { read: true, send: true },
+    });
+    expect((await gw.api('GET', '/api/sessions/k2', undefined, key.key)).status).toBe(200);
+    expect((await gw.api('PUT', `/api/keys/${key.id}`, { actions: null })).body).toMatchObject({ session: null, actions: null });
+  });
+
+  it('promoting a limited key to admin needs its limits removed explicitly (400 naming them), and changes nothing', async () => {
+    const { body: key } = await gw.api('POST', '/api/keys', { session: 'k1', actions: { read: true } });
+    const res = await gw.api('PUT', `/api/keys/${key.id}`, { isAdmin: true });
+    expect(res.status).toBe(400);
+    expect(res.body.details.map((d: { path: string }) => d.path)).toEqual(['body.session', 'body.actions']);
+    expect(await listed(key.id)).toMatchObject({ isAdmin: false, session: 'k1' });
+    const promoted = await gw.api('PUT', `/api/keys/${key.id}`, { isAdmin: true, session: null, actions: null });
+    expect(promoted.body).toMatchObject({ isAdmin: true, kind: 'admin', session: null, actions: null });
+  });
+
+  it('a media key is paused by sending isActive alone', async () => {
+    expect((await gw.api('POST', '/api/sessions', { name: 'k3', start: false })).status).toBe(201);
+    const { body: media } = await gw.api('POST', '/api/keys/media', { session: 'k3' });
+    const paused = await gw.api('PUT', `/api/keys/${media.id}`, { isActive: false });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ kind: 'media', session: 'k3', isActive: false });
+    expect((await gw.api('PUT', `/api/keys/${media.id}`, { session: 'k1' })).status).toBe(422);
+  });
+});
+
 describe('4.2 API keys: the media and control key of a session', () => {
   for (const kind of ['media', 'control'] as const) {
     it(`POST /api/keys/${kind} makes the key once, then answers the same key without its secret`, async () => {

@@ -1,4 +1,4 @@
-import type { ApiKeyDTO, ApiKeyRequest, StoredApiKey } from '@switchboard/protocol';
+import { type ApiKeyDTO, type ApiKeyRequest, type ApiKeyUpdateRequest, adminKeyLimitIssues, type StoredApiKey } from '@switchboard/protocol';
 import { monotonicFactory } from 'ulid';
 import { ApiError } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
@@ -68,26 +68,38 @@ export class ApiKeys {
     return stored.id === key.id ? toDTO(key, secret) : toDTO(stored);
   }
 
-  /** Replaces the key's settings; its secret stays. A media or control key stays what it is. */
-  async update(id: string, request: ApiKeyRequest): Promise<ApiKeyDTO> {
+  /**
+   * Changes the settings the request sends and keeps the others; the secret stays. A media or
+   * control key stays what it is: only `isActive` may change.
+   */
+  async update(id: string, request: ApiKeyUpdateRequest): Promise<ApiKeyDTO> {
     const current = this.require(id);
+    const isAdmin = request.isAdmin ?? current.kind === 'admin';
+    const session = request.session === undefined ? current.session : request.session;
+    const actions = request.actions === undefined ? current.actions : request.actions;
     if (isScoped(current)) {
-      const moved = request.isAdmin || request.actions !== null || request.session !== current.session;
+      const moved = isAdmin || actions !== null || session !== current.session;
       if (moved) {
         throw new ApiError(
           422,
-          `API key ${id} is the ${current.kind} key of session '${current.session}': only isActive can change ` +
-            `(send isAdmin false, session '${current.session}' and actions null)`,
+          `API key ${id} is the ${current.kind} key of session '${current.session}': only isActive can change`,
           { id, kind: current.kind, session: current.session },
         );
       }
     }
+    const issues = adminKeyLimitIssues({ isAdmin, session, actions }).map(({ path, message }) => ({
+      path: `body.${path}`,
+      reason: `${message}: send "${path}": null with "isAdmin": true`,
+    }));
+    if (issues.length > 0) {
+      throw new ApiError(400, `invalid request: ${issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ')}`, issues);
+    }
     const next: StoredApiKey = {
       ...current,
-      kind: isScoped(current) ? current.kind : request.isAdmin ? 'admin' : 'general',
-      session: request.session,
-      isActive: request.isActive,
-      actions: request.actions,
+      kind: isScoped(current) ? current.kind : isAdmin ? 'admin' : 'general',
+      session,
+      isActive: request.isActive ?? current.isActive,
+      actions,
     };
     if (!(await this.store.replace(next))) throw notFound(id);
     return toDTO(next);

@@ -1,4 +1,4 @@
-import { ApiKeyDTO, ApiKeyPathParams, ApiKeyRequest, ErrorBody, ScopedApiKeyRequest } from '@switchboard/protocol';
+import { ApiKeyDTO, ApiKeyPathParams, ApiKeyRequest, ApiKeyUpdateRequest, ErrorBody, ScopedApiKeyRequest } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { ADMIN_ONLY } from '../auth/access.js';
 import type { ApiKeys, ScopedKind } from '../auth/api-keys.js';
@@ -59,9 +59,9 @@ export async function keyRoutes(app: FastifyInstance, { keys }: { keys: ApiKeys 
     config: ADMIN_ONLY,
     schema: {
       tags,
-      summary: 'Update an API key (its secret stays)',
+      summary: 'Update an API key: the fields sent change, the others and the secret stay',
       params: ApiKeyPathParams,
-      body: ApiKeyRequest,
+      body: ApiKeyUpdateRequest,
       response: { 200: ApiKeyDTO, ...commonErrors, 409: ErrorBody, 422: ErrorBody },
     },
     handler: async (request) => keys.update(request.params.id, request.body),
