@@ -11,7 +11,7 @@ import { OAuthVerifier } from './auth/oauth.js';
 import { buildApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { type EventBus, InProcessEventBus } from './events/event-bus.js';
-import { eventLogSchema, SqliteEventLog } from './events/sqlite-event-log.js';
+import { eventLogSchema, queuedEventLogSchema, SqliteEventLog } from './events/sqlite-event-log.js';
 import { EventValidator, type InvalidEvent } from './events/event-validator.js';
 import { createLogger } from './logger.js';
 import { AccountData } from './history/account-data.js';
@@ -78,13 +78,14 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     sessionSchema,
     apiKeySchema,
     webhookOutboxSchema,
+    queuedEventLogSchema,
     mediaSchema,
   ]);
   const checkpointer = startWalCheckpointer(db, databaseFile(options.dataDir), (message) =>
     logger.warn({ err: message }, 'SQLite checkpoint in the background failed; the next one tries again'),
   );
-  // The event log and the message history: their own file, written by a thread of their own
-  // every 20 ms (store/background-writer.ts; docs/architecture.md, "What a crash may lose").
+  // The message history and the events no webhook takes: their own file, written by a thread of
+  // their own every 20 ms (store/background-writer.ts; docs/architecture.md, "What a crash may lose").
   const historyDb = openDatabase(options.dataDir, [eventLogSchema, messageSchema], HISTORY_FILE);
   moveHistoryTables(db, databaseFile(options.dataDir, HISTORY_FILE));
   const historyWrites = new BackgroundWriter({
@@ -112,6 +113,17 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   });
   const validator = new EventValidator({ log: logger, onInvalidEvent: options.onInvalidEvent });
   const metrics = new GatewayMetrics();
+  const outbox = new WebhookOutbox(db);
+  const dispatcher = new WebhookDispatcher({
+    outbox,
+    log: logger,
+    observer: metrics,
+    // Delivered rows are deleted in the outbox batch's next commit.
+    writes,
+    ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}),
+  });
+  // The events queued for a webhook are logged in their outbox commit, the others by the history writer.
+  const eventLog = new SqliteEventLog({ db: historyDb, queued: db, log: logger, writes: historyWrites });
   const sessions = new LocalSessionBackend({
     registry: new SessionRegistry(db),
     engines: options.engines ?? localEngineCatalog({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS }),
@@ -125,16 +137,12 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     log: logger,
     media: accountData.engineMedia,
     forget: (session) => accountData.forget(session),
+    ending: async (session) => {
+      outbox.forgetSession(session);
+      dispatcher.forgetSession(session);
+      await eventLog.forget(session);
+    },
     deleted: (session) => metrics.forgetSession(session),
-  });
-  const outbox = new WebhookOutbox(db);
-  const dispatcher = new WebhookDispatcher({
-    outbox,
-    log: logger,
-    observer: metrics,
-    // Delivered rows are deleted in the outbox batch's next commit.
-    writes,
-    ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}),
   });
   const fanout = new WebhookFanout({
     bus,
@@ -143,8 +151,8 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     webhooksOf: (name) => sessions.webhooksOf(name),
     globalHook: options.globalWebhook,
     writes,
+    eventLog,
   });
-  const eventLog = new SqliteEventLog({ db: historyDb, bus, log: logger, writes: historyWrites });
   const hub = countedWsHub(metrics, bus, logger, options);
   const stopCounting = metrics.countEvents(bus);
   metrics.gauge('switchboard_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried', () =>

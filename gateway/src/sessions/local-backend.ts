@@ -32,6 +32,12 @@ export interface LocalBackendOptions {
   readonly media?: EngineHostOptions['media'];
   /** Forgets what was kept of an account beside its auth state (history, media): on logout and delete. */
   readonly forget?: (session: string) => Promise<void>;
+  /**
+   * Drops what belongs to a session being deleted and not to its name: its queued and dead
+   * deliveries, its event log. Called before its record goes, so that a crash in between cannot
+   * hand them to a session made again with the name.
+   */
+  readonly ending?: (session: string) => Promise<void>;
   /** Told of each session deleted, once it is gone (its metric series go with it). */
   readonly deleted?: (session: string) => void;
 }
@@ -127,6 +133,7 @@ export class LocalSessionBackend implements SessionBackend {
       await host.stop();
       await host.logout();
       this.hosts.delete(name);
+      await this.options.ending?.(name);
       this.options.registry.delete(name);
       await this.options.forget?.(name);
       await rm(this.sessionDir(name), { recursive: true, force: true });

@@ -4,7 +4,7 @@ import { type Delivered, DeliveredRows } from './delivered-rows.js';
 import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from './delivery-observer.js';
 import { retryAfterFailure, WebhookSender } from './http-delivery.js';
 import { logUrl } from './log-url.js';
-import type { DeliveryRow, WebhookOutbox } from './outbox.js';
+import { type DeliveryRow, sessionKeys, type WebhookOutbox } from './outbox.js';
 import { DEFAULT_MEMORY, type MemoryLimits, type Queue, QueueMemory } from './queue-memory.js';
 
 /** Outcome counts since start, read later by the metrics endpoint. */
@@ -141,6 +141,14 @@ export class WebhookDispatcher {
     if (!this.running) return;
     this.kickSet();
     this.kicked = 'all';
+  }
+
+  /**
+   * A deleted session's deliveries are gone from the outbox (`WebhookOutbox.forgetSession`): its
+   * queues stop, and a request in flight is left to finish without being followed by another.
+   */
+  forgetSession(session: string): void {
+    this.memory.forgetRange(...sessionKeys(session));
   }
 
   /** Takes no new work and waits for the requests in flight, each bounded by its timeout. */

@@ -7,7 +7,7 @@ export { globalWebhookFromEnv } from './global-hook.js';
 export { retryAfterFailure, WebhookSender, type WebhookSenderOptions } from './http-delivery.js';
 export { logUrl } from './log-url.js';
 export { WebhookOutbox, webhookOutboxSchema, type DeliveryRow } from './outbox.js';
-export type { DeadDeliveries, EventLog } from './ports.js';
+export type { DeadDeliveries, EventLog, EventLogWriter } from './ports.js';
 export { planReplay, type PlannedReplay } from './replay-plan.js';
 export { resolveRetries, retryDelayMs, type RetrySchedule } from './retry-schedule.js';
 export {

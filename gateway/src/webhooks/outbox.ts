@@ -98,6 +98,8 @@ export class WebhookOutbox {
   private readonly listDead: StatementSync;
   private readonly selectDead: StatementSync;
   private readonly reviveRow: StatementSync;
+  private readonly dropQueued: StatementSync;
+  private readonly dropDead: StatementSync;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -136,15 +138,18 @@ export class WebhookOutbox {
          target = ?, target_key = ?
        WHERE id = ? AND state = 'dead'`,
     );
+    // A session's pending rows are the keys that start with its name (targetKey), dead ones by the index on session.
+    this.dropQueued = db.prepare("DELETE FROM webhook_deliveries WHERE state = 'pending' AND target_key >= ? AND target_key < ?");
+    this.dropDead = db.prepare("DELETE FROM webhook_deliveries WHERE state = 'dead' AND session = ?");
   }
 
   /**
    * Writes one row per target, all or none: the event is either owed to every target or to none,
-   * so a crash between two inserts cannot deliver it to half of them. Returns the rows written, for
-   * the dispatcher to send from memory once they are committed (the enclosing transaction's, when
-   * there is one).
+   * so a crash between two inserts cannot deliver it to half of them. `alsoWrite` runs in the same
+   * transaction (the event's row in the catch-up log). Returns the rows written, for the dispatcher
+   * to send from memory once they are committed (the enclosing transaction's, when there is one).
    */
-  enqueue(event: PublishedEvent, targets: readonly WebhookConfig[]): DeliveryRow[] {
+  enqueue(event: PublishedEvent, targets: readonly WebhookConfig[], alsoWrite?: () => void): DeliveryRow[] {
     if (targets.length === 0) return [];
     const { id: eventId, session } = event.envelope;
     const at = this.now();
@@ -158,6 +163,7 @@ export class WebhookOutbox {
         const id = Number(this.insert.run(eventId, session, key, config, body, at, at).lastInsertRowid);
         rows.push({ id, eventId, session, targetKey: key, target, body, bytes, attempts: 0, nextAttemptAt: at, createdAt: at });
       }
+      alsoWrite?.();
     });
     return rows;
   }
@@ -219,6 +225,19 @@ export class WebhookOutbox {
     });
   }
 
+  /**
+   * Drops every delivery of a deleted session, pending and dead: they belong to that session, not
+   * to its name, and a session made again with the name starts with none. Returns how many.
+   */
+  forgetSession(session: string): number {
+    let dropped = 0;
+    this.transaction(() => {
+      const [from, to] = sessionKeys(session);
+      dropped = Number(this.dropQueued.run(from, to).changes) + Number(this.dropDead.run(session).changes);
+    });
+    return dropped;
+  }
+
   /** Joins a transaction already open (a `WriteBatch`), else runs in one of its own. */
   private transaction(work: () => void): void {
     if (this.db.isTransaction) {
@@ -249,6 +268,11 @@ function toDeadDelivery(row: RawRow): DeadDelivery {
     createdAt: row.created_at,
     deadAt: row.next_attempt_at,
   };
+}
+
+/** The target keys of a session's queues lie in [from, to): each starts with the name and a space. */
+export function sessionKeys(session: string): [from: string, to: string] {
+  return [`${session} `, `${session}!`];
 }
 
 /**

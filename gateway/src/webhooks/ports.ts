@@ -1,4 +1,5 @@
 import type { DeadDelivery, ReplayResult } from '@switchboard/protocol';
+import type { PublishedEvent } from '../events/event-bus.js';
 
 /**
  * Dead webhook deliveries of a session: local mode keeps them in the SQLite outbox, cluster mode
@@ -19,4 +20,15 @@ export interface DeadDeliveries {
 export interface EventLog {
   /** JSON envelopes of the session's events with ids after `since` (all kept without it), oldest first. */
   since(session: string, since: string | undefined, limit: number): Promise<string[]>;
+}
+
+/**
+ * Where the webhook fan-out logs each event as it decides its deliveries, so that an event
+ * queued for a webhook is logged in the same commit as its deliveries (local mode).
+ */
+export interface EventLogWriter {
+  /** Runs inside the transaction that writes the event's outbox rows: committed or rolled back with them. */
+  appendWithDeliveries(event: PublishedEvent): void;
+  /** An event no webhook takes: logged on its own. */
+  append(event: PublishedEvent): void;
 }

@@ -117,6 +117,18 @@ export class QueueMemory {
     if (!queue.sending) this.queues.delete(queue.key);
   }
 
+  /**
+   * Drops the queues whose keys lie in [from, to) (a deleted session's), those in flight too:
+   * their request finishes, and nothing follows it. A new queue of the same key starts afresh.
+   */
+  forgetRange(from: string, to: string): void {
+    for (const queue of [...this.queues.values()]) {
+      if (queue.key < from || queue.key >= to) continue;
+      this.forget(queue);
+      this.queues.delete(queue.key);
+    }
+  }
+
   forgetAll(): void {
     for (const queue of [...this.queues.values()]) {
       clearTimeout(queue.timer);

@@ -5,7 +5,6 @@ import { parseEnvelope } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InProcessEventBus } from '../../src/events/event-bus.js';
 import { eventLogSchema, SqliteEventLog } from '../../src/events/sqlite-event-log.js';
 import { BackgroundWriter } from '../../src/store/background-writer.js';
 import { databaseFile, HISTORY_FILE, openDatabase } from '../../src/store/database.js';
@@ -69,23 +68,20 @@ describe('event log: catching up after an outage (our addition)', () => {
   it('a read sees every event published before it, committed or still queued in the writer thread', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-event-log-'));
     const db = openDatabase(dir, [eventLogSchema], HISTORY_FILE);
-    const bus = new InProcessEventBus((error) => {
-      throw error;
-    });
     // A commit a minute away: only the read can have sent the row to be committed.
     const errors: string[] = [];
     const writes = new BackgroundWriter({ file: databaseFile(dir, HISTORY_FILE), delayMs: 60_000, onError: (message) => errors.push(message) });
-    const log = new SqliteEventLog({ db, bus, log: pino({ level: 'silent' }), writes });
+    const log = new SqliteEventLog({ db, log: pino({ level: 'silent' }), writes });
     const committed = () => (db.prepare('SELECT count(*) AS n FROM event_log').get() as { n: number }).n;
     try {
       log.start();
       const first = makeEvent('alpha', 1);
-      bus.publish(first);
+      log.append(first);
       expect(committed()).toBe(0);
       expect(await log.since('alpha', undefined, 10)).toEqual([first.json]);
       expect(committed()).toBe(1);
       const second = makeEvent('alpha', 2);
-      bus.publish(second);
+      log.append(second);
       expect(await log.since('alpha', first.envelope.id, 10)).toEqual([second.json]);
       expect(errors).toEqual([]);
     } finally {
@@ -100,17 +96,14 @@ describe('event log: catching up after an outage (our addition)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-event-log-'));
     const db = openDatabase(dir, [eventLogSchema]);
     let now = 1_000_000;
-    const bus = new InProcessEventBus((error) => {
-      throw error;
-    });
-    const log = new SqliteEventLog({ db, bus, log: pino({ level: 'silent' }), retentionMs: 1_000, pruneEveryMs: 20, now: () => now });
+    const log = new SqliteEventLog({ db, log: pino({ level: 'silent' }), retentionMs: 1_000, pruneEveryMs: 20, now: () => now });
     try {
       log.start();
       const old = makeEvent('alpha', 1);
-      bus.publish(old);
+      log.append(old);
       now += 900;
       const recent = makeEvent('alpha', 2);
-      bus.publish(recent);
+      log.append(recent);
       expect(await log.since('alpha', undefined, 10)).toEqual([old.json, recent.json]);
       now += 200;
       await new Promise((resolve) => setTimeout(resolve, 60));
