@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { EngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
-import type { OAuthSettings } from './auth/oauth.js';
+import { DEFAULT_MAX_TOKEN_AGE_SECONDS, type OAuthSettings } from './auth/oauth.js';
 import { globalWebhookFromEnv } from './webhooks/global-hook.js';
 
 /** `local`: one process, SQLite. `cluster`: MessagingSession resources, engine pods, NATS. */
@@ -55,6 +55,7 @@ const Env = z.object({
   SWITCHBOARD_OAUTH_ISSUER: z.string().min(1).optional(),
   SWITCHBOARD_OAUTH_AUDIENCE: z.string().min(1).optional(),
   SWITCHBOARD_OAUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 60 * 60).default(DEFAULT_MAX_TOKEN_AGE_SECONDS),
   SWITCHBOARD_METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
   SWITCHBOARD_WS_PING_SECONDS: z.coerce.number().min(1).max(3600).default(30),
   SWITCHBOARD_WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(64 * 1024).default(8 * 1024 * 1024),
@@ -101,7 +102,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     natsUrl: e.SWITCHBOARD_NATS_URL,
     baseUrl: e.SWITCHBOARD_BASE_URL?.replace(/\/+$/, ''),
     mediaLifetimeMs: e.SWITCHBOARD_MEDIA_LIFETIME_SECONDS * 1000,
-    oauth: oauthSettings(e.SWITCHBOARD_OAUTH_ISSUER, e.SWITCHBOARD_OAUTH_AUDIENCE, e.SWITCHBOARD_OAUTH_JWKS_URL),
+    oauth: oauthSettings(e.SWITCHBOARD_OAUTH_ISSUER, e.SWITCHBOARD_OAUTH_AUDIENCE, e.SWITCHBOARD_OAUTH_JWKS_URL, e.SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS),
     metricsPublic: e.SWITCHBOARD_METRICS_PUBLIC === 'true',
     wsPingMs: e.SWITCHBOARD_WS_PING_SECONDS * 1000,
     wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
@@ -111,8 +112,8 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
 }
 
 /** All three SWITCHBOARD_OAUTH_* turn OAuth on; some without the others is a mistake worth stopping for. */
-function oauthSettings(issuer?: string, audience?: string, jwksUrl?: string): OAuthSettings | null {
-  if (issuer && audience && jwksUrl) return { issuer, audience, jwksUrl };
+function oauthSettings(issuer: string | undefined, audience: string | undefined, jwksUrl: string | undefined, maxTokenAgeSeconds: number): OAuthSettings | null {
+  if (issuer && audience && jwksUrl) return { issuer, audience, jwksUrl, maxTokenAgeSeconds };
   if (!issuer && !audience && !jwksUrl) return null;
   const missing = [
     issuer ? null : 'SWITCHBOARD_OAUTH_ISSUER (the "iss" of accepted tokens)',

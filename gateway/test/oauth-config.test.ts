@@ -17,7 +17,13 @@ describe('part 5: OAuth 2.0 settings', () => {
       issuer: 'https://issuer.example',
       audience: 'switchboard',
       jwksUrl: 'https://issuer.example/.well-known/jwks.json',
+      maxTokenAgeSeconds: 86_400,
     });
+  });
+
+  it('take the oldest token age accepted, a day by default, and refuse a value out of bounds', () => {
+    expect(readConfig({ ...OAUTH, SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS: '3600' }).oauth?.maxTokenAgeSeconds).toBe(3600);
+    expect(() => readConfig({ ...OAUTH, SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS: '5' })).toThrow(/SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS/);
   });
 
   it('refuse some without the others, naming what is missing', () => {

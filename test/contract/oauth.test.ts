@@ -50,6 +50,27 @@ describe('part 5: OAuth 2.0 bearer tokens', () => {
     expect(res.body.message).toContain(reason);
   });
 
+  it.each([
+    ['a token without exp', { expiresIn: null }, '"exp" claim'],
+    ['a token without iat', { issuedAt: null }, '"iat" claim'],
+    ['a token older than the maximum age (a day by default), though its exp is later', { issuedAt: -86_400 - 120, expiresIn: 3600 }, '"iat"'],
+    ['a token issued in the future', { issuedAt: 600 }, '"iat"'],
+  ])('%s: 401', async (_name, options, reason) => {
+    const res = await withBearer(await issuer.token({ scope: 'read:items', ...options }));
+    expect(res.status).toBe(401);
+    expect(res.body.message).toContain('invalid bearer token');
+    expect(res.body.message).toContain(reason);
+  });
+
+  it.each([
+    ['unsigned (alg none)', 'none'],
+    ['HS256 with the published public key as the secret', 'HS256'],
+  ] as const)('a token %s: 401', async (_name, forge) => {
+    const res = await withBearer(await issuer.token({ scope: 'read:items', forge }));
+    expect(res.status).toBe(401);
+    expect(res.body.message).toContain('invalid bearer token');
+  });
+
   it('a string that is not a JWT: 401', async () => {
     expect((await withBearer('not.a.jwt')).status).toBe(401);
   });

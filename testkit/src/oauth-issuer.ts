@@ -7,8 +7,15 @@ export interface TokenOptions {
   readonly scope?: string;
   readonly audience?: string;
   readonly issuer?: string;
-  /** Seconds from now; negative for a token that has already expired. Default 300. */
-  readonly expiresIn?: number;
+  /** Seconds from now; negative for a token that has already expired; null for no `exp`. Default 300. */
+  readonly expiresIn?: number | null;
+  /** `iat`, in seconds from now (negative: in the past); null for no `iat`. Default -60. */
+  readonly issuedAt?: number | null;
+  /**
+   * A forged token: `none` unsigned, `HS256` signed with the issuer's published public key as the
+   * HMAC secret (the algorithm-confusion attack on servers that take the token's `alg`).
+   */
+  readonly forge?: 'none' | 'HS256';
   /** Sign with a key the JWKS does not publish. */
   readonly foreignKey?: boolean;
   readonly claims?: JWTPayload;
@@ -27,6 +34,7 @@ export class OAuthIssuer {
     private readonly server: Server,
     private readonly privateKey: CryptoKey,
     private readonly foreignKey: CryptoKey,
+    private readonly publicJwk: object,
   ) {}
 
   static async start(): Promise<OAuthIssuer> {
@@ -42,7 +50,7 @@ export class OAuthIssuer {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    issuer = new OAuthIssuer(server, own.privateKey, foreign.privateKey);
+    issuer = new OAuthIssuer(server, own.privateKey, foreign.privateKey, jwk);
     return issuer;
   }
 
@@ -63,14 +71,23 @@ export class OAuthIssuer {
   async token(options: TokenOptions = {}): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     const claims: JWTPayload = { ...options.claims, ...(options.scope === undefined ? {} : { scope: options.scope }) };
-    return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+    const issuedAt = options.issuedAt === undefined ? -60 : options.issuedAt;
+    const expiresIn = options.expiresIn === undefined ? 300 : options.expiresIn;
+    const jwt = new SignJWT(claims)
+      // An unsigned token takes the claims of one signed with a throwaway secret.
+      .setProtectedHeader({ alg: options.forge === undefined ? 'RS256' : 'HS256', kid: 'test-key' })
       .setIssuer(options.issuer ?? this.issuer)
       .setAudience(options.audience ?? OAuthIssuer.AUDIENCE)
-      .setSubject('client-1')
-      .setIssuedAt(now - 60)
-      .setExpirationTime(now + (options.expiresIn ?? 300))
-      .sign(options.foreignKey ? this.foreignKey : this.privateKey);
+      .setSubject('client-1');
+    if (issuedAt !== null) jwt.setIssuedAt(now + issuedAt);
+    if (expiresIn !== null) jwt.setExpirationTime(now + expiresIn);
+    if (options.forge === 'none') {
+      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const [, payload] = (await jwt.sign(new TextEncoder().encode('unused-secret-of-32-bytes-or-more!'))).split('.');
+      return `${part({ alg: 'none', kid: 'test-key' })}.${payload}.`;
+    }
+    if (options.forge === 'HS256') return jwt.sign(new TextEncoder().encode(JSON.stringify(this.publicJwk)));
+    return jwt.sign(options.foreignKey ? this.foreignKey : this.privateKey);
   }
 
   async close(): Promise<void> {

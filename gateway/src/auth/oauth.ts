@@ -7,7 +7,24 @@ export interface OAuthSettings {
   readonly issuer: string;
   readonly audience: string;
   readonly jwksUrl: string;
+  /** Oldest token accepted, by its `iat`; DEFAULT_MAX_TOKEN_AGE_SECONDS when absent. */
+  readonly maxTokenAgeSeconds?: number;
 }
+
+/**
+ * A day: longer than the access tokens of common issuers live (minutes to a few hours), so none
+ * is refused early, while a token an issuer made to last for years is not good for years here.
+ */
+export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;
+
+/**
+ * Signatures made with a private key only: an HMAC key would have to be in the public JWKS to be
+ * checked, so anyone could sign with it; `none` is no signature.
+ */
+const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
+/** Clocks of the issuer and this server may differ a little: `iat` just ahead of ours is not refused. */
+const CLOCK_TOLERANCE_SECONDS = 30;
 
 /** Failures that say the token is bad, as opposed to the signing keys being out of reach. */
 const TOKEN_FAULTS = new Set<string>([
@@ -24,8 +41,10 @@ const TOKEN_FAULTS = new Set<string>([
 
 /**
  * Checks `Authorization: Bearer <JWT>` access tokens of an external authorization server: the
- * signature against its JWKS (fetched and cached by jose, refetched for an unknown key id), the
- * issuer, the audience and the lifetime. The scopes come from `scope` (space-separated, RFC 8693)
+ * signature against its JWKS (fetched and cached by jose, refetched for an unknown key id) with
+ * an asymmetric algorithm that a key of the JWKS is for, the issuer, the audience, and the
+ * lifetime: `exp` and `iat` are required, and a token older than the maximum age is refused even
+ * when its `exp` is later (a token made to last long is not trusted that long). The scopes come from `scope` (space-separated, RFC 8693)
  * or `scp` (a list, as some servers send it).
  */
 export class OAuthVerifier {
@@ -38,7 +57,14 @@ export class OAuthVerifier {
   async verify(token: string): Promise<Principal> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.jwks, { issuer: this.settings.issuer, audience: this.settings.audience }));
+      ({ payload } = await jwtVerify(token, this.jwks, {
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+        algorithms: ASYMMETRIC_ALGORITHMS,
+        requiredClaims: ['exp', 'iat'],
+        maxTokenAge: this.settings.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      }));
     } catch (error) {
       const code = error instanceof errors.JOSEError ? error.code : undefined;
       if (code !== undefined && TOKEN_FAULTS.has(code)) throw new ApiError(401, `invalid bearer token: ${(error as Error).message}`);
