@@ -66,6 +66,7 @@ export class EngineHost {
   private current: SessionStatus = 'STOPPED';
   private recent: SessionStatusPoint[] = [];
   private account: MeInfo | null = null;
+  private failure: string | null = null;
   private metadata: Record<string, string>;
   private lastActivity: number | null = null;
   private readonly environment: EventEnvelope['environment'];
@@ -90,6 +91,11 @@ export class EngineHost {
     return this.account;
   }
 
+  /** Why the session is FAILED; null in every other status. */
+  get failureReason(): string | null {
+    return this.failure;
+  }
+
   get activity(): number | null {
     return this.lastActivity;
   }
@@ -108,15 +114,19 @@ export class EngineHost {
     this.apps.set(apps);
   }
 
-  /** Idempotent: starting a running session changes nothing (spec part 3, rule 1). */
+  /**
+   * Idempotent: starting a running session changes nothing (spec part 3, rule 1). A FAILED
+   * engine has given up, so start replaces it with a new one that tries again.
+   */
   async start(): Promise<void> {
-    if (this.engine) return;
+    if (this.engine && this.current !== 'FAILED') return;
+    if (this.engine) await this.stop();
     const engine = this.options.factory({
       session: this.options.session,
       authState: this.options.authState,
       log: this.options.log,
-      setStatus: (status) => {
-        if (this.engine === engine) this.setStatus(status);
+      setStatus: (status, reason) => {
+        if (this.engine === engine) this.setStatus(status, reason);
       },
       setMe: (me) => {
         if (this.engine === engine) this.account = me;
@@ -139,7 +149,7 @@ export class EngineHost {
       await engine.start();
     } catch (error) {
       this.options.log.error({ session: this.options.session, err: error }, 'engine failed to start');
-      this.setStatus('FAILED');
+      this.setStatus('FAILED', `the engine failed to start: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -177,10 +187,17 @@ export class EngineHost {
     return handler(engine, command as never, this.options.session);
   }
 
-  private setStatus(status: SessionStatus): void {
+  private setStatus(status: SessionStatus, reason?: string): void {
     this.current = status;
+    this.failure = status === 'FAILED' ? (reason ?? 'the engine reported FAILED') : null;
     this.recent = [...this.recent, { status, timestamp: Date.now() }].slice(-RECENT_STATUSES);
-    this.emit('session.status', { name: this.options.session, status, statuses: this.recent });
+    if (this.failure) this.options.log.warn({ session: this.options.session, reason: this.failure }, 'session FAILED');
+    this.emit('session.status', {
+      name: this.options.session,
+      status,
+      statuses: this.recent,
+      ...(this.failure ? { reason: this.failure } : {}),
+    });
   }
 
   private emit(event: EventName, payload: Record<string, unknown>): void {

@@ -20,8 +20,11 @@ import type { MediaFile } from './media/media-store.js';
 export interface EngineContext {
   readonly session: string;
   readonly authState: AuthStateStore;
-  /** Report a status change. Repeating SCAN_QR_CODE is how a renewed QR is announced. */
-  setStatus(status: SessionStatus): void;
+  /**
+   * Report a status change. Repeating SCAN_QR_CODE is how a renewed QR is announced. A FAILED
+   * status says why in `reason`, which `session.status` carries to the client.
+   */
+  setStatus(status: SessionStatus, reason?: string): void;
   /** The authenticated account, or null after logout. */
   setMe(me: MeInfo | null): void;
   /** A normalized event; the host wraps it in the envelope of spec 2.4. */

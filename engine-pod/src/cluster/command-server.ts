@@ -86,7 +86,12 @@ export class CommandServer {
     const host = this.options.host;
     switch (command.op) {
       case 'host.status':
-        return Promise.resolve({ status: host.status, statuses: host.statuses, me: host.me });
+        return Promise.resolve({
+          status: host.status,
+          statuses: host.statuses,
+          me: host.me,
+          ...(host.failureReason ? { reason: host.failureReason } : {}),
+        });
       case 'host.setMetadata':
         host.setMetadata(command.args.metadata);
         return Promise.resolve(null);

@@ -19,6 +19,16 @@ describe('NOWEB options from the environment', () => {
     expect(() => nowebOptionsFromEnv({ SWITCHBOARD_NOWEB_WS_URL: 'http://x/ws' })).toThrow(/^SWITCHBOARD_NOWEB_WS_URL: must be a ws: or wss: URL/);
   });
 
+  it('gives up after 10 connection attempts in a row, or SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS (1 to 1000)', () => {
+    expect(DEFAULT_NOWEB_OPTIONS.connectAttempts).toBe(10);
+    expect(nowebOptionsFromEnv({ SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '3' }).connectAttempts).toBe(3);
+    for (const bad of ['0', '1001', '2.5', 'many', '-1']) {
+      expect(() => nowebOptionsFromEnv({ SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: bad })).toThrow(
+        /^SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: must be a whole number from 1 to 1000/,
+      );
+    }
+  });
+
   it('backs off 1, 2, 4 ... seconds between reconnects, at most 30', () => {
     expect([1, 2, 3, 6, 20].map(DEFAULT_NOWEB_OPTIONS.reconnectDelayMs)).toEqual([1_000, 2_000, 4_000, 30_000, 30_000]);
   });

@@ -36,6 +36,10 @@ export const SessionStatusPayload = z
     name: z.string().meta({ description: 'Session name' }),
     status: SessionStatus,
     statuses: z.array(SessionStatusPoint).max(3).meta({ description: 'The recent 3 statuses, oldest first' }),
+    reason: z
+      .string()
+      .optional()
+      .meta({ description: 'With FAILED: why the session cannot work (e.g. the server refused every connection attempt)' }),
   })
   .meta({ id: 'SessionStatusPayload' });
 export type SessionStatusPayload = z.infer<typeof SessionStatusPayload>;

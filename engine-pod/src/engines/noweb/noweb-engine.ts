@@ -306,7 +306,7 @@ export class NowebEngine implements Engine {
       const forget = code === DisconnectReason.loggedOut ? this.auth!.clear() : Promise.resolve();
       void forget.then(() => {
         if (code === DisconnectReason.loggedOut) this.context.setMe(null);
-        this.context.setStatus('FAILED');
+        this.context.setStatus('FAILED', `the server ended the connection for good (${DisconnectReason[code] ?? code})`);
       });
       return;
     }
@@ -316,6 +316,14 @@ export class NowebEngine implements Engine {
     }
     if (wasWorking) this.context.setStatus('STARTING');
     this.attempts += 1;
+    if (this.attempts >= this.options.connectAttempts) {
+      const reason = `could not connect to ${this.options.waUrl} in ${this.attempts} attempts in a row (last: ${error?.message ?? 'closed'})`;
+      this.context.log.warn({ session: this.context.session, attempts: this.attempts, err: error }, 'NOWEB gives up connecting');
+      // Start or restart tries again, from the first attempt.
+      this.attempts = 0;
+      this.context.setStatus('FAILED', reason);
+      return;
+    }
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       if (!this.stopped) this.connect();

@@ -9,6 +9,11 @@ export interface NowebOptions {
   readonly logger: Logger;
   /** Wait before reconnect attempt n (1-based) after the connection dropped. */
   readonly reconnectDelayMs: (attempt: number) => number;
+  /**
+   * Connection attempts in a row that may fail (no QR code, no open connection) before the session
+   * gives up as FAILED, instead of STARTING for good. With the default backoff, 10 take about 2.5 min.
+   */
+  readonly connectAttempts: number;
   /** How long each QR code lives; unset: the library's 60 s for the first, 20 s for the next. */
   readonly qrTimeoutMs?: number;
   /** WhatsApp's media host, downloaded from over https; unset: the library's. Tests point it at a fake. */
@@ -22,15 +27,37 @@ export const DEFAULT_NOWEB_OPTIONS: NowebOptions = {
   markOnlineOnConnect: false,
   logger: pino({ level: 'silent' }),
   reconnectDelayMs: (attempt) => Math.min(1_000 * 2 ** (attempt - 1), 30_000),
+  connectAttempts: 10,
 };
+
+const ATTEMPTS_VARIABLE = 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS';
+const MAX_ATTEMPTS = 1_000;
 
 /**
  * The NOWEB options whoever builds engines reads from the environment: `SWITCHBOARD_NOWEB_WS_URL`
- * (a `ws:` or `wss:` URL). A wrong value throws, naming the variable, before anything starts.
+ * (a `ws:` or `wss:` URL) and `SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS` (1 to 1000). A wrong value
+ * throws, naming the variable, before anything starts.
  */
 export function nowebOptionsFromEnv(env: NodeJS.ProcessEnv): NowebOptions {
-  const raw = env.SWITCHBOARD_NOWEB_WS_URL;
-  if (raw === undefined || raw === '') return DEFAULT_NOWEB_OPTIONS;
+  const url = env.SWITCHBOARD_NOWEB_WS_URL;
+  const attempts = env[ATTEMPTS_VARIABLE];
+  if (!url && !attempts) return DEFAULT_NOWEB_OPTIONS;
+  return {
+    ...DEFAULT_NOWEB_OPTIONS,
+    ...(url ? { waUrl: wsUrl(url) } : {}),
+    ...(attempts ? { connectAttempts: connectAttempts(attempts) } : {}),
+  };
+}
+
+function connectAttempts(raw: string): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > MAX_ATTEMPTS) {
+    throw new Error(`${ATTEMPTS_VARIABLE}: must be a whole number from 1 to ${MAX_ATTEMPTS}, got ${raw}`);
+  }
+  return value;
+}
+
+function wsUrl(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -40,5 +67,5 @@ export function nowebOptionsFromEnv(env: NodeJS.ProcessEnv): NowebOptions {
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
     throw new Error(`SWITCHBOARD_NOWEB_WS_URL: must be a ws: or wss: URL, got ${url.protocol}`);
   }
-  return { ...DEFAULT_NOWEB_OPTIONS, waUrl: raw };
+  return raw;
 }
