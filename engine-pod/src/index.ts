@@ -39,3 +39,4 @@ export { matchesPage, type OrderedRecord, selectPage } from './history/history-p
 export { furtherAck, HistoryRecorder, type RecordedEvent } from './history/history-recorder.js';
 export { NatsMessageStore, openMessagesBucket, purgeSessionMessages } from './cluster/nats-message-store.js';
 export { type HttpListener, listenHttp } from './pod/http-listener.js';
+export { AVAILABLE_ENGINES } from './pod/engine-catalog.js';

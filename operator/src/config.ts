@@ -25,6 +25,8 @@ export interface EnginePodSettings {
   readonly resources: { readonly socket: EngineResources; readonly browser: EngineResources };
   /** Where clients reach the gateway: engine pods start every `media.url` with it. Unset: the pods' default. */
   readonly baseUrl?: string;
+  /** NOWEB connection attempts in a row before the session is FAILED. Unset: the pods' default (10). */
+  readonly nowebConnectAttempts?: number;
   /** Optional: with none given, engine pods may run on any node. */
   readonly placement?: { readonly socket: EnginePlacement; readonly browser: EnginePlacement };
 }
@@ -93,6 +95,7 @@ const Env = z.object({
   SWITCHBOARD_BROWSER_NODE_SELECTOR: json(NodeSelector).default({}),
   SWITCHBOARD_BROWSER_TOLERATIONS: json(z.array(Toleration)).default([]),
   SWITCHBOARD_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SWITCHBOARD_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
 });
@@ -121,6 +124,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
       engineImage: e.SWITCHBOARD_ENGINE_IMAGE,
       browserEngineImage: e.SWITCHBOARD_BROWSER_ENGINE_IMAGE,
       ...(e.SWITCHBOARD_BASE_URL ? { baseUrl: e.SWITCHBOARD_BASE_URL.replace(/\/+$/, '') } : {}),
+      ...(e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS ? { nowebConnectAttempts: e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS } : {}),
       resources: {
         socket: {
           requests: { cpu: e.SWITCHBOARD_SOCKET_CPU_REQUEST, memory: e.SWITCHBOARD_SOCKET_MEMORY_REQUEST },

@@ -9,7 +9,9 @@ export type EventReason =
   | 'LoggedOut'
   | 'LogoutFailed'
   | 'AuthPurged'
-  | 'StatusChanged';
+  | 'StatusChanged'
+  | 'InvalidSpec'
+  | 'EngineNotAvailable';
 
 const COMPONENT = 'switchboard-operator';
 

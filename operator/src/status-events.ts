@@ -19,6 +19,7 @@ const HostStatus = z.object({
   status: SessionStatusPayload.shape.status,
   statuses: SessionStatusPayload.shape.statuses,
   me: MeInfo.nullable().optional(),
+  reason: SessionStatusPayload.shape.reason,
 });
 
 interface StoredReport extends EngineReport {
@@ -75,7 +76,7 @@ export class EngineStatusStore {
   async ask(session: string, timeoutMs: number): Promise<EngineReport | null> {
     try {
       const result = HostStatus.parse(await sendHostCommand(this.nc, session, { op: 'host.status' }, timeoutMs));
-      const report = { status: result.status, statuses: result.statuses, me: result.me ?? null };
+      const report = { status: result.status, statuses: result.statuses, me: result.me ?? null, reason: result.reason ?? null };
       this.store(session, { ...report, at: result.statuses.at(-1)?.timestamp ?? 0 });
       return this.get(session);
     } catch (error) {
@@ -92,9 +93,9 @@ export class EngineStatusStore {
       this.log.warn({ err: error }, 'ignored a session.status event that does not match the envelope of spec 2.4');
       return;
     }
-    const { status, statuses } = envelope.payload;
+    const { status, statuses, reason } = envelope.payload;
     const at = statuses.at(-1)?.timestamp ?? envelope.timestamp;
-    if (this.store(envelope.session, { status, statuses, me: envelope.me ?? null, at })) this.onReport(envelope.session);
+    if (this.store(envelope.session, { status, statuses, me: envelope.me ?? null, reason: reason ?? null, at })) this.onReport(envelope.session);
   }
 
   private store(session: string, report: StoredReport): boolean {

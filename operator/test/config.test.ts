@@ -76,6 +76,12 @@ describe('operator configuration', () => {
     expect(() => readConfig({ ...required, SWITCHBOARD_BASE_URL: 'ftp://x' }, kubeConfig)).toThrow(/SWITCHBOARD_BASE_URL/);
   });
 
+  it('reads the NOWEB connection attempts for engine pods (1 to 1000), unset by default', () => {
+    expect(readConfig({ ...required, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '4' }, kubeConfig).pods.nowebConnectAttempts).toBe(4);
+    expect(readConfig(required, kubeConfig).pods.nowebConnectAttempts).toBeUndefined();
+    expect(() => readConfig({ ...required, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '0' }, kubeConfig)).toThrow(/SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS/);
+  });
+
   it('an error names each variable that is missing or wrong', () => {
     const read = () =>
       readConfig({ SWITCHBOARD_ENGINE_IMAGE: 'x', SWITCHBOARD_SOCKET_CPU_REQUEST: 'lots', SWITCHBOARD_HTTP_PORT: '70000' }, kubeConfig);

@@ -133,6 +133,13 @@ describe('engine pod replacement', () => {
     expect(envOf(withBase).SWITCHBOARD_BASE_URL).toBe('https://api.example.com');
   });
 
+  it('passes the NOWEB connection attempts to NOWEB pods only, and only when configured', () => {
+    const noweb = sessionResource({ spec: { engine: 'NOWEB' } });
+    expect(envOf(buildEnginePod(noweb, settings))).not.toHaveProperty('SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS');
+    expect(envOf(buildEnginePod(noweb, { ...settings, nowebConnectAttempts: 4 })).SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS).toBe('4');
+    expect(envOf(buildEnginePod(sessionResource(), { ...settings, nowebConnectAttempts: 4 }))).not.toHaveProperty('SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS');
+  });
+
   it('apps alone do not replace the pod either (they are sent to the running engine)', () => {
     const apps = sessionResource({ spec: { apps: [{ app: 'calls', enabled: true, config: { dm: { reject: true }, group: { reject: true } } }] } });
     expect(replacementReason(running, buildEnginePod(apps, settings))).toBeNull();

@@ -2,7 +2,7 @@
 // session, Stopped removes it, the logout finalizer, the status from engine events, and informers
 // that survive broken watches. No kubelet runs: the tests play its part on pod status.
 import { ANNOTATIONS, LOGOUT_FINALIZER } from '@switchboard/protocol';
-import { type NatsServer, startNatsServer } from '@switchboard/testkit';
+import { type NatsServer, sample, startNatsServer } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type OperatorOptions, type RunningOperator, startOperator } from '../src/operator.js';
@@ -119,6 +119,71 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
         const pod = await cluster.pod(ns, 's1');
         return pod && pod.metadata?.uid !== old.metadata?.uid;
       }, 'a new pod');
+    });
+  });
+
+  describe('terminal errors (issue 12 item 9)', () => {
+    it('an engine this build lacks, or a spec the protocol refuses: FAILED with the reason as a condition, no pod, no retry loop', async () => {
+      const ns = await cluster.namespace('refused');
+      const operator = await operatorIn(ns, {}, { resyncMs: 300 });
+      // The CRD allows every engine of the interface; this build has no GOWS.
+      await cluster.createSession(ns, 'gows', { engine: 'GOWS' });
+      // The CRD lets any string through as a url; the protocol takes http(s) only.
+      await cluster.createSession(ns, 'ftp', { config: { webhooks: [{ url: 'ftp://example.com/in', events: ['message'] }] } });
+      const failed = (name: string) =>
+        waitForApiServer(async () => {
+          const s = await statusOf(ns, name);
+          return s?.status === 'FAILED' && s;
+        }, `${name} FAILED`);
+
+      const gows = await failed('gows');
+      expect(gows.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'EngineNotAvailable',
+        message: expect.stringMatching(/^engine GOWS is not in this build; available: .*SANDBOX/),
+      });
+      const ftp = await failed('ftp');
+      expect(ftp.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'InvalidSpec',
+        message: expect.stringContaining('spec.config.webhooks.0.url'),
+      });
+
+      // Several resyncs later: still no pod, and not one reconcile ended in an error to retry.
+      await sleep(1_500);
+      expect(await cluster.pod(ns, 'gows')).toBeNull();
+      expect(await cluster.pod(ns, 'ftp')).toBeNull();
+      const metrics = await (await fetch(`http://127.0.0.1:${operator.httpPort}/metrics`)).text();
+      expect(sample(metrics, 'switchboard_operator_reconciles_total', { outcome: 'error' })).toBe(0);
+      expect((await statusOf(ns, 'gows'))?.status).toBe('FAILED');
+
+      // A spec this build can run clears it: a pod, and the condition moves on.
+      await cluster.patchSession(ns, 'gows', { spec: { engine: 'SANDBOX' } });
+      await waitForApiServer(() => cluster.pod(ns, 'gows'), 'a pod for the engine this build has');
+      await waitForApiServer(
+        async () => (await statusOf(ns, 'gows'))?.conditions?.find((c) => c.type === 'Ready')?.reason !== 'EngineNotAvailable',
+        'the refusal cleared',
+      );
+    });
+
+    it('carries the reason of an engine that reports FAILED into the Ready condition', async () => {
+      const ns = await cluster.namespace('engine-failed');
+      const engine = fakeEngine('fail1', async () => ({ status: 'STARTING', statuses: [{ status: 'STARTING', timestamp: Date.now() }], me: null }));
+      await operatorIn(ns);
+      await cluster.createSession(ns, 'fail1');
+      await waitForApiServer(() => cluster.pod(ns, 'fail1'), 'the engine pod');
+      await cluster.markPodReady(ns, 'fail1');
+      await waitForApiServer(async () => engine.received.includes('host.status'), 'the question');
+      engine.publishStatus('FAILED', undefined, 'could not connect to wss://example in 10 attempts in a row');
+      const status = await waitForApiServer(async () => {
+        const s = await statusOf(ns, 'fail1');
+        return s?.status === 'FAILED' && s;
+      }, 'FAILED from the engine');
+      expect(status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'Failed',
+        message: 'The session is FAILED: could not connect to wss://example in 10 attempts in a row',
+      });
     });
   });
 

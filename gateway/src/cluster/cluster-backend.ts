@@ -141,8 +141,11 @@ export class ClusterSessionBackend implements SessionBackend {
     await this.options.forget?.(name);
   }
 
+  /** A FAILED engine has given up: its pod is replaced, as on restart, so that it tries again. */
   async start(name: string): Promise<SessionDTO> {
-    return toSessionDTO(await this.setDesired(await this.require(name), 'Running'));
+    const current = await this.require(name);
+    if (current.spec.desiredState === 'Running' && effectiveStatus(current) === 'FAILED') return this.restart(name);
+    return toSessionDTO(await this.setDesired(current, 'Running'));
   }
 
   /** Waits (bounded) until the operator reports STOPPED, so the answer says STOPPED as in local mode. */

@@ -54,6 +54,9 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       { name: 'SWITCHBOARD_HEALTH_PORT', value: String(HEALTH_PORT) },
       // Only when configured: pods made before it was set keep their template hash.
       ...(settings.baseUrl ? [{ name: 'SWITCHBOARD_BASE_URL', value: settings.baseUrl }] : []),
+      ...(settings.nowebConnectAttempts && spec.engine === 'NOWEB'
+        ? [{ name: 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS', value: String(settings.nowebConnectAttempts) }]
+        : []),
     ],
     ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }],
     readinessProbe: { httpGet: { path: '/readyz', port: HEALTH_PORT }, periodSeconds: 2, failureThreshold: 3 },

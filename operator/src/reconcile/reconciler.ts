@@ -1,11 +1,15 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { enginePodName, MESSAGING_SESSION, type MessagingSessionSpec } from '@switchboard/protocol';
+import { type DesiredState, enginePodName, MESSAGING_SESSION } from '@switchboard/protocol';
 import type { ResourceInformer } from '../resource-informer.js';
 import { isDeleting, type MessagingSessionObject, sessionNameOf, specOf } from '../messaging-session.js';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
 import { ensureFinalizer, finalize } from './finalizer.js';
+import { findCondition } from './conditions.js';
+import { deleteEnginePod } from './delete-pod.js';
+import { isTerminating } from './pod-state.js';
+import { refusalOf } from './refusal.js';
 import { ensureRunning } from './running.js';
-import { computeStatus, statusChanged } from './status.js';
+import { computeStatus, type Refusal, statusChanged } from './status.js';
 import { ensureStopped } from './stopped.js';
 
 export interface ReconcilerCaches {
@@ -43,25 +47,49 @@ export class SessionReconciler {
     }
     if (isDeleting(resource)) return finalize(this.ctx, resource, pod);
 
-    const spec = specOf(resource);
     resource = await ensureFinalizer(this.ctx, resource);
+    const refusal = refusalOf(resource);
+    if (refusal) return this.refuse(resource, pod, refusal);
+    const spec = specOf(resource);
     const result =
       spec.desiredState === 'Running'
         ? await ensureRunning(this.ctx, resource, pod)
         : await ensureStopped(this.ctx, resource, pod);
-    await this.writeStatus(resource, spec, pod);
+    await this.writeStatus(resource, spec.desiredState, pod);
     return result;
   }
 
+  /**
+   * A resource no engine can run: no pod (one left from an earlier spec goes), status FAILED and
+   * the reason in the Ready condition and a Warning event, once. Not an error to retry: it stays
+   * so until the spec changes, which enqueues the resource again.
+   */
+  private async refuse(resource: MessagingSessionObject, pod: V1Pod | null, refusal: Refusal): Promise<ReconcileResult> {
+    if (pod && !isTerminating(pod)) await deleteEnginePod(this.ctx, resource, pod, refusal.message);
+    const told = findCondition(resource.status?.conditions, 'Ready');
+    await this.writeStatus(resource, 'Running', pod, refusal);
+    if (told?.reason !== refusal.reason || told.message !== refusal.message) {
+      this.ctx.log.warn({ resource: resource.metadata.name, reason: refusal.reason }, refusal.message);
+      await this.ctx.events.warning(resource, refusal.reason, refusal.message);
+    }
+    return pod ? WAIT_FOR_POD : DONE;
+  }
+
   /** Writes the status when it changed, and records a status change as an Event. */
-  private async writeStatus(resource: MessagingSessionObject, spec: MessagingSessionSpec, pod: V1Pod | null): Promise<void> {
+  private async writeStatus(
+    resource: MessagingSessionObject,
+    desiredState: DesiredState,
+    pod: V1Pod | null,
+    refusal: Refusal | null = null,
+  ): Promise<void> {
     const next = computeStatus({
-      desiredState: spec.desiredState,
+      desiredState,
       generation: resource.metadata.generation ?? 0,
       pod,
       engine: this.ctx.engines.get(sessionNameOf(resource)),
       previous: resource.status,
       now: new Date(),
+      refusal,
     });
     if (!statusChanged(resource.status, next)) return;
     await this.ctx.kube.patchStatus(resource, next);

@@ -16,6 +16,14 @@ export interface EngineReport {
   readonly status: SessionStatus;
   readonly statuses: readonly SessionStatusPoint[];
   readonly me: MeInfo | null;
+  /** With FAILED: why, in the engine's words (the `reason` of `session.status`). */
+  readonly reason?: string | null;
+}
+
+/** A resource no engine pod can run (an invalid spec, an engine this build lacks): FAILED, with why. */
+export interface Refusal {
+  readonly reason: 'InvalidSpec' | 'EngineNotAvailable';
+  readonly message: string;
 }
 
 export interface StatusInput {
@@ -26,6 +34,8 @@ export interface StatusInput {
   readonly engine: EngineReport | null;
   readonly previous: MessagingSessionStatus | undefined;
   readonly now: Date;
+  /** Set when the operator refuses the resource: then no pod runs and the status is FAILED. */
+  readonly refusal?: Refusal | null;
 }
 
 /** Every field is always written, so a reader never sees a half-filled status. */
@@ -57,12 +67,16 @@ function podView(pod: V1Pod | null): PodView {
 export function computeStatus(input: StatusInput): ComputedStatus {
   const { pod, engine, previous } = input;
   const view = podView(pod);
-  const fromEngine = engine !== null && (view === 'ready' || (view === 'not-ready' && engine.status === 'FAILED'));
-  const status = fromEngine ? engine.status : operatorStatus(view, input.desiredState);
+  const refusal = input.refusal ?? null;
+  const fromEngine = !refusal && engine !== null && (view === 'ready' || (view === 'not-ready' && engine.status === 'FAILED'));
+  const status = refusal ? 'FAILED' : fromEngine ? engine.status : operatorStatus(view, input.desiredState);
   const statuses = fromEngine ? engine.statuses.slice(-RECENT_STATUSES) : appendPoint(previous?.statuses ?? [], status, input.now);
+  const ready = refusal
+    ? { type: 'Ready', status: 'False' as const, reason: refusal.reason, message: refusal.message }
+    : readyCondition(status, fromEngine ? (engine.reason ?? null) : null);
   const conditions = setConditions(
     previous?.conditions ?? [],
-    [readyCondition(status), podReadyCondition(view, pod, input.desiredState)],
+    [ready, podReadyCondition(view, pod, input.desiredState)],
     input.generation,
     input.now,
   );
@@ -93,10 +107,11 @@ function meOf(engine: EngineReport | null, previous: MeInfo | null): MeInfo | nu
   return UNPAIRED.has(engine.status) ? null : previous;
 }
 
-function readyCondition(status: SessionStatus): ConditionUpdate {
-  return status === 'WORKING'
-    ? { type: 'Ready', status: 'True', reason: 'Working', message: 'The session is connected to its account' }
-    : { type: 'Ready', status: 'False', reason: pascalCase(status), message: `The session is ${status}` };
+/** A FAILED engine's own reason becomes the message: `kubectl describe` tells why. */
+function readyCondition(status: SessionStatus, reason: string | null): ConditionUpdate {
+  if (status === 'WORKING') return { type: 'Ready', status: 'True', reason: 'Working', message: 'The session is connected to its account' };
+  const message = status === 'FAILED' && reason ? `The session is FAILED: ${reason}` : `The session is ${status}`;
+  return { type: 'Ready', status: 'False', reason: pascalCase(status), message };
 }
 
 function podReadyCondition(view: PodView, pod: V1Pod | null, desired: DesiredState): ConditionUpdate {

@@ -26,7 +26,7 @@ export class FakeEngine {
     })();
   }
 
-  publishStatus(status: SessionStatus, me?: { id: string; pushName: string }): void {
+  publishStatus(status: SessionStatus, me?: { id: string; pushName: string }, reason?: string): void {
     const now = Date.now();
     const envelope = {
       id: `evt_${now}`,
@@ -34,7 +34,12 @@ export class FakeEngine {
       event: 'session.status',
       session: this.session,
       metadata: {},
-      payload: { name: this.session, status, statuses: [{ status: 'STARTING', timestamp: now - 1 }, { status, timestamp: now }] },
+      payload: {
+        name: this.session,
+        status,
+        statuses: [{ status: 'STARTING', timestamp: now - 1 }, { status, timestamp: now }],
+        ...(reason ? { reason } : {}),
+      },
       ...(me ? { me } : {}),
       environment: { tier: 'CORE', version: 'test', engine: 'SANDBOX' },
       engine: 'SANDBOX',
