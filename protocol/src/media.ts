@@ -18,7 +18,8 @@ export const MediaFilename = z
   .string()
   .min(1)
   .max(255)
-  .regex(/^[^/\\\p{Cc}]+$/u, { message: 'must be a file name without "/", "\\" or control characters' })
+  // Control characters spelled as ranges (exactly \p{Cc}): fuzzers and generated clients cannot read \p{...}.
+  .regex(/^[^/\\\x00-\x1f\x7f-\x9f]+$/, { message: 'must be a file name without "/", "\\" or control characters' })
   .meta({ examples: ['report.pdf'] });
 
 /** A file a simulated contact sends a SANDBOX session (the shape of the reference's `BinaryFile`). */
