@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 STAMP_TOOLS := .tools/bin/pnpm
 STAMP_DEPS := node_modules/.modules.yaml
 
-.PHONY: all toolchain install build run test unit e2e e2e-binaries bench typecheck clean test-services
+.PHONY: all toolchain install build run test unit fuzz e2e e2e-binaries bench typecheck clean test-services
 
 all: build
 
@@ -44,8 +44,9 @@ test-services:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; }
 	@bash scripts/ensure-chromium.sh
 
-## Everything: unit and integration tests, the contract suite in local mode, then the e2e suite.
-test: unit e2e
+## Everything: unit and integration tests, the contract suite in local mode, the fuzz pass, then
+## the e2e suite.
+test: unit fuzz e2e
 
 ## Unit and integration tests (real server, HTTP, websocket and webhook receivers, SQLite, NATS)
 ## and the REST contract suite against local mode.
@@ -53,6 +54,12 @@ unit: build test-services
 	@mkdir -p .cache
 	pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest-unit.json; \
 	  status=$$?; node scripts/test-summary.mjs .cache/vitest-unit.json; exit $$status
+
+## Schemathesis (pinned, from PyPI into ~/.cache/switchboard/venv-schemathesis) over the OpenAPI
+## document of a real local gateway: no 5xx, responses match their schemas and documented
+## statuses. A fixed seed, a few minutes on 2 cores (scripts/fuzz.sh).
+fuzz: build
+	bash scripts/fuzz.sh
 
 ## etcd, kube-apiserver, kubectl and nats-server, built once from the Go module proxy into
 ## ~/.cache/switchboard/bin (a cold build takes about 5-8 minutes on 2 cores).
@@ -73,10 +80,13 @@ bench: build
 clean:
 	rm -rf node_modules */node_modules */dist test/*/node_modules
 
-## For machines with Docker and kind (not the ones `make test` runs on: they have no Docker
-## engine). Builds the four images, loads them into a kind cluster, installs the chart into a
+## For machines with a container engine (docker or podman) and kind (not the ones `make test`
+## runs on: they have none). Checks for both first, before installing or building anything,
+## then builds the four images, loads them into a kind cluster, installs the chart into a
 ## namespace that enforces the restricted Pod Security standard, and runs the kind scenarios
 ## (test/e2e/chart/kind/). See scripts/kind-up.sh for its settings and docs/operations.md.
 .PHONY: kind-up
-kind-up: install e2e-binaries
+kind-up:
+	bash scripts/kind-up.sh --check
+	$(MAKE) install e2e-binaries
 	bash scripts/kind-up.sh

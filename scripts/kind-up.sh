@@ -6,9 +6,11 @@
 #   4. applies the chart's CRDs (the upgrade path of docs/operations.md) and installs the chart,
 #      waiting until every pod is ready,
 #   5. runs the kind scenarios (test/e2e/chart/kind/) against it.
-# It needs docker (a reachable Docker engine) and kind on PATH; helm and kubectl are the ones
-# scripts/e2e-binaries.sh builds. The machines that run `make test` have no Docker engine, so
-# this target has never run there: it is written for yours.
+# It needs a running container engine (docker, or podman with kind's podman provider) and kind
+# on PATH, and checks for both before it builds anything (`kind-up.sh --check` does only that;
+# `make kind-up` runs it before installing packages and building helm and kubectl). helm and
+# kubectl are the ones scripts/e2e-binaries.sh builds. The machines that run `make test` have no
+# container engine, so this target has never run there: it is written for yours.
 #
 # Settings (environment): KIND_CLUSTER (switchboard), KIND_NAMESPACE (switchboard),
 # KIND_RELEASE (sb), KIND_IMAGE_REGISTRY (localhost/switchboard), KIND_IMAGE_TAG (kind),
@@ -27,9 +29,22 @@ tag="${KIND_IMAGE_TAG:-kind}"
 say() { echo "kind-up: $*" >&2; }
 die() { say "$*"; exit 1; }
 
-command -v docker >/dev/null || die "docker is required (this machine has none: kind-up cannot run here)"
-docker info >/dev/null 2>&1 || die "no Docker engine is reachable (docker info failed)"
+# 0. What nothing below can do without: a container engine that answers, and kind.
+engine=""
+for candidate in docker podman; do
+  if command -v "$candidate" >/dev/null && "$candidate" info >/dev/null 2>&1; then engine="$candidate"; break; fi
+done
+if [ -z "$engine" ]; then
+  if command -v docker >/dev/null || command -v podman >/dev/null; then
+    die "no container engine answers (docker info and podman info failed): start Docker or podman"
+  fi
+  die "a container engine is required: docker or podman (this machine has neither: kind-up cannot run here)"
+fi
 command -v kind >/dev/null || die "kind is required: https://kind.sigs.k8s.io (or: go install sigs.k8s.io/kind@latest)"
+# kind runs its nodes in podman only when asked to.
+[ "$engine" = podman ] && export KIND_EXPERIMENTAL_PROVIDER=podman
+say "container engine: $engine; kind: $(command -v kind)"
+[ "${1:-}" = --check ] && exit 0
 
 # The pinned helm and kubectl, built from the Go module proxy like the e2e suite's.
 bin="$(bash scripts/e2e-binaries.sh | tail -n 1)"
@@ -38,12 +53,12 @@ helm="$bin/helm-$(req_version test/e2e/tools/helm/go.mod helm.sh/helm/v3)"
 kubectl="$bin/kubectl-$(req_version test/e2e/tools/kube/go.mod k8s.io/kubernetes)"
 [ -x "$helm" ] && [ -x "$kubectl" ] || die "helm or kubectl missing in $bin"
 
-# 1. Images: one Dockerfile, one target per image; BuildKit shares the build stage.
+# 1. Images: one Dockerfile, one target per image; BuildKit (or podman's buildah) shares the build stage.
 images=()
 for target in gateway operator engine browser-engine; do
   image="$registry/$target:$tag"
   say "building $image"
-  DOCKER_BUILDKIT=1 docker build -f docker/Dockerfile --target "$target" -t "$image" .
+  DOCKER_BUILDKIT=1 "$engine" build -f docker/Dockerfile --target "$target" -t "$image" .
   images+=("$image")
 done
 
@@ -56,7 +71,15 @@ kubeconfig="$(mktemp)"
 trap 'rm -f "$kubeconfig"' EXIT
 kind get kubeconfig --name "$cluster" >"$kubeconfig"
 say "loading the images into $cluster"
-kind load docker-image --name "$cluster" "${images[@]}"
+if [ "$engine" = docker ]; then
+  kind load docker-image --name "$cluster" "${images[@]}"
+else
+  # kind reads images straight from docker only; from podman they go through an archive.
+  archive="$(mktemp)"
+  trap 'rm -f "$kubeconfig" "$archive"' EXIT
+  podman save -o "$archive" "${images[@]}"
+  kind load image-archive --name "$cluster" "$archive"
+fi
 
 k() { "$kubectl" --kubeconfig "$kubeconfig" "$@"; }
 
