@@ -9,6 +9,7 @@ import {
   type SessionStatus,
   type SessionStatusPoint,
 } from '@switchboard/protocol';
+import type { Dispatcher } from 'undici';
 import type { AuthStateStore } from './auth-state/store.js';
 import { SessionApps } from './apps/session-apps.js';
 import { COMMAND_HANDLERS } from './dispatch/index.js';
@@ -18,6 +19,8 @@ import { simulateNotSupported, statusesNeededBy, wrongStatusError } from './comm
 import type { Engine, EngineFactory, EngineLog } from './engine.js';
 import { newEventId } from './event-ids.js';
 import type { MediaStore, StoredMedia } from './media/media-store.js';
+import { guardedAgent } from './outbound/guarded-agent.js';
+import { OutboundPolicy } from './outbound/outbound-policy.js';
 
 /** An envelope and its JSON, serialized once so every consumer sends the same bytes. */
 export interface HostedEvent {
@@ -53,7 +56,15 @@ export interface EngineHostOptions {
   readonly log: EngineLog;
   /** Where media goes, and the download address of a stored file; none in some unit tests. */
   readonly media?: { readonly store: MediaStore; urlFor(stored: StoredMedia): string };
+  /**
+   * The agent files sent by URL are downloaded with, guarded by the configured outbound address
+   * policy (`guardedAgent`). Left out: one guarded by the built-in rules only.
+   */
+  readonly downloads?: Dispatcher;
 }
+
+/** For hosts given no agent of their own: the built-in rules, one agent shared. */
+let builtInDownloads: Dispatcher | undefined;
 
 /**
  * Runs one session's engine: takes commands in, sends normalized events out in the envelope of
@@ -184,7 +195,8 @@ export class EngineHost {
     }
     // The union of handlers is too wide for TS to pair each with its own command type.
     const handler = COMMAND_HANDLERS[command.op] as CommandHandler<typeof command.op>;
-    return handler(engine, command as never, this.options.session);
+    const downloads = this.options.downloads ?? (builtInDownloads ??= guardedAgent(new OutboundPolicy()));
+    return handler(engine, command as never, this.options.session, downloads);
   }
 
   private setStatus(status: SessionStatus, reason?: string): void {

@@ -40,3 +40,12 @@ export { furtherAck, HistoryRecorder, type RecordedEvent } from './history/histo
 export { NatsMessageStore, openMessagesBucket, purgeSessionMessages } from './cluster/nats-message-store.js';
 export { type HttpListener, listenHttp } from './pod/http-listener.js';
 export { AVAILABLE_ENGINES } from './pod/engine-catalog.js';
+export { BlockedAddressError, blockedAddressOf, guardedAgent } from './outbound/guarded-agent.js';
+export {
+  BUILT_IN_DENY,
+  describeRefusal,
+  OUTBOUND_ALLOW_VARIABLE,
+  OUTBOUND_DENY_VARIABLE,
+  type OutboundRefusal,
+  OutboundPolicy,
+} from './outbound/outbound-policy.js';

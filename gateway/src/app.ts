@@ -1,5 +1,5 @@
 import fastifyWebsocket from '@fastify/websocket';
-import type { MediaStore, MessageStore } from '@switchboard/engine-pod';
+import { type MediaStore, type MessageStore, OutboundPolicy } from '@switchboard/engine-pod';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { ApiKeys } from './auth/api-keys.js';
@@ -34,6 +34,8 @@ import type { WsHub } from './ws/hub.js';
 
 export interface AppDeps {
   readonly sessions: SessionBackend;
+  /** The outbound address policy session configs' webhooks are checked against; default: the built-in rules. */
+  readonly outbound?: OutboundPolicy;
   readonly auth: ApiKeyAuthenticator;
   /** Key management behind /api/keys (SQLite in local mode, NATS KV in cluster mode). */
   readonly keys: ApiKeys;
@@ -88,7 +90,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Declared up front so every request object keeps one shape (V8 hidden class).
   app.decorateRequest('principal', null);
   await app.register(async (api) => {
-    const routeDeps = { sessions: deps.sessions, ...(deps.mediaBodyLimit === undefined ? {} : { mediaBodyLimit: deps.mediaBodyLimit }) };
+    const routeDeps = {
+      sessions: deps.sessions,
+      outbound: deps.outbound ?? new OutboundPolicy(),
+      ...(deps.mediaBodyLimit === undefined ? {} : { mediaBodyLimit: deps.mediaBodyLimit }),
+    };
     for (const routes of [
       sessionRoutes,
       deprecatedSessionRoutes,

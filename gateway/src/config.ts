@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { describeRefusal, OutboundPolicy } from '@switchboard/engine-pod';
 import { EngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, type OAuthSettings } from './auth/oauth.js';
@@ -18,6 +19,11 @@ export interface GatewayConfig {
   readonly defaultEngine: EngineName;
   readonly logLevel: string;
   readonly globalWebhook: WebhookConfig | null;
+  /**
+   * Where requests made on a user's behalf (webhook deliveries, files sent by URL) may connect:
+   * SWITCHBOARD_OUTBOUND_DENY and SWITCHBOARD_OUTBOUND_ALLOW over the built-in rules. Absent: the built-in rules only.
+   */
+  readonly outbound?: OutboundPolicy;
   /** Cluster mode: the namespace of the MessagingSessions; unset means the kubeconfig's (or the pod's). */
   readonly namespace?: string | undefined;
   /** Cluster mode: the NATS server(s), comma-separated. */
@@ -83,12 +89,16 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
+  let outbound: OutboundPolicy;
   let globalWebhook: WebhookConfig | null;
   try {
+    outbound = OutboundPolicy.fromEnv(env);
     globalWebhook = globalWebhookFromEnv(env);
   } catch (error) {
     throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
   }
+  const refusal = globalWebhook && outbound.refusalOfUrl(globalWebhook.url);
+  if (refusal) throw new ConfigError(`invalid configuration: invalid global webhook: SWITCHBOARD_HOOK_URL: ${describeRefusal(refusal)}`);
   const config: GatewayConfig = {
     mode: e.SWITCHBOARD_MODE,
     port: e.PORT,
@@ -98,6 +108,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     defaultEngine: e.SWITCHBOARD_DEFAULT_ENGINE,
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
     globalWebhook,
+    outbound,
     namespace: e.SWITCHBOARD_NAMESPACE,
     natsUrl: e.SWITCHBOARD_NATS_URL,
     baseUrl: e.SWITCHBOARD_BASE_URL?.replace(/\/+$/, ''),

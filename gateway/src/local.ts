@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { DatabaseSync } from 'node:sqlite';
-import { DEFAULT_SANDBOX_OPTIONS, type SandboxOptions } from '@switchboard/engine-pod';
+import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, OutboundPolicy, type SandboxOptions } from '@switchboard/engine-pod';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type AdminKey, resolveAdminKey } from './auth/admin-key.js';
@@ -74,6 +74,7 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
 
 async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirLock): Promise<LocalGateway> {
   const logger = options.logger ?? createLogger(options.logLevel);
+  const outbound = options.outbound ?? new OutboundPolicy();
   const db: DatabaseSync = openDatabase(options.dataDir, [
     sessionSchema,
     apiKeySchema,
@@ -120,6 +121,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     observer: metrics,
     // Delivered rows are deleted in the outbox batch's next commit.
     writes,
+    policy: outbound,
     ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}),
   });
   // The events queued for a webhook are logged in their outbox commit, the others by the history writer.
@@ -136,6 +138,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     },
     log: logger,
     media: accountData.engineMedia,
+    downloads: guardedAgent(outbound),
     forget: (session) => accountData.forget(session),
     ending: async (session) => {
       outbox.forgetSession(session);
@@ -160,6 +163,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   );
   const app = await buildApp({
     sessions,
+    outbound,
     auth: new ApiKeyAuthenticator(adminKey.hash, keyStore.ring, options.oauth ? new OAuthVerifier(options.oauth) : null),
     keys: new ApiKeys(keyStore, sessions),
     hub,

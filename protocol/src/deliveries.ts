@@ -8,6 +8,22 @@ import { EventId } from './ids.js';
  * events it may have missed from the session's event log.
  */
 
+/**
+ * Why a delivery attempt failed, coarse on purpose: the exact error (a refused port, a status
+ * per address) would make the dead-delivery list a scanner of whatever the webhook url can
+ * reach. The logs keep the details.
+ */
+export const DeliveryFailureReason = z
+  .enum(['refused', 'timeout', 'http_4xx', 'http_5xx', 'blocked_address'])
+  .meta({
+    id: 'DeliveryFailureReason',
+    description:
+      'refused: no answer taken (no connection, a reset, a TLS or DNS failure, a redirect or another status that is not 2xx, 4xx or 5xx); ' +
+      'timeout: no answer in time; http_4xx, http_5xx: the status class the receiver answered; ' +
+      'blocked_address: the outbound address policy refused the address, nothing was sent',
+  });
+export type DeliveryFailureReason = z.infer<typeof DeliveryFailureReason>;
+
 export const DeadDelivery = z
   .object({
     id: z.number().int().positive().meta({ description: 'Id of this dead delivery, for a replay' }),
@@ -16,7 +32,7 @@ export const DeadDelivery = z
     session: z.string(),
     url: z.string().meta({ description: 'The webhook the delivery was for, with its user info and query values masked as "***"' }),
     attempts: z.number().int().min(1),
-    lastError: z.string().nullable().meta({ description: 'Why the last attempt failed: "HTTP 500", "ECONNREFUSED", ...' }),
+    lastError: DeliveryFailureReason.nullable().meta({ description: 'Why the last attempt failed' }),
     createdAt: z.number().int().meta({ description: 'When the delivery was queued, ms since the epoch' }),
     deadAt: z.number().int().meta({ description: 'When its last attempt failed, ms since the epoch' }),
   })

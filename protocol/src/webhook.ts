@@ -32,9 +32,25 @@ export const HmacConfig = z
 /** RFC 7230 token characters: what an HTTP header name may contain. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/**
+ * Headers the gateway sets itself on every delivery: the receiver's host, the body's length,
+ * and the X-Webhook-* headers a receiver checks (request id, timestamp, signature). A config
+ * setting one could forge or break what the receiver relies on.
+ */
+export function isReservedHeaderName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower === 'host' || lower === 'content-length' || lower.startsWith('x-webhook-');
+}
+
 export const CustomHeader = z
   .object({
-    name: z.string().regex(HEADER_NAME, { message: 'must be a valid HTTP header name' }),
+    name: z
+      .string()
+      .regex(HEADER_NAME, { message: 'must be a valid HTTP header name' })
+      .refine((name) => !isReservedHeaderName(name), {
+        error: (issue) => `"${String(issue.input)}" is set by the gateway: customHeaders may not set Host, Content-Length or X-Webhook-* headers`,
+      })
+      .meta({ description: 'Any header but Host, Content-Length and X-Webhook-* (any case), which the gateway sets itself' }),
     value: z.string().max(8192).refine((v) => !/[\r\n\0]/.test(v), { message: 'must not contain CR, LF or NUL' }),
   })
   .meta({ id: 'CustomHeader' });

@@ -27,18 +27,20 @@ const MEDIA_NAMES = { image: 'images', file: 'files', voice: 'voice messages', v
  */
 export const chattingHandlers: CommandHandlers<ChattingOp> = {
   'send.text': async (engine, command) => engine.sendText(command.args),
-  'send.media': async (engine, { args }, session) => {
+  'send.media': async (engine, { args }, session, downloads) => {
     const send = capability(engine, engine.sendMedia, `sending ${MEDIA_NAMES[args.kind]}`, session);
-    return send.call(engine, { ...args, file: await resolveFile(args.file, 'file') });
+    return send.call(engine, { ...args, file: await resolveFile(args.file, 'file', downloads) });
   },
-  'send.linkCustomPreview': async (engine, { args }, session) => {
+  'send.linkCustomPreview': async (engine, { args }, session, downloads) => {
     const send = capability(engine, engine.sendLinkCustomPreview, 'custom link previews', session);
     const { image, ...preview } = args.preview;
-    return send.call(engine, { ...args, preview: { ...preview, image: image ? await resolveFile(image, 'preview.image') : null } });
+    const resolved = image ? await resolveFile(image, 'preview.image', downloads) : null;
+    return send.call(engine, { ...args, preview: { ...preview, image: resolved } });
   },
-  'send.buttons': async (engine, { args }, session) => {
+  'send.buttons': async (engine, { args }, session, downloads) => {
     const send = capability(engine, engine.sendButtons, 'buttons', session);
-    return send.call(engine, { ...args, headerImage: args.headerImage ? await resolveFile(args.headerImage, 'headerImage') : null });
+    const headerImage = args.headerImage ? await resolveFile(args.headerImage, 'headerImage', downloads) : null;
+    return send.call(engine, { ...args, headerImage });
   },
   'send.list': async (engine, { args }, session) => capability(engine, engine.sendList, 'lists', session).call(engine, args),
   'send.poll': async (engine, { args }, session) => capability(engine, engine.sendPoll, 'polls', session).call(engine, args),

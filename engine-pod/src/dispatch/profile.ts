@@ -15,9 +15,9 @@ export const profileHandlers: CommandHandlers<
     await capability(engine, engine.setProfileStatus, PROFILE, session).call(engine, command.args.status);
     return { success: true };
   },
-  'profile.setPicture': async (engine, command, session) => {
+  'profile.setPicture': async (engine, command, session, downloads) => {
     const setPicture = capability(engine, engine.setProfilePicture, PROFILE, session);
-    await setPicture.call(engine, await resolveFile(command.args.file, 'file'));
+    await setPicture.call(engine, await resolveFile(command.args.file, 'file', downloads));
     return { success: true };
   },
   'profile.deletePicture': async (engine, _command, session) => {

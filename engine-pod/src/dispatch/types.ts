@@ -1,11 +1,20 @@
 import type { EngineCommand, EngineOp } from '@switchboard/protocol';
+import type { Dispatcher } from 'undici';
 import { CommandError } from '../command-error.js';
 import type { Engine } from '../engine.js';
 
 export type CommandOf<Op extends EngineOp> = Extract<EngineCommand, { op: Op }>;
 
-/** Carries out one engine command on a live engine whose status allows it. */
-export type CommandHandler<Op extends EngineOp> = (engine: Engine, command: CommandOf<Op>, session: string) => Promise<unknown>;
+/**
+ * Carries out one engine command on a live engine whose status allows it. `downloads` is the
+ * agent files sent by URL are fetched with (guarded by the outbound address policy).
+ */
+export type CommandHandler<Op extends EngineOp> = (
+  engine: Engine,
+  command: CommandOf<Op>,
+  session: string,
+  downloads: Dispatcher,
+) => Promise<unknown>;
 
 export type CommandHandlers<Ops extends EngineOp> = { readonly [Op in Ops]: CommandHandler<Op> };
 

@@ -1,6 +1,9 @@
 import { posix } from 'node:path';
 import { decodeBase64, MediaFilename, MediaMimetype } from '@switchboard/protocol';
+import { type Dispatcher, fetch, type Response } from 'undici';
 import { CommandError, invalidField as invalid } from '../command-error.js';
+import { blockedAddressOf } from '../outbound/guarded-agent.js';
+import { describeRefusal } from '../outbound/outbound-policy.js';
 import type { MediaFile } from './media-store.js';
 
 /** A file as a send request gives it: by URL or by base64 data (protocol FileInput). */
@@ -23,13 +26,19 @@ export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = { maxBytes: 32 * 1024 * 1
 const OCTET_STREAM = 'application/octet-stream';
 
 /**
- * The bytes of a file to send, from base64 `data` or downloaded from `url` (http and https only).
- * `field` is where the file sits in the request body (`file`, `preview.image`), so that a failure
- * is a 400 naming `body.<field>.data` or `body.<field>.url` and the reason. The MIME type is the
- * request's, else the download's Content-Type; the file name the request's, else the URL's last
- * path segment.
+ * The bytes of a file to send, from base64 `data` or downloaded from `url` (http and https only)
+ * through `downloads`, the agent that holds every connection to the outbound address policy
+ * (`../outbound/guarded-agent.ts`), the redirects' too. `field` is where the file sits in the
+ * request body (`file`, `preview.image`), so that a failure is a 400 naming `body.<field>.data`
+ * or `body.<field>.url` and the reason. The MIME type is the request's, else the download's
+ * Content-Type; the file name the request's, else the URL's last path segment.
  */
-export async function resolveFile(source: FileSource, field: string, limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS): Promise<MediaFile> {
+export async function resolveFile(
+  source: FileSource,
+  field: string,
+  downloads: Dispatcher,
+  limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS,
+): Promise<MediaFile> {
   if (source.data !== undefined) {
     const data = decodeBase64(source.data);
     if (!data) throw invalid(`${field}.data`, 'must be base64');
@@ -37,7 +46,7 @@ export async function resolveFile(source: FileSource, field: string, limits: Dow
   }
   if (source.url === undefined) throw invalid(`${field}.url`, 'give url (http or https) or data (base64)');
   const url = parseHttpUrl(source.url, `${field}.url`);
-  const { data, contentType } = await download(url, `${field}.url`, limits);
+  const { data, contentType } = await download(url, `${field}.url`, downloads, limits);
   return {
     mimetype: source.mimetype ?? (MediaMimetype.safeParse(contentType).success ? contentType! : OCTET_STREAM),
     filename: source.filename ?? filenameOf(url),
@@ -56,12 +65,17 @@ function parseHttpUrl(value: string, field: string): URL {
   return url;
 }
 
-async function download(url: URL, field: string, limits: DownloadLimits): Promise<{ data: Buffer; contentType: string | null }> {
+async function download(
+  url: URL,
+  field: string,
+  dispatcher: Dispatcher,
+  limits: DownloadLimits,
+): Promise<{ data: Buffer; contentType: string | null }> {
   const failed = (reason: string) => invalid(field, `could not be downloaded: ${reason}`);
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let response: Response;
   try {
-    response = await fetch(url, { signal, redirect: 'follow' });
+    response = await fetch(url, { signal, redirect: 'follow', dispatcher });
   } catch (error) {
     throw failed(whyFetchFailed(error, limits));
   }
@@ -92,8 +106,10 @@ async function download(url: URL, field: string, limits: DownloadLimits): Promis
   return { data: Buffer.concat(chunks, size), contentType: response.headers.get('content-type') };
 }
 
-/** What a user can act on: a timeout, or the network error's code (ECONNREFUSED, ENOTFOUND ...). */
+/** What a user can act on: the policy's refusal, a timeout, or the network error's code (ECONNREFUSED, ENOTFOUND ...). */
 function whyFetchFailed(error: unknown, limits: DownloadLimits): string {
+  const refusal = blockedAddressOf(error);
+  if (refusal) return describeRefusal(refusal);
   const failure = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (failure.name === 'TimeoutError' || failure.name === 'AbortError') return `no complete answer within ${limits.timeoutMs} ms`;
   return failure.cause?.code ?? failure.cause?.message ?? failure.message ?? String(error);

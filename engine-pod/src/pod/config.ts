@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { AppConfig, EngineName, Metadata, SessionName } from '@switchboard/protocol';
+import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { AVAILABLE_ENGINES } from './engine-catalog.js';
 
 /** Everything an engine pod reads from its environment (set by the operator), checked at start-up. */
@@ -16,6 +17,8 @@ export interface PodConfig {
   readonly healthPort: number;
   /** Where clients reach the gateway: the start of every `media.url` this pod gives out. */
   readonly baseUrl: string;
+  /** Where files sent by URL may be downloaded from: SWITCHBOARD_OUTBOUND_DENY and _ALLOW over the built-in rules. */
+  readonly outbound: OutboundPolicy;
   readonly logLevel: LogLevel;
   readonly sandboxQrRenewMs: number | undefined;
 }
@@ -54,6 +57,7 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
     apps: read('SWITCHBOARD_APPS', (raw) => schema(AppConfigs, json(raw ?? '[]', 'a JSON array of apps, e.g. [{"app":"calls"}]'))),
     healthPort: read('SWITCHBOARD_HEALTH_PORT', (raw) => integer(raw ?? '8080', 0, 65_535)),
     baseUrl: read('SWITCHBOARD_BASE_URL', (raw) => httpUrl(raw ?? 'http://localhost:3000')),
+    outbound: outboundPolicy(env, problems),
     logLevel: read('SWITCHBOARD_LOG_LEVEL', (raw) => oneOf(LOG_LEVELS, raw ?? 'info')),
     sandboxQrRenewMs: read('SWITCHBOARD_SANDBOX_QR_RENEW_MS', (raw) =>
       raw === undefined ? undefined : integer(raw, 1, 3_600_000),
@@ -61,6 +65,16 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
   };
   if (problems.length > 0) throw new ConfigError(`invalid engine pod configuration:\n  ${problems.join('\n  ')}`);
   return config;
+}
+
+/** Two variables: the policy's own message names the one that is wrong. */
+function outboundPolicy(env: NodeJS.ProcessEnv, problems: string[]): OutboundPolicy {
+  try {
+    return OutboundPolicy.fromEnv(env);
+  } catch (error) {
+    problems.push((error as Error).message);
+    return undefined as never;
+  }
 }
 
 function required(raw: string | undefined): string {

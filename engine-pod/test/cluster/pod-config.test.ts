@@ -70,6 +70,15 @@ describe('engine pod configuration', () => {
     expect(() => readPodConfig({ ...base, SWITCHBOARD_BASE_URL: 'api.example.com' })).toThrow(/SWITCHBOARD_BASE_URL: must be/);
   });
 
+  it('holds downloads to SWITCHBOARD_OUTBOUND_DENY and _ALLOW over the built-in rules, refusing a bad entry by name', () => {
+    expect(readPodConfig(base).outbound.refusalOf('127.0.0.1')).toBeNull();
+    expect(readPodConfig(base).outbound.refusalOf('169.254.169.254')).toMatchObject({ source: 'built-in' });
+    const outbound = readPodConfig({ ...base, SWITCHBOARD_OUTBOUND_DENY: '127.0.0.0/8,::1', SWITCHBOARD_OUTBOUND_ALLOW: '127.0.0.2' }).outbound;
+    expect(outbound.refusalOf('127.0.0.1')).toMatchObject({ source: 'SWITCHBOARD_OUTBOUND_DENY' });
+    expect(outbound.refusalOf('127.0.0.2')).toBeNull();
+    expect(() => readPodConfig({ ...base, SWITCHBOARD_OUTBOUND_ALLOW: '10.0.0.0/99' })).toThrow(/SWITCHBOARD_OUTBOUND_ALLOW: "10.0.0.0\/99"/);
+  });
+
   it('rejects an engine this build does not have, naming the ones it has', () => {
     // GOWS is an engine of the interface that no build of ours has yet.
     expect(() => readPodConfig({ ...base, SWITCHBOARD_ENGINE: 'GOWS' })).toThrow(

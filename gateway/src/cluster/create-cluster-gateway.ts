@@ -4,6 +4,7 @@ import {
   DEFAULT_SANDBOX_OPTIONS,
   NatsMediaStore,
   NatsMessageStore,
+  OutboundPolicy,
   purgeSessionAuth,
   purgeSessionMedia,
   purgeSessionMessages,
@@ -73,6 +74,7 @@ export interface ClusterGateway {
 export async function createClusterGateway(options: ClusterGatewayOptions): Promise<ClusterGateway> {
   const { apiKey, natsUrl } = requireClusterSettings(options);
   const logger = options.logger ?? createLogger(options.logLevel);
+  const outbound = options.outbound ?? new OutboundPolicy();
   const kubeConfig = options.kubeConfig ?? defaultKubeConfig();
   const namespace = options.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
   const nc = await connect({ servers: natsUrl.split(','), name: 'switchboard-gateway', maxReconnectAttempts: -1 });
@@ -122,6 +124,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       observer: metrics,
       timeoutMs: options.webhookTimeoutMs,
       ackWaitMs: options.webhookAckWaitMs,
+      policy: outbound,
     }));
     // Keys made through /api/keys, shared by every replica; the configured key stays the admin.
     const keyStore = (started.keys = await KvKeyStore.open(nc, logger));
@@ -137,6 +140,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     const media = await NatsMediaStore.open(nc, { lifetimeMs: options.mediaLifetimeMs ?? DEFAULT_MEDIA_LIFETIME_MS });
     const app = await buildApp({
       sessions,
+      outbound,
       auth,
       keys,
       hub,

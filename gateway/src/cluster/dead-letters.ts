@@ -1,7 +1,8 @@
-import type { DeadDelivery, EventEnvelope, EventName, ReplayResult, WebhookConfig } from '@switchboard/protocol';
+import type { DeadDelivery, DeliveryFailureReason, EventEnvelope, EventName, ReplayResult, WebhookConfig } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import type { NatsConnection, StoredMsg } from 'nats';
 import type { DeadDeliveries } from '../webhooks/ports.js';
+import { storedFailureReason } from '../webhooks/delivery-failure.js';
 import { planReplay } from '../webhooks/replay-plan.js';
 import { DEAD_LETTERS, ensureGatewayStreams, REPLAYS } from './event-source.js';
 import { readSubject } from './stream-reader.js';
@@ -18,7 +19,8 @@ export interface DeadLetter {
   /** The target id (`webhook-targets.ts`) of the queue it died in. */
   readonly webhook: string;
   readonly attempts: number;
-  readonly lastError: string;
+  /** A DeliveryFailureReason; letters stored before the reasons were coarse hold the details. */
+  readonly lastError: DeliveryFailureReason | string;
   readonly deadAt: number;
   readonly envelope: EventEnvelope;
 }
@@ -116,7 +118,7 @@ export function toDeadDelivery(seq: number, letter: DeadLetter): DeadDelivery {
     session: letter.session,
     url: letter.url,
     attempts: letter.attempts,
-    lastError: letter.lastError,
+    lastError: storedFailureReason(letter.lastError),
     createdAt: letter.envelope.timestamp,
     deadAt: letter.deadAt,
   };

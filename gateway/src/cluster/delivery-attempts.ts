@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WebhookConfig } from '@switchboard/protocol';
+import type { DeliveryFailureReason, WebhookConfig } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import type { PublishedEvent } from '../events/event-bus.js';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
@@ -21,7 +21,7 @@ export interface AttemptContext {
 /** How a delivery ended when it did not end in a 2xx. */
 export interface GivenUp {
   readonly attempts: number;
-  readonly lastError: string;
+  readonly lastError: DeliveryFailureReason;
 }
 
 /**
@@ -44,13 +44,13 @@ export async function deliverWithRetries(
       context.observer.delivered(session, Date.now() - timestamp);
       return null;
     }
-    const log = { session, eventId, url: logUrl(target.url), attempt, reason: failure };
+    const log = { session, eventId, url: logUrl(target.url), attempt, ...failure };
     const delayMs = retryAfterFailure(target.retries, attempt);
     if (delayMs === null) {
       context.counters.dead++;
       context.observer.dead(session);
       context.log.warn({ ...log, attempts: attempt }, 'webhook delivery dead after its last attempt');
-      return { attempts: attempt, lastError: failure };
+      return { attempts: attempt, lastError: failure.reason };
     }
     context.counters.retried++;
     context.observer.retried(session);

@@ -1,4 +1,5 @@
 import { STREAMS, type WebhookConfig } from '@switchboard/protocol';
+import type { OutboundPolicy } from '@switchboard/engine-pod';
 import type { Logger } from 'pino';
 import type { NatsConnection } from 'nats';
 import type { PublishedEvent } from '../events/event-bus.js';
@@ -32,6 +33,8 @@ export interface WebhookWorkerOptions {
   readonly observer?: DeliveryObserver;
   /** Per HTTP request, until the response status arrives. */
   readonly timeoutMs?: number;
+  /** Where deliveries may connect; default: the built-in rules only. */
+  readonly policy?: OutboundPolicy;
   /** An event not acked, and not reported as in progress, for this long goes to another replica. */
   readonly ackWaitMs?: number;
   /** HTTP requests in flight at once from this replica, over all webhooks. */
@@ -82,7 +85,7 @@ export class JetStreamWebhookWorker {
   private constructor(private readonly options: WebhookWorkerOptions) {
     this.ackWaitMs = options.ackWaitMs ?? 30_000;
     this.attempts = {
-      sender: new WebhookSender({ timeoutMs: options.timeoutMs }),
+      sender: new WebhookSender({ timeoutMs: options.timeoutMs, policy: options.policy }),
       requests: new Slots(options.concurrency ?? 64),
       log: options.log,
       observer: options.observer ?? NO_DELIVERY_OBSERVER,

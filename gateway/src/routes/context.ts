@@ -1,3 +1,4 @@
+import type { OutboundPolicy } from '@switchboard/engine-pod';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { SessionBackend } from '../sessions/backend.js';
@@ -5,6 +6,8 @@ import type { SessionBackend } from '../sessions/backend.js';
 /** What every route plugin is given. */
 export interface RouteDeps {
   readonly sessions: SessionBackend;
+  /** Where webhooks may be aimed (session configs are checked against it). */
+  readonly outbound: OutboundPolicy;
   /** Largest body of the routes that take base64 files (spec 4.5 media), in bytes. */
   readonly mediaBodyLimit?: number;
 }

@@ -10,11 +10,12 @@ import { ApiError } from '../http/errors.js';
 import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
 import { NoBody, sessionErrors } from './responses.js';
+import { webhookAddressCheck } from './webhook-addresses.js';
 
 const tags = ['Sessions (deprecated)'];
 
 /** Spec 4.3, the deprecated forms that name the session in the body. */
-export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
+export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions, outbound }: RouteDeps): Promise<void> {
   const r = typed(app);
 
   r.post('/api/sessions/start', {
@@ -26,6 +27,7 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions }
       body: SessionStartDeprecatedRequest,
       response: { 201: SessionDTO, ...sessionErrors },
     },
+    preHandler: webhookAddressCheck(outbound),
     handler: async (request, reply) =>
       reply.code(201).send(await sessions.upsertAndStart(request.body)),
   });

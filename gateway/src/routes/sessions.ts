@@ -15,12 +15,14 @@ import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
 import { ApiError } from '../http/errors.js';
 import { commonErrors, NoBody, sessionErrors } from './responses.js';
+import { webhookAddressCheck } from './webhook-addresses.js';
 
 const tags = ['Sessions'];
 
 /** Spec 4.3: session lifecycle. */
-export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
+export async function sessionRoutes(app: FastifyInstance, { sessions, outbound }: RouteDeps): Promise<void> {
   const r = typed(app);
+  const checkWebhooks = webhookAddressCheck(outbound);
 
   r.get('/api/sessions', {
     config: SESSIONS_LIST,
@@ -42,6 +44,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
       body: SessionCreateRequest,
       response: { 201: SessionDTO, ...sessionErrors, 409: ErrorBody },
     },
+    preHandler: checkWebhooks,
     handler: async (request, reply) => reply.code(201).send(await sessions.create(request.body)),
   });
 
@@ -67,6 +70,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions }: RouteDep
       body: SessionUpdateRequest,
       response: { 200: SessionDTO, ...sessionErrors },
     },
+    preHandler: checkWebhooks,
     handler: async (request) => sessions.update(request.params.session, request.body),
   });
 

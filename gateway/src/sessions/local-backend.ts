@@ -30,6 +30,8 @@ export interface LocalBackendOptions {
   readonly log: EngineLog;
   /** Where engines keep media, and its download address. */
   readonly media?: EngineHostOptions['media'];
+  /** The agent files sent by URL are downloaded with (guarded by the outbound address policy). */
+  readonly downloads?: EngineHostOptions['downloads'];
   /** Forgets what was kept of an account beside its auth state (history, media): on logout and delete. */
   readonly forget?: (session: string) => Promise<void>;
   /**
@@ -250,6 +252,7 @@ export class LocalSessionBackend implements SessionBackend {
         publish: this.options.publish,
         log: this.options.log,
         ...(this.options.media ? { media: this.options.media } : {}),
+        ...(this.options.downloads ? { downloads: this.options.downloads } : {}),
       });
       this.hosts.set(record.name, host);
     }

@@ -1,6 +1,8 @@
+import type { OutboundPolicy } from '@switchboard/engine-pod';
 import type { Logger } from 'pino';
 import type { WriteBatch } from '../store/write-batch.js';
 import { type Delivered, DeliveredRows } from './delivered-rows.js';
+import type { DeliveryFailure } from './delivery-failure.js';
 import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from './delivery-observer.js';
 import { retryAfterFailure, WebhookSender } from './http-delivery.js';
 import { logUrl } from './log-url.js';
@@ -21,6 +23,8 @@ export interface WebhookDispatcherOptions {
   readonly observer?: DeliveryObserver;
   /** Per request, until the response status arrives. */
   readonly timeoutMs?: number;
+  /** Where deliveries may connect; default: the built-in rules only. */
+  readonly policy?: OutboundPolicy;
   /** Requests in flight at once, over all targets. */
   readonly concurrency?: number;
   readonly now?: () => number;
@@ -93,7 +97,7 @@ export class WebhookDispatcher {
     this.observer = options.observer ?? NO_DELIVERY_OBSERVER;
     this.concurrency = options.concurrency ?? 64;
     this.now = options.now ?? Date.now;
-    this.sender = new WebhookSender({ timeoutMs: options.timeoutMs, now: this.now });
+    this.sender = new WebhookSender({ timeoutMs: options.timeoutMs, now: this.now, policy: options.policy });
     this.pollIntervalMs = options.pollIntervalMs ?? 5_000;
     this.memory = new QueueMemory({ ...DEFAULT_MEMORY, ...options.memory });
     this.delivered = new DeliveredRows({
@@ -308,23 +312,23 @@ export class WebhookDispatcher {
     }
   }
 
-  private record(queue: Queue, row: DeliveryRow, failure: string | null): void {
+  private record(queue: Queue, row: DeliveryRow, failure: DeliveryFailure | null): void {
     if (failure === null) {
       this.delivered.add({ row, latencyMs: this.now() - row.createdAt });
       return;
     }
     const attempt = row.attempts + 1;
     const delayMs = retryAfterFailure(row.target.retries, attempt);
-    const context = { session: row.session, eventId: row.eventId, url: logUrl(row.target.url), attempt, reason: failure };
+    const context = { session: row.session, eventId: row.eventId, url: logUrl(row.target.url), attempt, ...failure };
     if (delayMs === null) {
-      this.outbox.markDead(row.id, failure);
+      this.outbox.markDead(row.id, failure.reason);
       this.counters.dead++;
       this.observer.dead(row.session);
       this.log.warn({ ...context, attempts: attempt }, 'webhook delivery dead after its last attempt');
       return;
     }
     const nextAttemptAt = this.now() + delayMs;
-    this.outbox.markFailed(row.id, failure, nextAttemptAt);
+    this.outbox.markFailed(row.id, failure.reason, nextAttemptAt);
     // It stays the head of its queue, held back until its time comes. The queue reads its rows
     // afresh (the head with its new schedule): a receiver that is down does not fill memory with
     // its backlog, and a replay's older rows, when there are some, come first.

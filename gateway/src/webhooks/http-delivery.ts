@@ -1,5 +1,7 @@
-import type { RetriesConfig, WebhookConfig } from '@switchboard/protocol';
-import { Agent, type Dispatcher } from 'undici';
+import { guardedAgent, OutboundPolicy } from '@switchboard/engine-pod';
+import { isReservedHeaderName, type RetriesConfig, type WebhookConfig } from '@switchboard/protocol';
+import type { Dispatcher } from 'undici';
+import { type DeliveryFailure, errorFailure, statusFailure, timeoutFailure } from './delivery-failure.js';
 import { newRequestId } from './request-id.js';
 import { resolveRetries, retryDelayMs } from './retry-schedule.js';
 import { HEADER_HMAC, HEADER_HMAC_ALGORITHM, HEADER_REQUEST_ID, HEADER_TIMESTAMP, HMAC_ALGORITHM, signBody } from './signature.js';
@@ -8,6 +10,8 @@ export interface WebhookSenderOptions {
   /** Per request, until the response status arrives. */
   readonly timeoutMs?: number;
   readonly now?: () => number;
+  /** Where deliveries may connect; default: the built-in rules only. */
+  readonly policy?: OutboundPolicy;
 }
 
 /** An answer body longer than this is not read to its end: the connection is dropped instead. */
@@ -22,25 +26,28 @@ const MAX_DRAINED_BYTES = 128 * 1024;
  * connections between deliveries, one request at a time on each (no pipelining), as many
  * connections per receiver as there are requests in flight to it. Once the receiver is fast, the
  * request is most of a delivery's cost, and this layer costs about half of what `request` does.
+ * Every connection is held to the outbound address policy (`guardedAgent`) on the address it
+ * connects to, so a webhook host name that resolves inside is refused as `blocked_address`.
  */
 export class WebhookSender {
   readonly timeoutMs: number;
   private readonly now: () => number;
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000 });
+  private readonly agent: Dispatcher;
 
   constructor(options: WebhookSenderOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.now = options.now ?? Date.now;
+    this.agent = guardedAgent(options.policy ?? new OutboundPolicy(), { keepAliveTimeout: 30_000 });
   }
 
   /**
-   * POSTs `body` to the target. Resolves to null on a 2xx answer, else to the reason the attempt
+   * POSTs `body` to the target. Resolves to null on a 2xx answer, else to why the attempt
    * failed; never rejects. A redirect is a failure (undici follows none): followed, the POST
    * would turn into a GET elsewhere. `signal` aborts the attempt (a gateway shutting down). The
    * timeout counts from the call, connecting included, to the answer's status: when it passes
    * first, the attempt has failed.
    */
-  send(target: WebhookConfig, body: string | Uint8Array, signal?: AbortSignal): Promise<string | null> {
+  send(target: WebhookConfig, body: string | Uint8Array, signal?: AbortSignal): Promise<DeliveryFailure | null> {
     return new Promise((resolve) => {
       const attempt = new Attempt(resolve, this.timeoutMs, signal);
       if (attempt.settled) return;
@@ -52,7 +59,7 @@ export class WebhookSender {
         this.agent.dispatch({ origin, path, method: 'POST', body: bytes, headers, bodyTimeout: this.timeoutMs }, attempt);
       } catch (error) {
         // A url or header value undici refuses: no request was made.
-        attempt.fail(reason(error));
+        attempt.fail(errorFailure(error));
       }
     });
   }
@@ -64,7 +71,9 @@ export class WebhookSender {
 
   /**
    * Built per attempt: each request has its own id and send time. Custom headers come after the
-   * others and replace one of the same name, whatever its case.
+   * others and replace one of the same name, whatever its case, but never one the gateway sets
+   * itself (configs stored before those were refused, or a resource applied with kubectl, may
+   * still name them).
    */
   private headersFor(target: WebhookConfig, body: Uint8Array): Record<string, string> {
     const headers: Record<string, string> = {
@@ -78,8 +87,7 @@ export class WebhookSender {
       headers[HEADER_HMAC_ALGORITHM_LC] = HMAC_ALGORITHM;
     }
     for (const { name, value } of target.customHeaders ?? []) {
-      // The body's length is not a header a config may change.
-      if (name.toLowerCase() !== 'content-length') headers[name.toLowerCase()] = value;
+      if (!isReservedHeaderName(name)) headers[name.toLowerCase()] = value;
     }
     return headers;
   }
@@ -94,28 +102,28 @@ export class WebhookSender {
 class Attempt implements Dispatcher.DispatchHandler {
   settled = false;
   /** null for a 2xx, else the failure; undefined until the status arrives. */
-  private outcome: string | null | undefined;
+  private outcome: DeliveryFailure | null | undefined;
   private controller: Dispatcher.DispatchController | null = null;
   private drained = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly onAbort: (() => void) | undefined;
 
   constructor(
-    private readonly resolve: (failure: string | null) => void,
+    private readonly resolve: (failure: DeliveryFailure | null) => void,
     timeoutMs: number,
     private readonly signal: AbortSignal | undefined,
   ) {
-    this.timer = setTimeout(() => this.fail(`timeout after ${timeoutMs} ms`), timeoutMs);
+    this.timer = setTimeout(() => this.fail(timeoutFailure(timeoutMs)), timeoutMs);
     if (signal) {
-      this.onAbort = () => this.fail('aborted');
+      this.onAbort = () => this.fail(ABORTED);
       if (signal.aborted) this.onAbort();
       else signal.addEventListener('abort', this.onAbort);
     }
   }
 
   /** Settles (with the status when it came, else with `failure`) and stops the request. */
-  fail(failure: string): void {
-    if (this.settle(this.outcome === undefined ? failure : this.outcome)) this.controller?.abort(new Error(failure));
+  fail(failure: DeliveryFailure): void {
+    if (this.settle(this.outcome === undefined ? failure : this.outcome)) this.controller?.abort(new Error(failure.detail));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -127,7 +135,7 @@ class Attempt implements Dispatcher.DispatchHandler {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
     // 1xx answers are interim: the real one follows.
     if (statusCode < 200) return;
-    this.outcome = statusCode < 300 ? null : `HTTP ${statusCode}`;
+    this.outcome = statusCode < 300 ? null : statusFailure(statusCode);
     clearTimeout(this.timer);
   }
 
@@ -138,15 +146,15 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     // An answer always has a status first; `??` would take a 2xx's null for a missing one.
-    this.settle(this.outcome === undefined ? 'no answer' : this.outcome);
+    this.settle(this.outcome === undefined ? { reason: 'refused', detail: 'no answer' } : this.outcome);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.settle(this.outcome === undefined ? reason(error) : this.outcome);
+    this.settle(this.outcome === undefined ? errorFailure(error) : this.outcome);
   }
 
   /** True when this call settled the attempt. */
-  private settle(failure: string | null): boolean {
+  private settle(failure: DeliveryFailure | null): boolean {
     if (this.settled) return false;
     this.settled = true;
     clearTimeout(this.timer);
@@ -183,14 +191,8 @@ const HEADER_TIMESTAMP_LC = HEADER_TIMESTAMP.toLowerCase();
 const HEADER_HMAC_LC = HEADER_HMAC.toLowerCase();
 const HEADER_HMAC_ALGORITHM_LC = HEADER_HMAC_ALGORITHM.toLowerCase();
 
-/** A short cause without request details: the error code when there is one (on the error or its cause). */
-function reason(error: unknown): string {
-  const { code, message, cause } = (error ?? {}) as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
-  if (typeof code === 'string' && !code.startsWith('UND_ERR_')) return code;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof code === 'string') return code;
-  return typeof message === 'string' ? message : String(error);
-}
+/** The caller gave up (a gateway shutting down): the outcome is not recorded. */
+const ABORTED: DeliveryFailure = { reason: 'refused', detail: 'aborted' };
 
 /**
  * The retry decision after failed attempt number `attempt` (1 for the first): the wait in ms

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { DeadDelivery, EventName, WebhookConfig } from '@switchboard/protocol';
+import type { DeadDelivery, DeliveryFailureReason, EventName, WebhookConfig } from '@switchboard/protocol';
 import type { PublishedEvent } from '../events/event-bus.js';
 import type { SchemaPart } from '../store/database.js';
+import { storedFailureReason } from './delivery-failure.js';
 
 /**
  * One row per (event, webhook). A delivered row is deleted at once so the file does not grow
@@ -191,12 +192,12 @@ export class WebhookOutbox {
     this.remove.run(JSON.stringify(typeof ids === 'number' ? [ids] : ids));
   }
 
-  markFailed(id: number, error: string, nextAttemptAt: number): void {
-    this.reschedule.run(error, nextAttemptAt, id);
+  markFailed(id: number, reason: DeliveryFailureReason, nextAttemptAt: number): void {
+    this.reschedule.run(reason, nextAttemptAt, id);
   }
 
-  markDead(id: number, error: string): void {
-    this.bury.run(error, this.now(), id);
+  markDead(id: number, reason: DeliveryFailureReason): void {
+    this.bury.run(reason, this.now(), id);
   }
 
   pendingCount(): number {
@@ -264,7 +265,7 @@ function toDeadDelivery(row: RawRow): DeadDelivery {
     session: row.session,
     url: (JSON.parse(row.target) as WebhookConfig).url,
     attempts: row.attempts,
-    lastError: row.last_error,
+    lastError: storedFailureReason(row.last_error),
     createdAt: row.created_at,
     deadAt: row.next_attempt_at,
   };

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { OutboundPolicy } from '@switchboard/engine-pod';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { STREAMS } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
@@ -135,7 +136,7 @@ describe('6.1 given up, not dropped', () => {
     );
     const letter = stored.json<Record<string, unknown>>();
     expect(letter).toMatchObject({ eventId: event.envelope.id, session: 'alpha', event: 'message', url: down, attempts: 3 });
-    expect(letter.lastError).toBe('ECONNREFUSED');
+    expect(letter.lastError).toBe('refused');
     expect(letter.envelope).toEqual(event.envelope);
     expect(stored.string()).not.toContain(KEY);
     expect(stored.string()).not.toContain('header-secret');
@@ -147,7 +148,34 @@ describe('6.1 given up, not dropped', () => {
       return info.num_ack_pending === 0 && info.num_pending === 0;
     }, 'the event to be acked');
     const warning = lines.map((line) => JSON.parse(line)).find((line) => line.level === 40);
-    expect(warning).toMatchObject({ session: 'alpha', eventId: event.envelope.id, attempt: 3, reason: 'ECONNREFUSED' });
+    expect(warning).toMatchObject({ session: 'alpha', eventId: event.envelope.id, attempt: 3, reason: 'refused', detail: 'ECONNREFUSED' });
     expect(lines.join('')).not.toContain(KEY);
+  });
+});
+
+describe('outbound address policy in cluster mode', () => {
+  it('refuses a webhook whose host name resolves to a denied address as blocked_address, without connecting', async () => {
+    const rx = await receiver();
+    const hook: WebhookConfig = {
+      url: `http://localhost:${rx.port}/hook`,
+      events: ['*'],
+      retries: { policy: 'constant', delaySeconds: 0.05, attempts: 2 },
+    };
+    const { log, lines } = captureLog();
+    const { worker } = await replica({ webhooks: [hook], log, policy: new OutboundPolicy({ deny: '127.0.0.0/8,::1' }) });
+    const nc = await connection();
+    await publishEvent(nc, makeEvent('alpha', 1));
+
+    await waitFor(() => worker.counters.dead === 1, 'the delivery to die', 5_000);
+    const jsm = await nc.jetstreamManager();
+    const stored = await waitFor(
+      () => jsm.streams.getMessage(DEAD_LETTERS.stream, { last_by_subj: DEAD_LETTERS.subject('alpha') }).catch(() => null),
+      'the dead letter',
+    );
+    expect(stored.json<Record<string, unknown>>().lastError).toBe('blocked_address');
+    expect(rx.received).toHaveLength(0);
+    // The address and the rule are for the logs.
+    const warning = lines.map((line) => JSON.parse(line)).find((line) => line.level === 40);
+    expect(warning).toMatchObject({ reason: 'blocked_address', detail: expect.stringContaining('127.0.0.1 is denied by the outbound address policy') });
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { OutboundPolicy } from '@switchboard/engine-pod';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { type ApiCall, apiClient } from '@switchboard/testkit';
 import { pino } from 'pino';
@@ -31,6 +32,8 @@ export interface StartOptions {
   /** /ws ping period and unsent-bytes cap. */
   readonly wsPingMs?: number;
   readonly wsMaxBufferedBytes?: number;
+  /** Where webhooks and files sent by URL may connect; default: the built-in rules. */
+  readonly outbound?: OutboundPolicy;
 }
 
 /** A real gateway in local mode, listening on a free loopback port, with its own data dir. */
@@ -53,6 +56,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     ...(options.wsMaxBufferedBytes === undefined ? {} : { wsMaxBufferedBytes: options.wsMaxBufferedBytes }),
     sandbox: { qrRenewMs: options.qrRenewMs ?? 60_000, ackDelaysMs: { server: 20, device: 60 } },
     webhookTimeoutMs: 2_000,
+    ...(options.outbound ? { outbound: options.outbound } : {}),
   });
   const url = await gateway.listen();
   return { url, dataDir, gateway, api: apiClient(url, apiKey ?? ADMIN_KEY), close: () => gateway.close() };

@@ -125,14 +125,14 @@ describe('6.1 retries', () => {
 
     await waitFor(() => f.outbox.deadFor('alpha').length === 1, 'the delivery to die');
     const [dead] = f.outbox.deadFor('alpha');
-    expect(dead).toMatchObject({ eventId: event.envelope.id, session: 'alpha', url, attempts: 3, lastError: 'ECONNREFUSED' });
+    expect(dead).toMatchObject({ eventId: event.envelope.id, session: 'alpha', url, attempts: 3, lastError: 'refused' });
     expect(f.outbox.deadFor('beta')).toEqual([]);
     expect(f.outbox.pendingCount()).toBe(0);
     expect(f.dispatcher.counters).toEqual({ succeeded: 0, retried: 2, dead: 1 });
 
     const warnings = f.logCapture.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.level === 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ session: 'alpha', eventId: event.envelope.id, url, reason: 'ECONNREFUSED' });
+    expect(warnings[0]).toMatchObject({ session: 'alpha', eventId: event.envelope.id, url, reason: 'refused', detail: 'ECONNREFUSED' });
     const everything = f.logCapture.lines.join('');
     expect(everything).not.toContain('hmac-key-never-logged');
     expect(everything).not.toContain('header-value-never-logged');

@@ -39,7 +39,7 @@ describe('webhook outbox queues', () => {
     expect(outbox.takeDue(FAR, 2)).toHaveLength(2);
     expect(outbox.takeDue(FAR, 10, [a!.targetKey]).map((r) => r.target.url)).toEqual(['http://b.test/', 'http://c.test/']);
 
-    outbox.markFailed(b!.id, 'HTTP 500', 5_000_000_000_000);
+    outbox.markFailed(b!.id, 'http_5xx', 5_000_000_000_000);
     expect(outbox.takeDue(Date.now(), 10).map((r) => r.target.url)).toEqual(['http://a.test/', 'http://c.test/']);
     expect(outbox.nextDueAt([a!.targetKey, c!.targetKey])).toBe(5_000_000_000_000);
     expect(outbox.nextDueAt()).toBeLessThanOrEqual(Date.now());
@@ -50,7 +50,7 @@ describe('webhook outbox queues', () => {
     outbox.enqueue(makeEvent('alpha', 0), [hook('http://a.test/')]);
     outbox.enqueue(makeEvent('alpha', 1), [hook('http://a.test/')]);
     const [head] = outbox.takeDue(FAR, 10);
-    outbox.markFailed(head!.id, 'HTTP 503', Date.now() + 60_000);
+    outbox.markFailed(head!.id, 'http_5xx', Date.now() + 60_000);
     expect(outbox.takeDue(Date.now(), 10)).toEqual([]);
     expect(outbox.takeDue(FAR, 10)).toMatchObject([{ id: head!.id, attempts: 1 }]);
   });
@@ -60,7 +60,7 @@ describe('webhook outbox queues', () => {
     outbox.enqueue(makeEvent('alpha', 0), [hook('http://a.test/'), hook('http://b.test/', { hmac: { key: 'secret' } })]);
     const [a, b] = outbox.takeDue(FAR, 10);
     outbox.markDelivered(a!.id);
-    outbox.markDead(b!.id, 'ECONNREFUSED');
+    outbox.markDead(b!.id, 'refused');
 
     expect(outbox.pendingCount()).toBe(0);
     expect(outbox.takeDue(FAR, 10)).toEqual([]);
@@ -73,13 +73,33 @@ describe('webhook outbox queues', () => {
         session: 'alpha',
         url: 'http://b.test/',
         attempts: 1,
-        lastError: 'ECONNREFUSED',
+        lastError: 'refused',
         createdAt: expect.any(Number),
         deadAt: expect.any(Number),
       },
     ]);
     expect(dead[0]!.deadAt).toBeGreaterThanOrEqual(dead[0]!.createdAt);
     expect(JSON.stringify(dead)).not.toContain('secret');
+  });
+
+  it('lists a delivery that died with the details an older version stored by their coarse reason', () => {
+    const { outbox, db } = fixture();
+    const details = ['ECONNREFUSED', 'ENOTFOUND', 'HTTP 302', 'HTTP 403', 'HTTP 502', 'timeout after 10000 ms', 'UND_ERR_CONNECT_TIMEOUT'];
+    outbox.enqueue(makeEvent('alpha', 0), details.map((_, i) => hook(`http://h${i}.test/`)));
+    const rows = outbox.takeDue(FAR, 10);
+    for (const [i, row] of rows.entries()) {
+      outbox.markDead(row.id, 'refused');
+      db.prepare('UPDATE webhook_deliveries SET last_error = ? WHERE id = ?').run(details[i]!, row.id);
+    }
+    expect(outbox.deadFor('alpha').map((dead) => dead.lastError)).toEqual([
+      'refused',
+      'refused',
+      'refused',
+      'http_4xx',
+      'http_5xx',
+      'timeout',
+      'timeout',
+    ]);
   });
 
   it('writes nothing for an event without targets', () => {
