@@ -1,11 +1,13 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files.js';
 import type { AuthStateStore } from './store.js';
 
 /**
  * Local mode: one JSON file per (type, id) under the session's folder. One file per id keeps a
  * write small however many keys an engine holds; write-then-rename keeps a crash from leaving
- * a half-written credential behind.
+ * a half-written credential behind. The folder is 0700 and each file 0600: they are the account's
+ * credentials.
  */
 export class FileAuthStateStore implements AuthStateStore {
   constructor(private readonly dir: string) {}
@@ -25,7 +27,7 @@ export class FileAuthStateStore implements AuthStateStore {
   }
 
   async set(data: Record<string, Record<string, unknown>>): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await makePrivateDir(this.dir);
     const writes: Promise<void>[] = [];
     for (const [type, values] of Object.entries(data)) {
       for (const [id, value] of Object.entries(values)) {
@@ -42,7 +44,7 @@ export class FileAuthStateStore implements AuthStateStore {
 
   private async write(path: string, value: unknown): Promise<void> {
     const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    await writeFile(tmp, JSON.stringify(value));
+    await writeFile(tmp, JSON.stringify(value), { mode: PRIVATE_FILE_MODE });
     await rename(tmp, path);
   }
 

@@ -1,6 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EngineHost, type EngineHostOptions, type EngineLog, FileAuthStateStore, type HostedEvent } from '@switchboard/engine-pod';
+import {
+  EngineHost,
+  type EngineHostOptions,
+  type EngineLog,
+  FileAuthStateStore,
+  type HostedEvent,
+  tighten,
+} from '@switchboard/engine-pod';
 import type {
   AppConfig,
   EngineCommand,
@@ -44,6 +51,9 @@ export interface LocalBackendOptions {
   readonly deleted?: (session: string) => void;
 }
 
+/** Under the data dir: one dir per session, holding its engine's auth state. */
+const SESSIONS_DIR = 'sessions';
+
 /** Local mode: sessions in SQLite, one EngineHost per session in this process. */
 export class LocalSessionBackend implements SessionBackend {
   private readonly hosts = new Map<string, EngineHost>();
@@ -51,6 +61,8 @@ export class LocalSessionBackend implements SessionBackend {
 
   constructor(private readonly options: LocalBackendOptions) {
     requireEngine(options.engines, options.defaultEngine);
+    // Engine state is the accounts' credentials: state an earlier build left readable is made private.
+    tighten(join(options.dataDir, SESSIONS_DIR));
   }
 
   /** Starts again the sessions that were running when the process stopped. */
@@ -260,7 +272,7 @@ export class LocalSessionBackend implements SessionBackend {
   }
 
   private sessionDir(name: string): string {
-    return join(this.options.dataDir, 'sessions', name);
+    return join(this.options.dataDir, SESSIONS_DIR, name);
   }
 
   private dto(record: SessionRecord): SessionDTO {

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { makePrivateDirSync, makePrivateFileSync, PRIVATE_FILE_MODE } from '@switchboard/engine-pod';
 
 /** The file whose lock says a gateway runs on this data dir, and the one that names its pid. */
 const LOCK_FILE = 'gateway.lock';
@@ -22,8 +23,10 @@ export interface DataDirLock {
  * for the message a second gateway prints.
  */
 export function lockDataDir(dataDir: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const lock = new DatabaseSync(join(dataDir, LOCK_FILE));
+  makePrivateDirSync(dataDir);
+  const lockFile = join(dataDir, LOCK_FILE);
+  makePrivateFileSync(lockFile);
+  const lock = new DatabaseSync(lockFile);
   try {
     // EXCLUSIVE locking mode keeps the lock until the connection closes; the transaction is never committed.
     lock.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;');
@@ -37,7 +40,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
     );
   }
   const pidFile = join(dataDir, PID_FILE);
-  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  writeFileSync(pidFile, `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
   return {
     release() {
       rmSync(pidFile, { force: true });

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { makePrivateDirSync, makePrivateFileSync, tighten } from '@switchboard/engine-pod';
 
 /**
  * Two SQLite files hold local mode's state: `switchboard.db` sessions, key hashes, webhook
@@ -23,9 +23,18 @@ export function databaseFile(dataDir: string, name = MAIN_FILE): string {
   return join(dataDir, name);
 }
 
+/**
+ * Opens (or makes) one of the data dir's SQLite files. The dir is 0700 and the file 0600, made so
+ * or brought down to it, as are -wal and -shm files left by an earlier run: they hold key hashes,
+ * webhook secrets and messages. SQLite makes new -wal and -shm files with the file's mode.
+ */
 export function openDatabase(dataDir: string, parts: readonly SchemaPart[], name = MAIN_FILE): DatabaseSync {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new DatabaseSync(databaseFile(dataDir, name));
+  makePrivateDirSync(dataDir);
+  const file = databaseFile(dataDir, name);
+  makePrivateFileSync(file);
+  tighten(`${file}-wal`);
+  tighten(`${file}-shm`);
+  const db = new DatabaseSync(file);
   // WAL lets readers go on while a delivery is written; NORMAL still survives a process crash
   // (only an OS crash can lose the last transactions), which is the failure we design for.
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');

@@ -4,6 +4,7 @@ import { dirname, join, posix, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { AuthStateStore } from '../../auth-state/store.js';
+import { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../private-files.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -59,7 +60,7 @@ export class ProfileSnapshots {
     const manifest = await this.manifest();
     if (manifest && (await this.marker()) === manifest.generation) return 'kept';
     await rm(this.dir, { recursive: true, force: true });
-    await mkdir(this.dir, { recursive: true });
+    await makePrivateDir(this.dir);
     if (!manifest) return 'fresh';
     for (const file of manifest.files) {
       const ids = Array.from({ length: file.chunks }, (_, index) => blobId(file.sha256, index));
@@ -69,8 +70,8 @@ export class ProfileSnapshots {
       const content = await gunzipAsync(Buffer.concat(chunks.map((chunk) => Buffer.from(chunk!, 'base64'))));
       if (sha256(content) !== file.sha256) throw brokenSnapshot(file.path, 'its content does not match its hash');
       const target = join(this.dir, ...file.path.split(posix.sep));
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, content);
+      await mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
+      await writeFile(target, content, { mode: PRIVATE_FILE_MODE });
     }
     await writeFile(join(this.dir, MARKER_FILE), manifest.generation);
     return 'restored';
