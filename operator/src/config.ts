@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
+import { OUTBOUND_ALLOW_VARIABLE, OUTBOUND_DENY_VARIABLE, OutboundPolicy } from '@switchboard/engine-pod';
 import { z } from 'zod';
 
 /** Requests and limits of one engine container. */
@@ -27,6 +28,11 @@ export interface EnginePodSettings {
   readonly baseUrl?: string;
   /** NOWEB connection attempts in a row before the session is FAILED. Unset: the pods' default (10). */
   readonly nowebConnectAttempts?: number;
+  /**
+   * SWITCHBOARD_OUTBOUND_DENY and _ALLOW for engine pods (files sent by URL), as given: checked
+   * here, so a bad entry stops the operator rather than every engine pod. Empty: the built-in rules.
+   */
+  readonly outbound?: { readonly deny: string; readonly allow: string };
   /** Optional: with none given, engine pods may run on any node. */
   readonly placement?: { readonly socket: EnginePlacement; readonly browser: EnginePlacement };
 }
@@ -96,6 +102,8 @@ const Env = z.object({
   SWITCHBOARD_BROWSER_TOLERATIONS: json(z.array(Toleration)).default([]),
   SWITCHBOARD_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).optional(),
+  SWITCHBOARD_OUTBOUND_DENY: z.string().trim().default(''),
+  SWITCHBOARD_OUTBOUND_ALLOW: z.string().trim().default(''),
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SWITCHBOARD_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
 });
@@ -115,6 +123,12 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
+  try {
+    OutboundPolicy.fromEnv(env);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
+  }
+  const outbound = { deny: e[OUTBOUND_DENY_VARIABLE], allow: e[OUTBOUND_ALLOW_VARIABLE] };
   return {
     kubeConfig: kubeConfig ?? loadKubeConfig(),
     namespace: e.SWITCHBOARD_NAMESPACE ?? inClusterNamespace() ?? 'default',
@@ -125,6 +139,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
       browserEngineImage: e.SWITCHBOARD_BROWSER_ENGINE_IMAGE,
       ...(e.SWITCHBOARD_BASE_URL ? { baseUrl: e.SWITCHBOARD_BASE_URL.replace(/\/+$/, '') } : {}),
       ...(e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS ? { nowebConnectAttempts: e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS } : {}),
+      ...(outbound.deny || outbound.allow ? { outbound } : {}),
       resources: {
         socket: {
           requests: { cpu: e.SWITCHBOARD_SOCKET_CPU_REQUEST, memory: e.SWITCHBOARD_SOCKET_MEMORY_REQUEST },

@@ -76,6 +76,15 @@ describe('operator configuration', () => {
     expect(() => readConfig({ ...required, SWITCHBOARD_BASE_URL: 'ftp://x' }, kubeConfig)).toThrow(/SWITCHBOARD_BASE_URL/);
   });
 
+  it('reads the outbound address policy for engine pods, refusing a bad entry by name, unset by default', () => {
+    expect(readConfig(required, kubeConfig).pods.outbound).toBeUndefined();
+    const pods = readConfig({ ...required, SWITCHBOARD_OUTBOUND_DENY: ' 127.0.0.0/8,::1/128 ', SWITCHBOARD_OUTBOUND_ALLOW: '' }, kubeConfig).pods;
+    expect(pods.outbound).toEqual({ deny: '127.0.0.0/8,::1/128', allow: '' });
+    expect(() => readConfig({ ...required, SWITCHBOARD_OUTBOUND_DENY: '10.0.0.0/8,bad host' }, kubeConfig)).toThrow(
+      'SWITCHBOARD_OUTBOUND_DENY: "bad host" is neither a CIDR, an IP address nor a host name',
+    );
+  });
+
   it('reads the NOWEB connection attempts for engine pods (1 to 1000), unset by default', () => {
     expect(readConfig({ ...required, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '4' }, kubeConfig).pods.nowebConnectAttempts).toBe(4);
     expect(readConfig(required, kubeConfig).pods.nowebConnectAttempts).toBeUndefined();

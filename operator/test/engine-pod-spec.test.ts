@@ -133,6 +133,12 @@ describe('engine pod replacement', () => {
     expect(envOf(withBase).SWITCHBOARD_BASE_URL).toBe('https://api.example.com');
   });
 
+  it('passes the outbound address policy for files sent by URL only when configured, so older pods keep their hash', () => {
+    expect(envOf(buildEnginePod(sessionResource(), settings))).not.toHaveProperty('SWITCHBOARD_OUTBOUND_DENY');
+    const pod = buildEnginePod(sessionResource(), { ...settings, outbound: { deny: '127.0.0.0/8,::1/128', allow: '' } });
+    expect(envOf(pod)).toMatchObject({ SWITCHBOARD_OUTBOUND_DENY: '127.0.0.0/8,::1/128', SWITCHBOARD_OUTBOUND_ALLOW: '' });
+  });
+
   it('passes the NOWEB connection attempts to NOWEB pods only, and only when configured', () => {
     const noweb = sessionResource({ spec: { engine: 'NOWEB' } });
     expect(envOf(buildEnginePod(noweb, settings))).not.toHaveProperty('SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS');

@@ -167,3 +167,55 @@ jetstream {
   max_memory_store: {{ .Values.nats.bundled.jetstream.maxMemoryStore }}
 }
 {{- end -}}
+
+{{/* SWITCHBOARD_OUTBOUND_DENY and _ALLOW from outbound.* (docs/operations.md, "Outbound address policy"). */}}
+{{- define "switchboard.outboundEnv" -}}
+- name: SWITCHBOARD_OUTBOUND_DENY
+  value: {{ join "," .Values.outbound.deny | quote }}
+- name: SWITCHBOARD_OUTBOUND_ALLOW
+  value: {{ join "," .Values.outbound.allow | quote }}
+{{- end -}}
+
+{{/* Two ipBlocks, IPv4 and IPv6, for everywhere but the CIDRs given (NetworkPolicyPeers). */}}
+{{- define "switchboard.ipBlocksExcept" -}}
+{{- $v4 := list }}{{- $v6 := list }}
+{{- range . }}
+{{- if contains ":" . }}{{ $v6 = append $v6 . }}{{ else }}{{ $v4 = append $v4 . }}{{ end }}
+{{- end -}}
+- ipBlock:
+    cidr: 0.0.0.0/0
+    {{- with $v4 }}
+    except:
+      {{- toYaml . | nindent 6 }}
+    {{- end }}
+- ipBlock:
+    cidr: ::/0
+    {{- with $v6 }}
+    except:
+      {{- toYaml . | nindent 6 }}
+    {{- end }}
+{{- end -}}
+
+{{/* Egress rules to DNS and to NATS (the bundled pod, or externalNatsPorts anywhere): the gateway's and the engines'. */}}
+{{- define "switchboard.egressToDnsAndNats" -}}
+- ports:
+    - port: 53
+      protocol: UDP
+    - port: 53
+      protocol: TCP
+{{- if include "switchboard.natsBundled" . }}
+- ports:
+    - port: 4222
+      protocol: TCP
+  to:
+    - podSelector:
+        matchLabels:
+          {{- include "switchboard.selectorLabels" (dict "ctx" . "component" "nats") | nindent 10 }}
+{{- else }}
+- ports:
+    {{- range .Values.networkPolicy.engines.externalNatsPorts }}
+    - port: {{ . }}
+      protocol: TCP
+    {{- end }}
+{{- end }}
+{{- end -}}

@@ -57,6 +57,12 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       ...(settings.nowebConnectAttempts && spec.engine === 'NOWEB'
         ? [{ name: 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS', value: String(settings.nowebConnectAttempts) }]
         : []),
+      ...(settings.outbound
+        ? [
+            { name: 'SWITCHBOARD_OUTBOUND_DENY', value: settings.outbound.deny },
+            { name: 'SWITCHBOARD_OUTBOUND_ALLOW', value: settings.outbound.allow },
+          ]
+        : []),
     ],
     ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }],
     readinessProbe: { httpGet: { path: '/readyz', port: HEALTH_PORT }, periodSeconds: 2, failureThreshold: 3 },

@@ -269,6 +269,28 @@ describe('chart: lint, schema and templates', () => {
     await expect(render({ baseUrl: 'wa.example.com' })).rejects.toThrow(/baseUrl/);
   });
 
+  it('outbound address policy: loopback denied by default for the gateway and (through the operator) engine pods, the values passed as given', async () => {
+    const defaults = await render();
+    for (const deployment of [`${FULL}-gateway`, `${FULL}-operator`]) {
+      expect(envOf(container(defaults, deployment)), deployment).toMatchObject({
+        SWITCHBOARD_OUTBOUND_DENY: '127.0.0.0/8,::1/128',
+        SWITCHBOARD_OUTBOUND_ALLOW: '',
+      });
+    }
+    const gateway = readGatewayConfig(resolvedEnv(envOf(container(defaults, `${FULL}-gateway`))));
+    expect(gateway.outbound?.refusalOf('127.0.0.1')).toMatchObject({ rule: '127.0.0.0/8' });
+    expect(gateway.outbound?.refusalOf('::1')).toMatchObject({ rule: '::1/128' });
+    expect(gateway.outbound?.refusalOf('169.254.169.254')).toMatchObject({ source: 'built-in' });
+    const operator = readOperatorConfig(resolvedEnv(envOf(container(defaults, `${FULL}-operator`))), new KubeConfig());
+    expect(operator.pods.outbound).toEqual({ deny: '127.0.0.0/8,::1/128', allow: '' });
+
+    const privateToo = await render({ outbound: { deny: ['127.0.0.0/8', '10.0.0.0/8', 'fc00::/7'], allow: ['hooks.tools.svc.cluster.local'] } });
+    const configured = readGatewayConfig(resolvedEnv(envOf(container(privateToo, `${FULL}-gateway`))));
+    expect(configured.outbound?.refusalOf('10.1.2.3')).toMatchObject({ rule: '10.0.0.0/8' });
+    expect(configured.outbound?.refusalOf('10.1.2.3', 'hooks.tools.svc.cluster.local')).toBeNull();
+    await expect(render({ outbound: { deny: '10.0.0.0/8' } })).rejects.toThrow(/outbound/);
+  });
+
   it('sets no operator env var the operator does not read', async () => {
     const dir = join(repoRoot, 'operator/src');
     const source = readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -280,7 +302,7 @@ describe('chart: lint, schema and templates', () => {
     expect(unread).toEqual([]);
   });
 
-  it('NetworkPolicies: gateway port open, operator port to metricsFrom only, engines egress to DNS, NATS and the internet only, NATS from our pods only', async () => {
+  it('NetworkPolicies: gateway port open and egress to DNS, NATS, the API server and webhook receivers outside private ranges only, operator port to metricsFrom only, engines egress to DNS, NATS and the internet only, NATS from our pods only', async () => {
     const m = await render(VALUE_SETS['gateway replicas 3']);
     expect(find(m, 'NetworkPolicy', `${FULL}-gateway`).spec.ingress).toEqual([
       { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }] },
@@ -312,6 +334,40 @@ describe('chart: lint, schema and templates', () => {
     expect(natsFrom.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/component'] ?? peer.podSelector.matchLabels.app)).toEqual(
       ['gateway', 'operator', 'engine', 'nats-backup'],
     );
+
+    const gateway = find(m, 'NetworkPolicy', `${FULL}-gateway`).spec;
+    expect(gateway.policyTypes).toEqual(['Ingress', 'Egress']);
+    const [gatewayDns, gatewayNats, apiServer, webhooks, ...extra] = gateway.egress;
+    expect(gatewayDns).toEqual(dns);
+    expect(gatewayNats).toEqual(nats);
+    expect(apiServer).toEqual({ ports: [{ port: 443, protocol: 'TCP' }, { port: 6443, protocol: 'TCP' }] });
+    expect(webhooks).toEqual({
+      ports: [{ port: 443, protocol: 'TCP' }, { port: 80, protocol: 'TCP' }],
+      to: [
+        { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'] } },
+        { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10'] } },
+      ],
+    });
+    expect(extra).toEqual([]);
+    const narrowed = find(
+      await render({
+        networkPolicy: {
+          gateway: {
+            apiServer: { ports: [6443], to: [{ ipBlock: { cidr: '172.18.0.2/32' } }] },
+            webhookPorts: [8443],
+            extraEgress: [{ ports: [{ port: 8080, protocol: 'TCP' }], to: [{ namespaceSelector: { matchLabels: { team: 'hooks' } } }] }],
+          },
+        },
+      }),
+      'NetworkPolicy',
+      `${FULL}-gateway`,
+    ).spec.egress;
+    expect(narrowed[2]).toEqual({ ports: [{ port: 6443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '172.18.0.2/32' } }] });
+    expect(narrowed[3].ports).toEqual([{ port: 8443, protocol: 'TCP' }]);
+    expect(narrowed[4]).toEqual({ ports: [{ port: 8080, protocol: 'TCP' }], to: [{ namespaceSelector: { matchLabels: { team: 'hooks' } } }] });
+    // With an external NATS, the gateway may reach its ports as engine pods do.
+    const external = find(await render(VALUE_SETS['bundled NATS off']), 'NetworkPolicy', `${FULL}-gateway`).spec.egress;
+    expect(external[1]).toEqual({ ports: [{ port: 4222, protocol: 'TCP' }, { port: 7422, protocol: 'TCP' }] });
 
     const off = await render(VALUE_SETS['network policies off']);
     expect(off.filter((x) => x.kind === 'NetworkPolicy')).toEqual([]);
