@@ -200,10 +200,13 @@ export class EngineHost {
   }
 
   private setStatus(status: SessionStatus, reason?: string): void {
+    const previous = this.current;
     this.current = status;
     this.failure = status === 'FAILED' ? (reason ?? 'the engine reported FAILED') : null;
     this.recent = [...this.recent, { status, timestamp: Date.now() }].slice(-RECENT_STATUSES);
-    if (this.failure) this.options.log.warn({ session: this.options.session, reason: this.failure }, 'session FAILED');
+    // The session's lifecycle at the default level: what an operator reads first when a session is stuck.
+    if (this.failure) this.options.log.warn({ session: this.options.session, previous, reason: this.failure }, 'session FAILED');
+    else if (status !== previous) this.options.log.info({ session: this.options.session, previous, status }, `session ${status}`);
     this.emit('session.status', {
       name: this.options.session,
       status,

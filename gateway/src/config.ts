@@ -3,6 +3,7 @@ import { describeRefusal, OutboundPolicy } from '@switchboard/engine-pod';
 import { EngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, type OAuthSettings } from './auth/oauth.js';
+import type { LogFormat } from './logger.js';
 import { globalWebhookFromEnv } from './webhooks/global-hook.js';
 
 /** `local`: one process, SQLite. `cluster`: MessagingSession resources, engine pods, NATS. */
@@ -18,6 +19,8 @@ export interface GatewayConfig {
   readonly apiKey: string | undefined;
   readonly defaultEngine: EngineName;
   readonly logLevel: string;
+  /** `json` (default) or `pretty` for a terminal. */
+  readonly logFormat?: LogFormat;
   readonly globalWebhook: WebhookConfig | null;
   /**
    * Where requests made on a user's behalf (webhook deliveries, files sent by URL) may connect:
@@ -54,6 +57,7 @@ const Env = z.object({
   // NOWEB: the real engine most users want. SANDBOX (simulated, no phone) is chosen per session.
   SWITCHBOARD_DEFAULT_ENGINE: EngineName.default('NOWEB'),
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SWITCHBOARD_LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   SWITCHBOARD_NAMESPACE: z.string().min(1).optional(),
   SWITCHBOARD_NATS_URL: z.string().min(1).optional(),
   SWITCHBOARD_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -107,6 +111,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     apiKey: e.SWITCHBOARD_API_KEY,
     defaultEngine: e.SWITCHBOARD_DEFAULT_ENGINE,
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
+    logFormat: e.SWITCHBOARD_LOG_FORMAT,
     globalWebhook,
     outbound,
     namespace: e.SWITCHBOARD_NAMESPACE,

@@ -73,7 +73,7 @@ export async function createLocalGateway(options: LocalGatewayOptions): Promise<
 }
 
 async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirLock): Promise<LocalGateway> {
-  const logger = options.logger ?? createLogger(options.logLevel);
+  const logger = options.logger ?? createLogger(options.logLevel, undefined, options.logFormat);
   const outbound = options.outbound ?? new OutboundPolicy();
   const db: DatabaseSync = openDatabase(options.dataDir, [
     sessionSchema,

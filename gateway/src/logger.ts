@@ -1,4 +1,5 @@
 import { type DestinationStream, pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import { maskUrl } from './sessions/config-secrets.js';
 
 /**
@@ -37,7 +38,23 @@ function censor(value: unknown, path: string[]): unknown {
   return path.at(-1) === 'url' && typeof value === 'string' ? maskUrl(value) : '[redacted]';
 }
 
-/** Logs to stdout, or to `destination` (a test reading what would be logged). */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT, censor } }, destination);
+/** `json`: one JSON object a line, for log collectors. `pretty`: readable lines for a terminal. */
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * Logs to stdout, or to `destination` (a test reading what would be logged). `pretty` formats in
+ * this thread (no transport worker), so a line is out before a crash, as a JSON line is.
+ */
+export function createLogger(level: string, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
+  const stream =
+    format === 'pretty'
+      ? pretty({
+          destination: destination ?? 1,
+          sync: true,
+          colorize: destination === undefined && process.stdout.isTTY,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname',
+        })
+      : destination;
+  return pino({ level, redact: { paths: REDACT, censor } }, stream);
 }

@@ -73,7 +73,7 @@ export interface ClusterGateway {
  */
 export async function createClusterGateway(options: ClusterGatewayOptions): Promise<ClusterGateway> {
   const { apiKey, natsUrl } = requireClusterSettings(options);
-  const logger = options.logger ?? createLogger(options.logLevel);
+  const logger = options.logger ?? createLogger(options.logLevel, undefined, options.logFormat);
   const outbound = options.outbound ?? new OutboundPolicy();
   const kubeConfig = options.kubeConfig ?? defaultKubeConfig();
   const namespace = options.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';

@@ -324,10 +324,16 @@ export class NowebEngine implements Engine {
       this.context.setStatus('FAILED', reason);
       return;
     }
+    const delayMs = this.options.reconnectDelayMs(this.attempts);
+    // The message alone: an expected failure each time, a stack would only bury it.
+    this.context.log.warn(
+      { session: this.context.session, url: this.options.waUrl, attempt: this.attempts, of: this.options.connectAttempts, retryInMs: delayMs, error: error?.message ?? 'closed' },
+      wasWorking ? 'NOWEB lost its connection; reconnecting' : 'NOWEB could not connect; trying again',
+    );
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       if (!this.stopped) this.connect();
-    }, this.options.reconnectDelayMs(this.attempts));
+    }, delayMs);
   }
 
   private async disconnect(): Promise<void> {
