@@ -25,6 +25,7 @@ import { BackgroundWriter } from './store/background-writer.js';
 import { type DataDirLock, lockDataDir } from './store/data-dir-lock.js';
 import { databaseFile, HISTORY_FILE, openDatabase } from './store/database.js';
 import { moveHistoryTables } from './store/history-file.js';
+import { CommitGate, commitProbeSchema } from './store/commit-gate.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from './version.js';
@@ -81,6 +82,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     webhookOutboxSchema,
     queuedEventLogSchema,
     mediaSchema,
+    commitProbeSchema,
   ]);
   const checkpointer = startWalCheckpointer(db, databaseFile(options.dataDir), (message) =>
     logger.warn({ err: message }, 'SQLite checkpoint in the background failed; the next one tries again'),
@@ -98,10 +100,13 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   const keyStore = new KeyStore(db);
   const adminKey = resolveAdminKey(options.apiKey, keyStore);
   const bus = new InProcessEventBus((error) => logger.error({ err: error }, 'event consumer failed'));
-  // The outbox rows of a turn's events share one commit.
-  const writes = new WriteBatch(db, (error, count) =>
-    logger.error({ err: error, writes: count }, 'webhook deliveries not committed: they are lost'),
-  );
+  // The outbox rows of a turn's events share one commit. One that fails (a full disk) fails the
+  // calls that made them, and refuses the next ones until commits work again.
+  const commits = new CommitGate(db);
+  const writes = new WriteBatch(db, (error, count) => {
+    commits.failed(error);
+    logger.error({ err: error, writes: count }, 'webhook deliveries and their event log rows not committed: the calls that made them answer 507');
+  });
   // Message history and media, kept per account and forgotten on logout and delete.
   const accountData = new AccountData({
     db,
@@ -145,6 +150,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
       dispatcher.forgetSession(session);
       await eventLog.forget(session);
     },
+    commits,
     deleted: (session) => metrics.forgetSession(session),
   });
   const fanout = new WebhookFanout({
@@ -205,6 +211,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
       fanout.stop();
       eventLog.stop();
       writes.flush();
+      commits.stop();
       stopCounting();
       // Records what the recorder still has queued, then commits it with the event log's rows.
       await accountData.close();

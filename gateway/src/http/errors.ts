@@ -20,6 +20,7 @@ const REASONS: Record<number, string> = {
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
+  507: 'Insufficient Storage',
 };
 
 /** An error a route throws on purpose: it becomes the error body of our contract as it is. */
@@ -103,6 +104,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (status >= 500) request.log.error({ err: error }, 'engine command failed');
       return reply.code(status).send(errorBody(status, error.message, error.details));
     }
+    if (isDiskFull(error)) {
+      request.log.error({ err: error }, 'a write failed: the data directory is full');
+      return reply.code(507).send(errorBody(507, 'the data directory is full: nothing was changed; free space and try again'));
+    }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       lingerForBody(request, reply);
       const limit = request.routeOptions.bodyLimit;
@@ -130,6 +135,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     return reply.code(404).send(errorBody(404, `no route ${request.method} ${path}`));
   });
+}
+
+/** SQLite's SQLITE_FULL, as node:sqlite reports it: a write that found no space left. */
+function isDiskFull(error: unknown): boolean {
+  return (error as { code?: unknown }).code === 'ERR_SQLITE_ERROR' && (error as { errcode?: unknown }).errcode === 13;
 }
 
 /** The methods a 405 may offer in its `Allow` header (fastify answers HEAD wherever GET is). */

@@ -21,6 +21,7 @@ import type {
   WebhookConfig,
 } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
+import type { CommitGate } from '../store/commit-gate.js';
 import type { SessionBackend } from './backend.js';
 import { maskSessionConfig, restoreSessionConfigSecrets } from './config-secrets.js';
 import { type EngineCatalog, requireEngine } from './engine-catalog.js';
@@ -47,6 +48,8 @@ export interface LocalBackendOptions {
    * hand them to a session made again with the name.
    */
   readonly ending?: (session: string) => Promise<void>;
+  /** Engine commands (sends, simulations) run through it: 507 when their events cannot be committed (store/commit-gate.ts). */
+  readonly commits?: Pick<CommitGate, 'guard'>;
   /** Told of each session deleted, once it is gone (its metric series go with it). */
   readonly deleted?: (session: string) => void;
 }
@@ -193,7 +196,9 @@ export class LocalSessionBackend implements SessionBackend {
   }
 
   async command(name: string, command: EngineCommand): Promise<unknown> {
-    return this.hostFor(this.record(name)).execute(command);
+    const host = this.hostFor(this.record(name));
+    const { commits } = this.options;
+    return commits ? commits.guard(() => host.execute(command)) : host.execute(command);
   }
 
   webhooksOf(name: string): readonly WebhookConfig[] {

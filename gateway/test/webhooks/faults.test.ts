@@ -1,15 +1,15 @@
 // Fault tests of the delivery guarantees (docs/events.md), in local mode, through the whole
 // gateway: API, SANDBOX engine, event bus, SQLite outbox, dispatcher, real HTTP receivers. Each
 // ends with every event delivered at least once, and the gateway's metrics counting it.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { type ApiCall, apiClient, sample, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startGateway, type TestGateway, workingSession } from '../support/gateway.js';
+import { spawnGateway as spawnGatewayProcess } from '../support/gateway-process.js';
 import { freePort, startReceiver, type Receiver } from './support.js';
 
 const FROM = '15557654321@c.us';
@@ -150,25 +150,9 @@ describe('guarantee: one slow receiver never delays another, nor the API', () =>
 });
 
 describe('guarantee: deliveries survive a crash of the gateway', () => {
-  const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-
-  /** The built gateway as its own process, the way `make run` starts it. */
   async function spawnGateway(dataDir: string, port: number): Promise<ChildProcess> {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run make build first`);
-    const child = spawn(process.execPath, [MAIN], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        SWITCHBOARD_DATA_DIR: dataDir,
-        SWITCHBOARD_API_KEY: ADMIN_KEY,
-        SWITCHBOARD_DEFAULT_ENGINE: 'SANDBOX',
-        SWITCHBOARD_LOG_LEVEL: 'warn',
-      },
-      stdio: 'ignore',
-    });
+    const child = await spawnGatewayProcess(dataDir, port);
     cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 'the gateway to listen', 15_000);
     return child;
   }
 

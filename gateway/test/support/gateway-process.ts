@@ -1,0 +1,36 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from '@switchboard/testkit';
+import { ADMIN_KEY } from './gateway.js';
+
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+/**
+ * The built gateway as its own process, the way `make run` starts it, on 127.0.0.1:`port` with a
+ * SANDBOX default engine and the test admin key; resolves once it answers /health. The caller
+ * kills it (a failed start is killed here).
+ */
+export async function spawnGateway(dataDir: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run make build first`);
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SWITCHBOARD_DATA_DIR: dataDir,
+      SWITCHBOARD_API_KEY: ADMIN_KEY,
+      SWITCHBOARD_DEFAULT_ENGINE: 'SANDBOX',
+      SWITCHBOARD_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+  try {
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 'the gateway to listen', 15_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return child;
+}
