@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppConfig } from './apps.js';
 import { EngineName } from './engines.js';
-import { SessionConfig } from './session.js';
+import { ResourceSessionConfig } from './resource-webhook.js';
 import { MeInfo } from './session.js';
 import { SessionStatus, SessionStatusPoint } from './status.js';
 
@@ -27,14 +27,25 @@ export const ANNOTATIONS = {
   restartedAt: 'switchboard.dev/restarted-at',
   /** Copied onto the engine pod, so a restart request is seen as handled. */
   podRestartedAt: 'switchboard.dev/restarted-at',
+  /**
+   * The resourceVersion of the session's webhook Secret the gateway wrote with this spec: a new
+   * value changes the resource, so every gateway replica reads the Secret again.
+   */
+  webhookSecretVersion: 'switchboard.dev/webhook-secret-version',
 } as const;
 export const LOGOUT_FINALIZER = 'switchboard.dev/logout';
 
-/** Labels on engine pods, so informers can select them. */
+/** Labels on engine pods, so informers can select them, and on Secrets. */
 export const LABELS = {
   app: 'app.kubernetes.io/name',
   component: 'app.kubernetes.io/component',
   session: 'switchboard.dev/session',
+  /**
+   * `"true"` on a Secret lets webhooks read it. The gateway may read any Secret of its namespace
+   * by name; without this opt-in, whoever may write a MessagingSession could have any of them
+   * (the admin key, Helm's release records) sent to a url of theirs as a header.
+   */
+  webhookSecrets: 'switchboard.dev/webhook-secrets',
 } as const;
 
 export const DesiredState = z.enum(['Running', 'Stopped']).meta({ id: 'DesiredState' });
@@ -48,7 +59,7 @@ export const MessagingSessionSpec = z
       .meta({ description: 'Session name when it differs from metadata.name (names Kubernetes cannot hold)' }),
     engine: EngineName,
     desiredState: DesiredState.default('Running'),
-    config: SessionConfig.default({}),
+    config: ResourceSessionConfig.default({}),
     apps: z.array(AppConfig).default([]),
   })
   .meta({ id: 'MessagingSessionSpec' });
@@ -91,6 +102,14 @@ export function resourceNameFor(session: string): string {
 export function enginePodName(resourceName: string): string {
   const name = `engine-${resourceName}`;
   return name.length <= 63 ? name : `engine-${createHash('sha256').update(resourceName).digest('hex').slice(0, 20)}`;
+}
+
+/**
+ * The Secret the gateway keeps a session's webhook secrets in (`hmac.key`, custom header values
+ * sent through the API), owned by the resource so that it goes with it.
+ */
+export function webhookSecretName(resourceName: string): string {
+  return `${resourceName}-webhook-secrets`;
 }
 
 /** NATS subjects. Session names are valid subject tokens (no `.`, `*`, `>` or spaces). */

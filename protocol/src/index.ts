@@ -24,6 +24,7 @@ export * from './message-ref.js';
 export * from './pairing.js';
 export * from './presence.js';
 export * from './profile.js';
+export * from './resource-webhook.js';
 export * from './sandbox.js';
 export * from './sandbox-events.js';
 export * from './session.js';

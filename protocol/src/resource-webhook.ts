@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { SessionConfig } from './session.js';
+import { CustomHeader, HmacConfig, RetriesConfig, WebhookEventFilter, WebhookUrl } from './webhook.js';
+
+/**
+ * Cluster mode's webhooks as a MessagingSession holds them. A secret (the HMAC key, a custom
+ * header's value) is a key of a Secret in the resource's namespace, named the way a container's
+ * env var names one (`valueFrom.secretKeyRef`): `hmac.keyFrom.secretKeyRef` and
+ * `customHeaders[].valueFrom.secretKeyRef`. The plain `hmac.key` and `customHeaders[].value` of
+ * resources written before are still read (docs/operations.md, "Webhook secrets").
+ */
+
+/** RFC 1123 subdomain: what a Secret's name may be. */
+const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** What a key of a Secret's `data` may be. */
+const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
+
+export const SecretKeySelector = z
+  .object({
+    name: z.string().max(253).regex(SECRET_NAME, { message: 'must be a Secret name (lower case RFC 1123 subdomain)' }),
+    key: z.string().max(253).regex(SECRET_KEY, { message: 'must be a Secret key: letters, digits, "-", "_" or "."' }),
+  })
+  .meta({ id: 'SecretKeySelector', description: 'A key of a Secret in the namespace of the MessagingSession' });
+export type SecretKeySelector = z.infer<typeof SecretKeySelector>;
+
+export const SecretSource = z
+  .object({ secretKeyRef: SecretKeySelector })
+  .meta({ id: 'SecretSource', description: 'Where a secret value is kept, as in a container env var\'s valueFrom' });
+export type SecretSource = z.infer<typeof SecretSource>;
+
+/** Exactly one of the plain field and its `…From`; the API server checks it too (CEL below). */
+function oneOf<T extends z.ZodObject>(schema: T, plain: string, from: string) {
+  const rule = `has(self.${plain}) != has(self.${from})`;
+  const message = `set exactly one of ${plain} and ${from}`;
+  return schema
+    .refine((value) => (value[plain] === undefined) !== (value[from] === undefined), { message, path: [from] })
+    .meta({ 'x-kubernetes-validations': [{ rule, message }] });
+}
+
+export const ResourceHmacConfig = oneOf(
+  z.object({
+    key: HmacConfig.shape.key.optional().meta({ description: 'Deprecated: readable by whoever reads the resource; use keyFrom' }),
+    keyFrom: SecretSource.optional().meta({ description: 'The shared secret for X-Webhook-Hmac' }),
+  }),
+  'key',
+  'keyFrom',
+).meta({ id: 'ResourceHmacConfiguration' });
+export type ResourceHmacConfig = z.infer<typeof ResourceHmacConfig>;
+
+export const ResourceCustomHeader = oneOf(
+  z.object({
+    name: CustomHeader.shape.name,
+    value: CustomHeader.shape.value.optional().meta({ description: 'A value that is no secret' }),
+    valueFrom: SecretSource.optional().meta({ description: 'A secret value (a token)' }),
+  }),
+  'value',
+  'valueFrom',
+).meta({ id: 'ResourceCustomHeader' });
+export type ResourceCustomHeader = z.infer<typeof ResourceCustomHeader>;
+
+export const ResourceWebhookConfig = z
+  .object({
+    url: WebhookUrl,
+    events: z.array(WebhookEventFilter).min(1).meta({ description: 'Event names to deliver; "*" means all' }),
+    hmac: ResourceHmacConfig.nullish(),
+    retries: RetriesConfig.nullish(),
+    customHeaders: z.array(ResourceCustomHeader).max(50).nullish(),
+  })
+  .meta({ id: 'ResourceWebhookConfig' });
+export type ResourceWebhookConfig = z.infer<typeof ResourceWebhookConfig>;
+
+/** The API's session config with the webhooks above: every other field as the API takes it. */
+export const ResourceSessionConfig = SessionConfig.extend({
+  webhooks: z.array(ResourceWebhookConfig).max(20).optional(),
+}).meta({ id: 'ResourceSessionConfig' });
+export type ResourceSessionConfig = z.infer<typeof ResourceSessionConfig>;
