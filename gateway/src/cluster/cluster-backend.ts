@@ -8,6 +8,7 @@ import {
   type HostCommand,
   LOGOUT_FINALIZER,
   type MessagingSessionSpec,
+  type ResourceWebhookConfig,
   resourceNameFor,
   type SessionConfig,
   type SessionCreateRequest,
@@ -16,13 +17,12 @@ import {
   type SessionStartDeprecatedRequest,
   SessionStatus,
   type SessionUpdateRequest,
-  type WebhookConfig,
+  webhookSecretName,
 } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
 import { ApiError } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
-import { restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
 import { type EngineCatalog, requireEngine } from '../sessions/engine-catalog.js';
 import {
   byCreation,
@@ -37,10 +37,14 @@ import {
 import type { SessionCache } from './session-cache.js';
 import type { SessionCommandChannel } from './session-commands.js';
 import { apiStatus, type JsonPatchOperation, type SessionResources } from './session-resources.js';
+import type { SessionSecrets } from './session-secrets.js';
+import { secretNamesOf, storeSecrets } from './webhook-secrets.js';
 
 export interface ClusterBackendOptions {
   readonly resources: SessionResources;
   readonly cache: SessionCache;
+  /** Where the webhook secrets REST clients send are kept: a Secret per session. */
+  readonly secrets: SessionSecrets;
   readonly commands: SessionCommandChannel;
   /** Forgets a session's pairing when no engine pod can (engine-pod's `purgeSessionAuth`). */
   readonly purgeAuth: (session: string) => Promise<unknown>;
@@ -57,6 +61,8 @@ export interface ClusterBackendOptions {
 }
 
 type SpecChange = { engine?: EngineName; config?: SessionConfig; apps?: AppConfig[] | null };
+/** A spec as a request gives it: the config in the API's shape, its secrets as values. */
+type RequestedSpec = Omit<MessagingSessionSpec, 'session' | 'config'> & { config: SessionConfig };
 
 /**
  * Cluster mode: each session is a MessagingSession resource, which the operator turns into one
@@ -206,7 +212,8 @@ export class ClusterSessionBackend implements SessionBackend {
     return reply.result;
   }
 
-  webhooksOf(name: string): readonly WebhookConfig[] {
+  /** The session's webhooks as its resource holds them: their secrets are read at delivery. */
+  webhooksOf(name: string): readonly ResourceWebhookConfig[] {
     const resource = this.options.cache.lookup(resourceNameFor(name));
     return resource && sessionNameOf(resource) === name ? (resource.spec.config?.webhooks ?? []) : [];
   }
@@ -253,15 +260,31 @@ export class ClusterSessionBackend implements SessionBackend {
     }
   }
 
-  private async createResource(name: string, spec: Omit<MessagingSessionSpec, 'session'>): Promise<MessagingSession> {
+  /**
+   * Creates the resource, then its Secret: the Secret's owner reference needs the resource's uid.
+   * A Secret that cannot be written takes the new resource away again, so no session is left
+   * whose webhooks name a Secret that is not there.
+   */
+  private async createResource(name: string, spec: RequestedSpec): Promise<MessagingSession> {
+    const resourceName = resourceNameFor(name);
+    const { config, data } = await storeSecrets(resourceName, spec.config, undefined, async () => null);
+    let created: MessagingSession;
     try {
-      const created = await this.options.resources.create(newMessagingSession(name, spec));
-      this.options.cache.remember(created);
-      return created;
+      created = await this.options.resources.create(newMessagingSession(name, { ...spec, config }));
     } catch (error) {
       if (apiStatus(error) === 409) throw conflict(name);
       throw error;
     }
+    if (Object.keys(data).length > 0) {
+      try {
+        await this.options.secrets.write(created, data);
+      } catch (error) {
+        await this.options.resources.delete(resourceName).catch(() => undefined);
+        throw error;
+      }
+    }
+    this.options.cache.remember(created);
+    return created;
   }
 
   /**
@@ -274,15 +297,13 @@ export class ClusterSessionBackend implements SessionBackend {
     requireEngine(this.options.engines, engine);
     const operations: JsonPatchOperation[] = [];
     if (engine !== current.spec.engine) operations.push({ op: 'add', path: '/spec/engine', value: engine });
-    if (change.config !== undefined) {
-      const config = restoreSessionConfigSecrets(change.config, current.spec.config);
-      operations.push({ op: 'add', path: '/spec/config', value: config });
-    }
+    const unusedSecret = change.config !== undefined && (await this.storeConfig(current, change.config, operations));
     if (change.apps !== undefined) operations.push({ op: 'add', path: '/spec/apps', value: change.apps ?? [] });
     if (operations.length === 0) return current;
     const patched = await this.options.resources.jsonPatch(current.metadata?.name ?? '', operations);
     if (!patched) throw ApiError.notFound(name);
     this.options.cache.remember(patched);
+    if (unusedSecret) await this.options.secrets.delete(patched.metadata?.name ?? '');
     // A new engine means a new pod (the operator replaces it when its template changes); the
     // pod that runs now only needs the metadata and the apps, which apply from its next event.
     if (patched.spec.desiredState === 'Running' && engine === current.spec.engine) {
@@ -292,6 +313,27 @@ export class ClusterSessionBackend implements SessionBackend {
       if (change.apps !== undefined) await this.pushToPod(name, { op: 'host.setApps', args: { apps: patched.spec.apps ?? [] } }, 'apps');
     }
     return patched;
+  }
+
+  /**
+   * Adds the new config to `operations`, its secrets written first into the session's Secret,
+   * and the Secret's new version into an annotation: that changes the resource, so every replica
+   * reads the Secret again rather than sign with a key from its cache. Resolves true when the
+   * session's Secret was in use and no longer is (to be deleted once the spec no longer names it).
+   */
+  private async storeConfig(current: MessagingSession, sent: SessionConfig, operations: JsonPatchOperation[]): Promise<boolean> {
+    const resourceName = current.metadata?.name ?? '';
+    const own = webhookSecretName(resourceName);
+    const { config, data } = await storeSecrets(resourceName, sent, current.spec.config, () => this.options.secrets.read(own));
+    operations.push({ op: 'add', path: '/spec/config', value: config });
+    if (Object.keys(data).length === 0) return secretNamesOf(current.spec.config).has(own);
+    const version = await this.options.secrets.write(current, data);
+    operations.push(
+      current.metadata?.annotations
+        ? { op: 'add', path: `/metadata/annotations/${jsonPointerToken(ANNOTATIONS.webhookSecretVersion)}`, value: version }
+        : { op: 'add', path: '/metadata/annotations', value: { [ANNOTATIONS.webhookSecretVersion]: version } },
+    );
+    return false;
   }
 
   /** Live settings apply from the next event without a restart; a pod that is not up reads the spec when it starts. */
@@ -324,6 +366,11 @@ function conflict(name: string): ApiError {
   return new ApiError(409, `session '${name}' already exists`, { session: name });
 }
 
-function specOf(request: { config?: SessionConfig; apps?: AppConfig[] | null }): Pick<MessagingSessionSpec, 'config' | 'apps'> {
-  return { config: restoreSessionConfigSecrets(request.config ?? {}, undefined), apps: request.apps ?? [] };
+function specOf(request: { config?: SessionConfig; apps?: AppConfig[] | null }): Pick<RequestedSpec, 'config' | 'apps'> {
+  return { config: request.config ?? {}, apps: request.apps ?? [] };
+}
+
+/** RFC 6901: `~` and `/` inside one token of a JSON pointer. */
+function jsonPointerToken(key: string): string {
+  return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }

@@ -34,6 +34,8 @@ import { StreamEventLog } from './stream-event-log.js';
 import { SessionCache } from './session-cache.js';
 import { SessionCommandChannel } from './session-commands.js';
 import { SessionResources } from './session-resources.js';
+import { SessionSecrets } from './session-secrets.js';
+import { followWebhookSecrets } from './follow-webhook-secrets.js';
 import { KvKeyStore } from './kv-key-store.js';
 import { JetStreamWebhookWorker } from './webhook-worker.js';
 
@@ -86,9 +88,12 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const validator = new EventValidator({ log: logger, onInvalidEvent: options.onInvalidEvent });
   const resources = new SessionResources(kubeConfig, namespace);
   const cache = new SessionCache({ resources, kubeConfig, log: logger });
+  const secrets = new SessionSecrets({ kubeConfig, namespace });
+  const stopFollowing = followWebhookSecrets(cache, secrets, logger);
   const sessions = new ClusterSessionBackend({
     resources,
     cache,
+    secrets,
     commands: new SessionCommandChannel(nc, options.commandTimeoutMs),
     purgeAuth: (session) => purgeSessionAuth(nc, session),
     forget: async (session) => {
@@ -117,6 +122,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       log: logger,
       webhooksOf: (name) => sessions.webhooksOf(name),
       globalHook: options.globalWebhook,
+      secretValue: (ref) => secrets.value(ref),
       accepts: (event) => validator.accepts(event),
       isValid: (event) => validator.isValid(event),
       sessions: () => cache.list()?.map(sessionNameOf),
@@ -167,12 +173,14 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
         await feed.stop();
         stopCounting();
         stopForgetting();
+        stopFollowing();
         keyStore.close();
         await sessions.close();
         await nc.drain();
       },
     };
   } catch (error) {
+    stopFollowing();
     hub.close();
     await started.webhooks?.stop();
     await started.feed?.stop();

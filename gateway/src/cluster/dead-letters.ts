@@ -1,4 +1,4 @@
-import type { DeadDelivery, DeliveryFailureReason, EventEnvelope, EventName, ReplayResult, WebhookConfig } from '@switchboard/protocol';
+import type { DeadDelivery, DeliveryFailureReason, EventEnvelope, EventName, ReplayResult, ResourceWebhookConfig } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import type { NatsConnection, StoredMsg } from 'nats';
 import type { DeadDeliveries } from '../webhooks/ports.js';
@@ -53,8 +53,8 @@ export async function storeDeadLetter(nc: NatsConnection, letter: DeadLetter, ms
 
 export interface StreamDeadDeliveriesDeps {
   readonly nc: NatsConnection;
-  readonly webhooksOf: (session: string) => readonly WebhookConfig[];
-  readonly globalHook: WebhookConfig | null;
+  readonly webhooksOf: (session: string) => readonly ResourceWebhookConfig[];
+  readonly globalHook: ResourceWebhookConfig | null;
 }
 
 /**

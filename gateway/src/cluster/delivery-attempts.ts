@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryFailureReason, WebhookConfig } from '@switchboard/protocol';
+import type { DeliveryFailureReason, ResourceWebhookConfig, WebhookConfig } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import type { PublishedEvent } from '../events/event-bus.js';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
 import type { DeliveryCounters } from '../webhooks/dispatcher.js';
 import { retryAfterFailure, type WebhookSender } from '../webhooks/http-delivery.js';
+import { type DeliveryFailure, secretFailure } from '../webhooks/delivery-failure.js';
 import { logUrl } from '../webhooks/log-url.js';
 import type { Slots } from './slots.js';
 
@@ -16,6 +17,8 @@ export interface AttemptContext {
   readonly log: Logger;
   readonly observer: DeliveryObserver;
   readonly counters: DeliveryCounters;
+  /** The webhook with its secrets read from their Secrets; rejects when one cannot be read. */
+  readonly resolve: (target: ResourceWebhookConfig) => Promise<WebhookConfig>;
 }
 
 /** How a delivery ended when it did not end in a 2xx. */
@@ -31,13 +34,13 @@ export interface GivenUp {
  */
 export async function deliverWithRetries(
   context: AttemptContext,
-  target: WebhookConfig,
+  target: ResourceWebhookConfig,
   event: PublishedEvent,
   signal: AbortSignal,
 ): Promise<GivenUp | null> {
   const { id: eventId, session, timestamp } = event.envelope;
   for (let attempt = 1; ; attempt++) {
-    const failure = await context.requests.run(() => context.sender.send(target, event.json, signal));
+    const failure = await send(context, target, event, signal);
     signal.throwIfAborted();
     if (failure === null) {
       context.counters.succeeded++;
@@ -57,6 +60,23 @@ export async function deliverWithRetries(
     context.log.debug({ ...log, retryInMs: delayMs }, 'webhook delivery failed; will retry');
     await sleep(delayMs, undefined, { signal });
   }
+}
+
+/**
+ * One attempt: the webhook's secrets are read at each one, so a Secret created or fixed after a
+ * failure is used by the next. One that cannot be read fails the attempt, with the reason.
+ */
+async function send(context: AttemptContext, target: ResourceWebhookConfig, event: PublishedEvent, signal: AbortSignal): Promise<DeliveryFailure | null> {
+  let hook: WebhookConfig;
+  try {
+    hook = await context.resolve(target);
+  } catch (error) {
+    const failure = secretFailure(error instanceof Error ? error.message : String(error));
+    const { session, id: eventId } = event.envelope;
+    context.log.warn({ session, eventId, url: logUrl(target.url), ...failure }, 'webhook secret unavailable: the delivery attempt fails');
+    return failure;
+  }
+  return context.requests.run(() => context.sender.send(hook, event.json, signal));
 }
 
 /** Tells the server a message is still being worked on, well inside its ack wait, until stopped. */

@@ -8,7 +8,7 @@ import {
   type SessionInfo,
   type SessionStatus,
 } from '@switchboard/protocol';
-import { maskSessionConfig } from '../sessions/config-secrets.js';
+import { apiConfigOf } from './webhook-secrets.js';
 
 /** A MessagingSession as the API server stores it (spec defaults applied by the CRD schema). */
 export interface MessagingSession extends KubernetesObject {
@@ -57,7 +57,7 @@ export function effectiveStatus(resource: MessagingSession): SessionStatus {
 
 /** The session as answers show it: its config's secrets masked (docs/api.md). */
 export function toSessionDTO(resource: MessagingSession, status: SessionStatus = effectiveStatus(resource)): SessionDTO {
-  return { name: sessionNameOf(resource), status, engine: resource.spec.engine, config: maskSessionConfig(resource.spec.config ?? {}) };
+  return { name: sessionNameOf(resource), status, engine: resource.spec.engine, config: apiConfigOf(resource.spec.config) };
 }
 
 export function toSessionInfo(resource: MessagingSession, expandApps: boolean, activity: number | null): SessionInfo {

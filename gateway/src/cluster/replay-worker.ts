@@ -1,4 +1,4 @@
-import type { WebhookConfig } from '@switchboard/protocol';
+import type { ResourceWebhookConfig } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import { AckPolicy, type Consumer, type ConsumerMessages, type JsMsg, type NatsConnection, nanos } from 'nats';
 import { DEAD_LETTERS, ensureGatewayStreams, REPLAYS } from './event-source.js';
@@ -11,8 +11,8 @@ export const REPLAY_CONSUMER = 'gateway-replays';
 export interface ReplayWorkerOptions {
   readonly nc: NatsConnection;
   readonly attempts: AttemptContext;
-  readonly webhooksOf: (session: string) => readonly WebhookConfig[];
-  readonly globalHook: WebhookConfig | null;
+  readonly webhooksOf: (session: string) => readonly ResourceWebhookConfig[];
+  readonly globalHook: ResourceWebhookConfig | null;
   readonly ackWaitMs: number;
   /** Replays this replica runs at once. */
   readonly maxInProgress?: number;

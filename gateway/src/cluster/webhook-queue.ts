@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { STREAMS, SUBJECTS, type WebhookConfig, webhookWants } from '@switchboard/protocol';
+import { type ResourceWebhookConfig, STREAMS, SUBJECTS, webhookWants } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, nanos } from 'nats';
 import { storeDeadLetter } from './dead-letters.js';
@@ -26,7 +26,7 @@ export interface WebhookQueueDeps {
   /** Whether the event may be delivered (it matches its schema); `report` logs and counts one that may not. */
   readonly accepts: (event: PublishedEvent, report: boolean) => boolean;
   /** The webhook as configured now; null once it is gone. */
-  readonly targetOf: (session: string, targetId: string) => WebhookConfig | null;
+  readonly targetOf: (session: string, targetId: string) => ResourceWebhookConfig | null;
   /** Consumer creation at start-up goes through here, so a thousand queues do not ask at once. */
   readonly opening: <T>(task: () => Promise<T>) => Promise<T>;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { WebhookConfig } from '@switchboard/protocol';
+import type { ResourceWebhookConfig } from '@switchboard/protocol';
 
 /**
  * One webhook of one session as cluster mode queues it. The id names the webhook across config
@@ -9,12 +9,12 @@ import type { WebhookConfig } from '@switchboard/protocol';
  */
 export interface WebhookTarget {
   readonly id: string;
-  readonly config: WebhookConfig;
+  readonly config: ResourceWebhookConfig;
 }
 
 export const GLOBAL_TARGET = 'global';
 
-export function webhookTargets(webhooks: readonly WebhookConfig[], globalHook: WebhookConfig | null): WebhookTarget[] {
+export function webhookTargets(webhooks: readonly ResourceWebhookConfig[], globalHook: ResourceWebhookConfig | null): WebhookTarget[] {
   const seen = new Map<string, number>();
   const targets = webhooks.map((config) => {
     const n = (seen.get(config.url) ?? 0) + 1;

@@ -1,4 +1,4 @@
-import { STREAMS, type WebhookConfig } from '@switchboard/protocol';
+import { type ResourceWebhookConfig, type SecretKeySelector, STREAMS } from '@switchboard/protocol';
 import type { OutboundPolicy } from '@switchboard/engine-pod';
 import type { Logger } from 'pino';
 import type { NatsConnection } from 'nats';
@@ -12,6 +12,10 @@ import { ReplayWorker } from './replay-worker.js';
 import { Slots } from './slots.js';
 import { QUEUE_CONSUMER_PREFIX, queueConsumerName, webhookTargets } from './webhook-targets.js';
 import { type QueueSpec, WebhookQueue } from './webhook-queue.js';
+import { resolveWebhook } from './webhook-secrets.js';
+import { SecretUnavailable } from './session-secrets.js';
+
+const noSecrets = (ref: SecretKeySelector) => Promise.reject(new SecretUnavailable(`no Secrets are read here (Secret '${ref.name}')`));
 
 export interface WebhookWorkerOptions {
   readonly nc: NatsConnection;
@@ -21,8 +25,10 @@ export interface WebhookWorkerOptions {
   /** Registers a call for each change of the sessions or their config; returns the unsubscribe. */
   readonly onSessionsChange?: (listener: () => void) => () => void;
   /** The session's current `config.webhooks`. */
-  readonly webhooksOf: (session: string) => readonly WebhookConfig[];
-  readonly globalHook: WebhookConfig | null;
+  readonly webhooksOf: (session: string) => readonly ResourceWebhookConfig[];
+  readonly globalHook: ResourceWebhookConfig | null;
+  /** The value of a Secret's key a webhook names (`SessionSecrets.value`); none can be read when left out. */
+  readonly secretValue?: (ref: SecretKeySelector) => Promise<string>;
   /**
    * Whether an event may be delivered (events/event-validator.ts), reporting one that may not.
    * Called by one queue of the session (its first webhook's); the others ask `isValid`.
@@ -90,6 +96,7 @@ export class JetStreamWebhookWorker {
       log: options.log,
       observer: options.observer ?? NO_DELIVERY_OBSERVER,
       counters: this.counters,
+      resolve: (target) => resolveWebhook(target, options.secretValue ?? noSecrets),
     };
   }
 

@@ -5,7 +5,6 @@ import type {
   SessionInfo,
   SessionStartDeprecatedRequest,
   SessionUpdateRequest,
-  WebhookConfig,
 } from '@switchboard/protocol';
 
 /**
@@ -30,6 +29,5 @@ export interface SessionBackend {
   /** Unpairs; starts again unless the session was STOPPED (spec part 3, rule 4). */
   logout(name: string): Promise<SessionDTO>;
   command(name: string, command: EngineCommand): Promise<unknown>;
-  webhooksOf(name: string): readonly WebhookConfig[];
   close(): Promise<void>;
 }

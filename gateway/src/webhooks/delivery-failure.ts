@@ -18,6 +18,11 @@ export function timeoutFailure(timeoutMs: number): DeliveryFailure {
   return { reason: 'timeout', detail: `timeout after ${timeoutMs} ms` };
 }
 
+/** Cluster mode: a Secret the webhook names cannot be read (`detail` says which, and why). */
+export function secretFailure(detail: string): DeliveryFailure {
+  return { reason: 'secret_unavailable', detail };
+}
+
 /** undici's and the socket's own timeouts, as against our timer's. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 

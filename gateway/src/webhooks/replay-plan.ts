@@ -1,9 +1,10 @@
 import type { DeadDelivery, ReplayResult, WebhookConfig } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 
-export interface PlannedReplay {
+/** `W`: a webhook as the mode keeps it (cluster mode's may name its secrets' Secrets). */
+export interface PlannedReplay<W extends { url: string } = WebhookConfig> {
   readonly dead: DeadDelivery;
-  readonly target: WebhookConfig;
+  readonly target: W;
 }
 
 /**
@@ -12,13 +13,13 @@ export interface PlannedReplay {
  * has it), so a fixed key or header applies; with no such webhook any more it stays dead.
  * Unknown ids refuse the whole call, before anything changed.
  */
-export function planReplay(
+export function planReplay<W extends { url: string }>(
   session: string,
   found: readonly DeadDelivery[],
   ids: readonly number[] | undefined,
-  webhooks: readonly WebhookConfig[],
-  globalHook: WebhookConfig | null,
-): { replay: PlannedReplay[]; skipped: ReplayResult['skipped'] } {
+  webhooks: readonly W[],
+  globalHook: W | null,
+): { replay: PlannedReplay<W>[]; skipped: ReplayResult['skipped'] } {
   if (ids !== undefined) {
     const known = new Set(found.map((dead) => dead.id));
     const unknown = [...new Set(ids)].filter((id) => !known.has(id));
@@ -26,7 +27,7 @@ export function planReplay(
       throw new ApiError(404, `session '${session}' has no dead delivery with id ${unknown.join(', ')}`, { session, ids: unknown });
     }
   }
-  const replay: PlannedReplay[] = [];
+  const replay: PlannedReplay<W>[] = [];
   const skipped: ReplayResult['skipped'] = [];
   for (const dead of found) {
     const target = webhooks.find((hook) => hook.url === dead.url) ?? (globalHook?.url === dead.url ? globalHook : undefined);

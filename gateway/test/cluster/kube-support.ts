@@ -14,7 +14,7 @@ import {
 import { MESSAGING_SESSION, resourceNameFor } from '@switchboard/protocol';
 import { type ApiCall, apiClient } from '@switchboard/testkit';
 import type { NatsConnection } from 'nats';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import type { ControlPlane } from '../../../test/e2e/support/control-plane.js';
 import { type ClusterGateway, createClusterGateway } from '../../src/cluster/create-cluster-gateway.js';
 
@@ -40,7 +40,12 @@ export interface TestClusterGateway {
 }
 
 /** A gateway in cluster mode on a loopback port, against the control plane and a NATS server. */
-export async function startClusterGateway(cp: ControlPlane, namespace: string, natsUrl: string): Promise<TestClusterGateway> {
+export async function startClusterGateway(
+  cp: ControlPlane,
+  namespace: string,
+  natsUrl: string,
+  logger: Logger = silent,
+): Promise<TestClusterGateway> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(cp.kubeconfigPath);
   const gateway = await createClusterGateway({
@@ -49,7 +54,7 @@ export async function startClusterGateway(cp: ControlPlane, namespace: string, n
     apiKey: ADMIN_KEY,
     defaultEngine: 'SANDBOX',
     logLevel: 'silent',
-    logger: silent,
+    logger,
     globalWebhook: null,
     namespace,
     natsUrl,

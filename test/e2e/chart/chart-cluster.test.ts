@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createClusterGateway, readConfig as readGatewayConfig } from '@switchboard/gateway';
 import { readConfig as readOperatorConfig, startOperator } from '@switchboard/operator';
-import { waitFor } from '@switchboard/testkit';
+import { waitFor, WebhookReceiver } from '@switchboard/testkit';
+import { connect } from 'nats';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { startEnginePod } from '../../../gateway/test/cluster/kube-support.js';
 import { type ControlPlane, type Nats, start, startNats } from '../support/control-plane.js';
 import {
   applyCrds,
@@ -172,21 +174,26 @@ describe('chart against a real API server', () => {
     for (const args of refused) expect(await canI(ns, sa, ...args), `operator ${args.join(' ')}`).toBe(false);
   });
 
-  it('RBAC: the gateway may manage MessagingSessions, and is refused pods, secrets and status', async () => {
+  it('RBAC: the gateway may manage MessagingSessions and its namespace\'s Secrets by name, and is refused pods, listing Secrets, other namespaces and status', async () => {
     await ensureDefaults();
     const ns = DEFAULTS_NS;
     const sa = `${FULL}-gateway`;
     for (const verb of ['get', 'list', 'watch', 'create', 'patch', 'delete']) {
       expect(await canI(ns, sa, verb, 'messagingsessions.switchboard.dev'), `gateway ${verb} msess`).toBe(true);
     }
+    // Webhook secrets: read by name for deliveries, a session's own Secret written and deleted.
+    for (const verb of ['get', 'create', 'update', 'delete']) expect(await canI(ns, sa, verb, 'secrets'), `gateway ${verb} secrets`).toBe(true);
     const refused = [
       ['create', 'pods'],
       ['get', 'pods'],
       ['list', 'pods'],
       ['delete', 'pods'],
-      ['get', 'secrets'],
       ['list', 'secrets'],
+      ['watch', 'secrets'],
+      ['patch', 'secrets'],
       ['get', 'secrets', '-n', 'kube-system'],
+      ['get', 'secrets', '-n', 'default'],
+      ['create', 'secrets', '-n', 'default'],
       ['patch', 'messagingsessions.switchboard.dev', '--subresource=status'],
       ['update', 'messagingsessions.switchboard.dev', '--subresource=finalizers'],
       ['list', 'messagingsessions.switchboard.dev', '-n', 'default'],
@@ -224,7 +231,7 @@ describe('chart against a real API server', () => {
     expect(noweb.spec.config.webhooks).toHaveLength(2);
   });
 
-  it("the real operator and gateway run with the chart's env and only their ServiceAccounts' tokens: a session created through the API gets its engine pod", async () => {
+  it("the real operator and gateway run with the chart's env and only their ServiceAccounts' tokens: a session created through the API gets its engine pod, its webhook secrets a Secret", async () => {
     const defaults = await ensureDefaults();
     const ns = DEFAULTS_NS;
     const resolve = async (container: any, overrides: Record<string, string>) => {
@@ -298,6 +305,45 @@ describe('chart against a real API server', () => {
 
         const listed = (await (await api('/api/sessions?all=true')).json()) as { name: string }[];
         expect(listed.map((s) => s.name)).toContain('chart-demo');
+
+        // Webhook secrets, with the gateway's token only: written into a Secret the resource
+        // owns, shown by no `get`, and read back to sign each delivery.
+        const [hmacKey, token] = ['chart-hmac-key-0123', 'chart-header-token-0123'];
+        const rx = await new WebhookReceiver(hmacKey).start();
+        const nc = await connect({ servers: nats.url });
+        try {
+          const hooked = await api('/api/sessions', {
+            method: 'POST',
+            body: {
+              name: 'chart-hooks',
+              engine: 'SANDBOX',
+              config: { webhooks: [{ url: rx.url, events: ['session.status'], hmac: { key: hmacKey }, customHeaders: [{ name: 'X-Token', value: token }] }] },
+            },
+          });
+          expect(hooked.status, await hooked.clone().text()).toBe(201);
+          const shown = [
+            (await ok(kubectl(cp, ['get', 'msess', '-n', ns, 'chart-hooks', '-o', 'yaml']), 'get msess')).stdout,
+            await (await api('/api/sessions/chart-hooks')).text(),
+            await (await api('/api/sessions?all=true')).text(),
+          ];
+          for (const text of shown) {
+            expect(text).not.toContain(hmacKey);
+            expect(text).not.toContain(token);
+          }
+          expect(shown[0]).toContain('secretKeyRef');
+          // An engine of the session's publishes its events (the pod stays Pending: there is no kubelet).
+          const engine = await startEnginePod(nc, 'chart-hooks');
+          try {
+            const hook = await waitFor(() => rx.received.find((r) => r.body.event === 'session.status'), 'a signed webhook', CHART_WAIT_MS);
+            expect(hook.hmacValid).toBe(true);
+            expect(hook.headers['x-token']).toBe(token);
+          } finally {
+            await engine.stop();
+          }
+        } finally {
+          await nc.close();
+          await rx.stop();
+        }
 
         // Delete through the API: the gateway marks it, the operator's finalizer lets it go.
         const deleted = await api('/api/sessions/chart-demo', { method: 'DELETE' });

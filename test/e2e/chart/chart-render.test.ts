@@ -242,6 +242,19 @@ describe('chart: lint, schema and templates', () => {
     expect(leaseRule).toEqual({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['sb-leader'], verbs: ['get', 'update'] });
   });
 
+  it('RBAC: Roles in the release namespace only; the gateway reads and writes Secrets by name (no list or watch), the operator not at all', async () => {
+    const m = await render();
+    expect(m.filter((x) => x.kind === 'ClusterRole' || x.kind === 'ClusterRoleBinding')).toEqual([]);
+    const gateway = find(m, 'Role', `${FULL}-gateway`);
+    expect(gateway.metadata.namespace).toBe(NS);
+    expect(gateway.rules).toEqual([
+      { apiGroups: ['switchboard.dev'], resources: ['messagingsessions'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update', 'delete'] },
+    ]);
+    const operator = find(m, 'Role', `${FULL}-operator`);
+    expect(operator.rules.filter((rule: any) => rule.resources.includes('secrets'))).toEqual([]);
+  });
+
   it.each(Object.entries(VALUE_SETS))("the gateway's and operator's own config checks accept the env the chart gives them: %s", async (_, values) => {
     const m = await render(values);
     const gatewayEnv = resolvedEnv(envOf(container(m, `${FULL}-gateway`)));

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type ResourceCustomHeader,
+  type ResourceHmacConfig,
+  type ResourceSessionConfig,
+  type ResourceWebhookConfig,
+  type SecretKeySelector,
+  type SessionConfig,
+  type WebhookConfig,
+  webhookSecretName,
+} from '@switchboard/protocol';
+import { ApiError } from '../http/errors.js';
+import { maskSessionConfig, restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
+import { webhookTargets } from './webhook-targets.js';
+
+/**
+ * Cluster mode keeps webhook secrets (each `hmac.key` and custom header value) in Secrets, and
+ * the MessagingSession names them (`keyFrom` / `valueFrom` `.secretKeyRef`). These are the
+ * conversions between the API's config, where a secret is a value, and the resource's.
+ */
+
+/** Where one secret of a resource webhook is: a plain value (resources written before) or a Secret key. */
+type SecretSource = { readonly value: string } | { readonly ref: SecretKeySelector };
+
+const sourceOf = (plain: string | undefined, from: { secretKeyRef: SecretKeySelector } | undefined): SecretSource =>
+  from ? { ref: from.secretKeyRef } : { value: plain ?? '' };
+
+/** The resource config as answers show it: every secret masked, wherever it is kept. */
+export function apiConfigOf(config: ResourceSessionConfig | undefined): SessionConfig {
+  return maskSessionConfig(withTokens(config ?? {}).config);
+}
+
+/**
+ * The resource config of what a client sent (`sent`, where "***" keeps the secret `stored` has
+ * at the same place), and the data of the session's own Secret. Every value the client sent
+ * goes into that Secret under a key named after its webhook (and header), and the config refers
+ * to it; a kept secret stays where it is: a Secret a `kubectl` user named stays named; a plain
+ * value of an older resource moves into the Secret (docs/operations.md, "Webhook secrets").
+ * `readOwn` reads the session's Secret as it is now, for the values that move with a rewrite.
+ */
+export async function storeSecrets(
+  resourceName: string,
+  sent: SessionConfig,
+  stored: ResourceSessionConfig | undefined,
+  readOwn: () => Promise<Record<string, string> | null>,
+): Promise<{ config: ResourceSessionConfig; data: Record<string, string> }> {
+  const tokens = withTokens(stored ?? {});
+  const restored = restoreSessionConfigSecrets(sent, tokens.config);
+  if (!restored.webhooks) return { config: restored, data: {} };
+  const own = webhookSecretName(resourceName);
+  const data: Record<string, string> = {};
+  let current: Promise<Record<string, string> | null> | undefined;
+  /** A secret as the resource holds it: a reference to `key` of the session's Secret, or the user's Secret kept. */
+  const place = async (secret: string, key: string, path: string): Promise<{ secretKeyRef: SecretKeySelector }> => {
+    const source = tokens.sources.get(secret) ?? { value: secret };
+    if ('ref' in source && source.ref.name !== own) return { secretKeyRef: source.ref };
+    const value = 'value' in source ? source.value : (await (current ??= readOwn()))?.[source.ref.key];
+    if (value === undefined) {
+      throw new ApiError(409, `the stored secret of ${path} is gone (Secret '${own}' lost it): send its value`, [
+        { path, reason: 'its stored value is gone; send the value' },
+      ]);
+    }
+    data[key] = value;
+    return { secretKeyRef: { name: own, key } };
+  };
+  const ids = webhookTargets(restored.webhooks, null).map((target) => target.id);
+  const webhooks = await Promise.all(
+    restored.webhooks.map(async (hook, index): Promise<ResourceWebhookConfig> => {
+      const path = `body.config.webhooks[${index}]`;
+      const id = ids[index]!;
+      const hmac = hook.hmac && { keyFrom: await place(hook.hmac.key, `${id}-hmac`, `${path}.hmac.key`) };
+      const customHeaders =
+        hook.customHeaders &&
+        (await Promise.all(
+          hook.customHeaders.map(async ({ name, value }, n) => ({
+            name,
+            valueFrom: await place(value, `${id}-header-${n}`, `${path}.customHeaders[${n}].value`),
+          })),
+        ));
+      return { ...hook, hmac, customHeaders };
+    }),
+  );
+  return { config: { ...restored, webhooks }, data };
+}
+
+/**
+ * The webhook as it is sent: each secret read where it is kept. `value` rejects for a Secret or
+ * key that cannot be read, and so does this: the delivery attempt fails.
+ */
+export async function resolveWebhook(
+  hook: ResourceWebhookConfig,
+  value: (ref: SecretKeySelector) => Promise<string>,
+): Promise<WebhookConfig> {
+  if (!hook.hmac?.keyFrom && !hook.customHeaders?.some((header) => header.valueFrom)) return hook as WebhookConfig;
+  const read = async (source: SecretSource) => ('ref' in source ? value(source.ref) : source.value);
+  return {
+    ...hook,
+    hmac: hook.hmac && { key: await read(sourceOf(hook.hmac.key, hook.hmac.keyFrom)) },
+    customHeaders:
+      hook.customHeaders &&
+      (await Promise.all(hook.customHeaders.map(async (h) => ({ name: h.name, value: await read(sourceOf(h.value, h.valueFrom)) })))),
+  };
+}
+
+/** The Secrets a config names: what a delivery of it reads. */
+export function secretNamesOf(config: ResourceSessionConfig | undefined): Set<string> {
+  const names = new Set<string>();
+  for (const hook of config?.webhooks ?? []) {
+    if (hook.hmac?.keyFrom) names.add(hook.hmac.keyFrom.secretKeyRef.name);
+    for (const header of hook.customHeaders ?? []) if (header.valueFrom) names.add(header.valueFrom.secretKeyRef.name);
+  }
+  return names;
+}
+
+/** Whether a config holds a secret in plain text (a resource written before secrets went into Secrets). */
+export function hasPlainSecrets(config: ResourceSessionConfig | undefined): boolean {
+  return (config?.webhooks ?? []).some(
+    (hook) => hook.hmac?.key !== undefined || (hook.customHeaders ?? []).some((header) => header.value !== undefined),
+  );
+}
+
+/**
+ * The config in the API's shape with each secret replaced by a random token, and what each token
+ * stands for: masking then hides them all, and restoring a client's "***" brings back the token,
+ * which says where the kept secret is without reading it.
+ */
+function withTokens(config: ResourceSessionConfig): { config: SessionConfig; sources: Map<string, SecretSource> } {
+  const sources = new Map<string, SecretSource>();
+  const prefix = randomUUID();
+  const token = (source: SecretSource) => {
+    const id = `${prefix}.${sources.size}`;
+    sources.set(id, source);
+    return id;
+  };
+  const hmacOf = (hmac: ResourceHmacConfig) => ({ key: token(sourceOf(hmac.key, hmac.keyFrom)) });
+  const headerOf = (header: ResourceCustomHeader) => ({ name: header.name, value: token(sourceOf(header.value, header.valueFrom)) });
+  if (!config.webhooks) return { config: config as SessionConfig, sources };
+  const webhooks = config.webhooks.map((hook) => ({
+    ...hook,
+    hmac: hook.hmac && hmacOf(hook.hmac),
+    customHeaders: hook.customHeaders && hook.customHeaders.map(headerOf),
+  }));
+  return { config: { ...config, webhooks }, sources };
+}

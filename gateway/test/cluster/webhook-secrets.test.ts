@@ -1,0 +1,88 @@
+import type { ResourceSessionConfig, SecretKeySelector, SessionConfig } from '@switchboard/protocol';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/http/errors.js';
+import { apiConfigOf, hasPlainSecrets, resolveWebhook, secretNamesOf, storeSecrets } from '../../src/cluster/webhook-secrets.js';
+
+const OWN = 'alpha-webhook-secrets';
+const ref = (name: string, key: string) => ({ secretKeyRef: { name, key } });
+const hook = <T extends object>(extra: T) => ({ url: 'https://hooks.example.com/in', events: ['*' as const], ...extra });
+const noOwnSecret = async () => null;
+
+describe('cluster webhook secrets: the API config and the resource config', () => {
+  it('stores every secret a client sends in the session Secret and refers to it; nothing secret is left in the config', async () => {
+    const sent: SessionConfig = {
+      metadata: { team: 'a' },
+      webhooks: [hook({ hmac: { key: 'hmac-secret' }, customHeaders: [{ name: 'X-Token', value: 'tok-1' }, { name: 'X-Team', value: 'support' }] })],
+    };
+    const { config, data } = await storeSecrets('alpha', sent, undefined, noOwnSecret);
+    const stored = config.webhooks![0]!;
+    expect(stored.hmac).toEqual({ keyFrom: ref(OWN, expect.stringMatching(/-hmac$/)) });
+    expect(stored.customHeaders).toEqual([
+      { name: 'X-Token', valueFrom: ref(OWN, expect.stringMatching(/-header-0$/)) },
+      { name: 'X-Team', valueFrom: ref(OWN, expect.stringMatching(/-header-1$/)) },
+    ]);
+    expect(JSON.stringify(config)).not.toMatch(/hmac-secret|tok-1|support/);
+    expect(config.metadata).toEqual({ team: 'a' });
+    expect(Object.values(data).sort()).toEqual(['hmac-secret', 'support', 'tok-1']);
+    expect(data[stored.hmac!.keyFrom!.secretKeyRef.key]).toBe('hmac-secret');
+    // A config without webhook secrets needs no Secret.
+    expect((await storeSecrets('alpha', { webhooks: [hook({})] }, undefined, noOwnSecret)).data).toEqual({});
+  });
+
+  it('resolves what it stored back to the values, and masks them for answers', async () => {
+    const sent: SessionConfig = { webhooks: [hook({ hmac: { key: 'k1' }, customHeaders: [{ name: 'X-Token', value: 'tok' }] })] };
+    const { config, data } = await storeSecrets('alpha', sent, undefined, noOwnSecret);
+    const read = async ({ name, key }: SecretKeySelector) => (name === OWN ? data[key]! : Promise.reject(new Error('other Secret')));
+    expect(await resolveWebhook(config.webhooks![0]!, read)).toEqual(sent.webhooks![0]);
+    expect(apiConfigOf(config)).toEqual({ webhooks: [hook({ hmac: { key: '***' }, customHeaders: [{ name: 'X-Token', value: '***' }] })] });
+  });
+
+  it('"***" keeps the stored secret: a user Secret stays named, the own Secret is rewritten with its value, a plain one moves into it', async () => {
+    const stored: ResourceSessionConfig = {
+      webhooks: [
+        hook({ hmac: { keyFrom: ref('my-hooks', 'hmac') }, customHeaders: [{ name: 'X-Token', valueFrom: ref(OWN, 'old-key') }] }),
+        { url: 'https://legacy.example.com/', events: ['message'], hmac: { key: 'plain-hmac' }, customHeaders: [{ name: 'X-Legacy', value: 'plain-header' }] },
+      ],
+    };
+    const sent = apiConfigOf(stored);
+    let reads = 0;
+    const readOwn = async () => {
+      reads++;
+      return { 'old-key': 'own-token' };
+    };
+    const { config, data } = await storeSecrets('alpha', sent, stored, readOwn);
+    expect(config.webhooks![0]!.hmac).toEqual({ keyFrom: ref('my-hooks', 'hmac') });
+    const [own, legacy] = [config.webhooks![0]!, config.webhooks![1]!];
+    expect(data[own.customHeaders![0]!.valueFrom!.secretKeyRef.key]).toBe('own-token');
+    expect(data[legacy.hmac!.keyFrom!.secretKeyRef.key]).toBe('plain-hmac');
+    expect(data[legacy.customHeaders![0]!.valueFrom!.secretKeyRef.key]).toBe('plain-header');
+    expect(hasPlainSecrets(config)).toBe(false);
+    expect(hasPlainSecrets(stored)).toBe(true);
+    expect(secretNamesOf(config)).toEqual(new Set(['my-hooks', OWN]));
+    expect(reads).toBe(1);
+  });
+
+  it('a new value replaces a stored one; "***" with nothing stored, or with the own Secret gone, is refused naming the field', async () => {
+    const stored: ResourceSessionConfig = { webhooks: [hook({ hmac: { keyFrom: ref('my-hooks', 'hmac') } })] };
+    const { config, data } = await storeSecrets('alpha', { webhooks: [hook({ hmac: { key: 'new' } })] }, stored, noOwnSecret);
+    expect(config.webhooks![0]!.hmac!.keyFrom!.secretKeyRef.name).toBe(OWN);
+    expect(Object.values(data)).toEqual(['new']);
+
+    const nothingStored = storeSecrets('alpha', { webhooks: [hook({ customHeaders: [{ name: 'X-Token', value: '***' }] })] }, stored, noOwnSecret);
+    await expect(nothingStored).rejects.toMatchObject({ statusCode: 400 });
+    await expect(nothingStored).rejects.toThrow('body.config.webhooks[0].customHeaders[0].value');
+
+    const lost: ResourceSessionConfig = { webhooks: [hook({ hmac: { keyFrom: ref(OWN, 'gone') } })] };
+    const gone = storeSecrets('alpha', apiConfigOf(lost), lost, async () => ({}));
+    await expect(gone).rejects.toBeInstanceOf(ApiError);
+    await expect(gone).rejects.toThrow('body.config.webhooks[0].hmac.key');
+  });
+
+  it('a secret that cannot be read fails the resolution with why', async () => {
+    const config = hook({ hmac: { keyFrom: ref('missing', 'hmac') } });
+    await expect(resolveWebhook(config, async () => Promise.reject(new Error("Secret 'missing' not found")))).rejects.toThrow("Secret 'missing' not found");
+    // A webhook with no Secret in it is sent as it is.
+    const plain = hook({ hmac: { key: 'k' } });
+    expect(await resolveWebhook(plain, () => Promise.reject(new Error('not asked')))).toBe(plain);
+  });
+});
