@@ -1,4 +1,6 @@
 import { inject } from 'vitest';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { MESSAGING_SESSION, resourceNameFor } from '@switchboard/protocol';
 import type { ApiCall } from '@switchboard/testkit';
 import { startGatewayProcess } from '../e2e/support/cluster-environment.js';
 import { ADMIN_KEY, type ContractGateway, type ContractOptions } from './harness.js';
@@ -39,4 +41,27 @@ export async function startGateway(options: ContractOptions): Promise<ContractGa
       }
     },
   };
+}
+
+/**
+ * What `kubectl get` shows of the environment's namespace: a session's MessagingSession, or a
+ * Secret (its data decoded). Null when there is none.
+ */
+export async function readFromCluster(kind: 'resource' | 'secret', name: string): Promise<any | null> {
+  const { kubeconfigPath, namespace } = inject('clusterEnvironment');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  try {
+    if (kind === 'resource') {
+      const { group, version, plural } = MESSAGING_SESSION;
+      const api = kubeConfig.makeApiClient(CustomObjectsApi);
+      return await api.getNamespacedCustomObject({ group, version, namespace, plural, name: resourceNameFor(name) });
+    }
+    const secret = await kubeConfig.makeApiClient(CoreV1Api).readNamespacedSecret({ name, namespace });
+    const data = Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]));
+    return { ...secret, data };
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return null;
+    throw error;
+  }
 }

@@ -1,6 +1,6 @@
 import { waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContractGateway, startGateway, workingSession } from './harness.js';
+import { type ContractGateway, mode, startGateway, workingSession } from './harness.js';
 
 /** Events reach the receiver through NATS and a webhook queue in cluster mode: give them time. */
 const TIMEOUT_MS = 15_000;
@@ -85,6 +85,23 @@ describe('secrets in a session config are write-only', () => {
       expect(answer.config).toEqual(masked);
       expectNoSecret(answer);
     }
+  });
+
+  it.runIf(mode === 'cluster')('cluster mode: the MessagingSession holds no HMAC key or header value, a Secret it owns does', async () => {
+    const { readFromCluster } = await import('./cluster-harness.js');
+    const rx = await receiver(HMAC_KEY);
+    expect((await gw.api('POST', '/api/sessions', { name: 'resource-1', start: false, config: { webhooks: [webhook(rx)] } })).status).toBe(201);
+    const resource = await readFromCluster('resource', 'resource-1');
+    const text = JSON.stringify(resource);
+    expect(text).not.toContain(HMAC_KEY);
+    expect(text).not.toContain(HEADER_VALUE);
+    const [stored] = resource.spec.config.webhooks;
+    const secretName = stored.hmac.keyFrom.secretKeyRef.name;
+    expect(stored.customHeaders[0].valueFrom.secretKeyRef.name).toBe(secretName);
+    const secret = await readFromCluster('secret', secretName);
+    expect(secret.data[stored.hmac.keyFrom.secretKeyRef.key]).toBe(HMAC_KEY);
+    expect(secret.data[stored.customHeaders[0].valueFrom.secretKeyRef.key]).toBe(HEADER_VALUE);
+    expect(secret.metadata.ownerReferences).toMatchObject([{ kind: 'MessagingSession', uid: resource.metadata.uid }]);
   });
 
   it('a PUT that sends the masked config back keeps every secret; a new value replaces one', async () => {

@@ -38,7 +38,10 @@ import type { SessionCache } from './session-cache.js';
 import type { SessionCommandChannel } from './session-commands.js';
 import { apiStatus, type JsonPatchOperation, type SessionResources } from './session-resources.js';
 import type { SessionSecrets } from './session-secrets.js';
-import { secretNamesOf, storeSecrets } from './webhook-secrets.js';
+import { hasPlainSecrets, secretNamesOf, storeSecrets } from './webhook-secrets.js';
+
+/** Where a client-side `kubectl apply` keeps what it applied. */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 export interface ClusterBackendOptions {
   readonly resources: SessionResources;
@@ -326,6 +329,11 @@ export class ClusterSessionBackend implements SessionBackend {
     const own = webhookSecretName(resourceName);
     const { config, data } = await storeSecrets(resourceName, sent, current.spec.config, () => this.options.secrets.read(own));
     operations.push({ op: 'add', path: '/spec/config', value: config });
+    // A client-side `kubectl apply` keeps a copy of what it applied, plain secrets included:
+    // moving them out of the spec takes that copy too (its next apply patches as if first).
+    if (hasPlainSecrets(current.spec.config) && current.metadata?.annotations?.[LAST_APPLIED] !== undefined) {
+      operations.push({ op: 'remove', path: `/metadata/annotations/${jsonPointerToken(LAST_APPLIED)}` });
+    }
     if (Object.keys(data).length === 0) return secretNamesOf(current.spec.config).has(own);
     const version = await this.options.secrets.write(current, data);
     operations.push(

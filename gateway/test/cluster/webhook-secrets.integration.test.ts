@@ -216,9 +216,10 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     });
     expect(labelled.status).toBe(200);
     expect((await gw.api('POST', '/api/byhand/webhooks/dead/replay', {})).status).toBe(202);
-    const late = await waitFor(() => missing.received[0], 'the replayed delivery', 15_000);
-    expect(signed(late, 'late-key')).toBe(true);
-    expect(missing.received).toHaveLength(1);
+    // Each of its dead deliveries (one per status event) is sent again, signed.
+    await waitFor(async () => (await gw.api('GET', '/api/byhand/webhooks/dead')).body.length === 0, 'no dead delivery left', 15_000);
+    expect(missing.received.length).toBeGreaterThan(0);
+    for (const late of missing.received) expect(signed(late, 'late-key')).toBe(true);
   });
 
   it('keeps delivering a resource applied with plain secrets, and the next config write through the API moves them into the Secret', async () => {
