@@ -26,7 +26,8 @@ export {
   type EventPublisherOptions,
   EVENTS_STREAM_CONFIG,
 } from './cluster/event-publisher.js';
-export { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode } from './cluster/jetstream.js';
+export { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, type StoreOptions } from './cluster/jetstream.js';
+export { ensureClusterStores } from './cluster/cluster-stores.js';
 export { authKeyToken, NatsAuthStateStore, openAuthBucket, purgeSessionAuth } from './cluster/nats-auth-state-store.js';
 export { type LeaseRecord, SessionLease, type SessionLeaseOptions } from './cluster/session-lease.js';
 export { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';

@@ -31,6 +31,8 @@ export interface GatewayConfig {
   readonly namespace?: string | undefined;
   /** Cluster mode: the NATS server(s), comma-separated. */
   readonly natsUrl?: string | undefined;
+  /** Cluster mode: the gateway's NATS credentials (a `.creds` file's text), when NATS has authentication. Never logged. */
+  readonly natsCredentials?: string | undefined;
   /** Where clients reach this gateway, the start of every `media.url`; default `http://localhost:<port>`. */
   readonly baseUrl?: string | undefined;
   /** How long a stored media file can be downloaded; default 24 hours. */
@@ -60,6 +62,10 @@ const Env = z.object({
   SWITCHBOARD_LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   SWITCHBOARD_NAMESPACE: z.string().min(1).optional(),
   SWITCHBOARD_NATS_URL: z.string().min(1).optional(),
+  SWITCHBOARD_NATS_CREDS: z
+    .string()
+    .refine((text) => text.includes('BEGIN NATS USER JWT') && text.includes('BEGIN USER NKEY SEED'), 'must be the text of a NATS credentials file')
+    .optional(),
   SWITCHBOARD_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   SWITCHBOARD_MEDIA_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(MAX_MEDIA_LIFETIME_SECONDS).default(24 * 60 * 60),
   SWITCHBOARD_OAUTH_ISSUER: z.string().min(1).optional(),
@@ -116,6 +122,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     outbound,
     namespace: e.SWITCHBOARD_NAMESPACE,
     natsUrl: e.SWITCHBOARD_NATS_URL,
+    natsCredentials: e.SWITCHBOARD_NATS_CREDS,
     baseUrl: e.SWITCHBOARD_BASE_URL?.replace(/\/+$/, ''),
     mediaLifetimeMs: e.SWITCHBOARD_MEDIA_LIFETIME_SECONDS * 1000,
     oauth: oauthSettings(e.SWITCHBOARD_OAUTH_ISSUER, e.SWITCHBOARD_OAUTH_AUDIENCE, e.SWITCHBOARD_OAUTH_JWKS_URL, e.SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS),

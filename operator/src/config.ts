@@ -17,8 +17,16 @@ export interface EnginePlacement {
 }
 
 /** What the operator needs to build engine pods; the rest of the config is about running. */
+/**
+ * Where engine pods find their NATS credentials (`SWITCHBOARD_NATS_CREDS` from a Secret): one
+ * Secret per session that the operator mints (the bundled NATS), or one Secret every engine pod
+ * shares (an external NATS). Unset: NATS without authentication.
+ */
+export type EngineNatsCredentials = { readonly kind: 'per-session' } | { readonly kind: 'shared'; readonly secret: string; readonly key: string };
+
 export interface EnginePodSettings {
   readonly natsUrl: string;
+  readonly natsCredentials?: EngineNatsCredentials;
   /** Image of the socket engines (SANDBOX, NOWEB, GOWS). */
   readonly engineImage: string;
   /** Image of the browser engines (WEBJS, WPP): Chromium inside. */
@@ -41,6 +49,13 @@ export interface OperatorConfig {
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
   readonly natsUrl: string;
+  /**
+   * The Secret of the release's NATS authentication (nats-auth/stored-auth.ts): the operator
+   * makes it when missing, connects with its own user from it and mints engine pods' users.
+   */
+  readonly natsAuthSecret?: string;
+  /** The operator's NATS credentials (a `.creds` file's text), with an external NATS. Never logged. */
+  readonly natsCredentials?: string;
   readonly pods: EnginePodSettings;
   /** Leader-election identity: unique per replica. */
   readonly identity: string;
@@ -80,11 +95,22 @@ const Toleration = z.object({
 });
 export type Toleration = z.infer<typeof Toleration>;
 
+const secretName = z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'a Secret name');
+
 const quantity = z.string().regex(/^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/, 'a Kubernetes quantity, e.g. 250m or 512Mi');
 
 const Env = z.object({
   SWITCHBOARD_NAMESPACE: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a namespace name').optional(),
   SWITCHBOARD_NATS_URL: required('the NATS URL, e.g. nats://nats:4222'),
+  SWITCHBOARD_NATS_AUTH_SECRET: secretName.optional(),
+  SWITCHBOARD_NATS_CREDS: z
+    .string()
+    .refine((text) => text.includes('BEGIN NATS USER JWT') && text.includes('BEGIN USER NKEY SEED'), 'must be the text of a NATS credentials file')
+    .optional(),
+  SWITCHBOARD_ENGINE_NATS_CREDS_SECRET: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?\/[-._a-zA-Z0-9]+$/, '<Secret name>/<key>, e.g. nats-creds/engine.creds')
+    .optional(),
   SWITCHBOARD_ENGINE_IMAGE: required('the image of the socket engines (SANDBOX, NOWEB, GOWS)'),
   SWITCHBOARD_BROWSER_ENGINE_IMAGE: required('the image of the browser engines (WEBJS, WPP)'),
   SWITCHBOARD_IDENTITY: z.string().min(1).optional(),
@@ -129,12 +155,26 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
     throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
   }
   const outbound = { deny: e[OUTBOUND_DENY_VARIABLE], allow: e[OUTBOUND_ALLOW_VARIABLE] };
+  if (e.SWITCHBOARD_NATS_AUTH_SECRET && (e.SWITCHBOARD_NATS_CREDS || e.SWITCHBOARD_ENGINE_NATS_CREDS_SECRET)) {
+    throw new ConfigError(
+      'invalid configuration:\n  SWITCHBOARD_NATS_AUTH_SECRET: the bundled NATS authentication comes with its own credentials; leave out SWITCHBOARD_NATS_CREDS and SWITCHBOARD_ENGINE_NATS_CREDS_SECRET',
+    );
+  }
+  const engineSecret = e.SWITCHBOARD_ENGINE_NATS_CREDS_SECRET?.split('/');
+  const natsCredentials: EngineNatsCredentials | undefined = e.SWITCHBOARD_NATS_AUTH_SECRET
+    ? { kind: 'per-session' }
+    : engineSecret
+      ? { kind: 'shared', secret: engineSecret[0]!, key: engineSecret[1]! }
+      : undefined;
   return {
     kubeConfig: kubeConfig ?? loadKubeConfig(),
     namespace: e.SWITCHBOARD_NAMESPACE ?? inClusterNamespace() ?? 'default',
     natsUrl: e.SWITCHBOARD_NATS_URL,
+    ...(e.SWITCHBOARD_NATS_AUTH_SECRET ? { natsAuthSecret: e.SWITCHBOARD_NATS_AUTH_SECRET } : {}),
+    ...(e.SWITCHBOARD_NATS_CREDS ? { natsCredentials: e.SWITCHBOARD_NATS_CREDS } : {}),
     pods: {
       natsUrl: e.SWITCHBOARD_NATS_URL,
+      ...(natsCredentials ? { natsCredentials } : {}),
       engineImage: e.SWITCHBOARD_ENGINE_IMAGE,
       browserEngineImage: e.SWITCHBOARD_BROWSER_ENGINE_IMAGE,
       ...(e.SWITCHBOARD_BASE_URL ? { baseUrl: e.SWITCHBOARD_BASE_URL.replace(/\/+$/, '') } : {}),

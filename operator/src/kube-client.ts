@@ -7,6 +7,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1Pod,
+  type V1Secret,
 } from '@kubernetes/client-node';
 import { LOGOUT_FINALIZER, MESSAGING_SESSION, type MessagingSessionStatus } from '@switchboard/protocol';
 import type { MessagingSessionObject } from './messaging-session.js';
@@ -53,6 +54,36 @@ export class KubeClient {
     } catch (error) {
       if (httpStatusOf(error) === 409) throw new ConflictError(`pod ${pod.metadata?.name} already exists`);
       throw error;
+    }
+  }
+
+  /** A Secret of the namespace, or null when there is none of that name. */
+  async readSecret(name: string): Promise<V1Secret | null> {
+    try {
+      return await this.core.readNamespacedSecret({ name, namespace: this.namespace });
+    } catch (error) {
+      if (httpStatusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  /** Creates a Secret; false when one of that name exists already (whoever made it first wins). */
+  async createSecret(secret: V1Secret): Promise<boolean> {
+    try {
+      await this.core.createNamespacedSecret({ namespace: this.namespace, body: secret });
+      return true;
+    } catch (error) {
+      if (httpStatusOf(error) === 409) return false;
+      throw error;
+    }
+  }
+
+  /** Deletes exactly the Secret that was read (its uid). */
+  async deleteSecret(name: string, uid: string): Promise<void> {
+    try {
+      await this.core.deleteNamespacedSecret({ name, namespace: this.namespace, body: { preconditions: { uid } } });
+    } catch (error) {
+      if (httpStatusOf(error) !== 404 && httpStatusOf(error) !== 409) throw error;
     }
   }
 

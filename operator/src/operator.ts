@@ -1,5 +1,6 @@
-import { resourceNameFor } from '@switchboard/protocol';
-import { connect } from 'nats';
+import { ensureClusterStores } from '@switchboard/engine-pod';
+import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
+import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';
 import type { OperatorConfig } from './config.js';
 import { EventRecorder } from './event-recorder.js';
@@ -8,6 +9,7 @@ import { OperatorInformers } from './informers.js';
 import { KubeClient } from './kube-client.js';
 import { type LeaseTimings, LeaderElector } from './leader-election.js';
 import { createLogger } from './logger.js';
+import { loadOrCreateNatsAuth } from './nats-auth/stored-auth.js';
 import { OperatorMetrics } from './operator-metrics.js';
 import { PodExpectations } from './reconcile/pod-expectations.js';
 import { SessionReconciler } from './reconcile/reconciler.js';
@@ -50,12 +52,29 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
   const metrics = new OperatorMetrics({ queueDepth: () => queue.length, isLeader: () => elector?.isLeader ?? false });
   // First, so a port already taken fails the start before anything connects.
   const http = await startOperatorHttp({ port: config.httpPort, metrics: metrics.registry, ready: () => synced });
+  const kube = new KubeClient(kubeConfig, namespace);
+  // The bundled NATS's authentication: made here the first time, before anything connects.
+  const natsAuth = config.natsAuthSecret
+    ? await loadOrCreateNatsAuth(kube, config.natsAuthSecret).catch(async (error: unknown) => {
+        await http.close();
+        throw error;
+      })
+    : undefined;
+  const credentials = natsAuth?.operatorCredentials ?? config.natsCredentials;
   const nc = await connect({
     servers: config.natsUrl,
     name: `switchboard-operator ${identity}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
+    ...(credentials ? { authenticator: credsAuthenticator(new TextEncoder().encode(credentials)) } : {}),
+    inboxPrefix: INBOX_PREFIXES.operator,
   }).catch(async (error: unknown) => {
+    await http.close();
+    throw error;
+  });
+  // Engine pods with credentials may not create streams: every one they use exists before the first pod.
+  await ensureClusterStores(nc).catch(async (error: unknown) => {
+    await nc.close();
     await http.close();
     throw error;
   });
@@ -68,9 +87,17 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     resyncMs: options.resyncMs,
     quietTimeoutMs: options.watchQuietTimeoutMs,
   });
-  const kube = new KubeClient(kubeConfig, namespace);
   const reconciler = new SessionReconciler(
-    { kube, nc, engines, events: new EventRecorder(kube, identity, log), expectations: new PodExpectations(), pods: config.pods, log },
+    {
+      kube,
+      nc,
+      engines,
+      events: new EventRecorder(kube, identity, log),
+      expectations: new PodExpectations(),
+      pods: config.pods,
+      ...(natsAuth ? { natsSigner: natsAuth } : {}),
+      log,
+    },
     informers,
   );
   engines.start();

@@ -123,6 +123,17 @@ export const SUBJECTS = {
   statusEvents: 'sb.evt.*.session.status',
 } as const;
 
+/**
+ * Reply subjects of each component's requests (and deliveries of its consumers). With NATS
+ * authentication a user may subscribe to its own prefix only, so one engine pod cannot read the
+ * replies meant for another (docs/architecture.md, "NATS authentication").
+ */
+export const INBOX_PREFIXES = {
+  gateway: '_INBOX.gateway',
+  operator: '_INBOX.operator',
+  engine: (session: string) => `_INBOX.engine.${session}`,
+} as const;
+
 export const STREAMS = { events: 'SB_EVENTS' } as const;
 
 export const KV_BUCKETS = {

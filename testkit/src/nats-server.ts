@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,15 +29,26 @@ export function natsServerBinary(): string {
   throw new Error('nats-server not found: run `make test` (it installs it) or set NATS_SERVER_BIN');
 }
 
+export interface NatsServerOptions {
+  /** nats-server configuration text (e.g. the authentication of cluster mode), beside the flags. */
+  readonly config?: string;
+}
+
 /** A real NATS server with JetStream, on a free loopback port, its store in a temp dir. */
-export async function startNatsServer(): Promise<NatsServer> {
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
   const binary = natsServerBinary();
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'switchboard-nats-'));
+  const configArgs: string[] = [];
+  if (options.config !== undefined) {
+    const configPath = join(storeDir, 'nats.conf');
+    writeFileSync(configPath, options.config, { mode: 0o600 });
+    configArgs.push('-c', configPath);
+  }
   let child: ChildProcess | null = null;
 
   const launch = async () => {
-    child = spawn(binary, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+    child = spawn(binary, [...configArgs, '-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
     await waitForPort(port, 10_000);
   };
   const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {

@@ -4,6 +4,11 @@ import { headers, type MsgHdrs, nanos, type NatsConnection, type ObjectStore } f
 import { CommandError } from '../command-error.js';
 import { openObjectStore } from './jetstream.js';
 
+/** Binds to the object store of large commands, creating it with its TTL when missing. */
+export function openCommandObjects(nc: NatsConnection): Promise<ObjectStore> {
+  return openObjectStore(nc, OBJECT_STORES.commands, nanos(COMMAND_OBJECT_TTL_MS));
+}
+
 /**
  * Commands too large for one NATS message (a base64 file of more than ~750 KB under NATS's
  * default 1 MB max_payload). The gateway puts the command's JSON in the object store
@@ -47,7 +52,7 @@ export class CommandObjects {
   }
 
   private store(): Promise<ObjectStore> {
-    this.bucket ??= openObjectStore(this.nc, OBJECT_STORES.commands, nanos(COMMAND_OBJECT_TTL_MS)).catch((error: unknown) => {
+    this.bucket ??= openCommandObjects(this.nc).catch((error: unknown) => {
       // Try again at the next command (JetStream may come back).
       this.bucket = null;
       throw error;

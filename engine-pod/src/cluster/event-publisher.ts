@@ -3,7 +3,7 @@ import { STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { deadline, type JetStreamClient, type NatsConnection } from 'nats';
 import type { EngineLog } from '../engine.js';
 import type { HostedEvent } from '../engine-host.js';
-import { durableStreamConfig, ensureStream } from './jetstream.js';
+import { durableStreamConfig, ensureStream, type StoreOptions } from './jetstream.js';
 
 /**
  * The stream every session's events land in. The duplicate window is what makes a retried
@@ -16,7 +16,7 @@ export async function ensureEventStream(nc: NatsConnection): Promise<void> {
   await ensureStream(await nc.jetstreamManager(), EVENTS_STREAM_CONFIG);
 }
 
-export interface EventPublisherOptions {
+export interface EventPublisherOptions extends StoreOptions {
   readonly log: EngineLog;
   /** How long one publish waits for the server's ack before it is retried. */
   readonly ackTimeoutMs?: number;
@@ -46,9 +46,12 @@ export class EventPublisher {
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
   }
 
-  /** Makes sure the events stream exists first: a publish with no stream would never be acked. */
+  /**
+   * Makes sure the events stream exists first: a publish with no stream would never be acked.
+   * Bound, it trusts the operator to have made it (`ensureClusterStores`).
+   */
   static async open(nc: NatsConnection, options: EventPublisherOptions): Promise<EventPublisher> {
-    await ensureEventStream(nc);
+    if (!options.bind) await ensureEventStream(nc);
     return new EventPublisher(nc.jetstream(), options);
   }
 

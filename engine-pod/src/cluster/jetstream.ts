@@ -1,6 +1,9 @@
 import {
   DiscardPolicy,
   type JetStreamManager,
+  type KV,
+  type KvEntry,
+  type KvOptions,
   type NatsConnection,
   type NatsError,
   nanos,
@@ -69,3 +72,56 @@ export async function openObjectStore(nc: NatsConnection, name: string, ttl: num
     return open();
   }
 }
+
+/**
+ * How a store reaches its stream. An engine pod that connects with credentials may not create or
+ * look up streams (its NATS permissions name its own session's keys only): it binds to the
+ * streams and buckets the operator created (`ensureClusterStores`), with direct gets, whose
+ * subject names the key. Without credentials, and for the gateway and operator, a store creates
+ * what is missing.
+ */
+export interface StoreOptions {
+  readonly bind?: boolean;
+}
+
+/** Options of `views.kv`: bind only, or create with these settings (kept on disk) when missing. */
+export function kvOptions(options: StoreOptions, create: Partial<KvOptions>): Partial<KvOptions> {
+  return options.bind ? { bindOnly: true, allow_direct: true } : { storage: StorageType.File, ...create };
+}
+
+/** Longest a read of many keys waits for the server to hand them over. */
+const READ_TIMEOUT_MS = 10_000;
+
+/**
+ * The latest value of every key `filter` matches, as one ordered consumer delivers them, up to
+ * the moment it reports the keys' current values all delivered (`initializedFn`). Deleted keys
+ * are skipped here rather than by the watcher: with `ignoreDeletes`, a last entry that is a
+ * delete would keep that report from ever coming. A watcher's consumer is named, so its filter
+ * is in the create subject, which an engine pod's NATS permissions can restrict to its session.
+ */
+export async function latestValues(kv: KV, filter: string, what: string): Promise<KvEntry[]> {
+  const entries: KvEntry[] = [];
+  let initialized = false;
+  let stop = () => {};
+  const watcher = await kv.watch({
+    key: filter,
+    initializedFn: () => {
+      initialized = true;
+      stop();
+    },
+  });
+  stop = () => watcher.stop();
+  // With nothing to deliver, the report came before the watcher was returned.
+  if (initialized) watcher.stop();
+  const timer = setTimeout(
+    () => watcher.stop(new Error(`${what}: the keys ${filter} did not arrive within ${READ_TIMEOUT_MS} ms`)),
+    READ_TIMEOUT_MS,
+  );
+  try {
+    for await (const entry of watcher) if (entry.operation === 'PUT') entries.push(entry);
+  } finally {
+    clearTimeout(timer);
+  }
+  return entries;
+}
+

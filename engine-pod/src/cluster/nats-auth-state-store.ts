@@ -1,7 +1,7 @@
 import { KV_BUCKETS } from '@switchboard/protocol';
-import { type KV, type NatsConnection, StorageType } from 'nats';
+import type { KV, NatsConnection } from 'nats';
 import type { AuthStateStore } from '../auth-state/store.js';
-import { JS_ERR, jsErrorCode } from './jetstream.js';
+import { JS_ERR, jsErrorCode, kvOptions, latestValues, type StoreOptions } from './jetstream.js';
 
 /** The stream behind a KV bucket, and the subject of one key in it (nats.js naming). */
 const AUTH_STREAM = `KV_${KV_BUCKETS.auth}`;
@@ -16,9 +16,9 @@ export function authKeyToken(value: string): string {
   return value === '' ? '=' : Buffer.from(value, 'utf8').toString('base64url');
 }
 
-/** Opens the auth bucket, creating it on first use: one value per key, kept on disk. */
-export async function openAuthBucket(nc: NatsConnection): Promise<KV> {
-  return nc.jetstream().views.kv(KV_BUCKETS.auth, { history: 1, storage: StorageType.File });
+/** Opens the auth bucket, creating it on first use (unless bound): one value per key, kept on disk. */
+export async function openAuthBucket(nc: NatsConnection, options: StoreOptions = {}): Promise<KV> {
+  return nc.jetstream().views.kv(KV_BUCKETS.auth, kvOptions(options, { history: 1 }));
 }
 
 /**
@@ -45,13 +45,12 @@ export async function purgeSessionAuth(nc: NatsConnection, session: string): Pro
  */
 export class NatsAuthStateStore implements AuthStateStore {
   private constructor(
-    private readonly nc: NatsConnection,
     private readonly kv: KV,
     private readonly session: string,
   ) {}
 
-  static async open(nc: NatsConnection, session: string): Promise<NatsAuthStateStore> {
-    return new NatsAuthStateStore(nc, await openAuthBucket(nc), session);
+  static async open(nc: NatsConnection, session: string, options: StoreOptions = {}): Promise<NatsAuthStateStore> {
+    return new NatsAuthStateStore(await openAuthBucket(nc, options), session);
   }
 
   async get<T>(type: string, ids: readonly string[]): Promise<Record<string, T>> {
@@ -77,8 +76,14 @@ export class NatsAuthStateStore implements AuthStateStore {
     await Promise.all(writes);
   }
 
+  /**
+   * Purges each of the session's keys: an engine pod may not purge the bucket's stream (that
+   * would take a filter it cannot be held to), only write its own keys. A purge leaves one marker
+   * per key, which `purgeSessionAuth` removes when the session is deleted.
+   */
   async clear(): Promise<void> {
-    await purgeSessionAuth(this.nc, this.session);
+    const entries = await latestValues(this.kv, `${this.session}.>`, 'auth state');
+    await Promise.all(entries.map((entry) => this.kv.purge(entry.key)));
   }
 
   private key(type: string, id: string): string {

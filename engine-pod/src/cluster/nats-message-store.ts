@@ -1,8 +1,8 @@
 import { KV_BUCKETS, type MessageRecord } from '@switchboard/protocol';
-import { type KV, type KvEntry, type NatsConnection, StorageType } from 'nats';
+import type { KV, KvEntry, NatsConnection } from 'nats';
 import { selectPage, type OrderedRecord } from '../history/history-page.js';
 import type { HistoryPage, MessageStore } from '../history/message-store.js';
-import { JS_ERR, jsErrorCode } from './jetstream.js';
+import { JS_ERR, jsErrorCode, kvOptions, latestValues, type StoreOptions } from './jetstream.js';
 import { authKeyToken } from './nats-auth-state-store.js';
 
 const STREAM = `KV_${KV_BUCKETS.messages}`;
@@ -14,9 +14,9 @@ interface StoredValue {
   readonly order?: number;
 }
 
-/** Opens the history bucket, creating it on first use: one value per key, kept on disk. */
-export async function openMessagesBucket(nc: NatsConnection): Promise<KV> {
-  return nc.jetstream().views.kv(KV_BUCKETS.messages, { history: 1, storage: StorageType.File });
+/** Opens the history bucket, creating it on first use (unless bound): one value per key, kept on disk. */
+export async function openMessagesBucket(nc: NatsConnection, options: StoreOptions = {}): Promise<KV> {
+  return nc.jetstream().views.kv(KV_BUCKETS.messages, kvOptions(options, { history: 1 }));
 }
 
 /**
@@ -36,8 +36,8 @@ export class NatsMessageStore implements MessageStore {
     private readonly kv: KV,
   ) {}
 
-  static async open(nc: NatsConnection): Promise<NatsMessageStore> {
-    return new NatsMessageStore(nc, await openMessagesBucket(nc));
+  static async open(nc: NatsConnection, options: StoreOptions = {}): Promise<NatsMessageStore> {
+    return new NatsMessageStore(nc, await openMessagesBucket(nc, options));
   }
 
   async get(session: string, chatId: string, messageId: string): Promise<MessageRecord | null> {
@@ -64,7 +64,7 @@ export class NatsMessageStore implements MessageStore {
   async query(session: string, chatIds: readonly string[], page: HistoryPage): Promise<MessageRecord[]> {
     const entries: OrderedRecord[] = [];
     for (const chatId of chatIds) {
-      for (const entry of await latestValues(this.kv, `${chatKey(session, chatId)}.*`)) {
+      for (const entry of await latestValues(this.kv, `${chatKey(session, chatId)}.*`, 'message history')) {
         const stored = valueOf(entry);
         if (stored) entries.push({ record: stored.record, order: stored.order ?? entry.revision });
       }
@@ -86,41 +86,6 @@ export async function purgeSessionMessages(nc: NatsConnection, session: string):
     if (jsErrorCode(error) === JS_ERR.streamNotFound) return 0;
     throw error;
   }
-}
-
-/** Longest a history read waits for the server to hand over a chat's records. */
-const READ_TIMEOUT_MS = 10_000;
-
-/**
- * The latest value of every key `filter` matches, as one ordered consumer delivers them, up to
- * the moment it reports the keys' current values all delivered (`initializedFn`). Deleted keys
- * are skipped here rather than by the watcher: with `ignoreDeletes`, a last entry that is a
- * delete would keep that report from ever coming.
- */
-async function latestValues(kv: KV, filter: string): Promise<KvEntry[]> {
-  const entries: KvEntry[] = [];
-  let initialized = false;
-  let stop = () => {};
-  const watcher = await kv.watch({
-    key: filter,
-    initializedFn: () => {
-      initialized = true;
-      stop();
-    },
-  });
-  stop = () => watcher.stop();
-  // With nothing to deliver, the report came before the watcher was returned.
-  if (initialized) watcher.stop();
-  const timer = setTimeout(
-    () => watcher.stop(new Error(`message history: the records of ${filter} did not arrive within ${READ_TIMEOUT_MS} ms`)),
-    READ_TIMEOUT_MS,
-  );
-  try {
-    for await (const entry of watcher) if (entry.operation === 'PUT') entries.push(entry);
-  } finally {
-    clearTimeout(timer);
-  }
-  return entries;
 }
 
 const chatKey = (session: string, chatId: string) => `${session}.${authKeyToken(chatId)}`;

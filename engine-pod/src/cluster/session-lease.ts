@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KV_BUCKETS, LEASE } from '@switchboard/protocol';
-import { type KV, type NatsConnection, StorageType } from 'nats';
+import type { KV, NatsConnection } from 'nats';
 import type { EngineLog } from '../engine.js';
-import { JS_ERR, jsErrorCode } from './jetstream.js';
+import { JS_ERR, jsErrorCode, kvOptions, type StoreOptions } from './jetstream.js';
 
-export interface SessionLeaseOptions {
+export interface SessionLeaseOptions extends StoreOptions {
   readonly session: string;
   /** Who holds it: the pod name, shown to whoever reads the bucket. */
   readonly holder: string;
@@ -15,6 +15,11 @@ export interface SessionLeaseOptions {
   readonly renewMs?: number;
   /** How often a waiting holder tries again. */
   readonly retryMs?: number;
+}
+
+/** Opens the lease bucket, creating it with this ttl when missing (unless bound). */
+export function openLeaseBucket(nc: NatsConnection, options: StoreOptions & { readonly ttlMs?: number } = {}): Promise<KV> {
+  return nc.jetstream().views.kv(KV_BUCKETS.leases, kvOptions(options, { history: 1, ttl: options.ttlMs ?? LEASE.ttlMs }));
 }
 
 /** What the lease key holds: enough to tell an operator who has the session. */
@@ -57,12 +62,7 @@ export class SessionLease {
   }
 
   static async open(nc: NatsConnection, options: SessionLeaseOptions): Promise<SessionLease> {
-    const kv = await nc.jetstream().views.kv(KV_BUCKETS.leases, {
-      history: 1,
-      storage: StorageType.File,
-      ttl: options.ttlMs ?? LEASE.ttlMs,
-    });
-    return new SessionLease(kv, options);
+    return new SessionLease(await openLeaseBucket(nc, options), options);
   }
 
   /**

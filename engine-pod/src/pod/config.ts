@@ -10,6 +10,11 @@ export interface PodConfig {
   readonly engine: EngineName;
   /** One or more servers (comma-separated in the variable); never logged, they may hold credentials. */
   readonly natsServers: readonly string[];
+  /**
+   * The pod's NATS credentials (a `.creds` file's text: user JWT and seed), when NATS has
+   * authentication on; never logged. They allow this session's subjects and keys only.
+   */
+  readonly natsCredentials: string | undefined;
   readonly podName: string;
   readonly metadata: Record<string, string>;
   /** The session's apps (spec 2.3), as the resource's `spec.apps`. */
@@ -52,6 +57,7 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
     session: read('SWITCHBOARD_SESSION', (raw) => schema(SessionName, required(raw))),
     engine: read('SWITCHBOARD_ENGINE', (raw) => availableEngine(schema(EngineName, raw ?? 'SANDBOX'))),
     natsServers: read('SWITCHBOARD_NATS_URL', (raw) => servers(required(raw))),
+    natsCredentials: read('SWITCHBOARD_NATS_CREDS', (raw) => raw && credentials(raw)),
     podName: read('SWITCHBOARD_POD_NAME', (raw) => raw ?? hostname()),
     metadata: read('SWITCHBOARD_METADATA', (raw) => schema(Metadata, json(raw ?? '{}'))),
     apps: read('SWITCHBOARD_APPS', (raw) => schema(AppConfigs, json(raw ?? '[]', 'a JSON array of apps, e.g. [{"app":"calls"}]'))),
@@ -102,6 +108,14 @@ function servers(raw: string): string[] {
   const urls = raw.split(',').map((url) => url.trim()).filter(Boolean);
   if (urls.length === 0) throw new Error('must name at least one server, e.g. nats://nats:4222');
   return urls;
+}
+
+function credentials(raw: string): string {
+  // Checked for shape only; the content is a secret and stays out of the message.
+  if (!raw.includes('BEGIN NATS USER JWT') || !raw.includes('BEGIN USER NKEY SEED')) {
+    throw new Error('must be the text of a NATS credentials file (a user JWT and its nkey seed)');
+  }
+  return raw;
 }
 
 function availableEngine(engine: EngineName): EngineName {

@@ -1,4 +1,5 @@
-import { connect, deadline, Events, type NatsConnection } from 'nats';
+import { INBOX_PREFIXES } from '@switchboard/protocol';
+import { connect, credsAuthenticator, deadline, Events, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { CommandServer } from '../cluster/command-server.js';
 import { EventPublisher } from '../cluster/event-publisher.js';
@@ -70,11 +71,13 @@ export class EnginePod {
   private async startUp(): Promise<void> {
     const { session, podName } = this.config;
     const nc = await this.connectNats();
-    this.publisher = await EventPublisher.open(nc, { log: this.log });
-    const authState = await NatsAuthStateStore.open(nc, session);
+    // With credentials the pod may only use what the operator created for it: it binds.
+    const bind = this.config.natsCredentials !== undefined;
+    this.publisher = await EventPublisher.open(nc, { log: this.log, bind });
+    const authState = await NatsAuthStateStore.open(nc, session, { bind });
     const media = await NatsMediaStore.open(nc);
-    const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc), this.log));
-    const lease = await SessionLease.open(nc, { session, holder: podName, log: this.log });
+    const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc, { bind }), this.log));
+    const lease = await SessionLease.open(nc, { session, holder: podName, log: this.log, bind });
     this.lease = lease;
     this.health = await startHealthServer(this.config.healthPort, () => this.ready);
     this.log.info({ healthPort: this.health.port }, 'engine pod up; waiting for the session lease');
@@ -111,6 +114,11 @@ export class EnginePod {
     const nc = await connect({
       servers: [...this.config.natsServers],
       name: `engine-pod ${this.config.podName}`,
+      ...(this.config.natsCredentials === undefined
+        ? {}
+        : { authenticator: credsAuthenticator(new TextEncoder().encode(this.config.natsCredentials)) }),
+      // Replies to this pod's requests come to its session's own prefix, the one its NATS user may read.
+      inboxPrefix: INBOX_PREFIXES.engine(this.config.session),
       // NATS is the pod's only way to the world: keep trying rather than exit and be rescheduled.
       maxReconnectAttempts: -1,
       waitOnFirstConnect: true,

@@ -10,7 +10,8 @@ import {
   purgeSessionMessages,
 } from '@switchboard/engine-pod';
 import type { FastifyInstance } from 'fastify';
-import { connect } from 'nats';
+import { INBOX_PREFIXES } from '@switchboard/protocol';
+import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';
 import { configuredKeyHash } from '../auth/api-key.js';
 import { ApiKeys } from '../auth/api-keys.js';
@@ -79,7 +80,14 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const outbound = options.outbound ?? new OutboundPolicy();
   const kubeConfig = options.kubeConfig ?? defaultKubeConfig();
   const namespace = options.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
-  const nc = await connect({ servers: natsUrl.split(','), name: 'switchboard-gateway', maxReconnectAttempts: -1 });
+  const nc = await connect({
+    servers: natsUrl.split(','),
+    name: 'switchboard-gateway',
+    maxReconnectAttempts: -1,
+    ...(options.natsCredentials ? { authenticator: credsAuthenticator(new TextEncoder().encode(options.natsCredentials)) } : {}),
+    // The one inbox prefix the gateway's NATS user may subscribe to.
+    inboxPrefix: INBOX_PREFIXES.gateway,
+  });
 
   const bus = new InProcessEventBus((error) => logger.error({ err: error }, 'event consumer failed'));
   // Events arrive from engine pods: only the ones that match their schema are delivered. The

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { EnginePodSettings } from '../config.js';
 import type { EventRecorder } from '../event-recorder.js';
 import type { KubeClient } from '../kube-client.js';
+import type { UserSigner } from '../nats-auth/nats-auth.js';
 import type { EngineStatusStore } from '../status-events.js';
 import type { PodExpectations } from './pod-expectations.js';
 
@@ -14,6 +15,8 @@ export interface ReconcileContext {
   readonly events: EventRecorder;
   readonly expectations: PodExpectations;
   readonly pods: EnginePodSettings;
+  /** Signs engine pods' NATS users, when the operator mints them (`pods.natsCredentials` per session). */
+  readonly natsSigner?: UserSigner;
   readonly log: Logger;
 }
 

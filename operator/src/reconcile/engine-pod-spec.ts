@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1Pod, V1Volume } from '@kubernetes/client-node';
 import { ANNOTATIONS, enginePodName, type EngineName, LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
 import { API_VERSION, type MessagingSessionObject, restartedAtOf, sessionNameOf, specOf } from '../messaging-session.js';
@@ -16,6 +16,23 @@ const APPS_ENV = 'SWITCHBOARD_APPS';
 const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
 
 const BROWSER_ENGINES: ReadonlySet<EngineName> = new Set(['WEBJS', 'WPP']);
+
+/** The Secret with a session's engine NATS credentials, when the operator mints them (engine-credentials.ts). */
+export function engineCredentialsSecretName(resourceName: string): string {
+  return `${enginePodName(resourceName)}-nats`;
+}
+export const ENGINE_CREDENTIALS_KEY = 'nats.creds';
+
+/** `SWITCHBOARD_NATS_CREDS` from the Secret the settings name; none without NATS authentication. */
+function natsCredentialsEnv(resourceName: string, settings: EnginePodSettings): V1EnvVar[] {
+  const credentials = settings.natsCredentials;
+  if (!credentials) return [];
+  const secretKeyRef =
+    credentials.kind === 'per-session'
+      ? { name: engineCredentialsSecretName(resourceName), key: ENGINE_CREDENTIALS_KEY }
+      : { name: credentials.secret, key: credentials.key };
+  return [{ name: 'SWITCHBOARD_NATS_CREDS', valueFrom: { secretKeyRef } }];
+}
 
 export function isBrowserEngine(engine: EngineName): boolean {
   return BROWSER_ENGINES.has(engine);
@@ -48,6 +65,7 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       { name: 'SWITCHBOARD_SESSION', value: sessionNameOf(resource) },
       { name: 'SWITCHBOARD_ENGINE', value: spec.engine },
       { name: 'SWITCHBOARD_NATS_URL', value: settings.natsUrl },
+      ...natsCredentialsEnv(name, settings),
       { name: 'SWITCHBOARD_POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: METADATA_ENV, value: JSON.stringify(spec.config.metadata ?? {}) },
       { name: APPS_ENV, value: JSON.stringify(spec.apps ?? []) },

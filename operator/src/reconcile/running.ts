@@ -2,6 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { type MessagingSessionObject, sessionNameOf } from '../messaging-session.js';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
 import { deleteEnginePod } from './delete-pod.js';
+import { ensureEngineCredentials } from './engine-credentials.js';
 import { buildEnginePod, replacementReason } from './engine-pod-spec.js';
 import { isControlledBy, isFinished, isReady, isTerminating } from './pod-state.js';
 
@@ -17,6 +18,7 @@ const ASK_AGAIN: ReconcileResult = { requeueAfterMs: 5_000 };
 export async function ensureRunning(ctx: ReconcileContext, resource: MessagingSessionObject, pod: V1Pod | null): Promise<ReconcileResult> {
   const desired = buildEnginePod(resource, ctx.pods);
   if (!pod) {
+    await ensureEngineCredentials(ctx, resource);
     await ctx.kube.createPod(desired);
     ctx.expectations.expectCreate(resource.metadata.name);
     const name = desired.metadata!.name!;

@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { NatsAuthStateStore, NatsMediaStore, NatsMessageStore, readHistory } from '@switchboard/engine-pod';
+import { type CommandReply, INBOX_PREFIXES, KV_BUCKETS, STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
+import { connect, credsAuthenticator, type NatsConnection } from 'nats';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PodProcess, REPO_ROOT } from '../../engine-pod/test/cluster/pod-process.js';
+import { ensureClusterStores } from '@switchboard/engine-pod';
+import { createNatsAuth, mintEngineCredentials, type NatsAuth } from '../src/nats-auth/nats-auth.js';
+
+// The authentication cluster mode runs NATS with (nats-auth.ts), against a real nats-server
+// started with the configuration it generates: what one engine pod's credentials may and may not do.
+
+const POD_WAIT_MS = 15_000;
+let auth: NatsAuth;
+let server: NatsServer;
+const connections: NatsConnection[] = [];
+const pods: PodProcess[] = [];
+
+async function connectAs(credentials: string, inboxPrefix: string): Promise<NatsConnection> {
+  const nc = await connect({ servers: server.url, authenticator: credsAuthenticator(new TextEncoder().encode(credentials)), inboxPrefix });
+  connections.push(nc);
+  return nc;
+}
+const engineConnection = async (session: string) => connectAs(await mintEngineCredentials(auth, session), INBOX_PREFIXES.engine(session));
+
+beforeAll(async () => {
+  // The pod runs from its build, as in a container (incremental, quick when up to date).
+  execFileSync(join(REPO_ROOT, 'node_modules/.bin/tsc'), ['-b', 'engine-pod'], { cwd: REPO_ROOT, stdio: 'pipe' });
+  auth = await createNatsAuth();
+  server = await startNatsServer({ config: auth.serverConfig });
+  // As the operator does at start-up: engine pods only bind to what exists.
+  await ensureClusterStores(await connectAs(auth.operatorCredentials, INBOX_PREFIXES.operator));
+}, 120_000);
+afterEach(async () => {
+  await Promise.all(pods.splice(0).map((pod) => pod.kill()));
+});
+afterAll(async () => {
+  await Promise.all(connections.map((nc) => nc.close()));
+  await server?.stop();
+});
+
+const permissionError = (subject: string) => expect.objectContaining({ code: 'PERMISSIONS_VIOLATION', message: expect.stringContaining(subject) });
+
+describe('NATS authentication (cluster mode)', () => {
+  it('refuses a connection without credentials', async () => {
+    await expect(connect({ servers: server.url, reconnect: false })).rejects.toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
+  });
+
+  it("an engine pod's credentials cannot read another session's auth state, publish its events, or take its commands", async () => {
+    const bob = await NatsAuthStateStore.open(await engineConnection('bob'), 'bob', { bind: true });
+    await bob.set({ creds: { me: { secret: 'bob-only' } } });
+    expect(await bob.get('creds', ['me'])).toEqual({ me: { secret: 'bob-only' } });
+
+    const alice = await engineConnection('alice');
+    // Bob's key, through the same store code alice's pod runs, and through the raw KV API.
+    const asBob = await NatsAuthStateStore.open(alice, 'bob', { bind: true });
+    await expect(asBob.get('creds', ['me'])).rejects.toEqual(permissionError(`$KV.${KV_BUCKETS.auth}.bob.`));
+    await expect(asBob.set({ creds: { me: { secret: 'alice was here' } } })).rejects.toEqual(permissionError(`$KV.${KV_BUCKETS.auth}.bob.`));
+    const kv = await alice.jetstream().views.kv(KV_BUCKETS.auth, { bindOnly: true, allow_direct: true });
+    await expect(kv.get('bob.x.y')).rejects.toEqual(permissionError('bob.x.y'));
+    await expect(alice.jetstream().publish(SUBJECTS.event('bob', 'message'), '{}')).rejects.toEqual(permissionError('sb.evt.bob.message'));
+    // Nor list the bucket (a consumer on every key), nor look at the stream's subjects.
+    const jsm = await alice.jetstreamManager();
+    await expect(jsm.streams.info(`KV_${KV_BUCKETS.auth}`, { subjects_filter: '>' })).rejects.toEqual(permissionError('STREAM.INFO'));
+    await expect(kv.keys()).rejects.toEqual(permissionError('CONSUMER.CREATE'));
+    // Bob's commands and the replies meant for others are not alice's to read.
+    const denied = new Promise((resolve) => alice.subscribe(SUBJECTS.command('bob'), { callback: (error) => resolve(error) }));
+    await expect(denied).resolves.toEqual(permissionError('sb.cmd.bob'));
+    const inbox = new Promise((resolve) => alice.subscribe(`${INBOX_PREFIXES.gateway}.>`, { callback: (error) => resolve(error) }));
+    await expect(inbox).resolves.toEqual(permissionError(INBOX_PREFIXES.gateway));
+
+    // Bob's state is as bob left it.
+    expect(await bob.get('creds', ['me'])).toEqual({ me: { secret: 'bob-only' } });
+  });
+
+  it('an engine pod with its own credentials runs its session end to end: lease, commands, events, history, media, logout', async () => {
+    const gateway = await connectAs(auth.gatewayCredentials, INBOX_PREFIXES.gateway);
+    const pod = await PodProcess.start({
+      SWITCHBOARD_SESSION: 'carol',
+      SWITCHBOARD_NATS_URL: server.url,
+      SWITCHBOARD_NATS_CREDS: await mintEngineCredentials(auth, 'carol'),
+      SWITCHBOARD_POD_NAME: 'engine-carol',
+    });
+    pods.push(pod);
+    const result = async (body: unknown) => {
+      const reply = (await gateway.request(SUBJECTS.command('carol'), JSON.stringify(body), { timeout: 5_000 })).json<CommandReply>();
+      if (!reply.ok) throw new Error(`${JSON.stringify(body)} failed: ${JSON.stringify(reply.error)}\n${pod.log}`);
+      return reply.result as Record<string, unknown>;
+    };
+    await waitFor(async () => (await pod.probe('/readyz')) === 200, `ready\n${pod.log}`, POD_WAIT_MS);
+    await waitFor(async () => (await result({ op: 'host.status' })).status === 'SCAN_QR_CODE', 'SCAN_QR_CODE', POD_WAIT_MS);
+    await result({ op: 'sandbox.simulate', args: { kind: 'scan' } });
+    const chat = '15551234567@c.us';
+    const media = { mimetype: 'image/png', filename: 'p.png', data: Buffer.from('png!').toString('base64') };
+    await result({ op: 'sandbox.simulate', args: { kind: 'message', from: chat, body: 'photo', media } });
+    const sent = await result({ op: 'send.text', args: { chatId: chat, text: 'hello' } });
+
+    // Events on the stream, the history and the file, as a gateway reads them.
+    const jsm = await gateway.jetstreamManager();
+    const last = await jsm.streams.getMessage(STREAMS.events, { last_by_subj: SUBJECTS.event('carol', 'message.any') });
+    expect(last.json<{ payload: { id: string } }>().payload.id).toBe(sent.id);
+    const history = await NatsMessageStore.open(gateway);
+    const records = await waitFor(async () => {
+      const found = await readHistory(history, 'carol', { chatId: chat, merge: true, limit: 100, offset: 0, sortOrder: 'asc' });
+      return found.length === 2 && found;
+    }, `both messages in the history\n${pod.log}`, POD_WAIT_MS);
+    const mediaId = /([A-Za-z0-9_-]{22})\.png$/.exec(records[0]!.media!.url)![1]!;
+    expect((await (await NatsMediaStore.open(gateway)).get('carol', mediaId))?.data.toString()).toBe('png!');
+
+    // Logout purges the pod's own auth keys (it may not purge the stream) and starts unpaired.
+    await result({ op: 'host.logout' });
+    await waitFor(async () => (await result({ op: 'host.status' })).status === 'SCAN_QR_CODE', 'unpaired after logout', POD_WAIT_MS);
+    expect(pod.log).not.toMatch(/Permissions Violation/i);
+  });
+});
