@@ -78,15 +78,6 @@ export class KubeClient {
     }
   }
 
-  /** Deletes exactly the Secret that was read (its uid). */
-  async deleteSecret(name: string, uid: string): Promise<void> {
-    try {
-      await this.core.deleteNamespacedSecret({ name, namespace: this.namespace, body: { preconditions: { uid } } });
-    } catch (error) {
-      if (httpStatusOf(error) !== 404 && httpStatusOf(error) !== 409) throw error;
-    }
-  }
-
   /** Deletes exactly the pod that was read (its uid), not a newer one under the same name. */
   async deletePod(name: string, uid: string): Promise<void> {
     try {

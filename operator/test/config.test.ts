@@ -100,4 +100,21 @@ describe('operator configuration', () => {
     expect(read).toThrow(/SWITCHBOARD_BROWSER_ENGINE_IMAGE/);
     expect(read).toThrow(/SWITCHBOARD_SOCKET_CPU_REQUEST: a Kubernetes quantity/);
   });
+
+  it('NATS authentication: the bundled keys Secret (engine users minted per session), or credentials for an external NATS', () => {
+    const creds = '-----BEGIN NATS USER JWT-----\nx\n------END NATS USER JWT------\n-----BEGIN USER NKEY SEED-----\ny\n------END USER NKEY SEED------\n';
+    const bundled = readConfig({ ...required, SWITCHBOARD_NATS_AUTH_SECRET: 'sb-switchboard-nats-auth' }, kubeConfig);
+    expect(bundled.natsAuthSecret).toBe('sb-switchboard-nats-auth');
+    expect(bundled.pods.natsCredentials).toEqual({ kind: 'per-session' });
+    const external = readConfig({ ...required, SWITCHBOARD_NATS_CREDS: creds, SWITCHBOARD_ENGINE_NATS_CREDS_SECRET: 'nats-creds/engine.creds' }, kubeConfig);
+    expect(external.natsCredentials).toBe(creds);
+    expect(external.pods.natsCredentials).toEqual({ kind: 'shared', secret: 'nats-creds', key: 'engine.creds' });
+    expect(readConfig(required, kubeConfig).pods.natsCredentials).toBeUndefined();
+    // A wrong value is named, never echoed: credentials are secrets.
+    const wrong = () => readConfig({ ...required, SWITCHBOARD_NATS_CREDS: 'hunter2' }, kubeConfig);
+    expect(wrong).toThrow(/SWITCHBOARD_NATS_CREDS: must be the text of a NATS credentials file/);
+    expect(wrong).not.toThrow(/hunter2/);
+    expect(() => readConfig({ ...required, SWITCHBOARD_ENGINE_NATS_CREDS_SECRET: 'no-key' }, kubeConfig)).toThrow(/SWITCHBOARD_ENGINE_NATS_CREDS_SECRET/);
+    expect(() => readConfig({ ...required, SWITCHBOARD_NATS_AUTH_SECRET: 'a', SWITCHBOARD_NATS_CREDS: creds }, kubeConfig)).toThrow(/leave out SWITCHBOARD_NATS_CREDS/);
+  });
 });

@@ -44,6 +44,14 @@ describe('engine pod spec', () => {
     expect(browser.resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } });
   });
 
+  it("with NATS authentication, reads SWITCHBOARD_NATS_CREDS from its resource's own Secret, or from the one every pod shares", () => {
+    const minted = buildEnginePod(sessionResource({ name: 's-abc' }), { ...settings, natsCredentials: { kind: 'per-session' } });
+    expect(envOf(minted).SWITCHBOARD_NATS_CREDS).toEqual({ secretKeyRef: { name: 'engine-s-abc-nats-uid-1', key: 'nats.creds' } });
+    const shared = buildEnginePod(sessionResource(), { ...settings, natsCredentials: { kind: 'shared', secret: 'nats-creds', key: 'engine.creds' } });
+    expect(envOf(shared).SWITCHBOARD_NATS_CREDS).toEqual({ secretKeyRef: { name: 'nats-creds', key: 'engine.creds' } });
+    expect(envOf(buildEnginePod(sessionResource(), settings))).not.toHaveProperty('SWITCHBOARD_NATS_CREDS');
+  });
+
   it('probes /readyz every 2 s and /healthz, on port 8080', () => {
     const container = buildEnginePod(sessionResource(), settings).spec!.containers[0]!;
     expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 2 });

@@ -3,10 +3,10 @@
 // and the first copy of each reaches the webhook in the session's order).
 import { STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { waitFor, WebhookReceiver } from '@switchboard/testkit';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForStatus, workingSession } from '../contract/harness.js';
-import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+import { type ClusterEnvironment, connectNats, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
 import type { NodeProcess } from './support/node-process.js';
 
 let env: ClusterEnvironment;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   await env.waitForOperatorLeader('operator-a');
   operators.b = await env.startOperator('operator-b');
   gw = await env.startGateway();
-  nc = await connect({ servers: env.natsUrl });
+  nc = await connectNats(env);
 });
 
 afterAll(async () => {

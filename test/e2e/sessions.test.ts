@@ -2,12 +2,13 @@
 // engine pods, and an engine pod deleted under a working session.
 import { KV_BUCKETS } from '@switchboard/protocol';
 import { sample, waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
-import { connect, type KV, type NatsConnection } from 'nats';
+import type { KV, NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForStatus, workingSession } from '../contract/harness.js';
 import {
   ADMIN_KEY,
   type ClusterEnvironment,
+  connectNats,
   type EnginePod,
   type GatewayProcess,
   startClusterEnvironment,
@@ -25,7 +26,7 @@ beforeAll(async () => {
   operatorUrl = (await env.startOperator('operator-0')).httpUrl;
   await env.waitForOperatorLeader('operator-0');
   gw = await env.startGateway();
-  nc = await connect({ servers: env.natsUrl });
+  nc = await connectNats(env);
 });
 
 afterAll(async () => {

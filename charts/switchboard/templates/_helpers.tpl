@@ -156,7 +156,8 @@ seccompProfile:
 {{- default (include "switchboard.operator.fullname" .) .Values.operator.leaseName -}}
 {{- end -}}
 
-{{/* The bundled nats-server's configuration (its pod restarts when this changes). */}}
+{{/* The bundled nats-server's configuration (its pod restarts when this changes). auth.conf is
+the operator's: operator mode, its JWTs (operator/src/nats-auth/nats-auth.ts). */}}
 {{- define "switchboard.natsConfig" -}}
 port: 4222
 http_port: 8222
@@ -166,6 +167,57 @@ jetstream {
   max_file_store: {{ .Values.nats.bundled.jetstream.maxFileStore }}
   max_memory_store: {{ .Values.nats.bundled.jetstream.maxMemoryStore }}
 }
+{{- if include "switchboard.natsAuth" . }}
+include ./auth.conf
+{{- end }}
+{{- end -}}
+
+{{/* "true" when the bundled NATS runs with authentication. */}}
+{{- define "switchboard.natsAuth" -}}
+{{- if and (include "switchboard.natsBundled" .) .Values.nats.bundled.auth.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/* The Secret the operator makes with the bundled NATS's keys, JWTs and credentials. */}}
+{{- define "switchboard.natsAuthSecretName" -}}{{ include "switchboard.fullname" . }}-nats-auth{{- end -}}
+
+{{/* "true" when an external NATS takes credentials from a Secret. */}}
+{{- define "switchboard.natsExternalCredentials" -}}
+{{- if and .Values.nats.external.url .Values.nats.external.credentialsSecret.name -}}true{{- end -}}
+{{- end -}}
+
+{{/* SWITCHBOARD_NATS_CREDS of the gateway: its user of the bundled NATS, or the external one's. */}}
+{{- define "switchboard.gatewayNatsCredentialsEnv" -}}
+{{- if include "switchboard.natsAuth" . }}
+- name: SWITCHBOARD_NATS_CREDS
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "switchboard.natsAuthSecretName" . }}
+      key: gateway.creds
+{{- else if include "switchboard.natsExternalCredentials" . }}
+- name: SWITCHBOARD_NATS_CREDS
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.nats.external.credentialsSecret.name }}
+      key: {{ .Values.nats.external.credentialsSecret.key }}
+{{- end }}
+{{- end -}}
+
+{{/* The operator's: it makes and reads the bundled NATS's Secret itself, or is given the external one's. */}}
+{{- define "switchboard.operatorNatsCredentialsEnv" -}}
+{{- if include "switchboard.natsAuth" . }}
+- name: SWITCHBOARD_NATS_AUTH_SECRET
+  value: {{ include "switchboard.natsAuthSecretName" . | quote }}
+{{- else if include "switchboard.natsExternalCredentials" . }}
+{{- $secret := .Values.nats.external.credentialsSecret }}
+- name: SWITCHBOARD_NATS_CREDS
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret.name }}
+      key: {{ $secret.key }}
+# Engine pods read theirs from the same Secret.
+- name: SWITCHBOARD_ENGINE_NATS_CREDS_SECRET
+  value: {{ printf "%s/%s" $secret.name (default $secret.key $secret.engineKey) | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* SWITCHBOARD_OUTBOUND_DENY and _ALLOW from outbound.* (docs/operations.md, "Outbound address policy"). */}}

@@ -19,6 +19,8 @@ export interface NatsAuth {
   /** Credentials files (user JWT and seed) of the gateway and the operator. */
   readonly gatewayCredentials: string;
   readonly operatorCredentials: string;
+  /** Everything in the account: for a person with the `nats` CLI (backups, docs/operations.md); no pod uses it. */
+  readonly adminCredentials: string;
 }
 
 /** The keys of the Secret that holds a `NatsAuth` (the chart's and the e2e suite's). */
@@ -28,6 +30,7 @@ export const NATS_AUTH_SECRET_KEYS = {
   signingKeySeed: 'signing-key.nk',
   gatewayCredentials: 'gateway.creds',
   operatorCredentials: 'operator.creds',
+  adminCredentials: 'admin.creds',
 } as const satisfies Record<keyof NatsAuth, string>;
 
 /** Unlimited, as nats-server reads a limit of -1; JetStream on (storage limits other than 0). */
@@ -64,6 +67,7 @@ export async function createNatsAuth(): Promise<NatsAuth> {
     ...signer,
     gatewayCredentials: await userCredentials(signer, 'gateway', gatewayPermissions()),
     operatorCredentials: await userCredentials(signer, 'operator', operatorPermissions()),
+    adminCredentials: await userCredentials(signer, 'admin', {}),
   };
 }
 
@@ -75,7 +79,7 @@ export function mintEngineCredentials(signer: UserSigner, session: string): Prom
   return userCredentials(signer, `engine ${session}`, enginePermissions(session));
 }
 
-async function userCredentials(signer: UserSigner, name: string, permissions: NatsPermissions): Promise<string> {
+async function userCredentials(signer: UserSigner, name: string, permissions: NatsPermissions | Record<string, never>): Promise<string> {
   const user = createUser();
   const jwt = await encodeUser(name, user, signer.account, { ...permissions }, { signer: fromSeed(new TextEncoder().encode(signer.signingKeySeed)) });
   return new TextDecoder().decode(fmtCreds(jwt, user));

@@ -34,7 +34,7 @@ function fromSecret(secret: V1Secret, name: string): NatsAuth {
   const data = secret.data ?? {};
   const read = (key: string) => {
     const value = data[key];
-    if (value === undefined) throw new Error(`NATS auth Secret ${name} has no key ${key}: delete it to have a new one made`);
+    if (value === undefined) throw new Error(`NATS auth Secret ${name} has no key ${key} (it is not one the operator made)`);
     return Buffer.from(value, 'base64').toString('utf8');
   };
   return {
@@ -43,5 +43,6 @@ function fromSecret(secret: V1Secret, name: string): NatsAuth {
     signingKeySeed: read(NATS_AUTH_SECRET_KEYS.signingKeySeed),
     gatewayCredentials: read(NATS_AUTH_SECRET_KEYS.gatewayCredentials),
     operatorCredentials: read(NATS_AUTH_SECRET_KEYS.operatorCredentials),
+    adminCredentials: read(NATS_AUTH_SECRET_KEYS.adminCredentials),
   };
 }

@@ -17,19 +17,23 @@ const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
 
 const BROWSER_ENGINES: ReadonlySet<EngineName> = new Set(['WEBJS', 'WPP']);
 
-/** The Secret with a session's engine NATS credentials, when the operator mints them (engine-credentials.ts). */
-export function engineCredentialsSecretName(resourceName: string): string {
-  return `${enginePodName(resourceName)}-nats`;
+/**
+ * The Secret with a session's engine NATS credentials, when the operator mints them
+ * (engine-credentials.ts). The resource's uid is in the name: a resource re-created under the same
+ * name gets a Secret of its own, never the one the garbage collector is about to take.
+ */
+export function engineCredentialsSecretName(resource: MessagingSessionObject): string {
+  return `${enginePodName(resource.metadata.name)}-nats-${resource.metadata.uid.slice(0, 8)}`;
 }
 export const ENGINE_CREDENTIALS_KEY = 'nats.creds';
 
 /** `SWITCHBOARD_NATS_CREDS` from the Secret the settings name; none without NATS authentication. */
-function natsCredentialsEnv(resourceName: string, settings: EnginePodSettings): V1EnvVar[] {
+function natsCredentialsEnv(resource: MessagingSessionObject, settings: EnginePodSettings): V1EnvVar[] {
   const credentials = settings.natsCredentials;
   if (!credentials) return [];
   const secretKeyRef =
     credentials.kind === 'per-session'
-      ? { name: engineCredentialsSecretName(resourceName), key: ENGINE_CREDENTIALS_KEY }
+      ? { name: engineCredentialsSecretName(resource), key: ENGINE_CREDENTIALS_KEY }
       : { name: credentials.secret, key: credentials.key };
   return [{ name: 'SWITCHBOARD_NATS_CREDS', valueFrom: { secretKeyRef } }];
 }
@@ -65,7 +69,7 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       { name: 'SWITCHBOARD_SESSION', value: sessionNameOf(resource) },
       { name: 'SWITCHBOARD_ENGINE', value: spec.engine },
       { name: 'SWITCHBOARD_NATS_URL', value: settings.natsUrl },
-      ...natsCredentialsEnv(name, settings),
+      ...natsCredentialsEnv(resource, settings),
       { name: 'SWITCHBOARD_POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: METADATA_ENV, value: JSON.stringify(spec.config.metadata ?? {}) },
       { name: APPS_ENV, value: JSON.stringify(spec.apps ?? []) },

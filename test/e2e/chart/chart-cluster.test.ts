@@ -151,10 +151,15 @@ describe('chart against a real API server', () => {
       ['create', 'leases.coordination.k8s.io'],
       ['get', `leases.coordination.k8s.io/${FULL}-operator`],
       ['update', `leases.coordination.k8s.io/${FULL}-operator`],
+      // NATS authentication: the Secret of its keys, and one of credentials per engine pod.
+      ['create', 'secrets'],
+      ['get', `secrets/${FULL}-nats-auth`],
     ];
     const refused = [
       ['get', 'secrets'],
       ['list', 'secrets'],
+      ['update', `secrets/${FULL}-nats-auth`],
+      ['delete', 'secrets'],
       ['get', 'secrets', '-n', 'kube-system'],
       ['get', 'configmaps'],
       ['create', 'messagingsessions.switchboard.dev'],

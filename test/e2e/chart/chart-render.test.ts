@@ -39,12 +39,16 @@ function container(manifests: Manifest[], deployment: string): any {
   return find(manifests, 'Deployment', deployment).spec.template.spec.containers[0];
 }
 
-/** What a pod would see: fieldRefs and the Secret resolved the way the kubelet would. */
+/** A NATS credentials file's shape, as the config checks read it (not a usable user). */
+const CREDS = '-----BEGIN NATS USER JWT-----\nx\n------END NATS USER JWT------\n-----BEGIN USER NKEY SEED-----\ny\n------END USER NKEY SEED------\n';
+
+/** What a pod would see: fieldRefs and the Secrets resolved the way the kubelet would. */
 function resolvedEnv(env: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === 'fieldRef:metadata.namespace') out[name] = NS;
     else if (value === 'fieldRef:metadata.name') out[name] = 'pod-0';
+    else if (value.startsWith('secret:') && value.endsWith('.creds')) out[name] = CREDS;
     else if (value.startsWith('secret:')) out[name] = 'sb_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
     else out[name] = value;
   }
@@ -188,6 +192,55 @@ describe('chart: lint, schema and templates', () => {
       const natsRule = egress.find((rule: any) => rule.ports.some((p: any) => p.port === 4222));
       expect(natsRule.to).toBeUndefined();
     }
+  });
+
+  it('NATS authentication: on by default, from the Secret the operator makes; off on request; an external NATS takes credentials from a Secret', async () => {
+    const authSecret = `${FULL}-nats-auth`;
+    const rbacRules = (m: Manifest[]) => find(m, 'Role', `${FULL}-operator`).rules.filter((rule: any) => rule.resources.includes('secrets'));
+    const m = await render();
+    expect(find(m, 'ConfigMap', `${FULL}-nats`).data['nats.conf']).toMatch(/\ninclude \.\/auth\.conf$/);
+    // The server's config volume holds auth.conf from the operator's Secret: the pod waits for it.
+    const volume = find(m, 'StatefulSet', `${FULL}-nats`).spec.template.spec.volumes.find((v: any) => v.name === 'config');
+    expect(volume.projected.sources).toEqual([
+      { configMap: { name: `${FULL}-nats` } },
+      { secret: { name: authSecret, items: [{ key: 'auth.conf', path: 'auth.conf' }] } },
+    ]);
+    expect(envOf(container(m, `${FULL}-gateway`)).SWITCHBOARD_NATS_CREDS).toBe(`secret:${authSecret}/gateway.creds`);
+    expect(envOf(container(m, `${FULL}-operator`)).SWITCHBOARD_NATS_AUTH_SECRET).toBe(authSecret);
+    const operator = readOperatorConfig(resolvedEnv(envOf(container(m, `${FULL}-operator`))), new KubeConfig());
+    expect(operator.natsAuthSecret).toBe(authSecret);
+    expect(operator.pods.natsCredentials).toEqual({ kind: 'per-session' });
+    expect(readGatewayConfig(resolvedEnv(envOf(container(m, `${FULL}-gateway`)))).natsCredentials).toBe(CREDS);
+    // The operator may create Secrets (one per engine pod) and read only the one of the keys.
+    expect(rbacRules(m)).toEqual([
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['secrets'], resourceNames: [authSecret], verbs: ['get'] },
+    ]);
+
+    const off = await render(VALUE_SETS['NATS auth off']);
+    expect(find(off, 'ConfigMap', `${FULL}-nats`).data['nats.conf']).not.toContain('include');
+    expect(find(off, 'StatefulSet', `${FULL}-nats`).spec.template.spec.volumes.find((v: any) => v.name === 'config')).toEqual({
+      name: 'config',
+      configMap: { name: `${FULL}-nats` },
+    });
+    expect(envOf(container(off, `${FULL}-gateway`))).not.toHaveProperty('SWITCHBOARD_NATS_CREDS');
+    expect(envOf(container(off, `${FULL}-operator`))).not.toHaveProperty('SWITCHBOARD_NATS_AUTH_SECRET');
+    expect(rbacRules(off)).toEqual([]);
+
+    const external = await render(VALUE_SETS['external NATS']);
+    expect(envOf(container(external, `${FULL}-gateway`)).SWITCHBOARD_NATS_CREDS).toBe('secret:nats-creds/switchboard.creds');
+    expect(envOf(container(external, `${FULL}-operator`))).toMatchObject({
+      SWITCHBOARD_NATS_CREDS: 'secret:nats-creds/switchboard.creds',
+      SWITCHBOARD_ENGINE_NATS_CREDS_SECRET: 'nats-creds/engine.creds',
+    });
+    const externalOperator = readOperatorConfig(resolvedEnv(envOf(container(external, `${FULL}-operator`))), new KubeConfig());
+    expect(externalOperator.natsCredentials).toBe(CREDS);
+    expect(externalOperator.pods.natsCredentials).toEqual({ kind: 'shared', secret: 'nats-creds', key: 'engine.creds' });
+    expect(rbacRules(external)).toEqual([]);
+    // Without credentials, an external NATS is reached without any.
+    const bare = await render(VALUE_SETS['bundled NATS off']);
+    expect(envOf(container(bare, `${FULL}-gateway`))).not.toHaveProperty('SWITCHBOARD_NATS_CREDS');
+    expect(envOf(container(bare, `${FULL}-operator`))).not.toHaveProperty('SWITCHBOARD_NATS_CREDS');
   });
 
   it('gateway: replicas, the Service, GET /health probes on its port, the admin key from an existing Secret', async () => {

@@ -148,7 +148,14 @@ export const CHART_WAIT_MS = 30_000;
  */
 export const VALUE_SETS: Record<string, object | undefined> = {
   defaults: undefined,
-  'external NATS': { nats: { external: { url: 'nats://nats.messaging.svc.cluster.local:4222' } } },
+  'external NATS': {
+    nats: {
+      external: {
+        url: 'nats://nats.messaging.svc.cluster.local:4222',
+        credentialsSecret: { name: 'nats-creds', key: 'switchboard.creds', engineKey: 'engine.creds' },
+      },
+    },
+  },
   'bundled NATS off': {
     nats: { bundled: { enabled: false }, external: { url: 'nats://nats-0.nats:4222,nats://nats-1.nats:4222' } },
     networkPolicy: { engines: { externalNatsPorts: [4222, 7422] } },
@@ -179,5 +186,6 @@ export const VALUE_SETS: Record<string, object | undefined> = {
       nats: { extraFrom: [{ podSelector: { matchLabels: { app: 'nats-backup' } } }] },
     },
   },
+  'NATS auth off': { nats: { bundled: { auth: { enabled: false } } } },
   'network policies off': { networkPolicy: { enabled: false }, gateway: { pdb: { enabled: false } }, operator: { pdb: { enabled: false } } },
 };

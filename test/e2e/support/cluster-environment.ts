@@ -6,8 +6,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
-import { enginePodName, LABELS, MESSAGING_SESSION, resourceNameFor, type WebhookConfig } from '@switchboard/protocol';
+import { loadOrCreateNatsAuthIn } from '@switchboard/operator';
+import { enginePodName, INBOX_PREFIXES, LABELS, MESSAGING_SESSION, resourceNameFor, type WebhookConfig } from '@switchboard/protocol';
 import { type ApiCall, apiClient, waitFor } from '@switchboard/testkit';
+import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import { hostEnv } from '../node-agent/container-launch.js';
 import { type NodeAgent, startNodeAgent } from '../node-agent/node-agent.js';
 import { type ControlPlane, type Nats, start, startNats } from './control-plane.js';
@@ -20,6 +22,12 @@ const ENGINE_IMAGE = 'switchboard/engine-socket:e2e';
 const BROWSER_ENGINE_IMAGE = 'switchboard/engine-browser:e2e';
 export const ADMIN_KEY = 'e2e-admin-key-0123456789';
 const OPERATOR_LEASE = 'switchboard-operator';
+/**
+ * The Secret of NATS authentication, made as the chart's operator makes it (`loadOrCreateNatsAuth`):
+ * the suite runs NATS with the same configuration, engine pods with the credentials the operator
+ * mints, and the gateway with its own user.
+ */
+const NATS_AUTH_SECRET = 'switchboard-nats-auth';
 /** SANDBOX renews its QR this often in the engine pods: observable, without a flood of events. */
 const QR_RENEW_MS = 2_000;
 
@@ -27,6 +35,8 @@ const QR_RENEW_MS = 2_000;
 export interface ClusterEnvironmentInfo {
   readonly kubeconfigPath: string;
   readonly natsUrl: string;
+  /** The gateway's NATS credentials: NATS runs with authentication, as the chart's does. */
+  readonly natsCredentials: string;
   readonly namespace: string;
   /** Logs of every process, and the node agent's pod directories. */
   readonly dir: string;
@@ -84,11 +94,16 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
     else rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const [cp, nats] = await Promise.all([start(), startNats()]);
-    stops.push(() => cp.stop(), () => nats.stop());
+    const cp = await start();
+    stops.push(() => cp.stop());
     await cp.kubectl(['apply', '-f', join(repoRoot, 'crds/messagingsession.yaml')]);
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${MESSAGING_SESSION.plural}.${MESSAGING_SESSION.group}`]);
     await cp.ensureNamespace(namespace);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cp.kubeconfigPath);
+    const natsAuth = await loadOrCreateNatsAuthIn(kubeConfig, namespace, NATS_AUTH_SECRET);
+    const nats = await startNats({ config: natsAuth.serverConfig });
+    stops.push(() => nats.stop());
 
     const nodeDir = join(dir, 'node');
     mkdirSync(nodeDir);
@@ -104,7 +119,13 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
     });
     stops.push(() => agent.stop());
 
-    const info: ClusterEnvironmentInfo = { kubeconfigPath: cp.kubeconfigPath, natsUrl: nats.url, namespace, dir };
+    const info: ClusterEnvironmentInfo = {
+      kubeconfigPath: cp.kubeconfigPath,
+      natsUrl: nats.url,
+      natsCredentials: natsAuth.gatewayCredentials,
+      namespace,
+      dir,
+    };
     const processes: NodeProcess[] = [];
     stops.push(() => Promise.all(processes.map((child) => child.stop())));
     const leader = async (): Promise<string | null> => {
@@ -130,6 +151,7 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
             KUBECONFIG: cp.kubeconfigPath,
             SWITCHBOARD_NAMESPACE: namespace,
             SWITCHBOARD_NATS_URL: nats.url,
+            SWITCHBOARD_NATS_AUTH_SECRET: NATS_AUTH_SECRET,
             SWITCHBOARD_ENGINE_IMAGE: ENGINE_IMAGE,
             SWITCHBOARD_BROWSER_ENGINE_IMAGE: BROWSER_ENGINE_IMAGE,
             SWITCHBOARD_IDENTITY: identity,
@@ -183,6 +205,15 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
   }
 }
 
+/** A NATS connection for a test to look behind the gateway: as the gateway's user (the suite's NATS has authentication). */
+export function connectNats(info: ClusterEnvironmentInfo): Promise<NatsConnection> {
+  return connect({
+    servers: info.natsUrl,
+    authenticator: credsAuthenticator(new TextEncoder().encode(info.natsCredentials)),
+    inboxPrefix: INBOX_PREFIXES.gateway,
+  });
+}
+
 const enginePodSelector = (session: string) => `${LABELS.session}=${resourceNameFor(session)}`;
 
 function enginePodOf(pod: PodJson): EnginePod {
@@ -232,6 +263,7 @@ export async function startGatewayProcess(info: ClusterEnvironmentInfo, options:
       KUBECONFIG: info.kubeconfigPath,
       SWITCHBOARD_NAMESPACE: info.namespace,
       SWITCHBOARD_NATS_URL: info.natsUrl,
+      SWITCHBOARD_NATS_CREDS: info.natsCredentials,
       SWITCHBOARD_API_KEY: apiKey,
       // Sessions created without an engine are SANDBOX here: the default (NOWEB) needs WhatsApp.
       SWITCHBOARD_DEFAULT_ENGINE: 'SANDBOX',

@@ -98,8 +98,13 @@ export function start(options: StartOptions = {}): Promise<ControlPlane> {
 }
 
 /** Starts nats-server with JetStream; resolves once its /healthz says JetStream is up. */
-export function startNats(): Promise<Nats> {
-  return retryOnPortRace(startNatsOnce);
+export interface NatsOptions {
+  /** nats-server configuration beside the flags: the authentication cluster mode runs with. */
+  readonly config?: string;
+}
+
+export function startNats(options: NatsOptions = {}): Promise<Nats> {
+  return retryOnPortRace(() => startNatsOnce(options));
 }
 
 /**
@@ -220,15 +225,21 @@ async function startOnce(options: StartOptions): Promise<ControlPlane> {
   }
 }
 
-async function startNatsOnce(): Promise<Nats> {
+async function startNatsOnce(options: NatsOptions): Promise<Nats> {
   const bins = e2eBinaries();
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-nats-'));
   const group = new ProcessGroup(dir);
   try {
     const [port, monitorPort] = await freePorts(2);
     const storeDir = join(dir, 'jetstream');
+    const configArgs: string[] = [];
+    if (options.config !== undefined) {
+      writeFileSync(join(dir, 'nats.conf'), options.config, { mode: 0o600 });
+      configArgs.push('-c', join(dir, 'nats.conf'));
+    }
     // -a binds the client port and, by default, the monitoring port to loopback.
     const nats = group.spawn('nats-server', bins.natsServer, [
+      ...configArgs,
       '-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-n', 'e2e',
     ]);
     const monitorUrl = `http://127.0.0.1:${monitorPort}`;
