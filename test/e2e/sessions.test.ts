@@ -2,7 +2,7 @@
 // engine pods, and an engine pod deleted under a working session.
 import { KV_BUCKETS } from '@switchboard/protocol';
 import { sample, waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
-import type { KV, NatsConnection } from 'nats';
+import { connect, type KV, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForStatus, workingSession } from '../contract/harness.js';
 import {
@@ -87,6 +87,31 @@ describe('a session made through /api', () => {
       ws.close();
       await receiver.stop();
     }
+  });
+});
+
+describe('NATS authentication, as the chart sets it up', () => {
+  it('refuses a client without credentials, and gives each engine pod a user of its own session from a Secret the resource owns', async () => {
+    await expect(connect({ servers: env.natsUrl, reconnect: false })).rejects.toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
+    expect((await gw.api('POST', '/api/sessions', { name: 'nats-user' })).status).toBe(201);
+    await waitForStatus(gw, 'nats-user', 'SCAN_QR_CODE', 30_000);
+    const pod = (await (await env.cp.fetch(`/api/v1/namespaces/${env.namespace}/pods/engine-nats-user`)).json()) as any;
+    const source = pod.spec.containers[0].env.find((e: { name: string }) => e.name === 'SWITCHBOARD_NATS_CREDS').valueFrom.secretKeyRef;
+    const resource = await env.resource('nats-user');
+    expect(source).toEqual({ name: `engine-nats-user-nats-${resource.metadata.uid.slice(0, 8)}`, key: 'nats.creds' });
+    const secret = (await (await env.cp.fetch(`/api/v1/namespaces/${env.namespace}/secrets/${source.name}`)).json()) as any;
+    expect(secret.metadata.ownerReferences).toMatchObject([{ kind: 'MessagingSession', name: 'nats-user', uid: resource.metadata.uid }]);
+    const jwt = /-----BEGIN NATS USER JWT-----\n(\S+)\n/.exec(Buffer.from(secret.data['nats.creds'], 'base64').toString())![1]!;
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as { nats: { pub: { allow: string[] }; sub: { allow: string[] } } };
+    expect(claims.nats.sub.allow).toEqual(['sb.cmd.nats-user', '_INBOX.engine.nats-user.>']);
+    expect(claims.nats.pub.allow).toContain('sb.evt.nats-user.>');
+    expect(claims.nats.pub.allow.filter((subject) => subject.startsWith('sb.') || subject.startsWith('$KV.'))).toEqual([
+      'sb.evt.nats-user.>',
+      '$KV.sb_auth.nats-user.>',
+      '$KV.sb_messages.nats-user.>',
+      '$KV.sb_leases.nats-user',
+    ]);
+    expect((await gw.api('DELETE', '/api/sessions/nats-user')).status).toBe(200);
   });
 });
 

@@ -198,7 +198,7 @@ describe('chart: lint, schema and templates', () => {
     const authSecret = `${FULL}-nats-auth`;
     const rbacRules = (m: Manifest[]) => find(m, 'Role', `${FULL}-operator`).rules.filter((rule: any) => rule.resources.includes('secrets'));
     const m = await render();
-    expect(find(m, 'ConfigMap', `${FULL}-nats`).data['nats.conf']).toMatch(/\ninclude \.\/auth\.conf$/);
+    expect(find(m, 'ConfigMap', `${FULL}-nats`).data['nats.conf']).toMatch(/\ninclude \.\/auth\.conf\n?$/);
     // The server's config volume holds auth.conf from the operator's Secret: the pod waits for it.
     const volume = find(m, 'StatefulSet', `${FULL}-nats`).spec.template.spec.volumes.find((v: any) => v.name === 'config');
     expect(volume.projected.sources).toEqual([
@@ -291,7 +291,7 @@ describe('chart: lint, schema and templates', () => {
       SWITCHBOARD_BROWSER_TOLERATIONS: '[]',
     });
     const role = find(m, 'Role', `${FULL}-operator`);
-    const leaseRule = role.rules.find((r: any) => r.resourceNames);
+    const leaseRule = role.rules.find((r: any) => r.resourceNames && r.resources.includes('leases'));
     expect(leaseRule).toEqual({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['sb-leader'], verbs: ['get', 'update'] });
   });
 
