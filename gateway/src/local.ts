@@ -149,6 +149,8 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
       outbox.forgetSession(session);
       dispatcher.forgetSession(session);
       await eventLog.forget(session);
+      // Its keys too: a session made again with the name is not open to them.
+      await keys.forgetSession(session);
     },
     commits,
     deleted: (session) => metrics.forgetSession(session),
@@ -162,6 +164,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     writes,
     eventLog,
   });
+  const keys = new ApiKeys(keyStore, sessions);
   const hub = countedWsHub(metrics, bus, logger, options);
   const stopCounting = metrics.countEvents(bus);
   metrics.gauge('switchboard_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried', () =>
@@ -171,7 +174,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     sessions,
     outbound,
     auth: new ApiKeyAuthenticator(adminKey.hash, keyStore.ring, options.oauth ? new OAuthVerifier(options.oauth) : null),
-    keys: new ApiKeys(keyStore, sessions),
+    keys,
     hub,
     logger,
     version: VERSION,

@@ -38,16 +38,9 @@ beforeAll(async () => {
   gw = await startGateway({ oauth: issuer.settings });
   const created = await gw.api('POST', '/api/sessions', { name: SESSION, start: false });
   if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
-  const make = async (path: string, body: unknown) => {
-    const res = await gw.api('POST', path, body);
-    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.key as string;
-  };
   keys.general = await make('/api/keys', {});
-  keys.generalOwn = await make('/api/keys', { session: SESSION });
   keys.generalOther = await make('/api/keys', { session: OTHER });
-  keys.media = await make('/api/keys/media', { session: SESSION });
-  keys.control = await make('/api/keys/control', { session: SESSION });
+  await keysOfSession();
 
   const docs = await gw.api('GET', '/docs/openapi.json', undefined, null);
   if (docs.status !== 200) throw new Error(`GET /docs/openapi.json: ${docs.status} ${JSON.stringify(docs.body)}`);
@@ -64,6 +57,22 @@ afterAll(async () => {
   await gw?.close();
   await issuer?.close();
 });
+
+async function make(path: string, body: unknown): Promise<string> {
+  const res = await gw.api('POST', path, body);
+  if (res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.key as string;
+}
+
+/** The keys limited to `SESSION`, made anew: deleting a session deletes them (docs/api.md). */
+async function keysOfSession(): Promise<void> {
+  keys.generalOwn = await make('/api/keys', { session: SESSION });
+  keys.media = await make('/api/keys/media', { session: SESSION });
+  keys.control = await make('/api/keys/control', { session: SESSION });
+}
+
+/** The operations that delete the session they name, and with it the keys limited to it. */
+const DELETES_SESSION = new Set(['DELETE /api/sessions/{session}', 'POST /api/sessions/logout']);
 
 /** One request to the operation, naming `SESSION` where the route reads its session. */
 function request(op: Operation): { url: string; body: unknown } {
@@ -93,20 +102,28 @@ function outcomeOf(status: number): Outcome {
   return 'allowed';
 }
 
-/** Runs every operation for one caller; answers the mismatches, so a failure lists them all. */
-async function mismatches(headers: Record<string, string>, expected: (access: Access) => Outcome): Promise<string[]> {
+/**
+ * Runs every operation for one caller; answers the mismatches, so a failure lists them all.
+ * `headers` is read for each operation: once an operation has deleted the session, the session
+ * and its keys are made again, and a caller with such a key goes on with the new one.
+ */
+async function mismatches(headers: () => Record<string, string>, expected: (access: Access) => Outcome): Promise<string[]> {
   const wrong: string[] = [];
   for (const op of operations) {
     const want = expected(op.access);
-    const res = await call(op, headers);
+    const res = await call(op, headers());
     const got = outcomeOf(res.status);
     const ok = want === 'refused' ? got !== 'allowed' : got === want;
     if (!ok) wrong.push(`${op.method} ${op.path} (${JSON.stringify(op.access)}): want ${want}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+    if (got === 'allowed' && DELETES_SESSION.has(`${op.method} ${op.path}`)) {
+      expect((await gw.api('POST', '/api/sessions', { name: SESSION, start: false })).status).toBe(201);
+      await keysOfSession();
+    }
   }
   return wrong;
 }
 
-const key = (value: string) => ({ 'x-api-key': value });
+const key = (name: keyof typeof keys) => () => ({ 'x-api-key': keys[name] });
 const isSessionAction = (access: Access, ...actions: string[]) => access.kind === 'session' && actions.includes(access.action!);
 
 describe('part 5: every /api operation documents its access', () => {
@@ -126,42 +143,42 @@ describe('part 5: every /api operation documents its access', () => {
 
 describe('part 5: the auth matrix over every /api operation', () => {
   it('no key: 401 everywhere', async () => {
-    expect(await mismatches({}, () => 'unauthenticated')).toEqual([]);
+    expect(await mismatches(() => ({}), () => 'unauthenticated')).toEqual([]);
   });
 
   it('a wrong key: 401 everywhere', async () => {
-    expect(await mismatches(key('sb_not-a-key-of-this-server'), () => 'unauthenticated')).toEqual([]);
+    expect(await mismatches(() => ({ 'x-api-key': 'sb_not-a-key-of-this-server' }), () => 'unauthenticated')).toEqual([]);
   });
 
   it('the admin key: never 401 or 403', async () => {
-    expect(await mismatches(key(ADMIN_KEY), () => 'allowed')).toEqual([]);
+    expect(await mismatches(() => ({ 'x-api-key': ADMIN_KEY }), () => 'allowed')).toEqual([]);
   });
 
   it('a general key for all sessions: everything but key management', async () => {
-    expect(await mismatches(key(keys.general), (a) => (a.kind === 'admin' ? 'forbidden' : 'allowed'))).toEqual([]);
+    expect(await mismatches(key('general'), (a) => (a.kind === 'admin' ? 'forbidden' : 'allowed'))).toEqual([]);
   });
 
   it('a general key limited to its session: that session and the session list', async () => {
-    expect(await mismatches(key(keys.generalOwn), (a) => (a.kind === 'admin' ? 'forbidden' : 'allowed'))).toEqual([]);
+    expect(await mismatches(key('generalOwn'), (a) => (a.kind === 'admin' ? 'forbidden' : 'allowed'))).toEqual([]);
   });
 
   it('a general key limited to another session: 403 for every session route and key management', async () => {
-    expect(await mismatches(key(keys.generalOther), (a) => (a.kind === 'sessions.list' ? 'allowed' : 'forbidden'))).toEqual([]);
+    expect(await mismatches(key('generalOther'), (a) => (a.kind === 'sessions.list' ? 'allowed' : 'forbidden'))).toEqual([]);
   });
 
   it("a control key: read and control routes of its session and the session list, 403 elsewhere", async () => {
     const expected = (a: Access): Outcome => (a.kind === 'sessions.list' || isSessionAction(a, 'read', 'control') ? 'allowed' : 'forbidden');
-    expect(await mismatches(key(keys.control), expected)).toEqual([]);
+    expect(await mismatches(key('control'), expected)).toEqual([]);
   });
 
   it('a media key: media routes of its session only, 403 elsewhere', async () => {
-    expect(await mismatches(key(keys.media), (a) => (isSessionAction(a, 'media') ? 'allowed' : 'forbidden'))).toEqual([]);
+    expect(await mismatches(key('media'), (a) => (isSessionAction(a, 'media') ? 'allowed' : 'forbidden'))).toEqual([]);
   });
 
   it('an OAuth 2.0 token with scope read:items: the session list only', async () => {
     const token = await issuer.token({ scope: 'read:items' });
     const expected = (a: Access): Outcome => (a.kind === 'sessions.list' ? 'allowed' : 'refused');
-    expect(await mismatches({ authorization: `Bearer ${token}` }, expected)).toEqual([]);
+    expect(await mismatches(() => ({ authorization: `Bearer ${token}` }), expected)).toEqual([]);
   });
 });
 

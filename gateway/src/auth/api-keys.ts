@@ -105,6 +105,16 @@ export class ApiKeys {
     return toDTO(next);
   }
 
+  /**
+   * Deletes the keys limited to a session being deleted, so that a later session of the same
+   * name is not open to them. Keys made after `madeBefore` (ms; the time the delete began, where
+   * the session might be gone already) are kept: they were made for the name as it is now.
+   */
+  async forgetSession(session: string, madeBefore = Number.POSITIVE_INFINITY): Promise<void> {
+    const keys = this.store.ring.all().filter((key) => key.session === session && key.createdAt <= madeBefore);
+    await Promise.all(keys.map((key) => this.store.remove(key.id)));
+  }
+
   async delete(id: string): Promise<void> {
     this.require(id);
     if (!(await this.store.remove(id))) throw notFound(id);

@@ -41,6 +41,23 @@ export class ApiKeyAuthenticator {
     return found.principal;
   }
 
+  /**
+   * Calls `changed` each time the stored key behind `principal` changes, with its principal now,
+   * or with why it no longer lets anyone in (deleted, inactive). The configured admin key and
+   * OAuth tokens are not stored keys: they never change. Returns the unsubscribe.
+   */
+  watch(principal: Principal, changed: (now: Principal | string) => void): () => void {
+    if (principal === CONFIGURED_ADMIN || principal.kind === 'oauth') return () => {};
+    const { id } = principal;
+    return this.ring.onChange((changedId) => {
+      if (changedId !== id) return;
+      const key = this.ring.get(id);
+      if (key === undefined) changed(`API key ${id} was deleted`);
+      else if (!key.isActive) changed(`API key ${id} is inactive`);
+      else changed(this.ring.principal(id)!);
+    });
+  }
+
   /** Throws a 401 ApiError for a bad token, 503 when the issuer's signing keys cannot be fetched. */
   async bearer(token: string): Promise<Principal> {
     if (!this.oauth) {

@@ -53,6 +53,11 @@ export interface ClusterBackendOptions {
   readonly purgeAuth: (session: string) => Promise<unknown>;
   /** Forgets what was kept of an account beside its auth state (history, media): on logout and delete. */
   readonly forget?: (session: string) => Promise<void>;
+  /**
+   * Deletes the keys limited to a session being deleted, made before `madeBefore` (ms), so that a
+   * session made again with the name is not open to them (ApiKeys.forgetSession).
+   */
+  readonly forgetKeys?: (session: string, madeBefore: number) => Promise<void>;
   /** What the engine pods can run. They run this same build, so it is this build's catalog. */
   readonly engines: EngineCatalog;
   readonly defaultEngine: EngineName;
@@ -136,7 +141,11 @@ export class ClusterSessionBackend implements SessionBackend {
         metadata: { annotations: { [ANNOTATIONS.logoutOnDelete]: 'true' } },
       });
       if (marked && !marked.metadata?.finalizers?.includes(LOGOUT_FINALIZER)) await this.options.purgeAuth(name);
-      if (marked) await this.options.resources.delete(resourceName);
+      if (marked) {
+        const deleting = Date.now();
+        await this.options.resources.delete(resourceName);
+        await this.options.forgetKeys?.(name, deleting);
+      }
     }
     const uid = current.metadata?.uid;
     const { settled, resource } = await this.options.cache.waitFor(

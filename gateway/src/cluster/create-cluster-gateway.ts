@@ -98,6 +98,8 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const cache = new SessionCache({ resources, kubeConfig, log: logger });
   const secrets = new SessionSecrets({ kubeConfig, namespace });
   const stopFollowing = followWebhookSecrets(cache, secrets, logger);
+  // Made once the key bucket is open; sessions deleted before that have no keys to forget here.
+  let keys: ApiKeys | undefined;
   const sessions = new ClusterSessionBackend({
     resources,
     cache,
@@ -107,6 +109,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     forget: async (session) => {
       await Promise.all([purgeSessionMessages(nc, session), purgeSessionMedia(nc, session)]);
     },
+    forgetKeys: async (session, madeBefore) => keys?.forgetSession(session, madeBefore),
     // Engine pods run this same build, so what this build can run is what they can run.
     engines: localEngineCatalog({ sandbox: DEFAULT_SANDBOX_OPTIONS }),
     defaultEngine: options.defaultEngine,
@@ -147,7 +150,15 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       keyStore.ring,
       options.oauth ? new OAuthVerifier(options.oauth) : null,
     );
-    const keys = new ApiKeys(keyStore, sessions);
+    const apiKeys = (keys = new ApiKeys(keyStore, sessions));
+    // A session deleted elsewhere (another replica, kubectl) takes its keys too. Keys made since
+    // its delete began are kept: a session of the same name may be there again already.
+    const stopForgettingKeys = onDeletedSessions(cache, (session, last) => {
+      const deleting = last.metadata?.deletionTimestamp ? new Date(last.metadata.deletionTimestamp).getTime() : Date.now();
+      apiKeys.forgetSession(session, deleting).catch((error: unknown) => {
+        logger.error({ err: error, session }, 'could not delete the API keys of a deleted session');
+      });
+    });
     // Engine pods write history and media; every replica reads them. The gateway owns the media
     // lifetime: it brings the bucket's TTL to its own setting.
     const messages = await NatsMessageStore.open(nc);
@@ -156,7 +167,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       sessions,
       outbound,
       auth,
-      keys,
+      keys: apiKeys,
       hub,
       logger,
       version: VERSION,
@@ -182,6 +193,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
         stopCounting();
         stopForgetting();
         stopFollowing();
+        stopForgettingKeys();
         keyStore.close();
         await sessions.close();
         await nc.drain();

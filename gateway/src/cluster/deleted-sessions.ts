@@ -1,18 +1,25 @@
-import { sessionNameOf } from './messaging-session.js';
+import { type MessagingSession, sessionNameOf } from './messaging-session.js';
 import type { SessionCache } from './session-cache.js';
 
 /**
- * Calls `deleted(session)` for each session whose MessagingSession leaves the cache: deleted
- * through this replica, another one or kubectl, once its finalizer has let it go. Call it once
- * the cache is synced; returns the unsubscribe.
+ * Calls `deleted(session, last)` for each session whose MessagingSession leaves the cache
+ * (deleted through this replica, another one or kubectl, once its finalizer has let it go), or
+ * is replaced by a new resource of the same name between two looks; `last` is the resource as
+ * last seen. Call it once the cache is synced; returns the unsubscribe.
  */
-export function onDeletedSessions(cache: SessionCache, deleted: (session: string) => void): () => void {
-  let known = new Set(cache.list()?.map(sessionNameOf));
+export function onDeletedSessions(cache: SessionCache, deleted: (session: string, last: MessagingSession) => void): () => void {
+  let known = bySession(cache.list() ?? []);
   return cache.subscribe(() => {
     const resources = cache.list();
     if (!resources) return;
-    const now = new Set(resources.map(sessionNameOf));
-    for (const session of known) if (!now.has(session)) deleted(session);
+    const now = bySession(resources);
+    for (const [session, last] of known) {
+      if (now.get(session)?.metadata?.uid !== last.metadata?.uid) deleted(session, last);
+    }
     known = now;
   });
+}
+
+function bySession(resources: readonly MessagingSession[]): Map<string, MessagingSession> {
+  return new Map(resources.map((resource) => [sessionNameOf(resource), resource]));
 }

@@ -17,7 +17,7 @@ const WsQuery = z.object({
 /**
  * Close codes: 1008 (policy violation) for a bad key or query, as clients of this interface
  * expect, and for a key that may not watch what was asked (access.ts: admin and general keys
- * only; a key limited to a session only for that session).
+ * only; a key limited to a session only for that session), at once or when the key changes so.
  */
 export async function wsRoutes(
   app: FastifyInstance,
@@ -47,6 +47,12 @@ export async function wsRoutes(
         return;
       }
       hub.add(socket, { session: parsed.data.session, events: parsed.data.events });
+      // A key deleted, deactivated or changed so that it may no longer watch this takes its connections with it.
+      const stopWatching = auth.watch(principal, (now) => {
+        const reason = typeof now === 'string' ? now : websocketRefusal(now, parsed.data.session);
+        if (reason !== null) socket.close(1008, reason.slice(0, 120));
+      });
+      socket.once('close', stopWatching);
     } catch (error) {
       socket.close(1008, closeReason(error instanceof Error ? error.message : 'unauthorized'));
     }
