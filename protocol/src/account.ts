@@ -9,8 +9,12 @@ import { ContactId, DEFAULT_SESSION, SessionName } from './ids.js';
 export const PhoneNumber = z
   .string()
   .max(64)
+  // The rule on what the client sends (so the OpenAPI document states it): 6 to 15 digits, an
+  // optional leading "+", separators anywhere, and an optional "@c.us" at the end.
+  .regex(/^[\s().-]*\+?[\s().-]*(\d[\s().-]*){6,15}(@c\.us)?\s*$/, {
+    message: 'must be a phone number in international format: 6 to 15 digits',
+  })
   .transform((phone) => phone.trim().replace(/@c\.us$/, '').replace(/[\s().-]/g, '').replace(/^\+/, ''))
-  .pipe(z.string().regex(/^\d{6,15}$/, { message: 'must be a phone number in international format: 6 to 15 digits' }))
   .meta({ description: 'The phone number to check, in international format', examples: ['1213213213'] });
 
 /** The GET forms' query (`/contacts/check-exists`, `/checkNumberStatus`): a query schema has no id. */

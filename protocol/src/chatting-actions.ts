@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sendFields, withSession } from './chatting.js';
 import { ChatId } from './ids.js';
-import { inChat, MessageRef } from './message-ref.js';
+import { inChat, MessageRef, OF_CHAT } from './message-ref.js';
 
 /** Operations on chats and on messages already there (spec 4.5): forward, seen, typing, react, star. */
 
@@ -15,8 +15,12 @@ export const MessageForwardRequest = withSession(MessageForwardArgs).meta({ id: 
 export const SendSeenArgs = z
   .object({
     chatId: ChatId,
-    messageId: MessageRef.nullish().meta({ description: 'Deprecated: use messageIds', deprecated: true }),
-    messageIds: z.array(MessageRef).max(1000).nullish().meta({ description: 'The messages read; none means every unread one' }),
+    messageId: MessageRef.nullish().meta({ description: `Deprecated: use messageIds. ${OF_CHAT}`, deprecated: true }),
+    messageIds: z
+      .array(MessageRef)
+      .max(1000)
+      .nullish()
+      .meta({ description: `The messages read; none means every unread one. Each must be a message of \`chatId\`.` }),
     participant: ChatId.nullish().meta({ description: 'The sender in a group (NOWEB)' }),
   })
   .superRefine((args, ctx) => {
@@ -53,12 +57,12 @@ export const MessageReactionArgs = z.object({
     .string()
     .max(64)
     .refine(isReaction, { message: 'must be one emoji, or "" to remove the reaction' })
-    .meta({ examples: ['👍'] }),
+    .meta({ description: 'One emoji (one grapheme: skin tones and joined sequences count as one), or "" to remove the reaction', examples: ['👍'] }),
 });
 export const MessageReactionRequest = withSession(MessageReactionArgs).meta({ id: 'MessageReactionRequest' });
 
 export const MessageStarArgs = z
-  .object({ messageId: MessageRef, chatId: ChatId, star: z.boolean() })
+  .object({ messageId: MessageRef.meta({ description: OF_CHAT }), chatId: ChatId, star: z.boolean() })
   .refine((args) => inChat(args.chatId, args.messageId), { path: ['messageId'], message: 'must be a message of chatId' });
 export const MessageStarRequest = withSession(MessageStarArgs).meta({ id: 'MessageStarRequest' });
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { sendFields, withSession } from './chatting.js';
 import { FileInput, HttpUrl } from './chatting-media.js';
-import { inChat, MessageRef } from './message-ref.js';
+import { inChat, MessageRef, OF_CHAT } from './message-ref.js';
+import { presentNotNull, UNIQUE_ITEMS, when } from './openapi-rules.js';
 
 // Limits are the messaging service's own: beyond them it refuses or cuts the message.
 
@@ -26,7 +27,7 @@ export const Button = z
     const field = BUTTON_NEEDS[button.type];
     if (button[field] == null) ctx.addIssue({ code: 'custom', path: [field], message: `is required for a "${button.type}" button` });
   })
-  .meta({ id: 'Button' });
+  .meta({ id: 'Button', allOf: Object.entries(BUTTON_NEEDS).map(([type, field]) => when('type', type, presentNotNull(field))) });
 
 export const SendButtonsArgs = z.object({
   ...sendFields,
@@ -59,6 +60,7 @@ export const SendListMessage = z
     button: z.string().min(1).max(20),
     sections: z.array(ListSection).min(1).max(10),
   })
+  .meta({ description: 'At most 10 rows over all sections; every `rowId` unique in the list' })
   .superRefine((list, ctx) => {
     const rows = list.sections.flatMap((section) => section.rows);
     if (rows.length > 10) ctx.addIssue({ code: 'custom', path: ['sections'], message: `must hold at most 10 rows in all (has ${rows.length})` });
@@ -81,7 +83,7 @@ const distinct = (values: readonly string[]) => new Set(values).size === values.
 export const MessagePoll = z
   .object({
     name: z.string().min(1).max(255),
-    options: z.array(PollOption).min(2).max(12).refine(distinct, { message: 'must be different from each other' }),
+    options: z.array(PollOption).min(2).max(12).refine(distinct, { message: 'must be different from each other' }).meta(UNIQUE_ITEMS),
     multipleAnswers: z.boolean().default(false),
   })
   .meta({ id: 'MessagePoll' });
@@ -93,13 +95,13 @@ export const MessagePollRequest = withSession(MessagePollArgs).meta({ id: 'Messa
 export const MessagePollVoteArgs = z
   .object({
     chatId: sendFields.chatId,
-    pollMessageId: MessageRef.meta({ description: 'The poll message: {fromMe}_{chatId}_{messageId}[_{participant}]' }),
+    pollMessageId: MessageRef.meta({ description: `The poll message: {fromMe}_{chatId}_{messageId}[_{participant}]. ${OF_CHAT}` }),
     pollServerId: z.number().int().nullish().meta({ description: 'Channels only; not used by these engines' }),
     votes: z
       .array(PollOption)
       .max(12)
       .refine(distinct, { message: 'must be different from each other' })
-      .meta({ description: 'The options voted for; empty takes the vote back' }),
+      .meta({ ...UNIQUE_ITEMS, description: 'The options voted for; empty takes the vote back' }),
   })
   .refine((args) => inChat(args.chatId, args.pollMessageId), {
     path: ['pollMessageId'],
@@ -137,7 +139,11 @@ export const ContactCard = z
       if (contact[field] == null) ctx.addIssue({ code: 'custom', path: [field], message: 'is required unless vcard is given' });
     }
   })
-  .meta({ id: 'ContactCard' });
+  .meta({
+    id: 'ContactCard',
+    description: 'A `vcard`, or the fields a card is built from: `fullName` and `phoneNumber` at least',
+    anyOf: [presentNotNull('vcard'), presentNotNull('fullName', 'phoneNumber')],
+  });
 export type ContactCard = z.infer<typeof ContactCard>;
 
 export const MessageContactVcardArgs = z.object({ ...sendFields, contacts: z.array(ContactCard).min(1).max(20) });

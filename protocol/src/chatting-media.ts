@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sendFields, withSession } from './chatting.js';
 import { MediaFilename, MediaMimetype } from './media.js';
+import { exactlyOneOf } from './openapi-rules.js';
 
 const BASE64_CHARS = new Uint8Array(128);
 for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_') BASE64_CHARS[char.charCodeAt(0)] = 1;
@@ -58,7 +59,7 @@ function fileInput<M extends z.ZodType<string, string | undefined>>(id: string, 
       data: Base64Data.optional(),
     })
     .superRefine(oneSource)
-    .meta({ id, description: 'The file, by `url` or by base64 `data` (exactly one)' });
+    .meta({ id, description: 'The file, by `url` or by base64 `data` (exactly one)', ...exactlyOneOf('url', 'data') });
 }
 
 export const FileInput = fileInput('RemoteOrBinaryFile', MediaMimetype);
@@ -108,7 +109,7 @@ export const PreviewImage = z
     mimetype: MediaMimetype.optional(),
   })
   .superRefine(oneSource)
-  .meta({ id: 'LinkPreviewImage' });
+  .meta({ id: 'LinkPreviewImage', description: 'The image, by `url` or by base64 `data` (exactly one)', ...exactlyOneOf('url', 'data') });
 
 export const LinkPreviewData = z
   .object({

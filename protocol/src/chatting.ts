@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChatId, DEFAULT_SESSION, phoneToChatId, SessionName } from './ids.js';
+import { CHAT_ID_FORMS, ChatId, DEFAULT_SESSION, phoneToChatId, SessionName } from './ids.js';
 
 /** A client-chosen message id (from `GET /api/{session}/new-message-id` or its own). */
 export const OutgoingMessageId = z
@@ -16,7 +16,7 @@ export const sendFields = {
     .string()
     .max(256)
     .nullish()
-    .meta({ description: 'Id of the message to reply to', examples: ['false_11111111111@c.us_AAAAAAAAAAAAAAAAAAAA'] }),
+    .meta({ description: 'Id of the message to reply to', examples: ['false_15551234567@c.us_AAAAAAAAAAAAAAAAAAAA'] }),
   id: OutgoingMessageId.nullish().meta({ description: 'Pre-generated message id' }),
 };
 
@@ -52,9 +52,13 @@ export const SendTextQuery = z.object({
     .string()
     .min(1)
     .max(64)
+    // What phoneToChatId makes a valid chat id of: a chat id, or a number (its digits are kept).
+    .regex(new RegExp(`^\\s*(${CHAT_ID_FORMS})\\s*$|^[^@\\d]*(\\d[^@\\d]*){1,20}$`), {
+      message: 'must be a phone number (up to 20 digits) or a chat id',
+    })
     .transform(phoneToChatId)
     .pipe(ChatId)
-    .meta({ description: 'A phone number (digits) or a chat id; it becomes the chat id' }),
+    .meta({ description: 'A phone number (digits; other characters are dropped) or a chat id; it becomes the chat id' }),
   text: z.string().min(1).max(65536),
   session: SessionName.default(DEFAULT_SESSION),
 });

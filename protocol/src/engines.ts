@@ -6,5 +6,10 @@ import { z } from 'zod';
  */
 export const EngineName = z
   .enum(['WEBJS', 'WPP', 'NOWEB', 'GOWS', 'SANDBOX'])
-  .meta({ id: 'EngineName', description: 'Engine that runs the session' });
+  .meta({
+    id: 'EngineName',
+    description:
+      'Engine that runs the session. These are the names of the interface; one this build has no engine ' +
+      'for (WPP and GOWS) is refused with 422, whose `details.available` lists the engines it has',
+  });
 export type EngineName = z.infer<typeof EngineName>;

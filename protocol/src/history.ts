@@ -18,11 +18,15 @@ export const HISTORY_MAX_LIMIT = 1000;
  * so on: that is how clients of this interface send them, and the query parser keeps them flat.
  */
 const historyQueryFields = {
-  limit: queryNumber()
-    .pipe(z.number().int().min(1).max(HISTORY_MAX_LIMIT))
+  // Integers by coercion, as on the other paged routes, so the OpenAPI document says integer and its bounds.
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(HISTORY_MAX_LIMIT)
     .default(10)
     .meta({ description: `How many records: default 10, at most ${HISTORY_MAX_LIMIT}` }),
-  offset: queryNumber().pipe(z.number().int().min(0)).default(0).meta({ description: 'How many records to skip: default 0' }),
+  offset: z.coerce.number().int().min(0).default(0).meta({ description: 'How many records to skip: default 0' }),
   sortBy: z
     .enum(['timestamp', 'messageTimestamp'])
     .default('timestamp')

@@ -14,10 +14,12 @@ export type SessionName = z.infer<typeof SessionName>;
 
 export const DEFAULT_SESSION = 'default';
 
-/** Chat addressing of spec part 1: `<number>@c.us`, `<id>@g.us`, `<id>@lid`. */
+/** Chat addressing of spec part 1: `<number>@c.us`, `<id>@g.us`, `<id>@lid` (unanchored, for other patterns). */
+export const CHAT_ID_FORMS = String.raw`\d{1,20}@c\.us|[0-9A-Za-z-]{1,64}@g\.us|\d{1,24}@lid`;
+
 export const ChatId = z
   .string()
-  .regex(/^(\d{1,20}@c\.us|[0-9A-Za-z-]{1,64}@g\.us|\d{1,24}@lid)$/, {
+  .regex(new RegExp(`^(${CHAT_ID_FORMS})$`), {
     message: 'must be "<number>@c.us", "<id>@g.us" or "<id>@lid"',
   })
   .meta({ description: 'Chat id', examples: ['15551234567@c.us'] });

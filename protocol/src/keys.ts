@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SessionName } from './ids.js';
+import { when } from './openapi-rules.js';
 
 /**
  * API keys (spec 4.2, part 5). Field names follow the reference document (`ApiKeyRequest`,
@@ -46,6 +47,12 @@ export function adminKeyLimitIssues(key: {
   ];
 }
 
+/** adminKeyLimitIssues as JSON Schema, for the OpenAPI document. */
+const ADMIN_KEY_RULE = {
+  description: 'An admin key (`isAdmin: true`) may do everything: its `session` and `actions` must be null or left out',
+  ...when('isAdmin', true, { properties: { session: { type: 'null' }, actions: { type: 'null' } } }),
+};
+
 /** `POST /api/keys`. */
 export const ApiKeyRequest = z
   .object({
@@ -59,7 +66,7 @@ export const ApiKeyRequest = z
   .superRefine((request, context) => {
     for (const { path, message } of adminKeyLimitIssues(request)) context.addIssue({ code: 'custom', path: [path], message });
   })
-  .meta({ id: 'ApiKeyRequest' });
+  .meta({ id: 'ApiKeyRequest', ...ADMIN_KEY_RULE });
 export type ApiKeyRequest = z.infer<typeof ApiKeyRequest>;
 
 /**

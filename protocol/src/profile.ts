@@ -29,7 +29,7 @@ export const ProfilePictureRequest = z
     file: FileInput.refine((file) => file.mimetype.toLowerCase().startsWith('image/'), {
       path: ['mimetype'],
       message: 'must be an image type, e.g. "image/jpeg"',
-    }),
+    }).meta({ description: 'An image: `mimetype` starts with "image/"' }),
   })
   .meta({ id: 'ProfilePictureRequest' });
 export type ProfilePictureRequest = z.infer<typeof ProfilePictureRequest>;
