@@ -69,7 +69,9 @@ api POST /api/sessions '{"name":"default","engine":"SANDBOX"}' || fail "could no
 api POST /api/default/sandbox/simulate '{"kind":"scan"}' || fail "could not pair the session default"
 
 # 3. The pass. The coverage phase tries each documented bound and each status; fuzzing adds
-# random inputs. Two workers: the machines that run `make test` have two cores.
+# random inputs. One worker: Hypothesis reads lambda sources with `ast`, which on Python 3.11
+# fails now and then in two threads at once ("AST constructor recursion depth mismatch"), an
+# error of the tool, not of the gateway.
 say "schemathesis $SCHEMATHESIS_VERSION against $base (seed $seed, at most $max_examples cases per operation, $max_time s)"
 status=0
 # From the temp dir: Schemathesis and Hypothesis keep state in the working directory (.schemathesis, .hypothesis).
@@ -80,7 +82,7 @@ status=0
   --seed "$seed" \
   --max-examples "$max_examples" \
   --max-time "$max_time" \
-  --workers 2 \
+  --workers 1 \
   --generation-database none \
   --request-timeout 20 \
   --no-color \
