@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { NatsAuthStateStore, NatsMediaStore, NatsMessageStore, readHistory } from '@switchboard/engine-pod';
+import { CommandObjects, NatsAuthStateStore, NatsMediaStore, NatsMessageStore, readHistory } from '@switchboard/engine-pod';
 import { type CommandReply, INBOX_PREFIXES, KV_BUCKETS, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
@@ -108,6 +108,12 @@ describe('NATS authentication (cluster mode)', () => {
     }, `both messages in the history\n${pod.log}`, POD_WAIT_MS);
     const mediaId = /([A-Za-z0-9_-]{22})\.png$/.exec(records[0]!.media!.url)![1]!;
     expect((await (await NatsMediaStore.open(gateway)).get('carol', mediaId))?.data.toString()).toBe('png!');
+
+    // A command too large for one message: the gateway stores it in sb_commands, the pod takes it.
+    const objects = new CommandObjects(gateway);
+    const { headers } = await objects.put('carol', JSON.stringify({ op: 'host.status', args: {}, padding: 'x'.repeat(2 * 1024 * 1024) }));
+    const large = (await gateway.request(SUBJECTS.command('carol'), '', { headers, timeout: 10_000 })).json<CommandReply>();
+    expect(large, pod.log).toMatchObject({ ok: true, result: { status: 'WORKING' } });
 
     // Logout purges the pod's own auth keys (it may not purge the stream) and starts unpaired.
     await result({ op: 'host.logout' });

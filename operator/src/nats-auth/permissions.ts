@@ -52,6 +52,8 @@ export function enginePermissions(session: string): NatsPermissions {
         `${JS}.STREAM.INFO.${objectStream(commands)}`,
         `${JS}.STREAM.MSG.GET.${objectStream(commands)}`,
         `${JS}.CONSUMER.CREATE.${objectStream(commands)}`,
+        // An object read finds its stream by subject first: stream names only, nothing in them.
+        `${JS}.STREAM.NAMES`,
         `${JS}.STREAM.PURGE.${objectStream(commands)}`,
       ],
     },
