@@ -2,6 +2,7 @@ import {
   type AppConfig,
   type EngineCommand,
   type EngineName,
+  type EngineSettings,
   type EventEnvelope,
   type EventName,
   type MeInfo,
@@ -51,6 +52,8 @@ export interface EngineHostOptions {
   readonly metadata: Record<string, string>;
   /** The session's apps (spec 2.3); none when left out. */
   readonly apps?: readonly AppConfig[];
+  /** What of the session's config the engine reads when it starts (proxy, ignore...); none when left out. */
+  readonly settings?: EngineSettings;
   readonly environment: { tier: string; version: string };
   readonly publish: (event: HostedEvent) => void;
   readonly log: EngineLog;
@@ -134,6 +137,7 @@ export class EngineHost {
     if (this.engine) await this.stop();
     const engine = this.options.factory({
       session: this.options.session,
+      settings: this.options.settings ?? {},
       authState: this.options.authState,
       log: this.options.log,
       setStatus: (status, reason) => {

@@ -1,5 +1,6 @@
 import type {
   EngineName,
+  EngineSettings,
   EventName,
   Media,
   MeInfo,
@@ -19,6 +20,11 @@ import type { MediaFile } from './media/media-store.js';
 /** What the host gives an engine: where to report, where to keep its auth state. */
 export interface EngineContext {
   readonly session: string;
+  /**
+   * The session's engine settings (proxy, ignore, client, noweb), as they were when it started.
+   * The gateway refuses a setting an engine cannot honour (engine-settings-support.ts).
+   */
+  readonly settings: EngineSettings;
   readonly authState: AuthStateStore;
   /**
    * Report a status change. Repeating SCAN_QR_CODE is how a renewed QR is announced. A FAILED

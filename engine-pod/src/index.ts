@@ -51,3 +51,4 @@ export {
   type OutboundRefusal,
   OutboundPolicy,
 } from './outbound/outbound-policy.js';
+export { SETTING_ENGINES, unsupportedSettings, unsupportedSettingsMessage } from './engine-settings-support.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppConfig } from './apps.js';
+import { EngineSettings } from './engine-settings.js';
 import { EngineName } from './engines.js';
 import { SessionName } from './ids.js';
 import { SessionStatus } from './status.js';
@@ -9,16 +10,28 @@ export const Metadata = z
   .record(z.string().max(256), z.string().max(4096))
   .meta({ description: 'Echoed back in every event envelope of the session', examples: [{ 'user.id': '123' }] });
 
+const CONFIG_MEMBERS = ['metadata', 'debug', 'webhooks', 'proxy', 'ignore', 'client', 'noweb'];
+
 /**
- * Spec 2.1 `config`. Members the spec does not show (proxy, per-engine settings) are not
- * accepted yet and are dropped, so a client that sends them still works.
+ * Spec 2.1 `config`, plus the peer product's engine settings (engine-settings.ts). A member this
+ * build does not know (the peer's `webjs`, `gows`) is refused, naming it, rather than dropped: a
+ * client must not believe a setting applies when it does not.
  */
 export const SessionConfig = z
-  .object({
-    metadata: Metadata.optional(),
-    debug: z.boolean().optional(),
-    webhooks: z.array(WebhookConfig).max(20).optional(),
-  })
+  .strictObject(
+    {
+      metadata: Metadata.optional(),
+      debug: z.boolean().optional().meta({ description: 'Kept and read back; it changes nothing in this build' }),
+      webhooks: z.array(WebhookConfig).max(20).optional(),
+      ...EngineSettings.shape,
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown member ${issue.keys.map((k) => `"${k}"`).join(', ')}: config takes ${CONFIG_MEMBERS.join(', ')}`
+          : undefined,
+    },
+  )
   .meta({ id: 'SessionConfig' });
 export type SessionConfig = z.infer<typeof SessionConfig>;
 

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppConfig, type EventEnvelope, type EventName, parseEnvelope, type SessionStatus } from '@switchboard/protocol';
+import { type AppConfig, type EngineSettings, type EventEnvelope, type EventName, parseEnvelope, type SessionStatus } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { pino } from 'pino';
@@ -34,6 +34,8 @@ export interface NowebSessionOptions {
   readonly session?: string;
   /** The session's apps (spec 2.3). */
   readonly apps?: readonly AppConfig[];
+  /** The session config's engine settings (proxy, ignore, client, noweb). */
+  readonly settings?: EngineSettings;
   /** Where received files are kept; unset: none, and records have media null. */
   readonly media?: EngineHostOptions['media'];
 }
@@ -68,6 +70,7 @@ export class NowebSession {
       authState: this.store,
       metadata: { suite: 'noweb' },
       apps: options.apps ?? [],
+      settings: options.settings ?? {},
       ...(options.media ? { media: options.media } : {}),
       environment: { tier: 'CORE', version: 'test' },
       publish: (event) => {

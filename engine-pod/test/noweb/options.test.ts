@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_NOWEB_OPTIONS, nowebOptionsFromEnv } from '../../src/index.js';
+import { ignoredChats, socketSettings } from '../../src/engines/noweb/socket-settings.js';
 
 describe('NOWEB options from the environment', () => {
   it('defaults to WhatsApp Web, not marking the account online on connect', () => {
@@ -31,5 +32,20 @@ describe('NOWEB options from the environment', () => {
 
   it('backs off 1, 2, 4 ... seconds between reconnects, at most 30', () => {
     expect([1, 2, 3, 6, 20].map(DEFAULT_NOWEB_OPTIONS.reconnectDelayMs)).toEqual([1_000, 2_000, 4_000, 30_000, 30_000]);
+  });
+});
+
+describe('NOWEB socket settings from the session config', () => {
+  it('maps client, noweb and ignore onto the Baileys socket, and leaves the defaults without them', () => {
+    const defaults = { markOnlineOnConnect: false };
+    expect(socketSettings({}, defaults)).toEqual({ markOnlineOnConnect: false, syncFullHistory: false });
+    const set = socketSettings(
+      { client: { deviceName: 'MacOS', browserName: 'Firefox' }, noweb: { markOnline: true, store: { enabled: true, fullSync: true } } },
+      defaults,
+    );
+    expect(set).toMatchObject({ markOnlineOnConnect: true, syncFullHistory: true, browser: ['MacOS', 'Firefox', expect.any(String)] });
+    const ignore = ignoredChats({ channels: true, broadcast: true, groups: null });
+    expect(['x@newsletter', 'status@broadcast', '1234@broadcast'].map(ignore)).toEqual([true, true, true]);
+    expect(['1@g.us', '15551230001@s.whatsapp.net'].map(ignore)).toEqual([false, false]);
   });
 });

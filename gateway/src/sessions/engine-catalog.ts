@@ -1,6 +1,6 @@
 import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
-import { webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
-import type { EngineName } from '@switchboard/protocol';
+import { SETTING_ENGINES, unsupportedSettings, unsupportedSettingsMessage, webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
+import type { EngineName, EngineSettings } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 
 /** The engines this build can run, by name. */
@@ -14,8 +14,11 @@ export function localEngineCatalog(options: { sandbox: SandboxOptions }): Engine
   };
 }
 
-/** Throws a 422 naming the engines that are available, so the user can pick one. */
-export function requireEngine(catalog: EngineCatalog, engine: EngineName): EngineFactory {
+/**
+ * Throws a 422 naming the engines that are available, so the user can pick one; with `config`,
+ * also one naming each setting in it the engine cannot honour (rather than ignoring it).
+ */
+export function requireEngine(catalog: EngineCatalog, engine: EngineName, config?: EngineSettings): EngineFactory {
   const factory = catalog[engine];
   if (!factory) {
     const available = Object.keys(catalog).join(', ');
@@ -23,6 +26,14 @@ export function requireEngine(catalog: EngineCatalog, engine: EngineName): Engin
       field: 'engine',
       engine,
       available: Object.keys(catalog),
+    });
+  }
+  const unsupported = config ? unsupportedSettings(engine, config) : [];
+  if (unsupported.length > 0) {
+    throw new ApiError(422, unsupportedSettingsMessage(engine, unsupported), {
+      fields: unsupported.map((setting) => `body.config.${setting}`),
+      engine,
+      engines: Object.fromEntries(unsupported.map((setting) => [setting, SETTING_ENGINES[setting]])),
     });
   }
   return factory;

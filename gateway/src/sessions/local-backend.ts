@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import {
   EngineHost,
   type EngineHostOptions,
@@ -8,17 +9,18 @@ import {
   type HostedEvent,
   tighten,
 } from '@switchboard/engine-pod';
-import type {
-  AppConfig,
-  EngineCommand,
-  EngineName,
-  SessionConfig,
-  SessionCreateRequest,
-  SessionDTO,
-  SessionInfo,
-  SessionStartDeprecatedRequest,
-  SessionUpdateRequest,
-  WebhookConfig,
+import {
+  type AppConfig,
+  type EngineCommand,
+  type EngineName,
+  engineSettingsOf,
+  type SessionConfig,
+  type SessionCreateRequest,
+  type SessionDTO,
+  type SessionInfo,
+  type SessionStartDeprecatedRequest,
+  type SessionUpdateRequest,
+  type WebhookConfig,
 } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 import type { CommitGate } from '../store/commit-gate.js';
@@ -95,7 +97,7 @@ export class LocalSessionBackend implements SessionBackend {
         throw new ApiError(409, `session '${request.name}' already exists`, { session: request.name });
       }
       const engine = request.engine ?? this.options.defaultEngine;
-      requireEngine(this.options.engines, engine);
+      requireEngine(this.options.engines, engine, request.config);
       const record: SessionRecord = {
         name: request.name,
         engine,
@@ -128,7 +130,7 @@ export class LocalSessionBackend implements SessionBackend {
       if (existing) await this.applyUpdate(existing, request);
       else {
         const engine = request.engine ?? this.options.defaultEngine;
-        requireEngine(this.options.engines, engine);
+        requireEngine(this.options.engines, engine, request.config);
         this.options.registry.save({
           name: request.name,
           engine,
@@ -220,7 +222,7 @@ export class LocalSessionBackend implements SessionBackend {
     request: { engine?: EngineName; config?: SessionConfig; apps?: AppConfig[] | null },
   ): Promise<SessionDTO> {
     const engine = request.engine ?? record.engine;
-    requireEngine(this.options.engines, engine);
+    requireEngine(this.options.engines, engine, request.config ?? record.config);
     const updated: SessionRecord = {
       ...record,
       engine,
@@ -229,8 +231,9 @@ export class LocalSessionBackend implements SessionBackend {
     };
     this.options.registry.save(updated);
     const host = this.hosts.get(record.name);
-    if (host && host.engineName !== engine) {
-      // A different engine is a different connection: replace the host, keep the session running.
+    if (host && (host.engineName !== engine || !sameEngineSettings(record.config, updated.config))) {
+      // A different engine, or other engine settings (proxy, ignore...), is a different
+      // connection: replace the host, keep the session running.
       const wasRunning = host.status !== 'STOPPED';
       await host.stop();
       this.hosts.delete(record.name);
@@ -265,6 +268,7 @@ export class LocalSessionBackend implements SessionBackend {
         authState: new FileAuthStateStore(join(this.sessionDir(record.name), 'auth')),
         metadata: record.config.metadata ?? {},
         apps: record.apps,
+        settings: engineSettingsOf(record.config),
         environment: this.options.environment,
         publish: this.options.publish,
         log: this.options.log,
@@ -299,4 +303,9 @@ export class LocalSessionBackend implements SessionBackend {
       timestamps: { activity: host?.activity ?? null },
     };
   }
+}
+
+/** Whether the settings an engine reads when it starts (proxy, ignore, client, noweb) are the same. */
+function sameEngineSettings(a: SessionConfig, b: SessionConfig): boolean {
+  return isDeepStrictEqual(engineSettingsOf(a), engineSettingsOf(b));
 }

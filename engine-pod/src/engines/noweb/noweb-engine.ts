@@ -30,6 +30,7 @@ import {
 import { DEFAULT_NOWEB_OPTIONS, type NowebOptions } from './options.js';
 import { receivedMedia } from './received-media.js';
 import { relayedEngineEvents } from './relayed-events.js';
+import { socketSettings } from './socket-settings.js';
 
 type WASocket = ReturnType<typeof makeWASocket>;
 
@@ -252,8 +253,7 @@ export class NowebEngine implements Engine {
       auth: auth.state,
       waWebSocketUrl: this.options.waUrl,
       logger: this.options.logger,
-      markOnlineOnConnect: this.options.markOnlineOnConnect,
-      syncFullHistory: false,
+      ...socketSettings(this.context.settings, this.options),
       ...(this.options.qrTimeoutMs ? { qrTimeout: this.options.qrTimeoutMs } : {}),
     });
     this.socket = socket;
