@@ -147,6 +147,14 @@ describe('engine pod replacement', () => {
     expect(envOf(pod)).toMatchObject({ SWITCHBOARD_OUTBOUND_DENY: '127.0.0.0/8,::1/128', SWITCHBOARD_OUTBOUND_ALLOW: '' });
   });
 
+  it('passes the config engine settings as JSON only when there are some; a change replaces the pod', () => {
+    const plain = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings);
+    expect(envOf(plain)).not.toHaveProperty('SWITCHBOARD_ENGINE_SETTINGS');
+    const proxied = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy: { server: 'proxy:3128' }, metadata: { a: 'b' } } } }), settings);
+    expect(JSON.parse(envOf(proxied).SWITCHBOARD_ENGINE_SETTINGS!)).toEqual({ proxy: { server: 'proxy:3128' } });
+    expect(replacementReason(plain, proxied)).not.toBeNull();
+  });
+
   it('passes the NOWEB connection attempts to NOWEB pods only, and only when configured', () => {
     const noweb = sessionResource({ spec: { engine: 'NOWEB' } });
     expect(envOf(buildEnginePod(noweb, settings))).not.toHaveProperty('SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS');

@@ -38,6 +38,15 @@ export const MessageTextRequest = z
     text: z.string().min(1).max(65536),
     reply_to: sendFields.reply_to,
     linkPreview: z.boolean().default(true),
+    // The peer's field (default false). No engine here makes a sendText preview image in high
+    // quality, so true is refused rather than dropped: send/link-custom-preview does it.
+    linkPreviewHighQuality: z
+      .boolean()
+      .optional()
+      .refine((value) => value !== true, {
+        message: 'true is not supported on sendText: use POST /api/send/link-custom-preview, which sends a high-quality preview image',
+      })
+      .meta({ description: 'Only false: a high-quality preview image is sent by send/link-custom-preview' }),
     id: sendFields.id,
   })
   .meta({ id: 'MessageTextRequest' });

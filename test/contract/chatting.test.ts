@@ -63,6 +63,14 @@ describe('4.5 POST /api/sendText', () => {
     expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.chatId', 'body.session', 'body.text']);
   });
 
+  it('refuses linkPreviewHighQuality: true instead of dropping it, and takes false (item 15)', async () => {
+    const refused = await gw.api('POST', '/api/sendText', { session: 'chat', chatId: '15551234567@c.us', text: 'hi https://example.com', linkPreviewHighQuality: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details).toEqual([{ path: 'body.linkPreviewHighQuality', reason: expect.stringContaining('send/link-custom-preview') }]);
+    const sent = await gw.api('POST', '/api/sendText', { session: 'chat', chatId: '15551234567@c.us', text: 'hi', linkPreviewHighQuality: false });
+    expect(sent.status).toBe(201);
+  });
+
   it('defaults session to "default" and answers 404 when it does not exist', async () => {
     const res = await gw.api('POST', '/api/sendText', { chatId: '15551234567@c.us', text: 'x' });
     expect(res.status).toBe(404);

@@ -162,6 +162,49 @@ describe('4.3 sessions: update', () => {
   });
 });
 
+describe('config members beyond the spec: honoured, refused, never dropped (item 15)', () => {
+  const settings = {
+    proxy: { server: 'proxy.internal:3128', username: 'bot', password: 'proxy-secret' },
+    ignore: { status: true, groups: false, channels: null, broadcast: true },
+    client: { deviceName: 'MacOS', browserName: 'Firefox' },
+    noweb: { markOnline: false, store: { enabled: true, fullSync: false } },
+  };
+
+  it('a NOWEB session keeps proxy, ignore, client and noweb, the proxy password write-only', async () => {
+    const res = await gw.api('POST', '/api/sessions', { name: 'cfg-noweb', engine: 'NOWEB', start: false, config: settings });
+    expect(res.status).toBe(201);
+    const masked = { ...settings, proxy: { ...settings.proxy, password: '***' } };
+    expect(res.body.config).toEqual(masked);
+    expect((await gw.api('GET', '/api/sessions/cfg-noweb')).body.config).toEqual(masked);
+    // Sent back as read, the placeholder keeps the stored password; for another server it cannot.
+    expect((await gw.api('PUT', '/api/sessions/cfg-noweb', { config: masked })).status).toBe(200);
+    const moved = await gw.api('PUT', '/api/sessions/cfg-noweb', { config: { ...masked, proxy: { ...masked.proxy, server: 'other:3128' } } });
+    expect(moved.status).toBe(400);
+    expect(moved.body.details.map((d: { path: string }) => d.path)).toEqual(['body.config.proxy.password']);
+  });
+
+  it('refuses a setting the engine cannot honour with 422 naming it, and creates or changes nothing', async () => {
+    const res = await gw.api('POST', '/api/sessions', { name: 'cfg-sandbox', engine: 'SANDBOX', config: { proxy: settings.proxy, ignore: settings.ignore } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(/^engine SANDBOX cannot honour config\.proxy \(only NOWEB\), config\.ignore \(only NOWEB\)/);
+    expect(res.body.details).toMatchObject({ engine: 'SANDBOX', fields: ['body.config.proxy', 'body.config.ignore'] });
+    expect((await gw.api('GET', '/api/sessions/cfg-sandbox')).status).toBe(404);
+    // Moving the NOWEB session above to SANDBOX would drop its settings: refused too.
+    const moved = await gw.api('PUT', '/api/sessions/cfg-noweb', { engine: 'SANDBOX' });
+    expect(moved.status).toBe(422);
+    expect((await gw.api('GET', '/api/sessions/cfg-noweb')).body.engine).toBe('NOWEB');
+  });
+
+  it('refuses a config member this build does not know with 400 naming it and what config takes', async () => {
+    const res = await gw.api('POST', '/api/sessions', { name: 'cfg-gows', start: false, config: { gows: { storage: { messages: true } } } });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([
+      { path: 'body.config', reason: 'unknown member "gows": config takes metadata, debug, webhooks, proxy, ignore, client, noweb' },
+    ]);
+    expect((await gw.api('GET', '/api/sessions/cfg-gows')).status).toBe(404);
+  });
+});
+
 describe('part 3 rules 1-4: start, stop, delete, logout', () => {
   it('start is idempotent and needs the session to exist', async () => {
     await gw.api('POST', '/api/sessions', { name: 'idem', start: false });

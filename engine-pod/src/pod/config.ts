@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { AppConfig, EngineName, Metadata, SessionName } from '@switchboard/protocol';
+import { AppConfig, EngineName, EngineSettings, Metadata, SessionName } from '@switchboard/protocol';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { AVAILABLE_ENGINES } from './engine-catalog.js';
 
@@ -19,6 +19,8 @@ export interface PodConfig {
   readonly metadata: Record<string, string>;
   /** The session's apps (spec 2.3), as the resource's `spec.apps`. */
   readonly apps: AppConfig[];
+  /** The engine settings of the resource's `spec.config` (proxy, ignore, client, noweb). */
+  readonly settings: EngineSettings;
   readonly healthPort: number;
   /** Where clients reach the gateway: the start of every `media.url` this pod gives out. */
   readonly baseUrl: string;
@@ -61,6 +63,7 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
     podName: read('SWITCHBOARD_POD_NAME', (raw) => raw ?? hostname()),
     metadata: read('SWITCHBOARD_METADATA', (raw) => schema(Metadata, json(raw ?? '{}'))),
     apps: read('SWITCHBOARD_APPS', (raw) => schema(AppConfigs, json(raw ?? '[]', 'a JSON array of apps, e.g. [{"app":"calls"}]'))),
+    settings: read('SWITCHBOARD_ENGINE_SETTINGS', (raw) => schema(EngineSettings, json(raw ?? '{}', 'a JSON object, e.g. {"proxy":{"server":"proxy:3128"}}'))),
     healthPort: read('SWITCHBOARD_HEALTH_PORT', (raw) => integer(raw ?? '8080', 0, 65_535)),
     baseUrl: read('SWITCHBOARD_BASE_URL', (raw) => httpUrl(raw ?? 'http://localhost:3000')),
     outbound: outboundPolicy(env, problems),

@@ -93,6 +93,7 @@ export class EnginePod {
       authState,
       metadata: this.config.metadata,
       apps: this.config.apps,
+      settings: this.config.settings,
       environment: { tier: TIER, version: VERSION },
       publish: (event) => {
         this.publisher?.publish(event);

@@ -48,6 +48,13 @@ describe('engine pod configuration', () => {
     expect(() => readPodConfig({ ...base, SWITCHBOARD_APPS: 'calls' })).toThrow(/SWITCHBOARD_APPS: must be a JSON array of apps/);
   });
 
+  it('reads the engine settings of the session config (proxy, ignore...), none by default, refusing what the protocol refuses', () => {
+    expect(readPodConfig(base).settings).toEqual({});
+    const settings = { proxy: { server: 'proxy:3128' }, ignore: { groups: true } };
+    expect(readPodConfig({ ...base, SWITCHBOARD_ENGINE_SETTINGS: JSON.stringify(settings) }).settings).toEqual(settings);
+    expect(() => readPodConfig({ ...base, SWITCHBOARD_ENGINE_SETTINGS: '{"proxy":{"server":"no port"}}' })).toThrow(/SWITCHBOARD_ENGINE_SETTINGS/);
+  });
+
   it('names every wrong variable at once', () => {
     const read = () =>
       readPodConfig({

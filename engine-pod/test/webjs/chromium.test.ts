@@ -87,6 +87,7 @@ describe('WEBJS on Debian chromium', () => {
     const options = webjsOptionsFromEnv({ SWITCHBOARD_WEBJS_DATA_DIR: root });
     const context = {
       session: 'webjs-1',
+      settings: {},
       authState: new FileAuthStateStore(join(root, 'auth')),
       log: silent,
       setStatus() {},

@@ -107,7 +107,7 @@ export class ClusterSessionBackend implements SessionBackend {
     const known = this.options.cache.lookup(resourceNameFor(request.name));
     if (known && !isTerminating(known) && sessionNameOf(known) === request.name) throw conflict(request.name);
     const engine = request.engine ?? this.options.defaultEngine;
-    requireEngine(this.options.engines, engine);
+    requireEngine(this.options.engines, engine, request.config);
     const desiredState: DesiredState = request.start ? 'Running' : 'Stopped';
     return toSessionDTO(await this.createResource(request.name, { engine, desiredState, ...specOf(request) }));
   }
@@ -262,7 +262,7 @@ export class ClusterSessionBackend implements SessionBackend {
     const existing = await this.find(request.name);
     if (existing) return toSessionDTO(await this.setDesired(await this.applyUpdate(existing, request), 'Running'));
     const engine = request.engine ?? this.options.defaultEngine;
-    requireEngine(this.options.engines, engine);
+    requireEngine(this.options.engines, engine, request.config);
     try {
       return toSessionDTO(await this.createResource(request.name, { engine, desiredState: 'Running', ...specOf(request) }));
     } catch (error) {
@@ -306,7 +306,7 @@ export class ClusterSessionBackend implements SessionBackend {
   private async applyUpdate(current: MessagingSession, change: SpecChange): Promise<MessagingSession> {
     const name = sessionNameOf(current);
     const engine = change.engine ?? current.spec.engine;
-    requireEngine(this.options.engines, engine);
+    requireEngine(this.options.engines, engine, change.config ?? current.spec.config);
     const operations: JsonPatchOperation[] = [];
     if (engine !== current.spec.engine) operations.push({ op: 'add', path: '/spec/engine', value: engine });
     const unusedSecret = change.config !== undefined && (await this.storeConfig(current, change.config, operations));

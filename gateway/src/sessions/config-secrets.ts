@@ -1,4 +1,4 @@
-import type { CustomHeader, FieldIssue, SessionConfig, WebhookConfig } from '@switchboard/protocol';
+import type { CustomHeader, FieldIssue, ProxyConfig, SessionConfig, WebhookConfig } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 
 /**
@@ -10,12 +10,16 @@ export const SECRET_PLACEHOLDER = '***';
 
 /**
  * The config as answers show it: each webhook's `hmac.key`, every `customHeaders[].value`, the
- * user and password of a webhook url and each value of its query (where receivers put tokens)
- * become SECRET_PLACEHOLDER. Everything else is kept as it is.
+ * user and password of a webhook url and each value of its query (where receivers put tokens),
+ * and the proxy's password become SECRET_PLACEHOLDER. Everything else is kept as it is.
  */
 export function maskSessionConfig(config: SessionConfig): SessionConfig {
-  if (!config.webhooks) return config;
-  return { ...config, webhooks: config.webhooks.map(maskWebhook) };
+  if (!config.webhooks && !config.proxy?.password) return config;
+  return {
+    ...config,
+    ...(config.webhooks ? { webhooks: config.webhooks.map(maskWebhook) } : {}),
+    ...(config.proxy?.password ? { proxy: { ...config.proxy, password: SECRET_PLACEHOLDER } } : {}),
+  };
 }
 
 export function maskWebhook(hook: WebhookConfig): WebhookConfig {
@@ -57,18 +61,27 @@ export function restoreSessionConfigSecrets(
   stored: SessionConfig | undefined,
   path = 'body.config',
 ): SessionConfig {
-  if (!sent.webhooks) return sent;
+  if (!sent.webhooks && sent.proxy?.password !== SECRET_PLACEHOLDER) return sent;
   const issues: FieldIssue[] = [];
   const storedHooks = stored?.webhooks ?? [];
   const nth = occurrences<WebhookConfig>((hook) => maskUrl(hook.url));
-  const webhooks = sent.webhooks.map((hook, index) =>
+  const webhooks = sent.webhooks?.map((hook, index) =>
     restoreWebhook(hook, nth(hook, storedHooks), `${path}.webhooks[${index}]`, issues),
   );
+  const proxy = sent.proxy && restoreProxy(sent.proxy, stored?.proxy, `${path}.proxy`, issues);
   if (issues.length > 0) {
     const summary = issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ');
     throw new ApiError(400, `invalid request: ${summary}`, issues);
   }
-  return { ...sent, webhooks };
+  return { ...sent, ...(webhooks ? { webhooks } : {}), ...(proxy ? { proxy } : {}) };
+}
+
+/** The proxy's password is kept only for the same proxy server: it must not go to another one. */
+function restoreProxy(sent: ProxyConfig, stored: ProxyConfig | undefined, path: string, issues: FieldIssue[]): ProxyConfig {
+  if (sent.password !== SECRET_PLACEHOLDER) return sent;
+  if (stored?.password && stored.server === sent.server) return { ...sent, password: stored.password };
+  issues.push({ path: `${path}.password`, reason: NOTHING_TO_KEEP });
+  return sent;
 }
 
 const NOTHING_TO_KEEP = `is the placeholder "${SECRET_PLACEHOLDER}" of a stored secret, but this session stores none here to keep; send the value`;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { V1Container, V1EnvVar, V1Pod, V1Volume } from '@kubernetes/client-node';
-import { ANNOTATIONS, enginePodName, type EngineName, LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
+import { ANNOTATIONS, enginePodName, type EngineName, engineSettingsOf, LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
 import { API_VERSION, type MessagingSessionObject, restartedAtOf, sessionNameOf, specOf } from '../messaging-session.js';
 
@@ -60,6 +60,7 @@ export function engineLabels(resourceName: string): Record<string, string> {
 export function buildEnginePod(resource: MessagingSessionObject, settings: EnginePodSettings): V1Pod {
   const spec = specOf(resource);
   const name = resource.metadata.name;
+  const engineSettings = engineSettingsOf(spec.config);
   const browser = isBrowserEngine(spec.engine);
   const container: V1Container = {
     name: CONTAINER,
@@ -76,6 +77,9 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       { name: 'SWITCHBOARD_HEALTH_PORT', value: String(HEALTH_PORT) },
       // Only when configured: pods made before it was set keep their template hash.
       ...(settings.baseUrl ? [{ name: 'SWITCHBOARD_BASE_URL', value: settings.baseUrl }] : []),
+      // Only when the config sets any: pods of sessions without them keep their template hash. A
+      // change replaces the pod, which is how the engine takes it (settings apply at start).
+      ...(Object.keys(engineSettings).length > 0 ? [{ name: 'SWITCHBOARD_ENGINE_SETTINGS', value: JSON.stringify(engineSettings) }] : []),
       ...(settings.nowebConnectAttempts && spec.engine === 'NOWEB'
         ? [{ name: 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS', value: String(settings.nowebConnectAttempts) }]
         : []),

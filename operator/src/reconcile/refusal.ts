@@ -1,4 +1,5 @@
-import { AVAILABLE_ENGINES } from '@switchboard/engine-pod';
+import { AVAILABLE_ENGINES, unsupportedSettings, unsupportedSettingsMessage } from '@switchboard/engine-pod';
+import type { MessagingSessionSpec } from '@switchboard/protocol';
 import { InvalidSpecError, type MessagingSessionObject, specOf } from '../messaging-session.js';
 import type { Refusal } from './status.js';
 
@@ -9,16 +10,23 @@ import type { Refusal } from './status.js';
  * say), and the CRD allows engines of the interface that this build does not have (GOWS).
  */
 export function refusalOf(resource: MessagingSessionObject): Refusal | null {
-  let engine: string;
+  let spec: MessagingSessionSpec;
   try {
-    engine = specOf(resource).engine;
+    spec = specOf(resource);
   } catch (error) {
     if (error instanceof InvalidSpecError) return { reason: 'InvalidSpec', message: error.message };
     throw error;
   }
-  if ((AVAILABLE_ENGINES as readonly string[]).includes(engine)) return null;
-  return {
-    reason: 'EngineNotAvailable',
-    message: `engine ${engine} is not in this build; available: ${AVAILABLE_ENGINES.join(', ')}`,
-  };
+  if (!AVAILABLE_ENGINES.includes(spec.engine)) {
+    return {
+      reason: 'EngineNotAvailable',
+      message: `engine ${spec.engine} is not in this build; available: ${AVAILABLE_ENGINES.join(', ')}`,
+    };
+  }
+  // A setting the engine would ignore (a proxy on SANDBOX, say): the same refusal as the API's 422.
+  const unsupported = unsupportedSettings(spec.engine, spec.config);
+  if (unsupported.length > 0) {
+    return { reason: 'InvalidSpec', message: `MessagingSession ${resource.metadata.name}: ${unsupportedSettingsMessage(spec.engine, unsupported)}` };
+  }
+  return null;
 }
