@@ -151,7 +151,7 @@ describe('engine pod replacement', () => {
     const plain = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings);
     expect(envOf(plain)).not.toHaveProperty('SWITCHBOARD_ENGINE_SETTINGS');
     const proxied = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy: { server: 'proxy:3128' }, metadata: { a: 'b' } } } }), settings);
-    expect(JSON.parse(envOf(proxied).SWITCHBOARD_ENGINE_SETTINGS!)).toEqual({ proxy: { server: 'proxy:3128' } });
+    expect(JSON.parse(String(envOf(proxied).SWITCHBOARD_ENGINE_SETTINGS))).toEqual({ proxy: { server: 'proxy:3128' } });
     expect(replacementReason(plain, proxied)).not.toBeNull();
   });
 
