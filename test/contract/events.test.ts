@@ -45,6 +45,7 @@ describe('2.4 envelope and 6.2 payloads of the first events', () => {
   beforeAll(async () => {
     sent = await story('env', { events: ['*'], hmac: { key: SECRET } });
     await waitFor(() => of('env').filter((h) => h.body.event === 'message.ack').length === 2, 'both acks', 3_000);
+    await waitFor(() => of('env').some((h) => h.body.event === 'message'), 'the incoming message', 3_000);
   });
 
   it('every delivered envelope parses against its event schema', () => {
