@@ -12,7 +12,7 @@
 #   4. stops the gateway and removes the temp dir.
 # The last line says `fuzz: passed ...` or `fuzz: FAILED ...`; the exit status is non-zero on a
 # failure. Settings (environment): FUZZ_SEED (1), FUZZ_MAX_EXAMPLES (per operation, 10),
-# FUZZ_MAX_TIME (seconds, 150), FUZZ_KEEP=1 keeps the temp dir (gateway log, report).
+# FUZZ_MAX_TIME (seconds, 120), FUZZ_KEEP=1 keeps the temp dir (gateway log, report).
 set -euo pipefail
 
 SCHEMATHESIS_VERSION=4.32.5
@@ -23,7 +23,7 @@ export PATH="$root/.tools/bin:$PATH"
 venv="${HOME}/.cache/switchboard/venv-schemathesis"
 seed="${FUZZ_SEED:-1}"
 max_examples="${FUZZ_MAX_EXAMPLES:-10}"
-max_time="${FUZZ_MAX_TIME:-150}"
+max_time="${FUZZ_MAX_TIME:-120}"
 key="fuzz-admin-key-0123456789"
 started=$SECONDS
 
