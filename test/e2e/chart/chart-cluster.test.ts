@@ -247,7 +247,9 @@ describe('chart against a real API server', () => {
         else if (e.valueFrom.fieldRef?.fieldPath === 'metadata.name') env[e.name] = `${container.name}-0`;
         else if (e.valueFrom.secretKeyRef) {
           const { name, key } = e.valueFrom.secretKeyRef;
-          const data = (await ok(kubectl(cp, ['get', 'secret', '-n', ns, name, '-o', `jsonpath={.data.${key}}`]), 'get secret')).stdout;
+          // A dot in a key (gateway.creds) is escaped, or jsonpath reads it as a path.
+          const path = `{.data.${String(key).replaceAll('.', '\\.')}}`;
+          const data = (await ok(kubectl(cp, ['get', 'secret', '-n', ns, name, '-o', `jsonpath=${path}`]), 'get secret')).stdout;
           env[e.name] = Buffer.from(data, 'base64').toString();
         } else throw new Error(`unexpected env source ${JSON.stringify(e)}`);
       }
