@@ -92,4 +92,13 @@ describe('engine pod configuration', () => {
       /SWITCHBOARD_ENGINE: GOWS is not in this engine pod build \(it has [A-Z, ]*SANDBOX/,
     );
   });
+
+  it('takes NATS credentials as the text of a credentials file, and names the variable, never the value, when it is not one', () => {
+    const creds = '-----BEGIN NATS USER JWT-----\nx\n------END NATS USER JWT------\n-----BEGIN USER NKEY SEED-----\ny\n------END USER NKEY SEED------\n';
+    expect(readPodConfig({ ...base, SWITCHBOARD_NATS_CREDS: creds }).natsCredentials).toBe(creds);
+    expect(readPodConfig(base).natsCredentials).toBeUndefined();
+    const wrong = () => readPodConfig({ ...base, SWITCHBOARD_NATS_CREDS: 'SUAM-not-a-creds-file' });
+    expect(wrong).toThrow(/SWITCHBOARD_NATS_CREDS: must be the text of a NATS credentials file/);
+    expect(wrong).not.toThrow(/SUAM-not-a-creds-file/);
+  });
 });
