@@ -144,7 +144,7 @@ describe('4.3 sessions: update', () => {
     const res = await gw.api('PUT', '/api/sessions/upd-start', { start: true, config: { metadata: { a: '2' } } });
     expect(res.status).toBe(200);
     expect(res.body.status).not.toBe('STOPPED');
-    await waitFor(async () => (await status('upd-start')) === 'SCAN_QR_CODE', 'started by the PUT');
+    await waitFor(async () => (await status('upd-start')) === 'SCAN_QR_CODE', 'started by the PUT', 15_000);
     expect((await gw.api('GET', '/api/sessions/upd-start')).body.config.metadata).toEqual({ a: '2' });
     // start: false does not stop a running session: only POST .../stop does.
     await gw.api('PUT', '/api/sessions/upd-start', { start: false });
@@ -273,7 +273,7 @@ describe('part 3 rules 1-4: start, stop, delete, logout', () => {
     expect(stopped.body).toMatchObject({ statusCode: 422, details: { session: 'me0', status: 'STOPPED' } });
     expect(stopped.body.message).toContain('paired');
     await gw.api('POST', '/api/sessions/me0/start');
-    await waitFor(async () => (await status('me0')) === 'SCAN_QR_CODE', 'SCAN_QR_CODE');
+    await waitFor(async () => (await status('me0')) === 'SCAN_QR_CODE', 'SCAN_QR_CODE', 15_000);
     const unpaired = await gw.api('GET', '/api/sessions/me0/me');
     expect(unpaired.status).toBe(422);
     expect(unpaired.body.details).toEqual({ session: 'me0', status: 'SCAN_QR_CODE' });
