@@ -216,6 +216,20 @@ describe('ClusterSessionBackend against a real API server', () => {
       const stamp = Date.parse(resource.metadata.annotations[ANNOTATIONS.restartedAt]);
       expect(stamp).toBeGreaterThanOrEqual(before - 1);
     });
+
+    it('start of a FAILED session replaces its pod as restart does; of a running one it changes nothing (issue 12 item 9)', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'gave-up' });
+      await gw.api('POST', '/api/sessions/gave-up/start');
+      expect((await cr.read('gave-up')).metadata.annotations?.[ANNOTATIONS.restartedAt]).toBeUndefined();
+      await cr.reportStatus('gave-up', { status: 'FAILED' });
+      await waitFor(async () => (await gw.api('GET', '/api/sessions/gave-up')).body.status === 'FAILED', 'FAILED in the session');
+      const before = Date.now();
+      const started = await gw.api('POST', '/api/sessions/gave-up/start');
+      expect(started.status).toBe(201);
+      expect(started.body.status).toBe('STARTING');
+      const stamp = Date.parse((await cr.read('gave-up')).metadata.annotations[ANNOTATIONS.restartedAt]);
+      expect(stamp).toBeGreaterThanOrEqual(before - 1);
+    });
   });
 
   describe('4.3 delete', () => {
