@@ -48,7 +48,7 @@ describe('one gateway per data directory (issue 12, item 16)', () => {
   it('a second gateway on the same data dir exits non-zero naming the first; after kill -9 of the first, a restart goes ahead', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-lock-'));
     const first = await spawnGateway(dataDir);
-    await waitFor(() => healthy(first), 'the first gateway to listen', 15_000);
+    await waitFor(() => healthy(first), 'the first gateway to listen', 30_000);
 
     const second = await spawnGateway(dataDir);
     expect(await second.exited).not.toBe(0);
@@ -60,10 +60,11 @@ describe('one gateway per data directory (issue 12, item 16)', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const restarted = await spawnGateway(dataDir);
-    await waitFor(() => healthy(restarted), 'the restarted gateway to listen', 15_000);
+    await waitFor(() => healthy(restarted), 'the restarted gateway to listen', 30_000);
     const sessions = await fetch(`http://127.0.0.1:${restarted.port}/api/sessions`, { headers: { 'x-api-key': ADMIN_KEY } });
     expect(sessions.status).toBe(200);
     restarted.child.kill('SIGTERM');
     expect(await restarted.exited).toBe(0);
-  });
+    // Three gateway processes one after another: seconds each on a loaded 2-core machine.
+  }, 90_000);
 });

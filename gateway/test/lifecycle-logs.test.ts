@@ -57,7 +57,7 @@ describe('a NOWEB session that cannot reach its server is in the log at the defa
       expect.objectContaining({ level: 40, msg: 'NOWEB could not connect; trying again', attempt: 1, of: 2, retryInMs: expect.any(Number) }),
     );
     expect(ofSession).toContainEqual(expect.objectContaining({ level: 40, msg: 'session FAILED', reason: expect.stringContaining('2 attempts') }));
-  }, 60_000);
+  }, 90_000);
 
   it('SWITCHBOARD_LOG_FORMAT=pretty: the same, as readable lines instead of JSON', async () => {
     const output = await gatewayWithUnreachableNoweb({ SWITCHBOARD_LOG_FORMAT: 'pretty' });
@@ -67,7 +67,7 @@ describe('a NOWEB session that cannot reach its server is in the log at the defa
     expect(lines).toContainEqual(expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: session STARTING/));
     expect(lines).toContainEqual(expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: NOWEB could not connect; trying again/));
     expect(output.text).toContain('session: "offline"');
-  }, 60_000);
+  }, 90_000);
 
   it('an unknown SWITCHBOARD_LOG_FORMAT is refused at start naming the allowed ones', async () => {
     const child = spawn(process.execPath, [MAIN], {
@@ -81,5 +81,5 @@ describe('a NOWEB session that cannot reach its server is in the log at the defa
     expect(code).not.toBe(0);
     expect(stderr).toContain('SWITCHBOARD_LOG_FORMAT');
     expect(stderr).toContain('pretty');
-  }, 60_000);
+  }, 90_000);
 });

@@ -57,5 +57,5 @@ describe('the README quick start runs as written (issue 12, item 19)', () => {
       .map((line) => JSON.parse(line) as { event: string; payload: { body?: string } });
     // "Hi back" reaches both: once from the websocket watcher, once from the webhook receiver.
     expect(events.filter((e) => e.event === 'message' && e.payload.body === 'Hi back').length).toBe(2);
-  }, 60_000);
+  }, 90_000);
 });
