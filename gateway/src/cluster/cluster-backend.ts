@@ -58,6 +58,11 @@ export interface ClusterBackendOptions {
    * session made again with the name is not open to them (ApiKeys.forgetSession).
    */
   readonly forgetKeys?: (session: string, madeBefore: number) => Promise<void>;
+  /**
+   * Drops what belongs to a deleted session and not to its name (its events, webhook queues and
+   * dead letters), once its resource is gone: a session made again with the name starts clean.
+   */
+  readonly ended?: (session: string) => Promise<void>;
   /** What the engine pods can run. They run this same build, so it is this build's catalog. */
   readonly engines: EngineCatalog;
   readonly defaultEngine: EngineName;
@@ -156,6 +161,8 @@ export class ClusterSessionBackend implements SessionBackend {
     if (!settled) this.options.log.warn({ session: name }, 'session still terminating: its logout finalizer has not finished');
     this.options.cache.rememberGone(resourceName, resource ?? current);
     this.activity.delete(name);
+    // Still terminating: its pod may publish yet, so the streams are left to a delete that finds it gone.
+    if (settled) await this.options.ended?.(name);
     await this.options.forget?.(name);
   }
 

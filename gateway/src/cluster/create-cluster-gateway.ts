@@ -32,6 +32,7 @@ import { LiveEventFeed } from './event-source.js';
 import { onDeletedSessions } from './deleted-sessions.js';
 import { sessionNameOf } from './messaging-session.js';
 import { StreamEventLog } from './stream-event-log.js';
+import { dropSessionStreams } from './session-streams.js';
 import { SessionCache } from './session-cache.js';
 import { SessionCommandChannel } from './session-commands.js';
 import { SessionResources } from './session-resources.js';
@@ -100,6 +101,17 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const stopFollowing = followWebhookSecrets(cache, secrets, logger);
   // Made once the key bucket is open; sessions deleted before that have no keys to forget here.
   let keys: ApiKeys | undefined;
+  const started: { feed?: LiveEventFeed; webhooks?: JetStreamWebhookWorker; keys?: KvKeyStore } = {};
+  /**
+   * A deleted session's events, queues and dead letters go (session-streams.ts): before the API's
+   * delete answers, and on every replica that sees a resource go (a kubectl delete too), unless
+   * a session of the name is back by then. This replica's queues of the session stop first.
+   */
+  const dropStreams = async (session: string): Promise<void> => {
+    await started.webhooks?.sync();
+    if (cache.list()?.some((resource) => sessionNameOf(resource) === session)) return;
+    await dropSessionStreams(nc, session);
+  };
   const sessions = new ClusterSessionBackend({
     resources,
     cache,
@@ -110,6 +122,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       await Promise.all([purgeSessionMessages(nc, session), purgeSessionMedia(nc, session)]);
     },
     forgetKeys: async (session, madeBefore) => keys?.forgetSession(session, madeBefore),
+    ended: (session) => dropStreams(session),
     // Engine pods run this same build, so what this build can run is what they can run.
     engines: localEngineCatalog({ sandbox: DEFAULT_SANDBOX_OPTIONS }),
     defaultEngine: options.defaultEngine,
@@ -121,12 +134,16 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const metrics = new GatewayMetrics();
   const stopCounting = metrics.countEvents(bus);
   const hub = countedWsHub(metrics, bus, logger, options);
-  const started: { feed?: LiveEventFeed; webhooks?: JetStreamWebhookWorker; keys?: KvKeyStore } = {};
   try {
     await cache.start();
     // Webhook targets come from the cache: an event handled before it is synced would find none.
     await cache.whenSynced(options.syncTimeoutMs ?? 60_000);
-    const stopForgetting = onDeletedSessions(cache, (session) => metrics.forgetSession(session));
+    const stopForgetting = onDeletedSessions(cache, (session) => {
+      metrics.forgetSession(session);
+      dropStreams(session).catch((error: unknown) =>
+        logger.warn({ err: error, session }, 'deleted session’s events and webhook queues not dropped; a delete through the API drops them'),
+      );
+    });
     const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger, accepts: (event) => validator.isValid(event) }));
     const webhooks = (started.webhooks = await JetStreamWebhookWorker.start({
       nc,
