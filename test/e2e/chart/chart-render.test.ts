@@ -335,6 +335,14 @@ describe('chart: lint, schema and templates', () => {
     await expect(render({ baseUrl: 'wa.example.com' })).rejects.toThrow(/baseUrl/);
   });
 
+  it('engines.nowebConnectAttempts reaches the operator (for NOWEB pods) only when set, and must be 1 to 1000', async () => {
+    const set = await render({ engines: { nowebConnectAttempts: 4 } });
+    const operator = readOperatorConfig(resolvedEnv(envOf(container(set, `${FULL}-operator`))), new KubeConfig());
+    expect(operator.pods.nowebConnectAttempts).toBe(4);
+    expect(envOf(container(await render(), `${FULL}-operator`))).not.toHaveProperty('SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS');
+    await expect(render({ engines: { nowebConnectAttempts: 0 } })).rejects.toThrow(/nowebConnectAttempts/);
+  });
+
   it('outbound address policy: loopback denied by default for the gateway and (through the operator) engine pods, the values passed as given', async () => {
     const defaults = await render();
     for (const deployment of [`${FULL}-gateway`, `${FULL}-operator`]) {
