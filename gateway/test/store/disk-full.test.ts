@@ -108,5 +108,5 @@ describe('a 201 means stored: a full data dir (issue 12, item 21)', () => {
     await waitFor(() => stored.every((text) => texts().has(text)), 'every stored call delivered', 15_000);
     // Deliveries of the refused calls would have gone out with the stored ones: none did.
     expect(refused.filter((text) => texts().has(text))).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 });

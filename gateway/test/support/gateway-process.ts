@@ -9,7 +9,7 @@ const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 /**
  * The built gateway as its own process, the way `make run` starts it, on 127.0.0.1:`port` with a
  * SANDBOX default engine and the test admin key; resolves once it answers /health. The caller
- * kills it (a failed start is killed here).
+ * kills it (a failed start is killed here). A start takes up to 18 s on a loaded 2-core machine.
  */
 export async function spawnGateway(dataDir: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run make build first`);
@@ -27,7 +27,7 @@ export async function spawnGateway(dataDir: string, port: number, env: Record<st
     stdio: 'ignore',
   });
   try {
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 'the gateway to listen', 15_000);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 'the gateway to listen', 30_000);
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
