@@ -37,13 +37,14 @@ describe('MessagingSession CRD', () => {
     expect(webhook.properties.retries.properties.policy.enum).toEqual(['constant', 'linear', 'exponential']);
   });
 
-  it('takes webhook secrets as Secret keys (keyFrom / valueFrom.secretKeyRef), exactly one of plain and ref checked by CEL', () => {
+  it('takes webhook secrets as Secret keys (urlFrom / keyFrom / valueFrom.secretKeyRef), exactly one of plain and ref checked by CEL', () => {
     const webhook = parse(committed).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.config.properties.webhooks.items;
     const secretKeyRef = {
       type: 'object',
       properties: { name: expect.objectContaining({ type: 'string', maxLength: 253 }), key: expect.objectContaining({ type: 'string' }) },
       required: ['name', 'key'],
     };
+    expect(webhook.properties.urlFrom).toMatchObject({ properties: { secretKeyRef }, required: ['secretKeyRef'] });
     const hmac = webhook.properties.hmac;
     expect(hmac.properties.keyFrom).toMatchObject({ properties: { secretKeyRef }, required: ['secretKeyRef'] });
     expect(hmac.required).toBeUndefined();

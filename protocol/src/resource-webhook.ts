@@ -5,9 +5,10 @@ import { CustomHeader, HmacConfig, RetriesConfig, WebhookEventFilter, WebhookUrl
 /**
  * Cluster mode's webhooks as a MessagingSession holds them. A secret (the HMAC key, a custom
  * header's value) is a key of a Secret in the resource's namespace, named the way a container's
- * env var names one (`valueFrom.secretKeyRef`): `hmac.keyFrom.secretKeyRef` and
- * `customHeaders[].valueFrom.secretKeyRef`. The plain `hmac.key` and `customHeaders[].value` of
- * resources written before are still read (docs/operations.md, "Webhook secrets").
+ * env var names one (`valueFrom.secretKeyRef`): `hmac.keyFrom.secretKeyRef`,
+ * `customHeaders[].valueFrom.secretKeyRef`, and `urlFrom.secretKeyRef` for a url with user info
+ * or a query. The plain `hmac.key`, `customHeaders[].value` and credentialed `url` of resources
+ * written before are still read (docs/operations.md, "Webhook secrets").
  */
 
 /** RFC 1123 subdomain: what a Secret's name may be. */
@@ -60,7 +61,10 @@ export type ResourceCustomHeader = z.infer<typeof ResourceCustomHeader>;
 
 export const ResourceWebhookConfig = z
   .object({
-    url: WebhookUrl,
+    url: WebhookUrl.meta({
+      description: 'The receiver; with urlFrom, the url as answers show it (user, password and query values as "***"), which names the webhook',
+    }),
+    urlFrom: SecretSource.optional().meta({ description: 'The url itself, when it carries credentials or a query (a token)' }),
     events: z.array(WebhookEventFilter).min(1).meta({ description: 'Event names to deliver; "*" means all' }),
     hmac: ResourceHmacConfig.nullish(),
     retries: RetriesConfig.nullish(),

@@ -87,18 +87,18 @@ describe('secrets in a session config are write-only', () => {
     }
   });
 
-  it.runIf(mode === 'cluster')('cluster mode: the MessagingSession holds no HMAC key or header value, a Secret it owns does', async () => {
+  it.runIf(mode === 'cluster')('cluster mode: the MessagingSession holds no HMAC key, header value or url credential, a Secret it owns does', async () => {
     const { readFromCluster } = await import('./cluster-harness.js');
     const rx = await receiver(HMAC_KEY);
     expect((await gw.api('POST', '/api/sessions', { name: 'resource-1', start: false, config: { webhooks: [webhook(rx)] } })).status).toBe(201);
     const resource = await readFromCluster('resource', 'resource-1');
-    const text = JSON.stringify(resource);
-    expect(text).not.toContain(HMAC_KEY);
-    expect(text).not.toContain(HEADER_VALUE);
+    expectNoSecret(resource);
     const [stored] = resource.spec.config.webhooks;
+    expect(stored.url).toBe(maskedWebhook(rx).url);
     const secretName = stored.hmac.keyFrom.secretKeyRef.name;
     expect(stored.customHeaders[0].valueFrom.secretKeyRef.name).toBe(secretName);
     const secret = await readFromCluster('secret', secretName);
+    expect(secret.data[stored.urlFrom.secretKeyRef.key]).toBe(secretUrl(rx));
     expect(secret.data[stored.hmac.keyFrom.secretKeyRef.key]).toBe(HMAC_KEY);
     expect(secret.data[stored.customHeaders[0].valueFrom.secretKeyRef.key]).toBe(HEADER_VALUE);
     expect(secret.metadata.ownerReferences).toMatchObject([{ kind: 'MessagingSession', uid: resource.metadata.uid }]);

@@ -10,6 +10,7 @@ import {
   type MessagingSessionSpec,
   type ResourceWebhookConfig,
   resourceNameFor,
+  type SecretKeySelector,
   type SessionConfig,
   type SessionCreateRequest,
   type SessionDTO,
@@ -286,7 +287,7 @@ export class ClusterSessionBackend implements SessionBackend {
    */
   private async createResource(name: string, spec: RequestedSpec): Promise<MessagingSession> {
     const resourceName = resourceNameFor(name);
-    const { config, data } = await storeSecrets(resourceName, spec.config, undefined, async () => null);
+    const { config, data } = await storeSecrets(resourceName, spec.config, undefined, async () => undefined);
     let created: MessagingSession;
     try {
       created = await this.options.resources.create(newMessagingSession(name, { ...spec, config }));
@@ -343,7 +344,11 @@ export class ClusterSessionBackend implements SessionBackend {
   private async storeConfig(current: MessagingSession, sent: SessionConfig, operations: JsonPatchOperation[]): Promise<boolean> {
     const resourceName = current.metadata?.name ?? '';
     const own = webhookSecretName(resourceName);
-    const { config, data } = await storeSecrets(resourceName, sent, current.spec.config, () => this.options.secrets.read(own));
+    // The session's own Secret is read as it is now (once), another one as deliveries read it.
+    let ownData: Promise<Record<string, string> | null> | undefined;
+    const read = async (ref: SecretKeySelector) =>
+      ref.name === own ? (await (ownData ??= this.options.secrets.read(own)))?.[ref.key] : this.options.secrets.value(ref).catch(() => undefined);
+    const { config, data } = await storeSecrets(resourceName, sent, current.spec.config, read);
     operations.push({ op: 'add', path: '/spec/config', value: config });
     // A client-side `kubectl apply` keeps a copy of what it applied, plain secrets included:
     // moving them out of the spec takes that copy too (its next apply patches as if first).

@@ -10,7 +10,7 @@ import {
   webhookSecretName,
 } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
-import { maskSessionConfig, restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
+import { maskSessionConfig, maskUrl, restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
 import { webhookTargets } from './webhook-targets.js';
 
 /**
@@ -35,26 +35,32 @@ export function apiConfigOf(config: ResourceSessionConfig | undefined): SessionC
  * at the same place), and the data of the session's own Secret. Every value the client sent
  * goes into that Secret under a key named after its webhook (and header), and the config refers
  * to it; a kept secret stays where it is: a Secret a `kubectl` user named stays named; a plain
- * value of an older resource moves into the Secret (docs/operations.md, "Webhook secrets").
- * `readOwn` reads the session's Secret as it is now, for the values that move with a rewrite.
+ * value of an older resource moves into the Secret (docs/operations.md, "Webhook secrets"). A
+ * url with user info or a query goes into the Secret whole, and `url` keeps its masked form.
+ * `read` reads a stored secret as it is now (undefined: it cannot be), for the values that move
+ * with a rewrite and for the parts of a stored url that "***" keeps.
  */
 export async function storeSecrets(
   resourceName: string,
   sent: SessionConfig,
   stored: ResourceSessionConfig | undefined,
-  readOwn: () => Promise<Record<string, string> | null>,
+  read: (ref: SecretKeySelector) => Promise<string | undefined>,
 ): Promise<{ config: ResourceSessionConfig; data: Record<string, string> }> {
-  const tokens = withTokens(stored ?? {});
+  const storedHooks = stored?.webhooks ?? [];
+  // A url whose Secret cannot be read is no url: a sent url that keeps parts of it is refused.
+  const storedUrls = await Promise.all(storedHooks.map(async (hook) => (hook.urlFrom ? ((await read(hook.urlFrom.secretKeyRef)) ?? '') : hook.url)));
+  const tokens = withTokens(stored ?? {}, storedUrls);
   const restored = restoreSessionConfigSecrets(sent, tokens.config);
   if (!restored.webhooks) return { config: restored, data: {} };
   const own = webhookSecretName(resourceName);
   const data: Record<string, string> = {};
-  let current: Promise<Record<string, string> | null> | undefined;
+  /** Urls a user's Secret holds: kept there when sent back unchanged. */
+  const userUrls = new Map(storedHooks.flatMap((hook, i) => (hook.urlFrom && hook.urlFrom.secretKeyRef.name !== own ? [[storedUrls[i]!, hook.urlFrom]] : [])));
   /** A secret as the resource holds it: a reference to `key` of the session's Secret, or the user's Secret kept. */
   const place = async (secret: string, key: string, path: string): Promise<{ secretKeyRef: SecretKeySelector }> => {
     const source = tokens.sources.get(secret) ?? { value: secret };
     if ('ref' in source && source.ref.name !== own) return { secretKeyRef: source.ref };
-    const value = 'value' in source ? source.value : (await (current ??= readOwn()))?.[source.ref.key];
+    const value = 'value' in source ? source.value : await read(source.ref);
     if (value === undefined) {
       throw new ApiError(409, `the stored secret of ${path} is gone (Secret '${own}' lost it): send its value`, [
         { path, reason: 'its stored value is gone; send the value' },
@@ -63,7 +69,9 @@ export async function storeSecrets(
     data[key] = value;
     return { secretKeyRef: { name: own, key } };
   };
-  const ids = webhookTargets(restored.webhooks, null).map((target) => target.id);
+  // Named as delivery names the webhook, after the url the resource shows: a key name made from a
+  // url's credentials would be a hash of them, readable by whoever reads the resource.
+  const ids = webhookTargets(restored.webhooks.map((hook) => ({ ...hook, url: maskUrl(hook.url) })), null).map((target) => target.id);
   const webhooks = await Promise.all(
     restored.webhooks.map(async (hook, index): Promise<ResourceWebhookConfig> => {
       const path = `body.config.webhooks[${index}]`;
@@ -77,7 +85,10 @@ export async function storeSecrets(
             valueFrom: await place(value, `${id}-header-${n}`, `${path}.customHeaders[${n}].value`),
           })),
         ));
-      return { ...hook, hmac, customHeaders };
+      const masked = maskUrl(hook.url);
+      if (masked === hook.url) return { ...hook, hmac, customHeaders };
+      const urlFrom = userUrls.get(hook.url) ?? (await place(hook.url, `${id}-url`, `${path}.url`));
+      return { ...hook, url: masked, urlFrom, hmac, customHeaders };
     }),
   );
   return { config: { ...restored, webhooks }, data };
@@ -91,10 +102,12 @@ export async function resolveWebhook(
   hook: ResourceWebhookConfig,
   value: (ref: SecretKeySelector) => Promise<string>,
 ): Promise<WebhookConfig> {
-  if (!hook.hmac?.keyFrom && !hook.customHeaders?.some((header) => header.valueFrom)) return hook as WebhookConfig;
+  if (!hook.urlFrom && !hook.hmac?.keyFrom && !hook.customHeaders?.some((header) => header.valueFrom)) return hook as WebhookConfig;
   const read = async (source: SecretSource) => ('ref' in source ? value(source.ref) : source.value);
+  const { urlFrom, ...rest } = hook;
   return {
-    ...hook,
+    ...rest,
+    url: urlFrom ? await value(urlFrom.secretKeyRef) : hook.url,
     hmac: hook.hmac && { key: await read(sourceOf(hook.hmac.key, hook.hmac.keyFrom)) },
     customHeaders:
       hook.customHeaders &&
@@ -106,6 +119,7 @@ export async function resolveWebhook(
 export function secretNamesOf(config: ResourceSessionConfig | undefined): Set<string> {
   const names = new Set<string>();
   for (const hook of config?.webhooks ?? []) {
+    if (hook.urlFrom) names.add(hook.urlFrom.secretKeyRef.name);
     if (hook.hmac?.keyFrom) names.add(hook.hmac.keyFrom.secretKeyRef.name);
     for (const header of hook.customHeaders ?? []) if (header.valueFrom) names.add(header.valueFrom.secretKeyRef.name);
   }
@@ -115,16 +129,20 @@ export function secretNamesOf(config: ResourceSessionConfig | undefined): Set<st
 /** Whether a config holds a secret in plain text (a resource written before secrets went into Secrets). */
 export function hasPlainSecrets(config: ResourceSessionConfig | undefined): boolean {
   return (config?.webhooks ?? []).some(
-    (hook) => hook.hmac?.key !== undefined || (hook.customHeaders ?? []).some((header) => header.value !== undefined),
+    (hook) =>
+      (!hook.urlFrom && maskUrl(hook.url) !== hook.url) ||
+      hook.hmac?.key !== undefined ||
+      (hook.customHeaders ?? []).some((header) => header.value !== undefined),
   );
 }
 
 /**
  * The config in the API's shape with each secret replaced by a random token, and what each token
  * stands for: masking then hides them all, and restoring a client's "***" brings back the token,
- * which says where the kept secret is without reading it.
+ * which says where the kept secret is without reading it. A url is masked and restored by its
+ * parts, so `urls` gives each webhook's real url for a restore (the resource holds it masked).
  */
-function withTokens(config: ResourceSessionConfig): { config: SessionConfig; sources: Map<string, SecretSource> } {
+function withTokens(config: ResourceSessionConfig, urls: readonly string[] = []): { config: SessionConfig; sources: Map<string, SecretSource> } {
   const sources = new Map<string, SecretSource>();
   const prefix = randomUUID();
   const token = (source: SecretSource) => {
@@ -135,8 +153,9 @@ function withTokens(config: ResourceSessionConfig): { config: SessionConfig; sou
   const hmacOf = (hmac: ResourceHmacConfig) => ({ key: token(sourceOf(hmac.key, hmac.keyFrom)) });
   const headerOf = (header: ResourceCustomHeader) => ({ name: header.name, value: token(sourceOf(header.value, header.valueFrom)) });
   if (!config.webhooks) return { config: config as SessionConfig, sources };
-  const webhooks = config.webhooks.map((hook) => ({
+  const webhooks = config.webhooks.map(({ urlFrom: _, ...hook }, index) => ({
     ...hook,
+    url: urls[index] ?? hook.url,
     hmac: hook.hmac && hmacOf(hook.hmac),
     customHeaders: hook.customHeaders && hook.customHeaders.map(headerOf),
   }));

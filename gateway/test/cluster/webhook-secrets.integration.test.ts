@@ -82,13 +82,14 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
 
   it("puts what a REST client sends into a Secret the resource owns: the resource and every answer show no secret, deliveries are signed and carry the header", async () => {
     const rx = await receiver();
-    const [key, token] = ['hmac-key-never-shown', 'header-token-never-shown'];
+    const [key, token, query] = ['hmac-key-never-shown', 'header-token-never-shown', 'query-token-never-shown'];
     const created = await gw.api('POST', '/api/sessions', {
       name: 'secretive',
-      config: { webhooks: [{ url: rx.url, events: ['session.status'], hmac: { key }, customHeaders: [{ name: 'X-Token', value: token }] }] },
+      config: { webhooks: [{ url: `${rx.url}?t=${query}`, events: ['session.status'], hmac: { key }, customHeaders: [{ name: 'X-Token', value: token }] }] },
     });
     expect(created.status).toBe(201);
-    const masked = [{ url: rx.url, events: ['session.status'], hmac: { key: '***' }, customHeaders: [{ name: 'X-Token', value: '***' }] }];
+    const maskedUrl = `${rx.url}?t=***`;
+    const masked = [{ url: maskedUrl, events: ['session.status'], hmac: { key: '***' }, customHeaders: [{ name: 'X-Token', value: '***' }] }];
     expect(created.body.config.webhooks).toEqual(masked);
     expect((await gw.api('GET', '/api/sessions/secretive')).body.config.webhooks).toEqual(masked);
     expect((await gw.api('GET', '/api/sessions')).body.find((s: any) => s.name === 'secretive').config.webhooks).toEqual(masked);
@@ -97,11 +98,12 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     const resource = await cr.read('secretive');
     const yaml = await cp.kubectl(['get', 'msess', 'secretive', '-n', NAMESPACE, '-o', 'yaml']);
     for (const text of [JSON.stringify(resource), yaml]) {
-      expect(text).not.toContain(key);
-      expect(text).not.toContain(token);
+      for (const secret of [key, token, query]) expect(text).not.toContain(secret);
     }
     const secretName = webhookSecretName('secretive');
     const webhook = resource.spec.config.webhooks[0];
+    expect(webhook.url).toBe(maskedUrl);
+    expect(webhook.urlFrom).toEqual({ secretKeyRef: { name: secretName, key: expect.any(String) } });
     expect(webhook.hmac).toEqual({ keyFrom: { secretKeyRef: { name: secretName, key: expect.any(String) } } });
     expect(webhook.customHeaders).toEqual([{ name: 'X-Token', valueFrom: { secretKeyRef: { name: secretName, key: expect.any(String) } } }]);
 
@@ -109,6 +111,7 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     const secret = (await readSecret(secretName))!;
     expect(secret.data[webhook.hmac.keyFrom.secretKeyRef.key]).toBe(key);
     expect(secret.data[webhook.customHeaders[0].valueFrom.secretKeyRef.key]).toBe(token);
+    expect(secret.data[webhook.urlFrom.secretKeyRef.key]).toBe(`${rx.url}?t=${query}`);
     expect(secret.metadata.ownerReferences).toEqual([
       { apiVersion: 'switchboard.dev/v1alpha1', kind: 'MessagingSession', name: 'secretive', uid: resource.metadata.uid, controller: true },
     ]);
@@ -117,6 +120,7 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     const hook = await waitFor(() => rx.received.find((r) => r.body.payload.status === 'SCAN_QR_CODE'), 'the signed webhook', 15_000);
     expect(signed(hook, key)).toBe(true);
     expect(hook.headers['x-token']).toBe(token);
+    expect(hook.path).toBe(`/hook?t=${query}`);
   });
 
   it('a PUT that sends "***" back keeps the secrets; a new value replaces them at once, on another replica too', async () => {

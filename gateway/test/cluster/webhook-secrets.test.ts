@@ -6,7 +6,7 @@ import { apiConfigOf, hasPlainSecrets, resolveWebhook, secretNamesOf, storeSecre
 const OWN = 'alpha-webhook-secrets';
 const ref = (name: string, key: string) => ({ secretKeyRef: { name, key } });
 const hook = <T extends object>(extra: T) => ({ url: 'https://hooks.example.com/in', events: ['*' as const], ...extra });
-const noOwnSecret = async () => null;
+const noSecret = async () => undefined;
 
 describe('cluster webhook secrets: the API config and the resource config', () => {
   it('stores every secret a client sends in the session Secret and refers to it; nothing secret is left in the config', async () => {
@@ -14,7 +14,7 @@ describe('cluster webhook secrets: the API config and the resource config', () =
       metadata: { team: 'a' },
       webhooks: [hook({ hmac: { key: 'hmac-secret' }, customHeaders: [{ name: 'X-Token', value: 'tok-1' }, { name: 'X-Team', value: 'support' }] })],
     };
-    const { config, data } = await storeSecrets('alpha', sent, undefined, noOwnSecret);
+    const { config, data } = await storeSecrets('alpha', sent, undefined, noSecret);
     const stored = config.webhooks![0]!;
     expect(stored.hmac).toEqual({ keyFrom: ref(OWN, expect.stringMatching(/-hmac$/)) });
     expect(stored.customHeaders).toEqual([
@@ -26,12 +26,12 @@ describe('cluster webhook secrets: the API config and the resource config', () =
     expect(Object.values(data).sort()).toEqual(['hmac-secret', 'support', 'tok-1']);
     expect(data[stored.hmac!.keyFrom!.secretKeyRef.key]).toBe('hmac-secret');
     // A config without webhook secrets needs no Secret.
-    expect((await storeSecrets('alpha', { webhooks: [hook({})] }, undefined, noOwnSecret)).data).toEqual({});
+    expect((await storeSecrets('alpha', { webhooks: [hook({})] }, undefined, noSecret)).data).toEqual({});
   });
 
   it('resolves what it stored back to the values, and masks them for answers', async () => {
     const sent: SessionConfig = { webhooks: [hook({ hmac: { key: 'k1' }, customHeaders: [{ name: 'X-Token', value: 'tok' }] })] };
-    const { config, data } = await storeSecrets('alpha', sent, undefined, noOwnSecret);
+    const { config, data } = await storeSecrets('alpha', sent, undefined, noSecret);
     const read = async ({ name, key }: SecretKeySelector) => (name === OWN ? data[key]! : Promise.reject(new Error('other Secret')));
     expect(await resolveWebhook(config.webhooks![0]!, read)).toEqual(sent.webhooks![0]);
     expect(apiConfigOf(config)).toEqual({ webhooks: [hook({ hmac: { key: '***' }, customHeaders: [{ name: 'X-Token', value: '***' }] })] });
@@ -45,12 +45,12 @@ describe('cluster webhook secrets: the API config and the resource config', () =
       ],
     };
     const sent = apiConfigOf(stored);
-    let reads = 0;
-    const readOwn = async () => {
-      reads++;
-      return { 'old-key': 'own-token' };
+    const reads: SecretKeySelector[] = [];
+    const read = async (ref: SecretKeySelector) => {
+      reads.push(ref);
+      return ref.name === OWN && ref.key === 'old-key' ? 'own-token' : undefined;
     };
-    const { config, data } = await storeSecrets('alpha', sent, stored, readOwn);
+    const { config, data } = await storeSecrets('alpha', sent, stored, read);
     expect(config.webhooks![0]!.hmac).toEqual({ keyFrom: ref('my-hooks', 'hmac') });
     const [own, legacy] = [config.webhooks![0]!, config.webhooks![1]!];
     expect(data[own.customHeaders![0]!.valueFrom!.secretKeyRef.key]).toBe('own-token');
@@ -59,23 +59,50 @@ describe('cluster webhook secrets: the API config and the resource config', () =
     expect(hasPlainSecrets(config)).toBe(false);
     expect(hasPlainSecrets(stored)).toBe(true);
     expect(secretNamesOf(config)).toEqual(new Set(['my-hooks', OWN]));
-    expect(reads).toBe(1);
+    expect(reads).toEqual([{ name: OWN, key: 'old-key' }]);
   });
 
   it('a new value replaces a stored one; "***" with nothing stored, or with the own Secret gone, is refused naming the field', async () => {
     const stored: ResourceSessionConfig = { webhooks: [hook({ hmac: { keyFrom: ref('my-hooks', 'hmac') } })] };
-    const { config, data } = await storeSecrets('alpha', { webhooks: [hook({ hmac: { key: 'new' } })] }, stored, noOwnSecret);
+    const { config, data } = await storeSecrets('alpha', { webhooks: [hook({ hmac: { key: 'new' } })] }, stored, noSecret);
     expect(config.webhooks![0]!.hmac!.keyFrom!.secretKeyRef.name).toBe(OWN);
     expect(Object.values(data)).toEqual(['new']);
 
-    const nothingStored = storeSecrets('alpha', { webhooks: [hook({ customHeaders: [{ name: 'X-Token', value: '***' }] })] }, stored, noOwnSecret);
+    const nothingStored = storeSecrets('alpha', { webhooks: [hook({ customHeaders: [{ name: 'X-Token', value: '***' }] })] }, stored, noSecret);
     await expect(nothingStored).rejects.toMatchObject({ statusCode: 400 });
     await expect(nothingStored).rejects.toThrow('body.config.webhooks[0].customHeaders[0].value');
 
     const lost: ResourceSessionConfig = { webhooks: [hook({ hmac: { keyFrom: ref(OWN, 'gone') } })] };
-    const gone = storeSecrets('alpha', apiConfigOf(lost), lost, async () => ({}));
+    const gone = storeSecrets('alpha', apiConfigOf(lost), lost, noSecret);
     await expect(gone).rejects.toBeInstanceOf(ApiError);
     await expect(gone).rejects.toThrow('body.config.webhooks[0].hmac.key');
+  });
+
+  it('a url with user info or a query goes into the Secret whole; the resource keeps it masked, a PUT of "***" keeps it', async () => {
+    const url = 'https://alice:pa55@hooks.example.com/in?token=t0k&lang=en';
+    const first = await storeSecrets('alpha', { webhooks: [hook({ url })] }, undefined, noSecret);
+    const stored = first.config.webhooks![0]!;
+    expect(stored.url).toBe('https://***:***@hooks.example.com/in?token=***&lang=***');
+    expect(stored.urlFrom).toEqual(ref(OWN, expect.stringMatching(/-url$/)));
+    expect(JSON.stringify(first.config)).not.toMatch(/alice|pa55|t0k/);
+    expect(Object.values(first.data)).toEqual([url]);
+    const read = async ({ name, key }: SecretKeySelector) => (name === OWN ? first.data[key] : undefined);
+    expect((await resolveWebhook(stored, async (r) => (await read(r))!)).url).toBe(url);
+    expect(apiConfigOf(first.config).webhooks![0]!.url).toBe(stored.url);
+    expect(hasPlainSecrets(first.config)).toBe(false);
+    expect(hasPlainSecrets({ webhooks: [hook({ url })] })).toBe(true);
+
+    // Sent back as read, with one query value changed: the masked parts come from the Secret.
+    const sent = { webhooks: [hook({ url: stored.url.replace('lang=***', 'lang=de') })] };
+    const again = await storeSecrets('alpha', sent, first.config, read);
+    expect(Object.values(again.data)).toEqual(['https://alice:pa55@hooks.example.com/in?token=t0k&lang=de']);
+    // With the Secret gone there is nothing to keep: refused, naming the url.
+    await expect(storeSecrets('alpha', sent, first.config, noSecret)).rejects.toThrow('body.config.webhooks[0].url');
+    // A user's Secret holding the url stays named when the url comes back unchanged.
+    const users: ResourceSessionConfig = { webhooks: [hook({ url: stored.url, urlFrom: ref('my-hooks', 'url') })] };
+    const kept = await storeSecrets('alpha', apiConfigOf(users), users, async (r) => (r.name === 'my-hooks' ? url : undefined));
+    expect(kept.config.webhooks![0]!.urlFrom).toEqual(ref('my-hooks', 'url'));
+    expect(kept.data).toEqual({});
   });
 
   it('a secret that cannot be read fails the resolution with why', async () => {

@@ -276,7 +276,13 @@ describe('chart against a real API server', () => {
         );
       }
       const gatewayContainer = find(defaults, 'Deployment', `${FULL}-gateway`).spec.template.spec.containers[0];
-      const gatewayEnv = await resolve(gatewayContainer, { SWITCHBOARD_NATS_URL: nats.url, HOST: '127.0.0.1', PORT: '0' });
+      // The test's webhook receiver listens on loopback, which the chart's outbound policy denies.
+      const gatewayEnv = await resolve(gatewayContainer, {
+        SWITCHBOARD_NATS_URL: nats.url,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        SWITCHBOARD_OUTBOUND_ALLOW: '127.0.0.1/32',
+      });
       const gateway = await createClusterGateway({ ...readGatewayConfig(gatewayEnv), kubeConfig: await kubeConfigOf(`${FULL}-gateway`), logger: log });
       try {
         const base = await gateway.listen();
