@@ -80,6 +80,8 @@ export const MessagingSessionStatus = z
     status: SessionStatus,
     statuses: z.array(SessionStatusPoint).max(3),
     me: MeInfo.nullable(),
+    /** Only with FAILED: why (the engine's `session.status` reason, or the operator's own). */
+    reason: z.string().nullable(),
     podName: z.string().nullable(),
     observedGeneration: z.number().int(),
     conditions: z.array(Condition),

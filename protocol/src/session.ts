@@ -108,6 +108,9 @@ export const SessionInfo = SessionDTO.extend({
   apps: z.array(AppConfig).optional().meta({ description: 'Present with expand=apps' }),
   presence: z.string().nullable(),
   timestamps: z.object({ activity: z.number().nullable() }),
+  reason: z.string().optional().meta({
+    description: 'Only while FAILED: why the session failed (the `reason` of its last session.status event). Not in the peer API.',
+  }),
 }).meta({ id: 'SessionInfo' });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 

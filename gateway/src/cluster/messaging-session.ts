@@ -61,11 +61,15 @@ export function toSessionDTO(resource: MessagingSession, status: SessionStatus =
 }
 
 export function toSessionInfo(resource: MessagingSession, expandApps: boolean, activity: number | null): SessionInfo {
+  const dto = toSessionDTO(resource);
+  // The operator writes the reason with FAILED; the status answered may be STARTING before it has caught up.
+  const reason = dto.status === 'FAILED' ? resource.status?.reason : null;
   return {
-    ...toSessionDTO(resource),
+    ...dto,
     me: resource.status?.me ?? null,
     ...(expandApps ? { apps: resource.spec.apps ?? [] } : {}),
     presence: null,
     timestamps: { activity },
+    ...(reason ? { reason } : {}),
   };
 }

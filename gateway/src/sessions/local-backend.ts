@@ -301,6 +301,7 @@ export class LocalSessionBackend implements SessionBackend {
       ...(expandApps ? { apps: record.apps } : {}),
       presence: null,
       timestamps: { activity: host?.activity ?? null },
+      ...(host?.failureReason ? { reason: host.failureReason } : {}),
     };
   }
 }

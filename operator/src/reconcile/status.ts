@@ -84,6 +84,7 @@ export function computeStatus(input: StatusInput): ComputedStatus {
     status,
     statuses: [...statuses],
     me: meOf(engine, previous?.me ?? null),
+    reason: failureReason(status, refusal, fromEngine ? engine : null, view, pod),
     podName: pod?.metadata?.name ?? null,
     observedGeneration: input.generation,
     conditions,
@@ -105,6 +106,17 @@ function meOf(engine: EngineReport | null, previous: MeInfo | null): MeInfo | nu
   if (!engine) return previous;
   if (engine.status === 'WORKING') return engine.me ?? previous;
   return UNPAIRED.has(engine.status) ? null : previous;
+}
+
+/**
+ * Why a FAILED session failed, which the API shows in the session info: the operator's refusal,
+ * the engine's own words, or the pod's failure. Null in every other status, so it clears itself.
+ */
+function failureReason(status: SessionStatus, refusal: Refusal | null, engine: EngineReport | null, view: PodView, pod: V1Pod | null): string | null {
+  if (status !== 'FAILED') return null;
+  if (refusal) return refusal.message;
+  if (engine) return engine.reason ?? null;
+  return view === 'failed' ? `engine pod ${pod!.metadata?.name} failed: ${podSummary(pod!)}` : null;
 }
 
 /** A FAILED engine's own reason becomes the message: `kubectl describe` tells why. */
@@ -162,6 +174,7 @@ function canonical(status: MessagingSessionStatus | undefined): string {
     status?.status ?? null,
     (status?.statuses ?? []).map((p) => [p.status, p.timestamp]),
     status?.me ? [status.me.id, status.me.pushName] : null,
+    status?.reason ?? null,
     status?.podName ?? null,
     status?.observedGeneration ?? null,
     conditions,
