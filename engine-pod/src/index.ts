@@ -43,6 +43,7 @@ export { NatsMessageStore, openMessagesBucket, purgeSessionMessages } from './cl
 export { type HttpListener, listenHttp } from './pod/http-listener.js';
 export { AVAILABLE_ENGINES } from './pod/engine-catalog.js';
 export { BlockedAddressError, blockedAddressOf, guardedAgent } from './outbound/guarded-agent.js';
+export { proxyServerUrl } from './engines/noweb/socket-settings.js';
 export {
   BUILT_IN_DENY,
   describeRefusal,

@@ -133,7 +133,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   const eventLog = new SqliteEventLog({ db: historyDb, queued: db, log: logger, writes: historyWrites });
   const sessions = new LocalSessionBackend({
     registry: new SessionRegistry(db),
-    engines: options.engines ?? localEngineCatalog({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS }),
+    engines: options.engines ?? localEngineCatalog({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS, outbound }),
     defaultEngine: options.defaultEngine,
     dataDir: options.dataDir,
     environment: { tier: TIER, version: VERSION },

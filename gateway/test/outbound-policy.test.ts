@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OutboundPolicy } from '@switchboard/engine-pod';
-import { waitFor } from '@switchboard/testkit';
+import { freePort, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../src/config.js';
 import { startGateway, type TestGateway, workingSession } from './support/gateway.js';
@@ -103,6 +103,44 @@ describe('webhook urls the policy refuses are a 400 where the address is literal
       ]);
     }
     expect((await gw.api('GET', '/api/sessions/headers')).status).toBe(404);
+  });
+});
+
+describe('a NOWEB session\'s proxy is held to the policy', () => {
+  it('a denied literal address is a 400 naming body.config.proxy.server at create and PUT, and changes nothing', async () => {
+    gw = await startGateway({ outbound: new OutboundPolicy({ deny: DENY_LOOPBACK }) });
+    const created = await gw.api('POST', '/api/sessions', { name: 'proxied', engine: 'NOWEB', start: false, config: { proxy: { server: 'http://127.0.0.1:3128' } } });
+    expect(created.status).toBe(400);
+    expect(created.body.details).toEqual([
+      {
+        path: 'body.config.proxy.server',
+        reason: '127.0.0.1 is denied by the outbound address policy (rule 127.0.0.0/8, SWITCHBOARD_OUTBOUND_DENY; SWITCHBOARD_OUTBOUND_ALLOW can allow it)',
+      },
+    ]);
+    expect((await gw.api('GET', '/api/sessions/proxied')).status).toBe(404);
+
+    expect((await gw.api('POST', '/api/sessions', { name: 'proxied', engine: 'NOWEB', start: false })).status).toBe(201);
+    const put = await gw.api('PUT', '/api/sessions/proxied', { config: { proxy: { server: '169.254.169.254:80' } } });
+    expect(put.status).toBe(400);
+    expect(put.body.details).toEqual([{ path: 'body.config.proxy.server', reason: BUILT_IN_METADATA }]);
+    expect((await gw.api('GET', '/api/sessions/proxied')).body.config).not.toHaveProperty('proxy');
+  });
+
+  it('a host name that resolves to a denied address is never dialed: the session is FAILED with blocked_address', async () => {
+    let dialed = 0;
+    const proxy = createServer();
+    proxy.on('connection', () => (dialed += 1));
+    const port = new URL(await listen(proxy, '127.0.0.1')).port;
+    // Should the proxy be gone around, the engine would meet a closed loopback port, not WhatsApp.
+    process.env.SWITCHBOARD_NOWEB_WS_URL = `ws://127.0.0.1:${await freePort()}/ws/chat`;
+    closing.push(async () => delete process.env.SWITCHBOARD_NOWEB_WS_URL);
+    gw = await startGateway({ outbound: new OutboundPolicy({ deny: DENY_LOOPBACK }) });
+    const created = await gw.api('POST', '/api/sessions', { name: 'proxied', engine: 'NOWEB', config: { proxy: { server: `localhost:${port}` } } });
+    expect(created.status).toBe(201);
+    await waitFor(async () => (await gw!.api('GET', '/api/sessions/proxied')).body.status === 'FAILED', 'FAILED', 10_000);
+    const info = await gw.api('GET', '/api/sessions/proxied');
+    expect(info.body.reason).toMatch(/^blocked_address: the proxy (127\.0\.0\.1|::1) is denied by the outbound address policy/);
+    expect(dialed).toBe(0);
   });
 });
 

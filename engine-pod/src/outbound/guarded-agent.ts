@@ -41,7 +41,8 @@ export function guardedAgent(policy: OutboundPolicy, options: Omit<Agent.Options
   });
 }
 
-function guardedLookup(policy: OutboundPolicy): LookupFunction {
+/** A DNS lookup that hands the socket only addresses the policy allows (see guardedAgent). */
+export function guardedLookup(policy: OutboundPolicy): LookupFunction {
   return (hostname, options, callback) => {
     const all: LookupAllOptions = { ...options, all: true };
     dnsLookup(hostname, all, (error, addresses: LookupAddress[]) => {

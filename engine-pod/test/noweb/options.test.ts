@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NOWEB_OPTIONS, nowebOptionsFromEnv } from '../../src/index.js';
+import { DEFAULT_NOWEB_OPTIONS, nowebOptionsFromEnv, OutboundPolicy } from '../../src/index.js';
 import { ignoredChats, socketSettings } from '../../src/engines/noweb/socket-settings.js';
 
 describe('NOWEB options from the environment', () => {
@@ -37,7 +37,7 @@ describe('NOWEB options from the environment', () => {
 
 describe('NOWEB socket settings from the session config', () => {
   it('maps client, noweb and ignore onto the Baileys socket, and leaves the defaults without them', () => {
-    const defaults = { markOnlineOnConnect: false };
+    const defaults = { markOnlineOnConnect: false, outbound: new OutboundPolicy() };
     expect(socketSettings({}, defaults)).toEqual({ markOnlineOnConnect: false, syncFullHistory: false });
     const set = socketSettings(
       { client: { deviceName: 'MacOS', browserName: 'Firefox' }, noweb: { markOnline: true, store: { enabled: true, fullSync: true } } },

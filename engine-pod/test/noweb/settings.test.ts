@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OutboundPolicy } from '../../src/index.js';
 import { FakeWaServer } from '../fake-wa/index.js';
 import { ALICE, NowebSession, pairedSessionForTests } from './harness.js';
 
@@ -12,14 +13,19 @@ import { ALICE, NowebSession, pairedSessionForTests } from './harness.js';
  * `ignore`: events of the ignored kinds of chats never become events.
  */
 
-/** A small HTTP CONNECT proxy: it records each tunnel's target and Proxy-Authorization, and pipes bytes. */
+/**
+ * A small HTTP CONNECT proxy: it counts the connections made to it, records each tunnel's target
+ * and Proxy-Authorization, and pipes bytes.
+ */
 class ConnectProxy {
   readonly tunnels: { target: string; authorization: string | undefined }[] = [];
+  connections = 0;
   private readonly sockets = new Set<Socket>();
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<ConnectProxy> {
     const proxy = new ConnectProxy(createServer((_req, res) => res.writeHead(405).end()));
+    proxy.server.on('connection', () => (proxy.connections += 1));
     proxy.server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => proxy.tunnel(req, client, head));
     proxy.server.listen(0, '127.0.0.1');
     await once(proxy.server, 'listening');
@@ -89,6 +95,43 @@ describe('NOWEB config.proxy', () => {
       await s.close();
     }
   });
+});
+
+describe('NOWEB config.proxy under the outbound address policy (issue 12, item 7)', () => {
+  let fake: FakeWaServer;
+  let proxy: ConnectProxy;
+  // Loopback stands in for a denied range: tests dial nothing else.
+  const outbound = new OutboundPolicy({ deny: '127.0.0.0/8,::1/128' });
+  const DENIED = /^blocked_address: the proxy (127\.0\.0\.1|::1) is denied by the outbound address policy \(rule (127\.0\.0\.0\/8|::1\/128), SWITCHBOARD_OUTBOUND_DENY;/;
+  beforeAll(async () => {
+    [fake, proxy] = await Promise.all([FakeWaServer.start(), ConnectProxy.start()]);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await fake?.close();
+  });
+
+  // Five attempts would take 15 s of backoff: FAILED within 5 s shows a refusal is not retried.
+  for (const [what, server] of [
+    ['a host name that resolves to a denied address', () => `localhost:${proxy.address.split(':')[1]}`],
+    ['a denied literal address', () => proxy.address],
+  ] as const) {
+    it(`a proxy at ${what} is never dialed: the session is FAILED at once with blocked_address`, async () => {
+      const before = proxy.connections;
+      const s = new NowebSession(fake, { settings: { proxy: { server: server() } }, engine: { outbound, connectAttempts: 5 } });
+      try {
+        await s.host.start();
+        await s.waitForStatus('FAILED', 5_000);
+        const failed = s.payloads('session.status').find((p) => p.status === 'FAILED');
+        expect(failed?.reason).toMatch(DENIED);
+        expect(proxy.connections).toBe(before);
+        // Nor gone around: the server was not reached directly either.
+        expect(s.payloads('session.status').map((p) => p.status)).toEqual(['STARTING', 'FAILED']);
+      } finally {
+        await s.close();
+      }
+    });
+  }
 });
 
 describe('NOWEB config.ignore', () => {

@@ -124,7 +124,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     forgetKeys: async (session, madeBefore) => keys?.forgetSession(session, madeBefore),
     ended: (session) => dropStreams(session),
     // Engine pods run this same build, so what this build can run is what they can run.
-    engines: localEngineCatalog({ sandbox: DEFAULT_SANDBOX_OPTIONS }),
+    engines: localEngineCatalog({ sandbox: DEFAULT_SANDBOX_OPTIONS, outbound }),
     defaultEngine: options.defaultEngine,
     log: logger,
     events: bus,

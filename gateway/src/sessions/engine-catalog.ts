@@ -1,4 +1,4 @@
-import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
+import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, type OutboundPolicy, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
 import { SETTING_ENGINES, unsupportedSettings, unsupportedSettingsMessage, webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
 import type { EngineName, EngineSettings } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
@@ -6,11 +6,11 @@ import { ApiError } from '../http/errors.js';
 /** The engines this build can run, by name. */
 export type EngineCatalog = Partial<Record<EngineName, EngineFactory>>;
 
-export function localEngineCatalog(options: { sandbox: SandboxOptions }): EngineCatalog {
+export function localEngineCatalog(options: { sandbox: SandboxOptions; outbound: OutboundPolicy }): EngineCatalog {
   return {
     SANDBOX: (context) => new SandboxEngine(context, options.sandbox),
     WEBJS: webjsEngineFactory(webjsOptionsFromEnv(process.env)),
-    NOWEB: nowebEngineFactory(nowebOptionsFromEnv(process.env)),
+    NOWEB: nowebEngineFactory({ ...nowebOptionsFromEnv(process.env), outbound: options.outbound }),
   };
 }
 

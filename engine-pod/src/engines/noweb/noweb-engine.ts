@@ -16,6 +16,8 @@ import { BaileysAuthState } from './auth-state.js';
 import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
 import { MessageActions } from './message-actions.js';
 import { MessageEvents } from './message-events.js';
+import { blockedAddressOf } from '../../outbound/guarded-agent.js';
+import { describeRefusal } from '../../outbound/outbound-policy.js';
 import { type Account, Outgoing } from './outgoing.js';
 import {
   buttonReplyContent,
@@ -299,6 +301,15 @@ export class NowebEngine implements Engine {
     const wasWorking = this.working;
     this.working = false;
     if (this.stopped) return;
+    // Baileys keeps the websocket's own error in `data`. A proxy the outbound address policy
+    // refuses stays refused: FAILED at once, no retry dials it either.
+    const blocked = blockedAddressOf((error as { data?: unknown } | undefined)?.data ?? error);
+    if (blocked) {
+      this.context.log.warn({ session: this.context.session, err: error }, 'NOWEB proxy refused by the outbound address policy');
+      this.attempts = 0;
+      this.context.setStatus('FAILED', `blocked_address: the proxy ${describeRefusal(blocked)}`);
+      return;
+    }
     const code = (error as { output?: { statusCode?: number } } | undefined)?.output?.statusCode;
     if (code !== undefined && FINAL.has(code)) {
       this.context.log.warn({ session: this.context.session, code, err: error }, 'NOWEB connection ended for good');

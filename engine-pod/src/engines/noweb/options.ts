@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { OutboundPolicy } from '../../outbound/outbound-policy.js';
 
 export interface NowebOptions {
   /** The WhatsApp Web websocket; tests point it at a fake server. */
@@ -18,6 +19,8 @@ export interface NowebOptions {
   readonly qrTimeoutMs?: number;
   /** WhatsApp's media host, downloaded from over https; unset: the library's. Tests point it at a fake. */
   readonly mediaHost?: string;
+  /** The outbound address policy a session's `config.proxy` is held to (the messaging service is not). */
+  readonly outbound: OutboundPolicy;
 }
 
 export const DEFAULT_WA_URL = 'wss://web.whatsapp.com/ws/chat';
@@ -28,6 +31,7 @@ export const DEFAULT_NOWEB_OPTIONS: NowebOptions = {
   logger: pino({ level: 'silent' }),
   reconnectDelayMs: (attempt) => Math.min(1_000 * 2 ** (attempt - 1), 30_000),
   connectAttempts: 10,
+  outbound: new OutboundPolicy(),
 };
 
 const ATTEMPTS_VARIABLE = 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS';
