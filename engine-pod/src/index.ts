@@ -22,6 +22,7 @@ export { CommandServer, type CommandServerOptions } from './cluster/command-serv
 export { parseSessionCommand } from './cluster/command-parse.js';
 export {
   ensureEventStream,
+  type EventBarrier,
   EventPublisher,
   type EventPublisherOptions,
   EVENTS_STREAM_CONFIG,

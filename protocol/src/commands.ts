@@ -43,8 +43,12 @@ export type HostCommand = z.infer<typeof HostCommand>;
 export const SessionCommand = z.union([EngineCommand, HostCommand]);
 export type SessionCommand = z.infer<typeof SessionCommand>;
 
-/** Machine-readable reasons a command fails; the gateway maps each to an HTTP status. */
-export const CommandErrorCode = z.enum(['INVALID', 'NOT_FOUND', 'WRONG_STATUS', 'NOT_SUPPORTED', 'ENGINE_ERROR']);
+/**
+ * Machine-readable reasons a command fails; the gateway maps each to an HTTP status. NOT_STORED
+ * (503) and STORAGE_FULL (507): the events the command made could not be stored in the event
+ * stream (cluster mode), so its success is not reported.
+ */
+export const CommandErrorCode = z.enum(['INVALID', 'NOT_FOUND', 'WRONG_STATUS', 'NOT_SUPPORTED', 'ENGINE_ERROR', 'NOT_STORED', 'STORAGE_FULL']);
 export type CommandErrorCode = z.infer<typeof CommandErrorCode>;
 
 export const CommandReply = z.discriminatedUnion('ok', [

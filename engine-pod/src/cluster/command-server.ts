@@ -1,10 +1,11 @@
-import { type CommandReply, type HostCommand, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
+import { type CommandReply, type EngineCommand, type HostCommand, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { CommandError } from '../command-error.js';
 import type { EngineLog } from '../engine.js';
 import type { EngineHost } from '../engine-host.js';
 import { CommandObjects } from './command-objects.js';
 import { parseSessionCommand } from './command-parse.js';
+import { type EventBarrier, eventsNotStored } from './event-publisher.js';
 
 export interface CommandServerOptions {
   readonly nc: NatsConnection;
@@ -12,6 +13,13 @@ export interface CommandServerOptions {
   readonly host: EngineHost;
   /** The caller's logger, already carrying the session (the pod's does). */
   readonly log: EngineLog;
+  /**
+   * Where the host's events go (the pod's EventPublisher): an engine command is answered only
+   * once the events queued before its reply are acked, and refused while they cannot be stored.
+   */
+  readonly events?: EventBarrier;
+  /** How long a reply waits for those acks before it answers NOT_STORED. */
+  readonly storeTimeoutMs?: number;
 }
 
 const HOST_OPS: ReadonlySet<string> = new Set<HostCommand['op']>(['host.logout', 'host.setMetadata', 'host.setApps', 'host.status']);
@@ -82,7 +90,7 @@ export class CommandServer {
   }
 
   private run(command: SessionCommand): Promise<unknown> {
-    if (!isHostCommand(command)) return this.options.host.execute(command);
+    if (!isHostCommand(command)) return this.executeStored(command);
     const host = this.options.host;
     switch (command.op) {
       case 'host.status':
@@ -107,6 +115,16 @@ export class CommandServer {
           return null;
         });
     }
+  }
+
+  /** A 201 means stored: the reply waits for the events the command made (and any queued before them). */
+  private async executeStored(command: EngineCommand): Promise<unknown> {
+    const { events, host } = this.options;
+    if (!events) return host.execute(command);
+    if (events.failing !== null) throw eventsNotStored(events.failing, false);
+    const result = await host.execute(command);
+    await events.stored(this.options.storeTimeoutMs ?? 5_000);
+    return result;
   }
 
   private oneAtATime<T>(operation: () => Promise<T>): Promise<T> {

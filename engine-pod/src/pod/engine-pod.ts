@@ -73,7 +73,7 @@ export class EnginePod {
     const nc = await this.connectNats();
     // With credentials the pod may only use what the operator created for it: it binds.
     const bind = this.config.natsCredentials !== undefined;
-    this.publisher = await EventPublisher.open(nc, { log: this.log, bind });
+    const publisher = (this.publisher = await EventPublisher.open(nc, { log: this.log, bind }));
     const authState = await NatsAuthStateStore.open(nc, session, { bind });
     const media = await NatsMediaStore.open(nc);
     const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc, { bind }), this.log));
@@ -104,7 +104,7 @@ export class EnginePod {
       downloads: guardedAgent(this.config.outbound),
     });
     this.host = host;
-    this.commands = new CommandServer({ nc, session, host, log: this.log });
+    this.commands = new CommandServer({ nc, session, host, log: this.log, events: publisher });
     this.commands.start();
     await host.start();
     this.hostStarted = !this.stopping;

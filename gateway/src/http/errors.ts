@@ -45,6 +45,8 @@ const COMMAND_STATUS: Record<CommandErrorCode, number> = {
   WRONG_STATUS: 422,
   NOT_SUPPORTED: 422,
   ENGINE_ERROR: 500,
+  NOT_STORED: 503,
+  STORAGE_FULL: 507,
 };
 
 export function errorBody(statusCode: number, message: string, details?: unknown): ErrorBody {

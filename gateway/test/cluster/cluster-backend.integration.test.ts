@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { ANNOTATIONS, KV_BUCKETS, LOGOUT_FINALIZER, resourceNameFor } from '@switchboard/protocol';
+import { ANNOTATIONS, KV_BUCKETS, LOGOUT_FINALIZER, resourceNameFor, STREAMS } from '@switchboard/protocol';
 import { type NatsServer, startNatsServer, waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
-import { connect, type NatsConnection } from 'nats';
+import { connect, DiscardPolicy, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../test/e2e/support/control-plane.js';
 import {
@@ -358,6 +358,34 @@ describe('ClusterSessionBackend against a real API server', () => {
       const sent = await gw.api('POST', '/api/sendText', { session: 'chatty', chatId: '15550001111@c.us', text: 'hello' });
       expect(sent.status).toBe(201);
       expect(sent.body).toMatchObject({ fromMe: true, body: 'hello', to: '15550001111@c.us', ack: 0 });
+    });
+
+    it('answers 507 to a send whose events the full event stream refuses, refuses the next unrun, and 201 once there is room (issue 12 item 21)', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'full' });
+      const { host } = await pod('full');
+      await waitFor(() => host.status === 'SCAN_QR_CODE', 'SCAN_QR_CODE');
+      expect((await gw.api('POST', '/api/full/sandbox/simulate', { kind: 'scan' })).status).toBe(201);
+      await waitFor(() => host.status === 'WORKING', 'WORKING');
+      const jsm = await nc.jetstreamManager();
+      const { config, state } = await jsm.streams.info(STREAMS.events);
+      // No room for one more event, and JetStream refuses new messages instead of dropping old ones.
+      await jsm.streams.update(STREAMS.events, { ...config, max_bytes: state.bytes, discard: DiscardPolicy.New });
+      try {
+        const sent = await gw.api('POST', '/api/sendText', { session: 'full', chatId: '15550001111@c.us', text: 'hi' });
+        expect(sent.status).toBe(507);
+        expect(sent.body).toMatchObject({
+          statusCode: 507,
+          error: 'Insufficient Storage',
+          message: expect.stringMatching(/^the event could not be stored \(maximum bytes exceeded\): the command ran/),
+        });
+        const next = await gw.api('POST', '/api/sendText', { session: 'full', chatId: '15550001111@c.us', text: 'again' });
+        expect(next.status).toBe(507);
+        expect(next.body.message).toContain('the command was not run');
+      } finally {
+        await jsm.streams.update(STREAMS.events, config);
+      }
+      const later = async () => (await gw.api('POST', '/api/sendText', { session: 'full', chatId: '15550001111@c.us', text: 'room' })).status === 201;
+      await waitFor(later, 'a send answered 201 again', 15_000, 500);
     });
 
     it('answers /me from the status the operator wrote', async () => {

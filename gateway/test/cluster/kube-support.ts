@@ -107,7 +107,7 @@ export async function startEnginePod(nc: NatsConnection, session: string): Promi
     publish: (event) => publisher.publish(event),
     log: silent,
   });
-  const commands = new CommandServer({ nc, session, host, log: silent });
+  const commands = new CommandServer({ nc, session, host, log: silent, events: publisher });
   commands.start();
   await host.start();
   return {
