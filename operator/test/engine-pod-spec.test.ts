@@ -155,6 +155,19 @@ describe('engine pod replacement', () => {
     expect(replacementReason(plain, proxied)).not.toBeNull();
   });
 
+  it("gives the engine the proxy's password from the Secret the resource names: the pod spec holds no password", () => {
+    const passwordFrom = { secretKeyRef: { name: 's1-webhook-secrets', key: 'proxy-password' } };
+    const proxy = { server: 'proxy:3128', username: 'u', passwordFrom };
+    const pod = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy } } }), settings);
+    const env = pod.spec!.containers[0]!.env!;
+    expect(env.find((e) => e.name === 'SWITCHBOARD_PROXY_PASSWORD')).toEqual({ name: 'SWITCHBOARD_PROXY_PASSWORD', valueFrom: passwordFrom });
+    expect(JSON.parse(String(envOf(pod).SWITCHBOARD_ENGINE_SETTINGS))).toEqual({ proxy: { server: 'proxy:3128', username: 'u' } });
+    expect(env.every((e) => e.value === undefined || !e.value.includes('password'))).toBe(true);
+    // Another Secret (a kubectl user's) is another pod: the engine takes it at start.
+    const other = { ...proxy, passwordFrom: { secretKeyRef: { name: 'my-proxy', key: 'password' } } };
+    expect(replacementReason(pod, buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy: other } } }), settings))).not.toBeNull();
+  });
+
   it('passes the NOWEB connection attempts to NOWEB pods only, and only when configured', () => {
     const noweb = sessionResource({ spec: { engine: 'NOWEB' } });
     expect(envOf(buildEnginePod(noweb, settings))).not.toHaveProperty('SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS');

@@ -87,6 +87,20 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       expect(await cluster.cp.kubectl(['describe', 'msess', 's1', '-n', ns])).toMatch(/PodCreated\s+\S+\s+switchboard-operator\s+Created engine pod engine-s1/);
     });
 
+    it("gives a NOWEB pod the proxy's password from the Secret the resource names: the pod as stored holds no password", async () => {
+      const ns = await cluster.namespace('proxy');
+      await operatorIn(ns);
+      const passwordFrom = { secretKeyRef: { name: 'my-proxy', key: 'password' } };
+      const proxy = { server: 'proxy.example.com:3128', username: 'u', passwordFrom };
+      await cluster.createSession(ns, 'p1', { engine: 'NOWEB', config: { proxy } });
+
+      const pod = await waitForApiServer(() => cluster.pod(ns, 'p1'), 'the engine pod');
+      const env = pod.spec!.containers[0]!.env!;
+      expect(env).toContainEqual({ name: 'SWITCHBOARD_PROXY_PASSWORD', valueFrom: passwordFrom });
+      expect(env).toContainEqual({ name: 'SWITCHBOARD_ENGINE_SETTINGS', value: JSON.stringify({ proxy: { server: proxy.server, username: 'u' } }) });
+      expect(JSON.stringify(env)).not.toMatch(/"password"\s*:/);
+    });
+
     it('never creates a second pod while the old one is terminating; the new one comes once it is gone', async () => {
       const ns = await cluster.namespace('terminating');
       await operatorIn(ns);

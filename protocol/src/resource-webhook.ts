@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ProxyConfig } from './engine-settings.js';
 import { SessionConfig } from './session.js';
 import { CustomHeader, HmacConfig, RetriesConfig, WebhookEventFilter, WebhookUrl } from './webhook.js';
 
@@ -7,7 +8,8 @@ import { CustomHeader, HmacConfig, RetriesConfig, WebhookEventFilter, WebhookUrl
  * header's value) is a key of a Secret in the resource's namespace, named the way a container's
  * env var names one (`valueFrom.secretKeyRef`): `hmac.keyFrom.secretKeyRef`,
  * `customHeaders[].valueFrom.secretKeyRef`, and `urlFrom.secretKeyRef` for a url with user info
- * or a query. The plain `hmac.key`, `customHeaders[].value` and credentialed `url` of resources
+ * or a query; the same for the proxy's password (`proxy.passwordFrom.secretKeyRef`). The plain
+ * `hmac.key`, `customHeaders[].value`, credentialed `url` and `proxy.password` of resources
  * written before are still read (docs/operations.md, "Webhook secrets").
  */
 
@@ -35,6 +37,18 @@ function oneOf<T extends z.ZodObject>(schema: T, plain: string, from: string) {
   const message = `set exactly one of ${plain} and ${from}`;
   return schema
     .refine((value) => (value[plain] === undefined) !== (value[from] === undefined), { message, path: [from] })
+    .meta({ 'x-kubernetes-validations': [{ rule, message }] });
+}
+
+/**
+ * At most one of the plain field and its `…From`: for a secret that may be left out (a proxy
+ * without authentication). The same refinement and CEL rule style as oneOf.
+ */
+function atMostOne<T extends z.ZodObject>(schema: T, plain: string, from: string) {
+  const rule = `!(has(self.${plain}) && has(self.${from}))`;
+  const message = `set at most one of ${plain} and ${from}`;
+  return schema
+    .refine((value) => value[plain] === undefined || value[from] === undefined, { message, path: [from] })
     .meta({ 'x-kubernetes-validations': [{ rule, message }] });
 }
 
@@ -73,8 +87,22 @@ export const ResourceWebhookConfig = z
   .meta({ id: 'ResourceWebhookConfig' });
 export type ResourceWebhookConfig = z.infer<typeof ResourceWebhookConfig>;
 
-/** The API's session config with the webhooks above: every other field as the API takes it. */
+/** The proxy as a MessagingSession holds it: its password a key of a Secret, which the engine pod reads as an env var. */
+export const ResourceProxyConfig = atMostOne(
+  z.object({
+    server: ProxyConfig.shape.server,
+    username: ProxyConfig.shape.username,
+    password: ProxyConfig.shape.password.meta({ description: 'Deprecated: readable by whoever reads the resource or its engine pod; use passwordFrom' }),
+    passwordFrom: SecretSource.optional().meta({ description: "The proxy's password" }),
+  }),
+  'password',
+  'passwordFrom',
+).meta({ id: 'ResourceProxyConfig' });
+export type ResourceProxyConfig = z.infer<typeof ResourceProxyConfig>;
+
+/** The API's session config with the webhooks and proxy above: every other field as the API takes it. */
 export const ResourceSessionConfig = SessionConfig.extend({
   webhooks: z.array(ResourceWebhookConfig).max(20).optional(),
+  proxy: ResourceProxyConfig.optional(),
 }).meta({ id: 'ResourceSessionConfig' });
 export type ResourceSessionConfig = z.infer<typeof ResourceSessionConfig>;

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { AppConfig, EngineName, EngineSettings, Metadata, SessionName } from '@switchboard/protocol';
+import { AppConfig, EngineName, EngineSettings, Metadata, ProxyConfig, SessionName } from '@switchboard/protocol';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { AVAILABLE_ENGINES } from './engine-catalog.js';
 
@@ -63,7 +63,10 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
     podName: read('SWITCHBOARD_POD_NAME', (raw) => raw ?? hostname()),
     metadata: read('SWITCHBOARD_METADATA', (raw) => schema(Metadata, json(raw ?? '{}'))),
     apps: read('SWITCHBOARD_APPS', (raw) => schema(AppConfigs, json(raw ?? '[]', 'a JSON array of apps, e.g. [{"app":"calls"}]'))),
-    settings: read('SWITCHBOARD_ENGINE_SETTINGS', (raw) => schema(EngineSettings, json(raw ?? '{}', 'a JSON object, e.g. {"proxy":{"server":"proxy:3128"}}'))),
+    settings: withProxyPassword(
+      read('SWITCHBOARD_ENGINE_SETTINGS', (raw) => schema(EngineSettings, json(raw ?? '{}', 'a JSON object, e.g. {"proxy":{"server":"proxy:3128"}}'))),
+      read('SWITCHBOARD_PROXY_PASSWORD', (raw) => raw && schema(ProxyConfig.shape.password, raw)),
+    ),
     healthPort: read('SWITCHBOARD_HEALTH_PORT', (raw) => integer(raw ?? '8080', 0, 65_535)),
     baseUrl: read('SWITCHBOARD_BASE_URL', (raw) => httpUrl(raw ?? 'http://localhost:3000')),
     outbound: outboundPolicy(env, problems),
@@ -84,6 +87,15 @@ function outboundPolicy(env: NodeJS.ProcessEnv, problems: string[]): OutboundPol
     problems.push((error as Error).message);
     return undefined as never;
   }
+}
+
+/**
+ * The proxy's password comes in a variable of its own, which the operator fills from the Secret
+ * the resource names (`proxy.passwordFrom`), so the pod spec holds none. Never logged.
+ */
+function withProxyPassword(settings: EngineSettings, password: string | undefined): EngineSettings {
+  if (!settings?.proxy || password === undefined) return settings;
+  return { ...settings, proxy: { ...settings.proxy, password } };
 }
 
 function required(raw: string | undefined): string {

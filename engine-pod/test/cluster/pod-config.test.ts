@@ -55,6 +55,16 @@ describe('engine pod configuration', () => {
     expect(() => readPodConfig({ ...base, SWITCHBOARD_ENGINE_SETTINGS: '{"proxy":{"server":"no port"}}' })).toThrow(/SWITCHBOARD_ENGINE_SETTINGS/);
   });
 
+  it("reads the proxy's password from its own variable (the operator fills it from a Secret) into the proxy settings", () => {
+    const settings = JSON.stringify({ proxy: { server: 'proxy:3128', username: 'u' } });
+    const config = readPodConfig({ ...base, SWITCHBOARD_ENGINE_SETTINGS: settings, SWITCHBOARD_PROXY_PASSWORD: 's3cret' });
+    expect(config.settings).toEqual({ proxy: { server: 'proxy:3128', username: 'u', password: 's3cret' } });
+    const tooLong = 'x'.repeat(257);
+    const read = () => readPodConfig({ ...base, SWITCHBOARD_ENGINE_SETTINGS: settings, SWITCHBOARD_PROXY_PASSWORD: tooLong });
+    expect(read).toThrow(/SWITCHBOARD_PROXY_PASSWORD/);
+    expect(read).not.toThrow(tooLong);
+  });
+
   it('names every wrong variable at once', () => {
     const read = () =>
       readPodConfig({

@@ -9,7 +9,7 @@ import { hasPlainSecrets, secretNamesOf } from './webhook-secrets.js';
  * Keeps the Secrets read for deliveries in step with the resources: after any change of a
  * MessagingSession (its spec names other Secrets, or a replica rewrote its Secret, which changes
  * the version annotation) the next delivery reads them again. Also warns, once per generation,
- * of a resource that keeps webhook secrets in plain text in its spec (applied with `kubectl`
+ * of a resource that keeps webhook secrets (or the proxy's password) in plain text in its spec (applied with `kubectl`
  * before Secrets, or by hand): it still works, and the next config write through the API moves
  * them into the session's Secret. Returns the unsubscribe.
  */
@@ -29,7 +29,7 @@ export function followWebhookSecrets(cache: SessionCache, secrets: SessionSecret
       warned.set(resourceName, generation);
       log.warn(
         { session: sessionNameOf(resource), resource: resourceName },
-        'MessagingSession keeps webhook secrets in plain text (hmac.key or customHeaders[].value): anyone who can read it reads them; use keyFrom / valueFrom.secretKeyRef (docs/operations.md, "Webhook secrets")',
+        'MessagingSession keeps secrets in plain text (hmac.key, customHeaders[].value, a url with credentials or proxy.password): anyone who can read it reads them; use keyFrom / valueFrom / urlFrom / passwordFrom.secretKeyRef (docs/operations.md, "Webhook secrets")',
       );
     }
   });

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   type ResourceCustomHeader,
   type ResourceHmacConfig,
+  type ResourceProxyConfig,
   type ResourceSessionConfig,
+  type ProxyConfig,
   type ResourceWebhookConfig,
   type SecretKeySelector,
   type SessionConfig,
@@ -14,9 +16,10 @@ import { maskSessionConfig, maskUrl, restoreSessionConfigSecrets } from '../sess
 import { webhookTargets } from './webhook-targets.js';
 
 /**
- * Cluster mode keeps webhook secrets (each `hmac.key` and custom header value) in Secrets, and
- * the MessagingSession names them (`keyFrom` / `valueFrom` `.secretKeyRef`). These are the
- * conversions between the API's config, where a secret is a value, and the resource's.
+ * Cluster mode keeps webhook secrets (each `hmac.key` and custom header value) and the proxy's
+ * password in Secrets, and the MessagingSession names them (`keyFrom` / `valueFrom` /
+ * `passwordFrom` `.secretKeyRef`). These are the conversions between the API's config, where a
+ * secret is a value, and the resource's.
  */
 
 /** Where one secret of a resource webhook is: a plain value (resources written before) or a Secret key. */
@@ -51,7 +54,7 @@ export async function storeSecrets(
   const storedUrls = await Promise.all(storedHooks.map(async (hook) => (hook.urlFrom ? ((await read(hook.urlFrom.secretKeyRef)) ?? '') : hook.url)));
   const tokens = withTokens(stored ?? {}, storedUrls);
   const restored = restoreSessionConfigSecrets(sent, tokens.config);
-  if (!restored.webhooks) return { config: restored, data: {} };
+  if (!restored.webhooks && !restored.proxy?.password) return { config: restored, data: {} };
   const own = webhookSecretName(resourceName);
   const data: Record<string, string> = {};
   /** Urls a user's Secret holds: kept there when sent back unchanged. */
@@ -69,6 +72,14 @@ export async function storeSecrets(
     data[key] = value;
     return { secretKeyRef: { name: own, key } };
   };
+  // The engine pod reads the password as an env var from where this puts it (the operator's pod spec).
+  let proxy: ResourceProxyConfig | undefined = restored.proxy;
+  if (restored.proxy?.password) {
+    const { password, ...rest } = restored.proxy;
+    proxy = { ...rest, passwordFrom: await place(password, 'proxy-password', 'body.config.proxy.password') };
+  }
+  const withProxy = proxy ? { proxy } : {};
+  if (!restored.webhooks) return { config: { ...restored, ...withProxy }, data };
   // Named as delivery names the webhook, after the url the resource shows: a key name made from a
   // url's credentials would be a hash of them, readable by whoever reads the resource.
   const ids = webhookTargets(restored.webhooks.map((hook) => ({ ...hook, url: maskUrl(hook.url) })), null).map((target) => target.id);
@@ -91,7 +102,7 @@ export async function storeSecrets(
       return { ...hook, url: masked, urlFrom, hmac, customHeaders };
     }),
   );
-  return { config: { ...restored, webhooks }, data };
+  return { config: { ...restored, webhooks, ...withProxy }, data };
 }
 
 /**
@@ -115,9 +126,10 @@ export async function resolveWebhook(
   };
 }
 
-/** The Secrets a config names: what a delivery of it reads. */
+/** The Secrets a config names: what a delivery of it reads, and the engine pod (the proxy's password). */
 export function secretNamesOf(config: ResourceSessionConfig | undefined): Set<string> {
   const names = new Set<string>();
+  if (config?.proxy?.passwordFrom) names.add(config.proxy.passwordFrom.secretKeyRef.name);
   for (const hook of config?.webhooks ?? []) {
     if (hook.urlFrom) names.add(hook.urlFrom.secretKeyRef.name);
     if (hook.hmac?.keyFrom) names.add(hook.hmac.keyFrom.secretKeyRef.name);
@@ -128,6 +140,7 @@ export function secretNamesOf(config: ResourceSessionConfig | undefined): Set<st
 
 /** Whether a config holds a secret in plain text (a resource written before secrets went into Secrets). */
 export function hasPlainSecrets(config: ResourceSessionConfig | undefined): boolean {
+  if (config?.proxy?.password !== undefined) return true;
   return (config?.webhooks ?? []).some(
     (hook) =>
       (!hook.urlFrom && maskUrl(hook.url) !== hook.url) ||
@@ -152,12 +165,18 @@ function withTokens(config: ResourceSessionConfig, urls: readonly string[] = [])
   };
   const hmacOf = (hmac: ResourceHmacConfig) => ({ key: token(sourceOf(hmac.key, hmac.keyFrom)) });
   const headerOf = (header: ResourceCustomHeader) => ({ name: header.name, value: token(sourceOf(header.value, header.valueFrom)) });
-  if (!config.webhooks) return { config: config as SessionConfig, sources };
+  const proxy = config.proxy && proxyOf(config.proxy, token);
+  if (!config.webhooks) return { config: { ...config, ...(proxy ? { proxy } : {}) } as SessionConfig, sources };
   const webhooks = config.webhooks.map(({ urlFrom: _, ...hook }, index) => ({
     ...hook,
     url: urls[index] ?? hook.url,
     hmac: hook.hmac && hmacOf(hook.hmac),
     customHeaders: hook.customHeaders && hook.customHeaders.map(headerOf),
   }));
-  return { config: { ...config, webhooks }, sources };
+  return { config: { ...config, webhooks, ...(proxy ? { proxy } : {}) }, sources };
+}
+
+/** The proxy in the API's shape: its password (when it has one) a token. */
+function proxyOf({ passwordFrom, password, ...proxy }: ResourceProxyConfig, token: (source: SecretSource) => string): ProxyConfig {
+  return password === undefined && passwordFrom === undefined ? proxy : { ...proxy, password: token(sourceOf(password, passwordFrom)) };
 }

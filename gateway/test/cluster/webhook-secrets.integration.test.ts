@@ -249,4 +249,35 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     expect((await gw.api('PUT', '/api/sessions/legacy', { config: { webhooks: [{ url: rx.url, events: ['session.status'] }] } })).status).toBe(200);
     expect(await readSecret(webhookSecretName('legacy'))).toBeNull();
   });
+
+  it("keeps a NOWEB proxy's password in the session's Secret (proxy.passwordFrom), not in the resource; \"***\" keeps it, no password drops it", async () => {
+    const password = 'proxy-password-never-shown';
+    const proxy = { server: 'proxy.example.com:3128', username: 'proxy-user' };
+    const created = await gw.api('POST', '/api/sessions', { name: 'proxied', engine: 'NOWEB', start: false, config: { proxy: { ...proxy, password } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.config.proxy).toEqual({ ...proxy, password: '***' });
+    expect((await gw.api('GET', '/api/sessions/proxied')).body.config.proxy).toEqual({ ...proxy, password: '***' });
+
+    const resource = await cr.read('proxied');
+    const yaml = await cp.kubectl(['get', 'msess', 'proxied', '-n', NAMESPACE, '-o', 'yaml']);
+    for (const text of [JSON.stringify(resource), yaml]) expect(text).not.toContain(password);
+    const passwordFrom = { secretKeyRef: { name: webhookSecretName('proxied'), key: 'proxy-password' } };
+    expect(resource.spec.config.proxy).toEqual({ ...proxy, passwordFrom });
+    expect((await readSecret(webhookSecretName('proxied')))!.data).toEqual({ 'proxy-password': password });
+
+    // Sent back as read, the password stays; a new metadata beside it changes nothing of it.
+    const put = await gw.api('PUT', '/api/sessions/proxied', { config: { ...created.body.config, metadata: { a: 'b' } } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect((await cr.read('proxied')).spec.config.proxy).toEqual({ ...proxy, passwordFrom });
+    expect((await readSecret(webhookSecretName('proxied')))!.data).toEqual({ 'proxy-password': password });
+
+    // The API server refuses both at once, as for the webhook fields.
+    const both = { ...manifest('both-passwords', []), spec: { engine: 'NOWEB', config: { proxy: { ...proxy, password: 'p', passwordFrom } } } };
+    await expect(apply(both)).rejects.toThrow(/set at most one of password and passwordFrom/);
+
+    // A proxy without a password needs no Secret: it goes.
+    expect((await gw.api('PUT', '/api/sessions/proxied', { config: { proxy } })).status).toBe(200);
+    expect((await cr.read('proxied')).spec.config.proxy).toEqual(proxy);
+    expect(await readSecret(webhookSecretName('proxied'))).toBeNull();
+  });
 });

@@ -105,6 +105,26 @@ describe('cluster webhook secrets: the API config and the resource config', () =
     expect(kept.data).toEqual({});
   });
 
+  it("the proxy's password goes into the session Secret (passwordFrom); \"***\" keeps it, a user Secret stays named, a plain one moves", async () => {
+    const sent: SessionConfig = { proxy: { server: 'proxy:3128', username: 'u', password: 'pw-1' } };
+    const { config, data } = await storeSecrets('alpha', sent, undefined, noSecret);
+    expect(config.proxy).toEqual({ server: 'proxy:3128', username: 'u', passwordFrom: ref(OWN, 'proxy-password') });
+    expect(data).toEqual({ 'proxy-password': 'pw-1' });
+    expect(apiConfigOf(config)).toEqual({ proxy: { server: 'proxy:3128', username: 'u', password: '***' } });
+    expect(secretNamesOf(config)).toEqual(new Set([OWN]));
+    expect(hasPlainSecrets(config)).toBe(false);
+    const masked: SessionConfig = { proxy: { server: 'proxy:3128', password: '***' } };
+    const own = async ({ name, key }: SecretKeySelector) => (name === OWN ? data[key] : undefined);
+    expect(await storeSecrets('alpha', masked, config, own)).toEqual({ config: { proxy: { server: 'proxy:3128', passwordFrom: ref(OWN, 'proxy-password') } }, data });
+    const users: ResourceSessionConfig = { proxy: { server: 'proxy:3128', passwordFrom: ref('my-proxy', 'pw') } };
+    expect(await storeSecrets('alpha', masked, users, noSecret)).toEqual({ config: users, data: {} });
+    const plain: ResourceSessionConfig = { proxy: { server: 'proxy:3128', password: 'old' } };
+    expect(hasPlainSecrets(plain)).toBe(true);
+    expect((await storeSecrets('alpha', masked, plain, noSecret)).data).toEqual({ 'proxy-password': 'old' });
+    // Kept only for the same server: the password must not go to another proxy.
+    await expect(storeSecrets('alpha', { proxy: { server: 'other:3128', password: '***' } }, config, own)).rejects.toThrow(/proxy\.password/);
+  });
+
   it('a secret that cannot be read fails the resolution with why', async () => {
     const config = hook({ hmac: { keyFrom: ref('missing', 'hmac') } });
     await expect(resolveWebhook(config, async () => Promise.reject(new Error("Secret 'missing' not found")))).rejects.toThrow("Secret 'missing' not found");

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { V1Container, V1EnvVar, V1Pod, V1Volume } from '@kubernetes/client-node';
-import { ANNOTATIONS, enginePodName, type EngineName, engineSettingsOf, LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
+import {
+  ANNOTATIONS,
+  enginePodName,
+  type EngineName,
+  type EngineSettings,
+  engineSettingsOf,
+  LABELS,
+  MESSAGING_SESSION,
+  type MessagingSessionSpec,
+} from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
 import { API_VERSION, type MessagingSessionObject, restartedAtOf, sessionNameOf, specOf } from '../messaging-session.js';
 
@@ -38,6 +47,28 @@ function natsCredentialsEnv(resource: MessagingSessionObject, settings: EnginePo
   return [{ name: 'SWITCHBOARD_NATS_CREDS', valueFrom: { secretKeyRef } }];
 }
 
+/** The variable the engine pod reads the proxy's password from (engine-pod's pod/config.ts). */
+export const PROXY_PASSWORD_ENV = 'SWITCHBOARD_PROXY_PASSWORD';
+
+/**
+ * The engine settings for the pod, and the proxy's password as an env var that names its Secret
+ * key: the kubelet reads the Secret, so the pod spec holds no password. A plain `password` (a
+ * resource applied before `passwordFrom`) stays in the settings: the resource shows it anyway.
+ */
+function engineSettingsEnv(spec: MessagingSessionSpec): V1EnvVar[] {
+  const { proxy: _, ...rest } = engineSettingsOf(spec.config);
+  const env: V1EnvVar[] = [];
+  let settings: EngineSettings = rest;
+  if (spec.config.proxy) {
+    const { passwordFrom, ...proxy } = spec.config.proxy;
+    settings = { proxy, ...rest };
+    if (passwordFrom) env.push({ name: PROXY_PASSWORD_ENV, valueFrom: { secretKeyRef: { ...passwordFrom.secretKeyRef } } });
+  }
+  // Only when the config sets any: pods of sessions without them keep their template hash. A
+  // change replaces the pod, which is how the engine takes it (settings apply at start).
+  return Object.keys(settings).length > 0 ? [{ name: 'SWITCHBOARD_ENGINE_SETTINGS', value: JSON.stringify(settings) }, ...env] : [];
+}
+
 export function isBrowserEngine(engine: EngineName): boolean {
   return BROWSER_ENGINES.has(engine);
 }
@@ -60,7 +91,6 @@ export function engineLabels(resourceName: string): Record<string, string> {
 export function buildEnginePod(resource: MessagingSessionObject, settings: EnginePodSettings): V1Pod {
   const spec = specOf(resource);
   const name = resource.metadata.name;
-  const engineSettings = engineSettingsOf(spec.config);
   const browser = isBrowserEngine(spec.engine);
   const container: V1Container = {
     name: CONTAINER,
@@ -77,9 +107,7 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       { name: 'SWITCHBOARD_HEALTH_PORT', value: String(HEALTH_PORT) },
       // Only when configured: pods made before it was set keep their template hash.
       ...(settings.baseUrl ? [{ name: 'SWITCHBOARD_BASE_URL', value: settings.baseUrl }] : []),
-      // Only when the config sets any: pods of sessions without them keep their template hash. A
-      // change replaces the pod, which is how the engine takes it (settings apply at start).
-      ...(Object.keys(engineSettings).length > 0 ? [{ name: 'SWITCHBOARD_ENGINE_SETTINGS', value: JSON.stringify(engineSettings) }] : []),
+      ...engineSettingsEnv(spec),
       ...(settings.nowebConnectAttempts && spec.engine === 'NOWEB'
         ? [{ name: 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS', value: String(settings.nowebConnectAttempts) }]
         : []),
