@@ -53,6 +53,17 @@ describe('status: what the resource reports', () => {
     expect(computeStatus(input({ pod: enginePod({ ready: false }), engine: failed })).status).toBe('FAILED');
   });
 
+  it('says why it is FAILED in status.reason (the engine, the refusal or the pod), and nothing in any other status', () => {
+    const failed: EngineReport = { status: 'FAILED', statuses: [{ status: 'FAILED', timestamp: 5 }], me: null, reason: 'could not connect' };
+    expect(computeStatus(input({ pod: enginePod({ ready: true }), engine: failed })).reason).toBe('could not connect');
+    const refusal = { reason: 'InvalidSpec' as const, message: 'spec.engine: not an engine' };
+    expect(computeStatus(input({ refusal })).reason).toBe('spec.engine: not an engine');
+    expect(computeStatus(input({ pod: enginePod({ phase: 'Failed' }) })).reason).toMatch(/^engine pod engine-s1 failed: /);
+    const previous = computeStatus(input({ pod: enginePod({ ready: true }), engine: failed }));
+    expect(computeStatus(input({ desiredState: 'Stopped', previous })).reason).toBeNull();
+    expect(computeStatus(input({ pod: enginePod({ ready: true }), engine: working, previous })).reason).toBeNull();
+  });
+
   it("the operator's own statuses are appended to the recent 3, once per change", () => {
     const previous: MessagingSessionStatus = { status: 'WORKING', statuses: [...working.statuses] };
     const stopped = computeStatus(input({ desiredState: 'Stopped', previous }));
