@@ -50,6 +50,20 @@ describe('webhooks cannot be aimed at the metadata endpoint, nor forge the heade
   });
 });
 
+describe('a NOWEB proxy cannot be the metadata endpoint', () => {
+  it('answers 400 naming body.config.proxy.server and the rule, and creates nothing', async () => {
+    const res = await gw.api('POST', '/api/sessions', {
+      name: 'outbound-proxy',
+      engine: 'NOWEB',
+      start: false,
+      config: { proxy: { server: 'http://169.254.169.254:80' } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([{ path: 'body.config.proxy.server', reason: METADATA_REFUSED }]);
+    expect((await gw.api('GET', '/api/sessions/outbound-proxy')).status).toBe(404);
+  });
+});
+
 describe('files sent by URL cannot be fetched from the metadata endpoint', () => {
   it('answers 400 naming body.file.url and the rule, whatever form the address takes', async () => {
     for (const url of ['http://169.254.169.254/latest/meta-data/x.pdf', 'http://2852039166/x.pdf']) {
