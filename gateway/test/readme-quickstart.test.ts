@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { delimiter } from 'node:path';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, waitFor } from '@switchboard/testkit';
+import { freePort, sample, waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startGateway, type TestGateway } from './support/gateway.js';
 
@@ -30,14 +31,16 @@ function quickStart(): string {
 describe('the README quick start runs as written (issue 12, item 19)', () => {
   it('on a machine whose own node is not the one of .tools: the watcher and the receiver print the events', async () => {
     const receiverPort = await freePort();
+    const ready = join(mkdtempSync(join(tmpdir(), 'quick-start-')), 'helpers-up');
     const gatewayPort = new URL(gw.url).port;
     const script = quickStart()
       // The reader's key and ports are this test's (free ports, never fixed ones).
       .replace(/^export KEY=.*$/m, '')
       .replaceAll('localhost:3000', `127.0.0.1:${gatewayPort}`)
       .replaceAll('4000', String(receiverPort))
-      // A reader types the next command after the helpers are up; a script must wait for them.
-      .replace(/(&\n)(?![^\n]*&\n)/, '$1sleep 3\n');
+      // A reader types the next command after the helpers are up; the script waits for the test
+      // to see them up (a fixed sleep was too short for a Node start on a busy machine).
+      .replace(/(&\n)(?![^\n]*&\n)/, `$1until [ -e ${ready} ]; do sleep 0.1; done\n`);
     // The machine's PATH without the toolchain of .tools/bin: `node` there is whatever the machine has.
     const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes('.tools')).join(delimiter);
     // The block runs to its end, then the shell waits on its background watcher and receiver as a
@@ -60,6 +63,9 @@ describe('the README quick start runs as written (issue 12, item 19)', () => {
         .map((line) => JSON.parse(line) as { event: string; payload: { body?: string } });
     const hiBack = () => events().filter((e) => e.event === 'message' && e.payload.body === 'Hi back').length;
     try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST', body: '' }).catch(() => null))?.ok, 'the receiver to listen', 30_000);
+      await waitFor(async () => sample((await gw.api('GET', '/metrics')).body as string, 'switchboard_ws_clients') === 1, 'the watcher to connect', 30_000);
+      writeFileSync(ready, '');
       // "Hi back" reaches both: once from the websocket watcher, once from the webhook receiver.
       await waitFor(() => (stdout.includes(DONE) && hiBack() >= 2) || stderr.includes('is not defined') || child.exitCode !== null, 'the quick start to print the events', 60_000);
     } finally {
