@@ -36,6 +36,9 @@ import { socketSettings } from './socket-settings.js';
 
 type WASocket = ReturnType<typeof makeWASocket>;
 
+/** How long WORKING waits for the push name of a just-paired account (see NowebEngine.opened). */
+const PUSH_NAME_WAIT_MS = 1_500;
+
 /** Closes after which reconnecting cannot help: the device was unlinked, replaced or refused. */
 const FINAL: ReadonlySet<number> = new Set([
   DisconnectReason.loggedOut,
@@ -59,6 +62,8 @@ export class NowebEngine implements Engine {
   private stopped = false;
   private attempts = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  /** Set while WORKING waits for the account's push name (see `opened`). */
+  private workingTimer: NodeJS.Timeout | null = null;
   private queue: Promise<void> = Promise.resolve();
   private readonly messages: MessageEvents;
   private readonly account: AccountEvents;
@@ -275,6 +280,7 @@ export class NowebEngine implements Engine {
     });
     const me = this.me();
     if (this.working && me) this.context.setMe(me);
+    if (this.workingTimer && me?.pushName) this.announceWorking();
   }
 
   private connectionUpdated(socket: WASocket, update: BaileysEventMap['connection.update']): void {
@@ -288,14 +294,36 @@ export class NowebEngine implements Engine {
       this.attempts = 0;
       this.qrValue = null;
       this.working = true;
-      this.context.setMe(this.me());
-      this.context.setStatus('WORKING');
+      this.opened();
     }
     if (update.connection === 'close') this.closed(socket, update.lastDisconnect?.error);
   }
 
+  /**
+   * Right after a pairing the push name comes in the phone's first sync, often just after the
+   * connection opens. WORKING waits for it a moment, so that its session.status names the account
+   * (`me.pushName`), and goes ahead without it after PUSH_NAME_WAIT_MS.
+   */
+  private opened(): void {
+    const me = this.me();
+    this.context.setMe(me);
+    if (me?.pushName) this.announceWorking();
+    else this.workingTimer = setTimeout(() => this.announceWorking(), PUSH_NAME_WAIT_MS);
+  }
+
+  private announceWorking(): void {
+    this.clearWorkingTimer();
+    if (this.working && !this.stopped) this.context.setStatus('WORKING');
+  }
+
+  private clearWorkingTimer(): void {
+    if (this.workingTimer) clearTimeout(this.workingTimer);
+    this.workingTimer = null;
+  }
+
   private closed(socket: WASocket, error: Error | undefined): void {
     if (this.socket !== socket) return;
+    this.clearWorkingTimer();
     this.socket = null;
     this.qrValue = null;
     const wasWorking = this.working;
@@ -350,6 +378,7 @@ export class NowebEngine implements Engine {
   private async disconnect(): Promise<void> {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
+    this.clearWorkingTimer();
     const socket = this.socket;
     this.socket = null;
     this.working = false;
