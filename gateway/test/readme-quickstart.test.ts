@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, sample, waitFor } from '@switchboard/testkit';
+import { sample, waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startGateway, type TestGateway } from './support/gateway.js';
 
@@ -28,9 +29,25 @@ function quickStart(): string {
   return block[1]!;
 }
 
+/**
+ * A free port below the kernel's ephemeral range. The README's receiver binds its port some time
+ * after the test picks it; a port from bind(0) (testkit's freePort) can meanwhile be handed to
+ * another test running beside this one, whose server then answers in our receiver's place.
+ */
+async function portOutsideEphemeralRange(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer().once('error', () => resolve(false));
+      server.listen(port, () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 describe('the README quick start runs as written (issue 12, item 19)', () => {
   it('on a machine whose own node is not the one of .tools: the watcher and the receiver print the events', async () => {
-    const receiverPort = await freePort();
+    const receiverPort = await portOutsideEphemeralRange();
     const ready = join(mkdtempSync(join(tmpdir(), 'quick-start-')), 'helpers-up');
     const gatewayPort = new URL(gw.url).port;
     const script = quickStart()
@@ -56,14 +73,19 @@ describe('the README quick start runs as written (issue 12, item 19)', () => {
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise((resolve) => child.once('exit', resolve));
+    // curl's answers end without a newline, so an event printed right after one shares its line.
     const events = () =>
-      stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{"id":"evt_'))
-        .map((line) => JSON.parse(line) as { event: string; payload: { body?: string } });
+      stdout.split('\n').flatMap((line) => {
+        const start = line.indexOf('{"id":"evt_');
+        return start < 0 ? [] : [JSON.parse(line.slice(start)) as { event: string; payload: { body?: string } }];
+      });
     const hiBack = () => events().filter((e) => e.event === 'message' && e.payload.body === 'Hi back').length;
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST', body: '' }).catch(() => null))?.ok, 'the receiver to listen', 30_000);
+      // Our receiver prints what it gets: a probe it printed proves the port is its own.
+      await waitFor(async () => {
+        await fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST', body: 'quick-start-probe' }).catch(() => null);
+        return stdout.includes('quick-start-probe');
+      }, 'the receiver to listen', 30_000);
       await waitFor(async () => sample((await gw.api('GET', '/metrics')).body as string, 'switchboard_ws_clients') === 1, 'the watcher to connect', 30_000);
       writeFileSync(ready, '');
       // "Hi back" reaches both: once from the websocket watcher, once from the webhook receiver.
