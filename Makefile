@@ -45,15 +45,25 @@ test-services:
 	@bash scripts/ensure-chromium.sh
 
 ## Everything: unit and integration tests, the contract suite in local mode, the fuzz pass, then
-## the e2e suite.
-test: unit fuzz e2e
+## the e2e suite. Each part runs even when an earlier one failed, so one run reports every failure;
+## the last line is the plain total over both vitest reports ("Tests: N passed, N failed"), and
+## JUnit files land in test-results/ for CI tools that read those.
+test: build test-services e2e-binaries
+	@rm -f .cache/vitest-unit.json .cache/vitest-e2e.json
+	@status=0; \
+	  $(MAKE) --no-print-directory unit || status=1; \
+	  $(MAKE) --no-print-directory fuzz || status=1; \
+	  $(MAKE) --no-print-directory e2e || status=1; \
+	  node scripts/test-summary.mjs .cache/vitest-unit.json .cache/vitest-e2e.json || status=1; \
+	  exit $$status
 
 ## Unit and integration tests (real server, HTTP, websocket and webhook receivers, SQLite, NATS)
 ## and the REST contract suite against local mode.
 unit: build test-services
 	@mkdir -p .cache
-	pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest-unit.json; \
-	  status=$$?; node scripts/test-summary.mjs .cache/vitest-unit.json; exit $$status
+	pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest-unit.json \
+	  --reporter=junit --outputFile.junit=test-results/unit.xml \
+	  && status=0 || status=$$?; node scripts/test-summary.mjs .cache/vitest-unit.json; exit $$status
 
 ## Schemathesis (pinned, from PyPI into ~/.cache/switchboard/venv-schemathesis) over the OpenAPI
 ## document of a real local gateway: no 5xx, responses match their schemas and documented
@@ -70,8 +80,9 @@ e2e-binaries:
 ## (run by the test node agent); the contract suite against cluster mode.
 e2e: build test-services e2e-binaries
 	@mkdir -p .cache
-	pnpm exec vitest run --config test/e2e/vitest.config.ts --reporter=default --reporter=json --outputFile.json=.cache/vitest-e2e.json; \
-	  status=$$?; node scripts/test-summary.mjs .cache/vitest-e2e.json; exit $$status
+	pnpm exec vitest run --config test/e2e/vitest.config.ts --reporter=default --reporter=json --outputFile.json=.cache/vitest-e2e.json \
+	  --reporter=junit --outputFile.junit=test-results/e2e.xml \
+	  && status=0 || status=$$?; node scripts/test-summary.mjs .cache/vitest-e2e.json; exit $$status
 
 ## Benchmarks: ratios against a baseline measured in the same run; never fails on absolute times.
 bench: build

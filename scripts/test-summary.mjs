@@ -1,8 +1,22 @@
-// Prints vitest's JSON report as the plain closing line CI reads: "Tests: N passed, N failed".
-import { readFileSync } from 'node:fs';
+// Prints vitest JSON reports as the plain closing line CI reads: "Tests: N passed, N failed".
+// With several reports (make test: unit, then e2e) it prints their total; a report that is
+// missing (its suite did not get to run) counts as a failure and is named, never as zero tests.
+import { existsSync, readFileSync } from 'node:fs';
 
-const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const skipped = report.numPendingTests + report.numTodoTests;
-console.log(
-  `Tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ''),
-);
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const missing = [];
+for (const file of process.argv.slice(2)) {
+  if (!existsSync(file)) {
+    missing.push(file);
+    continue;
+  }
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  skipped += report.numPendingTests + report.numTodoTests;
+}
+if (missing.length > 0) console.log(`No test report at ${missing.join(', ')}: that suite did not run to the end.`);
+console.log(`Tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ''));
+process.exit(failed > 0 || missing.length > 0 ? 1 : 0);
