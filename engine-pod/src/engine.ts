@@ -22,7 +22,7 @@ export interface EngineContext {
   readonly session: string;
   /**
    * The session's engine settings (proxy, ignore, client, noweb), as they were when it started.
-   * The gateway refuses a setting an engine cannot honour (engine-settings-support.ts).
+   * The gateway refuses a setting an engine cannot honour (protocol's engine-catalog.ts).
    */
   readonly settings: EngineSettings;
   readonly authState: AuthStateStore;

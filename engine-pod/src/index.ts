@@ -42,7 +42,6 @@ export { matchesPage, type OrderedRecord, selectPage } from './history/history-p
 export { furtherAck, HistoryRecorder, type RecordedEvent } from './history/history-recorder.js';
 export { NatsMessageStore, openMessagesBucket, purgeSessionMessages } from './cluster/nats-message-store.js';
 export { type HttpListener, listenHttp } from './pod/http-listener.js';
-export { AVAILABLE_ENGINES } from './pod/engine-catalog.js';
 export { BlockedAddressError, blockedAddressOf, guardedAgent } from './outbound/guarded-agent.js';
 export { proxyServerUrl } from './engines/noweb/socket-settings.js';
 export {
@@ -53,4 +52,3 @@ export {
   type OutboundRefusal,
   OutboundPolicy,
 } from './outbound/outbound-policy.js';
-export { SETTING_ENGINES, unsupportedSettings, unsupportedSettingsMessage } from './engine-settings-support.js';

@@ -7,6 +7,7 @@ export * from './chatting-media.js';
 export * from './cluster.js';
 export * from './commands.js';
 export * from './deliveries.js';
+export * from './engine-catalog.js';
 export * from './engine-settings.js';
 export * from './engines.js';
 export * from './errors.js';

@@ -1,8 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { AppConfig, EngineName, EngineSettings, Metadata, ProxyConfig, SessionName } from '@switchboard/protocol';
+import { AppConfig, AVAILABLE_ENGINES, EngineName, EngineSettings, Metadata, ProxyConfig, SessionName } from '@switchboard/protocol';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
-import { AVAILABLE_ENGINES } from './engine-catalog.js';
 
 /** Everything an engine pod reads from its environment (set by the operator), checked at start-up. */
 export interface PodConfig {

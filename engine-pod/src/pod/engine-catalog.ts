@@ -1,4 +1,4 @@
-import type { EngineName } from '@switchboard/protocol';
+import { AVAILABLE_ENGINES, type BuiltEngine, type EngineName, isBuiltEngine } from '@switchboard/protocol';
 import type { EngineFactory } from '../engine.js';
 import { nowebEngineFactory } from '../engines/noweb/noweb-engine.js';
 import { nowebOptionsFromEnv } from '../engines/noweb/options.js';
@@ -13,8 +13,8 @@ export interface EngineTuning {
   readonly outbound?: OutboundPolicy;
 }
 
-/** The engines this build of the engine pod can run; the others ship later. */
-const CATALOG: Partial<Record<EngineName, (tuning: EngineTuning) => EngineFactory>> = {
+/** How the engine pod makes each engine of this build (protocol's BUILT_ENGINES: one entry each). */
+const CATALOG: Readonly<Record<BuiltEngine, (tuning: EngineTuning) => EngineFactory>> = {
   SANDBOX: (tuning) => {
     const options = { ...DEFAULT_SANDBOX_OPTIONS, qrRenewMs: tuning.sandboxQrRenewMs ?? DEFAULT_SANDBOX_OPTIONS.qrRenewMs };
     return (context) => new SandboxEngine(context, options);
@@ -26,11 +26,8 @@ const CATALOG: Partial<Record<EngineName, (tuning: EngineTuning) => EngineFactor
   },
 };
 
-export const AVAILABLE_ENGINES = Object.keys(CATALOG) as EngineName[];
-
 /** The config check rejects an engine this build does not have, before anything starts. */
 export function engineFactory(engine: EngineName, tuning: EngineTuning = {}): EngineFactory {
-  const make = CATALOG[engine];
-  if (!make) throw new Error(`engine ${engine} is not in this engine pod build (it has ${AVAILABLE_ENGINES.join(', ')})`);
-  return make(tuning);
+  if (!isBuiltEngine(engine)) throw new Error(`engine ${engine} is not in this engine pod build (it has ${AVAILABLE_ENGINES.join(', ')})`);
+  return CATALOG[engine](tuning);
 }

@@ -1,6 +1,6 @@
 import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, type OutboundPolicy, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
-import { SETTING_ENGINES, unsupportedSettings, unsupportedSettingsMessage, webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
-import type { EngineName, EngineSettings } from '@switchboard/protocol';
+import { webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
+import { type EngineName, type EngineSettings, SETTING_ENGINES, unsupportedSettings, unsupportedSettingsMessage } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 
 /** The engines this build can run, by name. */

@@ -1,5 +1,4 @@
-import { AVAILABLE_ENGINES, unsupportedSettings, unsupportedSettingsMessage } from '@switchboard/engine-pod';
-import type { MessagingSessionSpec } from '@switchboard/protocol';
+import { AVAILABLE_ENGINES, type MessagingSessionSpec, unsupportedSettings, unsupportedSettingsMessage } from '@switchboard/protocol';
 import { InvalidSpecError, type MessagingSessionObject, specOf } from '../messaging-session.js';
 import type { Refusal } from './status.js';
 
