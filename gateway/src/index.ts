@@ -5,5 +5,5 @@ export { DEAD_LETTERS, ensureGatewayStreams, LiveEventFeed, REPLAYS } from './cl
 export { queueConsumerName, webhookTargets } from './cluster/webhook-targets.js';
 export { JetStreamWebhookWorker, type WebhookWorkerOptions } from './cluster/webhook-worker.js';
 export { ConfigError, readConfig, type GatewayConfig, type GatewayMode } from './config.js';
-export { createLocalGateway, type LocalGateway, type LocalGatewayOptions } from './local.js';
+export { createLocalGateway, type LocalGateway, type LocalGatewayOptions } from './local/create-local-gateway.js';
 export { GatewayMetrics } from './metrics/gateway-metrics.js';

@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { createClusterGateway } from './cluster/create-cluster-gateway.js';
 import { ConfigError, type GatewayConfig, readConfig } from './config.js';
-import { createLocalGateway } from './local.js';
-import { DataDirInUse } from './store/data-dir-lock.js';
+import { createLocalGateway } from './local/create-local-gateway.js';
+import { DataDirInUse } from './local/store/data-dir-lock.js';
 
 interface RunningGateway {
   readonly app: FastifyInstance;

@@ -6,7 +6,7 @@ import { apiClient, waitFor, WebhookReceiver, WsClient } from '@switchboard/test
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventValidator, type InvalidEvent } from '../src/events/event-validator.js';
-import { createLocalGateway, type LocalGateway } from '../src/local.js';
+import { createLocalGateway, type LocalGateway } from '../src/local/create-local-gateway.js';
 import { makeEvent } from './webhooks/support.js';
 
 const KEY = 'test-admin-key-0123456789';

@@ -5,9 +5,9 @@ import { parseEnvelope } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventLogSchema, SqliteEventLog } from '../../src/events/sqlite-event-log.js';
-import { BackgroundWriter } from '../../src/store/background-writer.js';
-import { databaseFile, HISTORY_FILE, openDatabase } from '../../src/store/database.js';
+import { eventLogSchema, SqliteEventLog } from '../../src/local/sqlite-event-log.js';
+import { BackgroundWriter } from '../../src/local/store/background-writer.js';
+import { databaseFile, HISTORY_FILE, openDatabase } from '../../src/local/store/database.js';
 import { startGateway, type TestGateway, workingSession } from '../support/gateway.js';
 import { makeEvent } from '../webhooks/support.js';
 

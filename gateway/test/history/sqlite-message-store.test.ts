@@ -6,9 +6,9 @@ import { HistoryRecorder } from '@switchboard/engine-pod';
 import type { MessageRecord } from '@switchboard/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { messageStoreSuite } from '../../../engine-pod/test/history/message-store-suite.js';
-import { messageSchema, SqliteMessageStore } from '../../src/history/sqlite-message-store.js';
-import { BackgroundWriter } from '../../src/store/background-writer.js';
-import { databaseFile, HISTORY_FILE, openDatabase } from '../../src/store/database.js';
+import { messageSchema, SqliteMessageStore } from '../../src/local/sqlite-message-store.js';
+import { BackgroundWriter } from '../../src/local/store/background-writer.js';
+import { databaseFile, HISTORY_FILE, openDatabase } from '../../src/local/store/database.js';
 
 // A real SQLite file; each `open` is a new connection to it, as a restarted gateway would make.
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-history-'));

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileMediaStore, mediaSchema } from '../../src/media/file-media-store.js';
-import { openDatabase } from '../../src/store/database.js';
+import { FileMediaStore, mediaSchema } from '../../src/local/file-media-store.js';
+import { openDatabase } from '../../src/local/store/database.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 const file = { mimetype: 'image/png', filename: 'a.png', data: Buffer.from('png bytes') };

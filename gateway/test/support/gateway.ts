@@ -5,7 +5,7 @@ import type { OutboundPolicy } from '@switchboard/engine-pod';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { type ApiCall, apiClient } from '@switchboard/testkit';
 import { pino } from 'pino';
-import { createLocalGateway, type LocalGateway } from '../../src/local.js';
+import { createLocalGateway, type LocalGateway } from '../../src/local/create-local-gateway.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 

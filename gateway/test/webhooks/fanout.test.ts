@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { InProcessEventBus } from '../../src/events/event-bus.js';
-import { WebhookFanout } from '../../src/webhooks/fanout.js';
+import { WebhookFanout } from '../../src/local/webhooks/fanout.js';
 import { closedAfterEach, makeEvent } from './support.js';
 
 const { fixture } = closedAfterEach();

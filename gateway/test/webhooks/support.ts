@@ -9,15 +9,15 @@ import { afterEach } from 'vitest';
 import { pino, type Logger } from 'pino';
 import { monotonicFactory } from 'ulid';
 import { InProcessEventBus, type PublishedEvent } from '../../src/events/event-bus.js';
-import { openDatabase } from '../../src/store/database.js';
-import { WriteBatch } from '../../src/store/write-batch.js';
+import { openDatabase } from '../../src/local/store/database.js';
+import { WriteBatch } from '../../src/local/store/write-batch.js';
 import {
   WebhookDispatcher,
   type WebhookDispatcherOptions,
   WebhookFanout,
   WebhookOutbox,
   webhookOutboxSchema,
-} from '../../src/webhooks/index.js';
+} from '../../src/local/webhooks/index.js';
 
 /** One request as the receiver read it: raw body bytes, so HMAC checks see what was sent. */
 export interface ReceivedRequest {

@@ -3,24 +3,24 @@ import type { DatabaseSync } from 'node:sqlite';
 import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, OutboundPolicy, type SandboxOptions } from '@switchboard/engine-pod';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { type AdminKey, resolveAdminKey } from './auth/admin-key.js';
-import { ApiKeys } from './auth/api-keys.js';
-import { ApiKeyAuthenticator } from './auth/authenticator.js';
-import { apiKeySchema, KeyStore } from './auth/key-store.js';
-import { OAuthVerifier } from './auth/oauth.js';
-import { buildApp } from './app.js';
-import type { GatewayConfig } from './config.js';
-import { type EventBus, InProcessEventBus } from './events/event-bus.js';
-import { eventLogSchema, queuedEventLogSchema, SqliteEventLog } from './events/sqlite-event-log.js';
-import { EventValidator, type InvalidEvent } from './events/event-validator.js';
-import { createLogger } from './logger.js';
-import { AccountData } from './history/account-data.js';
-import { messageSchema } from './history/sqlite-message-store.js';
-import { mediaSchema } from './media/file-media-store.js';
-import { GatewayMetrics } from './metrics/gateway-metrics.js';
-import { type EngineCatalog, localEngineCatalog } from './sessions/engine-catalog.js';
-import { LocalSessionBackend } from './sessions/local-backend.js';
-import { SessionRegistry, sessionSchema } from './sessions/registry.js';
+import { type AdminKey, resolveAdminKey } from './admin-key.js';
+import { ApiKeys } from '../auth/api-keys.js';
+import { ApiKeyAuthenticator } from '../auth/authenticator.js';
+import { apiKeySchema, KeyStore } from './sqlite-key-store.js';
+import { OAuthVerifier } from '../auth/oauth.js';
+import { buildApp } from '../app.js';
+import type { GatewayConfig } from '../config.js';
+import { type EventBus, InProcessEventBus } from '../events/event-bus.js';
+import { eventLogSchema, queuedEventLogSchema, SqliteEventLog } from './sqlite-event-log.js';
+import { EventValidator, type InvalidEvent } from '../events/event-validator.js';
+import { createLogger } from '../logger.js';
+import { AccountData } from './account-data.js';
+import { messageSchema } from './sqlite-message-store.js';
+import { mediaSchema } from './file-media-store.js';
+import { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { type EngineCatalog, localEngineCatalog } from '../sessions/engine-catalog.js';
+import { LocalSessionBackend } from './local-backend.js';
+import { SessionRegistry, sessionSchema } from './session-registry.js';
 import { BackgroundWriter } from './store/background-writer.js';
 import { type DataDirLock, lockDataDir } from './store/data-dir-lock.js';
 import { databaseFile, HISTORY_FILE, openDatabase } from './store/database.js';
@@ -28,7 +28,7 @@ import { moveHistoryTables } from './store/history-file.js';
 import { CommitGate, commitProbeSchema } from './store/commit-gate.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { WriteBatch } from './store/write-batch.js';
-import { TIER, VERSION } from './version.js';
+import { TIER, VERSION } from '../version.js';
 import {
   OutboxDeadDeliveries,
   WebhookDispatcher,
@@ -36,7 +36,7 @@ import {
   WebhookOutbox,
   webhookOutboxSchema,
 } from './webhooks/index.js';
-import { countedWsHub } from './ws/counted-hub.js';
+import { countedWsHub } from '../ws/counted-hub.js';
 
 export interface LocalGatewayOptions extends GatewayConfig {
   readonly logger?: Logger;

@@ -2,10 +2,10 @@ import type { OutboundPolicy } from '@switchboard/engine-pod';
 import type { Logger } from 'pino';
 import type { WriteBatch } from '../store/write-batch.js';
 import { type Delivered, DeliveredRows } from './delivered-rows.js';
-import type { DeliveryFailure } from './delivery-failure.js';
-import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from './delivery-observer.js';
-import { retryAfterFailure, WebhookSender } from './http-delivery.js';
-import { logUrl } from './log-url.js';
+import type { DeliveryFailure } from '../../webhooks/delivery-failure.js';
+import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../../webhooks/delivery-observer.js';
+import { retryAfterFailure, WebhookSender } from '../../webhooks/http-delivery.js';
+import { logUrl } from '../../webhooks/log-url.js';
 import { type DeliveryRow, sessionKeys, type WebhookOutbox } from './outbox.js';
 import { DEFAULT_MEMORY, type MemoryLimits, type Queue, QueueMemory } from './queue-memory.js';
 

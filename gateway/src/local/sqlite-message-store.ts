@@ -1,8 +1,8 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { HistoryPage, MessageStore } from '@switchboard/engine-pod';
 import { type Ack, ACKS, ackName, type MessageRecord } from '@switchboard/protocol';
-import type { SchemaPart } from '../store/database.js';
-import { DirectWrites, type SqlWrite, type SqlWrites } from '../store/sql-writes.js';
+import type { SchemaPart } from './store/database.js';
+import { DirectWrites, type SqlWrite, type SqlWrites } from './store/sql-writes.js';
 
 export const messageSchema: SchemaPart = {
   name: 'messages',

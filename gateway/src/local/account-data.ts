@@ -8,8 +8,8 @@ import {
   mediaUrl,
 } from '@switchboard/engine-pod';
 import type { EventBus } from '../events/event-bus.js';
-import { FileMediaStore } from '../media/file-media-store.js';
-import type { SqlWrites } from '../store/sql-writes.js';
+import { FileMediaStore } from './file-media-store.js';
+import type { SqlWrites } from './store/sql-writes.js';
 import { SqliteMessageStore } from './sqlite-message-store.js';
 
 export interface AccountDataOptions {

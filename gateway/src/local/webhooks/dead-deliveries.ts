@@ -1,8 +1,8 @@
 import type { DeadDelivery, ReplayResult, WebhookConfig } from '@switchboard/protocol';
 import type { WebhookDispatcher } from './dispatcher.js';
 import type { WebhookOutbox } from './outbox.js';
-import type { DeadDeliveries } from './ports.js';
-import { planReplay } from './replay-plan.js';
+import type { DeadDeliveries } from '../../webhooks/ports.js';
+import { planReplay } from '../../webhooks/replay-plan.js';
 
 export interface OutboxDeadDeliveriesDeps {
   readonly outbox: WebhookOutbox;

@@ -23,12 +23,12 @@ import {
   type WebhookConfig,
 } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
-import type { CommitGate } from '../store/commit-gate.js';
-import type { SessionBackend } from './backend.js';
-import { maskSessionConfig, restoreSessionConfigSecrets } from './config-secrets.js';
-import { type EngineCatalog, requireEngine } from './engine-catalog.js';
+import type { CommitGate } from './store/commit-gate.js';
+import type { SessionBackend } from '../sessions/backend.js';
+import { maskSessionConfig, restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
+import { type EngineCatalog, requireEngine } from '../sessions/engine-catalog.js';
 import { KeyedMutex } from './keyed-mutex.js';
-import type { SessionRecord, SessionRegistry } from './registry.js';
+import type { SessionRecord, SessionRegistry } from './session-registry.js';
 
 export interface LocalBackendOptions {
   readonly registry: SessionRegistry;

@@ -1,9 +1,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Logger } from 'pino';
-import type { SchemaPart } from '../store/database.js';
-import { DirectWrites, type SqlWrite, type SqlWrites } from '../store/sql-writes.js';
+import type { SchemaPart } from './store/database.js';
+import { DirectWrites, type SqlWrite, type SqlWrites } from './store/sql-writes.js';
 import type { EventLog, EventLogWriter } from '../webhooks/ports.js';
-import type { PublishedEvent } from './event-bus.js';
+import type { PublishedEvent } from '../events/event-bus.js';
 
 /**
  * Every event of every session, as sent, for `retentionMs` (7 days: as long as cluster mode's

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AppConfig, EngineName, SessionConfig } from '@switchboard/protocol';
-import type { SchemaPart } from '../store/database.js';
+import type { SchemaPart } from './store/database.js';
 
 /** What is kept of a session between restarts. Status is not: it belongs to the running engine. */
 export interface SessionRecord {

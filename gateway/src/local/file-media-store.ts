@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { type EngineLog, type MediaFile, type MediaStore, newMediaId, type StoredMedia } from '@switchboard/engine-pod';
-import type { SchemaPart } from '../store/database.js';
+import type { SchemaPart } from './store/database.js';
 
 export const mediaSchema: SchemaPart = {
   name: 'media',

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { DeadDelivery, DeliveryFailureReason, EventName, WebhookConfig } from '@switchboard/protocol';
-import type { PublishedEvent } from '../events/event-bus.js';
+import type { PublishedEvent } from '../../events/event-bus.js';
 import type { SchemaPart } from '../store/database.js';
-import { storedFailureReason } from './delivery-failure.js';
+import { storedFailureReason } from '../../webhooks/delivery-failure.js';
 
 /**
  * One row per (event, webhook). A delivered row is deleted at once so the file does not grow

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../../http/errors.js';
 import type { SchemaPart } from './database.js';
 
 /** One row, rewritten by each probe: a commit as small as a commit can be. */

@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ApiKeyActions, type StoredApiKey } from '@switchboard/protocol';
-import type { SchemaPart } from '../store/database.js';
-import { KeyRing } from './key-ring.js';
+import type { SchemaPart } from './store/database.js';
+import { KeyRing } from '../auth/key-ring.js';
 
 /**
  * Where the keys made through `/api/keys` live: SQLite in local mode (KeyStore below), a NATS

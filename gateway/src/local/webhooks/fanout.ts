@@ -1,9 +1,9 @@
 import { webhookWants, type WebhookConfig } from '@switchboard/protocol';
-import type { EventBus, PublishedEvent } from '../events/event-bus.js';
+import type { EventBus, PublishedEvent } from '../../events/event-bus.js';
 import type { WriteBatch } from '../store/write-batch.js';
 import type { WebhookDispatcher } from './dispatcher.js';
 import type { DeliveryRow, WebhookOutbox } from './outbox.js';
-import type { EventLogWriter } from './ports.js';
+import type { EventLogWriter } from '../../webhooks/ports.js';
 
 export interface WebhookFanoutDeps {
   readonly bus: EventBus;

@@ -1,5 +1,5 @@
-import { configuredKeyHash, generateApiKey, hashApiKey } from './api-key.js';
-import type { KeyStore } from './key-store.js';
+import { configuredKeyHash, generateApiKey, hashApiKey } from '../auth/api-key.js';
+import type { KeyStore } from './sqlite-key-store.js';
 
 export interface AdminKey {
   readonly hash: string;
