@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
-import { closedAfterEach, makeEvent } from './support.js';
+import { closedAfterEach, makeEvent } from '../../webhooks/support.js';
 
 const { fixture } = closedAfterEach();
 const hook = (url: string, extra: Partial<WebhookConfig> = {}): WebhookConfig => ({ url, events: ['*'], ...extra });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
-import { closedAfterEach, freePort, makeEvent } from './support.js';
+import { closedAfterEach, freePort, makeEvent } from '../../webhooks/support.js';
 
 const { fixture, receiver } = closedAfterEach();
 

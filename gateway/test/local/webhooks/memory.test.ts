@@ -8,7 +8,7 @@ import {
   makeEvent,
   type OutboxFixture,
   refusingFirstAttempts,
-} from './support.js';
+} from '../../webhooks/support.js';
 
 const { fixture, receiver } = closedAfterEach();
 

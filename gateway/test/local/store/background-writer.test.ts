@@ -6,11 +6,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundWriter } from '../../src/local/store/background-writer.js';
-import { databaseFile, openDatabase } from '../../src/local/store/database.js';
+import { BackgroundWriter } from '../../../src/local/store/background-writer.js';
+import { databaseFile, openDatabase } from '../../../src/local/store/database.js';
 
 /** The built module, for a process of its own (`make build` comes before the tests). */
-const BUILT = fileURLToPath(new URL('../../dist/local/store/background-writer.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../../dist/local/store/background-writer.js', import.meta.url));
 
 let dir: string;
 let reader: DatabaseSync;

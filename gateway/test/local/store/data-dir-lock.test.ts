@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_KEY } from './support/gateway.js';
-import { type GatewayProcess, gatewayProcess, healthy } from './support/gateway-process.js';
+import { ADMIN_KEY } from '../../support/gateway.js';
+import { type GatewayProcess, gatewayProcess, healthy } from '../../support/gateway-process.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {

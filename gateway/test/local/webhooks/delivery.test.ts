@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
-import { closedAfterEach, countingInFlight, freePort, makeEvent, refusingFirstAttempts } from './support.js';
+import { closedAfterEach, countingInFlight, freePort, makeEvent, refusingFirstAttempts } from '../../webhooks/support.js';
 
 const { fixture, receiver } = closedAfterEach();
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/local/store/database.js';
-import { WriteBatch } from '../../src/local/store/write-batch.js';
+import { openDatabase } from '../../../src/local/store/database.js';
+import { WriteBatch } from '../../../src/local/store/write-batch.js';
 
 let dir: string;
 let db: DatabaseSync;

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, workingSession } from '../support/gateway.js';
+import { startGateway, workingSession } from '../../support/gateway.js';
 
 /** The permission bits of `path`, as `0o700` would be written. */
 const modeOf = (path: string) => statSync(path).mode & 0o777;

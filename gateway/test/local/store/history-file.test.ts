@@ -2,10 +2,10 @@ import { existsSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { waitFor } from '@switchboard/testkit';
 import { describe, expect, it } from 'vitest';
-import { eventLogSchema } from '../../src/local/sqlite-event-log.js';
-import { messageSchema } from '../../src/local/sqlite-message-store.js';
-import { databaseFile, HISTORY_FILE } from '../../src/local/store/database.js';
-import { startGateway } from '../support/gateway.js';
+import { eventLogSchema } from '../../../src/local/sqlite-event-log.js';
+import { messageSchema } from '../../../src/local/sqlite-message-store.js';
+import { databaseFile, HISTORY_FILE } from '../../../src/local/store/database.js';
+import { startGateway } from '../../support/gateway.js';
 
 function tables(file: string): string[] {
   const db = new DatabaseSync(file);

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { type ApiCall, apiClient, sample, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startGateway, type TestGateway, workingSession } from '../support/gateway.js';
-import { spawnGateway as spawnGatewayProcess } from '../support/gateway-process.js';
-import { freePort, startReceiver, type Receiver } from './support.js';
+import { ADMIN_KEY, startGateway, type TestGateway, workingSession } from '../../support/gateway.js';
+import { spawnGateway as spawnGatewayProcess } from '../../support/gateway-process.js';
+import { freePort, startReceiver, type Receiver } from '../../webhooks/support.js';
 
 const FROM = '15557654321@c.us';
 const cleanups: (() => Promise<unknown> | unknown)[] = [];

@@ -1,8 +1,8 @@
 import type { WebhookConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway, workingSession } from '../support/gateway.js';
-import { startReceiver, type Receiver, unreachableWebhook } from './support.js';
+import { startGateway, type TestGateway, workingSession } from '../../support/gateway.js';
+import { startReceiver, type Receiver, unreachableWebhook } from '../../webhooks/support.js';
 
 let gw: TestGateway | undefined;
 let rx: Receiver | undefined;

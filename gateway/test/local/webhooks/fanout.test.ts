@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
-import { InProcessEventBus } from '../../src/events/event-bus.js';
-import { WebhookFanout } from '../../src/local/webhooks/fanout.js';
-import { closedAfterEach, makeEvent } from './support.js';
+import { InProcessEventBus } from '../../../src/events/event-bus.js';
+import { WebhookFanout } from '../../../src/local/webhooks/fanout.js';
+import { closedAfterEach, makeEvent } from '../../webhooks/support.js';
 
 const { fixture } = closedAfterEach();
 const FAR = Number.MAX_SAFE_INTEGER;

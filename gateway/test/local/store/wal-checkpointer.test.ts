@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { waitFor } from '@switchboard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { databaseFile, openDatabase } from '../../src/local/store/database.js';
-import { startWalCheckpointer } from '../../src/local/store/wal-checkpointer.js';
+import { databaseFile, openDatabase } from '../../../src/local/store/database.js';
+import { startWalCheckpointer } from '../../../src/local/store/wal-checkpointer.js';
 
 let dir: string;
 let db: DatabaseSync;
