@@ -3,7 +3,7 @@ import { monotonicFactory } from 'ulid';
 import { ApiError } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
-import { type ApiKeyStore, isScoped } from '../local/sqlite-key-store.js';
+import { type ApiKeyStore, isScoped } from './key-store.js';
 
 const nextUlid = monotonicFactory();
 

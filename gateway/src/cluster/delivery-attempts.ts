@@ -3,7 +3,7 @@ import type { DeliveryFailureReason, ResourceWebhookConfig, WebhookConfig } from
 import type { Logger } from 'pino';
 import type { PublishedEvent } from '../events/event-bus.js';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
-import type { DeliveryCounters } from '../local/webhooks/dispatcher.js';
+import type { DeliveryCounters } from '../webhooks/delivery-observer.js';
 import { retryAfterFailure, type WebhookSender } from '../webhooks/http-delivery.js';
 import { type DeliveryFailure, secretFailure } from '../webhooks/delivery-failure.js';
 import { logUrl } from '../webhooks/log-url.js';

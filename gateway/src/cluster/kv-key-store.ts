@@ -3,7 +3,7 @@ import { KV_BUCKETS, StoredApiKey } from '@switchboard/protocol';
 import { type KV, type KvEntry, type NatsConnection, type QueuedIterator, StorageType } from 'nats';
 import type { Logger } from 'pino';
 import { KeyRing } from '../auth/key-ring.js';
-import { type ApiKeyStore, isScoped } from '../local/sqlite-key-store.js';
+import { type ApiKeyStore, isScoped } from '../auth/key-store.js';
 import { ApiError } from '../http/errors.js';
 
 /** How long a write waits to come back through the watch before answering anyway. */

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { NatsConnection } from 'nats';
 import type { PublishedEvent } from '../events/event-bus.js';
 import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../webhooks/delivery-observer.js';
-import type { DeliveryCounters } from '../local/webhooks/dispatcher.js';
+import type { DeliveryCounters } from '../webhooks/delivery-observer.js';
 import { WebhookSender } from '../webhooks/http-delivery.js';
 import type { AttemptContext } from './delivery-attempts.js';
 import { ensureGatewayStreams } from './event-source.js';

@@ -2,23 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ApiKeyActions, type StoredApiKey } from '@switchboard/protocol';
 import type { SchemaPart } from './store/database.js';
 import { KeyRing } from '../auth/key-ring.js';
-
-/**
- * Where the keys made through `/api/keys` live: SQLite in local mode (KeyStore below), a NATS
- * KV bucket in cluster mode (cluster/kv-key-store.ts). Each keeps a KeyRing current, which is
- * what requests are checked against; writes go to storage first, then to the ring.
- */
-export interface ApiKeyStore {
-  readonly ring: KeyRing;
-  /**
-   * Saves a new key and answers the stored one. A session has at most one media and one control
-   * key: when it already has one (another replica may just have made it), that one is answered.
-   */
-  add(key: StoredApiKey): Promise<StoredApiKey>;
-  /** Replaces a key; false when there is none with its id (any more). */
-  replace(key: StoredApiKey): Promise<boolean>;
-  remove(id: string): Promise<boolean>;
-}
+import { type ApiKeyStore, isScoped } from '../auth/key-store.js';
 
 /** The row of the admin key generated when SWITCHBOARD_API_KEY is unset; not managed by /api/keys. */
 const GENERATED_ADMIN_ID = 'admin';
@@ -117,11 +101,6 @@ export class KeyStore implements ApiKeyStore {
     this.ring.delete(id);
     return changes > 0;
   }
-}
-
-/** A media or control key: bound to one session, and the only one of its kind there. */
-export function isScoped(key: StoredApiKey): key is StoredApiKey & { kind: 'media' | 'control'; session: string } {
-  return (key.kind === 'media' || key.kind === 'control') && key.session !== null;
 }
 
 function addMissingColumns(db: DatabaseSync): void {

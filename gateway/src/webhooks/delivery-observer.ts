@@ -11,6 +11,13 @@ export interface DeliveryObserver {
   dead(session: string): void;
 }
 
+/** Outcome counts since start, read later by the metrics endpoint. */
+export interface DeliveryCounters {
+  succeeded: number;
+  retried: number;
+  dead: number;
+}
+
 export const NO_DELIVERY_OBSERVER: DeliveryObserver = {
   delivered: () => undefined,
   retried: () => undefined,

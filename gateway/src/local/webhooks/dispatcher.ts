@@ -3,18 +3,11 @@ import type { Logger } from 'pino';
 import type { WriteBatch } from '../store/write-batch.js';
 import { type Delivered, DeliveredRows } from './delivered-rows.js';
 import type { DeliveryFailure } from '../../webhooks/delivery-failure.js';
-import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../../webhooks/delivery-observer.js';
+import { type DeliveryCounters, type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../../webhooks/delivery-observer.js';
 import { retryAfterFailure, WebhookSender } from '../../webhooks/http-delivery.js';
 import { logUrl } from '../../webhooks/log-url.js';
 import { type DeliveryRow, sessionKeys, type WebhookOutbox } from './outbox.js';
 import { DEFAULT_MEMORY, type MemoryLimits, type Queue, QueueMemory } from './queue-memory.js';
-
-/** Outcome counts since start, read later by the metrics endpoint. */
-export interface DeliveryCounters {
-  succeeded: number;
-  retried: number;
-  dead: number;
-}
 
 export interface WebhookDispatcherOptions {
   readonly outbox: WebhookOutbox;

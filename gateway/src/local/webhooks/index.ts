@@ -1,6 +1,6 @@
 export { OutboxDeadDeliveries, type OutboxDeadDeliveriesDeps } from './dead-deliveries.js';
 export { type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../../webhooks/delivery-observer.js';
-export { WebhookDispatcher, type DeliveryCounters, type WebhookDispatcherOptions } from './dispatcher.js';
+export { WebhookDispatcher, type WebhookDispatcherOptions } from './dispatcher.js';
 export type { MemoryLimits } from './queue-memory.js';
 export { WebhookFanout, type WebhookFanoutDeps } from './fanout.js';
 export { globalWebhookFromEnv } from '../../webhooks/global-hook.js';
