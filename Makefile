@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 STAMP_TOOLS := .tools/bin/pnpm
 STAMP_DEPS := node_modules/.modules.yaml
 
-.PHONY: all toolchain install build run test unit fuzz e2e e2e-binaries bench typecheck clean test-services
+.PHONY: all toolchain install build run test unit fuzz e2e e2e-binaries bench typecheck lint clean test-services
 
 all: build
 
@@ -27,9 +27,15 @@ install: toolchain $(STAMP_DEPS)
 build: install
 	pnpm exec tsc -b protocol testkit engine-pod gateway operator bench
 
-## Also type-checks the tests, which vitest runs from source without checking types.
+## Every package as built, then the whole tree as one program (tsconfig.test.json: sources, tests,
+## test/, configs), since vitest runs the tests from source without checking types.
 typecheck: build
 	pnpm exec tsc -p tsconfig.test.json
+
+## ESLint with typescript-eslint's typed rules (eslint.config.js) over the whole tree: any warning
+## fails. Reads the sources through tsconfig.test.json, so it needs no build.
+lint: install
+	pnpm exec eslint --max-warnings 0 .
 
 ## Start the gateway in local mode: port 3000 (or PORT), data in ./data (or SWITCHBOARD_DATA_DIR).
 run: build
