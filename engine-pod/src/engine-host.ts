@@ -19,6 +19,7 @@ import { requireSupport } from './dispatch/support.js';
 import { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
 import type { Engine, EngineFactory, EngineLog } from './engine.js';
 import { newEventId } from './event-ids.js';
+import { eventIssues, type InvalidEvent } from './event-validator.js';
 import type { MediaStore, StoredMedia } from './media/media-store.js';
 import { guardedAgent } from './outbound/guarded-agent.js';
 import { OutboundPolicy } from './outbound/outbound-policy.js';
@@ -55,8 +56,11 @@ export interface EngineHostOptions {
   /** What of the session's config the engine reads when it starts (proxy, ignore...); none when left out. */
   readonly settings?: EngineSettings;
   readonly environment: { tier: string; version: string };
+  /** Gets every event that matches its protocol schema, and only those (`emit`). */
   readonly publish: (event: HostedEvent) => void;
   readonly log: EngineLog;
+  /** Told of each event dropped for not matching its schema, after it is logged (local mode counts them). */
+  readonly onInvalidEvent?: (invalid: InvalidEvent) => void;
   /** Where media goes, and the download address of a stored file; none in some unit tests. */
   readonly media?: { readonly store: MediaStore; urlFor(stored: StoredMedia): string };
   /**
@@ -148,8 +152,7 @@ export class EngineHost {
       },
       emit: (event, payload) => {
         if (this.engine !== engine) return;
-        this.emit(event, payload);
-        this.apps.observe(engine, event, payload);
+        if (this.emit(event, payload)) this.apps.observe(engine, event, payload);
       },
       saveMedia: async (file) => {
         const media = this.options.media;
@@ -219,7 +222,13 @@ export class EngineHost {
     });
   }
 
-  private emit(event: EventName, payload: Record<string, unknown>): void {
+  /**
+   * Makes the event's envelope and hands it on, if it matches its protocol schema: the one check
+   * every event gets, in both modes, before anything records it (history, event log, outbox) or
+   * delivers it (webhooks, /ws, the NATS stream). One that does not is logged, reported and
+   * dropped; false tells the caller so.
+   */
+  private emit(event: EventName, payload: Record<string, unknown>): boolean {
     const timestamp = Date.now();
     this.lastActivity = timestamp;
     const envelope: EventEnvelope = {
@@ -235,6 +244,17 @@ export class EngineHost {
       environment: this.environment,
       engine: this.options.engine,
     };
+    const issues = eventIssues(envelope);
+    if (issues) {
+      const invalid: InvalidEvent = { id: envelope.id, session: envelope.session, event: envelope.event, issues };
+      this.options.log.warn(
+        { eventId: invalid.id, session: invalid.session, event: invalid.event, issues },
+        'event does not match its protocol schema; dropped, neither recorded nor delivered',
+      );
+      this.options.onInvalidEvent?.(invalid);
+      return false;
+    }
     this.options.publish(new LazyJsonEvent(envelope));
+    return true;
   }
 }

@@ -21,7 +21,7 @@ export class SessionApps {
     this.calls = apps.find((app) => app.app === 'calls' && app.enabled !== false)?.config ?? null;
   }
 
-  /** Sees every event the engine emits, after it is published; cheap for the events no app wants. */
+  /** Sees every event the host published, after it is (not the ones it dropped as invalid); cheap for the events no app wants. */
   observe(engine: Engine, event: EventName, payload: Record<string, unknown>): void {
     if (event !== 'call.received' || !this.calls) return;
     void answerCall(engine, this.calls, payload as CallPayload, this.context);

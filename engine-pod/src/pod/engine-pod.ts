@@ -7,6 +7,7 @@ import { NatsAuthStateStore } from '../cluster/nats-auth-state-store.js';
 import { NatsMediaStore } from '../cluster/nats-media-store.js';
 import { NatsMessageStore } from '../cluster/nats-message-store.js';
 import { SessionLease } from '../cluster/session-lease.js';
+import type { EngineFactory } from '../engine.js';
 import { EngineHost } from '../engine-host.js';
 import { HistoryRecorder } from '../history/history-recorder.js';
 import { mediaUrl } from '../media/media-url.js';
@@ -43,9 +44,11 @@ export class EnginePod {
     this.end = resolve;
   });
 
+  /** `factory`: the engine's, from the catalog when left out; tests run the pod with a fake engine. */
   constructor(
     private readonly config: PodConfig,
     private readonly log: Logger,
+    private readonly factory?: EngineFactory,
   ) {}
 
   /** Ready for the kubelet: this pod holds the lease and its engine host runs. */
@@ -89,12 +92,15 @@ export class EnginePod {
     const host = new EngineHost({
       session,
       engine: this.config.engine,
-      factory: engineFactory(this.config.engine, { sandboxQrRenewMs: this.config.sandboxQrRenewMs, outbound: this.config.outbound }),
+      factory:
+        this.factory ??
+        engineFactory(this.config.engine, { sandboxQrRenewMs: this.config.sandboxQrRenewMs, outbound: this.config.outbound }),
       authState,
       metadata: this.config.metadata,
       apps: this.config.apps,
       settings: this.config.settings,
       environment: { tier: TIER, version: VERSION },
+      // Only events that match their schema come here: the host checks each as it makes it.
       publish: (event) => {
         this.publisher?.publish(event);
         history.record(event.envelope);

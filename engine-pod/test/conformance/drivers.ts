@@ -10,6 +10,7 @@ import {
   EngineHost,
   FileAuthStateStore,
   type HostedEvent,
+  type InvalidEvent,
   NowebEngine,
   SandboxEngine,
 } from '../../src/index.js';
@@ -24,8 +25,8 @@ const silent = { info() {}, warn() {}, error() {} };
  */
 export interface ConformanceDriver {
   readonly engine: EngineName;
-  /** A host with a real file auth store in a temp dir, publishing into `events`. Not started. */
-  host(events: HostedEvent[]): EngineHost;
+  /** A host with a real file auth store in a temp dir, publishing into `events`, the events it drops as invalid into `dropped`. Not started. */
+  host(events: HostedEvent[], dropped: InvalidEvent[]): EngineHost;
   /** The host is showing a QR code: the account scans it. Resolves with the account. */
   scan(host: EngineHost, qr: string): Promise<MeInfo>;
   /** A contact (`<number>@c.us`) writes to the account; resolves with the message's own id. */
@@ -40,7 +41,7 @@ abstract class DriverBase implements ConformanceDriver {
   private readonly dirs: string[] = [];
   protected abstract factory(): EngineFactory;
 
-  host(events: HostedEvent[]): EngineHost {
+  host(events: HostedEvent[], dropped: InvalidEvent[]): EngineHost {
     const authDir = mkdtempSync(join(tmpdir(), `sb-conformance-${this.engine.toLowerCase()}-`));
     this.dirs.push(authDir);
     return new EngineHost({
@@ -51,6 +52,7 @@ abstract class DriverBase implements ConformanceDriver {
       metadata: { story: 'conformance' },
       environment: { tier: 'CORE', version: 'test' },
       publish: (event) => events.push(event),
+      onInvalidEvent: (invalid) => dropped.push(invalid),
       log: silent,
     });
   }

@@ -10,7 +10,7 @@ import {
 } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineHost, HostedEvent } from '../../src/index.js';
+import type { EngineHost, HostedEvent, InvalidEvent } from '../../src/index.js';
 import { type ConformanceDriver, NowebDriver, SandboxDriver } from './drivers.js';
 
 /** The keys of a payload, sorted: the shape two engines must share for the same story. */
@@ -35,6 +35,7 @@ describe.each([
   let driver: ConformanceDriver;
   let host: EngineHost;
   const events: HostedEvent[] = [];
+  const dropped: InvalidEvent[] = [];
   let me: MeInfo;
 
   const of = (name: EventName, since = 0): EventEnvelope[] =>
@@ -43,11 +44,12 @@ describe.each([
 
   beforeAll(async () => {
     driver = await makeDriver();
-    host = driver.host(events);
+    host = driver.host(events, dropped);
   });
   afterAll(async () => {
     await host.stop();
     for (const { envelope } of events) expect(() => parseEnvelope(envelope)).not.toThrow();
+    expect(dropped, 'events the host dropped for not matching their schema').toEqual([]);
     await driver.close();
   });
 

@@ -13,6 +13,7 @@ import {
   type EngineHostOptions,
   FileAuthStateStore,
   type HostedEvent,
+  type InvalidEvent,
   nowebEngineFactory,
   type NowebOptions,
 } from '../../src/index.js';
@@ -23,7 +24,8 @@ const silent = { info() {}, warn() {}, error() {} };
 /**
  * One NOWEB session as it runs for real: an `EngineHost` with a `FileAuthStateStore` in a temp
  * dir, its engine pointed at the fake server. Every published envelope is parsed against the
- * protocol schema of its own event; `invalid` collects the ones that do not parse.
+ * protocol schema of its own event; `invalid` collects the ones that do not parse, and the ones
+ * the host dropped for not matching theirs.
  */
 export interface NowebSessionOptions {
   /** The auth dir of a `FileAuthStateStore`: a session started again on the same dir is the same device. */
@@ -42,7 +44,7 @@ export interface NowebSessionOptions {
 
 export class NowebSession {
   readonly events: HostedEvent[] = [];
-  readonly invalid: { envelope: EventEnvelope; error: unknown }[] = [];
+  readonly invalid: ({ envelope: EventEnvelope; error: unknown } | InvalidEvent)[] = [];
   readonly authDir: string;
   readonly store: AuthStateStore;
   readonly host: EngineHost;
@@ -81,6 +83,7 @@ export class NowebSession {
           this.invalid.push({ envelope: event.envelope, error });
         }
       },
+      onInvalidEvent: (dropped) => this.invalid.push(dropped),
       log: silent,
     });
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EventEnvelope, type EventName, envelopeSchema } from '@switchboard/protocol';
 import { expect } from 'vitest';
-import { EngineHost, FileAuthStateStore } from '../../src/index.js';
+import { EngineHost, FileAuthStateStore, type InvalidEvent } from '../../src/index.js';
 import { WebjsEngine } from '../../src/engines/webjs/webjs-engine.js';
 import { ScriptedClient } from './scripted-client.js';
 
@@ -13,6 +13,8 @@ const silent = { info() {}, warn() {}, error() {} };
 export function webjsSession() {
   const client = new ScriptedClient();
   const events: EventEnvelope[] = [];
+  /** What the host dropped for not matching its schema. */
+  const dropped: InvalidEvent[] = [];
   const authState = new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-webjs-auth-')));
   const host = new EngineHost({
     session: 'webjs-1',
@@ -22,6 +24,7 @@ export function webjsSession() {
     metadata: { team: 'qa' },
     environment: { tier: 'CORE', version: 'test' },
     publish: (event) => events.push(event.envelope),
+    onInvalidEvent: (invalid) => dropped.push(invalid),
     log: silent,
   });
   const named = (name: EventName) => events.filter((event) => event.event === name);
@@ -30,6 +33,7 @@ export function webjsSession() {
     host,
     authState,
     events,
+    dropped,
     named,
     payloads: (name: EventName) => named(name).map((event) => event.payload),
     statuses: () => named('session.status').map((event) => event.payload.status),
@@ -46,8 +50,9 @@ export function webjsSession() {
   };
 }
 
-/** Every envelope parses against the schema of its own event (spec 2.4, 6.2). */
-export function expectValidEnvelopes(events: readonly EventEnvelope[]): void {
+/** Every envelope parses against the schema of its own event (spec 2.4, 6.2), and the host dropped none. */
+export function expectValidEnvelopes(events: readonly EventEnvelope[], dropped: readonly InvalidEvent[] = []): void {
+  expect(dropped, 'events the host dropped for not matching their schema').toEqual([]);
   for (const event of events) {
     const parsed = envelopeSchema(event.event).safeParse(event);
     expect(parsed.error?.issues ?? [], `${event.event}: ${JSON.stringify(event.payload).slice(0, 300)}`).toEqual([]);

@@ -10,7 +10,7 @@ async function working() {
   return created;
 }
 afterEach(() => {
-  for (const { events } of sessions.splice(0)) expectValidEnvelopes(events);
+  for (const { events, dropped } of sessions.splice(0)) expectValidEnvelopes(events, dropped);
 });
 
 const ALICE = '15551234567@c.us';

@@ -11,7 +11,7 @@ function session() {
   return created;
 }
 afterEach(() => {
-  for (const { events } of sessions.splice(0)) expectValidEnvelopes(events);
+  for (const { events, dropped } of sessions.splice(0)) expectValidEnvelopes(events, dropped);
 });
 
 describe('WEBJS session.status (spec part 3)', () => {

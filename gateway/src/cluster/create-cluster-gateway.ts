@@ -20,7 +20,6 @@ import { OAuthVerifier } from '../auth/oauth.js';
 import { buildApp } from '../app.js';
 import { type GatewayConfig, requireClusterSettings } from '../config.js';
 import { InProcessEventBus } from '../events/event-bus.js';
-import { EventValidator, type InvalidEvent } from '../events/event-validator.js';
 import { createLogger } from '../logger.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { localEngineCatalog } from '../sessions/engine-catalog.js';
@@ -55,8 +54,6 @@ export interface ClusterGatewayOptions extends Omit<GatewayConfig, 'mode' | 'dat
   readonly settleTimeoutMs?: number;
   /** How long start-up waits for the first list of MessagingSessions. */
   readonly syncTimeoutMs?: number;
-  /** Told of each event dropped for not matching its schema (it is logged as well). */
-  readonly onInvalidEvent?: (invalid: InvalidEvent) => void;
 }
 
 export interface ClusterGateway {
@@ -91,10 +88,6 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   });
 
   const bus = new InProcessEventBus((error) => logger.error({ err: error }, 'event consumer failed'));
-  // Events arrive from engine pods: only the ones that match their schema are delivered. The
-  // webhook worker reports the others (one queue per session does, and each queue's event goes
-  // to one replica); the live feed, which every replica reads, drops them quietly.
-  const validator = new EventValidator({ log: logger, onInvalidEvent: options.onInvalidEvent });
   const resources = new SessionResources(kubeConfig, namespace);
   const cache = new SessionCache({ resources, kubeConfig, log: logger });
   const secrets = new SessionSecrets({ kubeConfig, namespace });
@@ -144,15 +137,13 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
         logger.warn({ err: error, session }, 'deleted session’s events and webhook queues not dropped; a delete through the API drops them'),
       );
     });
-    const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger, accepts: (event) => validator.isValid(event) }));
+    const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger }));
     const webhooks = (started.webhooks = await JetStreamWebhookWorker.start({
       nc,
       log: logger,
       webhooksOf: (name) => sessions.webhooksOf(name),
       globalHook: options.globalWebhook,
       secretValue: (ref) => secrets.value(ref),
-      accepts: (event) => validator.accepts(event),
-      isValid: (event) => validator.isValid(event),
       sessions: () => cache.list()?.map(sessionNameOf),
       onSessionsChange: (listener) => cache.subscribe(() => listener()),
       observer: metrics,

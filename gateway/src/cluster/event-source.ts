@@ -51,6 +51,11 @@ export async function ensureGatewayStreams(nc: NatsConnection): Promise<void> {
 /**
  * An event as an engine pod published it. The raw text is kept as the event's JSON, so webhooks
  * and websockets send the very bytes the engine made (and its HMAC is over those bytes).
+ *
+ * Decoding only, not the schema check: the engine host checked the event where it made it, before
+ * the pod published it (engine-pod/src/engine-host.ts, `emit`), and only the session's own pod may
+ * publish on its subjects. What is left to guard against is a message that is no envelope at
+ * all, which the readers skip rather than crash on.
  */
 export function parseEvent(data: Uint8Array): PublishedEvent | null {
   const json = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
@@ -77,8 +82,6 @@ export class LiveEventFeed {
     nc: NatsConnection;
     bus: EventBus;
     log: Logger;
-    /** Whether an event may reach the bus (events/event-validator.ts); every event when left out. */
-    accepts?: (event: PublishedEvent) => boolean;
   }): Promise<LiveEventFeed> {
     await ensureGatewayStreams(options.nc);
     const consumer = await options.nc.jetstream().consumers.get(STREAMS.events, { deliver_policy: DeliverPolicy.New });
@@ -86,7 +89,7 @@ export class LiveEventFeed {
       callback: (msg) => {
         const event = parseEvent(msg.data);
         if (!event) options.log.warn({ subject: msg.subject }, 'message on the events stream is not an event envelope; skipped');
-        else if (options.accepts?.(event) !== false) options.bus.publish(event);
+        else options.bus.publish(event);
       },
     });
     return new LiveEventFeed(messages);

@@ -3,7 +3,6 @@ import { type ResourceWebhookConfig, STREAMS, SUBJECTS, webhookWants } from '@sw
 import type { Logger } from 'pino';
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, nanos } from 'nats';
 import { storeDeadLetter } from './dead-letters.js';
-import type { PublishedEvent } from '../events/event-bus.js';
 import { type AttemptContext, deliverWithRetries, keepAlive, settle } from './delivery-attempts.js';
 import { parseEvent } from './event-source.js';
 
@@ -14,8 +13,6 @@ export interface QueueSpec {
   readonly targetId: string;
   /** Where a consumer made now starts: about when this replica first saw the webhook. */
   readonly startTime: Date;
-  /** The one queue of the session that reports an invalid event; the others skip it quietly. */
-  readonly reportsInvalid: boolean;
 }
 
 export interface WebhookQueueDeps {
@@ -23,8 +20,6 @@ export interface WebhookQueueDeps {
   readonly attempts: AttemptContext;
   readonly log: Logger;
   readonly ackWaitMs: number;
-  /** Whether the event may be delivered (it matches its schema); `report` logs and counts one that may not. */
-  readonly accepts: (event: PublishedEvent, report: boolean) => boolean;
   /** The webhook as configured now; null once it is gone. */
   readonly targetOf: (session: string, targetId: string) => ResourceWebhookConfig | null;
   /** Consumer creation at start-up goes through here, so a thousand queues do not ask at once. */
@@ -97,10 +92,10 @@ export class WebhookQueue {
       settle(() => msg.term());
       return;
     }
-    const { session, targetId, reportsInvalid } = this.spec;
+    const { session, targetId } = this.spec;
     const target = this.deps.targetOf(session, targetId);
-    // An invalid event, a webhook gone, or one that does not want this event: nothing to send, next.
-    if (!this.deps.accepts(event, reportsInvalid) || !target || !webhookWants(target.events, event.envelope.event)) {
+    // A webhook gone, or one that does not want this event: nothing to send, next.
+    if (!target || !webhookWants(target.events, event.envelope.event)) {
       settle(() => msg.ack());
       return;
     }

@@ -2,7 +2,6 @@ import { type ResourceWebhookConfig, type SecretKeySelector, STREAMS } from '@sw
 import type { OutboundPolicy } from '@switchboard/engine-pod';
 import type { Logger } from 'pino';
 import type { NatsConnection } from 'nats';
-import type { PublishedEvent } from '../events/event-bus.js';
 import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../webhooks/delivery-observer.js';
 import type { DeliveryCounters } from '../webhooks/delivery-observer.js';
 import { WebhookSender } from '../webhooks/http-delivery.js';
@@ -29,13 +28,6 @@ export interface WebhookWorkerOptions {
   readonly globalHook: ResourceWebhookConfig | null;
   /** The value of a Secret's key a webhook names (`SessionSecrets.value`); none can be read when left out. */
   readonly secretValue?: (ref: SecretKeySelector) => Promise<string>;
-  /**
-   * Whether an event may be delivered (events/event-validator.ts), reporting one that may not.
-   * Called by one queue of the session (its first webhook's); the others ask `isValid`.
-   */
-  readonly accepts?: (event: PublishedEvent) => boolean;
-  /** The same check without the report; `accepts` when left out. */
-  readonly isValid?: (event: PublishedEvent) => boolean;
   readonly observer?: DeliveryObserver;
   /** Per HTTP request, until the response status arrives. */
   readonly timeoutMs?: number;
@@ -180,11 +172,11 @@ export class JetStreamWebhookWorker {
     const now = Date.now();
     const wanted = new Map<string, QueueSpec>();
     for (const session of sessions) {
-      webhookTargets(this.options.webhooksOf(session), this.options.globalHook).forEach((target, index) => {
+      webhookTargets(this.options.webhooksOf(session), this.options.globalHook).forEach((target) => {
         const name = queueConsumerName(session, target.id);
         if (!this.firstSeen.has(name)) this.firstSeen.set(name, now);
         const startTime = new Date(this.firstSeen.get(name)! - START_MARGIN_MS);
-        wanted.set(name, { name, session, targetId: target.id, startTime, reportsInvalid: index === 0 });
+        wanted.set(name, { name, session, targetId: target.id, startTime });
       });
     }
     for (const name of this.firstSeen.keys()) if (!wanted.has(name)) this.firstSeen.delete(name);
@@ -192,9 +184,7 @@ export class JetStreamWebhookWorker {
   }
 
   private queueDeps() {
-    const { accepts, isValid = accepts } = this.options;
     return {
-      accepts: (event: PublishedEvent, report: boolean) => (report ? accepts : isValid)?.(event) ?? true,
       nc: this.options.nc,
       attempts: this.attempts,
       log: this.options.log,

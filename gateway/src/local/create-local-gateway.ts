@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { DatabaseSync } from 'node:sqlite';
-import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, OutboundPolicy, type SandboxOptions } from '@switchboard/engine-pod';
+import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, type InvalidEvent, OutboundPolicy, type SandboxOptions } from '@switchboard/engine-pod';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type AdminKey, resolveAdminKey } from './admin-key.js';
@@ -12,7 +12,6 @@ import { buildApp } from '../app.js';
 import type { GatewayConfig } from '../config.js';
 import { type EventBus, InProcessEventBus } from '../events/event-bus.js';
 import { eventLogSchema, queuedEventLogSchema, SqliteEventLog } from './sqlite-event-log.js';
-import { EventValidator, type InvalidEvent } from '../events/event-validator.js';
 import { createLogger } from '../logger.js';
 import { AccountData } from './account-data.js';
 import { messageSchema } from './sqlite-message-store.js';
@@ -117,7 +116,6 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     baseUrl: () => options.baseUrl ?? `http://localhost:${(app.server.address() as AddressInfo).port}`,
     log: logger,
   });
-  const validator = new EventValidator({ log: logger, onInvalidEvent: options.onInvalidEvent });
   const metrics = new GatewayMetrics();
   const outbox = new WebhookOutbox(db);
   const dispatcher = new WebhookDispatcher({
@@ -137,11 +135,10 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     defaultEngine: options.defaultEngine,
     dataDir: options.dataDir,
     environment: { tier: TIER, version: VERSION },
-    // Only events that match their schema reach the fan-outs (events/event-validator.ts).
-    publish: (event) => {
-      if (validator.accepts(event)) bus.publish(event);
-    },
+    // The hosts publish only events that match their schema (engine-pod/src/engine-host.ts, `emit`).
+    publish: (event) => bus.publish(event),
     log: logger,
+    onInvalidEvent: options.onInvalidEvent,
     media: accountData.engineMedia,
     downloads: guardedAgent(outbound),
     forget: (session) => accountData.forget(session),

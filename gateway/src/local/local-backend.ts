@@ -36,8 +36,11 @@ export interface LocalBackendOptions {
   readonly defaultEngine: EngineName;
   readonly dataDir: string;
   readonly environment: { tier: string; version: string };
+  /** Every event the engine hosts make; each host has already dropped the ones that do not match their schema. */
   readonly publish: (event: HostedEvent) => void;
   readonly log: EngineLog;
+  /** Told of each event a host dropped for not matching its schema. */
+  readonly onInvalidEvent?: EngineHostOptions['onInvalidEvent'];
   /** Where engines keep media, and its download address. */
   readonly media?: EngineHostOptions['media'];
   /** The agent files sent by URL are downloaded with (guarded by the outbound address policy). */
@@ -272,6 +275,7 @@ export class LocalSessionBackend implements SessionBackend {
         environment: this.options.environment,
         publish: this.options.publish,
         log: this.options.log,
+        onInvalidEvent: this.options.onInvalidEvent,
         ...(this.options.media ? { media: this.options.media } : {}),
         ...(this.options.downloads ? { downloads: this.options.downloads } : {}),
       });

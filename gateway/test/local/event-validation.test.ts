@@ -1,13 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type EngineContext, SandboxEngine } from '@switchboard/engine-pod';
+import { type EngineContext, type InvalidEvent, SandboxEngine } from '@switchboard/engine-pod';
 import { apiClient, waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventValidator, type InvalidEvent } from '../src/events/event-validator.js';
-import { createLocalGateway, type LocalGateway } from '../src/local/create-local-gateway.js';
-import { makeEvent } from './webhooks/support.js';
+import { createLocalGateway, type LocalGateway } from '../../src/local/create-local-gateway.js';
 
 const KEY = 'test-admin-key-0123456789';
 const CHAT = '15551239999@c.us';
@@ -27,7 +25,7 @@ function driftingEngine(context: EngineContext) {
   );
 }
 
-describe('events are checked against their protocol schema before they leave the gateway', () => {
+describe('local mode: an event that does not match its protocol schema is dropped where the engine host makes it', () => {
   let gateway: LocalGateway;
   let url: string;
   const receiver = new WebhookReceiver();
@@ -55,7 +53,7 @@ describe('events are checked against their protocol schema before they leave the
     await receiver.stop();
   });
 
-  it('an engine event that drifted from its schema reaches no webhook and no websocket; it is logged and counted', async () => {
+  it('reaches no webhook and no websocket, and is neither in the history nor in the event log; it is logged and counted', async () => {
     const api = apiClient(url, KEY);
     const ws = await WsClient.connect(url, `x-api-key=${KEY}&session=drift&events=*`);
     await api('POST', '/api/sessions', { name: 'drift', config: { webhooks: [{ url: receiver.url, events: ['*'] }] } });
@@ -72,6 +70,14 @@ describe('events are checked against their protocol schema before they leave the
     expect(receiver.events('message.any').map((e) => e.payload.id)).toEqual([fine.body.id]);
     expect(ws.events('message.any').map((e) => e.payload.id)).toEqual([fine.body.id]);
 
+    const history = await api('GET', `/api/drift/chats/${encodeURIComponent(CHAT)}/messages?limit=100`);
+    expect(history.status).toBe(200);
+    expect((history.body as { id: string }[]).map((record) => record.id)).toEqual([fine.body.id]);
+    const log = await api('GET', '/api/drift/event-log?limit=1000');
+    expect(log.status).toBe(200);
+    const logged = log.body as { id: string; event: string; payload: { id?: string } }[];
+    expect(logged.filter((e) => e.event === 'message.any').map((e) => e.payload.id)).toEqual([fine.body.id]);
+
     expect(invalid).toEqual([
       {
         id: expect.stringMatching(/^evt_/),
@@ -80,43 +86,8 @@ describe('events are checked against their protocol schema before they leave the
         issues: [{ path: 'payload.source', message: expect.any(String) }],
       },
     ]);
-    const logged = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg?.includes('does not match its protocol schema'));
-    expect(logged).toEqual([expect.objectContaining({ session: 'drift', event: 'message.any', eventId: invalid[0]!.id, issues: invalid[0]!.issues })]);
+    const warned = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg?.includes('does not match its protocol schema'));
+    expect(warned).toEqual([expect.objectContaining({ session: 'drift', event: 'message.any', eventId: invalid[0]!.id, issues: invalid[0]!.issues })]);
     ws.close();
-  });
-});
-
-describe('EventValidator', () => {
-  const silent = { warn() {} };
-
-  it('accepts an envelope whose payload matches its event', () => {
-    const validator = new EventValidator({ log: silent });
-    const event = makeEvent('s1', 1, 'state.change');
-    const valid = { ...event, envelope: { ...event.envelope, payload: { state: 'CONNECTED' } } };
-    expect(validator.accepts(valid)).toBe(true);
-    expect(validator.invalid).toBe(0);
-  });
-
-  it('names each issue: a payload of another event, an unknown event name, a broken envelope', () => {
-    const seen: InvalidEvent[] = [];
-    const validator = new EventValidator({ log: silent, onInvalidEvent: (event) => seen.push(event) });
-    const event = makeEvent('s1', 1, 'message.ack');
-    expect(validator.accepts(event)).toBe(false);
-    expect(seen[0]!.issues.map((issue) => issue.path)).toEqual(
-      expect.arrayContaining(['payload.id', 'payload.from', 'payload.fromMe', 'payload.ack', 'payload.ackName']),
-    );
-    expect(validator.accepts({ ...event, envelope: { ...event.envelope, event: 'message.ack.group' as never } })).toBe(false);
-    expect(seen[1]!.issues).toEqual([{ path: 'event', message: 'unknown event name "message.ack.group"' }]);
-    const ack = { id: 'true_15551239999@c.us_ABC', from: '15551239999@c.us', participant: '15551230000@c.us', fromMe: true, ack: 3, ackName: 'READ' };
-    expect(validator.accepts({ ...event, envelope: { ...event.envelope, id: 'evt_NOT-A-ULID', payload: ack } })).toBe(false);
-    expect(seen[2]!.issues.map((issue) => issue.path)).toEqual(['id', 'payload.participant']);
-    expect(validator.invalid).toBe(3);
-  });
-
-  it('isValid checks without reporting', () => {
-    const seen: InvalidEvent[] = [];
-    const validator = new EventValidator({ log: silent, onInvalidEvent: (event) => seen.push(event) });
-    expect(validator.isValid(makeEvent('s1', 1))).toBe(false);
-    expect([seen.length, validator.invalid]).toEqual([0, 0]);
   });
 });
