@@ -57,12 +57,12 @@ describe('the engine host checks every event against its protocol schema where i
     expect(rejected).toEqual(['c2']);
     expect(invalid).toEqual([
       {
-        id: expect.stringMatching(/^evt_/),
+        id: expect.stringMatching(/^evt_/) as string,
         session: 's1',
         event: 'call.received',
         issues: [
-          { path: 'payload.timestamp', message: expect.any(String) },
-          { path: 'payload.isVideo', message: expect.any(String) },
+          { path: 'payload.timestamp', message: expect.any(String) as string },
+          { path: 'payload.isVideo', message: expect.any(String) as string },
         ],
       },
     ]);

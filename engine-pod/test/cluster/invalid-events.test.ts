@@ -81,13 +81,15 @@ describe('cluster mode: an event that does not match its protocol schema is drop
     // The valid events around it go out: the drifted message's acks among them.
     expect(stream.some((e) => e.event === 'message.ack' && e.payload.id === drifted.id)).toBe(true);
 
-    const warned = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg?.includes('does not match its protocol schema'));
+    const warned = lines
+      .map((line) => JSON.parse(line) as { msg?: string })
+      .filter((entry) => entry.msg?.includes('does not match its protocol schema'));
     expect(warned).toEqual([
       expect.objectContaining({
         session: SESSION,
         event: 'message.any',
-        eventId: expect.stringMatching(/^evt_/),
-        issues: [{ path: 'payload.source', message: expect.any(String) }],
+        eventId: expect.stringMatching(/^evt_/) as string,
+        issues: [{ path: 'payload.source', message: expect.any(String) as string }],
       }),
     ]);
   }, 60_000);
