@@ -27,7 +27,7 @@ const idOf = (record: { id: string }) => record.id.split('_')[2]!;
 const run = <T = MessageRecord>(command: Parameters<NowebSession['host']['execute']>[0]) => s.host.execute(command) as Promise<T>;
 /** A text from Alice, once the session has it: its full id. */
 const fromAlice = async (text: string, options: { participant?: string; chat?: string } = {}): Promise<string> => {
-  const id = phone.text(options.chat ?? ALICE, text, options.participant ? { participant: options.participant } : {});
+  phone.text(options.chat ?? ALICE, text, options.participant ? { participant: options.participant } : {});
   const event = await s.waitForEvent('message', (p) => p.body === text);
   return event.payload.id as string;
 };

@@ -9,12 +9,6 @@ const nextUlid = monotonicFactory();
 
 export type ScopedKind = 'media' | 'control';
 
-/** What a creation answers: the key and, for a new one, whether it was made now. */
-export interface CreatedKey {
-  readonly dto: ApiKeyDTO;
-  readonly created: boolean;
-}
-
 /**
  * Key management (spec 4.2) over either store. The secret leaves the server once, in the answer
  * that made it; only its hash is stored, so every other answer (list, update, and the existing

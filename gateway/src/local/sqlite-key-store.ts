@@ -45,7 +45,7 @@ export class KeyStore implements ApiKeyStore {
   private readonly update: StatementSync;
   private readonly deletion: StatementSync;
 
-  constructor(private readonly db: DatabaseSync) {
+  constructor(db: DatabaseSync) {
     addMissingColumns(db);
     this.adminQuery = db.prepare(`SELECT hash FROM api_keys WHERE id = '${GENERATED_ADMIN_ID}'`);
     this.insert = db.prepare(

@@ -12,8 +12,6 @@ export interface RouteDeps {
   readonly mediaBodyLimit?: number;
 }
 
-export type ZodApp = ReturnType<FastifyInstance['withTypeProvider']> & FastifyInstance;
-
 export function typed(app: FastifyInstance) {
   return app.withTypeProvider<ZodTypeProvider>();
 }
