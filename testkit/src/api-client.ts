@@ -1,4 +1,4 @@
-export interface ApiResponse {
+interface ApiResponse {
   readonly status: number;
   readonly headers: Headers;
   // Tests read arbitrary JSON answers.

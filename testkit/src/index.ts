@@ -1,7 +1,7 @@
 export { WsClient } from './ws-client.js';
 export { freePort } from './free-port.js';
-export { type ApiCall, type ApiResponse, apiClient } from './api-client.js';
-export { type NatsServer, type NatsServerOptions, natsServerBinary, startNatsServer } from './nats-server.js';
+export { type ApiCall, apiClient } from './api-client.js';
+export { type NatsServer, type NatsServerOptions, startNatsServer } from './nats-server.js';
 export { OAuthIssuer, type TokenOptions } from './oauth-issuer.js';
 export { type ReceivedHook, WebhookReceiver } from './webhook-receiver.js';
 export { waitFor } from './wait.js';

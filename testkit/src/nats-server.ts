@@ -16,7 +16,7 @@ export interface NatsServer {
 }
 
 /** The nats-server binary: NATS_SERVER_BIN, else the one on PATH (Debian's `nats-server`). */
-export function natsServerBinary(): string {
+function natsServerBinary(): string {
   if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
   for (const candidate of ['nats-server', '/usr/sbin/nats-server', '/usr/bin/nats-server']) {
     try {
