@@ -7,7 +7,7 @@ import type { LogFormat } from './logger.js';
 import { globalWebhookFromEnv } from './webhooks/global-hook.js';
 
 /** `local`: one process, SQLite. `cluster`: MessagingSession resources, engine pods, NATS. */
-export type GatewayMode = 'local' | 'cluster';
+type GatewayMode = 'local' | 'cluster';
 
 /** Everything the gateway reads from its environment, checked once at start-up. */
 export interface GatewayConfig {

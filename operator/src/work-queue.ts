@@ -4,7 +4,7 @@ export interface BackoffOptions {
   readonly maxMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 100, maxMs: 60_000 };
+const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 100, maxMs: 60_000 };
 
 export function backoffDelay(failures: number, { baseMs, maxMs }: BackoffOptions): number {
   // The exponent is capped before it is applied so that a key failing for days cannot overflow.

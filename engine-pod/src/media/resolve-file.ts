@@ -21,7 +21,7 @@ export interface DownloadLimits {
   readonly timeoutMs: number;
 }
 
-export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = { maxBytes: 32 * 1024 * 1024, timeoutMs: 8_000 };
+const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = { maxBytes: 32 * 1024 * 1024, timeoutMs: 8_000 };
 
 const OCTET_STREAM = 'application/octet-stream';
 

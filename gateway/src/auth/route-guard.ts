@@ -16,7 +16,7 @@ import { sessionLimit } from './principal.js';
 const KEY_HEADER = 'the X-Api-Key header';
 
 /** Every path under /api is an API operation: it needs a key and declares what the key may do. */
-export function isApiRoute(url: string): boolean {
+function isApiRoute(url: string): boolean {
   return url === '/api' || url.startsWith('/api/');
 }
 

@@ -49,7 +49,7 @@ const COMMAND_STATUS: Record<CommandErrorCode, number> = {
   STORAGE_FULL: 507,
 };
 
-export function errorBody(statusCode: number, message: string, details?: unknown): ErrorBody {
+function errorBody(statusCode: number, message: string, details?: unknown): ErrorBody {
   return {
     statusCode,
     error: REASONS[statusCode] ?? 'Error',

@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.js';
  * back. Every answer shows each one as this placeholder, in place, so the config keeps its shape;
  * a client that sends the config back unchanged sends the placeholder, which keeps the stored value.
  */
-export const SECRET_PLACEHOLDER = '***';
+const SECRET_PLACEHOLDER = '***';
 
 /**
  * The config as answers show it: each webhook's `hmac.key`, every `customHeaders[].value`, the
@@ -22,7 +22,7 @@ export function maskSessionConfig(config: SessionConfig): SessionConfig {
   };
 }
 
-export function maskWebhook(hook: WebhookConfig): WebhookConfig {
+function maskWebhook(hook: WebhookConfig): WebhookConfig {
   return {
     ...hook,
     url: maskUrl(hook.url),

@@ -24,7 +24,7 @@ export function isLid(jid: string | null | undefined): boolean {
   return !!jid?.endsWith('@lid');
 }
 
-export function isPhoneJid(jid: string | null | undefined): boolean {
+function isPhoneJid(jid: string | null | undefined): boolean {
   return !!jid?.endsWith('@s.whatsapp.net');
 }
 

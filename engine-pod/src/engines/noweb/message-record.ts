@@ -59,7 +59,7 @@ export function messageBody(content: proto.IMessage | null | undefined): string 
   );
 }
 
-export function hasMedia(content: proto.IMessage | null | undefined): boolean {
+function hasMedia(content: proto.IMessage | null | undefined): boolean {
   return !!(
     content?.imageMessage ||
     content?.videoMessage ||

@@ -23,7 +23,7 @@ export interface NowebOptions {
   readonly outbound: OutboundPolicy;
 }
 
-export const DEFAULT_WA_URL = 'wss://web.whatsapp.com/ws/chat';
+const DEFAULT_WA_URL = 'wss://web.whatsapp.com/ws/chat';
 
 export const DEFAULT_NOWEB_OPTIONS: NowebOptions = {
   waUrl: DEFAULT_WA_URL,

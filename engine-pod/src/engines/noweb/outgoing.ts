@@ -14,7 +14,7 @@ import { isGroupJid, toLibraryJid } from './jids.js';
 import type { MessageEvents } from './message-events.js';
 import { type MessageAddress, toMessageRecord } from './message-record.js';
 
-export type WASocket = ReturnType<typeof makeWASocket>;
+type WASocket = ReturnType<typeof makeWASocket>;
 
 /** The live connection and the account it is logged in as. */
 export interface Account {
@@ -103,7 +103,7 @@ export class Outgoing {
 }
 
 /** The quoted message by its full id: the id says who wrote it; a bare id is taken as is. */
-export function replyContext(replyTo: string, jid: string, meJid: string): proto.IContextInfo {
+function replyContext(replyTo: string, jid: string, meJid: string): proto.IContextInfo {
   const key = parseMessageId(replyTo);
   if (!key) return { stanzaId: replyTo };
   const author = key.fromMe ? jidNormalizedUser(meJid) : toLibraryJid(key.participant ?? key.chatId);
@@ -112,7 +112,7 @@ export function replyContext(replyTo: string, jid: string, meJid: string): proto
 }
 
 /** The content with `contextInfo` merged into its one message (as the library does for `contextInfo`). */
-export function withContext(content: proto.IMessage, context: proto.IContextInfo): proto.IMessage {
+function withContext(content: proto.IMessage, context: proto.IContextInfo): proto.IMessage {
   const type = getContentType(content) as keyof proto.IMessage | undefined;
   const inner = type ? (content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined) : undefined;
   if (!type || !inner || typeof inner !== 'object') return content;

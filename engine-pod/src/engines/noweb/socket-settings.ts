@@ -41,7 +41,7 @@ export function proxyServerUrl(server: string): URL {
  * webhook: its literal address or named host before connecting, the addresses its name resolves
  * to in the lookup the socket connects with. A refused proxy is never dialed.
  */
-export function proxyAgent(proxy: ProxyConfig, policy: OutboundPolicy): HttpsProxyAgent<string> {
+function proxyAgent(proxy: ProxyConfig, policy: OutboundPolicy): HttpsProxyAgent<string> {
   const url = proxyServerUrl(proxy.server);
   if (proxy.username) url.username = encodeURIComponent(proxy.username);
   if (proxy.password) url.password = encodeURIComponent(proxy.password);

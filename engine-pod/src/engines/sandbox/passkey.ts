@@ -12,7 +12,7 @@ import { checkAssertion } from './webauthn-assertion.js';
 
 /** The relying party a SANDBOX passkey is for: the messaging web client, as on the real service. */
 export const SANDBOX_PASSKEY_RP = { rpId: 'web.whatsapp.com', origin: 'https://web.whatsapp.com' } as const;
-export const PASSKEY_CHALLENGE_TIMEOUT_MS = 60_000;
+const PASSKEY_CHALLENGE_TIMEOUT_MS = 60_000;
 
 /** What the simulated phone asked for (`simulate` kind `passkey`). */
 export interface PasskeyRequest {

@@ -23,7 +23,7 @@ import { isGroupId, keyEnds, parseKey, recordId, wid } from './webjs-ids.js';
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'ptt', 'document', 'sticker']);
 
 /** The library passes acks through from the web client; anything outside spec 2.6 is PENDING. */
-export function normalizeAck(ack: number | undefined): Ack {
+function normalizeAck(ack: number | undefined): Ack {
   return ack !== undefined && ack >= ACKS.ERROR && ack <= ACKS.PLAYED && Number.isInteger(ack) ? (ack as Ack) : ACKS.PENDING;
 }
 

@@ -13,7 +13,7 @@ const gunzipAsync = promisify(gunzip);
  * The parts of a Chromium profile that hold a WhatsApp Web login: the web client keeps its keys
  * in IndexedDB and a few values in Local Storage. The same set the library's RemoteAuth saves.
  */
-export const PROFILE_PARTS: readonly string[] = ['Default/IndexedDB', 'Default/Local Storage'];
+const PROFILE_PARTS: readonly string[] = ['Default/IndexedDB', 'Default/Local Storage'];
 
 const MANIFEST = { type: 'webjs-profile', id: 'manifest' } as const;
 const BLOB_TYPE = 'webjs-profile-blob';

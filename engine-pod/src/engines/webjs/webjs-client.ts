@@ -84,7 +84,7 @@ export interface WebjsClientInfo {
   readonly pushname?: string;
 }
 
-export interface WebjsGroupMetadata {
+interface WebjsGroupMetadata {
   readonly subject?: string;
   readonly desc?: string;
   readonly announce?: boolean;

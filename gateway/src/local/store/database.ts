@@ -14,7 +14,7 @@ export interface SchemaPart {
 }
 
 /** The main file: sessions, keys, webhook deliveries, media. */
-export const MAIN_FILE = 'switchboard.db';
+const MAIN_FILE = 'switchboard.db';
 /** The event log and the message history, written by a thread of their own (background-writer.ts). */
 export const HISTORY_FILE = 'history.db';
 

@@ -12,7 +12,7 @@ type Kind = SimulateRequest['kind'];
  * One simulation per `kind` of `POST /api/{session}/sandbox/simulate` (docs/sandbox.md). The
  * type makes a kind added to the protocol fail to compile until it is simulated here.
  */
-export const SIMULATIONS: { readonly [K in Kind]: Simulation<K> } = {
+const SIMULATIONS: { readonly [K in Kind]: Simulation<K> } = {
   scan: simulateScan,
   message: simulateMessage,
   ...EVENT_SIMULATIONS,
