@@ -4,7 +4,7 @@ export { makePrivateDir, makePrivateDirSync, makePrivateFileSync, PRIVATE_DIR_MO
 export { CommandError } from './command-error.js';
 export type { Engine, EngineContext, EngineFactory, EngineLog, SendTextArgs } from './engine.js';
 export { EngineHost, type EngineHostOptions, type HostedEvent } from './engine-host.js';
-export { type EventIssue, eventIssues, type InvalidEvent } from './event-validator.js';
+export { eventIssues, type InvalidEvent } from './event-validator.js';
 export { DEFAULT_SANDBOX_OPTIONS, SandboxEngine, type SandboxOptions } from './engines/sandbox/sandbox-engine.js';
 export {
   createWebjsClient,

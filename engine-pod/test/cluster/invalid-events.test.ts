@@ -2,28 +2,14 @@ import { type CommandReply, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EngineContext, NatsMessageStore, readHistory, SandboxEngine } from '../../src/index.js';
+import { NatsMessageStore, readHistory } from '../../src/index.js';
 import { readPodConfig } from '../../src/pod/config.js';
 import { EnginePod } from '../../src/pod/engine-pod.js';
+import { DRIFT, driftingEngine } from '../support/drifting-engine.js';
 import { natsForTests, streamMessages } from './helpers.js';
 
 const SESSION = 'drift';
 const CHAT = '15551239999@c.us';
-
-/**
- * An engine whose mapping drifted: a text whose body is "drift" comes out as `message.any` with a
- * `source` the spec does not have. Everything else is SANDBOX as it is.
- */
-function driftingEngine(context: EngineContext) {
-  return new SandboxEngine(
-    {
-      ...context,
-      emit: (event, payload) =>
-        context.emit(event, event === 'message.any' && payload.body === 'drift' ? { ...payload, source: 'phone' } : payload),
-    },
-    { qrRenewMs: 60_000, ackDelaysMs: { server: 10, device: 20 } },
-  );
-}
 
 const nats = natsForTests();
 const running: { pod: EnginePod; ended: Promise<number> }[] = [];
@@ -57,7 +43,7 @@ describe('cluster mode: an event that does not match its protocol schema is drop
     }, 'SCAN_QR_CODE');
     await result({ op: 'sandbox.simulate', args: { kind: 'scan' } });
     // Each reply waits until the events made before it are in the stream.
-    const drifted = await result({ op: 'send.text', args: { chatId: CHAT, text: 'drift' } });
+    const drifted = await result({ op: 'send.text', args: { chatId: CHAT, text: DRIFT } });
     const fine = await result({ op: 'send.text', args: { chatId: CHAT, text: 'fine' } });
 
     // History is recorded in event order: once the fine message's last ack is in, the drifted one had its turn.

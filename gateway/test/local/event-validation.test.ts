@@ -1,29 +1,15 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type EngineContext, type InvalidEvent, SandboxEngine } from '@switchboard/engine-pod';
+import type { InvalidEvent } from '@switchboard/engine-pod';
 import { apiClient, waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DRIFT, driftingEngine } from '../../../engine-pod/test/support/drifting-engine.js';
 import { createLocalGateway, type LocalGateway } from '../../src/local/create-local-gateway.js';
 
 const KEY = 'test-admin-key-0123456789';
 const CHAT = '15551239999@c.us';
-
-/**
- * An engine whose mapping drifted: a text whose body is "drift" comes out as `message.any` with a
- * `source` the spec does not have. Everything else is SANDBOX as it is.
- */
-function driftingEngine(context: EngineContext) {
-  return new SandboxEngine(
-    {
-      ...context,
-      emit: (event, payload) =>
-        context.emit(event, event === 'message.any' && payload.body === 'drift' ? { ...payload, source: 'phone' } : payload),
-    },
-    { qrRenewMs: 60_000, ackDelaysMs: { server: 10, device: 20 } },
-  );
-}
 
 describe('local mode: an event that does not match its protocol schema is dropped where the engine host makes it', () => {
   let gateway: LocalGateway;
@@ -59,7 +45,7 @@ describe('local mode: an event that does not match its protocol schema is droppe
     await api('POST', '/api/sessions', { name: 'drift', config: { webhooks: [{ url: receiver.url, events: ['*'] }] } });
     await waitFor(async () => (await api('GET', '/api/sessions/drift')).body.status === 'SCAN_QR_CODE', 'QR');
     await api('POST', '/api/drift/sandbox/simulate', { kind: 'scan' });
-    const drifted = await api('POST', '/api/sendText', { session: 'drift', chatId: CHAT, text: 'drift' });
+    const drifted = await api('POST', '/api/sendText', { session: 'drift', chatId: CHAT, text: DRIFT });
     const fine = await api('POST', '/api/sendText', { session: 'drift', chatId: CHAT, text: 'fine' });
     expect([drifted.status, fine.status]).toEqual([201, 201]);
 
