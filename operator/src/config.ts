@@ -27,9 +27,9 @@ export type EngineNatsCredentials = { readonly kind: 'per-session' } | { readonl
 export interface EnginePodSettings {
   readonly natsUrl: string;
   readonly natsCredentials?: EngineNatsCredentials;
-  /** Image of the socket engines (SANDBOX, NOWEB, GOWS). */
+  /** Image of the socket engines (SANDBOX, NOWEB). */
   readonly engineImage: string;
-  /** Image of the browser engines (WEBJS, WPP): Chromium inside. */
+  /** Image of the browser engine (WEBJS): Chromium inside. */
   readonly browserEngineImage: string;
   readonly resources: { readonly socket: EngineResources; readonly browser: EngineResources };
   /** Where clients reach the gateway: engine pods start every `media.url` with it. Unset: the pods' default. */
@@ -111,8 +111,8 @@ const Env = z.object({
     .string()
     .regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?\/[-._a-zA-Z0-9]+$/, '<Secret name>/<key>, e.g. nats-creds/engine.creds')
     .optional(),
-  SWITCHBOARD_ENGINE_IMAGE: required('the image of the socket engines (SANDBOX, NOWEB, GOWS)'),
-  SWITCHBOARD_BROWSER_ENGINE_IMAGE: required('the image of the browser engines (WEBJS, WPP)'),
+  SWITCHBOARD_ENGINE_IMAGE: required('the image of the socket engines (SANDBOX, NOWEB)'),
+  SWITCHBOARD_BROWSER_ENGINE_IMAGE: required('the image of the browser engine (WEBJS)'),
   SWITCHBOARD_IDENTITY: z.string().min(1).optional(),
   SWITCHBOARD_LEASE_NAME: z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'a Lease name').default('switchboard-operator'),
   SWITCHBOARD_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
