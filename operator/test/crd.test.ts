@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { MessagingSessionSpec } from '@switchboard/protocol';
+import { MessagingSessionSpec, SessionCreateRequest, WEBHOOK_URL_MAX, WebhookConfig } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { messagingSessionCrd } from '../src/crd/messaging-session-crd.js';
@@ -17,14 +17,65 @@ describe('MessagingSession CRD', () => {
     for (const word of ['$ref', 'anyOf', 'allOf', '"const"', 'propertyNames']) expect(text).not.toContain(word);
   });
 
-  it('carries the status subresource, printer columns for status, engine, account and age, and a short name', () => {
+  it('carries the status subresource, printer columns for status, Ready, engine, account and age, and a short name', () => {
     const crd = parse(committed);
     const version = crd.spec.versions[0];
     expect(version.subresources).toEqual({ status: {} });
     expect(version.additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual(
-      expect.arrayContaining(['Status', 'Engine', 'Account', 'Age']),
+      expect.arrayContaining(['Status', 'Ready', 'Engine', 'Account', 'Age']),
+    );
+    expect(version.additionalPrinterColumns.find((c: { name: string }) => c.name === 'Ready').jsonPath).toBe(
+      '.status.conditions[?(@.type=="Ready")].status',
     );
     expect(crd.spec.names.shortNames).toEqual(['msess']);
+  });
+
+  it('status.conditions is a list keyed by type of standard metav1.Condition, and status.observedGeneration an int64', () => {
+    const status = parse(committed).spec.versions[0].schema.openAPIV3Schema.properties.status;
+    expect(status.properties.observedGeneration).toMatchObject({ type: 'integer', format: 'int64', minimum: 0 });
+    const conditions = status.properties.conditions;
+    expect(conditions).toMatchObject({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
+    // apimachinery's metav1.Condition, as controller-gen writes it.
+    expect(conditions.items).toEqual({
+      type: 'object',
+      properties: {
+        type: {
+          type: 'string',
+          maxLength: 316,
+          pattern: String.raw`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`,
+        },
+        status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+        observedGeneration: expect.objectContaining({ type: 'integer', format: 'int64', minimum: 0 }),
+        lastTransitionTime: expect.objectContaining({ type: 'string', format: 'date-time' }),
+        reason: { type: 'string', minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' },
+        message: { type: 'string', maxLength: 32768 },
+      },
+      required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+    });
+    expect(conditions.items.properties.lastTransitionTime.pattern).toBeUndefined();
+  });
+
+  it('bounds names and urls: spec.session is a session name, metadata.name is checked at creation, a webhook url has a maximum', () => {
+    const schema = parse(committed).spec.versions[0].schema.openAPIV3Schema;
+    expect(schema.properties.spec.properties.session).toMatchObject({ maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$' });
+    expect(schema['x-kubernetes-validations']).toEqual([
+      expect.objectContaining({ optionalOldSelf: true, rule: expect.stringMatching(/^oldSelf\.hasValue\(\) \|\| /) }),
+    ]);
+    const webhook = schema.properties.spec.properties.config.properties.webhooks.items;
+    expect(webhook.properties.url).toMatchObject({ format: 'uri', maxLength: 8192 });
+    expect(schema.properties.status.properties.podName.maxLength).toBe(253);
+  });
+
+  it('the API refuses what the CRD refuses: the same bounds come from the same zod schemas', () => {
+    const spec = parse(committed).spec.versions[0].schema.openAPIV3Schema.properties.spec;
+    const webhook = spec.properties.config.properties.webhooks.items;
+    expect(webhook.properties.url.maxLength).toBe(WEBHOOK_URL_MAX);
+    const url = (length: number) => `https://example.com/${'a'.repeat(length - 'https://example.com/'.length)}`;
+    expect(WebhookConfig.safeParse({ url: url(WEBHOOK_URL_MAX), events: ['*'] }).success).toBe(true);
+    expect(WebhookConfig.safeParse({ url: url(WEBHOOK_URL_MAX + 1), events: ['*'] }).success).toBe(false);
+    expect(webhook.properties.customHeaders.items.properties.name.maxLength).toBe(256);
+    expect(SessionCreateRequest.safeParse({ name: 'a'.repeat(spec.properties.session.maxLength) }).success).toBe(true);
+    expect(SessionCreateRequest.safeParse({ name: 'a'.repeat(spec.properties.session.maxLength + 1) }).success).toBe(false);
   });
 
   it('spec fields and their defaults match the zod schema', () => {

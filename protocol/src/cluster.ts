@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppConfig } from './apps.js';
 import { EngineName } from './engines.js';
+import { SessionName } from './ids.js';
 import { ResourceSessionConfig } from './resource-webhook.js';
 import { MeInfo } from './session.js';
 import { SessionStatus, SessionStatusPoint } from './status.js';
@@ -53,27 +54,57 @@ export type DesiredState = z.infer<typeof DesiredState>;
 
 export const MessagingSessionSpec = z
   .object({
-    session: z
-      .string()
-      .optional()
-      .meta({ description: 'Session name when it differs from metadata.name (names Kubernetes cannot hold)' }),
+    session: SessionName.optional().meta({
+      description: 'Session name when it differs from metadata.name (names Kubernetes cannot hold)',
+    }),
     engine: EngineName,
     desiredState: DesiredState.default('Running'),
     config: ResourceSessionConfig.default({}),
-    apps: z.array(AppConfig).default([]),
+    apps: z.array(AppConfig).max(10).default([]),
   })
   .meta({ id: 'MessagingSessionSpec' });
 export type MessagingSessionSpec = z.infer<typeof MessagingSessionSpec>;
 
-export const Condition = z.object({
-  type: z.string(),
-  status: z.enum(['True', 'False', 'Unknown']),
-  reason: z.string(),
-  message: z.string(),
-  lastTransitionTime: z.string(),
-  observedGeneration: z.number().int(),
-});
+/** What `metav1.Condition` allows, as Kubernetes declares it (apimachinery's types.go). */
+const CONDITION_TYPE = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;
+const CONDITION_REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
+/** The longest condition message, and the longest `status.reason` (the same kind of text). */
+export const CONDITION_MESSAGE_MAX = 32768;
+
+/** A Kubernetes object's `metadata.generation`: an int64 that starts at 1. */
+const Generation = z.number().int().min(0).meta({ format: 'int64' });
+
+/**
+ * One condition of the status, the standard `metav1.Condition`: tools that read conditions
+ * (`kubectl wait --for=condition=Ready`, alerting on `Degraded`) find the shape they know.
+ */
+export const Condition = z
+  .object({
+    type: z.string().max(316).regex(CONDITION_TYPE, { message: 'must be a condition type (CamelCase, optionally prefixed by a DNS subdomain and "/")' }),
+    status: z.enum(['True', 'False', 'Unknown']),
+    observedGeneration: Generation.optional().meta({ description: 'The metadata.generation the condition was computed from' }),
+    lastTransitionTime: z.iso.datetime({ offset: true }).meta({ description: 'When the status last changed' }),
+    reason: z
+      .string()
+      .min(1)
+      .max(1024)
+      .regex(CONDITION_REASON, { message: 'must be a CamelCase reason: letters, digits, "_", "," or ":", starting with a letter' }),
+    message: z.string().max(CONDITION_MESSAGE_MAX),
+  })
+  .meta({ id: 'Condition' });
 export type Condition = z.infer<typeof Condition>;
+
+/**
+ * The conditions the operator sets on every MessagingSession (docs/operations.md, "Conditions"):
+ * what a platform team alerts on. `Ready` is True exactly when the session is WORKING.
+ */
+export const CONDITION_TYPES = {
+  ready: 'Ready',
+  paired: 'Paired',
+  engineConnected: 'EngineConnected',
+  degraded: 'Degraded',
+  podReady: 'PodReady',
+} as const;
 
 export const MessagingSessionStatus = z
   .object({
@@ -81,14 +112,31 @@ export const MessagingSessionStatus = z
     statuses: z.array(SessionStatusPoint).max(3),
     me: MeInfo.nullable(),
     /** Only with FAILED: why (the engine's `session.status` reason, or the operator's own). */
-    reason: z.string().nullable(),
-    podName: z.string().nullable(),
-    observedGeneration: z.number().int(),
-    conditions: z.array(Condition),
+    reason: z.string().max(CONDITION_MESSAGE_MAX).nullable(),
+    podName: z.string().max(253).nullable(),
+    observedGeneration: Generation.meta({ description: 'The metadata.generation this status was computed from' }),
+    conditions: z
+      .array(Condition)
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
   })
   .partial()
   .meta({ id: 'MessagingSessionStatus' });
 export type MessagingSessionStatus = z.infer<typeof MessagingSessionStatus>;
+
+/** The longest MessagingSession name: its engine pod's session label holds 63 characters. */
+export const RESOURCE_NAME_MAX = 63;
+
+/**
+ * Why a MessagingSession cannot run under this name, or null. The name is its engine pod's
+ * session label (63 characters at most) and, without `spec.session`, the session's name, which
+ * is a NATS subject token (no dots). The CRD refuses such a name when a resource is created; the
+ * operator refuses a resource made before that rule.
+ */
+export function resourceNameProblem(name: string, hasSessionName: boolean): string | null {
+  if (name.length > RESOURCE_NAME_MAX) return `metadata.name must be at most ${RESOURCE_NAME_MAX} characters`;
+  if (!hasSessionName && name.includes('.')) return 'metadata.name must not contain "." unless spec.session names the session';
+  return null;
+}
 
 /**
  * Session names allow upper case and `_`, Kubernetes object names do not. A name that is

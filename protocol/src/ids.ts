@@ -9,7 +9,8 @@ export const SessionName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/, {
     message: 'must be 1-63 characters: letters, digits, "_" or "-", starting with a letter or digit',
   })
-  .meta({ description: 'Session name (id)', examples: ['default'] });
+  // The pattern allows 63 characters; saying so lets a schema reader (the CRD) see the bound.
+  .meta({ description: 'Session name (id)', examples: ['default'], maxLength: 63 });
 export type SessionName = z.infer<typeof SessionName>;
 
 export const DEFAULT_SESSION = 'default';

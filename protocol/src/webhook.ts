@@ -46,6 +46,7 @@ export const CustomHeader = z
   .object({
     name: z
       .string()
+      .max(256)
       .regex(HEADER_NAME, { message: 'must be a valid HTTP header name' })
       .refine((name) => !isReservedHeaderName(name), {
         error: (issue) => `"${String(issue.input)}" is set by the gateway: customHeaders may not set Host, Content-Length or X-Webhook-* headers`,
@@ -62,8 +63,12 @@ export const EVENT_FILTER_RULE = `must be "*" or an event name: ${EVENT_NAMES.jo
 /** An event name, or `*` for all of them (webhook `events`, the /ws `events` query). */
 export const WebhookEventFilter = z.union([EventName, z.literal('*')], { error: EVENT_FILTER_RULE });
 
+/** Far above any receiver's url, yet a bound: a url is kept in the resource and in Secrets. */
+export const WEBHOOK_URL_MAX = 8192;
+
 export const WebhookUrl = z
   .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
+  .max(WEBHOOK_URL_MAX, { message: `must be at most ${WEBHOOK_URL_MAX} characters` })
   .meta({ examples: ['https://example.com/hooks/switchboard'] });
 
 export const WebhookConfig = z

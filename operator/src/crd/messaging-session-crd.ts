@@ -1,4 +1,4 @@
-import { MESSAGING_SESSION, MessagingSessionSpec, MessagingSessionStatus } from '@switchboard/protocol';
+import { CONDITION_TYPES, MESSAGING_SESSION, MessagingSessionSpec, MessagingSessionStatus, RESOURCE_NAME_MAX } from '@switchboard/protocol';
 import { structuralSchema } from './structural-schema.js';
 
 /**
@@ -24,6 +24,7 @@ export function messagingSessionCrd(): Record<string, unknown> {
           subresources: { status: {} },
           additionalPrinterColumns: [
             { name: 'Status', type: 'string', jsonPath: '.status.status' },
+            { name: 'Ready', type: 'string', jsonPath: `.status.conditions[?(@.type=="${CONDITION_TYPES.ready}")].status` },
             { name: 'Engine', type: 'string', jsonPath: '.spec.engine' },
             { name: 'Account', type: 'string', jsonPath: '.status.me.id' },
             { name: 'Desired', type: 'string', jsonPath: '.spec.desiredState', priority: 1 },
@@ -42,6 +43,7 @@ export function messagingSessionCrd(): Record<string, unknown> {
                 status: structuralSchema(MessagingSessionStatus),
               },
               required: ['spec'],
+              'x-kubernetes-validations': [RESOURCE_NAME_RULE],
             },
           },
         },
@@ -49,3 +51,14 @@ export function messagingSessionCrd(): Record<string, unknown> {
     },
   };
 }
+
+/**
+ * The resource's own name, as `resourceNameProblem` checks it, when the resource is created
+ * (`optionalOldSelf`: an update passes, so a resource made before the rule can still be updated
+ * and deleted; the operator refuses it instead). Names cannot change, so this is checking always.
+ */
+const RESOURCE_NAME_RULE = {
+  rule: `oldSelf.hasValue() || (size(self.metadata.name) <= ${RESOURCE_NAME_MAX} && (has(self.spec.session) || !self.metadata.name.contains('.')))`,
+  optionalOldSelf: true,
+  message: `metadata.name must be at most ${RESOURCE_NAME_MAX} characters, and contain no "." unless spec.session names the session`,
+};

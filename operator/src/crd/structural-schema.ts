@@ -6,6 +6,8 @@ type Schema = Record<string, unknown>;
  * Turns a zod schema into the structural OpenAPI v3 schema a CRD needs. Kubernetes accepts no
  * `$ref`, no `anyOf` of differently typed branches, no `const` and no `propertyNames`, so refs
  * are inlined, `x | null` becomes `nullable`, a union of string constants becomes one `enum`.
+ * Kubernetes' own keywords (`x-kubernetes-list-type`, `x-kubernetes-validations`, ...) are
+ * given to a zod schema with `.meta()` and carried through as they are.
  */
 export function structuralSchema(schema: z.ZodType): Schema {
   const json = z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Schema;
@@ -34,6 +36,8 @@ function convert(node: Schema, defs: Record<string, Schema>): Schema {
     else if (key === 'additionalProperties' && value === false) continue;
     // zod bounds every integer to the safe range; in a CRD that is noise, not a rule.
     else if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) continue;
+    // zod spells its date-time check out as a long pattern too; the API server checks the format.
+    else if (key === 'pattern' && node.format === 'date-time') continue;
     else out[key] = value;
   }
   return out;
