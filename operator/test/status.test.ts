@@ -93,16 +93,22 @@ describe('status: me follows the pairing', () => {
 });
 
 describe('status: conditions', () => {
-  it('Ready is True exactly when the session is WORKING; PodReady follows the pod', () => {
+  it('Ready is True exactly when the session is WORKING; PodReady follows the pod; then Paired, EngineConnected and Degraded', () => {
     const up = computeStatus(input({ pod: enginePod({ ready: true }), engine: working }));
     expect(up.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
       ['Ready', 'True', 'Working'],
       ['PodReady', 'True', 'PodReady'],
+      ['Paired', 'True', 'AccountPaired'],
+      ['EngineConnected', 'True', 'Connected'],
+      ['Degraded', 'False', 'AsExpected'],
     ]);
     const down = computeStatus(input({ pod: enginePod({ ready: false }) }));
     expect(down.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
       ['Ready', 'False', 'Starting'],
       ['PodReady', 'False', 'PodNotReady'],
+      ['Paired', 'Unknown', 'NotReported'],
+      ['EngineConnected', 'False', 'PodNotReady'],
+      ['Degraded', 'False', 'AsExpected'],
     ]);
   });
 

@@ -1,14 +1,24 @@
-import { AVAILABLE_ENGINES, type MessagingSessionSpec, unsupportedSettings, unsupportedSettingsMessage } from '@switchboard/protocol';
-import { InvalidSpecError, type MessagingSessionObject, specOf } from '../messaging-session.js';
+import {
+  AVAILABLE_ENGINES,
+  type MessagingSessionSpec,
+  resourceNameProblem,
+  unsupportedSettings,
+  unsupportedSettingsMessage,
+} from '@switchboard/protocol';
+import { InvalidSpecError, type MessagingSessionObject, sessionNameOf, specOf } from '../messaging-session.js';
 import type { Refusal } from './status.js';
 
 /**
  * Why no engine pod can run this resource, or null. These are terminal: retrying cannot help
  * until someone changes the spec (which is a new watch event, so nothing needs a requeue). A
  * spec the CRD schema let through may still fail the protocol's schema (an `ftp:` webhook url,
- * say), and the CRD allows engines of the interface that this build does not have (GOWS).
+ * say), and the CRD allows engines of the interface that this build does not have (GOWS). A
+ * name the CRD refuses today may belong to a resource created before it did.
  */
 export function refusalOf(resource: MessagingSessionObject): Refusal | null {
+  const { name } = resource.metadata;
+  const nameProblem = resourceNameProblem(name, sessionNameOf(resource) !== name);
+  if (nameProblem) return { reason: 'InvalidSpec', message: `MessagingSession ${name}: ${nameProblem}` };
   let spec: MessagingSessionSpec;
   try {
     spec = specOf(resource);

@@ -8,8 +8,9 @@ import {
   type SessionStatus,
   type SessionStatusPoint,
 } from '@switchboard/protocol';
-import { type ConditionUpdate, setConditions } from './conditions.js';
+import { clip, setConditions } from './conditions.js';
 import { isCrashLooping, isFinished, isReady, isTerminating, podSummary } from './pod-state.js';
+import { type PodView, sessionConditions, UNPAIRED } from './session-conditions.js';
 
 /** The engine's own view of its session, from a `session.status` event or a `host.status` reply. */
 export interface EngineReport {
@@ -41,11 +42,6 @@ export interface StatusInput {
 /** Every field is always written, so a reader never sees a half-filled status. */
 export type ComputedStatus = Required<MessagingSessionStatus>;
 
-/** Statuses that mean the account is not paired (any more): `me` is cleared. */
-const UNPAIRED: ReadonlySet<SessionStatus> = new Set(['SCAN_QR_CODE', 'PASSKEY_REQUIRED', 'PASSKEY_CONFIRMATION_REQUIRED']);
-
-type PodView = 'absent' | 'terminating' | 'failed' | 'not-ready' | 'ready';
-
 function podView(pod: V1Pod | null): PodView {
   if (!pod) return 'absent';
   if (isTerminating(pod)) return 'terminating';
@@ -71,20 +67,30 @@ export function computeStatus(input: StatusInput): ComputedStatus {
   const fromEngine = !refusal && engine !== null && (view === 'ready' || (view === 'not-ready' && engine.status === 'FAILED'));
   const status = refusal ? 'FAILED' : fromEngine ? engine.status : operatorStatus(view, input.desiredState);
   const statuses = fromEngine ? engine.statuses.slice(-RECENT_STATUSES) : appendPoint(previous?.statuses ?? [], status, input.now);
-  const ready = refusal
-    ? { type: 'Ready', status: 'False' as const, reason: refusal.reason, message: refusal.message }
-    : readyCondition(status, fromEngine ? (engine.reason ?? null) : null);
+  const me = meOf(engine, previous?.me ?? null);
+  const failure = failureReason(status, refusal, fromEngine ? engine : null, view, pod);
   const conditions = setConditions(
     previous?.conditions ?? [],
-    [ready, podReadyCondition(view, pod, input.desiredState)],
+    sessionConditions({
+      status,
+      desiredState: input.desiredState,
+      view,
+      pod,
+      engine,
+      fromEngine,
+      refusal,
+      me,
+      failure,
+      previous: previous?.conditions ?? [],
+    }),
     input.generation,
     input.now,
   );
   return {
     status,
     statuses: [...statuses],
-    me: meOf(engine, previous?.me ?? null),
-    reason: failureReason(status, refusal, fromEngine ? engine : null, view, pod),
+    me,
+    reason: failure,
     podName: pod?.metadata?.name ?? null,
     observedGeneration: input.generation,
     conditions,
@@ -114,43 +120,9 @@ function meOf(engine: EngineReport | null, previous: MeInfo | null): MeInfo | nu
  */
 function failureReason(status: SessionStatus, refusal: Refusal | null, engine: EngineReport | null, view: PodView, pod: V1Pod | null): string | null {
   if (status !== 'FAILED') return null;
-  if (refusal) return refusal.message;
-  if (engine) return engine.reason ?? null;
-  return view === 'failed' ? `engine pod ${pod!.metadata?.name} failed: ${podSummary(pod!)}` : null;
-}
-
-/** A FAILED engine's own reason becomes the message: `kubectl describe` tells why. */
-function readyCondition(status: SessionStatus, reason: string | null): ConditionUpdate {
-  if (status === 'WORKING') return { type: 'Ready', status: 'True', reason: 'Working', message: 'The session is connected to its account' };
-  const message = status === 'FAILED' && reason ? `The session is FAILED: ${reason}` : `The session is ${status}`;
-  return { type: 'Ready', status: 'False', reason: pascalCase(status), message };
-}
-
-function podReadyCondition(view: PodView, pod: V1Pod | null, desired: DesiredState): ConditionUpdate {
-  const type = 'PodReady';
-  const name = pod?.metadata?.name;
-  switch (view) {
-    case 'absent':
-      return desired === 'Stopped'
-        ? { type, status: 'False', reason: 'Stopped', message: 'The session is stopped: it has no engine pod' }
-        : { type, status: 'False', reason: 'PodMissing', message: 'The engine pod is being created' };
-    case 'terminating':
-      return { type, status: 'False', reason: 'PodTerminating', message: `Engine pod ${name} is terminating` };
-    case 'failed':
-      return { type, status: 'False', reason: 'PodFailed', message: `Engine pod ${name} failed: ${podSummary(pod!)}` };
-    case 'not-ready':
-      return { type, status: 'False', reason: 'PodNotReady', message: `Engine pod ${name} is not ready: ${podSummary(pod!)}` };
-    case 'ready':
-      return { type, status: 'True', reason: 'PodReady', message: `Engine pod ${name} is ready` };
-  }
-}
-
-function pascalCase(status: SessionStatus): string {
-  return status
-    .toLowerCase()
-    .split('_')
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join('');
+  if (refusal) return clip(refusal.message);
+  if (engine) return engine.reason ? clip(engine.reason) : null;
+  return view === 'failed' ? clip(`engine pod ${pod!.metadata?.name} failed: ${podSummary(pod!)}`) : null;
 }
 
 /**
