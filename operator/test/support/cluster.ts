@@ -28,17 +28,26 @@ export class TestCluster {
     this.custom = this.kubeConfig.makeApiClient(CustomObjectsApi);
   }
 
-  /** Starts the control plane and applies the CRD, as generated, waiting until it is Established. */
-  static async start(): Promise<TestCluster> {
+  /**
+   * Starts the control plane and applies the CRD, as generated (or the one at `crdPath`), waiting
+   * until it is Established.
+   */
+  static async start(crdPath = CRD_PATH): Promise<TestCluster> {
     const cp = await start();
+    const cluster = new TestCluster(cp);
     try {
-      await cp.kubectl(['apply', '-f', CRD_PATH]);
-      await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${plural}.${group}`]);
-      return new TestCluster(cp);
+      await cluster.applyCrd(crdPath);
+      return cluster;
     } catch (error) {
       await cp.stop();
       throw error;
     }
+  }
+
+  /** Applies a CRD the way docs/operations.md upgrades one, and waits until it is Established. */
+  async applyCrd(crdPath = CRD_PATH): Promise<void> {
+    await this.cp.kubectl(['apply', '--server-side', '--force-conflicts', '-f', crdPath]);
+    await this.cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${plural}.${group}`]);
   }
 
   async stop(): Promise<void> {
