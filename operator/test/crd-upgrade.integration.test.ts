@@ -94,13 +94,14 @@ describe('the CRD upgrade: resources stored under the previous CRD', { timeout: 
     const dryRun = await cluster.cp.kubectl(['apply', '--server-side', '--force-conflicts', '--dry-run=server', '-f', CRD]);
     expect(dryRun).toContain('serverside-applied (server dry run)');
     await cluster.applyCrd(CRD);
-    const crd = JSON.parse(await cluster.cp.kubectl(['get', `crd/${plural}.${group}`, '-o', 'json']));
-    const conditions = crd.spec.versions[0].schema.openAPIV3Schema.properties.status.properties.conditions;
+    type Crd = { spec: { versions: { schema: { openAPIV3Schema: { properties: { status: { properties: { conditions: unknown } } } } } }[] } };
+    const crd = JSON.parse(await cluster.cp.kubectl(['get', `crd/${plural}.${group}`, '-o', 'json'])) as Crd;
+    const conditions = crd.spec.versions[0]!.schema.openAPIV3Schema.properties.status.properties.conditions;
     expect(conditions).toMatchObject({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
   });
 
   it('every stored resource reads back as it was, with the Ready printer column', async () => {
-    const list = JSON.parse(await cluster.cp.kubectl(['get', plural, '-n', ns, '-o', 'json']));
+    const list = JSON.parse(await cluster.cp.kubectl(['get', plural, '-n', ns, '-o', 'json'])) as { items: { status: unknown }[] };
     expect(list.items).toHaveLength(5);
     for (const item of list.items) expect(item.status).toEqual(previousStatus(1));
     const table = await cluster.cp.kubectl(['get', plural, '-n', ns, 'plain']);

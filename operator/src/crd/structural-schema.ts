@@ -24,7 +24,7 @@ function convert(node: Schema, defs: Record<string, Schema>): Schema {
   if (Array.isArray(node.allOf)) {
     // openapi-3.0 output wraps a `$ref` that has siblings (a default) in a one-element allOf.
     const { allOf, ...rest } = node;
-    return convert(Object.assign({}, ...(allOf as Schema[]).map((part) => convert(part, defs)), rest), defs);
+    return convert(Object.assign({}, ...(allOf as Schema[]).map((part) => convert(part, defs)), rest) as Schema, defs);
   }
   if (Array.isArray(node.anyOf)) return convertUnion(node, defs);
   const out: Schema = {};

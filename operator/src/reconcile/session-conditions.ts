@@ -139,8 +139,8 @@ function degraded({ refusal, status, fromEngine, view, pod, failure }: Condition
     return { type, status: 'True', reason: fromEngine ? 'EngineFailed' : 'PodFailed', message: failure ?? 'The session is FAILED' };
   }
   const waiting = pod?.status?.containerStatuses?.find((c) => c.state?.waiting?.reason)?.state?.waiting?.reason;
-  if (view === 'not-ready' && waiting && CANNOT_START.has(waiting)) {
-    return { type, status: 'True', reason: 'PodCannotStart', message: `Engine pod ${pod!.metadata?.name} cannot start: ${podSummary(pod!)}` };
+  if (pod && view === 'not-ready' && waiting && CANNOT_START.has(waiting)) {
+    return { type, status: 'True', reason: 'PodCannotStart', message: `Engine pod ${pod.metadata?.name} cannot start: ${podSummary(pod)}` };
   }
   return { type, status: 'False', reason: 'AsExpected', message: 'Nothing needs attention' };
 }
