@@ -203,7 +203,7 @@ export class EngineHost {
     // The union of handlers is too wide for TS to pair each with its own command type.
     const handler = COMMAND_HANDLERS[command.op] as CommandHandler<typeof command.op>;
     const downloads = this.options.downloads ?? (builtInDownloads ??= guardedAgent(new OutboundPolicy()));
-    return handler(engine, command as never, this.options.session, downloads);
+    return handler(engine, command, this.options.session, downloads);
   }
 
   private setStatus(status: SessionStatus, reason?: string): void {

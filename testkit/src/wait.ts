@@ -1,3 +1,5 @@
+import { inspect } from 'node:util';
+
 /**
  * Polls until `check` returns a value (not undefined, null or false) or the deadline passes.
  * A check that throws is asked again, as one that is not there yet: what it checks (a resource,
@@ -22,7 +24,7 @@ export async function waitFor<T>(
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError instanceof Error ? String(lastError) : inspect(lastError)}` : ''}`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

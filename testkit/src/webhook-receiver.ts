@@ -1,13 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { WireJson } from './api-client.js';
 
 export interface ReceivedHook {
   /** The request target: path and query. */
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly raw: string;
-  readonly body: any;
+  readonly body: WireJson;
   /** Whether X-Webhook-Hmac matched our own sha512 HMAC of the raw body (null: no key to check). */
   readonly hmacValid: boolean | null;
 }
@@ -40,6 +41,7 @@ export class WebhookReceiver {
           path: request.url ?? '',
           headers: request.headers,
           raw,
+          // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- WireJson, see api-client.ts
           body: JSON.parse(raw),
           hmacValid: this.hmacKey === null ? null : signature === createHmac('sha512', this.hmacKey).update(raw).digest('hex'),
         };
@@ -61,7 +63,8 @@ export class WebhookReceiver {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  events(name: string): any[] {
-    return this.received.filter((hook) => hook.body.event === name).map((hook) => hook.body);
+  events(name: string): WireJson[] {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- WireJson, see api-client.ts
+    return this.received.filter((hook) => (hook.body as { event?: unknown }).event === name).map((hook) => hook.body);
   }
 }

@@ -1,11 +1,13 @@
 import WebSocket from 'ws';
+import type { WireJson } from './api-client.js';
 
 /** A real websocket client on /ws that records every frame and how it closed. */
 export class WsClient {
-  readonly frames: any[] = [];
+  readonly frames: WireJson[] = [];
   closed: { code: number; reason: string } | null = null;
   private constructor(readonly socket: WebSocket) {
-    socket.on('message', (data) => this.frames.push(JSON.parse(data.toString())));
+    // Text frames arrive as one Buffer (the socket's default binaryType).
+    socket.on('message', (data) => this.frames.push(JSON.parse((data as Buffer).toString('utf8'))));
     socket.on('close', (code, reason) => {
       this.closed = { code, reason: reason.toString() };
     });
@@ -20,8 +22,8 @@ export class WsClient {
     });
   }
 
-  events(name: string): any[] {
-    return this.frames.filter((frame) => frame.event === name);
+  events(name: string): WireJson[] {
+    return this.frames.filter((frame) => (frame as { event?: unknown }).event === name);
   }
 
   close(): void {

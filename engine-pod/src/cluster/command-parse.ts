@@ -26,7 +26,7 @@ export function parseSessionCommand(data: string): SessionCommand {
   }
   const parsed = SessionCommand.safeParse(json);
   if (parsed.success) return parsed.data;
-  const issues = fieldIssues(parsed.error.issues as readonly ParseIssue[]);
+  const issues = fieldIssues(parsed.error.issues);
   throw new CommandError('INVALID', `invalid command: ${issues.map((i) => `${i.path}: ${i.reason}`).join('; ')}`, { issues });
 }
 

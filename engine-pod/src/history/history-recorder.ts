@@ -80,7 +80,7 @@ function operationFor({ event, payload }: RecordedEvent): Operation | null {
       return (store, session) =>
         change(store, session, String(payload.id), payload.editedMessageId, (record) => ({
           ...record,
-          body: String(payload.body ?? ''),
+          body: typeof payload.body === 'string' ? payload.body : '',
         }));
     case 'message.revoked': {
       const after = payload.after as { id?: unknown } | undefined;

@@ -91,7 +91,7 @@ async function download(
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of response.body ?? []) {
+    for await (const chunk of (response.body ?? []) as AsyncIterable<Uint8Array>) {
       size += chunk.byteLength;
       if (size > limits.maxBytes) {
         await response.body?.cancel().catch(() => undefined);

@@ -108,7 +108,7 @@ function parseRules(text: string | undefined, variable: string): Rule[] {
     try {
       return parseRule(entry);
     } catch (error) {
-      throw new Error(`${variable}: "${entry}" ${(error as Error).message}`);
+      throw new Error(`${variable}: "${entry}" ${(error as Error).message}`, { cause: error });
     }
   });
 }

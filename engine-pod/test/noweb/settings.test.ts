@@ -39,7 +39,7 @@ class ConnectProxy {
   private tunnel(req: IncomingMessage, client: Socket, head: Buffer): void {
     this.tunnels.push({ target: req.url ?? '', authorization: req.headers['proxy-authorization'] });
     const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host!, () => {
+    const upstream = connect(Number(port), host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
       upstream.pipe(client).pipe(upstream);

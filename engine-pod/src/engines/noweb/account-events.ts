@@ -7,7 +7,7 @@ import type {
   GroupParticipantsChange,
   PresenceStatus,
 } from '@switchboard/protocol';
-import { type BaileysEventMap, type GroupMetadata, type WAMessage, WAMessageStubType, type WAPresence } from '@whiskeysockets/baileys';
+import { type BaileysEventMap, type GroupMetadata, type proto, type WAMessage, WAMessageStubType, type WAPresence } from '@whiskeysockets/baileys';
 import type { EngineContext } from '../../engine.js';
 import { isGroupJid, sameUser } from './jids.js';
 import { LabelBook } from './labels.js';
@@ -124,7 +124,10 @@ export class AccountEvents {
   groupChanges(messages: readonly WAMessage[]): void {
     for (const msg of messages) {
       const id = msg.key.remoteJid;
-      const change = msg.messageStubType ? groupChange(msg.messageStubType, msg.messageStubParameters?.[0] ?? '') : null;
+      // The library types a stub's parameters as any: a string, or nothing, is all we take.
+      const parameters: unknown = msg.messageStubParameters;
+      const value = Array.isArray(parameters) && typeof parameters[0] === 'string' ? parameters[0] : '';
+      const change = msg.messageStubType ? groupChange(msg.messageStubType, value) : null;
       if (!change || !id || !isGroupJid(id)) continue;
       this.deps.context.emit('group.v2.update', { group: { id, ...change }, timestamp: nowSeconds(), _data: rawData(msg) });
     }
@@ -217,7 +220,8 @@ export class AccountEvents {
   }
 }
 
-function groupChange(stub: number, value: string): Omit<GroupInfoUpdate, 'id'> | null {
+function groupChange(stub: proto.WebMessageInfo.StubType, value: string): Omit<GroupInfoUpdate, 'id'> | null {
+  // eslint-disable-next-line @typescript-eslint/switch-exhaustiveness-check -- six of the library's hundreds of stub types are group settings; the rest are not a group.v2.update
   switch (stub) {
     case WAMessageStubType.GROUP_CHANGE_SUBJECT:
       return { subject: value };

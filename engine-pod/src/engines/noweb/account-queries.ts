@@ -73,7 +73,7 @@ export class AccountQueries {
       return await query(this.deps.socket());
     } catch (error) {
       if (error instanceof CommandError) throw error;
-      throw failed(doing, error as Error);
+      throw failed(doing, error);
     }
   }
 
@@ -90,6 +90,7 @@ export class AccountQueries {
   }
 }
 
-function failed(doing: string, error: { message?: string }): CommandError {
-  return new CommandError('ENGINE_ERROR', `NOWEB could not ${doing}: ${error.message ?? String(error)}`);
+function failed(doing: string, error: unknown): CommandError {
+  const message = (error as { message?: unknown } | null)?.message;
+  return new CommandError('ENGINE_ERROR', `NOWEB could not ${doing}: ${typeof message === 'string' ? message : String(error)}`);
 }

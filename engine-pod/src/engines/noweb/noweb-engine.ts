@@ -40,6 +40,8 @@ type WASocket = ReturnType<typeof makeWASocket>;
 const PUSH_NAME_WAIT_MS = 1_500;
 
 /** Closes after which reconnecting cannot help: the device was unlinked, replaced or refused. */
+/** The library's reasons are an enum; the status code we read from its error is a number. */
+const LOGGED_OUT: number = DisconnectReason.loggedOut;
 const FINAL: ReadonlySet<number> = new Set([
   DisconnectReason.loggedOut,
   DisconnectReason.forbidden,
@@ -342,9 +344,9 @@ export class NowebEngine implements Engine {
     if (code !== undefined && FINAL.has(code)) {
       this.context.log.warn({ session: this.context.session, code, err: error }, 'NOWEB connection ended for good');
       // Unlinked on the phone: the credentials are worthless, the next start shows a QR code.
-      const forget = code === DisconnectReason.loggedOut ? this.auth!.clear() : Promise.resolve();
+      const forget = code === LOGGED_OUT ? this.auth!.clear() : Promise.resolve();
       void forget.then(() => {
-        if (code === DisconnectReason.loggedOut) this.context.setMe(null);
+        if (code === LOGGED_OUT) this.context.setMe(null);
         this.context.setStatus('FAILED', `the server ended the connection for good (${DisconnectReason[code] ?? code})`);
       });
       return;

@@ -95,10 +95,14 @@ export async function linkPreviewContent(args: OutgoingLinkPreview, media: Media
     const thumbnail = await extractImageThumb(image.data, PREVIEW_THUMBNAIL_WIDTH).catch(() => {
       throw invalidField('preview.image', 'is not an image the engine can read (JPEG, PNG, WebP, GIF)');
     });
-    info.jpegThumbnail = thumbnail.buffer;
+    // The library types the thumbnail as any: it is the JPEG it made, a Buffer.
+    const jpeg = thumbnail.buffer as Buffer;
+    info.jpegThumbnail = jpeg;
     if (args.linkPreviewHighQuality) {
+      // The library's any, made explicit: it types jpegThumbnail here as a string and is handed the
+      // Buffer above, as before.
       const { imageMessage } = await prepareWAMessageMedia(
-        { image: image.data, jpegThumbnail: thumbnail.buffer, width: thumbnail.original.width, height: thumbnail.original.height },
+        { image: image.data, jpegThumbnail: jpeg as unknown as string, width: thumbnail.original.width as number, height: thumbnail.original.height as number },
         { upload: media.upload, logger: media.logger, mediaTypeOverride: 'thumbnail-link' },
       ).catch(uploadFailed);
       info.highQualityThumbnail = imageMessage ?? undefined;

@@ -113,7 +113,7 @@ function replyContext(replyTo: string, jid: string, meJid: string): proto.IConte
 
 /** The content with `contextInfo` merged into its one message (as the library does for `contextInfo`). */
 function withContext(content: proto.IMessage, context: proto.IContextInfo): proto.IMessage {
-  const type = getContentType(content) as keyof proto.IMessage | undefined;
+  const type = getContentType(content);
   const inner = type ? (content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined) : undefined;
   if (!type || !inner || typeof inner !== 'object') return content;
   return { ...content, [type]: { ...inner, contextInfo: { ...inner.contextInfo, ...context } } };

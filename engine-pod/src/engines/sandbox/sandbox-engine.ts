@@ -82,6 +82,7 @@ export class SandboxEngine implements Engine {
     this.context = this.world.watching(context);
     this.serverAcks = new DelayQueue(options.ackDelaysMs.server);
     this.deviceAcks = new DelayQueue(options.ackDelaysMs.device);
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the side's getters read the engine's live state, and `this` in a getter is the side
     const engine = this;
     this.side = {
       context: this.context,

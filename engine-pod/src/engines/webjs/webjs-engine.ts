@@ -72,7 +72,7 @@ export class WebjsEngine implements Engine {
     if (this.stopped) return;
     this.client = client;
     for (const event of Object.keys(EVENT_ARGS) as WebjsEventName[]) {
-      client.on(event, ((...args: unknown[]) => this.dispatch(client, event, args)) as never);
+      client.on(event, ((...args: unknown[]) => this.dispatch(client, event, args)));
     }
     void client.initialize().then(
       async () => {
@@ -291,6 +291,7 @@ function jsonSafe(value: unknown): unknown {
   try {
     return JSON.parse(JSON.stringify(value)) as unknown;
   } catch {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- what JSON cannot hold (a cycle, a BigInt) is kept as its string form, best effort like the rest of engine.event
     return String(value);
   }
 }

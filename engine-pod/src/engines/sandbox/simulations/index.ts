@@ -21,5 +21,5 @@ const SIMULATIONS: { readonly [K in Kind]: Simulation<K> } = {
 
 export function runSimulation(side: SandboxSide, request: SimulateRequest): SimulationResult {
   const simulation = SIMULATIONS[request.kind] as Simulation<Kind>;
-  return simulation(side, request as never);
+  return simulation(side, request);
 }

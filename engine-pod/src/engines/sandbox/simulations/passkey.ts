@@ -1,4 +1,3 @@
-import type { JsonWebKey } from 'node:crypto';
 import { DEFAULT_SANDBOX_ME, type SimulatePasskey } from '@switchboard/protocol';
 import type { z } from 'zod';
 import { invalidField } from '../../../command-error.js';
@@ -17,7 +16,7 @@ export async function simulatePasskey(
 ): SimulationResult {
   let credential = null;
   if (request.credential) {
-    const publicKey = assertionKey(request.credential.publicKey as JsonWebKey);
+    const publicKey = assertionKey(request.credential.publicKey);
     if (typeof publicKey === 'string') throw invalidField('credential.publicKey', publicKey);
     credential = { id: request.credential.id, publicKey };
   }
