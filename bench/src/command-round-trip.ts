@@ -190,8 +190,8 @@ function startPod(natsUrl: string, healthPort: number): ChildProcess {
     lines.push(...chunk.toString().split('\n').filter(Boolean));
     lines.splice(0, Math.max(0, lines.length - 40));
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   process.once('exit', () => child.kill('SIGKILL'));
   return child;
 }

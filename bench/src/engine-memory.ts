@@ -24,7 +24,7 @@ const PUBLISHED_MB = 200;
 type Usage = Pick<NodeJS.MemoryUsage, 'rss' | 'heapUsed'>;
 type Stage = 'initial' | 'warmedUp' | 'baseline' | 'paired';
 interface MeasureModule {
-  measureIdleSessions(engine: Engine, count: number, fake: FakeWaServer): Promise<Record<Stage, Usage>>;
+  measureIdleSessions: (engine: Engine, count: number, fake: FakeWaServer) => Promise<Record<Stage, Usage>>;
 }
 interface FakeWaServer {
   readonly url: string;

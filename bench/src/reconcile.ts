@@ -36,8 +36,8 @@ interface Nats {
   stop(): Promise<void>;
 }
 interface ControlPlaneModule {
-  start(): Promise<ControlPlane>;
-  startNats(): Promise<Nats>;
+  start: () => Promise<ControlPlane>;
+  startNats: () => Promise<Nats>;
 }
 
 /**

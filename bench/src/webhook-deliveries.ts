@@ -212,7 +212,7 @@ event latency, engine (envelope timestamp) to receiver, at ${RATE} events/s for 
 
 async function waitForStatus(url: string, session: string, status: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
-    if ((await api(url, 'GET', `/api/sessions/${session}`)).status === status) return;
+    if (((await api(url, 'GET', `/api/sessions/${session}`)) as { status?: unknown }).status === status) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`${session} never reached ${status}`);
@@ -233,7 +233,7 @@ function makeEnvelope(session: string, seq: number): EventEnvelope {
   };
 }
 
-async function api(url: string, method: string, path: string, body?: unknown): Promise<any> {
+async function api(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(url + path, {
     method,
     headers: { 'x-api-key': KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
