@@ -35,7 +35,7 @@ async function gatewayWithUnreachableNoweb(env: Record<string, string> = {}) {
   });
   children.push(child);
   const output = { text: '' };
-  child.stdout!.on('data', (chunk) => (output.text += chunk));
+  child.stdout.on('data', (chunk) => (output.text += chunk));
   const api = apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY);
   await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 'the gateway to listen', 30_000);
   const created = await api('POST', '/api/sessions', { name: 'offline', engine: 'NOWEB' });
@@ -76,7 +76,7 @@ describe('a NOWEB session that cannot reach its server is in the log at the defa
     });
     children.push(child);
     let stderr = '';
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).not.toBe(0);
     expect(stderr).toContain('SWITCHBOARD_LOG_FORMAT');

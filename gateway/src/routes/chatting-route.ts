@@ -51,7 +51,7 @@ export function chattingRoute<Body extends SessionBody>(app: FastifyInstance, se
     },
     handler: async (request, reply) => {
       const { session, ...args } = request.body as z.output<Body>;
-      const result = await sessions.command(session, operation.command(args as Omit<z.output<Body>, 'session'>));
+      const result = await sessions.command(session, operation.command(args));
       return reply.code(status).send(answer ? answer(result) : result);
     },
   });

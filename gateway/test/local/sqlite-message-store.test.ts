@@ -78,9 +78,9 @@ describe('SqliteMessageStore: what the writer thread changes', () => {
   it('writes wait for the batch, and every read of the store sees them first', async () => {
     const { writer, committed, store } = open();
     const recorder = new HistoryRecorder(store, silent);
-    recorder.record({ session: 's', event: 'message.any', payload: sent('A') as never });
+    recorder.record({ session: 's', event: 'message.any', payload: sent('A') });
     recorder.record({ session: 's', event: 'message.ack', payload: { id: sent('A').id, fromMe: true, participant: null, ack: 2 } });
-    recorder.record({ session: 's', event: 'message.any', payload: sent('B') as never });
+    recorder.record({ session: 's', event: 'message.any', payload: sent('B') });
     await recorder.flush();
     expect(committed()).toEqual([]);
     // A page commits what is queued, so the API reads every write made before it.

@@ -35,7 +35,7 @@ export function gatewayProcess(dataDir: string, port: number, env: Record<string
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, port, stderr: () => stderr, exited };
 }

@@ -127,7 +127,7 @@ export function buildEnginePod(resource: MessagingSessionObject, settings: Engin
       periodSeconds: 10,
       failureThreshold: 3,
     },
-    resources: structuredClone(browser ? settings.resources.browser : settings.resources.socket) as V1Container['resources'],
+    resources: structuredClone(browser ? settings.resources.browser : settings.resources.socket),
     securityContext: {
       runAsNonRoot: true,
       runAsUser: USER_ID,

@@ -13,7 +13,7 @@ import { spawnGateway as spawnGatewayProcess } from '../../support/gateway-proce
 import { freePort, startReceiver, type Receiver } from '../../webhooks/support.js';
 
 const FROM = '15557654321@c.us';
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -193,6 +193,7 @@ describe('guarantee: deliveries survive a crash of the gateway', () => {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const api = apiClient(baseUrl, ADMIN_KEY);
+    // eslint-disable-next-line prefer-const -- the receiver below kills it, and is made before it: a const would still be in its temporal dead zone if a delivery came first
     let first: ChildProcess | undefined;
     // The gateway dies the moment its 15th delivery arrives: events made in the last milliseconds
     // before it have been delivered, and their log rows had no time to wait for a later commit.
@@ -201,7 +202,7 @@ describe('guarantee: deliveries survive a crash of the gateway', () => {
       return 200;
     });
     first = await spawnGateway(dataDir, port);
-    const exited = new Promise((resolve) => first!.once('exit', resolve));
+    const exited = new Promise((resolve) => first.once('exit', resolve));
     const hook: WebhookConfig = { url: rx.url, events: ['*'], retries: { policy: 'constant', delaySeconds: 0.1, attempts: 50 } };
     await workingSession({ api }, 'crash-log', { config: { webhooks: [hook] } });
     const burst = Array.from({ length: 40 }, (_, i) =>

@@ -29,12 +29,12 @@ function portForward(): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
     const child = spawn(kubectlBinary, ['--kubeconfig', kubeconfig, '-n', ns, 'port-forward', `svc/${full}-gateway`, ':80'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const port = out.match(/Forwarding from 127\.0\.0\.1:(\d+)/)?.[1];
       if (port) resolve({ url: `http://127.0.0.1:${port}`, child });
     });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`kubectl port-forward exited ${code}: ${out}`)));
   });
 }
