@@ -100,7 +100,8 @@ function paired({ me, engine, previous }: ConditionFacts): ConditionUpdate {
 }
 
 /** Whether the session's engine runs and talks to the messaging service (paired or not yet). */
-function engineConnected({ refusal, view, pod, desiredState, engine, fromEngine }: ConditionFacts): ConditionUpdate {
+function engineConnected(facts: ConditionFacts): ConditionUpdate {
+  const { refusal, view, pod, engine, fromEngine } = facts;
   const type = CONDITION_TYPES.engineConnected;
   const name = pod?.metadata?.name;
   if (refusal) return { type, status: 'False', reason: refusal.reason, message: 'No engine runs: the spec is refused (see Ready)' };
@@ -111,20 +112,9 @@ function engineConnected({ refusal, view, pod, desiredState, engine, fromEngine 
     if (engine.status === 'FAILED') return { type, status: 'False', reason: 'EngineFailed', message: `The engine gave up: ${engine.reason ?? 'it gave no reason'}` };
     return { type, status: 'False', reason: 'Connecting', message: `Engine pod ${name} is connecting (${engine.status})` };
   }
-  switch (view) {
-    case 'absent':
-      return desiredState === 'Stopped'
-        ? { type, status: 'False', reason: 'Stopped', message: 'The session is stopped: no engine runs' }
-        : { type, status: 'False', reason: 'PodMissing', message: 'The engine pod is being created' };
-    case 'terminating':
-      return { type, status: 'False', reason: 'PodTerminating', message: `Engine pod ${name} is terminating` };
-    case 'failed':
-      return { type, status: 'False', reason: 'PodFailed', message: `Engine pod ${name} failed: ${podSummary(pod!)}` };
-    case 'not-ready':
-      return { type, status: 'False', reason: 'PodNotReady', message: `Engine pod ${name} is not ready: ${podSummary(pod!)}` };
-    case 'ready':
-      return { type, status: 'Unknown', reason: 'NotReported', message: `Engine pod ${name} is ready; its engine has not reported yet` };
-  }
+  if (view === 'ready') return { type, status: 'Unknown', reason: 'NotReported', message: `Engine pod ${name} is ready; its engine has not reported yet` };
+  // Until its pod is ready no engine talks to anyone: the pod's reason is the reason.
+  return { ...podReady(facts), type };
 }
 
 /**
