@@ -11,7 +11,7 @@ import {
 } from '@whiskeysockets/baileys';
 
 /** What the client sends before its first frame: `WA`, 6, the dictionary version. */
-export const INTRO_HEADER_LENGTH = NOISE_WA_HEADER.length;
+const INTRO_HEADER_LENGTH = NOISE_WA_HEADER.length;
 
 function iv(counter: number): Buffer {
   const out = Buffer.alloc(12);

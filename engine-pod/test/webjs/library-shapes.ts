@@ -27,7 +27,7 @@ const structures = createRequire(import.meta.url)('whatsapp-web.js/src/structure
 };
 
 /** A Wid as the browser serializes it. */
-export function widOf(id: string) {
+function widOf(id: string) {
   const [user = '', server = ''] = id.split('@');
   return { server, user, _serialized: id };
 }
@@ -64,7 +64,7 @@ export interface MessageSpec extends KeySpec {
 }
 
 /** The raw model `getMessageModel` serializes, as `message`, `message_create` ... carry it. */
-export function messageData(spec: MessageSpec): Record<string, unknown> {
+function messageData(spec: MessageSpec): Record<string, unknown> {
   const { fromMe, chatId, participant } = spec;
   const sender = fromMe ? ME : (participant ?? chatId);
   return {
