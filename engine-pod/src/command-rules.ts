@@ -1,4 +1,4 @@
-import type { EngineCommand, EngineName, SessionStatus } from '@switchboard/protocol';
+import { type EngineCommand, type EngineName, isBuiltEngine, operationName, type SessionStatus, supportsOperation } from '@switchboard/protocol';
 import { CommandError } from './command-error.js';
 
 /** The statuses in which an engine command makes sense (spec part 3). */
@@ -57,4 +57,20 @@ export function simulateNotSupported(session: string, engine: EngineName): Comma
     session,
     engine,
   });
+}
+
+/**
+ * The 422 of a command the session's engine cannot carry out in any status, from protocol's
+ * ENGINE_CATALOG, or null. The gateway asks before a command travels (both modes), and the host
+ * asks again; an engine this build lacks has no entry (its session runs no engine).
+ */
+export function notSupportedError(session: string, engine: EngineName, command: EngineCommand): CommandError | null {
+  if (!isBuiltEngine(engine) || supportsOperation(engine, command.op)) return null;
+  if (command.op === 'sandbox.simulate') return simulateNotSupported(session, engine);
+  return notSupported(session, engine, operationName(command));
+}
+
+/** One wording of NOT_SUPPORTED for the table's refusal and an engine lacking a method. */
+export function notSupported(session: string, engine: EngineName, what: string): CommandError {
+  return new CommandError('NOT_SUPPORTED', `engine ${engine} does not support ${what} (session '${session}')`, { session, engine });
 }

@@ -16,7 +16,7 @@ import { SessionApps } from './apps/session-apps.js';
 import { COMMAND_HANDLERS } from './dispatch/index.js';
 import type { CommandHandler } from './dispatch/types.js';
 import { requireSupport } from './dispatch/support.js';
-import { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
+import { notSupportedError, statusesNeededBy, wrongStatusError } from './command-rules.js';
 import type { Engine, EngineFactory, EngineLog } from './engine.js';
 import { newEventId } from './event-ids.js';
 import { eventIssues, type InvalidEvent } from './event-validator.js';
@@ -192,11 +192,10 @@ export class EngineHost {
 
   async execute(command: EngineCommand): Promise<unknown> {
     if (command.op === 'me') return this.account;
-    if (command.op === 'sandbox.simulate' && this.options.engine !== 'SANDBOX') {
-      throw simulateNotSupported(this.options.session, this.options.engine);
-    }
+    const refused = notSupportedError(this.options.session, this.options.engine, command);
+    if (refused) throw refused;
     const engine = this.engine;
-    if (engine) requireSupport(engine, command.op, this.options.session);
+    if (engine) requireSupport(engine, command, this.options.session);
     if (!engine || !statusesNeededBy(command.op).includes(this.current)) {
       throw wrongStatusError(this.options.session, this.current, command.op);
     }

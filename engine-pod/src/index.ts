@@ -32,7 +32,7 @@ export { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, type StoreOptio
 export { ensureClusterStores } from './cluster/cluster-stores.js';
 export { authKeyToken, NatsAuthStateStore, openAuthBucket, purgeSessionAuth } from './cluster/nats-auth-state-store.js';
 export { type LeaseRecord, SessionLease, type SessionLeaseOptions } from './cluster/session-lease.js';
-export { simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
+export { notSupportedError, simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
 export { NowebEngine, nowebEngineFactory } from './engines/noweb/noweb-engine.js';
 export { DEFAULT_NOWEB_OPTIONS, type NowebOptions, nowebOptionsFromEnv } from './engines/noweb/options.js';
 export { DEFAULT_MEDIA_LIFETIME_MS, type MediaFile, type MediaStore, type StoredMedia } from './media/media-store.js';

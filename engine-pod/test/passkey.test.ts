@@ -62,11 +62,12 @@ describe('4.1 passkey pairing on engines without it: 422 naming the engine, in a
     });
   });
 
-  it('a stopped session of such an engine is refused for its status: no engine runs to ask', async () => {
+  it('a stopped session of such an engine is refused from the engine catalog: no engine needs to run to know', async () => {
     const s = webjsSession();
     const error = await refusal(s.host, { op: 'auth.passkey.challenge' });
-    expect(error.code).toBe('WRONG_STATUS');
-    expect(error.details).toMatchObject({ status: 'STOPPED', expected: ['PASSKEY_REQUIRED'] });
+    expect(error.code).toBe('NOT_SUPPORTED');
+    expect(error.message).toBe("engine WEBJS does not support passkey pairing (session 'webjs-1')");
+    expect(error.details).toEqual({ session: 'webjs-1', engine: 'WEBJS' });
   });
 });
 

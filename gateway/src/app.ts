@@ -25,6 +25,7 @@ import { pairingRoutes } from './routes/pairing.js';
 import { passkeyRoutes } from './routes/passkey.js';
 import { profileRoutes } from './routes/profile.js';
 import { sandboxRoutes } from './routes/sandbox.js';
+import { serverRoutes } from './routes/server.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deprecatedSessionRoutes } from './routes/sessions-deprecated.js';
 import { wsRoutes } from './routes/ws.js';
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.messages) await api.register(historyRoutes, { ...routeDeps, messages: deps.messages });
     if (deps.media) await api.register(fileRoutes, { media: deps.media });
     await api.register(keyRoutes, { keys: deps.keys });
+    await api.register(serverRoutes);
   });
   return app;
 }

@@ -140,8 +140,14 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
     it('an engine this build lacks, or a spec the protocol refuses: FAILED with the reason as a condition, no pod, no retry loop', async () => {
       const ns = await cluster.namespace('refused');
       const operator = await operatorIn(ns, {}, { resyncMs: 300 });
-      // The CRD allows every engine of the interface; this build has no GOWS.
-      await cluster.createSession(ns, 'gows', { engine: 'GOWS' });
+      // The CRD's enum has only this build's engines: the API server refuses GOWS.
+      const refused = await cluster.createSession(ns, 'gows-new', { engine: 'GOWS' }).catch((error: unknown) => error);
+      expect((refused as { code?: number }).code).toBe(422);
+      expect((JSON.parse(String((refused as { body?: unknown }).body)) as { message: string }).message).toContain('spec.engine: Unsupported value: "GOWS"');
+      // One stored under an earlier CRD, whose enum had every engine of the interface, is refused by the operator.
+      await cluster.withEarlierEngineEnum(['GOWS', 'WPP'], () =>
+        waitForApiServer(() => cluster.createSession(ns, 'gows', { engine: 'GOWS' }).catch(() => null), 'a GOWS resource under the earlier CRD'),
+      );
       // The CRD lets any string through as a url; the protocol takes http(s) only.
       await cluster.createSession(ns, 'ftp', { config: { webhooks: [{ url: 'ftp://example.com/in', events: ['message'] }] } });
       const failed = (name: string) =>
@@ -150,6 +156,7 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
           return s?.status === 'FAILED' && s;
         }, `${name} FAILED`);
 
+      // Its status is written under today's CRD all the same: an unchanged field is not checked again.
       const gows = await failed('gows');
       expect(gows.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
         status: 'False',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppConfig } from './apps.js';
-import { EngineName } from './engines.js';
+import { BuiltEngineName } from './engine-catalog.js';
 import { SessionName } from './ids.js';
 import { ResourceSessionConfig } from './resource-webhook.js';
 import { MeInfo } from './session.js';
@@ -57,7 +57,7 @@ export const MessagingSessionSpec = z
     session: SessionName.optional().meta({
       description: 'Session name when it differs from metadata.name (names Kubernetes cannot hold)',
     }),
-    engine: EngineName,
+    engine: BuiltEngineName,
     desiredState: DesiredState.default('Running'),
     config: ResourceSessionConfig.default({}),
     apps: z.array(AppConfig).max(10).default([]),

@@ -1,13 +1,18 @@
+import { z } from 'zod';
+import { EngineCommand, type EngineOp } from './commands.js';
 import type { EngineSettings } from './engine-settings.js';
-import type { EngineName } from './engines.js';
+import { BUILT_ENGINES, type BuiltEngine, type EngineName } from './engines.js';
+import type { EventName } from './events/names.js';
+import { EVENT_NAMES } from './events/names.js';
 
 /**
- * The engines this build has: every other name of the interface (WPP, GOWS) is refused, by the
- * gateway with a 422 listing these and by the operator with `EngineNotAvailable`. Adding one here
- * makes every table keyed by `BuiltEngine` fail to compile until it says what the engine does.
+ * What each engine this build has can do (BUILT_ENGINES, engines.ts): the one table the rest is
+ * made from. The gateway refuses an operation or a setting an engine lacks (422) before anything
+ * travels, the operator picks each engine pod's image from it, the CRD's `spec.engine` enum and
+ * the OpenAPI document list its engines, and `GET /api/server/engines` serves it. Adding an
+ * engine to BUILT_ENGINES makes every table keyed by `BuiltEngine` fail to compile until it says
+ * what the engine does (this catalog, engine-pod's and the gateway's factories).
  */
-export const BUILT_ENGINES = ['SANDBOX', 'NOWEB', 'WEBJS'] as const satisfies readonly EngineName[];
-export type BuiltEngine = (typeof BUILT_ENGINES)[number];
 
 /** The built engines as plain engine names, for messages and `details.available`. */
 export const AVAILABLE_ENGINES: readonly EngineName[] = BUILT_ENGINES;
@@ -16,20 +21,170 @@ export function isBuiltEngine(engine: string): engine is BuiltEngine {
   return (BUILT_ENGINES as readonly string[]).includes(engine);
 }
 
+/** The engines a MessagingSession may name: only those this build has (the CRD's enum). */
+export const BuiltEngineName = z.enum(BUILT_ENGINES).meta({
+  id: 'BuiltEngineName',
+  description: `An engine this build has: ${BUILT_ENGINES.join(', ')}`,
+});
+
 /**
- * Which engine honours which setting of a session's config (engine-settings.ts).
- * A setting on an engine not listed would be ignored, so it is refused instead: by the gateway
- * (422) and, for resources applied with kubectl, by the operator (condition InvalidSpec).
- * NOWEB speaks to the messaging service itself; WEBJS drives a browser, SANDBOX has no network.
+ * Which image an engine pod runs: `socket` speaks to the messaging service itself (small, no
+ * browser), `browser` drives a browser (Chromium in the image).
  */
-export const SETTING_ENGINES: Readonly<Record<keyof EngineSettings, readonly BuiltEngine[]>> = {
-  proxy: ['NOWEB'],
-  ignore: ['NOWEB'],
-  client: ['NOWEB'],
-  noweb: ['NOWEB'],
+export const EngineImageKind = z.enum(['socket', 'browser']).meta({ id: 'EngineImageKind' });
+export type EngineImageKind = z.infer<typeof EngineImageKind>;
+
+/** How an account is paired: a QR code, a code typed on the phone, a passkey (spec 4.1). */
+export const PairingMethod = z.enum(['qr', 'code', 'passkey']).meta({ id: 'PairingMethod' });
+export type PairingMethod = z.infer<typeof PairingMethod>;
+
+/** Every engine command op, in the order of the contract (protocol/src/commands/). */
+export const ENGINE_OPS: readonly EngineOp[] = EngineCommand.options.map((option) => option.shape.op.value);
+
+/**
+ * How a refusal names what an op does: "engine WEBJS does not support <this>". One wording for
+ * the gateway's 422 and the engine host's NOT_SUPPORTED.
+ */
+const OP_NAMES: Readonly<Record<EngineOp, string>> = {
+  'auth.qr': 'QR codes',
+  'auth.requestCode': 'pairing codes',
+  'auth.passkey.challenge': 'passkey pairing',
+  'auth.passkey.submit': 'passkey pairing',
+  'auth.passkey.confirmation': 'passkey pairing',
+  'auth.passkey.confirm': 'passkey pairing',
+  me: 'reading the account',
+  'account.newMessageId': 'pre-generated message ids',
+  'account.checkNumber': 'checking numbers',
+  'profile.get': 'reading the profile',
+  'profile.setName': 'changing the profile',
+  'profile.setStatus': 'changing the profile',
+  'profile.setPicture': 'changing the profile',
+  'profile.deletePicture': 'changing the profile',
+  'send.text': 'sending text',
+  'send.media': 'sending files',
+  'send.linkCustomPreview': 'custom link previews',
+  'send.buttons': 'buttons',
+  'send.list': 'lists',
+  'send.poll': 'polls',
+  'send.pollVote': 'poll votes',
+  'send.location': 'locations',
+  'send.contactVcard': 'contact cards',
+  'send.buttonReply': 'button replies',
+  'message.forward': 'forwarding',
+  'message.react': 'reactions',
+  'message.star': 'starring',
+  'chat.seen': 'read receipts',
+  'chat.typing': 'typing indicators',
+  'sandbox.simulate': 'simulate',
 };
 
-/** The settings `config` sets that `engine` cannot honour, in the order above. */
+const MEDIA_NAMES = { image: 'images', file: 'files', voice: 'voice messages', video: 'videos' } as const;
+
+/** What a refusal of `command` calls it (a media send by its kind: "sending voice messages"). */
+export function operationName(command: EngineCommand): string {
+  return command.op === 'send.media' ? `sending ${MEDIA_NAMES[command.args.kind]}` : OP_NAMES[command.op];
+}
+
+/** What one engine does; `GET /api/server/engines` answers these. */
+export interface EngineCapabilities {
+  /** The engine pod's image (cluster mode). */
+  readonly image: EngineImageKind;
+  readonly description: string;
+  readonly pairing: readonly PairingMethod[];
+  /** The engine command ops it carries out; any other answers 422 NOT_SUPPORTED. */
+  readonly operations: readonly EngineOp[];
+  /** The events it can emit (`session.status` from every engine's host). */
+  readonly events: readonly EventName[];
+  /** Whether the calls app (spec 2.3) can decline a call; without it, the app only logs the call. */
+  readonly callRejection: boolean;
+  /** The session settings (`config.proxy`, ...) it honours; any other is refused with 422. */
+  readonly settings: readonly (keyof EngineSettings)[];
+}
+
+const PASSKEY_OPS = ['auth.passkey.challenge', 'auth.passkey.submit', 'auth.passkey.confirmation', 'auth.passkey.confirm'] as const;
+
+function opsExcept(...left: readonly EngineOp[]): readonly EngineOp[] {
+  return ENGINE_OPS.filter((op) => !left.includes(op));
+}
+function eventsExcept(...left: readonly EventName[]): readonly EventName[] {
+  return EVENT_NAMES.filter((event) => !left.includes(event));
+}
+
+/**
+ * Each built engine, from what its class implements (engine-pod/src/engines/<engine>/): an op is
+ * listed when the engine has the method it needs, an event when the engine emits it. A test keeps
+ * this table and the classes equal (engine-pod/test/engine-catalog.test.ts).
+ */
+export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> = {
+  SANDBOX: {
+    image: 'socket',
+    description: 'A simulated account: no phone, no network. Tests and bots play the other side with POST /api/{session}/sandbox/simulate.',
+    pairing: ['qr', 'code', 'passkey'],
+    operations: ENGINE_OPS,
+    events: EVENT_NAMES,
+    callRejection: true,
+    settings: [],
+  },
+  NOWEB: {
+    image: 'socket',
+    description: 'WhatsApp Web\'s protocol spoken directly over a websocket (Baileys), no browser.',
+    pairing: ['qr', 'code'],
+    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate'),
+    events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
+    callRejection: true,
+    settings: ['proxy', 'ignore', 'client', 'noweb'],
+  },
+  WEBJS: {
+    image: 'browser',
+    description: 'WhatsApp Web in a headless Chromium (whatsapp-web.js).',
+    pairing: ['qr', 'code'],
+    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text'],
+    events: [
+      'session.status',
+      'message',
+      'message.any',
+      'message.reaction',
+      'message.ack',
+      'message.waiting',
+      'message.edited',
+      'message.revoked',
+      'group.v2.join',
+      'group.v2.leave',
+      'group.v2.participants',
+      'group.v2.update',
+      'poll.vote',
+      'call.received',
+      'engine.event',
+      'group.join',
+      'group.leave',
+      'state.change',
+    ],
+    callRejection: false,
+    settings: [],
+  },
+};
+
+export function supportsOperation(engine: BuiltEngine, op: EngineOp): boolean {
+  return ENGINE_CATALOG[engine].operations.includes(op);
+}
+
+/** The engines honouring each setting of a session's config, from the table. */
+export const SETTING_ENGINES: Readonly<Record<keyof EngineSettings, readonly BuiltEngine[]>> = {
+  proxy: enginesHonouring('proxy'),
+  ignore: enginesHonouring('ignore'),
+  client: enginesHonouring('client'),
+  noweb: enginesHonouring('noweb'),
+};
+
+function enginesHonouring(setting: keyof EngineSettings): readonly BuiltEngine[] {
+  return BUILT_ENGINES.filter((engine) => ENGINE_CATALOG[engine].settings.includes(setting));
+}
+
+/**
+ * The settings `config` sets that `engine` cannot honour, in the order above. A setting an engine
+ * would ignore is refused instead: by the gateway (422) and, for resources applied with kubectl,
+ * by the operator (condition InvalidSpec).
+ */
 export function unsupportedSettings(engine: EngineName, config: EngineSettings): (keyof EngineSettings)[] {
   return (Object.keys(SETTING_ENGINES) as (keyof EngineSettings)[]).filter(
     (setting) => config[setting] !== undefined && !(SETTING_ENGINES[setting] as readonly EngineName[]).includes(engine),
@@ -40,4 +195,26 @@ export function unsupportedSettings(engine: EngineName, config: EngineSettings):
 export function unsupportedSettingsMessage(engine: EngineName, settings: readonly (keyof EngineSettings)[]): string {
   const each = settings.map((setting) => `config.${setting} (only ${SETTING_ENGINES[setting].join(', ')})`);
   return `engine ${engine} cannot honour ${each.join(', ')}; leave ${settings.length > 1 ? 'them' : 'it'} out or pick an engine that can`;
+}
+
+/** `GET /api/server/engines`: the built engines and what each does. */
+export const EngineCatalogEntry = z
+  .object({
+    name: BuiltEngineName,
+    image: EngineImageKind,
+    description: z.string(),
+    pairing: z.array(PairingMethod),
+    operations: z.array(z.string()).meta({ description: 'Engine command ops it carries out; a route whose op is missing answers 422' }),
+    events: z.array(z.string()).meta({ description: 'Events it can emit' }),
+    callRejection: z.boolean().meta({ description: 'Whether the calls app can decline a call on it' }),
+    settings: z.array(z.string()).meta({ description: 'The session config settings it honours (config.proxy, ...)' }),
+  })
+  .meta({ id: 'EngineCatalogEntry' });
+export type EngineCatalogEntry = z.infer<typeof EngineCatalogEntry>;
+
+export function engineCatalogEntries(): EngineCatalogEntry[] {
+  return BUILT_ENGINES.map((name) => {
+    const entry = ENGINE_CATALOG[name];
+    return { name, ...entry, pairing: [...entry.pairing], operations: [...entry.operations], events: [...entry.events], settings: [...entry.settings] };
+  });
 }

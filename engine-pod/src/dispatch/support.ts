@@ -1,22 +1,52 @@
-import type { EngineOp } from '@switchboard/protocol';
+import { type EngineCommand, type EngineOp, operationName } from '@switchboard/protocol';
 import type { Engine } from '../engine.js';
-import { PASSKEY_PAIRING } from './pairing.js';
 import { capability } from './types.js';
 
 /**
- * Ops whose engine method no status can stand in for. The host asks before it checks the status:
- * a NOWEB session asking for a passkey challenge learns that NOWEB has no passkey pairing, not
- * that it needs PASSKEY_REQUIRED, a status NOWEB never reaches.
+ * The engine method each op needs; null for what every engine has (the `Engine` interface
+ * requires it) or the host answers itself (`me`). protocol's ENGINE_CATALOG lists an op for an
+ * engine exactly when its class has this method (engine-pod/test/engine-catalog.test.ts).
  */
-const METHOD_OF: { readonly [Op in EngineOp]?: readonly [method: keyof Engine, what: string] } = {
-  'auth.passkey.challenge': ['passkeyChallenge', PASSKEY_PAIRING],
-  'auth.passkey.submit': ['submitPasskey', PASSKEY_PAIRING],
-  'auth.passkey.confirmation': ['passkeyConfirmation', PASSKEY_PAIRING],
-  'auth.passkey.confirm': ['confirmPasskey', PASSKEY_PAIRING],
+export const METHOD_OF: Readonly<Record<EngineOp, keyof Engine | null>> = {
+  'auth.qr': null,
+  'auth.requestCode': null,
+  'auth.passkey.challenge': 'passkeyChallenge',
+  'auth.passkey.submit': 'submitPasskey',
+  'auth.passkey.confirmation': 'passkeyConfirmation',
+  'auth.passkey.confirm': 'confirmPasskey',
+  me: null,
+  'account.newMessageId': 'newMessageId',
+  'account.checkNumber': 'checkNumber',
+  'profile.get': 'profile',
+  'profile.setName': 'setProfileName',
+  'profile.setStatus': 'setProfileStatus',
+  'profile.setPicture': 'setProfilePicture',
+  'profile.deletePicture': 'deleteProfilePicture',
+  'send.text': null,
+  'send.media': 'sendMedia',
+  'send.linkCustomPreview': 'sendLinkCustomPreview',
+  'send.buttons': 'sendButtons',
+  'send.list': 'sendList',
+  'send.poll': 'sendPoll',
+  'send.pollVote': 'sendPollVote',
+  'send.location': 'sendLocation',
+  'send.contactVcard': 'sendContactVcard',
+  'send.buttonReply': 'sendButtonReply',
+  'message.forward': 'forwardMessage',
+  'message.react': 'react',
+  'message.star': 'star',
+  'chat.seen': 'sendSeen',
+  'chat.typing': 'setTyping',
+  'sandbox.simulate': 'simulate',
 };
 
-/** The 422 NOT_SUPPORTED naming the engine, when it lacks what `op` needs in every status. */
-export function requireSupport(engine: Engine, op: EngineOp, session: string): void {
-  const needed = METHOD_OF[op];
-  if (needed) capability(engine, engine[needed[0]], needed[1], session);
+/**
+ * The 422 NOT_SUPPORTED naming the engine, when it lacks what the command needs in every status.
+ * The host asks before it checks the status: a NOWEB session asking for a passkey challenge
+ * learns that NOWEB has no passkey pairing, not that it needs PASSKEY_REQUIRED, a status NOWEB
+ * never reaches.
+ */
+export function requireSupport(engine: Engine, command: EngineCommand, session: string): void {
+  const method = METHOD_OF[command.op];
+  if (method) capability(engine, engine[method], operationName(command), session);
 }

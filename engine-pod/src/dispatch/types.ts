@@ -1,6 +1,6 @@
 import type { EngineCommand, EngineOp } from '@switchboard/protocol';
 import type { Dispatcher } from 'undici';
-import { CommandError } from '../command-error.js';
+import { notSupported } from '../command-rules.js';
 import type { Engine } from '../engine.js';
 
 export type CommandOf<Op extends EngineOp> = Extract<EngineCommand, { op: Op }>;
@@ -23,11 +23,6 @@ export type CommandHandlers<Ops extends EngineOp> = { readonly [Op in Ops]: Comm
  * implement what their messaging service can do; everything else answers the same way.
  */
 export function capability<F>(engine: Engine, method: F | undefined, what: string, session: string): F {
-  if (method === undefined) {
-    throw new CommandError('NOT_SUPPORTED', `engine ${engine.name} does not support ${what} (session '${session}')`, {
-      session,
-      engine: engine.name,
-    });
-  }
+  if (method === undefined) throw notSupported(session, engine.name, what);
   return method;
 }

@@ -1,4 +1,4 @@
-import { simulateNotSupported, wrongStatusError } from '@switchboard/engine-pod';
+import { wrongStatusError } from '@switchboard/engine-pod';
 import {
   ANNOTATIONS,
   type AppConfig,
@@ -24,7 +24,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
 import { ApiError } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
-import { type EngineCatalog, requireEngine } from '../sessions/engine-catalog.js';
+import { requireEngine, requireOperation } from '../sessions/engine-catalog.js';
 import {
   byCreation,
   effectiveStatus,
@@ -64,8 +64,6 @@ export interface ClusterBackendOptions {
    * dead letters), once its resource is gone: a session made again with the name starts clean.
    */
   readonly ended?: (session: string) => Promise<void>;
-  /** What the engine pods can run. They run this same build, so it is this build's catalog. */
-  readonly engines: EngineCatalog;
   readonly defaultEngine: EngineName;
   readonly log: Logger;
   /** The events this replica sees, for `timestamps.activity`. */
@@ -91,7 +89,7 @@ export class ClusterSessionBackend implements SessionBackend {
   private readonly settleTimeoutMs: number;
 
   constructor(private readonly options: ClusterBackendOptions) {
-    requireEngine(options.engines, options.defaultEngine);
+    requireEngine(options.defaultEngine);
     this.settleTimeoutMs = options.settleTimeoutMs ?? 30_000;
     this.unsubscribe = options.events?.subscribe(({ envelope }) => this.activity.set(envelope.session, envelope.timestamp));
   }
@@ -112,8 +110,7 @@ export class ClusterSessionBackend implements SessionBackend {
   async create(request: SessionCreateRequest): Promise<SessionDTO> {
     const known = this.options.cache.lookup(resourceNameFor(request.name));
     if (known && !isTerminating(known) && sessionNameOf(known) === request.name) throw conflict(request.name);
-    const engine = request.engine ?? this.options.defaultEngine;
-    requireEngine(this.options.engines, engine, request.config);
+    const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config);
     const desiredState: DesiredState = request.start ? 'Running' : 'Stopped';
     return toSessionDTO(await this.createResource(request.name, { engine, desiredState, ...specOf(request) }));
   }
@@ -226,7 +223,8 @@ export class ClusterSessionBackend implements SessionBackend {
       const reply = await this.options.commands.send(name, command).catch(() => null);
       return reply ? reply.result : (current.status?.me ?? null);
     }
-    if (command.op === 'sandbox.simulate' && current.spec.engine !== 'SANDBOX') throw simulateNotSupported(name, current.spec.engine);
+    // Before it travels: an op the engine lacks is refused from the engine catalog, running or not.
+    requireOperation(name, current.spec.engine, command);
     const reply = await this.options.commands.send(name, command);
     if (!reply) throw wrongStatusError(name, effectiveStatus(current), command.op);
     return reply.result;
@@ -269,8 +267,7 @@ export class ClusterSessionBackend implements SessionBackend {
   private async upsert(request: SessionStartDeprecatedRequest, retried: boolean): Promise<SessionDTO> {
     const existing = await this.find(request.name);
     if (existing) return toSessionDTO(await this.setDesired(await this.applyUpdate(existing, request), 'Running'));
-    const engine = request.engine ?? this.options.defaultEngine;
-    requireEngine(this.options.engines, engine, request.config);
+    const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config);
     try {
       return toSessionDTO(await this.createResource(request.name, { engine, desiredState: 'Running', ...specOf(request) }));
     } catch (error) {
@@ -313,8 +310,7 @@ export class ClusterSessionBackend implements SessionBackend {
    */
   private async applyUpdate(current: MessagingSession, change: SpecChange): Promise<MessagingSession> {
     const name = sessionNameOf(current);
-    const engine = change.engine ?? current.spec.engine;
-    requireEngine(this.options.engines, engine, change.config ?? current.spec.config);
+    const engine = requireEngine(change.engine ?? current.spec.engine, change.config ?? current.spec.config);
     const operations: JsonPatchOperation[] = [];
     if (engine !== current.spec.engine) operations.push({ op: 'add', path: '/spec/engine', value: engine });
     const unusedSecret = change.config !== undefined && (await this.storeConfig(current, change.config, operations));

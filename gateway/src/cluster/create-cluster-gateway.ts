@@ -1,7 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import {
   DEFAULT_MEDIA_LIFETIME_MS,
-  DEFAULT_SANDBOX_OPTIONS,
   NatsMediaStore,
   NatsMessageStore,
   OutboundPolicy,
@@ -22,7 +21,6 @@ import { type GatewayConfig, requireClusterSettings } from '../config.js';
 import { InProcessEventBus } from '../events/event-bus.js';
 import { createLogger } from '../logger.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
-import { localEngineCatalog } from '../sessions/engine-catalog.js';
 import { VERSION } from '../version.js';
 import { countedWsHub } from '../ws/counted-hub.js';
 import { ClusterSessionBackend } from './cluster-backend.js';
@@ -117,7 +115,6 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     forgetKeys: async (session, madeBefore) => keys?.forgetSession(session, madeBefore),
     ended: (session) => dropStreams(session),
     // Engine pods run this same build, so what this build can run is what they can run.
-    engines: localEngineCatalog({ sandbox: DEFAULT_SANDBOX_OPTIONS, outbound }),
     defaultEngine: options.defaultEngine,
     log: logger,
     events: bus,

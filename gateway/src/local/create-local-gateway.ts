@@ -40,8 +40,8 @@ import { countedWsHub } from '../ws/counted-hub.js';
 export interface LocalGatewayOptions extends GatewayConfig {
   readonly logger?: Logger;
   readonly sandbox?: SandboxOptions;
-  /** The engines sessions can run; default this build's. Tests put protocol-level fakes here. */
-  readonly engines?: EngineCatalog;
+  /** Engines to make some of this build's engines with instead; tests put protocol-level fakes here. */
+  readonly engines?: Partial<EngineCatalog>;
   /** Per-request timeout of webhook deliveries. */
   readonly webhookTimeoutMs?: number;
   /** Told of each event dropped for not matching its schema (it is logged as well). */
@@ -131,7 +131,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   const eventLog = new SqliteEventLog({ db: historyDb, queued: db, log: logger, writes: historyWrites });
   const sessions = new LocalSessionBackend({
     registry: new SessionRegistry(db),
-    engines: options.engines ?? localEngineCatalog({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS, outbound }),
+    engines: { ...localEngineCatalog({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS, outbound }), ...options.engines },
     defaultEngine: options.defaultEngine,
     dataDir: options.dataDir,
     environment: { tier: TIER, version: VERSION },

@@ -26,7 +26,7 @@ import { ApiError } from '../http/errors.js';
 import type { CommitGate } from './store/commit-gate.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { maskSessionConfig, restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
-import { type EngineCatalog, requireEngine } from '../sessions/engine-catalog.js';
+import { type EngineCatalog, requireEngine, requireOperation } from '../sessions/engine-catalog.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { SessionRecord, SessionRegistry } from './session-registry.js';
 
@@ -68,7 +68,7 @@ export class LocalSessionBackend implements SessionBackend {
   private readonly lock = new KeyedMutex();
 
   constructor(private readonly options: LocalBackendOptions) {
-    requireEngine(options.engines, options.defaultEngine);
+    requireEngine(options.defaultEngine);
     // Engine state is the accounts' credentials: state an earlier build left readable is made private.
     tighten(join(options.dataDir, SESSIONS_DIR));
   }
@@ -100,7 +100,7 @@ export class LocalSessionBackend implements SessionBackend {
         throw new ApiError(409, `session '${request.name}' already exists`, { session: request.name });
       }
       const engine = request.engine ?? this.options.defaultEngine;
-      requireEngine(this.options.engines, engine, request.config);
+      requireEngine(engine, request.config);
       const record: SessionRecord = {
         name: request.name,
         engine,
@@ -133,7 +133,7 @@ export class LocalSessionBackend implements SessionBackend {
       if (existing) await this.applyUpdate(existing, request);
       else {
         const engine = request.engine ?? this.options.defaultEngine;
-        requireEngine(this.options.engines, engine, request.config);
+        requireEngine(engine, request.config);
         this.options.registry.save({
           name: request.name,
           engine,
@@ -201,7 +201,9 @@ export class LocalSessionBackend implements SessionBackend {
   }
 
   async command(name: string, command: EngineCommand): Promise<unknown> {
-    const host = this.hostFor(this.record(name));
+    const record = this.record(name);
+    requireOperation(name, record.engine, command);
+    const host = this.hostFor(record);
     const { commits } = this.options;
     return commits ? commits.guard(() => host.execute(command)) : host.execute(command);
   }
@@ -225,7 +227,7 @@ export class LocalSessionBackend implements SessionBackend {
     request: { engine?: EngineName; config?: SessionConfig; apps?: AppConfig[] | null },
   ): Promise<SessionDTO> {
     const engine = request.engine ?? record.engine;
-    requireEngine(this.options.engines, engine, request.config ?? record.config);
+    requireEngine(engine, request.config ?? record.config);
     const updated: SessionRecord = {
       ...record,
       engine,
@@ -267,7 +269,7 @@ export class LocalSessionBackend implements SessionBackend {
       host = new EngineHost({
         session: record.name,
         engine: record.engine,
-        factory: requireEngine(this.options.engines, record.engine),
+        factory: this.options.engines[requireEngine(record.engine)],
         authState: new FileAuthStateStore(join(this.sessionDir(record.name), 'auth')),
         metadata: record.config.metadata ?? {},
         apps: record.apps,

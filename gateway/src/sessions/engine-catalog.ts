@@ -1,10 +1,20 @@
 import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, type OutboundPolicy, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
-import { webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
-import { type EngineName, type EngineSettings, SETTING_ENGINES, unsupportedSettings, unsupportedSettingsMessage } from '@switchboard/protocol';
+import { notSupportedError, webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
+import {
+  AVAILABLE_ENGINES,
+  type BuiltEngine,
+  type EngineCommand,
+  type EngineName,
+  type EngineSettings,
+  isBuiltEngine,
+  SETTING_ENGINES,
+  unsupportedSettings,
+  unsupportedSettingsMessage,
+} from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 
-/** The engines this build can run, by name. */
-export type EngineCatalog = Partial<Record<EngineName, EngineFactory>>;
+/** How local mode makes each engine of this build (protocol's BUILT_ENGINES: one entry each). */
+export type EngineCatalog = Readonly<Record<BuiltEngine, EngineFactory>>;
 
 export function localEngineCatalog(options: { sandbox: SandboxOptions; outbound: OutboundPolicy }): EngineCatalog {
   return {
@@ -15,17 +25,17 @@ export function localEngineCatalog(options: { sandbox: SandboxOptions; outbound:
 }
 
 /**
- * Throws a 422 naming the engines that are available, so the user can pick one; with `config`,
- * also one naming each setting in it the engine cannot honour (rather than ignoring it).
+ * The engine, if this build has it (protocol's engine catalog); else a 422 naming the engines
+ * that are available, so the user can pick one. With `config`, also a 422 naming each setting
+ * in it the engine cannot honour (rather than ignoring it). Both modes ask this before a
+ * session is made or changed.
  */
-export function requireEngine(catalog: EngineCatalog, engine: EngineName, config?: EngineSettings): EngineFactory {
-  const factory = catalog[engine];
-  if (!factory) {
-    const available = Object.keys(catalog).join(', ');
-    throw new ApiError(422, `engine ${engine} is not available in this build; available: ${available}`, {
+export function requireEngine(engine: EngineName, config?: EngineSettings): BuiltEngine {
+  if (!isBuiltEngine(engine)) {
+    throw new ApiError(422, `engine ${engine} is not available in this build; available: ${AVAILABLE_ENGINES.join(', ')}`, {
       field: 'engine',
       engine,
-      available: Object.keys(catalog),
+      available: [...AVAILABLE_ENGINES],
     });
   }
   const unsupported = config ? unsupportedSettings(engine, config) : [];
@@ -36,5 +46,14 @@ export function requireEngine(catalog: EngineCatalog, engine: EngineName, config
       engines: Object.fromEntries(unsupported.map((setting) => [setting, SETTING_ENGINES[setting]])),
     });
   }
-  return factory;
+  return engine;
+}
+
+/**
+ * The 422 NOT_SUPPORTED of a command the session's engine cannot carry out (protocol's engine
+ * catalog), thrown before the command travels: the same body the engine host would answer.
+ */
+export function requireOperation(session: string, engine: EngineName, command: EngineCommand): void {
+  const refused = notSupportedError(session, engine, command);
+  if (refused) throw refused;
 }

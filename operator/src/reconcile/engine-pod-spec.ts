@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { V1Container, V1EnvVar, V1Pod, V1Volume } from '@kubernetes/client-node';
 import {
   ANNOTATIONS,
+  ENGINE_CATALOG,
   enginePodName,
-  type EngineName,
   type EngineSettings,
   engineSettingsOf,
   LABELS,
@@ -23,8 +23,6 @@ const METADATA_ENV = 'SWITCHBOARD_METADATA';
 /** Apps reach a running engine by `host.setApps`: left out of the hash too. */
 const APPS_ENV = 'SWITCHBOARD_APPS';
 const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
-
-const BROWSER_ENGINES: ReadonlySet<EngineName> = new Set(['WEBJS', 'WPP']);
 
 /**
  * The Secret with a session's engine NATS credentials, when the operator mints them
@@ -69,10 +67,6 @@ function engineSettingsEnv(spec: MessagingSessionSpec): V1EnvVar[] {
   return Object.keys(settings).length > 0 ? [{ name: 'SWITCHBOARD_ENGINE_SETTINGS', value: JSON.stringify(settings) }, ...env] : [];
 }
 
-export function isBrowserEngine(engine: EngineName): boolean {
-  return BROWSER_ENGINES.has(engine);
-}
-
 /** The labels of a session's engine pod; the operator's pod informer selects on the first two. */
 export function engineLabels(resourceName: string): Record<string, string> {
   return {
@@ -91,7 +85,8 @@ export function engineLabels(resourceName: string): Record<string, string> {
 export function buildEnginePod(resource: MessagingSessionObject, settings: EnginePodSettings): V1Pod {
   const spec = specOf(resource);
   const name = resource.metadata.name;
-  const browser = isBrowserEngine(spec.engine);
+  // Which image: the engine catalog says whether the engine drives a browser.
+  const browser = ENGINE_CATALOG[spec.engine].image === 'browser';
   const container: V1Container = {
     name: CONTAINER,
     image: browser ? settings.browserEngineImage : settings.engineImage,

@@ -1,5 +1,6 @@
 import {
   AVAILABLE_ENGINES,
+  isBuiltEngine,
   type MessagingSessionSpec,
   resourceNameProblem,
   unsupportedSettings,
@@ -12,25 +13,25 @@ import type { Refusal } from './status.js';
  * Why no engine pod can run this resource, or null. These are terminal: retrying cannot help
  * until someone changes the spec (which is a new watch event, so nothing needs a requeue). A
  * spec the CRD schema let through may still fail the protocol's schema (an `ftp:` webhook url,
- * say), and the CRD allows engines of the interface that this build does not have (GOWS). A
- * name the CRD refuses today may belong to a resource created before it did.
+ * say), and a name or an engine the CRD refuses today (GOWS) may belong to a resource created
+ * before it did.
  */
 export function refusalOf(resource: MessagingSessionObject): Refusal | null {
   const { name } = resource.metadata;
   const nameProblem = resourceNameProblem(name, sessionNameOf(resource) !== name);
   if (nameProblem) return { reason: 'InvalidSpec', message: `MessagingSession ${name}: ${nameProblem}` };
+  // Before the spec is parsed: the CRD's enum has only this build's engines, but a resource
+  // stored under an earlier CRD (or another build's) may still name one it lacks.
+  const engine = (resource.spec as { engine?: unknown } | undefined)?.engine;
+  if (typeof engine === 'string' && !isBuiltEngine(engine)) {
+    return { reason: 'EngineNotAvailable', message: `engine ${engine} is not in this build; available: ${AVAILABLE_ENGINES.join(', ')}` };
+  }
   let spec: MessagingSessionSpec;
   try {
     spec = specOf(resource);
   } catch (error) {
     if (error instanceof InvalidSpecError) return { reason: 'InvalidSpec', message: error.message };
     throw error;
-  }
-  if (!AVAILABLE_ENGINES.includes(spec.engine)) {
-    return {
-      reason: 'EngineNotAvailable',
-      message: `engine ${spec.engine} is not in this build; available: ${AVAILABLE_ENGINES.join(', ')}`,
-    };
   }
   // A setting the engine would ignore (a proxy on SANDBOX, say): the same refusal as the API's 422.
   const unsupported = unsupportedSettings(spec.engine, spec.config);

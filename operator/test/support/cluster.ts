@@ -86,6 +86,22 @@ export class TestCluster {
     };
   }
 
+  /**
+   * Runs `stored` while the CRD's `spec.engine` enum also has `engines`, as a CRD of an earlier
+   * or other build did, then puts the generated CRD back: what `stored` creates is a resource an
+   * upgrade left in etcd.
+   */
+  async withEarlierEngineEnum<T>(engines: readonly string[], stored: () => Promise<T>): Promise<T> {
+    const path = '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/engine/enum/-';
+    const patch = JSON.stringify(engines.map((engine) => ({ op: 'add', path, value: engine })));
+    await this.cp.kubectl(['patch', 'crd', `${plural}.${group}`, '--type=json', '-p', patch]);
+    try {
+      return await stored();
+    } finally {
+      await this.applyCrd();
+    }
+  }
+
   async createSession(
     namespace: string,
     name: string,

@@ -1,0 +1,107 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  BUILT_ENGINES,
+  type BuiltEngine,
+  ENGINE_CATALOG,
+  ENGINE_OPS,
+  type EngineCommand,
+  EVENT_NAMES,
+  SETTING_ENGINES,
+  supportsOperation,
+} from '@switchboard/protocol';
+import { describe, expect, it } from 'vitest';
+import { METHOD_OF } from '../src/dispatch/support.js';
+import { CommandError, type Engine, type EngineContext, EngineHost, FileAuthStateStore } from '../src/index.js';
+import { engineFactory } from '../src/pod/engine-catalog.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+
+/** An engine as the engine pod makes it, never started: no network, no browser. */
+function engineOf(name: BuiltEngine): Engine {
+  const context: EngineContext = {
+    session: 'catalog',
+    settings: {},
+    authState: new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-catalog-'))),
+    setStatus() {},
+    setMe() {},
+    emit() {},
+    log: silent,
+    saveMedia: async () => null,
+  };
+  return engineFactory(name)(context);
+}
+
+/** The event names an engine's sources name (engine-pod/src/engines/<engine>/, simulations included). */
+function eventsNamedIn(engine: BuiltEngine): string[] {
+  const dir = fileURLToPath(new URL(`../src/engines/${engine.toLowerCase()}/`, import.meta.url));
+  const text = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => readFileSync(join(dir, file), 'utf8'))
+    .join('\n');
+  return EVENT_NAMES.filter((event) => text.includes(`'${event}'`));
+}
+
+describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engine classes do', () => {
+  describe.each(BUILT_ENGINES)('%s', (name) => {
+    const engine = engineOf(name);
+    const entry = ENGINE_CATALOG[name];
+
+    it('is the engine the engine pod makes for that name', () => {
+      expect(engine.name).toBe(name);
+    });
+
+    it.each(ENGINE_OPS)('%s: listed exactly when the class has the method the op needs', (op) => {
+      const method = METHOD_OF[op];
+      const has = method === null || typeof engine[method] === 'function';
+      expect(supportsOperation(name, op), `${name} ${op} (${method ?? 'every engine'})`).toBe(has);
+    });
+
+    it('rejects calls exactly when the class can decline one', () => {
+      expect(entry.callRejection).toBe(typeof engine.rejectCall === 'function');
+    });
+
+    it('lists the events its sources emit, and session.status, which every host emits', () => {
+      expect([...entry.events].sort()).toEqual([...new Set(['session.status', ...eventsNamedIn(name)])].sort());
+    });
+
+    it('pairs by passkey exactly when the class has passkey pairing, by QR code and code always', () => {
+      expect(entry.pairing.includes('passkey')).toBe(typeof engine.passkeyChallenge === 'function');
+      expect(entry.pairing).toEqual(expect.arrayContaining(['qr', 'code']));
+    });
+
+    it('honours exactly the settings SETTING_ENGINES gives it', () => {
+      const honoured = Object.entries(SETTING_ENGINES).flatMap(([setting, engines]) => (engines.includes(name) ? [setting] : []));
+      expect([...entry.settings].sort()).toEqual(honoured.sort());
+    });
+  });
+
+  it('a host answers an op the table denies with NOT_SUPPORTED naming the engine, before it looks at the status', async () => {
+    const cases: [BuiltEngine, EngineCommand, string][] = [
+      ['WEBJS', { op: 'send.poll', args: { chatId: '1@c.us', poll: { name: 'q', options: ['a', 'b'], multipleAnswers: false } } }, 'polls'],
+      ['WEBJS', { op: 'profile.get' }, 'reading the profile'],
+      ['NOWEB', { op: 'send.list', args: {} } as EngineCommand, 'lists'],
+    ];
+    for (const [engine, command, what] of cases) {
+      const host = new EngineHost({
+        session: 'catalog',
+        engine,
+        factory: engineFactory(engine),
+        authState: new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-catalog-'))),
+        metadata: {},
+        environment: { tier: 'CORE', version: 'test' },
+        publish() {},
+        log: silent,
+      });
+      const error = await host.execute(command).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CommandError);
+      expect(error).toMatchObject({
+        code: 'NOT_SUPPORTED',
+        message: `engine ${engine} does not support ${what} (session 'catalog')`,
+        details: { session: 'catalog', engine },
+      });
+    }
+  });
+});

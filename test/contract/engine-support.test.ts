@@ -1,0 +1,84 @@
+import type { EngineCatalogEntry, ErrorBody } from '@switchboard/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ContractGateway, startGateway } from './harness.js';
+
+let gw: ContractGateway;
+beforeAll(async () => {
+  gw = await startGateway();
+  // Stopped: no engine runs (cluster mode: no engine pod), so each answer below is the gateway's own.
+  for (const [name, engine] of [['ops-webjs', 'WEBJS'], ['ops-noweb', 'NOWEB']]) {
+    const created = await gw.api('POST', '/api/sessions', { name, engine, start: false });
+    expect(created.status, name).toBe(201);
+  }
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+const PEER = '15550001111@c.us';
+
+/** The NOT_SUPPORTED body the engine host answers too: the engine, what it lacks, the session. */
+function notSupported(session: string, engine: string, what: string) {
+  return {
+    statusCode: 422,
+    error: 'Unprocessable Entity',
+    message: `engine ${engine} does not support ${what} (session '${session}')`,
+    details: { session, engine },
+  };
+}
+
+describe("an operation the session's engine cannot do: 422 from the gateway's engine catalog, before the command travels", () => {
+  it('WEBJS: polls, reactions, images, the profile, passkey pairing, in any status', async () => {
+    const session = 'ops-webjs';
+    const cases: [string, string, unknown, string][] = [
+      ['POST', '/api/sendPoll', { session, chatId: PEER, poll: { name: 'q', options: ['a', 'b'] } }, 'polls'],
+      ['PUT', '/api/reaction', { session, messageId: `true_${PEER}_AAAA`, reaction: '👍' }, 'reactions'],
+      ['POST', '/api/sendImage', { session, chatId: PEER, file: { mimetype: 'image/png', data: 'iVBORw0KGgo=' } }, 'sending images'],
+      ['GET', `/api/${session}/profile`, undefined, 'reading the profile'],
+      ['GET', `/api/${session}/auth/passkey/challenge`, undefined, 'passkey pairing'],
+    ];
+    for (const [method, path, body, what] of cases) {
+      const res = await gw.api(method, path, body);
+      expect(res.status, path).toBe(422);
+      expect(res.body, path).toEqual(notSupported(session, 'WEBJS', what));
+    }
+  });
+
+  it('NOWEB: buttons and lists; simulate is for SANDBOX', async () => {
+    const session = 'ops-noweb';
+    const buttons = await gw.api('POST', '/api/sendButtons', {
+      session,
+      chatId: PEER,
+      body: 'Pick one',
+      buttons: [{ type: 'reply', text: 'Yes' }],
+    });
+    expect(buttons.status).toBe(422);
+    expect(buttons.body).toEqual(notSupported(session, 'NOWEB', 'buttons'));
+    const simulate = await gw.api('POST', `/api/${session}/sandbox/simulate`, { kind: 'scan' });
+    expect(simulate.status).toBe(422);
+    expect((simulate.body as ErrorBody).message).toBe(`simulate works only on SANDBOX sessions; session '${session}' runs NOWEB`);
+  });
+
+  it('an operation the engine can do is refused for the status instead: the catalog refuses only what the engine lacks', async () => {
+    const res = await gw.api('POST', '/api/sendText', { session: 'ops-webjs', chatId: PEER, text: 'hi' });
+    expect(res.status).toBe(422);
+    expect((res.body as ErrorBody).message).toMatch(/^session 'ops-webjs' is STOPPED; this needs WORKING/);
+  });
+});
+
+describe('GET /api/server/engines: the engines this build has and what each does', () => {
+  it('lists SANDBOX, NOWEB and WEBJS, with their image, operations, events, call rejection and settings', async () => {
+    const res = await gw.api('GET', '/api/server/engines');
+    expect(res.status).toBe(200);
+    const engines = res.body as EngineCatalogEntry[];
+    expect(engines.map((engine) => engine.name)).toEqual(['SANDBOX', 'NOWEB', 'WEBJS']);
+    const [sandbox, noweb, webjs] = engines as [EngineCatalogEntry, EngineCatalogEntry, EngineCatalogEntry];
+    expect(sandbox).toMatchObject({ image: 'socket', callRejection: true, settings: [], pairing: ['qr', 'code', 'passkey'] });
+    expect(sandbox.operations).toContain('sandbox.simulate');
+    expect(noweb).toMatchObject({ image: 'socket', callRejection: true, settings: ['proxy', 'ignore', 'client', 'noweb'] });
+    expect(noweb.operations).toContain('send.poll');
+    expect(noweb.operations).not.toContain('send.buttons');
+    expect(webjs).toMatchObject({ image: 'browser', callRejection: false, operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text'] });
+    expect(webjs.events).toContain('message');
+  });
+});
