@@ -47,6 +47,7 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
   const log = options.log ?? createLogger(config.logLevel);
   const { kubeConfig, namespace, identity } = config;
   const queue = new WorkQueue();
+  // eslint-disable-next-line prefer-const -- the metrics read it before the elector is made below
   let elector: LeaderElector | undefined;
   let synced = false;
   const metrics = new OperatorMetrics({ queueDepth: () => queue.length, isLeader: () => elector?.isLeader ?? false });

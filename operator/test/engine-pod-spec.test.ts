@@ -151,7 +151,7 @@ describe('engine pod replacement', () => {
     const plain = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings);
     expect(envOf(plain)).not.toHaveProperty('SWITCHBOARD_ENGINE_SETTINGS');
     const proxied = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy: { server: 'proxy:3128' }, metadata: { a: 'b' } } } }), settings);
-    expect(JSON.parse(String(envOf(proxied).SWITCHBOARD_ENGINE_SETTINGS))).toEqual({ proxy: { server: 'proxy:3128' } });
+    expect(JSON.parse(envOf(proxied).SWITCHBOARD_ENGINE_SETTINGS as string)).toEqual({ proxy: { server: 'proxy:3128' } });
     expect(replacementReason(plain, proxied)).not.toBeNull();
   });
 
@@ -161,7 +161,7 @@ describe('engine pod replacement', () => {
     const pod = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy } } }), settings);
     const env = pod.spec!.containers[0]!.env!;
     expect(env.find((e) => e.name === 'SWITCHBOARD_PROXY_PASSWORD')).toEqual({ name: 'SWITCHBOARD_PROXY_PASSWORD', valueFrom: passwordFrom });
-    expect(JSON.parse(String(envOf(pod).SWITCHBOARD_ENGINE_SETTINGS))).toEqual({ proxy: { server: 'proxy:3128', username: 'u' } });
+    expect(JSON.parse(envOf(pod).SWITCHBOARD_ENGINE_SETTINGS as string)).toEqual({ proxy: { server: 'proxy:3128', username: 'u' } });
     expect(env.every((e) => e.value === undefined || !e.value.includes('password'))).toBe(true);
     // Another Secret (a kubectl user's) is another pod: the engine takes it at start.
     const other = { ...proxy, passwordFrom: { secretKeyRef: { name: 'my-proxy', key: 'password' } } };

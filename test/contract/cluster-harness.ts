@@ -47,7 +47,7 @@ export async function startGateway(options: ContractOptions): Promise<ContractGa
  * What `kubectl get` shows of the environment's namespace: a session's MessagingSession, or a
  * Secret (its data decoded). Null when there is none.
  */
-export async function readFromCluster(kind: 'resource' | 'secret', name: string): Promise<any | null> {
+export async function readFromCluster(kind: 'resource' | 'secret', name: string): Promise<any> {
   const { kubeconfigPath, namespace } = inject('clusterEnvironment');
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kubeconfigPath);

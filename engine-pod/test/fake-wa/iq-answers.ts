@@ -38,6 +38,7 @@ const result = (content?: BinaryNode[]): IqAnswer => ({ content });
  */
 export function answerIq(context: IqContext, iq: BinaryNode): IqAnswer {
   const first = getAllBinaryNodeChildren(iq)[0];
+  // eslint-disable-next-line @typescript-eslint/switch-exhaustiveness-check -- any other namespace (a string, or none) falls to the default
   switch (iq.attrs.xmlns) {
     case 'encrypt':
       return encrypt(context, iq, first);
@@ -89,6 +90,7 @@ export function answerIq(context: IqContext, iq: BinaryNode): IqAnswer {
 
 function encrypt(context: IqContext, iq: BinaryNode, first: BinaryNode | undefined): IqAnswer {
   const phone = context.phone;
+  // eslint-disable-next-line @typescript-eslint/switch-exhaustiveness-check -- any other child (a string, or none) falls to the default
   switch (first?.tag) {
     case 'count':
       return result([{ tag: 'count', attrs: { value: String(phone?.preKeysOnServer ?? 0) } }]);
@@ -126,7 +128,7 @@ function privacySettings(): BinaryNode {
 function usync(context: IqContext, request: BinaryNode | undefined): BinaryNode {
   const protocols = getAllBinaryNodeChildren(getBinaryNodeChild(request, 'query') ?? { tag: 'query', attrs: {} }).map((p) => p.tag);
   const users = getBinaryNodeChildren(getBinaryNodeChild(request, 'list'), 'user').map((user) => {
-    const phone = getBinaryNodeChild(user, 'contact')?.content?.toString().replace(/^\+/, '');
+    const phone = (getBinaryNodeChild(user, 'contact')?.content as Uint8Array | string | undefined)?.toString().replace(/^\+/, '');
     const jid = user.attrs.jid ?? `${phone}@s.whatsapp.net`;
     const content: BinaryNode[] = [];
     for (const protocol of protocols) {

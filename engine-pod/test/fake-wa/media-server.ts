@@ -52,6 +52,7 @@ export class FakeMediaServer {
       const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
       const key = readFileSync(join(dir, 'key.pem'), 'utf8');
       setDefaultCACertificates([...getCACertificates('default'), cert]);
+      // eslint-disable-next-line prefer-const -- the handler above the assignment reads it
       let self: FakeMediaServer | undefined;
       const server = createServer({ key, cert }, (request, response) => {
         if (request.method === 'POST') return void self?.receive(request, response);

@@ -15,6 +15,7 @@ const downloads = guardedAgent(new OutboundPolicy());
 
 beforeAll(async () => {
   server = createServer((request, response) => {
+    // eslint-disable-next-line @typescript-eslint/switch-exhaustiveness-check -- any other path (a string, or none) falls to the default
     switch (request.url) {
       case '/files/photo%20one.jpg':
         return response.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from('jpeg bytes'));

@@ -1,4 +1,4 @@
-import type { DeadDelivery, DeliveryFailureReason, EventEnvelope, EventName, ReplayResult, ResourceWebhookConfig } from '@switchboard/protocol';
+import type { DeadDelivery, EventEnvelope, EventName, ReplayResult, ResourceWebhookConfig } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import type { NatsConnection, StoredMsg } from 'nats';
 import type { DeadDeliveries } from '../webhooks/ports.js';
@@ -19,8 +19,8 @@ export interface DeadLetter {
   /** The target id (`webhook-targets.ts`) of the queue it died in. */
   readonly webhook: string;
   readonly attempts: number;
-  /** A DeliveryFailureReason; letters stored before the reasons were coarse hold the details. */
-  readonly lastError: DeliveryFailureReason | string;
+  /** A DeliveryFailureReason; letters stored before the reasons were coarse hold the details (any string). */
+  readonly lastError: string;
   readonly deadAt: number;
   readonly envelope: EventEnvelope;
 }

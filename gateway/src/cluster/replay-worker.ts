@@ -1,5 +1,4 @@
 import type { ResourceWebhookConfig } from '@switchboard/protocol';
-import type { Logger } from 'pino';
 import { AckPolicy, type Consumer, type ConsumerMessages, type JsMsg, type NatsConnection, nanos } from 'nats';
 import { DEAD_LETTERS, ensureGatewayStreams, REPLAYS } from './event-source.js';
 import { type DeadLetter, type ReplayOrder, storeDeadLetter } from './dead-letters.js';

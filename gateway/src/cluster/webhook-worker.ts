@@ -103,8 +103,9 @@ export class JetStreamWebhookWorker {
       globalHook: options.globalHook,
       ackWaitMs: worker.ackWaitMs,
     });
-    worker.unsubscribe = options.onSessionsChange?.(() => worker.sync());
-    worker.timer = setInterval(() => worker.sync(true), options.resyncMs ?? 30_000);
+    // sync() logs its own failure and never rejects: nothing to wait for in a callback.
+    worker.unsubscribe = options.onSessionsChange?.(() => void worker.sync());
+    worker.timer = setInterval(() => void worker.sync(true), options.resyncMs ?? 30_000);
     worker.timer.unref();
     await worker.sync(true);
     return worker;

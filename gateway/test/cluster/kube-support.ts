@@ -1,5 +1,3 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -80,7 +78,7 @@ export function resourceClient(cp: ControlPlane, namespace: string) {
   };
   return {
     // Tests read arbitrary resource JSON.
-    async read(session: string): Promise<any | null> {
+    async read(session: string): Promise<any> {
       const res = await cp.fetch(path(session));
       return res.status === 404 ? null : res.json();
     },

@@ -37,7 +37,7 @@ export function natsPerTest() {
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((worker) => worker.stop()));
     await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-    await Promise.all(connections.splice(0).map((nc) => (nc.isClosed() ? undefined : nc.close())));
+    await Promise.all(connections.splice(0).filter((nc) => !nc.isClosed()).map((nc) => nc.close()));
     await server?.stop();
     server = undefined;
   });
@@ -52,12 +52,12 @@ export function natsPerTest() {
   return {
     connection,
     /** A connection that publishes as an engine pod does, the events stream made sure of first. */
-    async engine(): Promise<NatsConnection> {
+    engine: async (): Promise<NatsConnection> => {
       const nc = await connection();
       await ensureEventStream(nc);
       return nc;
     },
-    async replica(options: ReplicaOptions = {}): Promise<Replica> {
+    replica: async (options: ReplicaOptions = {}): Promise<Replica> => {
       const nc = await connection();
       const { webhooks = [], ...rest } = options;
       const worker = await JetStreamWebhookWorker.start({
@@ -80,7 +80,7 @@ export function natsPerTest() {
         },
       };
     },
-    async receiver(respond?: Responder, port?: number): Promise<Receiver> {
+    receiver: async (respond?: Responder, port?: number): Promise<Receiver> => {
       const receiver = await startReceiver(respond, port);
       receivers.push(receiver);
       return receiver;

@@ -15,7 +15,7 @@ export interface TestGateway {
   readonly gateway: LocalGateway;
   /** fetch against the gateway with the admin key (or `key`; `null` for none), JSON in and out. */
   readonly api: ApiCall;
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 export interface StartOptions {

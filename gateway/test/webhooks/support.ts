@@ -238,12 +238,12 @@ export function closedAfterEach() {
     await Promise.all(fixtures.splice(0).map((f) => f.dispose()));
   });
   return {
-    fixture(options?: ConstructorParameters<typeof OutboxFixture>[0]): OutboxFixture {
+    fixture: (options?: ConstructorParameters<typeof OutboxFixture>[0]): OutboxFixture => {
       const f = new OutboxFixture(options);
       fixtures.push(f);
       return f;
     },
-    async receiver(respond?: Responder, port?: number): Promise<Receiver> {
+    receiver: async (respond?: Responder, port?: number): Promise<Receiver> => {
       const r = await startReceiver(respond, port);
       receivers.push(r);
       return r;

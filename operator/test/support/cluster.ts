@@ -1,9 +1,6 @@
 // A real API server (etcd + kube-apiserver from test/e2e/support) with the MessagingSession CRD
 // applied, and helpers to drive it the way the gateway and a kubelet would. No node runs pods:
 // tests set pod status through the status subresource where they need a running, ready pod.
-import { existsSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { enginePodName, MESSAGING_SESSION } from '@switchboard/protocol';

@@ -25,6 +25,7 @@ export function exec(binary: string, args: string[], options: { env?: NodeJS.Pro
   return new Promise((done, fail) => {
     const child = execFile(binary, args, { env: options.env ?? process.env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- execFile's error is an Error, though its type (an Omit of one) no longer says so
       if (code === -1) fail(err);
       else done({ code, stdout, stderr });
     });

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { ImageCommand } from './container-launch.js';
 import type { ContainerState, RestartBackoff } from './container-process.js';
 import { apiConfigSource, isStatus } from './kube-calls.js';

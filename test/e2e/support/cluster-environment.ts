@@ -61,7 +61,7 @@ export interface ClusterEnvironment extends ClusterEnvironmentInfo {
   /** Every change to the session's engine pods from now on, in the API server's order, until `stop()`. */
   watchEnginePods(session: string): Promise<{ readonly events: EnginePodEvent[]; stop(): void }>;
   /** The MessagingSession of a session, straight from the API server, or null. */
-  resource(session: string): Promise<any | null>;
+  resource(session: string): Promise<any>;
   /** Every container log of the session's engine pods (all of them, oldest first). */
   podLogs(session: string): string;
   /** Stops every process it started, then NATS and the control plane. */

@@ -384,7 +384,7 @@ function writePki(dir: string) {
       `0x${randomBytes(8).toString('hex')}`, '-days', '1', '-extfile', p('apiserver.ext'), '-out', p('apiserver.crt'));
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
-    throw new Error(`openssl failed (Debian package "openssl" needed): ${stderr || (err as Error).message}`);
+    throw new Error(`openssl failed (Debian package "openssl" needed): ${stderr || (err as Error).message}`, { cause: err });
   }
   const sa = generateKeyPairSync('rsa', { modulusLength: 2048 });
   writeFileSync(p('sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });

@@ -93,7 +93,7 @@ export class NodeProcess {
       .flatMap((line) => {
         try {
           const parsed: unknown = JSON.parse(line);
-          return parsed && typeof parsed === 'object' ? [parsed as Record<string, unknown>] : [];
+          return isRecord(parsed) ? [parsed] : [];
         } catch {
           return [];
         }
@@ -120,4 +120,8 @@ export class NodeProcess {
     const text = existsSync(this.logPath) ? readFileSync(this.logPath, 'utf8').trimEnd() : '';
     return `--- last lines of ${this.options.label} (${this.logPath}) ---\n${text.split('\n').slice(-lines).join('\n')}`;
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }

@@ -160,7 +160,7 @@ export class BackgroundWriter implements SqlWrites {
   constructor(private readonly options: BackgroundWriterOptions) {
     this.worker = new Worker(WORKER_CODE, { eval: true, workerData: { file: options.file } });
     this.worker.on('message', (answer: Answer) => this.answered(answer));
-    this.worker.on('error', (error) => {
+    this.worker.on('error', (error: Error) => {
       // The batches it had not answered are lost; what is queued is reported when it is sent.
       const lost = [...this.waiting.values()].reduce((sum, batch) => sum + batch.writes, 0);
       options.onError(`the writer thread failed: ${error.message}`, lost);
@@ -183,7 +183,8 @@ export class BackgroundWriter implements SqlWrites {
       add: (...params) => {
         // A parameter it cannot carry fails this call alone, before anything is queued.
         const write = encodeWrite(id, params);
-        if (this.writes === 0 && !this.timer) this.timer = setTimeout(() => this.send(), this.options.delayMs).unref();
+        // send() never rejects (a lost batch is reported through onError): the timer has nothing to wait for.
+        if (this.writes === 0 && !this.timer) this.timer = setTimeout(() => void this.send(), this.options.delayMs).unref();
         this.ops.push(write);
         this.writes++;
       },

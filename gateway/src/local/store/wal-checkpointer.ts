@@ -53,7 +53,7 @@ export function startWalCheckpointer(
   db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_PAGES}`);
   const worker = new Worker(WORKER_CODE, { eval: true, workerData: { file, everyMs } });
   worker.on('message', (message: string) => onError(message));
-  worker.on('error', (error) => onError(error.message));
+  worker.on('error', (error: Error) => onError(error.message));
   // A worker that died leaves the checkpoints to the main connection again.
   worker.once('exit', () => db.isOpen && db.exec('PRAGMA wal_autocheckpoint = 1000'));
   worker.unref();
