@@ -17,7 +17,7 @@ import { AccountData } from './account-data.js';
 import { messageSchema } from './sqlite-message-store.js';
 import { mediaSchema } from './file-media-store.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
-import { type EngineCatalog, localEngineCatalog } from '../sessions/engine-catalog.js';
+import { type EngineFactories, localEngineFactories } from './engine-factories.js';
 import { LocalSessionBackend } from './local-backend.js';
 import { SessionRegistry, sessionSchema } from './session-registry.js';
 import { BackgroundWriter } from './store/background-writer.js';
@@ -41,7 +41,7 @@ export interface LocalGatewayOptions extends GatewayConfig {
   readonly logger?: Logger;
   readonly sandbox?: SandboxOptions;
   /** Engines to make some of this build's engines with instead; tests put protocol-level fakes here. */
-  readonly engines?: Partial<EngineCatalog>;
+  readonly engines?: Partial<EngineFactories>;
   /** Per-request timeout of webhook deliveries. */
   readonly webhookTimeoutMs?: number;
   /** Told of each event dropped for not matching its schema (it is logged as well). */
@@ -131,7 +131,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   const eventLog = new SqliteEventLog({ db: historyDb, queued: db, log: logger, writes: historyWrites });
   const sessions = new LocalSessionBackend({
     registry: new SessionRegistry(db),
-    engines: { ...localEngineCatalog({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS, outbound }), ...options.engines },
+    engines: { ...localEngineFactories({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS, outbound }), ...options.engines },
     defaultEngine: options.defaultEngine,
     dataDir: options.dataDir,
     environment: { tier: TIER, version: VERSION },

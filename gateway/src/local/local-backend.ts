@@ -26,13 +26,14 @@ import { ApiError } from '../http/errors.js';
 import type { CommitGate } from './store/commit-gate.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { maskSessionConfig, restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
-import { type EngineCatalog, requireEngine, requireOperation } from '../sessions/engine-catalog.js';
+import { requireEngine, requireOperation } from '../sessions/engine-catalog.js';
+import type { EngineFactories } from './engine-factories.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { SessionRecord, SessionRegistry } from './session-registry.js';
 
 export interface LocalBackendOptions {
   readonly registry: SessionRegistry;
-  readonly engines: EngineCatalog;
+  readonly engines: EngineFactories;
   readonly defaultEngine: EngineName;
   readonly dataDir: string;
   readonly environment: { tier: string; version: string };

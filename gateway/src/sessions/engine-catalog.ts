@@ -1,5 +1,4 @@
-import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, type OutboundPolicy, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
-import { notSupportedError, webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
+import { notSupportedError } from '@switchboard/engine-pod';
 import {
   AVAILABLE_ENGINES,
   type BuiltEngine,
@@ -12,17 +11,6 @@ import {
   unsupportedSettingsMessage,
 } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
-
-/** How local mode makes each engine of this build (protocol's BUILT_ENGINES: one entry each). */
-export type EngineCatalog = Readonly<Record<BuiltEngine, EngineFactory>>;
-
-export function localEngineCatalog(options: { sandbox: SandboxOptions; outbound: OutboundPolicy }): EngineCatalog {
-  return {
-    SANDBOX: (context) => new SandboxEngine(context, options.sandbox),
-    WEBJS: webjsEngineFactory(webjsOptionsFromEnv(process.env)),
-    NOWEB: nowebEngineFactory({ ...nowebOptionsFromEnv(process.env), outbound: options.outbound }),
-  };
-}
 
 /**
  * The engine, if this build has it (protocol's engine catalog); else a 422 naming the engines
