@@ -21,10 +21,7 @@ export default tseslint.config(
       // A switch over one of our unions (engines, statuses, events, ops) names every member: a
       // `default` does not count, so adding a member breaks the build where it is not handled.
       // A switch over a library's open-ended union may keep its default, with a disable saying so.
-      '@typescript-eslint/switch-exhaustiveness-check': [
-        'error',
-        { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: false },
-      ],
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: false }],
       // Leaving a property out by rest destructuring, and a parameter an interface makes us take
       // (named `_x`), are not unused code.
       '@typescript-eslint/no-unused-vars': [
