@@ -84,6 +84,7 @@ describe('chart: lint, schema and templates', () => {
     ['a CPU limit for engines (the operator sets none)', { engines: { socket: { resources: { limits: { cpu: '1' } } } } }, "additional properties 'cpu' not allowed"],
     ['a memory request that is not a quantity', { engines: { browser: { resources: { requests: { memory: 'lots' } } } } }, '/engines/browser/resources/requests/memory'],
     ['an unknown engine', { gateway: { defaultEngine: 'TELEGRAM' } }, '/gateway/defaultEngine'],
+    ['an engine of the interface that this build does not have', { gateway: { defaultEngine: 'GOWS' } }, '/gateway/defaultEngine'],
     ['a NATS URL that is not one', { nats: { external: { url: 'http://nats:4222' } } }, '/nats/external/url'],
     ['too many workers', { operator: { workers: 100 } }, '/operator/workers'],
   ])('the schema rejects %s', async (_, values, message) => {
