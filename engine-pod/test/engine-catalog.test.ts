@@ -14,7 +14,8 @@ import {
 } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
 import { METHOD_OF } from '../src/dispatch/support.js';
-import { CommandError, type Engine, type EngineContext, EngineHost, FileAuthStateStore } from '../src/index.js';
+import { waitFor } from '@switchboard/testkit';
+import { CommandError, DEFAULT_SANDBOX_OPTIONS, type Engine, type EngineContext, EngineHost, FileAuthStateStore, SandboxEngine } from '../src/index.js';
 import { engineFactory } from '../src/pod/engine-catalog.js';
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -76,6 +77,26 @@ describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engi
       const honoured = Object.entries(SETTING_ENGINES).flatMap(([setting, engines]) => (engines.includes(name) ? [setting] : []));
       expect([...entry.settings].sort()).toEqual(honoured.sort());
     });
+  });
+
+  it('an engine without a method the table gives it answers NOT_SUPPORTED in the same words', async () => {
+    const host = new EngineHost({
+      session: 'catalog',
+      engine: 'SANDBOX',
+      factory: (context) => Object.assign(new SandboxEngine(context, DEFAULT_SANDBOX_OPTIONS), { sendPoll: undefined }),
+      authState: new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-catalog-'))),
+      metadata: {},
+      environment: { tier: 'CORE', version: 'test' },
+      publish() {},
+      log: silent,
+    });
+    await host.start();
+    await waitFor(async () => host.status === 'SCAN_QR_CODE', 'SCAN_QR_CODE');
+    await host.execute({ op: 'sandbox.simulate', args: { kind: 'scan' } });
+    await waitFor(async () => host.status === 'WORKING', 'WORKING');
+    const error = await host.execute({ op: 'send.poll', args: { chatId: '1@c.us', poll: { name: 'q', options: ['a', 'b'], multipleAnswers: false } } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'NOT_SUPPORTED', message: "engine SANDBOX does not support polls (session 'catalog')", details: { session: 'catalog', engine: 'SANDBOX' } });
+    await host.stop();
   });
 
   it('a host answers an op the table denies with NOT_SUPPORTED naming the engine, before it looks at the status', async () => {

@@ -1,9 +1,9 @@
 import { capability, type CommandHandlers } from './types.js';
 
 export const accountHandlers: CommandHandlers<'account.newMessageId' | 'account.checkNumber'> = {
-  'account.newMessageId': async (engine, _command, session) => ({
-    id: await capability(engine, engine.newMessageId, 'pre-generated message ids', session).call(engine),
+  'account.newMessageId': async (engine, command, session) => ({
+    id: await capability(engine, engine.newMessageId, command, session).call(engine),
   }),
   'account.checkNumber': async (engine, command, session) =>
-    capability(engine, engine.checkNumber, 'checking numbers', session).call(engine, command.args.phone),
+    capability(engine, engine.checkNumber, command, session).call(engine, command.args.phone),
 };

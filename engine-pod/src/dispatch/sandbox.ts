@@ -2,5 +2,5 @@ import { capability, type CommandHandlers } from './types.js';
 
 export const sandboxHandlers: CommandHandlers<'sandbox.simulate'> = {
   'sandbox.simulate': async (engine, command, session) =>
-    capability(engine, engine.simulate, 'simulate', session).call(engine, command.args),
+    capability(engine, engine.simulate, command, session).call(engine, command.args),
 };

@@ -1,4 +1,4 @@
-import { type EngineCommand, type EngineOp, operationName } from '@switchboard/protocol';
+import type { EngineCommand, EngineOp } from '@switchboard/protocol';
 import type { Engine } from '../engine.js';
 import { capability } from './types.js';
 
@@ -48,5 +48,5 @@ export const METHOD_OF: Readonly<Record<EngineOp, keyof Engine | null>> = {
  */
 export function requireSupport(engine: Engine, command: EngineCommand, session: string): void {
   const method = METHOD_OF[command.op];
-  if (method) capability(engine, engine[method], operationName(command), session);
+  if (method) capability(engine, engine[method], command, session);
 }

@@ -1,4 +1,4 @@
-import type { EngineCommand, EngineOp } from '@switchboard/protocol';
+import { type EngineCommand, type EngineOp, operationName } from '@switchboard/protocol';
 import type { Dispatcher } from 'undici';
 import { notSupported } from '../command-rules.js';
 import type { Engine } from '../engine.js';
@@ -19,10 +19,11 @@ export type CommandHandler<Op extends EngineOp> = (
 export type CommandHandlers<Ops extends EngineOp> = { readonly [Op in Ops]: CommandHandler<Op> };
 
 /**
- * An optional engine method, or the 422 that names the engine when it lacks it. Engines
- * implement what their messaging service can do; everything else answers the same way.
+ * An optional engine method, or the 422 that names the engine when it lacks it, in the words of
+ * protocol's engine catalog (`operationName`). Engines implement what their messaging service
+ * can do; everything else answers the same way.
  */
-export function capability<F>(engine: Engine, method: F | undefined, what: string, session: string): F {
-  if (method === undefined) throw notSupported(session, engine.name, what);
+export function capability<F>(engine: Engine, method: F | undefined, command: EngineCommand, session: string): F {
+  if (method === undefined) throw notSupported(session, engine.name, operationName(command));
   return method;
 }
