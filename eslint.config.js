@@ -28,6 +28,11 @@ export default tseslint.config(
         'error',
         { ignoreRestSiblings: true, argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
       ],
+      // A promise returned unawaited inside try escapes its catch and finally.
+      '@typescript-eslint/return-await': ['error', 'in-try-catch'],
+      '@typescript-eslint/no-deprecated': 'error',
+      // A rejection can be anything: a .catch callback that names it Error is an unchecked any.
+      '@typescript-eslint/use-unknown-in-catch-callback-variable': 'error',
       // `async` with no await still turns a throw into a rejection, which callers of Engine methods,
       // route handlers and stores rely on; dropping the keyword to please the rule would change that.
       '@typescript-eslint/require-await': 'off',

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import type { CommandErrorCode, FieldIssue } from '@switchboard/protocol';
 
 /**
@@ -20,4 +21,10 @@ export class CommandError extends Error {
 export function invalidField(field: string, reason: string): CommandError {
   const path = `body.${field}`;
   return new CommandError('INVALID', `invalid request: ${path}: ${reason}`, [{ path, reason }]);
+}
+
+/** What a library's rejection says: an Error's message, or whatever else it rejected with, readably. */
+export function reasonOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : inspect(error);
 }

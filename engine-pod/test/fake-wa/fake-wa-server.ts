@@ -287,7 +287,7 @@ export class FakeWaServer implements ConnectionHandler {
       const { advSecret } = phone.codePairing.pairing.finish(bundle, identity);
       phone.codePairing = null;
       // After the answer to this query, as the server does.
-      setImmediate(() => void this.link(connection, phone, Buffer.from(identity), advSecret).catch((e) => this.log(String(e))));
+      setImmediate(() => void this.link(connection, phone, Buffer.from(identity), advSecret).catch((e: unknown) => this.log(String(e))));
     }
     return true;
   }

@@ -101,8 +101,8 @@ export class FileMediaStore implements MediaStore {
     for (;;) {
       const rows = this.expired.all(now) as unknown as Row[];
       for (const row of rows) {
-        await unlink(this.path(row.session, row.id)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
+        await unlink(this.path(row.session, row.id)).catch((error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         });
         this.remove.run(row.id);
       }

@@ -1,7 +1,7 @@
 import type { MeInfo, MyProfile, WANumberExistResult } from '@switchboard/protocol';
 import type makeWASocket from '@whiskeysockets/baileys';
 import { generateMessageIDV2, jidNormalizedUser } from '@whiskeysockets/baileys';
-import { CommandError } from '../../command-error.js';
+import { CommandError, reasonOf } from '../../command-error.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { toContactId } from './jids.js';
 
@@ -32,8 +32,8 @@ export class AccountQueries {
     const picture = await this.deps
       .socket()
       .profilePictureUrl(this.ownJid(), 'image')
-      .catch((error: { data?: unknown; message?: string }) => {
-        if (NO_PICTURE.has(error.data)) return undefined;
+      .catch((error: unknown) => {
+        if (NO_PICTURE.has((error as { data?: unknown } | null)?.data)) return undefined;
         throw failed('read the profile picture', error);
       });
     return { id: me.id, name: me.pushName, picture: picture ?? null };
@@ -91,6 +91,5 @@ export class AccountQueries {
 }
 
 function failed(doing: string, error: unknown): CommandError {
-  const message = (error as { message?: unknown } | null)?.message;
-  return new CommandError('ENGINE_ERROR', `NOWEB could not ${doing}: ${typeof message === 'string' ? message : String(error)}`);
+  return new CommandError('ENGINE_ERROR', `NOWEB could not ${doing}: ${reasonOf(error)}`);
 }

@@ -8,7 +8,7 @@ import {
 } from '@switchboard/protocol';
 import { generateWAMessageFromContent, jidNormalizedUser, type proto, type WAMessageKey } from '@whiskeysockets/baileys';
 import type { CommandArgs } from '../../capabilities/chatting.js';
-import { CommandError, invalidField } from '../../command-error.js';
+import { CommandError, invalidField, reasonOf } from '../../command-error.js';
 import type { EngineContext } from '../../engine.js';
 import { isGroupJid, isLid, toLibraryJid } from './jids.js';
 import type { MessageEvents } from './message-events.js';
@@ -129,8 +129,8 @@ export class MessageActions {
         }));
     const incoming = targets.filter((target) => !target.key.fromMe);
     if (incoming.length) {
-      await account.socket.readMessages(incoming.map((target) => target.key)).catch((error: Error) => {
-        throw new CommandError('ENGINE_ERROR', `NOWEB could not send read receipts to ${args.chatId}: ${error.message}`);
+      await account.socket.readMessages(incoming.map((target) => target.key)).catch((error: unknown) => {
+        throw new CommandError('ENGINE_ERROR', `NOWEB could not send read receipts to ${args.chatId}: ${reasonOf(error)}`);
       });
     }
     for (const target of incoming) if (target.known) target.known.read = true;
@@ -140,8 +140,8 @@ export class MessageActions {
   /** "typing..." (composing) or its end (paused), shown to the chat. */
   async setTyping(args: CommandArgs<'chat.typing'>): Promise<void> {
     const account = this.deps.account();
-    await account.socket.sendPresenceUpdate(args.typing ? 'composing' : 'paused', toLibraryJid(args.chatId)).catch((error: Error) => {
-      throw new CommandError('ENGINE_ERROR', `NOWEB could not update typing in ${args.chatId}: ${error.message}`);
+    await account.socket.sendPresenceUpdate(args.typing ? 'composing' : 'paused', toLibraryJid(args.chatId)).catch((error: unknown) => {
+      throw new CommandError('ENGINE_ERROR', `NOWEB could not update typing in ${args.chatId}: ${reasonOf(error)}`);
     });
   }
 
@@ -151,8 +151,8 @@ export class MessageActions {
     const key = parseMessageId(args.messageId)!;
     const known = this.deps.messages.recent.byKey(key);
     const jid = known?.msg.key.remoteJid ?? toLibraryJid(args.chatId);
-    await account.socket.star(jid, [{ id: key.id, fromMe: key.fromMe }], args.star).catch((error: Error) => {
-      throw new CommandError('ENGINE_ERROR', `NOWEB could not ${args.star ? 'star' : 'unstar'} ${args.messageId}: ${error.message}`);
+    await account.socket.star(jid, [{ id: key.id, fromMe: key.fromMe }], args.star).catch((error: unknown) => {
+      throw new CommandError('ENGINE_ERROR', `NOWEB could not ${args.star ? 'star' : 'unstar'} ${args.messageId}: ${reasonOf(error)}`);
     });
   }
 

@@ -7,7 +7,7 @@ import type {
   OutgoingLinkPreview,
   OutgoingMedia,
 } from '../../capabilities/chatting.js';
-import { CommandError } from '../../command-error.js';
+import { CommandError, reasonOf } from '../../command-error.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { AccountEvents } from './account-events.js';
@@ -139,8 +139,8 @@ export class NowebEngine implements Engine {
     }
     const code = await this.requireSocket()
       .requestPairingCode(request.phoneNumber)
-      .catch((error: Error) => {
-        throw new CommandError('ENGINE_ERROR', `NOWEB could not ask for a pairing code: ${error.message}`);
+      .catch((error: unknown) => {
+        throw new CommandError('ENGINE_ERROR', `NOWEB could not ask for a pairing code: ${reasonOf(error)}`);
       });
     return { code: formatPairingCode(code) };
   }
@@ -222,8 +222,8 @@ export class NowebEngine implements Engine {
     }
     await this.requireSocket()
       .rejectCall(call.id, ringing.creator)
-      .catch((error: Error) => {
-        throw new CommandError('ENGINE_ERROR', `NOWEB could not reject call ${call.id}: ${error.message}`);
+      .catch((error: unknown) => {
+        throw new CommandError('ENGINE_ERROR', `NOWEB could not reject call ${call.id}: ${reasonOf(error)}`);
       });
     this.account.callDeclined(call.id);
   }
