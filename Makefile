@@ -25,7 +25,7 @@ $(STAMP_DEPS): $(STAMP_TOOLS) pnpm-lock.yaml package.json */package.json
 install: toolchain $(STAMP_DEPS)
 
 build: install
-	pnpm exec tsc -b protocol testkit engine-pod gateway operator bench
+	pnpm exec tsc -b protocol kube testkit engine-pod gateway operator bench
 
 ## Every package as built, then the whole tree as one program (tsconfig.test.json: sources, tests,
 ## test/, configs), since vitest runs the tests from source without checking types.

@@ -159,7 +159,7 @@ function fakeSession(name: string, namespace: string): SessionResource {
     apiVersion: `${group}/${version}`,
     kind,
     metadata: { name, namespace, uid: randomUUID(), generation: 1 },
-    spec: { engine: 'SANDBOX', desiredState: 'Running', config: {} },
+    spec: { engine: 'SANDBOX', desiredState: 'Running', config: {}, apps: [] },
   };
 }
 

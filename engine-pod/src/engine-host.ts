@@ -1,3 +1,4 @@
+import { OutboundPolicy } from '@switchboard/kube';
 import {
   type AppConfig,
   type EngineCommand,
@@ -22,7 +23,6 @@ import { newEventId } from './event-ids.js';
 import { eventIssues, type InvalidEvent } from './event-validator.js';
 import type { MediaStore, StoredMedia } from './media/media-store.js';
 import { guardedAgent } from './outbound/guarded-agent.js';
-import { OutboundPolicy } from './outbound/outbound-policy.js';
 
 /** An envelope and its JSON, serialized once so every consumer sends the same bytes. */
 export interface HostedEvent {

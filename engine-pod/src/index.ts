@@ -18,38 +18,20 @@ export {
 export { WebjsEngine } from './engines/webjs/webjs-engine.js';
 export { StoreAuthStrategy, type StoreAuthStrategyOptions } from './engines/webjs/store-auth-strategy.js';
 export type { WebjsClientEvents, WebjsClientLike, WebjsEventName } from './engines/webjs/webjs-client.js';
-export { CommandObjects } from './cluster/command-objects.js';
 export { CommandServer, type CommandServerOptions } from './cluster/command-server.js';
 export { parseSessionCommand } from './cluster/command-parse.js';
-export {
-  ensureEventStream,
-  type EventBarrier,
-  EventPublisher,
-  type EventPublisherOptions,
-  EVENTS_STREAM_CONFIG,
-} from './cluster/event-publisher.js';
-export { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, type StoreOptions } from './cluster/jetstream.js';
-export { ensureClusterStores } from './cluster/cluster-stores.js';
-export { authKeyToken, NatsAuthStateStore, openAuthBucket, purgeSessionAuth } from './cluster/nats-auth-state-store.js';
+export { type EventBarrier, EventPublisher, type EventPublisherOptions } from './cluster/event-publisher.js';
+export { authKeyToken, NatsAuthStateStore } from './cluster/nats-auth-state-store.js';
 export { type LeaseRecord, SessionLease, type SessionLeaseOptions } from './cluster/session-lease.js';
 export { notSupportedError, simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
 export { NowebEngine, nowebEngineFactory } from './engines/noweb/noweb-engine.js';
 export { DEFAULT_NOWEB_OPTIONS, type NowebOptions, nowebOptionsFromEnv } from './engines/noweb/options.js';
-export { DEFAULT_MEDIA_LIFETIME_MS, type MediaFile, type MediaStore, type StoredMedia } from './media/media-store.js';
+export type { MediaFile, MediaStore, StoredMedia } from './media/media-store.js';
 export { mediaUrl, newMediaId } from './media/media-url.js';
 export { NatsMediaStore, type NatsMediaStoreOptions, purgeSessionMedia } from './cluster/nats-media-store.js';
 export { type HistoryPage, type MessageStore, readHistory } from './history/message-store.js';
 export { matchesPage, type OrderedRecord, selectPage } from './history/history-page.js';
 export { furtherAck, HistoryRecorder, type RecordedEvent } from './history/history-recorder.js';
-export { NatsMessageStore, openMessagesBucket, purgeSessionMessages } from './cluster/nats-message-store.js';
-export { type HttpListener, listenHttp } from './pod/http-listener.js';
+export { NatsMessageStore, purgeSessionMessages } from './cluster/nats-message-store.js';
 export { BlockedAddressError, blockedAddressOf, guardedAgent } from './outbound/guarded-agent.js';
 export { proxyServerUrl } from './engines/noweb/socket-settings.js';
-export {
-  BUILT_IN_DENY,
-  describeRefusal,
-  OUTBOUND_ALLOW_VARIABLE,
-  OUTBOUND_DENY_VARIABLE,
-  type OutboundRefusal,
-  OutboundPolicy,
-} from './outbound/outbound-policy.js';

@@ -1,5 +1,6 @@
 import fastifyWebsocket from '@fastify/websocket';
-import { type MediaStore, type MessageStore, OutboundPolicy } from '@switchboard/engine-pod';
+import { type MediaStore, type MessageStore } from '@switchboard/engine-pod';
+import { OutboundPolicy } from '@switchboard/kube';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { ApiKeys } from './auth/api-keys.js';

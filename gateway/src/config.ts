@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { describeRefusal, OutboundPolicy } from '@switchboard/engine-pod';
+import { describeRefusal, OutboundPolicy } from '@switchboard/kube';
 import { EngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, type OAuthSettings } from './auth/oauth.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OutboundPolicy } from '@switchboard/engine-pod';
+import { OutboundPolicy } from '@switchboard/kube';
 import { freePort, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../src/config.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
-import { OUTBOUND_ALLOW_VARIABLE, OUTBOUND_DENY_VARIABLE, OutboundPolicy } from '@switchboard/engine-pod';
+import { OUTBOUND_ALLOW_VARIABLE, OUTBOUND_DENY_VARIABLE, OutboundPolicy } from '@switchboard/kube';
 import { z } from 'zod';
 
 /** Requests and limits of one engine container. */

@@ -1,12 +1,14 @@
-import { CommandReply, type HostCommand, SUBJECTS } from '@switchboard/protocol';
+import { CommandClient, CommandClientError } from '@switchboard/kube';
+import type { CommandReply, HostCommand } from '@switchboard/protocol';
 import type { NatsConnection } from 'nats';
 
 /** A host command that got no useful answer: nobody listening, a timeout, or an error reply. */
 export class EngineCommandError extends Error {}
 
 /**
- * Sends a host command to the one engine pod of a session (NATS request/reply on
- * `sb.cmd.<session>`) and returns its result, or throws an error that names the session and op.
+ * Sends a host command to the one engine pod of a session (kube's `CommandClient`: NATS
+ * request/reply on `sb.cmd.<session>`) and returns its result, or throws an error that names the
+ * session and op.
  */
 export async function sendHostCommand(
   nc: NatsConnection,
@@ -14,26 +16,16 @@ export async function sendHostCommand(
   command: HostCommand,
   timeoutMs: number,
 ): Promise<unknown> {
-  let raw: string;
+  let reply: CommandReply;
   try {
-    const reply = await nc.request(SUBJECTS.command(session), JSON.stringify(command), { timeout: timeoutMs });
-    raw = reply.string();
+    reply = await new CommandClient(nc).request(session, command, timeoutMs);
   } catch (error) {
-    throw new EngineCommandError(`${command.op} to session '${session}': ${(error as Error).message}`);
+    if (!(error instanceof CommandClientError)) throw error;
+    throw new EngineCommandError(`${command.op} to session '${session}': ${error.message}`);
   }
-  const parsed = CommandReply.safeParse(safeJson(raw));
-  if (!parsed.success) throw new EngineCommandError(`${command.op} to session '${session}': the reply is not a command reply`);
-  if (!parsed.data.ok) {
-    const { code, message } = parsed.data.error;
+  if (!reply.ok) {
+    const { code, message } = reply.error;
     throw new EngineCommandError(`${command.op} to session '${session}' failed: ${code}: ${message}`);
   }
-  return parsed.data.result;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  return reply.result;
 }

@@ -1,7 +1,7 @@
+import { API_VERSION, type StoredMessagingSession } from '@switchboard/kube';
 import type { Logger } from 'pino';
 import { MESSAGING_SESSION } from '@switchboard/protocol';
 import type { KubeClient } from './kube-client.js';
-import { API_VERSION, type MessagingSessionObject } from './messaging-session.js';
 
 export type EventReason =
   | 'PodCreated'
@@ -29,15 +29,15 @@ export class EventRecorder {
     private readonly log: Logger,
   ) {}
 
-  async normal(resource: MessagingSessionObject, reason: EventReason, message: string): Promise<void> {
+  async normal(resource: StoredMessagingSession, reason: EventReason, message: string): Promise<void> {
     await this.record(resource, 'Normal', reason, message);
   }
 
-  async warning(resource: MessagingSessionObject, reason: EventReason, message: string): Promise<void> {
+  async warning(resource: StoredMessagingSession, reason: EventReason, message: string): Promise<void> {
     await this.record(resource, 'Warning', reason, message);
   }
 
-  private async record(resource: MessagingSessionObject, type: 'Normal' | 'Warning', reason: EventReason, message: string): Promise<void> {
+  private async record(resource: StoredMessagingSession, type: 'Normal' | 'Warning', reason: EventReason, message: string): Promise<void> {
     const now = new Date();
     const { name, namespace, uid, resourceVersion } = resource.metadata;
     // client-go names events `<object>.<unix nanos in hex>`; the sequence keeps them unique.

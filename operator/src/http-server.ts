@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import { type HttpListener, listenHttp } from '@switchboard/engine-pod';
+import { type HttpListener, listenHttp } from '@switchboard/kube';
 import type { Registry } from 'prom-client';
 
 export interface OperatorHttpOptions {

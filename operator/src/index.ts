@@ -5,7 +5,7 @@ export { type LeaseTimings, DEFAULT_LEASE_TIMINGS, LeaderElector } from './leade
 export { WorkQueue } from './work-queue.js';
 export { buildEnginePod } from './reconcile/engine-pod-spec.js';
 export { computeStatus } from './reconcile/status.js';
-export { purgeSessionAuth } from '@switchboard/engine-pod';
+export { purgeSessionAuth } from '@switchboard/kube';
 export { createNatsAuth, mintEngineCredentials, NATS_AUTH_SECRET_KEYS, type NatsAuth, type UserSigner } from './nats-auth/nats-auth.js';
 export { loadOrCreateNatsAuth, loadOrCreateNatsAuthIn } from './nats-auth/stored-auth.js';
 export { enginePermissions, gatewayPermissions, operatorPermissions, type NatsPermissions } from './nats-auth/permissions.js';

@@ -1,8 +1,7 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { ResourceInformer, type StoredMessagingSession } from '@switchboard/kube';
 import { LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
 import type { Logger } from 'pino';
-import type { MessagingSessionObject } from './messaging-session.js';
-import { ResourceInformer } from './resource-informer.js';
 
 /** The operator's pod informer sees engine pods only. */
 export const ENGINE_POD_SELECTOR = `${LABELS.app}=switchboard,${LABELS.component}=engine`;
@@ -13,8 +12,9 @@ export interface InformerOptions {
   /** Receives the resource name (the work-queue key) of every session something happened to. */
   readonly enqueue: (key: string) => void;
   readonly log: Logger;
-  /** Every key is enqueued this often, so a missed event only delays a reconcile. */
+  /** Every key is enqueued this often (the informers' resync), so a missed event only delays a reconcile. */
   readonly resyncMs?: number;
+  /** A watch that delivers nothing, not even a bookmark, for this long is restarted (kube's default when left out). */
   readonly quietTimeoutMs?: number;
 }
 
@@ -24,16 +24,16 @@ export interface InformerOptions {
  * trusting what the event said.
  */
 export class OperatorInformers {
-  readonly sessions: ResourceInformer<MessagingSessionObject>;
+  readonly sessions: ResourceInformer<StoredMessagingSession>;
   readonly pods: ResourceInformer<V1Pod>;
-  private resyncTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: InformerOptions) {
     const { kubeConfig, namespace, log, enqueue } = options;
     const { group, version, plural } = MESSAGING_SESSION;
     const custom = kubeConfig.makeApiClient(CustomObjectsApi);
     const core = kubeConfig.makeApiClient(CoreV1Api);
-    this.sessions = new ResourceInformer<MessagingSessionObject>({
+    const resyncMs = options.resyncMs ?? 30_000;
+    this.sessions = new ResourceInformer<StoredMessagingSession>({
       name: plural,
       kubeConfig,
       path: `/apis/${group}/${version}/namespaces/${namespace}/${plural}`,
@@ -41,6 +41,7 @@ export class OperatorInformers {
       onChange: (resource) => enqueue(resource.metadata.name),
       log,
       quietTimeoutMs: options.quietTimeoutMs,
+      resyncMs,
     });
     this.pods = new ResourceInformer<V1Pod>({
       name: 'pods',
@@ -54,18 +55,17 @@ export class OperatorInformers {
       },
       log,
       quietTimeoutMs: options.quietTimeoutMs,
+      // Every engine pod's owner is enqueued too, orphans included.
+      resyncMs,
     });
   }
 
   start(): void {
     this.sessions.start();
     this.pods.start();
-    this.resyncTimer = setInterval(() => this.enqueueAll(), this.options.resyncMs ?? 30_000);
-    this.resyncTimer.unref();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.resyncTimer);
     await Promise.all([this.sessions.stop(), this.pods.stop()]);
   }
 

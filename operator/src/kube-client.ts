@@ -1,5 +1,4 @@
 import {
-  ApiException,
   type CoreV1Event,
   CoreV1Api,
   CustomObjectsApi,
@@ -9,19 +8,8 @@ import {
   type V1Pod,
   type V1Secret,
 } from '@kubernetes/client-node';
+import { ConflictError, httpStatusOf, ResourceGoneError, type StoredMessagingSession } from '@switchboard/kube';
 import { LOGOUT_FINALIZER, MESSAGING_SESSION, type MessagingSessionStatus } from '@switchboard/protocol';
-import type { MessagingSessionObject } from './messaging-session.js';
-
-/** The HTTP status of a failed API call, or undefined when it never got an answer. */
-export function httpStatusOf(error: unknown): number | undefined {
-  return error instanceof ApiException ? error.code : undefined;
-}
-
-/** A write lost a race (stale cache, or the name is taken): retry after the caches catch up. */
-export class ConflictError extends Error {}
-
-/** The resource was deleted since it was read. */
-export class ResourceGoneError extends ConflictError {}
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const JSON_PATCH = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
@@ -91,14 +79,14 @@ export class KubeClient {
   }
 
   /** Appends the logout finalizer, unless the resource changed since it was read. */
-  async addFinalizer(resource: MessagingSessionObject): Promise<MessagingSessionObject> {
+  async addFinalizer(resource: StoredMessagingSession): Promise<StoredMessagingSession> {
     const finalizers = [...(resource.metadata.finalizers ?? []), LOGOUT_FINALIZER];
     const patch = { metadata: { finalizers, resourceVersion: resource.metadata.resourceVersion } };
-    return (await this.patchResource(resource, patch, MERGE_PATCH)) as MessagingSessionObject;
+    return (await this.patchResource(resource, patch, MERGE_PATCH)) as StoredMessagingSession;
   }
 
   /** Removes exactly our finalizer: the test op fails the patch if the list moved meanwhile. */
-  async removeFinalizer(resource: MessagingSessionObject): Promise<void> {
+  async removeFinalizer(resource: StoredMessagingSession): Promise<void> {
     const index = resource.metadata.finalizers?.indexOf(LOGOUT_FINALIZER) ?? -1;
     if (index < 0) return;
     const path = `/metadata/finalizers/${index}`;
@@ -115,7 +103,7 @@ export class KubeClient {
   }
 
   /** A merge patch of the status subresource, with the resourceVersion read as precondition. */
-  async patchStatus(resource: MessagingSessionObject, status: MessagingSessionStatus): Promise<void> {
+  async patchStatus(resource: StoredMessagingSession, status: MessagingSessionStatus): Promise<void> {
     const { group, version, plural } = MESSAGING_SESSION;
     const body = { metadata: { resourceVersion: resource.metadata.resourceVersion }, status };
     try {
@@ -128,7 +116,7 @@ export class KubeClient {
     }
   }
 
-  private async patchResource(resource: MessagingSessionObject, body: unknown, options: typeof MERGE_PATCH): Promise<unknown> {
+  private async patchResource(resource: StoredMessagingSession, body: unknown, options: typeof MERGE_PATCH): Promise<unknown> {
     const { group, version, plural } = MESSAGING_SESSION;
     try {
       return await this.custom.patchNamespacedCustomObject(
@@ -142,7 +130,7 @@ export class KubeClient {
 }
 
 /** 409 (stale resourceVersion), 422 (a failed JSON patch test) and 404 all mean: read again. */
-function conflictOr(error: unknown, resource: MessagingSessionObject): unknown {
+function conflictOr(error: unknown, resource: StoredMessagingSession): unknown {
   const status = httpStatusOf(error);
   if (status === 409 || status === 422) {
     return new ConflictError(`MessagingSession ${resource.metadata.name} changed since it was read`);

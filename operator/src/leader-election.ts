@@ -1,7 +1,6 @@
 import { CoordinationV1Api, type KubeConfig, V1MicroTime, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
+import { httpStatusOf, withTimeout } from '@switchboard/kube';
 import type { Logger } from 'pino';
-import { httpStatusOf } from './kube-client.js';
-import { withTimeout } from './with-timeout.js';
 
 /** client-go's defaults: a leader renews every 2 s, gives up after 10 s, others wait 15 s. */
 export interface LeaseTimings {

@@ -1,4 +1,4 @@
-import { ensureClusterStores } from '@switchboard/engine-pod';
+import { ensureClusterStores } from '@switchboard/kube';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';

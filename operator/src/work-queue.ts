@@ -1,15 +1,7 @@
-/** Per-key exponential backoff: `baseMs`, doubled on each failure, capped at `maxMs`. */
-export interface BackoffOptions {
-  readonly baseMs: number;
-  readonly maxMs: number;
-}
+import { backoffDelay, type BackoffOptions } from '@switchboard/kube';
 
+/** Per-key exponential backoff (kube's `backoffDelay`): from 100 ms, doubled on each failure, up to a minute. */
 const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 100, maxMs: 60_000 };
-
-export function backoffDelay(failures: number, { baseMs, maxMs }: BackoffOptions): number {
-  // The exponent is capped before it is applied so that a key failing for days cannot overflow.
-  return Math.min(maxMs, baseMs * 2 ** Math.min(Math.max(failures - 1, 0), 30));
-}
 
 /**
  * A work queue with client-go's semantics, so that a controller handles one key at a time:

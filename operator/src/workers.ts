@@ -1,5 +1,5 @@
+import { ConflictError } from '@switchboard/kube';
 import type { Logger } from 'pino';
-import { ConflictError } from './kube-client.js';
 import type { ReconcileOutcome } from './operator-metrics.js';
 import type { ReconcileResult } from './reconcile/context.js';
 import type { WorkQueue } from './work-queue.js';

@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import type { StoredMessagingSession } from '@switchboard/kube';
 import type { EnginePodSettings } from '../src/config.js';
-import type { MessagingSessionObject } from '../src/messaging-session.js';
 
 export const settings: EnginePodSettings = {
   natsUrl: 'nats://nats:4222',
@@ -16,13 +16,13 @@ export function sessionResource(overrides: {
   name?: string;
   spec?: Record<string, unknown>;
   annotations?: Record<string, string>;
-} = {}): MessagingSessionObject {
+} = {}): StoredMessagingSession {
   const name = overrides.name ?? 's1';
   return {
     apiVersion: 'switchboard.dev/v1alpha1',
     kind: 'MessagingSession',
     metadata: { name, namespace: 'ns1', uid: 'uid-1', generation: 1, resourceVersion: '10', annotations: overrides.annotations },
-    spec: { engine: 'SANDBOX', desiredState: 'Running', config: {}, ...overrides.spec },
+    spec: { engine: 'SANDBOX', desiredState: 'Running', config: {}, apps: [], ...overrides.spec },
   };
 }
 

@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CommandObjects, NatsAuthStateStore, NatsMediaStore, NatsMessageStore, readHistory } from '@switchboard/engine-pod';
+import { CommandObjects, ensureClusterStores } from '@switchboard/kube';
 import { type CommandReply, INBOX_PREFIXES, KV_BUCKETS, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// The operator does not depend on engine-pod (its image ships no engine): the engine pod's stores
+// and process come from that package's source, as a pod in the cluster would use them.
+import { NatsAuthStateStore, NatsMediaStore, NatsMessageStore, readHistory } from '../../engine-pod/src/index.js';
 import { PodProcess, REPO_ROOT } from '../../engine-pod/test/cluster/pod-process.js';
-import { ensureClusterStores } from '@switchboard/engine-pod';
 import { createNatsAuth, mintEngineCredentials, type NatsAuth } from '../src/nats-auth/nats-auth.js';
 
 // The authentication cluster mode runs NATS with (nats-auth.ts), against a real nats-server

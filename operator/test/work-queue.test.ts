@@ -1,5 +1,6 @@
+import { backoffDelay } from '@switchboard/kube';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, WorkQueue } from '../src/work-queue.js';
+import { WorkQueue } from '../src/work-queue.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

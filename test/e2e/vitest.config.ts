@@ -24,7 +24,7 @@ export default defineConfig({
           name: 'e2e',
           // Everything that needs the real control plane: the e2e scenarios and the packages' tests
           // against a real API server.
-          include: ['test/e2e/**/*.test.ts', '{operator,gateway}/test/**/*.integration.test.ts'],
+          include: ['test/e2e/**/*.test.ts', '{kube,operator,gateway}/test/**/*.integration.test.ts'],
           // Builds or finds the binaries once, before any worker starts (a cold build takes minutes).
           globalSetup: ['test/support/scratch-tmpdir.ts', 'test/e2e/support/global-setup.ts'],
         },

@@ -1,9 +1,9 @@
+import { CommandObjectError, CommandObjects } from '@switchboard/kube';
 import { type CommandReply, type EngineCommand, type HostCommand, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { CommandError } from '../command-error.js';
 import type { EngineLog } from '../engine.js';
 import type { EngineHost } from '../engine-host.js';
-import { CommandObjects } from './command-objects.js';
 import { parseSessionCommand } from './command-parse.js';
 import { type EventBarrier, eventsNotStored } from './event-publisher.js';
 
@@ -70,7 +70,7 @@ export class CommandServer {
    */
   async answer(data: string, carried?: Msg['headers']): Promise<CommandReply> {
     try {
-      const json = (await this.objects.take(this.options.session, carried)) ?? data;
+      const json = (await this.takeObject(carried)) ?? data;
       const result = await this.run(parseSessionCommand(json));
       return { ok: true, result: result ?? null };
     } catch (error) {
@@ -81,6 +81,16 @@ export class CommandServer {
       // The cause stays in the pod's log: a client gets the code and where to look, nothing internal.
       const message = `the engine of session '${this.options.session}' failed; see its engine pod's log`;
       return { ok: false, error: { code: 'ENGINE_ERROR', message } };
+    }
+  }
+
+  /** The JSON of the command object a request names; a CommandError INVALID when it is not there or not ours. */
+  private async takeObject(carried: Msg['headers']): Promise<string | null> {
+    try {
+      return await this.objects.take(this.options.session, carried);
+    } catch (error) {
+      if (error instanceof CommandObjectError) throw new CommandError('INVALID', error.message);
+      throw error;
     }
   }
 

@@ -1,21 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ensureEventStream, type StoreOptions } from '@switchboard/kube';
 import { STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { deadline, ErrorCode, type JetStreamClient, type NatsConnection, type NatsError } from 'nats';
 import { CommandError } from '../command-error.js';
 import type { EngineLog } from '../engine.js';
 import type { HostedEvent } from '../engine-host.js';
-import { durableStreamConfig, ensureStream, type StoreOptions } from './jetstream.js';
-
-/**
- * The stream every session's events land in. The duplicate window is what makes a retried
- * publish safe: the event id is the message id, so a publish that reached the server but lost
- * its ack is stored once however often it is retried within two minutes.
- */
-export const EVENTS_STREAM_CONFIG = durableStreamConfig(STREAMS.events, [SUBJECTS.allEvents], 7);
-
-export async function ensureEventStream(nc: NatsConnection): Promise<void> {
-  await ensureStream(await nc.jetstreamManager(), EVENTS_STREAM_CONFIG);
-}
 
 export interface EventPublisherOptions extends StoreOptions {
   readonly log: EngineLog;

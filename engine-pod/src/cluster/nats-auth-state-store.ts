@@ -1,11 +1,7 @@
+import { latestValues, openAuthBucket, type StoreOptions } from '@switchboard/kube';
 import { KV_BUCKETS } from '@switchboard/protocol';
 import type { KV, NatsConnection } from 'nats';
 import type { AuthStateStore } from '../auth-state/store.js';
-import { JS_ERR, jsErrorCode, kvOptions, latestValues, type StoreOptions } from './jetstream.js';
-
-/** The stream behind a KV bucket, and the subject of one key in it (nats.js naming). */
-const AUTH_STREAM = `KV_${KV_BUCKETS.auth}`;
-const sessionSubjects = (session: string) => `$KV.${KV_BUCKETS.auth}.${session}.>`;
 
 /**
  * Type and id come from engines and may hold any character (`:`, `.`, `@`, spaces), while a
@@ -14,28 +10,6 @@ const sessionSubjects = (session: string) => `$KV.${KV_BUCKETS.auth}.${session}.
  */
 export function authKeyToken(value: string): string {
   return value === '' ? '=' : Buffer.from(value, 'utf8').toString('base64url');
-}
-
-/** Opens the auth bucket, creating it on first use (unless bound): one value per key, kept on disk. */
-export async function openAuthBucket(nc: NatsConnection, options: StoreOptions = {}): Promise<KV> {
-  return nc.jetstream().views.kv(KV_BUCKETS.auth, kvOptions(options, { history: 1 }));
-}
-
-/**
- * Forgets a session's pairing without its engine: what the gateway or operator calls to log out
- * a session whose pod is not running. One stream purge removes every key of the session,
- * delete markers included. Returns how many entries were removed.
- */
-export async function purgeSessionAuth(nc: NatsConnection, session: string): Promise<number> {
-  const jsm = await nc.jetstreamManager();
-  try {
-    const { purged } = await jsm.streams.purge(AUTH_STREAM, { filter: sessionSubjects(session) });
-    return purged;
-  } catch (error) {
-    // No bucket yet means no session was ever paired: nothing to forget.
-    if (jsErrorCode(error) === JS_ERR.streamNotFound) return 0;
-    throw error;
-  }
 }
 
 /**

@@ -1,8 +1,8 @@
+import { DEFAULT_MEDIA_LIFETIME_MS, JS_ERR, jsErrorCode, openMediaObjects } from '@switchboard/kube';
 import { OBJECT_STORES } from '@switchboard/protocol';
 import { millis, type NatsConnection, nanos, type ObjectStore } from 'nats';
-import { DEFAULT_MEDIA_LIFETIME_MS, type MediaFile, type MediaStore, type StoredMedia } from '../media/media-store.js';
+import type { MediaFile, MediaStore, StoredMedia } from '../media/media-store.js';
 import { newMediaId } from '../media/media-url.js';
-import { JS_ERR, jsErrorCode, openObjectStore } from './jetstream.js';
 
 const STREAM = `OBJ_${OBJECT_STORES.media}`;
 
@@ -35,8 +35,7 @@ export class NatsMediaStore implements MediaStore {
 
   static async open(nc: NatsConnection, options: NatsMediaStoreOptions = {}): Promise<NatsMediaStore> {
     const ttl = nanos(options.lifetimeMs ?? DEFAULT_MEDIA_LIFETIME_MS);
-    // A gateway and a pod may create it at once with different TTLs: the loser takes the winner's.
-    const os = await openObjectStore(nc, OBJECT_STORES.media, ttl);
+    const os = await openMediaObjects(nc, options.lifetimeMs ?? DEFAULT_MEDIA_LIFETIME_MS);
     if (options.lifetimeMs !== undefined) {
       const jsm = await nc.jetstreamManager();
       const { config } = await jsm.streams.info(STREAM);

@@ -1,8 +1,8 @@
+import { JS_ERR, jsErrorCode, latestValues, openMessagesBucket, type StoreOptions } from '@switchboard/kube';
 import { KV_BUCKETS, type MessageRecord } from '@switchboard/protocol';
 import type { KV, KvEntry, NatsConnection } from 'nats';
 import { selectPage, type OrderedRecord } from '../history/history-page.js';
 import type { HistoryPage, MessageStore } from '../history/message-store.js';
-import { JS_ERR, jsErrorCode, kvOptions, latestValues, type StoreOptions } from './jetstream.js';
 import { authKeyToken } from './nats-auth-state-store.js';
 
 const STREAM = `KV_${KV_BUCKETS.messages}`;
@@ -15,9 +15,6 @@ interface StoredValue {
 }
 
 /** Opens the history bucket, creating it on first use (unless bound): one value per key, kept on disk. */
-export async function openMessagesBucket(nc: NatsConnection, options: StoreOptions = {}): Promise<KV> {
-  return nc.jetstream().views.kv(KV_BUCKETS.messages, kvOptions(options, { history: 1 }));
-}
 
 /**
  * Cluster mode's message history, in NATS KV `sb_messages`: it outlives the engine pod that

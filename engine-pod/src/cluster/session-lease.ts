@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { JS_ERR, jsErrorCode, openLeaseBucket, type StoreOptions } from '@switchboard/kube';
 import { KV_BUCKETS, LEASE } from '@switchboard/protocol';
 import type { KV, NatsConnection } from 'nats';
 import type { EngineLog } from '../engine.js';
-import { JS_ERR, jsErrorCode, kvOptions, type StoreOptions } from './jetstream.js';
 
 export interface SessionLeaseOptions extends StoreOptions {
   readonly session: string;
@@ -15,11 +15,6 @@ export interface SessionLeaseOptions extends StoreOptions {
   readonly renewMs?: number;
   /** How often a waiting holder tries again. */
   readonly retryMs?: number;
-}
-
-/** Opens the lease bucket, creating it with this ttl when missing (unless bound). */
-export function openLeaseBucket(nc: NatsConnection, options: StoreOptions & { readonly ttlMs?: number } = {}): Promise<KV> {
-  return nc.jetstream().views.kv(KV_BUCKETS.leases, kvOptions(options, { history: 1, ttl: options.ttlMs ?? LEASE.ttlMs }));
 }
 
 /** What the lease key holds: enough to tell an operator who has the session. */

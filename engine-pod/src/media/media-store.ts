@@ -27,6 +27,3 @@ export interface MediaStore {
   /** Removes every file of a session (logout, delete). */
   purgeSession(session: string): Promise<void>;
 }
-
-/** How long a stored file can be downloaded unless configured otherwise: a day. */
-export const DEFAULT_MEDIA_LIFETIME_MS = 24 * 60 * 60 * 1000;

@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
+import { describeRefusal } from '@switchboard/kube';
 import { decodeBase64, MediaFilename, MediaMimetype } from '@switchboard/protocol';
 import { type Dispatcher, fetch, type Response } from 'undici';
 import { CommandError, invalidField as invalid } from '../command-error.js';
 import { blockedAddressOf } from '../outbound/guarded-agent.js';
-import { describeRefusal } from '../outbound/outbound-policy.js';
 import type { MediaFile } from './media-store.js';
 
 /** A file as a send request gives it: by URL or by base64 data (protocol FileInput). */

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
+import { describeRefusal, type OutboundPolicy, type OutboundRefusal } from '@switchboard/kube';
 import { Agent, buildConnector } from 'undici';
-import { describeRefusal, type OutboundPolicy, type OutboundRefusal } from './outbound-policy.js';
 
 /** A connection the outbound address policy refused: it was never attempted. */
 export class BlockedAddressError extends Error {

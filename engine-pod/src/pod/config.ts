@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
+import { OutboundPolicy } from '@switchboard/kube';
 import { z } from 'zod';
 import { AppConfig, AVAILABLE_ENGINES, EngineName, EngineSettings, Metadata, ProxyConfig, SessionName } from '@switchboard/protocol';
-import { OutboundPolicy } from '../outbound/outbound-policy.js';
 
 /** Everything an engine pod reads from its environment (set by the operator), checked at start-up. */
 export interface PodConfig {

@@ -1,8 +1,8 @@
+import type { OutboundPolicy } from '@switchboard/kube';
 import { AVAILABLE_ENGINES, type BuiltEngine, type EngineName, isBuiltEngine } from '@switchboard/protocol';
 import type { EngineFactory } from '../engine.js';
 import { nowebEngineFactory } from '../engines/noweb/noweb-engine.js';
 import { nowebOptionsFromEnv } from '../engines/noweb/options.js';
-import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { DEFAULT_SANDBOX_OPTIONS, SandboxEngine } from '../engines/sandbox/sandbox-engine.js';
 import { webjsEngineFactory, webjsOptionsFromEnv } from '../engines/webjs/client-factory.js';
 

@@ -1,8 +1,8 @@
+import { CommandObjects } from '@switchboard/kube';
 import { type CommandReply, OBJECT_STORES, SUBJECTS } from '@switchboard/protocol';
 import type { MsgHdrs } from 'nats';
 import { describe, expect, it } from 'vitest';
 import {
-  CommandObjects,
   CommandServer,
   type Engine,
   type EngineContext,

@@ -1,3 +1,4 @@
+import { EVENTS_STREAM_CONFIG } from '@switchboard/kube';
 import { type CommandReply, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { DiscardPolicy, type NatsConnection } from 'nats';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +7,6 @@ import {
   CommandServer,
   EngineHost,
   EventPublisher,
-  EVENTS_STREAM_CONFIG,
   type HostedEvent,
   NatsAuthStateStore,
   SandboxEngine,

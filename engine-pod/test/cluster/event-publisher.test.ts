@@ -1,7 +1,8 @@
+import { ensureEventStream } from '@switchboard/kube';
 import { STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
 import { newEventId } from '../../src/event-ids.js';
-import { ensureEventStream, EventPublisher, type HostedEvent } from '../../src/index.js';
+import { EventPublisher, type HostedEvent } from '../../src/index.js';
 import { natsForTests, silent, streamMessages } from './helpers.js';
 
 // The publisher's connection must outlive a server restart, as the pod's does.

@@ -1,5 +1,6 @@
+import { purgeSessionAuth } from '@switchboard/kube';
 import { describe, expect, it } from 'vitest';
-import { authKeyToken, NatsAuthStateStore, purgeSessionAuth } from '../../src/index.js';
+import { authKeyToken, NatsAuthStateStore } from '../../src/index.js';
 import { natsForTests } from './helpers.js';
 
 const nats = natsForTests();

@@ -1,7 +1,8 @@
+import { DEFAULT_MEDIA_LIFETIME_MS } from '@switchboard/kube';
 import { OBJECT_STORES } from '@switchboard/protocol';
 import { nanos } from 'nats';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MEDIA_LIFETIME_MS, NatsMediaStore, purgeSessionMedia } from '../../src/index.js';
+import { NatsMediaStore, purgeSessionMedia } from '../../src/index.js';
 import { natsForTests } from './helpers.js';
 
 const nats = natsForTests();

@@ -1,5 +1,6 @@
+import { openMessagesBucket } from '@switchboard/kube';
 import { describe, expect, it } from 'vitest';
-import { authKeyToken, NatsMessageStore, openMessagesBucket, purgeSessionMessages } from '../../src/index.js';
+import { authKeyToken, NatsMessageStore, purgeSessionMessages } from '../../src/index.js';
 import { natsForTests } from '../cluster/helpers.js';
 import { messageStoreSuite } from './message-store-suite.js';
 

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OutboundPolicy } from '@switchboard/kube';
 import { freePort } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandError } from '../../src/command-error.js';
 import { resolveFile } from '../../src/media/resolve-file.js';
 import { guardedAgent } from '../../src/outbound/guarded-agent.js';
-import { OutboundPolicy } from '../../src/outbound/outbound-policy.js';
 
 let server: Server;
 let base: string;

@@ -1,5 +1,6 @@
+import { OutboundPolicy } from '@switchboard/kube';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NOWEB_OPTIONS, nowebOptionsFromEnv, OutboundPolicy } from '../../src/index.js';
+import { DEFAULT_NOWEB_OPTIONS, nowebOptionsFromEnv } from '../../src/index.js';
 import { ignoredChats, socketSettings } from '../../src/engines/noweb/socket-settings.js';
 
 describe('NOWEB options from the environment', () => {

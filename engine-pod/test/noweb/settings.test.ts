@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { OutboundPolicy } from '@switchboard/kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutboundPolicy } from '../../src/index.js';
 import { FakeWaServer } from '../fake-wa/index.js';
 import { ALICE, NowebSession, pairedSessionForTests } from './harness.js';
 

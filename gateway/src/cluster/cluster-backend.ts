@@ -1,4 +1,5 @@
 import { wrongStatusError } from '@switchboard/engine-pod';
+import { isConflict, isDeleting, type MessagingSession, newMessagingSession, sessionNameOf } from '@switchboard/kube';
 import {
   ANNOTATIONS,
   type AppConfig,
@@ -25,19 +26,10 @@ import type { EventBus } from '../events/event-bus.js';
 import { ApiError } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { requireEngine, requireOperation } from '../sessions/engine-catalog.js';
-import {
-  byCreation,
-  effectiveStatus,
-  isTerminating,
-  type MessagingSession,
-  newMessagingSession,
-  sessionNameOf,
-  toSessionDTO,
-  toSessionInfo,
-} from './messaging-session.js';
+import { byCreation, effectiveStatus, toSessionDTO, toSessionInfo } from './messaging-session.js';
 import type { SessionCache } from './session-cache.js';
 import type { SessionCommandChannel } from './session-commands.js';
-import { apiStatus, type JsonPatchOperation, type SessionResources } from './session-resources.js';
+import type { JsonPatchOperation, SessionResources } from './session-resources.js';
 import type { SessionSecrets } from './session-secrets.js';
 import { hasPlainSecrets, secretNamesOf, storeSecrets } from './webhook-secrets.js';
 
@@ -97,7 +89,7 @@ export class ClusterSessionBackend implements SessionBackend {
   async list({ all, expandApps }: { all: boolean; expandApps: boolean }): Promise<SessionInfo[]> {
     const resources = this.options.cache.list() ?? (await this.options.resources.list()).items;
     return resources
-      .filter((resource) => !isTerminating(resource))
+      .filter((resource) => !isDeleting(resource))
       .sort(byCreation)
       .map((resource) => this.info(resource, expandApps))
       .filter((info) => all || info.status !== 'STOPPED');
@@ -109,7 +101,7 @@ export class ClusterSessionBackend implements SessionBackend {
 
   async create(request: SessionCreateRequest): Promise<SessionDTO> {
     const known = this.options.cache.lookup(resourceNameFor(request.name));
-    if (known && !isTerminating(known) && sessionNameOf(known) === request.name) throw conflict(request.name);
+    if (known && !isDeleting(known) && sessionNameOf(known) === request.name) throw conflict(request.name);
     const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config);
     const desiredState: DesiredState = request.start ? 'Running' : 'Stopped';
     return toSessionDTO(await this.createResource(request.name, { engine, desiredState, ...specOf(request) }));
@@ -139,7 +131,7 @@ export class ClusterSessionBackend implements SessionBackend {
     const current = await this.lookup(name);
     if (!current) return;
     const resourceName = resourceNameFor(name);
-    if (!isTerminating(current)) {
+    if (!isDeleting(current)) {
       const marked = await this.options.resources.mergePatch(resourceName, {
         metadata: { annotations: { [ANNOTATIONS.logoutOnDelete]: 'true' } },
       });
@@ -177,10 +169,10 @@ export class ClusterSessionBackend implements SessionBackend {
     if (effectiveStatus(stopping) === 'STOPPED') return toSessionDTO(stopping);
     const { settled, resource } = await this.options.cache.waitFor(
       resourceNameFor(name),
-      (r) => !r || isTerminating(r) || effectiveStatus(r) === 'STOPPED',
+      (r) => !r || isDeleting(r) || effectiveStatus(r) === 'STOPPED',
       this.settleTimeoutMs,
     );
-    if (!resource || isTerminating(resource)) throw ApiError.notFound(name);
+    if (!resource || isDeleting(resource)) throw ApiError.notFound(name);
     if (!settled) this.options.log.warn({ session: name, status: effectiveStatus(resource) }, 'session did not report STOPPED in time');
     this.options.cache.remember(resource);
     return toSessionDTO(resource);
@@ -255,7 +247,7 @@ export class ClusterSessionBackend implements SessionBackend {
   /** The live resource of session `name`: one being deleted is gone already. */
   private async find(name: string): Promise<MessagingSession | undefined> {
     const resource = await this.lookup(name);
-    return resource && !isTerminating(resource) ? resource : undefined;
+    return resource && !isDeleting(resource) ? resource : undefined;
   }
 
   private async require(name: string): Promise<MessagingSession> {
@@ -289,7 +281,7 @@ export class ClusterSessionBackend implements SessionBackend {
     try {
       created = await this.options.resources.create(newMessagingSession(name, { ...spec, config }));
     } catch (error) {
-      if (apiStatus(error) === 409) throw conflict(name);
+      if (isConflict(error)) throw conflict(name);
       throw error;
     }
     if (Object.keys(data).length > 0) {

@@ -1,13 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  DEFAULT_MEDIA_LIFETIME_MS,
-  NatsMediaStore,
-  NatsMessageStore,
-  OutboundPolicy,
-  purgeSessionAuth,
-  purgeSessionMedia,
-  purgeSessionMessages,
-} from '@switchboard/engine-pod';
+import { NatsMediaStore, NatsMessageStore, purgeSessionMedia, purgeSessionMessages } from '@switchboard/engine-pod';
+import { DEFAULT_MEDIA_LIFETIME_MS, OutboundPolicy, purgeSessionAuth, sessionNameOf } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import { INBOX_PREFIXES } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
@@ -27,7 +20,6 @@ import { ClusterSessionBackend } from './cluster-backend.js';
 import { StreamDeadDeliveries } from './dead-letters.js';
 import { LiveEventFeed } from './event-source.js';
 import { onDeletedSessions } from './deleted-sessions.js';
-import { sessionNameOf } from './messaging-session.js';
 import { StreamEventLog } from './stream-event-log.js';
 import { dropSessionStreams } from './session-streams.js';
 import { SessionCache } from './session-cache.js';
@@ -125,7 +117,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const stopCounting = metrics.countEvents(bus);
   const hub = countedWsHub(metrics, bus, logger, options);
   try {
-    await cache.start();
+    cache.start();
     // Webhook targets come from the cache: an event handled before it is synced would find none.
     await cache.whenSynced(options.syncTimeoutMs ?? 60_000);
     const stopForgetting = onDeletedSessions(cache, (session) => {

@@ -1,4 +1,4 @@
-import { type MessagingSession, sessionNameOf } from './messaging-session.js';
+import { type MessagingSession, sessionNameOf } from '@switchboard/kube';
 import type { SessionCache } from './session-cache.js';
 
 /**

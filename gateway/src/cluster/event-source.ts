@@ -1,4 +1,4 @@
-import { durableStreamConfig, ensureEventStream, JS_ERR, jsErrorCode } from '@switchboard/engine-pod';
+import { durableStreamConfig, ensureEventStream, JS_ERR, jsErrorCode } from '@switchboard/kube';
 import { STREAMS } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import {

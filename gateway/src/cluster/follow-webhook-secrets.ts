@@ -1,6 +1,6 @@
+import { sessionNameOf } from '@switchboard/kube';
 import { webhookSecretName } from '@switchboard/protocol';
 import type { Logger } from 'pino';
-import { sessionNameOf } from './messaging-session.js';
 import type { SessionCache } from './session-cache.js';
 import type { SessionSecrets } from './session-secrets.js';
 import { hasPlainSecrets, secretNamesOf } from './webhook-secrets.js';

@@ -1,4 +1,4 @@
-import { JS_ERR, jsErrorCode } from '@switchboard/engine-pod';
+import { JS_ERR, jsErrorCode } from '@switchboard/kube';
 import { KV_BUCKETS, StoredApiKey } from '@switchboard/protocol';
 import { type KV, type KvEntry, type NatsConnection, type QueuedIterator, StorageType } from 'nats';
 import type { Logger } from 'pino';

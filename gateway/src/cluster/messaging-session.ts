@@ -1,47 +1,13 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
-import {
-  MESSAGING_SESSION,
-  type MessagingSessionSpec,
-  type MessagingSessionStatus,
-  resourceNameFor,
-  type SessionDTO,
-  type SessionInfo,
-  type SessionStatus,
-} from '@switchboard/protocol';
+import { type MessagingSession, sessionNameOf } from '@switchboard/kube';
+import type { SessionDTO, SessionInfo, SessionStatus } from '@switchboard/protocol';
 import { apiConfigOf } from './webhook-secrets.js';
 
-/** A MessagingSession as the API server stores it (spec defaults applied by the CRD schema). */
-export interface MessagingSession extends KubernetesObject {
-  spec: MessagingSessionSpec;
-  status?: MessagingSessionStatus;
-}
-
-export const API_VERSION = `${MESSAGING_SESSION.group}/${MESSAGING_SESSION.version}`;
-
-/** A new resource for session `name`: the real name goes in `spec.session` when Kubernetes cannot hold it. */
-export function newMessagingSession(name: string, spec: Omit<MessagingSessionSpec, 'session'>): MessagingSession {
-  const resourceName = resourceNameFor(name);
-  return {
-    apiVersion: API_VERSION,
-    kind: MESSAGING_SESSION.kind,
-    metadata: { name: resourceName },
-    spec: resourceName === name ? spec : { session: name, ...spec },
-  };
-}
-
-export function sessionNameOf(resource: MessagingSession): string {
-  return resource.spec.session ?? resource.metadata?.name ?? '';
-}
+/** How the API shows a MessagingSession (the resource itself and its helpers are @switchboard/kube's). */
 
 /** The order local mode lists sessions in: oldest first, then by name. */
 export function byCreation(a: MessagingSession, b: MessagingSession): number {
   const at = (r: MessagingSession) => new Date(r.metadata?.creationTimestamp ?? 0).getTime();
   return at(a) - at(b) || sessionNameOf(a).localeCompare(sessionNameOf(b));
-}
-
-/** A resource being deleted (its finalizer logging the account out) is gone as far as the API tells. */
-export function isTerminating(resource: MessagingSession): boolean {
-  return Boolean(resource.metadata?.deletionTimestamp);
 }
 
 /**

@@ -1,6 +1,7 @@
-import { ADD, DELETE, ERROR, type Informer, type KubeConfig, makeInformer, type ObjectCache, UPDATE } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { type MessagingSession, ResourceInformer } from '@switchboard/kube';
+import { MESSAGING_SESSION } from '@switchboard/protocol';
 import type { Logger } from 'pino';
-import type { MessagingSession } from './messaging-session.js';
 import type { SessionResources } from './session-resources.js';
 
 export interface SessionCacheOptions {
@@ -11,6 +12,8 @@ export interface SessionCacheOptions {
   readonly writeTtlMs?: number;
   /** First delay before restarting a failed informer; doubles up to 30 s. */
   readonly restartDelayMs?: number;
+  /** A watch that delivers nothing, not even a bookmark, for this long is restarted (kube's default when left out). */
+  readonly watchQuietTimeoutMs?: number;
 }
 
 /** A write this replica made that the informer may not have seen yet; `resource` null: deleted. */
@@ -23,56 +26,40 @@ interface OwnWrite {
 type ChangeListener = (resourceName: string) => void;
 
 /**
- * The MessagingSessions of the namespace, kept by an informer (list, then watch). Reads are
- * served from memory; the informer restarts itself with backoff after an error.
+ * The MessagingSessions of the namespace, kept by kube's informer (list, then watch; the operator
+ * uses the same one). Reads are served from memory; the informer restarts itself with backoff
+ * after an error, and resumes a watch that stalled.
  *
  * Read-your-writes: the informer sees a write some milliseconds after it returns, so the
  * resource a write returned is kept (`remember`) until the informer has caught up with it, and
  * a read right after this replica's own create or update never answers the older copy.
  */
 export class SessionCache {
-  private readonly informer: Informer<MessagingSession> & ObjectCache<MessagingSession>;
+  private readonly informer: ResourceInformer<MessagingSession>;
   private readonly ownWrites = new Map<string, OwnWrite>();
   private readonly listeners = new Set<ChangeListener>();
   private readonly writeTtlMs: number;
-  private readonly baseRestartDelayMs: number;
-  private restartDelayMs: number;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private listed = false;
-  private readonly firstList = Promise.withResolvers<void>();
-  private lastError: unknown;
-  private stopped = false;
 
   constructor(private readonly options: SessionCacheOptions) {
     this.writeTtlMs = options.writeTtlMs ?? 30_000;
-    this.baseRestartDelayMs = options.restartDelayMs ?? 1_000;
-    this.restartDelayMs = this.baseRestartDelayMs;
-    this.informer = makeInformer(options.kubeConfig, options.resources.path, async () => {
-      const list = await options.resources.list();
-      this.restartDelayMs = this.baseRestartDelayMs;
-      // The informer stores the list right after this returns, within the same turn; only then
-      // is the cache whole.
-      setImmediate(() => {
-        this.listed = true;
-        this.firstList.resolve();
-      });
-      return list;
+    this.informer = new ResourceInformer<MessagingSession>({
+      name: MESSAGING_SESSION.plural,
+      kubeConfig: options.kubeConfig,
+      path: options.resources.path,
+      list: () => options.resources.list(),
+      onChange: (resource, deleted) => this.observed(resource, deleted),
+      log: options.log,
+      quietTimeoutMs: options.watchQuietTimeoutMs,
+      backoff: { baseMs: options.restartDelayMs ?? 1_000, maxMs: 30_000 },
     });
-    this.informer.on(ADD, (resource) => this.observed(resource, false));
-    this.informer.on(UPDATE, (resource) => this.observed(resource, false));
-    this.informer.on(DELETE, (resource) => this.observed(resource, true));
-    this.informer.on(ERROR, (error) => this.restartLater(error));
   }
 
-  /** Resolves after the first list and watch, or after the first failure (which restarts later). */
-  start(): Promise<void> {
-    this.stopped = false;
-    return this.informer.start();
+  /** Starts listing and watching; `whenSynced` tells when the cache is whole. */
+  start(): void {
+    this.informer.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.restartTimer);
     await this.informer.stop();
   }
 
@@ -85,12 +72,13 @@ export class SessionCache {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         const namespace = this.options.resources.namespace;
-        const cause = this.lastError instanceof Error ? this.lastError.message : String(this.lastError ?? 'no answer');
+        const lastError = this.informer.lastError;
+        const cause = lastError instanceof Error ? lastError.message : String(lastError ?? 'no answer');
         reject(new Error(`cannot list MessagingSessions in namespace '${namespace}' within ${timeoutMs} ms: ${cause}`));
       }, timeoutMs);
     });
     try {
-      await Promise.race([this.firstList.promise, timeout]);
+      await Promise.race([this.informer.waitForSync(), timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -98,20 +86,20 @@ export class SessionCache {
 
   /** Whether the cache holds the whole namespace: false until the first list succeeded. */
   get synced(): boolean {
-    return this.listed;
+    return this.informer.hasSynced;
   }
 
   /** The newest copy known here; null when this replica deleted it; undefined when not in the cache. */
   lookup(resourceName: string): MessagingSession | null | undefined {
     const own = this.ownWrite(resourceName);
     if (own) return own.resource;
-    return this.informer.get(resourceName, this.options.resources.namespace);
+    return this.informer.get(resourceName);
   }
 
   /** Every resource, this replica's own writes applied; undefined until the cache is synced. */
   list(): MessagingSession[] | undefined {
-    if (!this.listed) return undefined;
-    const byName = new Map(this.informer.list(this.options.resources.namespace).map((r) => [r.metadata?.name ?? '', r]));
+    if (!this.informer.hasSynced) return undefined;
+    const byName = new Map(this.informer.list().map((r) => [r.metadata.name, r]));
     for (const name of this.ownWrites.keys()) {
       const own = this.ownWrite(name);
       if (own?.resource) byName.set(name, own.resource);
@@ -199,19 +187,6 @@ export class SessionCache {
 
   private notify(resourceName: string): void {
     for (const listener of [...this.listeners]) listener(resourceName);
-  }
-
-  private restartLater(error: unknown): void {
-    this.lastError = error;
-    if (this.stopped) return;
-    const delayMs = this.restartDelayMs;
-    this.restartDelayMs = Math.min(delayMs * 2, 30_000);
-    this.options.log.warn({ err: error, retryInMs: delayMs }, 'MessagingSession informer failed; restarting');
-    clearTimeout(this.restartTimer);
-    this.restartTimer = setTimeout(() => {
-      if (!this.stopped) void this.informer.start();
-    }, delayMs);
-    this.restartTimer.unref();
   }
 }
 

@@ -1,24 +1,18 @@
 import {
-  ApiException,
   CustomObjectsApi,
   type KubeConfig,
   type KubernetesListObject,
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
+import { type MessagingSession, orUndefinedIfNotFound as orUndefined } from '@switchboard/kube';
 import { MESSAGING_SESSION } from '@switchboard/protocol';
-import type { MessagingSession } from './messaging-session.js';
 
 /** One operation of an RFC 6902 JSON patch. */
 export interface JsonPatchOperation {
   readonly op: 'add' | 'replace' | 'remove' | 'test';
   readonly path: string;
   readonly value?: unknown;
-}
-
-/** The HTTP status of a failed API call, or undefined for anything else (network errors). */
-export function apiStatus(error: unknown): number | undefined {
-  return error instanceof ApiException ? error.code : undefined;
 }
 
 /**
@@ -68,14 +62,5 @@ export class SessionResources {
   /** Resolves false when there was nothing to delete. */
   async delete(name: string): Promise<boolean> {
     return (await orUndefined(this.api.deleteNamespacedCustomObject({ ...this.coordinates, name }))) !== undefined;
-  }
-}
-
-async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call;
-  } catch (error) {
-    if (apiStatus(error) === 404) return undefined;
-    throw error;
   }
 }

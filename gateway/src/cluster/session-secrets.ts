@@ -1,8 +1,7 @@
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { API_VERSION, httpStatusOf, type MessagingSession } from '@switchboard/kube';
 import { LABELS, MESSAGING_SESSION, type SecretKeySelector, webhookSecretName } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
-import { API_VERSION, type MessagingSession } from './messaging-session.js';
-import { apiStatus } from './session-resources.js';
 
 export interface SessionSecretsOptions {
   readonly kubeConfig: KubeConfig;
@@ -99,7 +98,7 @@ export class SessionSecrets {
         return version(await this.api.replaceNamespacedSecret({ name, namespace, body: replacement }));
       } catch (error) {
         // Another replica wrote it between our read and our write: read it again.
-        if (apiStatus(error) !== 409 || attempt === 3) throw error;
+        if (httpStatusOf(error) !== 409 || attempt === 3) throw error;
       }
     }
   }
@@ -111,7 +110,7 @@ export class SessionSecrets {
     try {
       await this.api.deleteNamespacedSecret({ name, namespace: this.options.namespace });
     } catch (error) {
-      if (apiStatus(error) !== 404) throw error;
+      if (httpStatusOf(error) !== 404) throw error;
     }
   }
 
@@ -129,7 +128,7 @@ export class SessionSecrets {
       },
       (error: unknown) => {
         this.cache.delete(name);
-        const status = apiStatus(error);
+        const status = httpStatusOf(error);
         throw new SecretUnavailable(`cannot read Secret '${name}': ${status === undefined ? String(error) : `HTTP ${status}`}`);
       },
     );
@@ -141,7 +140,7 @@ export class SessionSecrets {
     try {
       return await this.api.readNamespacedSecret({ name, namespace: this.options.namespace });
     } catch (error) {
-      if (apiStatus(error) === 404) return undefined;
+      if (httpStatusOf(error) === 404) return undefined;
       throw error;
     }
   }

@@ -1,5 +1,5 @@
+import type { OutboundPolicy } from '@switchboard/kube';
 import { type ResourceWebhookConfig, type SecretKeySelector, STREAMS } from '@switchboard/protocol';
-import type { OutboundPolicy } from '@switchboard/engine-pod';
 import type { Logger } from 'pino';
 import type { NatsConnection } from 'nats';
 import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../webhooks/delivery-observer.js';

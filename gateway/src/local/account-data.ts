@@ -1,12 +1,7 @@
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import {
-  DEFAULT_MEDIA_LIFETIME_MS,
-  type EngineHostOptions,
-  type EngineLog,
-  HistoryRecorder,
-  mediaUrl,
-} from '@switchboard/engine-pod';
+import { type EngineHostOptions, type EngineLog, HistoryRecorder, mediaUrl } from '@switchboard/engine-pod';
+import { DEFAULT_MEDIA_LIFETIME_MS } from '@switchboard/kube';
 import type { EventBus } from '../events/event-bus.js';
 import { FileMediaStore } from './file-media-store.js';
 import type { SqlWrites } from './store/sql-writes.js';

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { DatabaseSync } from 'node:sqlite';
-import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, type InvalidEvent, OutboundPolicy, type SandboxOptions } from '@switchboard/engine-pod';
+import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, type InvalidEvent, type SandboxOptions } from '@switchboard/engine-pod';
+import { OutboundPolicy } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type AdminKey, resolveAdminKey } from './admin-key.js';

@@ -1,4 +1,4 @@
-import type { OutboundPolicy } from '@switchboard/engine-pod';
+import type { OutboundPolicy } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { SessionBackend } from '../sessions/backend.js';

@@ -1,4 +1,5 @@
-import { describeRefusal, type OutboundPolicy, proxyServerUrl } from '@switchboard/engine-pod';
+import { proxyServerUrl } from '@switchboard/engine-pod';
+import { describeRefusal, type OutboundPolicy } from '@switchboard/kube';
 import type { FieldIssue, SessionConfig } from '@switchboard/protocol';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';

@@ -1,4 +1,5 @@
-import { blockedAddressOf, describeRefusal } from '@switchboard/engine-pod';
+import { blockedAddressOf } from '@switchboard/engine-pod';
+import { describeRefusal } from '@switchboard/kube';
 import { DeliveryFailureReason } from '@switchboard/protocol';
 
 /** A failed attempt: the coarse reason the API shows, and the details only the logs get. */

@@ -1,4 +1,5 @@
-import { guardedAgent, OutboundPolicy } from '@switchboard/engine-pod';
+import { guardedAgent } from '@switchboard/engine-pod';
+import { OutboundPolicy } from '@switchboard/kube';
 import { isReservedHeaderName, type RetriesConfig, type WebhookConfig } from '@switchboard/protocol';
 import type { Dispatcher } from 'undici';
 import { type DeliveryFailure, errorFailure, statusFailure, timeoutFailure } from './delivery-failure.js';

@@ -1,6 +1,7 @@
+import type { MessagingSession } from '@switchboard/kube';
 import { describe, expect, it } from 'vitest';
 import { createClusterGateway } from '../../src/cluster/create-cluster-gateway.js';
-import { effectiveStatus, type MessagingSession } from '../../src/cluster/messaging-session.js';
+import { effectiveStatus } from '../../src/cluster/messaging-session.js';
 import { ConfigError, readConfig } from '../../src/config.js';
 
 describe('SWITCHBOARD_MODE', () => {
@@ -48,7 +49,7 @@ describe('SWITCHBOARD_MODE', () => {
 
 describe('3. the status a MessagingSession answers', () => {
   const session = (desiredState: 'Running' | 'Stopped', status?: string): MessagingSession =>
-    ({ spec: { engine: 'SANDBOX', desiredState, config: {}, apps: [] }, ...(status ? { status: { status } } : {}) }) as MessagingSession;
+    ({ metadata: { name: 's1' }, spec: { engine: 'SANDBOX', desiredState, config: {}, apps: [] }, ...(status ? { status: { status } } : {}) }) as MessagingSession;
 
   it('is STARTING while it should run and the operator still reports STOPPED or nothing', () => {
     expect(effectiveStatus(session('Running'))).toBe('STARTING');

@@ -1,6 +1,6 @@
+import type { MessagingSession } from '@switchboard/kube';
 import { describe, expect, it } from 'vitest';
 import { onDeletedSessions } from '../../src/cluster/deleted-sessions.js';
-import type { MessagingSession } from '../../src/cluster/messaging-session.js';
 
 const resource = (name: string, uid: string): MessagingSession =>
   ({ metadata: { name, uid }, spec: { engine: 'SANDBOX', desiredState: 'Stopped' } }) as MessagingSession;

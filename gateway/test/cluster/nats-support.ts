@@ -1,4 +1,4 @@
-import { ensureEventStream } from '@switchboard/engine-pod';
+import { ensureEventStream } from '@switchboard/kube';
 import { SUBJECTS, type WebhookConfig } from '@switchboard/protocol';
 import { type NatsServer, startNatsServer } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';

@@ -1,4 +1,4 @@
-import { CommandObjects } from '@switchboard/engine-pod';
+import { CommandObjects } from '@switchboard/kube';
 import { OBJECT_STORES, SUBJECTS } from '@switchboard/protocol';
 import { type NatsServer, startNatsServer } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';

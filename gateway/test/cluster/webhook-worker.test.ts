@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { OutboundPolicy } from '@switchboard/engine-pod';
+import { OutboundPolicy } from '@switchboard/kube';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { STREAMS } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';

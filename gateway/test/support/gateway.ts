@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OutboundPolicy } from '@switchboard/engine-pod';
+import type { OutboundPolicy } from '@switchboard/kube';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { type ApiCall, apiClient } from '@switchboard/testkit';
 import { pino } from 'pino';

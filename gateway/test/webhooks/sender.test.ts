@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OutboundPolicy } from '@switchboard/engine-pod';
+import { OutboundPolicy } from '@switchboard/kube';
 import { describe, expect, it } from 'vitest';
 import { WebhookSender } from '../../src/webhooks/http-delivery.js';
 import { closedAfterEach, freePort } from './support.js';

@@ -1,10 +1,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import type { MessagingSessionObject } from '../messaging-session.js';
-import { sessionNameOf } from '../messaging-session.js';
+import { sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
 import type { ReconcileContext } from './context.js';
 
 /** Deletes the session's engine pod (that very pod: its uid) and says why, on the resource. */
-export async function deleteEnginePod(ctx: ReconcileContext, resource: MessagingSessionObject, pod: V1Pod, reason: string): Promise<void> {
+export async function deleteEnginePod(ctx: ReconcileContext, resource: StoredMessagingSession, pod: V1Pod, reason: string): Promise<void> {
   const name = pod.metadata!.name!;
   await ctx.kube.deletePod(name, pod.metadata!.uid!);
   ctx.expectations.expectDelete(resource.metadata.name, pod.metadata!.uid!);

@@ -1,5 +1,5 @@
+import { API_VERSION, sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
 import { MESSAGING_SESSION } from '@switchboard/protocol';
-import { API_VERSION, type MessagingSessionObject, sessionNameOf } from '../messaging-session.js';
 import { mintEngineCredentials } from '../nats-auth/nats-auth.js';
 import type { ReconcileContext } from './context.js';
 import { ENGINE_CREDENTIALS_KEY, engineCredentialsSecretName, engineLabels } from './engine-pod-spec.js';
@@ -10,7 +10,7 @@ import { ENGINE_CREDENTIALS_KEY, engineCredentialsSecretName, engineLabels } fro
  * resource, owned by it, so it goes when the resource does. One that exists already (an earlier
  * pod of the resource) is kept: the operator may create Secrets, never read or change them.
  */
-export async function ensureEngineCredentials(ctx: ReconcileContext, resource: MessagingSessionObject): Promise<void> {
+export async function ensureEngineCredentials(ctx: ReconcileContext, resource: StoredMessagingSession): Promise<void> {
   if (ctx.pods.natsCredentials?.kind !== 'per-session' || !ctx.natsSigner) return;
   const { name, uid } = resource.metadata;
   await ctx.kube.createSecret({

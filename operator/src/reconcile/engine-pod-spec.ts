@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { V1Container, V1EnvVar, V1Pod, V1Volume } from '@kubernetes/client-node';
+import { API_VERSION, restartedAtOf, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
 import {
   ANNOTATIONS,
   ENGINE_CATALOG,
@@ -11,7 +12,6 @@ import {
   type MessagingSessionSpec,
 } from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
-import { API_VERSION, type MessagingSessionObject, restartedAtOf, sessionNameOf, specOf } from '../messaging-session.js';
 
 export const HEALTH_PORT = 8080;
 const USER_ID = 10001;
@@ -29,13 +29,13 @@ const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
  * (engine-credentials.ts). The resource's uid is in the name: a resource re-created under the same
  * name gets a Secret of its own, never the one the garbage collector is about to take.
  */
-export function engineCredentialsSecretName(resource: MessagingSessionObject): string {
+export function engineCredentialsSecretName(resource: StoredMessagingSession): string {
   return `${enginePodName(resource.metadata.name)}-nats-${resource.metadata.uid.slice(0, 8)}`;
 }
 export const ENGINE_CREDENTIALS_KEY = 'nats.creds';
 
 /** `SWITCHBOARD_NATS_CREDS` from the Secret the settings name; none without NATS authentication. */
-function natsCredentialsEnv(resource: MessagingSessionObject, settings: EnginePodSettings): V1EnvVar[] {
+function natsCredentialsEnv(resource: StoredMessagingSession, settings: EnginePodSettings): V1EnvVar[] {
   const credentials = settings.natsCredentials;
   if (!credentials) return [];
   const secretKeyRef =
@@ -82,7 +82,7 @@ export function engineLabels(resourceName: string): Record<string, string> {
  * The one engine pod of a session. Pure: the same resource and settings give the same pod, so
  * the template hash tells whether a running pod is still the one the resource asks for.
  */
-export function buildEnginePod(resource: MessagingSessionObject, settings: EnginePodSettings): V1Pod {
+export function buildEnginePod(resource: StoredMessagingSession, settings: EnginePodSettings): V1Pod {
   const spec = specOf(resource);
   const name = resource.metadata.name;
   // Which image: the engine catalog says whether the engine drives a browser.

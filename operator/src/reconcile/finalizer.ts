@@ -1,8 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import { logoutOnDelete, purgeSessionAuth, sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
 import { LOGOUT_FINALIZER } from '@switchboard/protocol';
-import { purgeSessionAuth } from '@switchboard/engine-pod';
 import { sendHostCommand } from '../engine-commands.js';
-import { logoutOnDelete, type MessagingSessionObject, sessionNameOf } from '../messaging-session.js';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
 import { deleteEnginePod } from './delete-pod.js';
 import { isReady, isTerminating } from './pod-state.js';
@@ -10,12 +9,12 @@ import { isReady, isTerminating } from './pod-state.js';
 /** The engine unpairs over the network; a slow messaging service gets this long. */
 const LOGOUT_TIMEOUT_MS = 10_000;
 
-export function hasFinalizer(resource: MessagingSessionObject): boolean {
+export function hasFinalizer(resource: StoredMessagingSession): boolean {
   return resource.metadata.finalizers?.includes(LOGOUT_FINALIZER) === true;
 }
 
 /** Every resource carries the finalizer, so its deletion waits for the pod (and the logout). */
-export async function ensureFinalizer(ctx: ReconcileContext, resource: MessagingSessionObject): Promise<MessagingSessionObject> {
+export async function ensureFinalizer(ctx: ReconcileContext, resource: StoredMessagingSession): Promise<StoredMessagingSession> {
   if (hasFinalizer(resource)) return resource;
   return ctx.kube.addFinalizer(resource);
 }
@@ -26,7 +25,7 @@ export async function ensureFinalizer(ctx: ReconcileContext, resource: Messaging
  * state is purged (logout only: a plain delete keeps the pairing, as stop does), and our
  * finalizer is removed, which lets the API server delete the resource.
  */
-export async function finalize(ctx: ReconcileContext, resource: MessagingSessionObject, pod: V1Pod | null): Promise<ReconcileResult> {
+export async function finalize(ctx: ReconcileContext, resource: StoredMessagingSession, pod: V1Pod | null): Promise<ReconcileResult> {
   if (!hasFinalizer(resource)) return DONE;
   const session = sessionNameOf(resource);
   const logout = logoutOnDelete(resource);
@@ -51,7 +50,7 @@ export async function finalize(ctx: ReconcileContext, resource: MessagingSession
  * the auth state is purged next, so the account cannot connect again from here; the phone may
  * still list the device until it notices, which the Warning event says.
  */
-async function logOut(ctx: ReconcileContext, resource: MessagingSessionObject, session: string): Promise<void> {
+async function logOut(ctx: ReconcileContext, resource: StoredMessagingSession, session: string): Promise<void> {
   try {
     await sendHostCommand(ctx.nc, session, { op: 'host.logout' }, LOGOUT_TIMEOUT_MS);
     await ctx.events.normal(resource, 'LoggedOut', `Session '${session}' logged out of its account`);

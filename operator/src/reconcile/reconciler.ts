@@ -1,7 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import { isDeleting, type ResourceInformer, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
 import { type DesiredState, enginePodName, MESSAGING_SESSION } from '@switchboard/protocol';
-import type { ResourceInformer } from '../resource-informer.js';
-import { isDeleting, type MessagingSessionObject, sessionNameOf, specOf } from '../messaging-session.js';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
 import { ensureFinalizer, finalize } from './finalizer.js';
 import { findCondition } from './conditions.js';
@@ -13,7 +12,7 @@ import { computeStatus, type Refusal, statusChanged } from './status.js';
 import { ensureStopped } from './stopped.js';
 
 export interface ReconcilerCaches {
-  readonly sessions: Pick<ResourceInformer<MessagingSessionObject>, 'get'>;
+  readonly sessions: Pick<ResourceInformer<StoredMessagingSession>, 'get'>;
   readonly pods: Pick<ResourceInformer<V1Pod>, 'get'>;
 }
 
@@ -64,7 +63,7 @@ export class SessionReconciler {
    * the reason in the Ready condition and a Warning event, once. Not an error to retry: it stays
    * so until the spec changes, which enqueues the resource again.
    */
-  private async refuse(resource: MessagingSessionObject, pod: V1Pod | null, refusal: Refusal): Promise<ReconcileResult> {
+  private async refuse(resource: StoredMessagingSession, pod: V1Pod | null, refusal: Refusal): Promise<ReconcileResult> {
     if (pod && !isTerminating(pod)) await deleteEnginePod(this.ctx, resource, pod, refusal.message);
     const told = findCondition(resource.status?.conditions, 'Ready');
     await this.writeStatus(resource, 'Running', pod, refusal);
@@ -77,7 +76,7 @@ export class SessionReconciler {
 
   /** Writes the status when it changed, and records a status change as an Event. */
   private async writeStatus(
-    resource: MessagingSessionObject,
+    resource: StoredMessagingSession,
     desiredState: DesiredState,
     pod: V1Pod | null,
     refusal: Refusal | null = null,

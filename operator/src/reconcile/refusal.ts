@@ -1,3 +1,4 @@
+import { InvalidSpecError, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
 import {
   AVAILABLE_ENGINES,
   isBuiltEngine,
@@ -6,7 +7,6 @@ import {
   unsupportedSettings,
   unsupportedSettingsMessage,
 } from '@switchboard/protocol';
-import { InvalidSpecError, type MessagingSessionObject, sessionNameOf, specOf } from '../messaging-session.js';
 import type { Refusal } from './status.js';
 
 /**
@@ -16,7 +16,7 @@ import type { Refusal } from './status.js';
  * say), and a name or an engine the CRD refuses today (GOWS) may belong to a resource created
  * before it did.
  */
-export function refusalOf(resource: MessagingSessionObject): Refusal | null {
+export function refusalOf(resource: StoredMessagingSession): Refusal | null {
   const { name } = resource.metadata;
   const nameProblem = resourceNameProblem(name, sessionNameOf(resource) !== name);
   if (nameProblem) return { reason: 'InvalidSpec', message: `MessagingSession ${name}: ${nameProblem}` };

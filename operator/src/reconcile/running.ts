@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { type MessagingSessionObject, sessionNameOf } from '../messaging-session.js';
+import { sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
 import { deleteEnginePod } from './delete-pod.js';
 import { ensureEngineCredentials } from './engine-credentials.js';
@@ -15,7 +15,7 @@ const ASK_AGAIN: ReconcileResult = { requeueAfterMs: 5_000 };
  * go is deleted, and its replacement is created by a later reconcile, once the old one is gone
  * from the cache: two pods of one session would connect the same account twice.
  */
-export async function ensureRunning(ctx: ReconcileContext, resource: MessagingSessionObject, pod: V1Pod | null): Promise<ReconcileResult> {
+export async function ensureRunning(ctx: ReconcileContext, resource: StoredMessagingSession, pod: V1Pod | null): Promise<ReconcileResult> {
   const desired = buildEnginePod(resource, ctx.pods);
   if (!pod) {
     await ensureEngineCredentials(ctx, resource);
@@ -43,7 +43,7 @@ export async function ensureRunning(ctx: ReconcileContext, resource: MessagingSe
   return DONE;
 }
 
-function whyReplace(pod: V1Pod, desired: V1Pod, resource: MessagingSessionObject): string | null {
+function whyReplace(pod: V1Pod, desired: V1Pod, resource: StoredMessagingSession): string | null {
   if (!isControlledBy(pod, resource.metadata.uid)) return 'it belongs to an earlier MessagingSession of the same name';
   if (isFinished(pod)) return `it ${pod.status?.phase === 'Failed' ? 'failed' : 'exited'}`;
   return replacementReason(pod, desired);

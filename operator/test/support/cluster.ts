@@ -3,10 +3,10 @@
 // tests set pod status through the status subresource where they need a running, ready pod.
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import type { StoredMessagingSession } from '@switchboard/kube';
 import { enginePodName, MESSAGING_SESSION } from '@switchboard/protocol';
 import { type ControlPlane, start } from '../../../test/e2e/support/control-plane.js';
 import type { OperatorConfig } from '../../src/config.js';
-import type { MessagingSessionObject } from '../../src/messaging-session.js';
 import { settings } from '../fixtures.js';
 
 const CRD_PATH = fileURLToPath(new URL('../../../crds/messagingsession.yaml', import.meta.url));
@@ -104,7 +104,7 @@ export class TestCluster {
     name: string,
     spec: Record<string, unknown> = {},
     annotations: Record<string, string> = {},
-  ): Promise<MessagingSessionObject> {
+  ): Promise<StoredMessagingSession> {
     return this.custom.createNamespacedCustomObject({
       group,
       version,
@@ -119,7 +119,7 @@ export class TestCluster {
     });
   }
 
-  async session(namespace: string, name: string): Promise<MessagingSessionObject | null> {
+  async session(namespace: string, name: string): Promise<StoredMessagingSession | null> {
     try {
       return await this.custom.getNamespacedCustomObject({ group, version, namespace, plural, name });
     } catch (error) {

@@ -1,3 +1,4 @@
+import { describeRefusal } from '@switchboard/kube';
 import { type MeInfo, type MessageReactionPayload, type MessageRecord, type MyProfile, type PollVotePayload, type SendSeenResult, type RequestCodeRequest, type WANumberExistResult } from '@switchboard/protocol';
 import makeWASocket, { type BaileysEventMap, DisconnectReason } from '@whiskeysockets/baileys';
 import type {
@@ -17,7 +18,6 @@ import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
 import { MessageActions } from './message-actions.js';
 import { MessageEvents } from './message-events.js';
 import { blockedAddressOf } from '../../outbound/guarded-agent.js';
-import { describeRefusal } from '../../outbound/outbound-policy.js';
 import { type Account, Outgoing } from './outgoing.js';
 import {
   buttonReplyContent,

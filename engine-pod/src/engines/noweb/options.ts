@@ -1,5 +1,5 @@
+import { OutboundPolicy } from '@switchboard/kube';
 import { type Logger, pino } from 'pino';
-import { OutboundPolicy } from '../../outbound/outbound-policy.js';
 
 export interface NowebOptions {
   /** The WhatsApp Web websocket; tests point it at a fake server. */

@@ -1,10 +1,10 @@
+import type { OutboundPolicy } from '@switchboard/kube';
 import type { EngineSettings, IgnoreConfig, ProxyConfig } from '@switchboard/protocol';
 import type { UserFacingSocketConfig } from '@whiskeysockets/baileys';
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { BlockedAddressError, guardedLookup } from '../../outbound/guarded-agent.js';
-import type { OutboundPolicy } from '../../outbound/outbound-policy.js';
 
 /** Baileys' own version string of the linked-device description: kept, only the names change. */
 const CLIENT_VERSION = '22.04.4';

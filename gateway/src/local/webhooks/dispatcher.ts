@@ -1,4 +1,4 @@
-import type { OutboundPolicy } from '@switchboard/engine-pod';
+import type { OutboundPolicy } from '@switchboard/kube';
 import type { Logger } from 'pino';
 import type { WriteBatch } from '../store/write-batch.js';
 import { type Delivered, DeliveredRows } from './delivered-rows.js';

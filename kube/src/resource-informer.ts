@@ -1,7 +1,20 @@
 import { type KubeConfig, type KubernetesListObject, type KubernetesObject, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { type BackoffOptions, backoffDelay } from './work-queue.js';
+import { type BackoffOptions, backoffDelay } from './backoff.js';
 import { withTimeout } from './with-timeout.js';
+
+/**
+ * How often the API server sends a watch that asked for them (`allowWatchBookmarks`) a BOOKMARK
+ * when nothing else happens: about once a minute (the watch cache's bookmark frequency).
+ */
+export const BOOKMARK_PERIOD_MS = 60_000;
+
+/**
+ * A watch that delivers nothing, not even a bookmark, for this long is taken as stalled (a
+ * connection a network device dropped without a reset) and restarted. Two bookmark periods: a
+ * quiet but healthy watch always gets one in between, even when the server's timing jitters.
+ */
+export const DEFAULT_WATCH_QUIET_TIMEOUT_MS = 2 * BOOKMARK_PERIOD_MS;
 
 export interface ResourceInformerOptions<T extends KubernetesObject> {
   /** For logs: `pods`, `messagingsessions`. */
@@ -11,13 +24,21 @@ export interface ResourceInformerOptions<T extends KubernetesObject> {
   readonly path: string;
   readonly labelSelector?: string;
   readonly list: () => Promise<KubernetesListObject<T>>;
-  /** Called for every added, changed or deleted object (a deleted one as last seen). */
-  readonly onChange: (object: T) => void;
+  /**
+   * Called for every added, changed or deleted object (a deleted one as last seen, with `deleted`
+   * true), and for every cached object at each resync.
+   */
+  readonly onChange: (object: T, deleted: boolean) => void;
   readonly log: Logger;
   /** A watch that delivers nothing (not even a bookmark) for this long is restarted. */
   readonly quietTimeoutMs?: number;
   /** Restarts after errors back off exponentially between these bounds. */
   readonly backoff?: BackoffOptions;
+  /**
+   * Every cached object is handed to `onChange` this often, so a consumer that missed or
+   * mishandled an event catches up (client-go's resync). None when left out.
+   */
+  readonly resyncMs?: number;
 }
 
 type WatchEnd = 'closed' | 'quiet' | 'gone' | 'stopped';
@@ -29,9 +50,10 @@ const MIN_HEALTHY_WATCH_MS = 1_000;
 /**
  * One resource collection kept in memory by list, then watch, like client-go's reflector. It
  * never gives up: a watch that fails is restarted with backoff from a fresh list (the cache may
- * have missed deletions); one that ends or goes quiet is resumed from the last resourceVersion;
- * a resourceVersion the server no longer has (410 Gone) means a fresh list. Objects are kept as
- * the API server sends them (plain JSON) and must not be mutated.
+ * have missed deletions); one that ends or goes quiet (stalled: no event and no bookmark for
+ * `quietTimeoutMs`) is resumed from the last resourceVersion; a resourceVersion the server no
+ * longer has (410 Gone) means a fresh list. Objects are kept as the API server sends them (plain
+ * JSON) and must not be mutated.
  */
 export class ResourceInformer<T extends KubernetesObject> {
   private readonly objects = new Map<string, T>();
@@ -39,9 +61,11 @@ export class ResourceInformer<T extends KubernetesObject> {
   private synced = false;
   private stopped = false;
   private failures = 0;
+  private error: unknown;
   private abortWatch: (() => void) | null = null;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  private resyncTimer: NodeJS.Timeout | undefined;
   private readonly syncWaiters: (() => void)[] = [];
   private readonly stopping: Promise<never>;
   private signalStop: () => void = () => {};
@@ -49,7 +73,7 @@ export class ResourceInformer<T extends KubernetesObject> {
   private readonly backoff: BackoffOptions;
 
   constructor(private readonly options: ResourceInformerOptions<T>) {
-    this.quietTimeoutMs = options.quietTimeoutMs ?? 30_000;
+    this.quietTimeoutMs = options.quietTimeoutMs ?? DEFAULT_WATCH_QUIET_TIMEOUT_MS;
     this.backoff = options.backoff ?? { baseMs: 1_000, maxMs: 30_000 };
     this.stopping = new Promise<never>((_, reject) => {
       this.signalStop = () => reject(new Error(`informer ${options.name} stopped`));
@@ -57,8 +81,14 @@ export class ResourceInformer<T extends KubernetesObject> {
     this.stopping.catch(() => {});
   }
 
+  /** Whether the first list is in the cache. */
   get hasSynced(): boolean {
     return this.synced;
+  }
+
+  /** Why the last list or watch failed; undefined once one succeeds. */
+  get lastError(): unknown {
+    return this.error;
   }
 
   get(name: string): T | undefined {
@@ -71,10 +101,15 @@ export class ResourceInformer<T extends KubernetesObject> {
 
   start(): void {
     this.loop ??= this.run();
+    if (this.options.resyncMs !== undefined && !this.resyncTimer) {
+      this.resyncTimer = setInterval(() => this.resync(), this.options.resyncMs);
+      this.resyncTimer.unref();
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.resyncTimer);
     this.signalStop();
     this.abortWatch?.();
     this.wake?.();
@@ -86,6 +121,10 @@ export class ResourceInformer<T extends KubernetesObject> {
   waitForSync(): Promise<void> {
     if (this.synced || this.stopped) return Promise.resolve();
     return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  private resync(): void {
+    for (const object of this.objects.values()) this.options.onChange(object, false);
   }
 
   private async run(): Promise<void> {
@@ -106,6 +145,7 @@ export class ResourceInformer<T extends KubernetesObject> {
   }
 
   private async backOff(error: unknown): Promise<void> {
+    this.error = error;
     this.failures += 1;
     const delayMs = backoffDelay(this.failures, this.backoff);
     this.options.log.warn({ informer: this.options.name, err: error, retryInMs: delayMs }, 'watch failed; restarting it');
@@ -132,9 +172,10 @@ export class ResourceInformer<T extends KubernetesObject> {
     for (const [name, old] of this.objects) {
       if (seen.has(name)) continue;
       this.objects.delete(name);
-      this.options.onChange(old);
+      this.options.onChange(old, true);
     }
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    this.error = undefined;
     if (!this.synced) {
       this.synced = true;
       for (const resolve of this.syncWaiters.splice(0)) resolve();
@@ -146,7 +187,7 @@ export class ResourceInformer<T extends KubernetesObject> {
     const old = this.objects.get(name);
     if (old && old.metadata?.resourceVersion === object.metadata?.resourceVersion) return;
     this.objects.set(name, object);
-    this.options.onChange(object);
+    this.options.onChange(object, false);
   }
 
   private watchOnce(): Promise<WatchEnd> {
@@ -162,6 +203,7 @@ export class ResourceInformer<T extends KubernetesObject> {
         clearTimeout(quietTimer);
         quietTimer = setTimeout(() => {
           quiet = true;
+          this.options.log.info({ informer: this.options.name, quietMs: this.quietTimeoutMs }, 'watch stalled; resuming it');
           abort();
         }, this.quietTimeoutMs);
       };
@@ -177,7 +219,8 @@ export class ResourceInformer<T extends KubernetesObject> {
           return;
         }
         if (phase === 'ADDED' || phase === 'MODIFIED') this.upsert(object);
-        else if (phase === 'DELETED' && this.objects.delete(nameOf(object))) this.options.onChange(object);
+        else if (phase === 'DELETED' && this.objects.delete(nameOf(object))) this.options.onChange(object, true);
+        // BOOKMARK carries only the resourceVersion to resume from.
         const version = object.metadata?.resourceVersion;
         if (version) this.resourceVersion = version;
       };

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { COMMAND_OBJECT_HEADER, COMMAND_OBJECT_TTL_MS, OBJECT_STORES } from '@switchboard/protocol';
-import { headers, type MsgHdrs, nanos, type NatsConnection, type ObjectStore } from 'nats';
-import { CommandError } from '../command-error.js';
-import { openObjectStore } from './jetstream.js';
+import { COMMAND_OBJECT_HEADER } from '@switchboard/protocol';
+import { headers, type MsgHdrs, type NatsConnection, type ObjectStore } from 'nats';
+import { openCommandObjects } from './stores.js';
 
-/** Binds to the object store of large commands, creating it with its TTL when missing. */
-export function openCommandObjects(nc: NatsConnection): Promise<ObjectStore> {
-  return openObjectStore(nc, OBJECT_STORES.commands, nanos(COMMAND_OBJECT_TTL_MS));
+/** A request names a command object that is not there or not its session's: the command is invalid. */
+export class CommandObjectError extends Error {
+  override readonly name = 'CommandObjectError';
 }
 
 /**
@@ -37,11 +36,11 @@ export class CommandObjects {
     const name = carried?.get(COMMAND_OBJECT_HEADER);
     if (!name) return null;
     if (!name.startsWith(`${session}/`)) {
-      throw new CommandError('INVALID', `command object '${name}' is not one of session '${session}'`);
+      throw new CommandObjectError(`command object '${name}' is not one of session '${session}'`);
     }
     const store = await this.store();
     const data = await store.getBlob(name);
-    if (!data) throw new CommandError('INVALID', `command object '${name}' is gone (expired, or taken already)`);
+    if (!data) throw new CommandObjectError(`command object '${name}' is gone (expired, or taken already)`);
     await this.remove(name);
     return Buffer.from(data).toString('utf8');
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUILT_IN_DENY, describeRefusal, OutboundPolicy } from '../../src/outbound/outbound-policy.js';
+import { BUILT_IN_DENY, describeRefusal, OutboundPolicy } from '../src/index.js';
 
 describe('outbound address policy: built-in rules (both modes)', () => {
   const policy = new OutboundPolicy();

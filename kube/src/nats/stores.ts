@@ -1,0 +1,83 @@
+import { COMMAND_OBJECT_TTL_MS, KV_BUCKETS, LEASE, OBJECT_STORES, STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { type KV, type NatsConnection, nanos, type ObjectStore } from 'nats';
+import { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, kvOptions, openObjectStore, type StoreOptions } from './jetstream.js';
+
+/**
+ * The streams and buckets of cluster mode, each with the settings it is created with. Engine pods
+ * keep their data in them; the operator creates them all before it runs a pod
+ * (`ensureClusterStores`); the gateway reads them and purges a deleted session's keys.
+ */
+
+/**
+ * The stream every session's events land in. The duplicate window is what makes a retried
+ * publish safe: the event id is the message id, so a publish that reached the server but lost
+ * its ack is stored once however often it is retried within two minutes.
+ */
+export const EVENTS_STREAM_CONFIG = durableStreamConfig(STREAMS.events, [SUBJECTS.allEvents], 7);
+
+export async function ensureEventStream(nc: NatsConnection): Promise<void> {
+  await ensureStream(await nc.jetstreamManager(), EVENTS_STREAM_CONFIG);
+}
+
+/** Opens the auth bucket, creating it on first use (unless bound): one value per key, kept on disk. */
+export function openAuthBucket(nc: NatsConnection, options: StoreOptions = {}): Promise<KV> {
+  return nc.jetstream().views.kv(KV_BUCKETS.auth, kvOptions(options, { history: 1 }));
+}
+
+/**
+ * Forgets a session's pairing without its engine: what the gateway or operator calls to log out
+ * a session whose pod is not running. One stream purge removes every key of the session,
+ * delete markers included. Returns how many entries were removed.
+ */
+export async function purgeSessionAuth(nc: NatsConnection, session: string): Promise<number> {
+  const jsm = await nc.jetstreamManager();
+  try {
+    // The stream behind a KV bucket, and the subjects of the session's keys (nats.js naming).
+    const { purged } = await jsm.streams.purge(`KV_${KV_BUCKETS.auth}`, { filter: `$KV.${KV_BUCKETS.auth}.${session}.>` });
+    return purged;
+  } catch (error) {
+    // No bucket yet means no session was ever paired: nothing to forget.
+    if (jsErrorCode(error) === JS_ERR.streamNotFound) return 0;
+    throw error;
+  }
+}
+
+/** Opens the message history bucket, creating it on first use (unless bound). */
+export function openMessagesBucket(nc: NatsConnection, options: StoreOptions = {}): Promise<KV> {
+  return nc.jetstream().views.kv(KV_BUCKETS.messages, kvOptions(options, { history: 1 }));
+}
+
+/** Opens the lease bucket, creating it with this ttl when missing (unless bound). */
+export function openLeaseBucket(nc: NatsConnection, options: StoreOptions & { readonly ttlMs?: number } = {}): Promise<KV> {
+  return nc.jetstream().views.kv(KV_BUCKETS.leases, kvOptions(options, { history: 1, ttl: options.ttlMs ?? LEASE.ttlMs }));
+}
+
+/** How long a stored file can be downloaded unless configured otherwise: a day. */
+export const DEFAULT_MEDIA_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+/** Binds to the media object store, creating it with this lifetime when missing. */
+export function openMediaObjects(nc: NatsConnection, lifetimeMs: number = DEFAULT_MEDIA_LIFETIME_MS): Promise<ObjectStore> {
+  // A gateway and a pod may create it at once with different TTLs: the loser takes the winner's.
+  return openObjectStore(nc, OBJECT_STORES.media, nanos(lifetimeMs));
+}
+
+/** Binds to the object store of large commands, creating it with its TTL when missing. */
+export function openCommandObjects(nc: NatsConnection): Promise<ObjectStore> {
+  return openObjectStore(nc, OBJECT_STORES.commands, nanos(COMMAND_OBJECT_TTL_MS));
+}
+
+/**
+ * Creates every stream and bucket an engine pod uses, with the settings it would create them
+ * with. The operator calls this before it runs any engine pod: pods that connect with NATS
+ * credentials only bind (`StoreOptions.bind`), because their permissions stop at their session's
+ * keys and creating a stream is not one of them.
+ */
+export async function ensureClusterStores(nc: NatsConnection): Promise<void> {
+  await ensureEventStream(nc);
+  await openAuthBucket(nc);
+  await openMessagesBucket(nc);
+  await openLeaseBucket(nc);
+  // Created with the default lifetime when missing; the gateway brings the TTL to its own.
+  await openMediaObjects(nc);
+  await openCommandObjects(nc);
+}
