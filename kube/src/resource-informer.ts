@@ -244,7 +244,7 @@ export class ResourceInformer<T extends KubernetesObject> {
         timeoutSeconds: 300 + Math.floor(Math.random() * 300),
         ...(this.options.labelSelector ? { labelSelector: this.options.labelSelector } : {}),
       };
-      new Watch(this.options.kubeConfig).watch(this.options.path, query, onEvent, onDone).then(
+      watchWithQuietTimeout(this.options.kubeConfig, this.quietTimeoutMs).watch(this.options.path, query, onEvent, onDone).then(
         (started) => {
           controller = started;
           if (ended || quiet || this.stopped) started.abort();
@@ -253,6 +253,18 @@ export class ResourceInformer<T extends KubernetesObject> {
       );
     });
   }
+}
+
+/**
+ * client-node's Watch ends a watch that received nothing for 30 s (its private
+ * `requestTimeoutMs`), which is below the bookmark period: a healthy but quiet watch would be
+ * cut twice a minute. It gets a little longer than the informer's own quiet timeout instead, so
+ * the informer decides when a watch has stalled.
+ */
+function watchWithQuietTimeout(kubeConfig: KubeConfig, quietTimeoutMs: number): Watch {
+  const watch = new Watch(kubeConfig);
+  (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = quietTimeoutMs + 5_000;
+  return watch;
 }
 
 function nameOf(object: KubernetesObject): string {

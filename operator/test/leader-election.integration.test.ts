@@ -1,14 +1,13 @@
 // Two operator replicas against a real kube-apiserver: one Lease, one leader, and a takeover
 // when the leader stops or is cut off from the API server.
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { type NatsServer, startNatsServer } from '@switchboard/testkit';
+import { type NatsServer, startNatsServer, TcpProxy } from '@switchboard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OperatorConfig } from '../src/config.js';
 import { type RunningOperator, startOperator } from '../src/operator.js';
 import { TestCluster } from './support/cluster.js';
 import { testLog } from './support/log.js';
 import { sleep, waitForApiServer } from './support/wait.js';
-import { TcpProxy } from './support/tcp-proxy.js';
 
 describe('leader election between two replicas', { timeout: 60_000 }, () => {
   let cluster: TestCluster;

@@ -2,7 +2,7 @@
 // session, Stopped removes it, the logout finalizer, the status from engine events, and informers
 // that survive broken watches. No kubelet runs: the tests play its part on pod status.
 import { ANNOTATIONS, LOGOUT_FINALIZER } from '@switchboard/protocol';
-import { type NatsServer, sample, startNatsServer } from '@switchboard/testkit';
+import { type NatsServer, sample, startNatsServer, TcpProxy } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type OperatorOptions, type RunningOperator, startOperator } from '../src/operator.js';
@@ -11,7 +11,6 @@ import { TestCluster } from './support/cluster.js';
 import { testLog } from './support/log.js';
 import { sleep, waitForApiServer } from './support/wait.js';
 import { FakeEngine } from './support/fake-engine.js';
-import { TcpProxy } from './support/tcp-proxy.js';
 
 const me = { id: '15550000000@c.us', pushName: 'Sandbox' };
 const HOLD = 'test.switchboard.dev/hold';

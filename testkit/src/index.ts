@@ -7,3 +7,4 @@ export { type ReceivedHook, WebhookReceiver } from './webhook-receiver.js';
 export { waitFor } from './wait.js';
 export { type AssertionOverrides, type KeyKind, type RequestOptions, SoftAuthenticator } from './soft-authenticator.js';
 export { sample } from './prometheus-text.js';
+export { TcpProxy } from './tcp-proxy.js';

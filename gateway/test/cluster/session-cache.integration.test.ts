@@ -2,7 +2,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { MESSAGING_SESSION } from '@switchboard/protocol';
-import { waitFor } from '@switchboard/testkit';
+import { TcpProxy, waitFor } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../test/e2e/support/control-plane.js';
@@ -14,6 +14,7 @@ const crdPath = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'
 describe('the MessagingSession informer cache', () => {
   let cp: ControlPlane;
   let cache: SessionCache | undefined;
+  const cleanups: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
     const { start } = await import('../../../test/e2e/support/control-plane.js');
@@ -21,6 +22,7 @@ describe('the MessagingSession informer cache', () => {
   }, 180_000);
 
   afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
     await cache?.stop();
     await cp?.stop();
   }, 60_000);
@@ -52,5 +54,41 @@ describe('the MessagingSession informer cache', () => {
     expect(seen.spec).toMatchObject({ engine: 'SANDBOX', desiredState: 'Running', config: {}, apps: [] });
     await cp.kubectl(['delete', MESSAGING_SESSION.singular, 'by-kubectl']);
     await waitFor(() => cache!.lookup('by-kubectl') === undefined, 'the deletion');
+  });
+
+  it('resumes a watch that stalled (open, but carrying nothing), and sees what changed meanwhile', async () => {
+    await cp.kubectl(['apply', '-f', crdPath]);
+    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${MESSAGING_SESSION.plural}.${MESSAGING_SESSION.group}`]);
+    const proxy = await TcpProxy.start(cp.server);
+    cleanups.push(() => proxy.stop());
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cp.kubeconfigPath);
+    const cluster = kubeConfig.getCurrentCluster()!;
+    kubeConfig.clusters = kubeConfig.clusters.map((c) => (c.name === cluster.name ? { ...c, server: proxy.url } : c));
+    const stalling = new SessionCache({
+      resources: new SessionResources(kubeConfig, 'default'),
+      kubeConfig,
+      log: pino({ level: 'silent' }),
+      watchQuietTimeoutMs: 1_000,
+    });
+    cleanups.push(() => stalling.stop());
+    stalling.start();
+    await stalling.whenSynced(30_000);
+    const manifest = (name: string) =>
+      JSON.stringify({
+        apiVersion: `${MESSAGING_SESSION.group}/${MESSAGING_SESSION.version}`,
+        kind: MESSAGING_SESSION.kind,
+        metadata: { name },
+        spec: { engine: 'SANDBOX' },
+      });
+    // The watch is open and delivering before it stalls.
+    await cp.kubectl(['apply', '-f', '-'], manifest('before-stall'));
+    await waitFor(() => stalling.lookup('before-stall'), 'a resource on the watch');
+
+    proxy.stall();
+    await cp.kubectl(['apply', '-f', '-'], manifest('while-stalled'));
+    await waitFor(() => stalling.lookup('while-stalled'), 'the resource made while the watch was stalled');
+    await cp.kubectl(['delete', MESSAGING_SESSION.singular, 'while-stalled', 'before-stall']);
+    await waitFor(() => stalling.lookup('while-stalled') === undefined, 'its deletion, on the resumed watch');
   });
 });

@@ -1,8 +1,9 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of the API server, so a test can cut one operator's connections the way
- * a network failure would: TLS passes through untouched (the certificate names 127.0.0.1).
+ * A TCP proxy in front of the API server, so a test can cut one client's connections the way
+ * a network failure would, or let them stall: TLS passes through untouched (the certificate
+ * names 127.0.0.1).
  */
 export class TcpProxy {
   private server: Server | null = null;
@@ -31,6 +32,17 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
     if (server) await new Promise((resolve) => server.close(resolve));
+  }
+
+  /**
+   * The open connections stop carrying anything, both ways, but stay open: what a connection
+   * looks like whose peer a network device forgot without a reset. New connections work.
+   */
+  stall(): void {
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
   }
 
   async resume(): Promise<void> {
