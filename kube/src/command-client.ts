@@ -55,7 +55,7 @@ export class CommandClient {
       });
       data = reply.string();
     } catch (error) {
-      const code = (error as NatsError).code;
+      const code = (error as NatsError).code as ErrorCode;
       // No pod took the object: nothing else will (the TTL would remove it later).
       if (spilled && code !== ErrorCode.Timeout) await this.objects.remove(spilled.name);
       const message = (error as Error).message;

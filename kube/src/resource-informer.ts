@@ -233,7 +233,7 @@ export class ResourceInformer<T extends KubernetesObject> {
         else if (quiet || (error as Error | null)?.name === 'TimeoutError') resolve('quiet');
         else if (gone || (error as { statusCode?: number } | null)?.statusCode === 410) resolve('gone');
         else if (statusError) reject(statusError);
-        else if (error) reject(error);
+        else if (error) reject(error instanceof Error ? error : new Error('the watch failed', { cause: error }));
         else resolve('closed');
       };
 

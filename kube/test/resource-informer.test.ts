@@ -199,14 +199,10 @@ describe('ResourceInformer', () => {
 
   it("by default waits longer than the bookmark period before it takes a watch as stalled, and so does client-node's own timeout", async () => {
     expect(DEFAULT_WATCH_QUIET_TIMEOUT_MS).toBeGreaterThan(BOOKMARK_PERIOD_MS);
-    const requestTimeouts: number[] = [];
-    const original = Watch.prototype.watch;
-    vi.spyOn(Watch.prototype, 'watch').mockImplementation(function (this: Watch, ...args) {
-      requestTimeouts.push((this as unknown as { requestTimeoutMs: number }).requestTimeoutMs);
-      return original.apply(this, args);
-    });
+    const watches = vi.spyOn(Watch.prototype, 'watch');
     start([list('10')]);
     await waitFor(() => api.latest, 'the watch');
+    const requestTimeouts = watches.mock.contexts.map((watch) => (watch as { requestTimeoutMs: number }).requestTimeoutMs);
     expect(requestTimeouts).toHaveLength(1);
     expect(requestTimeouts[0]).toBeGreaterThan(DEFAULT_WATCH_QUIET_TIMEOUT_MS);
   });

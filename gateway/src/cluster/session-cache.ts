@@ -73,7 +73,7 @@ export class SessionCache {
       timer = setTimeout(() => {
         const namespace = this.options.resources.namespace;
         const lastError = this.informer.lastError;
-        const cause = lastError instanceof Error ? lastError.message : String(lastError ?? 'no answer');
+        const cause = lastError instanceof Error ? lastError.message : typeof lastError === 'string' ? lastError : 'no answer';
         reject(new Error(`cannot list MessagingSessions in namespace '${namespace}' within ${timeoutMs} ms: ${cause}`));
       }, timeoutMs);
     });

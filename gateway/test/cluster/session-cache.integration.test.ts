@@ -33,7 +33,7 @@ describe('the MessagingSession informer cache', () => {
     const resources = new SessionResources(kubeConfig, 'default');
     cache = new SessionCache({ resources, kubeConfig, log: pino({ level: 'silent' }), restartDelayMs: 100 });
     // No CRD yet: every list fails with 404, as against a cluster where it is not installed.
-    await cache.start();
+    cache.start();
     await expect(cache.whenSynced(500)).rejects.toThrow(/cannot list MessagingSessions in namespace 'default'/);
     expect(cache.list()).toBeUndefined();
 
