@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureEventStream, type StoreOptions } from '@switchboard/kube';
-import { STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { SUBJECTS } from '@switchboard/protocol';
 import { deadline, ErrorCode, type JetStreamClient, type NatsConnection, type NatsError } from 'nats';
 import { CommandError } from '../command-error.js';
 import type { EngineLog } from '../engine.js';

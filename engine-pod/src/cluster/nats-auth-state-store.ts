@@ -1,5 +1,4 @@
 import { latestValues, openAuthBucket, type StoreOptions } from '@switchboard/kube';
-import { KV_BUCKETS } from '@switchboard/protocol';
 import type { KV, NatsConnection } from 'nats';
 import type { AuthStateStore } from '../auth-state/store.js';
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JS_ERR, jsErrorCode, openLeaseBucket, type StoreOptions } from '@switchboard/kube';
-import { KV_BUCKETS, LEASE } from '@switchboard/protocol';
+import { LEASE } from '@switchboard/protocol';
 import type { KV, NatsConnection } from 'nats';
 import type { EngineLog } from '../engine.js';
 
