@@ -1,8 +1,8 @@
 export type { AuthStateStore } from './auth-state/store.js';
 export { FileAuthStateStore } from './auth-state/file-store.js';
-export { makePrivateDir, makePrivateDirSync, makePrivateFileSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tighten } from './private-files.js';
+export { makePrivateDirSync, makePrivateFileSync, PRIVATE_FILE_MODE, tighten } from './private-files.js';
 export { CommandError } from './command-error.js';
-export type { Engine, EngineContext, EngineFactory, EngineLog, SendTextArgs } from './engine.js';
+export type { Engine, EngineContext, EngineFactory, EngineLog } from './engine.js';
 export { EngineHost, type EngineHostOptions, type HostedEvent } from './engine-host.js';
 export { eventIssues, type InvalidEvent } from './event-validator.js';
 export { DEFAULT_SANDBOX_OPTIONS, SandboxEngine, type SandboxOptions } from './engines/sandbox/sandbox-engine.js';
@@ -12,26 +12,21 @@ export {
   WEBJS_BROWSER_FLAGS,
   webjsEngineFactory,
   webjsLaunchOptions,
-  type WebjsOptions,
   webjsOptionsFromEnv,
 } from './engines/webjs/client-factory.js';
-export { WebjsEngine } from './engines/webjs/webjs-engine.js';
-export { StoreAuthStrategy, type StoreAuthStrategyOptions } from './engines/webjs/store-auth-strategy.js';
-export type { WebjsClientEvents, WebjsClientLike, WebjsEventName } from './engines/webjs/webjs-client.js';
-export { CommandServer, type CommandServerOptions } from './cluster/command-server.js';
-export { parseSessionCommand } from './cluster/command-parse.js';
-export { type EventBarrier, EventPublisher, type EventPublisherOptions } from './cluster/event-publisher.js';
+export { StoreAuthStrategy } from './engines/webjs/store-auth-strategy.js';
+export { CommandServer } from './cluster/command-server.js';
+export { EventPublisher } from './cluster/event-publisher.js';
 export { authKeyToken, NatsAuthStateStore } from './cluster/nats-auth-state-store.js';
-export { type LeaseRecord, SessionLease, type SessionLeaseOptions } from './cluster/session-lease.js';
-export { notSupportedError, simulateNotSupported, statusesNeededBy, wrongStatusError } from './command-rules.js';
+export { SessionLease } from './cluster/session-lease.js';
+export { notSupportedError, wrongStatusError } from './command-rules.js';
 export { NowebEngine, nowebEngineFactory } from './engines/noweb/noweb-engine.js';
 export { DEFAULT_NOWEB_OPTIONS, type NowebOptions, nowebOptionsFromEnv } from './engines/noweb/options.js';
 export type { MediaFile, MediaStore, StoredMedia } from './media/media-store.js';
 export { mediaUrl, newMediaId } from './media/media-url.js';
-export { NatsMediaStore, type NatsMediaStoreOptions, purgeSessionMedia } from './cluster/nats-media-store.js';
+export { NatsMediaStore, purgeSessionMedia } from './cluster/nats-media-store.js';
 export { type HistoryPage, type MessageStore, readHistory } from './history/message-store.js';
-export { matchesPage, type OrderedRecord, selectPage } from './history/history-page.js';
-export { furtherAck, HistoryRecorder, type RecordedEvent } from './history/history-recorder.js';
+export { HistoryRecorder } from './history/history-recorder.js';
 export { NatsMessageStore, purgeSessionMessages } from './cluster/nats-message-store.js';
-export { BlockedAddressError, blockedAddressOf, guardedAgent } from './outbound/guarded-agent.js';
+export { blockedAddressOf, guardedAgent } from './outbound/guarded-agent.js';
 export { proxyServerUrl } from './engines/noweb/socket-settings.js';

@@ -1,11 +1,4 @@
-export { MESSAGING_SESSION } from '@switchboard/protocol';
-export { type OperatorConfig, type EnginePodSettings, type EngineResources, ConfigError, readConfig } from './config.js';
+export { type OperatorConfig, readConfig } from './config.js';
 export { type OperatorOptions, type RunningOperator, startOperator } from './operator.js';
-export { type LeaseTimings, DEFAULT_LEASE_TIMINGS, LeaderElector } from './leader-election.js';
-export { WorkQueue } from './work-queue.js';
 export { buildEnginePod } from './reconcile/engine-pod-spec.js';
-export { computeStatus } from './reconcile/status.js';
-export { purgeSessionAuth } from '@switchboard/kube';
-export { createNatsAuth, mintEngineCredentials, NATS_AUTH_SECRET_KEYS, type NatsAuth, type UserSigner } from './nats-auth/nats-auth.js';
-export { loadOrCreateNatsAuth, loadOrCreateNatsAuthIn } from './nats-auth/stored-auth.js';
-export { enginePermissions, gatewayPermissions, operatorPermissions, type NatsPermissions } from './nats-auth/permissions.js';
+export { loadOrCreateNatsAuthIn } from './nats-auth/stored-auth.js';
