@@ -33,9 +33,11 @@ typecheck: build
 	pnpm exec tsc -p tsconfig.test.json
 
 ## ESLint with typescript-eslint's typed rules (eslint.config.js) over the whole tree: any warning
-## fails. Reads the sources through tsconfig.test.json, so it needs no build.
+## fails. Reads the sources through tsconfig.test.json, so it needs no build. Then knip (knip.jsonc):
+## a file, export or dependency that nothing uses fails too, which ESLint cannot see across files.
 lint: install
 	pnpm exec eslint --max-warnings 0 .
+	pnpm exec knip --no-progress
 
 ## Start the gateway in local mode: port 3000 (or PORT), data in ./data (or SWITCHBOARD_DATA_DIR).
 run: build
