@@ -5,11 +5,9 @@ export function httpStatusOf(error: unknown): number | undefined {
   return error instanceof ApiException ? error.code : undefined;
 }
 
-export const isNotFound = (error: unknown): boolean => httpStatusOf(error) === 404;
+const isNotFound = (error: unknown): boolean => httpStatusOf(error) === 404;
 /** 409: the name is taken, or the resourceVersion a write carried is stale. */
 export const isConflict = (error: unknown): boolean => httpStatusOf(error) === 409;
-/** 410: a watch's resourceVersion the server no longer has. */
-export const isGone = (error: unknown): boolean => httpStatusOf(error) === 410;
 
 /** The call's answer, or undefined when what it reads or writes does not exist (404). */
 export async function orUndefinedIfNotFound<T>(call: Promise<T>): Promise<T | undefined> {

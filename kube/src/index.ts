@@ -14,8 +14,6 @@ export {
   ConflictError,
   httpStatusOf,
   isConflict,
-  isGone,
-  isNotFound,
   orUndefinedIfNotFound,
   ResourceGoneError,
 } from './api-status.js';
@@ -27,16 +25,13 @@ export {
   ResourceInformer,
   type ResourceInformerOptions,
 } from './resource-informer.js';
-export { CommandClient, CommandClientError, type CommandFailure } from './command-client.js';
+export { CommandClient, CommandClientError } from './command-client.js';
 export { CommandObjectError, CommandObjects } from './nats/command-objects.js';
 export {
   durableStreamConfig,
-  ensureStream,
   JS_ERR,
   jsErrorCode,
-  kvOptions,
   latestValues,
-  openObjectStore,
   type StoreOptions,
 } from './nats/jetstream.js';
 export {
@@ -45,7 +40,6 @@ export {
   ensureEventStream,
   EVENTS_STREAM_CONFIG,
   openAuthBucket,
-  openCommandObjects,
   openLeaseBucket,
   openMediaObjects,
   openMessagesBucket,
@@ -59,5 +53,4 @@ export {
   OUTBOUND_DENY_VARIABLE,
   type OutboundRefusal,
   OutboundPolicy,
-  type RuleSource,
 } from './outbound-policy.js';
