@@ -99,6 +99,16 @@ bench: build
 clean:
 	rm -rf node_modules */node_modules */dist test/*/node_modules
 
+## Every image of docker/Dockerfile, built without a Docker daemon: Debian's buildah (installed
+## with apt-get when missing), one OCI archive per image in .cache/images, sizes printed, then the
+## images checked with podman (test/images/). NODE_IMAGE=node:24-slim builds on a registry's base;
+## without it a local Debian + Node 24 base is made once and cached in ~/.cache/switchboard/images.
+## See scripts/images.sh and docker/README.md.
+.PHONY: images
+images: install
+	bash scripts/images.sh
+	pnpm exec vitest run --config test/images/vitest.config.ts
+
 ## For machines with a container engine (docker or podman) and kind (not the ones `make test`
 ## runs on: they have none). Checks for both first, before installing or building anything,
 ## then builds the four images, loads them into a kind cluster, installs the chart into a
