@@ -35,7 +35,7 @@ function repositoryPaths(dir = repoRoot, into: string[] = []): string[] {
  */
 function namedPaths(markdown: string): string[] {
   const spans = [...markdown.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
-  const diagrams = [...markdown.matchAll(/```mermaid\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.match(/[\w.-]+(?:\/[\w.-]+)+\/?|[\w.-]+\.(?:ts|md)\b/g) ?? []);
+  const diagrams = [...markdown.matchAll(/```mermaid\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.match(/(?<![\w./-])(?:[\w.-]+(?:\/[\w.-]+)+\/?|[\w.-]+\.(?:ts|md)\b)/g) ?? []);
   return [...new Set([...spans, ...diagrams])].filter(
     (token) =>
       /^[\w@][\w.@/-]*$/.test(token) &&
@@ -67,8 +67,11 @@ describe('the documents name only paths the repository has', () => {
   }
 
   it('finds a path that is gone (the check itself works)', () => {
-    const named = namedPaths('See `gateway/src/gone.ts`, `local/no-such-file.ts` and `/api/sessions`, `switchboard.dev/session`, `<data>/media`.');
-    expect(named).toEqual(['gateway/src/gone.ts', 'local/no-such-file.ts']);
+    const named = namedPaths(
+      'See `gateway/src/gone.ts`, `local/no-such-file.ts` and `/api/sessions`, `switchboard.dev/session`, `<data>/media`.\n' +
+        '```mermaid\nflowchart TB\n  a["kube/src/gone.ts<br/>POST /api/sendText"] --> b["gone-too.ts"] --> c(["/ws client"])\n```\n',
+    );
+    expect(named).toEqual(['gateway/src/gone.ts', 'local/no-such-file.ts', 'kube/src/gone.ts', 'gone-too.ts']);
     expect(named.filter((token) => !exists(token, paths))).toEqual(named);
   });
 });
