@@ -57,7 +57,7 @@ export class CommandClient {
     } catch (error) {
       const code = (error as NatsError).code as ErrorCode;
       // No pod took the object: nothing else will (the TTL would remove it later).
-      if (spilled && code !== ErrorCode.Timeout) await this.objects.remove(spilled.name);
+      if (spilled && code !== ErrorCode.Timeout) await this.objects.remove(session, spilled.name);
       const message = (error as Error).message;
       if (code === ErrorCode.NoResponders) throw new CommandClientError('no-responders', message, { cause: error });
       if (code === ErrorCode.Timeout) throw new CommandClientError('timeout', message, { cause: error });

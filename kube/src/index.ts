@@ -36,9 +36,12 @@ export {
 } from './nats/jetstream.js';
 export {
   DEFAULT_MEDIA_LIFETIME_MS,
+  dropSessionStores,
   ensureClusterStores,
   ensureEventStream,
+  ensureSessionStores,
   EVENTS_STREAM_CONFIG,
+  objectStoreExists,
   openAuthBucket,
   openLeaseBucket,
   openMediaObjects,

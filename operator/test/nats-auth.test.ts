@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CommandObjects, ensureClusterStores } from '@switchboard/kube';
-import { type CommandReply, INBOX_PREFIXES, KV_BUCKETS, STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { CommandObjects, ensureClusterStores, ensureSessionStores } from '@switchboard/kube';
+import { type CommandReply, INBOX_PREFIXES, KV_BUCKETS, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import { createNatsAuth, mintEngineCredentials, type NatsAuth } from '../src/nat
 const POD_WAIT_MS = 15_000;
 let auth: NatsAuth;
 let server: NatsServer;
+let operator: NatsConnection;
 const connections: NatsConnection[] = [];
 const pods: PodProcess[] = [];
 
@@ -33,7 +34,8 @@ beforeAll(async () => {
   auth = await createNatsAuth();
   server = await startNatsServer({ config: auth.serverConfig });
   // As the operator does at start-up: engine pods only bind to what exists.
-  await ensureClusterStores(await connectAs(auth.operatorCredentials, INBOX_PREFIXES.operator));
+  operator = await connectAs(auth.operatorCredentials, INBOX_PREFIXES.operator);
+  await ensureClusterStores(operator);
 }, 120_000);
 afterEach(async () => {
   await Promise.all(pods.splice(0).map((pod) => pod.kill()));
@@ -77,8 +79,51 @@ describe('NATS authentication (cluster mode)', () => {
     expect(await bob.get('creds', ['me'])).toEqual({ me: { secret: 'bob-only' } });
   });
 
+  it("an engine pod's credentials reach its own session's media and spilled commands, and no other session's", async () => {
+    await ensureSessionStores(operator, 'dave');
+    await ensureSessionStores(operator, 'erin');
+    const gateway = await connectAs(auth.gatewayCredentials, INBOX_PREFIXES.gateway);
+    const file = { mimetype: 'image/png', filename: 'p.png', data: Buffer.from('png!') };
+    const command = JSON.stringify({ op: 'host.status' });
+    const gatewayCommands = new CommandObjects(gateway);
+    const gatewayMedia = await NatsMediaStore.open(gateway);
+    // Erin's file, written by her pod, and a large command the gateway spilled for her.
+    const erinFile = await (await NatsMediaStore.open(await engineConnection('erin'))).put('erin', file);
+    const erinCommand = await gatewayCommands.put('erin', command);
+
+    // Dave's own: his pod writes a file the gateway serves, and takes the command spilled for him.
+    const dave = await engineConnection('dave');
+    const daveMedia = await NatsMediaStore.open(dave);
+    const daveFile = await daveMedia.put('dave', file);
+    expect((await gatewayMedia.get('dave', daveFile.id))?.data.toString()).toBe('png!');
+    const daveCommand = await gatewayCommands.put('dave', command);
+    expect(await new CommandObjects(dave).take('dave', daveCommand.headers)).toBe(command);
+
+    // Erin's media bucket: no write (through the store dave's pod runs, and raw), no read.
+    const erinMedia = objectStoreStream(OBJECT_STORES.media('erin'));
+    await expect(daveMedia.put('erin', file)).rejects.toEqual(permissionError(erinMedia));
+    const rawMedia = await dave.jetstream().views.os(OBJECT_STORES.media('erin'));
+    await expect(rawMedia.putBlob({ name: 'erin/planted' }, Buffer.from('x'))).rejects.toEqual(permissionError(erinMedia));
+    const chunk = `$O.${OBJECT_STORES.media('erin')}.C.planted`;
+    await expect(dave.jetstream().publish(chunk, Buffer.from('x'))).rejects.toEqual(permissionError(chunk));
+    await expect(rawMedia.getBlob(`erin/${erinFile.id}`)).rejects.toEqual(permissionError(erinMedia));
+    await expect(rawMedia.delete(`erin/${erinFile.id}`)).rejects.toEqual(permissionError(erinMedia));
+    // Erin's spilled command: not read, not deleted, by its name or otherwise.
+    const erinCommands = objectStoreStream(OBJECT_STORES.commands('erin'));
+    await expect(new CommandObjects(dave).take('erin', erinCommand.headers)).rejects.toEqual(permissionError(erinCommands));
+    const rawCommands = await dave.jetstream().views.os(OBJECT_STORES.commands('erin'));
+    await expect(rawCommands.delete(erinCommand.name)).rejects.toEqual(permissionError(erinCommands));
+    await expect(rawCommands.list()).rejects.toEqual(permissionError(erinCommands));
+
+    // Erin's file and command are as she and the gateway left them.
+    expect((await gatewayMedia.get('erin', erinFile.id))?.data.toString()).toBe('png!');
+    expect(await new CommandObjects(gateway).take('erin', erinCommand.headers)).toBe(command);
+  });
+
   it('an engine pod with its own credentials runs its session end to end: lease, commands, events, history, media, logout', async () => {
     const gateway = await connectAs(auth.gatewayCredentials, INBOX_PREFIXES.gateway);
+    // As the operator does before it creates the pod: the session's own buckets.
+    await ensureSessionStores(operator, 'carol');
     const pod = await PodProcess.start({
       SWITCHBOARD_SESSION: 'carol',
       SWITCHBOARD_NATS_URL: server.url,
@@ -111,7 +156,7 @@ describe('NATS authentication (cluster mode)', () => {
     const mediaId = /([A-Za-z0-9_-]{22})\.png$/.exec(records[0]!.media!.url)![1]!;
     expect((await (await NatsMediaStore.open(gateway)).get('carol', mediaId))?.data.toString()).toBe('png!');
 
-    // A command too large for one message: the gateway stores it in sb_commands, the pod takes it.
+    // A command too large for one message: the gateway stores it in carol's command bucket, the pod takes it.
     const objects = new CommandObjects(gateway);
     const { headers } = await objects.put('carol', JSON.stringify({ op: 'host.status', args: {}, padding: 'x'.repeat(2 * 1024 * 1024) }));
     const large = (await gateway.request(SUBJECTS.command('carol'), '', { headers, timeout: 10_000 })).json<CommandReply>();

@@ -204,19 +204,40 @@ export const KV_BUCKETS = {
   apiKeys: 'sb_api_keys',
 } as const;
 
+/**
+ * The token that names a session's object stores: the first 128 bits of the SHA-256 of its name,
+ * in hex. Safe in a bucket, stream and subject name whatever the session is called, and stable,
+ * so every part finds the same buckets. A hash rather than the name itself: an engine pod may list
+ * stream names (an object read looks its stream up by subject), and that list should not be a
+ * list of every session.
+ */
+export function sessionStoreToken(session: string): string {
+  return createHash('sha256').update(session).digest('hex').slice(0, 32);
+}
+
+/**
+ * Object stores, one bucket of each per session: NATS permissions can only name subjects, and an
+ * object's subjects name its bucket but not its object (chunks are `$O.<bucket>.C.<nuid>`), so a
+ * bucket per session is what lets an engine pod's user reach its own session's objects and no
+ * other's (docs/architecture.md, "NATS authentication").
+ */
 export const OBJECT_STORES = {
   /**
-   * Media files, written by engine pods and served by the gateways: object `<session>/<id>`.
-   * The bucket's TTL is the media lifetime (the gateway's SWITCHBOARD_MEDIA_LIFETIME_SECONDS).
+   * Media files, written by the session's engine pod and served by the gateways: object
+   * `<session>/<id>`. The bucket's TTL is the media lifetime (the gateway's
+   * SWITCHBOARD_MEDIA_LIFETIME_SECONDS).
    */
-  media: 'sb_media',
+  media: (session: string) => `sb_media_${sessionStoreToken(session)}`,
   /**
    * Commands larger than one NATS message (base64 files): the gateway puts the command's JSON here
    * as `<session>/<random id>` and sends the request with `COMMAND_OBJECT_HEADER` naming it and
    * no body; the engine pod reads it, deletes it, and runs it. The TTL removes what no pod took.
    */
-  commands: 'sb_commands',
+  commands: (session: string) => `sb_commands_${sessionStoreToken(session)}`,
 } as const;
+
+/** The JetStream stream behind an object store bucket (nats.js naming). */
+export const objectStoreStream = (bucket: string) => `OBJ_${bucket}`;
 
 /** NATS header of a command request whose JSON is in `OBJECT_STORES.commands`: the object's name. */
 export const COMMAND_OBJECT_HEADER = 'Sb-Command-Object';

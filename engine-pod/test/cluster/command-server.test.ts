@@ -132,7 +132,7 @@ describe('CommandServer: the command contract over NATS', () => {
   });
 });
 
-describe('CommandServer: commands too large for one NATS message (object store sb_commands)', () => {
+describe('CommandServer: commands too large for one NATS message (the session’s command object store)', () => {
   const request = async (session: string, headers: MsgHdrs) => {
     const reply = await nats.nc.request(SUBJECTS.command(session), '', { timeout: 5_000, headers });
     return reply.json<CommandReply>();
@@ -155,7 +155,7 @@ describe('CommandServer: commands too large for one NATS message (object store s
     expect(reply).toMatchObject({ ok: true, result: { hasMedia: true, _data: { type: 'image', filename: 'big.png', size: png.length } } });
     // Taken: a second request with the same header finds nothing, and the bucket is empty.
     expect(await request('c-spilled', stored.headers)).toMatchObject({ ok: false, error: { code: 'INVALID', message: expect.stringContaining('is gone') } });
-    const bucket = await nats.nc.jetstream().views.os(OBJECT_STORES.commands);
+    const bucket = await nats.nc.jetstream().views.os(OBJECT_STORES.commands('c-spilled'));
     expect((await bucket.list()).filter((info) => !info.deleted)).toEqual([]);
     await server.close();
     await host.stop();
@@ -169,9 +169,9 @@ describe('CommandServer: commands too large for one NATS message (object store s
       ok: false,
       error: { code: 'INVALID', message: expect.stringContaining("is not one of session 'c-mine'") },
     });
-    const bucket = await nats.nc.jetstream().views.os(OBJECT_STORES.commands);
+    const bucket = await nats.nc.jetstream().views.os(OBJECT_STORES.commands('c-theirs'));
     expect(await bucket.info(theirs.name)).toMatchObject({ name: theirs.name, deleted: false });
-    await objects.remove(theirs.name);
+    await objects.remove('c-theirs', theirs.name);
     await server.close();
     await host.stop();
   });

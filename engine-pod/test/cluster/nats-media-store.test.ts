@@ -1,32 +1,33 @@
 import { DEFAULT_MEDIA_LIFETIME_MS } from '@switchboard/kube';
-import { OBJECT_STORES } from '@switchboard/protocol';
+import { OBJECT_STORES, objectStoreStream } from '@switchboard/protocol';
 import { nanos } from 'nats';
 import { describe, expect, it } from 'vitest';
 import { NatsMediaStore, purgeSessionMedia } from '../../src/index.js';
 import { natsForTests } from './helpers.js';
 
 const nats = natsForTests();
-const STREAM = `OBJ_${OBJECT_STORES.media}`;
 const file = { mimetype: 'image/png', filename: 'a.png', data: Buffer.from('png bytes') };
-const maxAge = async () => (await (await nats.nc.jetstreamManager()).streams.info(STREAM)).config.max_age;
+const maxAge = async (session = 's1') =>
+  (await (await nats.nc.jetstreamManager()).streams.info(objectStoreStream(OBJECT_STORES.media(session)))).config.max_age;
 
-// One bucket for the whole server: the tests run in order, each leaving its TTL to the next.
-describe('NatsMediaStore (object store sb_media, real nats-server)', () => {
-  it('purgeSessionMedia before any file was stored finds nothing and creates no bucket', async () => {
+// One bucket per session: the tests run in order, each leaving session s1's TTL to the next.
+describe('NatsMediaStore (a media object store per session, real nats-server)', () => {
+  it('purgeSessionMedia and a read before any file was stored find nothing and create no bucket', async () => {
     expect(await purgeSessionMedia(nats.nc, 'early')).toBe(0);
-    await expect(maxAge()).rejects.toThrow(/stream not found/);
+    expect(await (await NatsMediaStore.open(nats.nc)).get('early', 'A'.repeat(22))).toBeNull();
+    await expect(maxAge('early')).rejects.toThrow(/stream not found/);
   });
 
-  it('an engine pod opening first creates the bucket with the default lifetime', async () => {
+  it('an engine pod writing first creates its session’s bucket with the default lifetime', async () => {
     const pod = await NatsMediaStore.open(nats.nc);
-    expect(await maxAge()).toBe(nanos(DEFAULT_MEDIA_LIFETIME_MS));
     const stored = await pod.put('s1', file);
+    expect(await maxAge()).toBe(nanos(DEFAULT_MEDIA_LIFETIME_MS));
     expect(stored.expiresAt - Date.now()).toBeGreaterThan(DEFAULT_MEDIA_LIFETIME_MS - 5_000);
   });
 
   it('the gateway brings the TTL to its lifetime; pods then store with that lifetime', async () => {
     const pod = await NatsMediaStore.open(nats.nc);
-    await NatsMediaStore.open(nats.nc, { lifetimeMs: 3_600_000 });
+    await (await NatsMediaStore.open(nats.nc, { lifetimeMs: 3_600_000 })).keepLifetime('s1');
     expect(await maxAge()).toBe(nanos(3_600_000));
     const stored = await pod.put('s1', file);
     expect(stored.expiresAt - Date.now()).toBeGreaterThan(3_600_000 - 5_000);
@@ -54,14 +55,25 @@ describe('NatsMediaStore (object store sb_media, real nats-server)', () => {
 
   it('a file past its lifetime is refused at once, and JetStream removes it', async () => {
     const gateway = await NatsMediaStore.open(nats.nc, { lifetimeMs: 1_000 });
+    await gateway.keepLifetime('s1');
     const stored = await gateway.put('s1', file);
     expect(await gateway.get('s1', stored.id)).not.toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await gateway.get('s1', stored.id)).toBeNull();
-    const os = await nats.nc.jetstream().views.os(OBJECT_STORES.media);
+    const os = await nats.nc.jetstream().views.os(OBJECT_STORES.media('s1'));
     const deadline = Date.now() + 5_000;
     while ((await os.info(`s1/${stored.id}`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await os.info(`s1/${stored.id}`)).toBeNull();
+  });
+
+  it('each session’s files are in a bucket of its own, named by a hash of the session', async () => {
+    const store = await NatsMediaStore.open(nats.nc);
+    await store.put('Own_Bucket-1', file);
+    const names: string[] = [];
+    for await (const name of (await nats.nc.jetstreamManager()).streams.names()) names.push(name);
+    expect(names).toContain(objectStoreStream(OBJECT_STORES.media('Own_Bucket-1')));
+    expect(OBJECT_STORES.media('Own_Bucket-1')).toMatch(/^sb_media_[0-9a-f]{32}$/);
+    expect(names.join(' ')).not.toContain('Own_Bucket');
   });
 
   it('purgeSession removes one session’s files and no other’s', async () => {

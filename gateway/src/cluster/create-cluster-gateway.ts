@@ -21,6 +21,7 @@ import { StreamDeadDeliveries } from './dead-letters.js';
 import { LiveEventFeed } from './event-source.js';
 import { onDeletedSessions } from './deleted-sessions.js';
 import { StreamEventLog } from './stream-event-log.js';
+import { keepMediaLifetimes } from './media-lifetimes.js';
 import { dropSessionStreams } from './session-streams.js';
 import { SessionCache } from './session-cache.js';
 import { SessionCommandChannel } from './session-commands.js';
@@ -157,9 +158,10 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       });
     });
     // Engine pods write history and media; every replica reads them. The gateway owns the media
-    // lifetime: it brings the bucket's TTL to its own setting.
+    // lifetime: it brings each session's bucket's TTL to its own setting.
     const messages = await NatsMessageStore.open(nc);
     const media = await NatsMediaStore.open(nc, { lifetimeMs: options.mediaLifetimeMs ?? DEFAULT_MEDIA_LIFETIME_MS });
+    const stopKeepingLifetimes = keepMediaLifetimes(cache, (session) => media.keepLifetime(session), logger);
     const app = await buildApp({
       sessions,
       outbound,
@@ -191,6 +193,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
         stopForgetting();
         stopFollowing();
         stopForgettingKeys();
+        stopKeepingLifetimes();
         keyStore.close();
         await sessions.close();
         await nc.drain();

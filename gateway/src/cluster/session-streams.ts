@@ -1,3 +1,4 @@
+import { dropSessionStores } from '@switchboard/kube';
 import { STREAMS, SUBJECTS } from '@switchboard/protocol';
 import type { NatsConnection } from 'nats';
 import { DEAD_LETTERS } from './event-source.js';
@@ -6,7 +7,8 @@ import { QUEUE_CONSUMER_PREFIX } from './webhook-targets.js';
 /**
  * Drops what a deleted session leaves in JetStream, so that a session made again with its name
  * starts clean (docs/events.md): its webhook queues (durable consumers), its events in SB_EVENTS
- * (the event log, and every queue's backlog) and its dead letters. The queues go first, so none
+ * (the event log, and every queue's backlog), its dead letters, and its own media and command
+ * buckets (files and pending large commands). The queues go first, so none
  * hands out an event between the purge and its own deletion. Call it once the resource is gone,
  * its engine pod with it, and this replica's queues of the session are stopped.
  */
@@ -21,4 +23,5 @@ export async function dropSessionStreams(nc: NatsConnection, session: string): P
   for (const name of queues) await jsm.consumers.delete(STREAMS.events, name).catch(() => undefined);
   await jsm.streams.purge(STREAMS.events, { filter: subject });
   await jsm.streams.purge(DEAD_LETTERS.stream, { filter: DEAD_LETTERS.subject(session) });
+  await dropSessionStores(nc, session);
 }

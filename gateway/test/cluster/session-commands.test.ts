@@ -23,8 +23,8 @@ function bigFileCommand() {
   return { bytes, command };
 }
 
-async function storedCommands(): Promise<string[]> {
-  const bucket = await nc.jetstream().views.os(OBJECT_STORES.commands);
+async function storedCommands(session: string): Promise<string[]> {
+  const bucket = await nc.jetstream().views.os(OBJECT_STORES.commands(session));
   return (await bucket.list()).filter((info) => !info.deleted).map((info) => info.name);
 }
 
@@ -53,7 +53,7 @@ describe('the cluster command channel', () => {
         { spilled: true, bytes: bytes.length },
         { spilled: false, bytes: 4 },
       ]);
-      expect(await storedCommands()).toEqual([]);
+      expect(await storedCommands('big')).toEqual([]);
     } finally {
       pod.unsubscribe();
     }
@@ -62,6 +62,6 @@ describe('the cluster command channel', () => {
   it('with no engine pod listening, answers null and leaves no stored command behind', async () => {
     const { command } = bigFileCommand();
     expect(await new SessionCommandChannel(nc).send('nobody', command)).toBeNull();
-    expect(await storedCommands()).toEqual([]);
+    expect(await storedCommands('nobody')).toEqual([]);
   });
 });

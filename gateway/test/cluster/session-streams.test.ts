@@ -1,4 +1,6 @@
-import { STREAMS } from '@switchboard/protocol';
+import { CommandObjects, objectStoreExists } from '@switchboard/kube';
+import { NatsMediaStore } from '@switchboard/engine-pod';
+import { OBJECT_STORES, STREAMS } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { describe, expect, it } from 'vitest';
 import { dropSessionStreams } from '../../src/cluster/session-streams.js';
@@ -28,5 +30,28 @@ describe('a deleted session’s streams (issue 12, item 8)', () => {
     const left: string[] = [];
     for await (const info of jsm.consumers.list(STREAMS.events)) if (queues.includes(info.name)) left.push(info.name);
     expect(left).toEqual(queues.filter((name) => name.startsWith('wh_a_b_')));
+  });
+
+  it('drops its own media and command buckets, files and pending commands with them, and no other session’s', async () => {
+    const engine = await nats.engine();
+    // The dead-letter stream a replica makes, which the drop purges too.
+    await (await nats.replica({ sessions: () => [] })).worker.stop();
+    const media = await NatsMediaStore.open(engine);
+    const commands = new CommandObjects(engine);
+    const file = { mimetype: 'image/png', filename: 'a.png', data: Buffer.from('png') };
+    for (const session of ['m', 'm_b']) {
+      await media.put(session, file);
+      await commands.put(session, '{"op":"host.status"}');
+    }
+    const buckets = (session: string) => [OBJECT_STORES.media(session), OBJECT_STORES.commands(session)];
+    const exist = async (session: string) => Promise.all(buckets(session).map((bucket) => objectStoreExists(engine, bucket)));
+    expect(await exist('m')).toEqual([true, true]);
+
+    await dropSessionStreams(engine, 'm');
+    expect(await exist('m')).toEqual([false, false]);
+    expect(await exist('m_b')).toEqual([true, true]);
+    // Nothing left to drop, and a session that never stored anything has nothing either.
+    await dropSessionStreams(engine, 'm');
+    await dropSessionStreams(engine, 'never');
   });
 });

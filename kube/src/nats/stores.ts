@@ -1,4 +1,4 @@
-import { COMMAND_OBJECT_TTL_MS, KV_BUCKETS, LEASE, OBJECT_STORES, STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { COMMAND_OBJECT_TTL_MS, KV_BUCKETS, LEASE, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { type KV, type NatsConnection, nanos, type ObjectStore } from 'nats';
 import { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, kvOptions, openObjectStore, type StoreOptions } from './jetstream.js';
 
@@ -55,29 +55,69 @@ export function openLeaseBucket(nc: NatsConnection, options: StoreOptions & { re
 /** How long a stored file can be downloaded unless configured otherwise: a day. */
 export const DEFAULT_MEDIA_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-/** Binds to the media object store, creating it with this lifetime when missing. */
-export function openMediaObjects(nc: NatsConnection, lifetimeMs: number = DEFAULT_MEDIA_LIFETIME_MS): Promise<ObjectStore> {
-  // A gateway and a pod may create it at once with different TTLs: the loser takes the winner's.
-  return openObjectStore(nc, OBJECT_STORES.media, nanos(lifetimeMs));
+/** Binds to a session's media bucket, creating it with this lifetime when missing. */
+export function openMediaObjects(nc: NatsConnection, session: string, lifetimeMs: number = DEFAULT_MEDIA_LIFETIME_MS): Promise<ObjectStore> {
+  // A gateway and the operator may create it at once with different TTLs: the loser takes the winner's.
+  return openObjectStore(nc, OBJECT_STORES.media(session), nanos(lifetimeMs));
 }
 
-/** Binds to the object store of large commands, creating it with its TTL when missing. */
-export function openCommandObjects(nc: NatsConnection): Promise<ObjectStore> {
-  return openObjectStore(nc, OBJECT_STORES.commands, nanos(COMMAND_OBJECT_TTL_MS));
+/** Binds to a session's bucket of large commands, creating it with its TTL when missing. */
+export function openCommandObjects(nc: NatsConnection, session: string): Promise<ObjectStore> {
+  return openObjectStore(nc, OBJECT_STORES.commands(session), nanos(COMMAND_OBJECT_TTL_MS));
 }
 
 /**
- * Creates every stream and bucket an engine pod uses, with the settings it would create them
- * with. The operator calls this before it runs any engine pod: pods that connect with NATS
+ * Whether a session's bucket exists, without creating it (opening a bucket creates a missing
+ * one): what a read for a session that may never have stored anything asks first.
+ */
+export async function objectStoreExists(nc: NatsConnection, bucket: string): Promise<boolean> {
+  try {
+    await (await nc.jetstreamManager()).streams.info(objectStoreStream(bucket));
+    return true;
+  } catch (error) {
+    if (jsErrorCode(error) === JS_ERR.streamNotFound) return false;
+    throw error;
+  }
+}
+
+/**
+ * Creates a session's media and command buckets when missing. The operator calls it before it
+ * creates the session's engine pod: a pod with credentials may bind to its own buckets but not
+ * create them (operator/src/nats-auth/permissions.ts).
+ */
+export async function ensureSessionStores(nc: NatsConnection, session: string): Promise<void> {
+  await openMediaObjects(nc, session);
+  await openCommandObjects(nc, session);
+}
+
+/**
+ * Deletes a deleted session's media and command buckets, files and pending commands with them.
+ * Answers how many of the two existed. A session made again with the name gets new ones.
+ */
+export async function dropSessionStores(nc: NatsConnection, session: string): Promise<number> {
+  const jsm = await nc.jetstreamManager();
+  let dropped = 0;
+  for (const bucket of [OBJECT_STORES.media(session), OBJECT_STORES.commands(session)]) {
+    try {
+      await jsm.streams.delete(objectStoreStream(bucket));
+      dropped++;
+    } catch (error) {
+      if (jsErrorCode(error) !== JS_ERR.streamNotFound) throw error;
+    }
+  }
+  return dropped;
+}
+
+/**
+ * Creates every shared stream and bucket an engine pod uses, with the settings it would create
+ * them with. The operator calls this before it runs any engine pod: pods that connect with NATS
  * credentials only bind (`StoreOptions.bind`), because their permissions stop at their session's
- * keys and creating a stream is not one of them.
+ * keys and creating a stream is not one of them. A session's own buckets come with its pod
+ * (`ensureSessionStores`).
  */
 export async function ensureClusterStores(nc: NatsConnection): Promise<void> {
   await ensureEventStream(nc);
   await openAuthBucket(nc);
   await openMessagesBucket(nc);
   await openLeaseBucket(nc);
-  // Created with the default lifetime when missing; the gateway brings the TTL to its own.
-  await openMediaObjects(nc);
-  await openCommandObjects(nc);
 }

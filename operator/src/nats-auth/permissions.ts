@@ -1,4 +1,4 @@
-import { INBOX_PREFIXES, KV_BUCKETS, OBJECT_STORES, STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { INBOX_PREFIXES, KV_BUCKETS, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
 
 /** What one NATS user may publish and subscribe to (the `nats` claims of its user JWT). */
 export interface NatsPermissions {
@@ -10,7 +10,6 @@ export interface NatsPermissions {
 
 const JS = '$JS.API';
 const kvStream = (bucket: string) => `KV_${bucket}`;
-const objectStream = (store: string) => `OBJ_${store}`;
 /** JetStream's direct get with the subject in the request subject, so permissions can name the keys. */
 const directGet = (bucket: string, keys: string) => `${JS}.DIRECT.GET.${kvStream(bucket)}.$KV.${bucket}.${keys}`;
 
@@ -23,14 +22,18 @@ const directGet = (bucket: string, keys: string) => `${JS}.DIRECT.GET.${kvStream
  * info) is left to the gateway and operator, which create every stream and bucket before an engine
  * pod runs (`ensureClusterStores`).
  *
- * The object stores are the exception: an object's subjects are a base64 of its whole name and a
- * random id, so no subject says which session it belongs to. Engine pods may write `sb_media`
- * and read and delete `sb_commands` objects by name (128 and 122 random bits); what that leaves
- * open is in docs/architecture.md, "NATS authentication".
+ * Object stores are one bucket per session (`OBJECT_STORES`), because an object's subjects name
+ * its bucket but not its owner: chunks are `$O.<bucket>.C.<random nuid>` and metadata
+ * `$O.<bucket>.M.<base64 of the name>`, so no permission on one shared bucket could tell two
+ * sessions' objects apart. Named by bucket, the permissions below are enforced by the server: a
+ * pod writes files into its own media bucket only, and reads and deletes only its own session's
+ * spilled commands; another session's bucket is a permission violation whatever object it names.
+ * Its buckets exist before it runs (the operator's `ensureSessionStores`); the pod binds.
  */
 export function enginePermissions(session: string): NatsPermissions {
   const { auth, leases, messages } = KV_BUCKETS;
-  const { media, commands } = OBJECT_STORES;
+  const media = OBJECT_STORES.media(session);
+  const commands = OBJECT_STORES.commands(session);
   return {
     pub: {
       allow: [
@@ -46,15 +49,16 @@ export function enginePermissions(session: string): NatsPermissions {
         // Account-level JetStream info (usage totals), which a JetStream manager asks for first.
         `${JS}.INFO`,
         `$O.${media}.>`,
-        `${JS}.STREAM.INFO.${objectStream(media)}`,
-        `${JS}.STREAM.MSG.GET.${objectStream(media)}`,
+        `${JS}.STREAM.INFO.${objectStoreStream(media)}`,
+        `${JS}.STREAM.MSG.GET.${objectStoreStream(media)}`,
         `$O.${commands}.M.*`,
-        `${JS}.STREAM.INFO.${objectStream(commands)}`,
-        `${JS}.STREAM.MSG.GET.${objectStream(commands)}`,
-        `${JS}.CONSUMER.CREATE.${objectStream(commands)}`,
-        // An object read finds its stream by subject first: stream names only, nothing in them.
+        `${JS}.STREAM.INFO.${objectStoreStream(commands)}`,
+        `${JS}.STREAM.MSG.GET.${objectStoreStream(commands)}`,
+        `${JS}.CONSUMER.CREATE.${objectStoreStream(commands)}`,
+        // An object read finds its stream by subject first: stream names only, nothing in them
+        // (a session's buckets are named by a hash of its name, so the list names no session).
         `${JS}.STREAM.NAMES`,
-        `${JS}.STREAM.PURGE.${objectStream(commands)}`,
+        `${JS}.STREAM.PURGE.${objectStoreStream(commands)}`,
       ],
     },
     sub: { allow: [SUBJECTS.command(session), `${INBOX_PREFIXES.engine(session)}.>`] },
@@ -65,8 +69,9 @@ export function enginePermissions(session: string): NatsPermissions {
 
 /**
  * The gateway: commands to every session, the events, dead-letter and replay streams and their
- * consumers, the API keys, media and command buckets, the history it reads and the auth state it
- * purges. JetStream's API as a whole: it creates and updates those streams and consumers.
+ * consumers, the API keys, every session's media and command buckets, the history it reads and the
+ * auth state it purges. JetStream's API as a whole: it creates, updates and deletes those streams
+ * and consumers.
  */
 export function gatewayPermissions(): NatsPermissions {
   return {
@@ -79,8 +84,8 @@ export function gatewayPermissions(): NatsPermissions {
         '$JS.ACK.>',
         '$JS.FC.>',
         `$KV.${KV_BUCKETS.apiKeys}.>`,
-        `$O.${OBJECT_STORES.media}.>`,
-        `$O.${OBJECT_STORES.commands}.>`,
+        // Every session's media and command buckets (`sb_media_<token>`, `sb_commands_<token>`).
+        '$O.>',
       ],
     },
     sub: { allow: [`${INBOX_PREFIXES.gateway}.>`] },
@@ -90,9 +95,12 @@ export function gatewayPermissions(): NatsPermissions {
 /**
  * The operator: host commands to engine pods, the status events it writes into resources, the
  * purge of a session's auth state on logout, and creating the streams and buckets engine pods use.
+ * Each session's object store buckets are named by a hash, which no wildcard can match as part of
+ * a token: the operator may look up and create any stream (it holds the account's signing key
+ * anyway, so this widens nothing it could not grant itself).
  */
 export function operatorPermissions(): NatsPermissions {
-  const streams = [STREAMS.events, ...Object.values(KV_BUCKETS).map(kvStream), ...Object.values(OBJECT_STORES).map(objectStream)];
+  const streams = [STREAMS.events, ...Object.values(KV_BUCKETS).map(kvStream)];
   return {
     pub: {
       allow: [
@@ -100,6 +108,8 @@ export function operatorPermissions(): NatsPermissions {
         `${JS}.INFO`,
         ...streams.flatMap((stream) => [`${JS}.STREAM.CREATE.${stream}`, `${JS}.STREAM.UPDATE.${stream}`, `${JS}.STREAM.INFO.${stream}`]),
         `${JS}.STREAM.PURGE.${kvStream(KV_BUCKETS.auth)}`,
+        `${JS}.STREAM.CREATE.*`,
+        `${JS}.STREAM.INFO.*`,
       ],
     },
     sub: { allow: [SUBJECTS.statusEvents, `${INBOX_PREFIXES.operator}.>`] },

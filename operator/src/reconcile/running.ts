@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
+import { ensureSessionStores, sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
 import { deleteEnginePod } from './delete-pod.js';
 import { ensureEngineCredentials } from './engine-credentials.js';
@@ -19,6 +19,8 @@ export async function ensureRunning(ctx: ReconcileContext, resource: StoredMessa
   const desired = buildEnginePod(resource, ctx.pods);
   if (!pod) {
     await ensureEngineCredentials(ctx, resource);
+    // The session's own media and command buckets: its pod's NATS user may use them, not make them.
+    await ensureSessionStores(ctx.nc, sessionNameOf(resource));
     await ctx.kube.createPod(desired);
     ctx.expectations.expectCreate(resource.metadata.name);
     const name = desired.metadata!.name!;
