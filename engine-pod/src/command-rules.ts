@@ -1,4 +1,12 @@
-import { type EngineCommand, type EngineName, isBuiltEngine, operationName, type SessionStatus, supportsOperation } from '@switchboard/protocol';
+import {
+  type EngineCommand,
+  type EngineName,
+  isBuiltEngine,
+  operationName,
+  refusedArgumentOf,
+  type SessionStatus,
+  supportsOperation,
+} from '@switchboard/protocol';
 import { CommandError } from './command-error.js';
 
 /** The statuses in which an engine command makes sense (spec part 3). */
@@ -65,9 +73,18 @@ export function simulateNotSupported(session: string, engine: EngineName): Comma
  * asks again; an engine this build lacks has no entry (its session runs no engine).
  */
 export function notSupportedError(session: string, engine: EngineName, command: EngineCommand): CommandError | null {
-  if (!isBuiltEngine(engine) || supportsOperation(engine, command.op)) return null;
-  if (command.op === 'sandbox.simulate') return simulateNotSupported(session, engine);
-  return notSupported(session, engine, operationName(command));
+  if (!isBuiltEngine(engine)) return null;
+  if (!supportsOperation(engine, command.op)) {
+    if (command.op === 'sandbox.simulate') return simulateNotSupported(session, engine);
+    return notSupported(session, engine, operationName(command));
+  }
+  const refused = refusedArgumentOf(engine, command);
+  if (!refused) return null;
+  return new CommandError('NOT_SUPPORTED', `engine ${engine} does not support ${refused.what} (session '${session}')`, {
+    session,
+    engine,
+    field: refused.field,
+  });
 }
 
 /** One wording of NOT_SUPPORTED for the table's refusal and an engine lacking a method. */

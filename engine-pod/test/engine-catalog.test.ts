@@ -9,6 +9,7 @@ import {
   ENGINE_OPS,
   type EngineCommand,
   EVENT_NAMES,
+  MessageTextRequest,
   SETTING_ENGINES,
   supportsOperation,
 } from '@switchboard/protocol';
@@ -16,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { METHOD_OF } from '../src/dispatch/support.js';
 import { waitFor } from '@switchboard/testkit';
 import { CommandError, DEFAULT_SANDBOX_OPTIONS, type Engine, type EngineContext, EngineHost, FileAuthStateStore, SandboxEngine } from '../src/index.js';
+import { type MediaUpload, mediaContent } from '../src/engines/noweb/outgoing-content.js';
 import { engineFactory } from '../src/pod/engine-catalog.js';
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -45,6 +47,27 @@ function eventsNamedIn(engine: BuiltEngine): string[] {
   return EVENT_NAMES.filter((event) => text.includes(`'${event}'`));
 }
 
+const PEER = '15551234567@c.us';
+const VOICE_TO_CONVERT = {
+  kind: 'voice',
+  chatId: PEER,
+  file: { mimetype: 'audio/mpeg', filename: null, data: Buffer.from('not audio') },
+  convert: true,
+} as const;
+const NO_UPLOAD: MediaUpload = { upload: () => Promise.reject(new Error('no upload in this test')), logger: silent as never };
+
+/**
+ * Each argument the table says an engine refuses, asked of the engine class itself (not through
+ * the host, which asks the table): an engine that would take it makes its test fail.
+ */
+const ASK_WITH_REFUSED_ARGUMENT: Record<string, (engine: Engine) => Promise<unknown>> = {
+  'NOWEB auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'sms' }),
+  'WEBJS auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'voice' }),
+  'WEBJS send.text': (engine) => engine.sendText(MessageTextRequest.omit({ session: true }).parse({ chatId: PEER, text: 'x', id: 'CLIENTID0001' })),
+  // NOWEB refuses it while it builds the message, before anything is uploaded.
+  'NOWEB send.media': () => mediaContent(VOICE_TO_CONVERT, NO_UPLOAD),
+};
+
 describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engine classes do', () => {
   describe.each(BUILT_ENGINES)('%s', (name) => {
     const engine = engineOf(name);
@@ -71,6 +94,12 @@ describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engi
     it('pairs by passkey exactly when the class has passkey pairing, by QR code and code always', () => {
       expect(entry.pairing.includes('passkey')).toBe(typeof engine.passkeyChallenge === 'function');
       expect(entry.pairing).toEqual(expect.arrayContaining(['qr', 'code']));
+    });
+
+    it.each(entry.refusedArguments.map((refused) => [refused.op, refused.field] as const))('refuses %s with %s itself', async (op, field) => {
+      const ask = ASK_WITH_REFUSED_ARGUMENT[`${name} ${op}`];
+      expect(ask, `a way to ask ${name} for ${op} with ${field}`).toBeDefined();
+      await expect(ask!(engine)).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
     });
 
     it('honours exactly the settings SETTING_ENGINES gives it', () => {

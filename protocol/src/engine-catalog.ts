@@ -85,6 +85,18 @@ export function operationName(command: EngineCommand): string {
   return command.op === 'send.media' ? `sending ${MEDIA_NAMES[command.args.kind]}` : OP_NAMES[command.op];
 }
 
+/**
+ * An argument an engine refuses in an op it otherwise carries out: set (not null, false or
+ * empty), the op answers 422 NOT_SUPPORTED, as an op the engine lacks does.
+ */
+export interface RefusedArgument {
+  readonly op: EngineOp;
+  /** The member of the command's args (the request body's field of the same name). */
+  readonly field: string;
+  /** What a request setting it asks for: "engine WEBJS does not support <this>". */
+  readonly what: string;
+}
+
 /** What one engine does; `GET /api/server/engines` answers these. */
 export interface EngineCapabilities {
   /** The engine pod's image (cluster mode). */
@@ -99,7 +111,16 @@ export interface EngineCapabilities {
   readonly callRejection: boolean;
   /** The session settings (`config.proxy`, ...) it honours; any other is refused with 422. */
   readonly settings: readonly (keyof EngineSettings)[];
+  /** Arguments of its operations it refuses. */
+  readonly refusedArguments: readonly RefusedArgument[];
 }
+
+/** Registration of a new number by SMS or voice: WhatsApp Web links a device by a code instead. */
+const REGISTRATION: RefusedArgument = {
+  op: 'auth.requestCode',
+  field: 'method',
+  what: 'registering a number by SMS or voice (`method`): it links a device by a code typed on the phone; leave `method` out',
+};
 
 const PASSKEY_OPS = ['auth.passkey.challenge', 'auth.passkey.submit', 'auth.passkey.confirmation', 'auth.passkey.confirm'] as const;
 
@@ -124,6 +145,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     events: EVENT_NAMES,
     callRejection: true,
     settings: [],
+    refusedArguments: [],
   },
   NOWEB: {
     image: 'socket',
@@ -133,6 +155,14 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
     settings: ['proxy', 'ignore', 'client', 'noweb'],
+    refusedArguments: [
+      REGISTRATION,
+      {
+        op: 'send.media',
+        field: 'convert',
+        what: 'converting files (`convert`): it sends them as they are; send OGG/Opus voice and MP4 (H.264/AAC) video with convert false',
+      },
+    ],
   },
   WEBJS: {
     image: 'browser',
@@ -161,11 +191,22 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     ],
     callRejection: false,
     settings: [],
+    refusedArguments: [
+      REGISTRATION,
+      { op: 'send.text', field: 'id', what: 'sending with a pre-generated message id (`id`): WhatsApp Web makes up its own' },
+    ],
   },
 };
 
 export function supportsOperation(engine: BuiltEngine, op: EngineOp): boolean {
   return ENGINE_CATALOG[engine].operations.includes(op);
+}
+
+/** The argument of `command` its engine refuses, if it sets one. */
+export function refusedArgumentOf(engine: BuiltEngine, command: EngineCommand): RefusedArgument | null {
+  const args: Readonly<Record<string, unknown>> = 'args' in command ? command.args : {};
+  const set = (value: unknown) => value !== undefined && value !== null && value !== false && value !== '';
+  return ENGINE_CATALOG[engine].refusedArguments.find((refused) => refused.op === command.op && set(args[refused.field])) ?? null;
 }
 
 /** The engines honouring each setting of a session's config, from the table. */
@@ -208,6 +249,9 @@ export const EngineCatalogEntry = z
     events: z.array(z.string()).meta({ description: 'Events it can emit' }),
     callRejection: z.boolean().meta({ description: 'Whether the calls app can decline a call on it' }),
     settings: z.array(z.string()).meta({ description: 'The session config settings it honours (config.proxy, ...)' }),
+    refusedArguments: z
+      .array(z.object({ op: z.string(), field: z.string(), what: z.string() }))
+      .meta({ description: 'Arguments of its operations it refuses with 422 (`field` of the body of `op`)' }),
   })
   .meta({ id: 'EngineCatalogEntry' });
 export type EngineCatalogEntry = z.infer<typeof EngineCatalogEntry>;
@@ -215,6 +259,14 @@ export type EngineCatalogEntry = z.infer<typeof EngineCatalogEntry>;
 export function engineCatalogEntries(): EngineCatalogEntry[] {
   return BUILT_ENGINES.map((name) => {
     const entry = ENGINE_CATALOG[name];
-    return { name, ...entry, pairing: [...entry.pairing], operations: [...entry.operations], events: [...entry.events], settings: [...entry.settings] };
+    return {
+      name,
+      ...entry,
+      pairing: [...entry.pairing],
+      operations: [...entry.operations],
+      events: [...entry.events],
+      settings: [...entry.settings],
+      refusedArguments: entry.refusedArguments.map((refused) => ({ ...refused })),
+    };
   });
 }

@@ -59,6 +59,29 @@ describe("an operation the session's engine cannot do: 422 from the gateway's en
     expect((simulate.body as ErrorBody).message).toBe(`simulate works only on SANDBOX sessions; session '${session}' runs NOWEB`);
   });
 
+  it('an argument the engine refuses in an operation it has: the same 422, naming the field', async () => {
+    const cases: [string, string, string, unknown, string, string][] = [
+      ['ops-webjs', 'WEBJS', '/api/sendText', { session: 'ops-webjs', chatId: PEER, text: 'hi', id: 'CLIENTID0001' }, 'id', 'sending with a pre-generated message id'],
+      ['ops-webjs', 'WEBJS', '/api/ops-webjs/auth/request-code', { phoneNumber: '15551234567', method: 'sms' }, 'method', 'registering a number by SMS or voice'],
+      ['ops-noweb', 'NOWEB', '/api/ops-noweb/auth/request-code', { phoneNumber: '15551234567', method: 'voice' }, 'method', 'registering a number by SMS or voice'],
+      [
+        'ops-noweb',
+        'NOWEB',
+        '/api/sendVoice',
+        { session: 'ops-noweb', chatId: PEER, file: { mimetype: 'audio/mpeg', data: 'SUQz' }, convert: true },
+        'convert',
+        'converting files',
+      ],
+    ];
+    for (const [session, engine, path, body, field, what] of cases) {
+      const res = await gw.api('POST', path, body);
+      expect(res.status, path).toBe(422);
+      const error = res.body as ErrorBody;
+      expect(error.message, path).toMatch(new RegExp(`^engine ${engine} does not support ${what}.*\\(session '${session}'\\)$`));
+      expect(error.details, path).toEqual({ session, engine, field });
+    }
+  });
+
   it('an operation the engine can do is refused for the status instead: the catalog refuses only what the engine lacks', async () => {
     const res = await gw.api('POST', '/api/sendText', { session: 'ops-webjs', chatId: PEER, text: 'hi' });
     expect(res.status).toBe(422);
@@ -80,5 +103,6 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(noweb.operations).not.toContain('send.buttons');
     expect(webjs).toMatchObject({ image: 'browser', callRejection: false, operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text'] });
     expect(webjs.events).toContain('message');
+    expect(webjs.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'send.text', field: 'id' })]));
   });
 });
