@@ -25,12 +25,21 @@ const APPS_ENV = 'SWITCHBOARD_APPS';
 const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
 
 /**
+ * The version of what an engine pod's NATS user may do (nats-auth/permissions.ts), in its
+ * Secret's name. The operator never changes a Secret it made, so a change of permissions takes a
+ * new name: an upgraded operator then mints a new user, and the changed pod spec replaces the
+ * pod once. 2: the session's own object store buckets rather than the shared `sb_media` and
+ * `sb_commands`, which a user of version 1 would still be limited to.
+ */
+const ENGINE_PERMISSIONS_VERSION = 2;
+
+/**
  * The Secret with a session's engine NATS credentials, when the operator mints them
  * (engine-credentials.ts). The resource's uid is in the name: a resource re-created under the same
  * name gets a Secret of its own, never the one the garbage collector is about to take.
  */
 export function engineCredentialsSecretName(resource: StoredMessagingSession): string {
-  return `${enginePodName(resource.metadata.name)}-nats-${resource.metadata.uid.slice(0, 8)}`;
+  return `${enginePodName(resource.metadata.name)}-nats${ENGINE_PERMISSIONS_VERSION}-${resource.metadata.uid.slice(0, 8)}`;
 }
 export const ENGINE_CREDENTIALS_KEY = 'nats.creds';
 
