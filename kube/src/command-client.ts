@@ -32,9 +32,9 @@ export class CommandClientError extends Error {
 /**
  * The engine command channel of cluster mode, the one client of it: a NATS request to
  * `sb.cmd.<session>`, which the one engine pod of the session answers with a CommandReply. A
- * command larger than one NATS message (a base64 file) goes through the object store
- * `sb_commands` (`CommandObjects`). The gateway sends API commands with it, the operator host
- * commands; each maps a `CommandClientError` and an error reply to its own errors.
+ * command larger than one NATS message (a base64 file) goes through the session's own object
+ * store `sb_commands_<token>` (`CommandObjects`). The gateway sends API commands with it, the
+ * operator host commands; each maps a `CommandClientError` and an error reply to its own errors.
  */
 export class CommandClient {
   private readonly objects: CommandObjects;

@@ -23,8 +23,8 @@ export class SessionCommandChannel {
    * Resolves to `{result}` from the engine pod, or to null when no pod listens on the session's
    * subject (not running, or still starting). A failed command rejects with its CommandError, so
    * the HTTP layer answers what local mode answers; a pod that does not answer in time, with a 503.
-   * A command larger than one NATS message (a base64 file) goes through the object store
-   * `sb_commands` (kube's command-objects.ts).
+   * A command larger than one NATS message (a base64 file) goes through the session's own object
+   * store `sb_commands_<token>` (kube's command-objects.ts).
    */
   async send(session: string, command: SessionCommand): Promise<{ result: unknown } | null> {
     let reply: CommandReply;
