@@ -60,7 +60,7 @@ export function wrongStatusError(session: string, status: SessionStatus, op: Eng
   });
 }
 
-export function simulateNotSupported(session: string, engine: EngineName): CommandError {
+function simulateNotSupported(session: string, engine: EngineName): CommandError {
   return new CommandError('NOT_SUPPORTED', `simulate works only on SANDBOX sessions; session '${session}' runs ${engine}`, {
     session,
     engine,
