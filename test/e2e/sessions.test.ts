@@ -1,6 +1,6 @@
 // Cluster mode end to end: sessions made through /api and through kubectl, run by the operator's
 // engine pods, and an engine pod deleted under a working session.
-import { KV_BUCKETS } from '@switchboard/protocol';
+import { KV_BUCKETS, OBJECT_STORES, objectStoreStream } from '@switchboard/protocol';
 import { sample, waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
 import { connect, type KV, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,20 @@ beforeAll(async () => {
   gw = await env.startGateway();
   nc = await connectNats(env);
 });
+
+/** Whether each of a session's two object store buckets (media, commands) exists. */
+async function objectBuckets(session: string): Promise<boolean[]> {
+  const jsm = await nc.jetstreamManager();
+  const exists = (bucket: string) =>
+    jsm.streams.info(objectStoreStream(bucket)).then(
+      () => true,
+      (error: unknown) => {
+        if ((error as Error).message.includes('stream not found')) return false;
+        throw error;
+      },
+    );
+  return Promise.all([exists(OBJECT_STORES.media(session)), exists(OBJECT_STORES.commands(session))]);
+}
 
 afterAll(async () => {
   await nc?.close();
@@ -111,7 +125,15 @@ describe('NATS authentication, as the chart sets it up', () => {
       '$KV.sb_messages.nats-user.>',
       '$KV.sb_leases.nats-user',
     ]);
+    // Its own media and command buckets, which the operator made before the pod, and no other's.
+    expect(claims.nats.pub.allow.filter((subject) => subject.startsWith('$O.'))).toEqual([
+      `$O.${OBJECT_STORES.media('nats-user')}.>`,
+      `$O.${OBJECT_STORES.commands('nats-user')}.M.*`,
+    ]);
+    expect(await objectBuckets('nats-user')).toEqual([true, true]);
     expect((await gw.api('DELETE', '/api/sessions/nats-user')).status).toBe(200);
+    // The delete answers once the session's buckets are gone with its streams.
+    expect(await objectBuckets('nats-user')).toEqual([false, false]);
   });
 });
 
@@ -141,8 +163,12 @@ spec:
     const printed = await env.cp.kubectl(['get', 'msess', 'from-manifest', '-n', env.namespace, '-o', 'jsonpath={.status.status}']);
     expect(printed).toBe('SCAN_QR_CODE');
 
+    expect(await objectBuckets('from-manifest')).toEqual([true, true]);
+
     await env.cp.kubectl(['delete', 'msess', 'from-manifest', '-n', env.namespace, '--timeout=60s']);
     expect(await env.enginePods('from-manifest')).toEqual([]);
+    // Every gateway replica that sees the resource go drops the session's buckets.
+    await waitFor(async () => (await objectBuckets('from-manifest')).every((exists) => !exists), 'its object store buckets dropped', 10_000);
     expect((await gw.api('GET', '/api/sessions/from-manifest')).status).toBe(404);
   });
 });
