@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { WEBJS_BROWSER_FLAGS } from '../../engine-pod/src/engines/webjs/client-factory.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const prefix = process.env.IMAGE_PREFIX ?? 'localhost/switchboard';
@@ -139,6 +140,13 @@ describe('image contents', () => {
     const result = podman(['run', ...runFlags, ref('browser-engine'), '/usr/bin/chromium', '--version']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^Chromium \d+\./m);
+  });
+
+  it.runIf(targets.includes('browser-engine'))('browser-engine: headless Chromium, with the flags the WEBJS engine gives it, renders a page', () => {
+    const page = 'data:text/html,<p id="switchboard">rendered</p>';
+    const result = podman(['run', ...runFlags, ref('browser-engine'), '/usr/bin/chromium', ...WEBJS_BROWSER_FLAGS, '--dump-dom', page]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('<p id="switchboard">rendered</p>');
   });
 });
 
