@@ -5,8 +5,13 @@ import { EngineCommand } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-/** The documents a newcomer reads first: what they name must be there. */
-const DOCUMENTS = ['README.md', 'docs/architecture.md'];
+/** The documents a newcomer reads first, and each package's guide: what they name must be there. */
+const DOCUMENTS = [
+  'README.md',
+  'docs/architecture.md',
+  ...['protocol', 'kube', 'engine-pod', 'gateway', 'operator', 'bench', 'charts', 'crds', 'docker'].map((dir) => `${dir}/README.md`),
+  'gateway/src/local/webhooks/README.md',
+];
 /** Made by builds, installs and runs, never part of the repository. */
 const NOT_IN_REPOSITORY = new Set(['node_modules', 'dist', '.git', '.tools', '.cache', 'data', 'test-results']);
 const FILE_EXTENSIONS = /\.(ts|mjs|js|md|ya?ml|json|sh)$/;
@@ -30,15 +35,15 @@ function repositoryPaths(dir = repoRoot, into: string[] = []): string[] {
 /**
  * The repository paths a document names: code spans, and the words of its Mermaid diagrams,
  * that look like a path (a '/' or a source file's extension). Placeholders (`<session>/<id>`),
- * URLs and API routes (`/api/...`), label and API-group names (`switchboard.dev/restarted-at`)
- * and data-dir paths are not repository paths.
+ * URLs and API routes (`/api/...`), label and API-group names (`switchboard.dev/restarted-at`),
+ * npm packages (`@scope/name`) and data-dir paths are not repository paths.
  */
 function namedPaths(markdown: string): string[] {
   const spans = [...markdown.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
   const diagrams = [...markdown.matchAll(/```mermaid\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.match(/(?<![\w./-])(?:[\w.-]+(?:\/[\w.-]+)+\/?|[\w.-]+\.(?:ts|md)\b)/g) ?? []);
   return [...new Set([...spans, ...diagrams])].filter(
     (token) =>
-      /^[\w@][\w.@/-]*$/.test(token) &&
+      /^\w[\w.@/-]*$/.test(token) && // not an npm package (@scope/name)
       (token.includes('/') || FILE_EXTENSIONS.test(token)) &&
       !/^[^/]*\.[^/]*\//.test(token) && // a domain first (switchboard.dev/..., app.kubernetes.io/...)
       !token.includes('='),
@@ -61,7 +66,7 @@ describe('the documents name only paths the repository has', () => {
   for (const document of DOCUMENTS) {
     it(`${document}: every file and folder it names exists`, () => {
       const named = namedPaths(readFileSync(join(repoRoot, document), 'utf8'));
-      expect(named.length).toBeGreaterThan(5);
+      expect(named.length).toBeGreaterThan(0);
       expect(named.filter((token) => !exists(token, paths))).toEqual([]);
     });
   }
