@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CommandObjects, ensureClusterStores, ensureSessionStores } from '@switchboard/kube';
+import { CommandObjects, dropSessionStores, ensureClusterStores, ensureSessionStores } from '@switchboard/kube';
 import { type CommandReply, INBOX_PREFIXES, KV_BUCKETS, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
@@ -118,6 +118,9 @@ describe('NATS authentication (cluster mode)', () => {
     // Erin's file and command are as she and the gateway left them.
     expect((await gatewayMedia.get('erin', erinFile.id))?.data.toString()).toBe('png!');
     expect(await new CommandObjects(gateway).take('erin', erinCommand.headers)).toBe(command);
+    // The operator's finalizer deletes a deleted session's buckets; a pod may not.
+    await expect(dropSessionStores(dave, 'dave')).rejects.toEqual(permissionError('STREAM.DELETE'));
+    expect(await dropSessionStores(operator, 'erin')).toBe(2);
   });
 
   it('an engine pod with its own credentials runs its session end to end: lease, commands, events, history, media, logout', async () => {

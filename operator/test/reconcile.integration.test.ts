@@ -1,7 +1,8 @@
 // The operator against a real kube-apiserver and a real NATS server: one engine pod per Running
 // session, Stopped removes it, the logout finalizer, the status from engine events, and informers
 // that survive broken watches. No kubelet runs: the tests play its part on pod status.
-import { ANNOTATIONS, LOGOUT_FINALIZER } from '@switchboard/protocol';
+import { objectStoreExists } from '@switchboard/kube';
+import { ANNOTATIONS, LOGOUT_FINALIZER, OBJECT_STORES } from '@switchboard/protocol';
 import { type NatsServer, sample, startNatsServer, TcpProxy } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -284,6 +285,10 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
   });
 
   describe('deletion and the logout finalizer', () => {
+    /** Whether the session's media and command buckets exist. */
+    const objectBuckets = (session: string) =>
+      Promise.all([OBJECT_STORES.media(session), OBJECT_STORES.commands(session)].map((bucket) => objectStoreExists(nc, bucket)));
+
     async function authKeys(): Promise<string[]> {
       const kv = await nc.jetstream().views.kv('sb_auth');
       const keys: string[] = [];
@@ -350,6 +355,8 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       await operatorIn(ns);
       await cluster.createSession(ns, 'plain1');
       await waitForApiServer(() => cluster.pod(ns, 'plain1'), 'the engine pod');
+      // The session's own object store buckets come before its pod, and stay while it is there.
+      expect(await objectBuckets('plain1')).toEqual([true, true]);
       await waitForApiServer(async () => (await cluster.session(ns, 'plain1'))?.metadata.finalizers?.includes(LOGOUT_FINALIZER), 'the finalizer');
       await cluster.patchPod(ns, 'plain1', { metadata: { finalizers: [HOLD] } });
 
@@ -357,11 +364,14 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       await waitForApiServer(async () => (await cluster.pod(ns, 'plain1'))?.metadata?.deletionTimestamp, 'the pod terminating');
       await sleep(2_000);
       expect((await cluster.session(ns, 'plain1'))?.metadata.deletionTimestamp).toBeTruthy();
+      expect(await objectBuckets('plain1')).toEqual([true, true]);
 
       await cluster.patchPod(ns, 'plain1', { metadata: { finalizers: null } });
       await waitForApiServer(async () => (await cluster.session(ns, 'plain1')) === null, 'the resource gone');
       expect(engine.received).not.toContain('host.logout');
       expect(await authKeys()).toContain('plain1.creds.main');
+      // Its media and command buckets went before the resource did.
+      expect(await objectBuckets('plain1')).toEqual([false, false]);
     });
   });
 

@@ -96,7 +96,8 @@ export function gatewayPermissions(): NatsPermissions {
  * The operator: host commands to engine pods, the status events it writes into resources, the
  * purge of a session's auth state on logout, and creating the streams and buckets engine pods use.
  * Each session's object store buckets are named by a hash, which no wildcard can match as part of
- * a token: the operator may look up and create any stream (it holds the account's signing key
+ * a token: the operator may look up, create and delete any stream (it makes a session's buckets
+ * before its pod and deletes them when the session is deleted; it holds the account's signing key
  * anyway, so this widens nothing it could not grant itself).
  */
 export function operatorPermissions(): NatsPermissions {
@@ -110,6 +111,7 @@ export function operatorPermissions(): NatsPermissions {
         `${JS}.STREAM.PURGE.${kvStream(KV_BUCKETS.auth)}`,
         `${JS}.STREAM.CREATE.*`,
         `${JS}.STREAM.INFO.*`,
+        `${JS}.STREAM.DELETE.*`,
       ],
     },
     sub: { allow: [SUBJECTS.statusEvents, `${INBOX_PREFIXES.operator}.>`] },

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { logoutOnDelete, purgeSessionAuth, sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
+import { dropSessionStores, logoutOnDelete, purgeSessionAuth, sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
 import { LOGOUT_FINALIZER } from '@switchboard/protocol';
 import { sendHostCommand } from '../engine-commands.js';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
@@ -22,8 +22,9 @@ export async function ensureFinalizer(ctx: ReconcileContext, resource: StoredMes
 /**
  * A resource being deleted. With the logout annotation, a running, ready engine unpairs first
  * (`host.logout`); then, in every case, the pod is deleted and awaited, the session's auth
- * state is purged (logout only: a plain delete keeps the pairing, as stop does), and our
- * finalizer is removed, which lets the API server delete the resource.
+ * state is purged (logout only: a plain delete keeps the pairing, as stop does), its own media
+ * and command buckets are deleted (the gateway drops them too; this covers a delete no gateway
+ * saw), and our finalizer is removed, which lets the API server delete the resource.
  */
 export async function finalize(ctx: ReconcileContext, resource: StoredMessagingSession, pod: V1Pod | null): Promise<ReconcileResult> {
   if (!hasFinalizer(resource)) return DONE;
@@ -39,6 +40,7 @@ export async function finalize(ctx: ReconcileContext, resource: StoredMessagingS
     const purged = await purgeSessionAuth(ctx.nc, session);
     await ctx.events.normal(resource, 'AuthPurged', `Removed the session's auth state (${purged} entries)`);
   }
+  await dropSessionStores(ctx.nc, session);
   await ctx.kube.removeFinalizer(resource);
   ctx.engines.forget(session);
   ctx.log.info({ resource: resource.metadata.name, logout }, 'finalized deleted session');
