@@ -20,6 +20,8 @@ export function keepMediaLifetimes(
   const kept = new Map<string, string | undefined>();
   const look = (resources: readonly MessagingSession[] | undefined) => {
     for (const resource of resources ?? []) {
+      // A session being deleted is losing its buckets: making them again would leave them behind.
+      if (resource.metadata?.deletionTimestamp) continue;
       const session = sessionNameOf(resource);
       const uid = resource.metadata?.uid;
       if (kept.has(session) && kept.get(session) === uid) continue;
