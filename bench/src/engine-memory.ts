@@ -115,7 +115,17 @@ async function main(): Promise<void> {
 }
 
 function print(rows: readonly Row[]): void {
-  const header = ['engine', 'N', 'RSS Δ MiB', 'RSS Δ/session', 'heap Δ MiB', 'heap Δ/session', 'process RSS', 'NOWEB/SANDBOX per session', 'NOWEB − SANDBOX per session'];
+  const header = [
+    'engine',
+    'N',
+    'RSS Δ MiB',
+    'RSS Δ/session',
+    'heap Δ MiB',
+    'heap Δ/session',
+    'process RSS',
+    'NOWEB/SANDBOX per session',
+    'NOWEB − SANDBOX per session',
+  ];
   const table = rows.map((row) => {
     let ratio = '(baseline)';
     let difference = '';

@@ -146,8 +146,7 @@ async function main(): Promise<void> {
   }
 }
 
-const names = (prefix: string, count: number) =>
-  Array.from({ length: count }, (_, i) => `bench-${prefix}-${String(i).padStart(4, '0')}`);
+const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `bench-${prefix}-${String(i).padStart(4, '0')}`);
 
 /**
  * A MessagingSession as the API server would hand it to the operator, for building the

@@ -136,7 +136,9 @@ function print(bare: Side, calibration: Side | null, product: Side): void {
   if (calibration) console.log(row(calibration));
   console.log(row(product));
   console.log(`ratio per round: ${ratios.map((r) => r.toFixed(2)).join(' ')}`);
-  console.log(`throughput ratio (switchboard / bare, median of the rounds): ${ratio.toFixed(2)}   target >= 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'}`);
+  console.log(
+    `throughput ratio (switchboard / bare, median of the rounds): ${ratio.toFixed(2)}   target >= 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
+  );
   if (calibration) {
     console.log(
       `calibration: the bare route with ${CALIBRATION_US} µs of extra work per request reaches ${median(ratiosOf(calibration, bare)).toFixed(2)} of the bare route on this machine`,

@@ -120,7 +120,9 @@ async function main(): Promise<void> {
     const ratio = product / baseline;
     console.log(`\nwebhook deliveries, local mode, HMAC sha512, ${SESSIONS} sessions x 1 webhook, dispatcher concurrency ${CONCURRENCY}`);
     console.log(`(median of ${ROUNDS} alternating rounds; ${EVENTS} events per delivery round; receiver checks every HMAC;`);
-    console.log(` at most ${CONCURRENCY} requests in flight on both sides: ${Math.min(SESSIONS, CONCURRENCY)} ordered queues, ${CONCURRENCY} autocannon connections)`);
+    console.log(
+      ` at most ${CONCURRENCY} requests in flight on both sides: ${Math.min(SESSIONS, CONCURRENCY)} ordered queues, ${CONCURRENCY} autocannon connections)`,
+    );
     console.log(`gateway deliveries             ${product.toFixed(0).padStart(8)} /s   rounds: ${products.map((p) => p.toFixed(0)).join(', ')}`);
     console.log(`autocannon, same receiver      ${baseline.toFixed(0).padStart(8)} req/s   rounds: ${baselines.map((b) => b.toFixed(0)).join(', ')}`);
     console.log(`gateway process CPU per delivery ${cpuPerDelivery.toFixed(0).padStart(6)} µs   rounds: ${cpus.map((c) => c.toFixed(0)).join(', ')}`);

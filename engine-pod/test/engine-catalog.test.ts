@@ -16,7 +16,15 @@ import {
 import { describe, expect, it } from 'vitest';
 import { METHOD_OF } from '../src/dispatch/support.js';
 import { waitFor } from '@switchboard/testkit';
-import { CommandError, DEFAULT_SANDBOX_OPTIONS, type Engine, type EngineContext, EngineHost, FileAuthStateStore, SandboxEngine } from '../src/index.js';
+import {
+  CommandError,
+  DEFAULT_SANDBOX_OPTIONS,
+  type Engine,
+  type EngineContext,
+  EngineHost,
+  FileAuthStateStore,
+  SandboxEngine,
+} from '../src/index.js';
 import { type MediaUpload, mediaContent } from '../src/engines/noweb/outgoing-content.js';
 import { engineFactory } from '../src/pod/engine-catalog.js';
 
@@ -123,8 +131,14 @@ describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engi
     await waitFor(async () => host.status === 'SCAN_QR_CODE', 'SCAN_QR_CODE');
     await host.execute({ op: 'sandbox.simulate', args: { kind: 'scan' } });
     await waitFor(async () => host.status === 'WORKING', 'WORKING');
-    const error = await host.execute({ op: 'send.poll', args: { chatId: '1@c.us', poll: { name: 'q', options: ['a', 'b'], multipleAnswers: false } } }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'NOT_SUPPORTED', message: "engine SANDBOX does not support polls (session 'catalog')", details: { session: 'catalog', engine: 'SANDBOX' } });
+    const error = await host
+      .execute({ op: 'send.poll', args: { chatId: '1@c.us', poll: { name: 'q', options: ['a', 'b'], multipleAnswers: false } } })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'NOT_SUPPORTED',
+      message: "engine SANDBOX does not support polls (session 'catalog')",
+      details: { session: 'catalog', engine: 'SANDBOX' },
+    });
     await host.stop();
   });
 

@@ -67,14 +67,28 @@ const Env = z.object({
     .refine((text) => text.includes('BEGIN NATS USER JWT') && text.includes('BEGIN USER NKEY SEED'), 'must be the text of a NATS credentials file')
     .optional(),
   SWITCHBOARD_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  SWITCHBOARD_MEDIA_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(MAX_MEDIA_LIFETIME_SECONDS).default(24 * 60 * 60),
+  SWITCHBOARD_MEDIA_LIFETIME_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_MEDIA_LIFETIME_SECONDS)
+    .default(24 * 60 * 60),
   SWITCHBOARD_OAUTH_ISSUER: z.string().min(1).optional(),
   SWITCHBOARD_OAUTH_AUDIENCE: z.string().min(1).optional(),
   SWITCHBOARD_OAUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
-  SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 60 * 60).default(DEFAULT_MAX_TOKEN_AGE_SECONDS),
+  SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 24 * 60 * 60)
+    .default(DEFAULT_MAX_TOKEN_AGE_SECONDS),
   SWITCHBOARD_METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
   SWITCHBOARD_WS_PING_SECONDS: z.coerce.number().min(1).max(3600).default(30),
-  SWITCHBOARD_WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(64 * 1024).default(8 * 1024 * 1024),
+  SWITCHBOARD_WS_MAX_BUFFERED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(8 * 1024 * 1024),
 });
 
 export class ConfigError extends Error {}
@@ -125,7 +139,12 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     natsCredentials: e.SWITCHBOARD_NATS_CREDS,
     baseUrl: e.SWITCHBOARD_BASE_URL?.replace(/\/+$/, ''),
     mediaLifetimeMs: e.SWITCHBOARD_MEDIA_LIFETIME_SECONDS * 1000,
-    oauth: oauthSettings(e.SWITCHBOARD_OAUTH_ISSUER, e.SWITCHBOARD_OAUTH_AUDIENCE, e.SWITCHBOARD_OAUTH_JWKS_URL, e.SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS),
+    oauth: oauthSettings(
+      e.SWITCHBOARD_OAUTH_ISSUER,
+      e.SWITCHBOARD_OAUTH_AUDIENCE,
+      e.SWITCHBOARD_OAUTH_JWKS_URL,
+      e.SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS,
+    ),
     metricsPublic: e.SWITCHBOARD_METRICS_PUBLIC === 'true',
     wsPingMs: e.SWITCHBOARD_WS_PING_SECONDS * 1000,
     wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
@@ -135,7 +154,12 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
 }
 
 /** All three SWITCHBOARD_OAUTH_* turn OAuth on; some without the others is a mistake worth stopping for. */
-function oauthSettings(issuer: string | undefined, audience: string | undefined, jwksUrl: string | undefined, maxTokenAgeSeconds: number): OAuthSettings | null {
+function oauthSettings(
+  issuer: string | undefined,
+  audience: string | undefined,
+  jwksUrl: string | undefined,
+  maxTokenAgeSeconds: number,
+): OAuthSettings | null {
   if (issuer && audience && jwksUrl) return { issuer, audience, jwksUrl, maxTokenAgeSeconds };
   if (!issuer && !audience && !jwksUrl) return null;
   const missing = [

@@ -53,6 +53,6 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   // Errors the user can fix are told in a sentence; anything else with its stack.
   const told = error instanceof ConfigError || error instanceof DataDirInUse;
-  process.stderr.write(`${told ? error.message : (error as Error).stack ?? String(error)}\n`);
+  process.stderr.write(`${told ? error.message : ((error as Error).stack ?? String(error))}\n`);
   process.exit(1);
 });

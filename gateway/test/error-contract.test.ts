@@ -19,13 +19,29 @@ function expectErrorBody(body: unknown, status: number, error: string): void {
 }
 
 /** A raw request (fetch normalizes some of what these tests send), answered status and JSON body. */
-function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, unknown>; body: unknown }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: unknown }> {
   const url = new URL(gw.url + path);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method, path, headers: { 'x-api-key': ADMIN_KEY, ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }), ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { 'x-api-key': ADMIN_KEY, ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res
+          .on('data', (chunk) => (text += chunk))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -68,7 +84,11 @@ describe('framework errors keep the error contract (issue 12, item 24)', () => {
 
 describe('errors name what is allowed (issue 12, item 18)', () => {
   it('an unknown webhook event name is a 400 listing the valid names', async () => {
-    const res = await gw.api('POST', '/api/sessions', { name: 'ev', start: false, config: { webhooks: [{ url: 'http://127.0.0.1:9/', events: ['mesage'] }] } });
+    const res = await gw.api('POST', '/api/sessions', {
+      name: 'ev',
+      start: false,
+      config: { webhooks: [{ url: 'http://127.0.0.1:9/', events: ['mesage'] }] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.details[0].path).toBe('body.config.webhooks[0].events[0]');
     for (const name of ['*', ...EVENT_NAMES]) expect(res.body.details[0].reason).toContain(name);

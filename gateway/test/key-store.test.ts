@@ -19,7 +19,11 @@ describe('local mode: API keys in SQLite', () => {
     gw = await startGateway();
     await gw.api('POST', '/api/sessions', { name: 's1', start: false });
     const secrets: string[] = [];
-    for (const [path, body] of [['/api/keys', {}], ['/api/keys/media', { session: 's1' }], ['/api/keys/control', { session: 's1' }]] as const) {
+    for (const [path, body] of [
+      ['/api/keys', {}],
+      ['/api/keys/media', { session: 's1' }],
+      ['/api/keys/control', { session: 's1' }],
+    ] as const) {
       const res = await gw.api('POST', path, body);
       expect(res.status).toBe(201);
       secrets.push(res.body.key);

@@ -48,7 +48,10 @@ describe('a NOWEB session that cannot reach its server is in the log at the defa
   it('JSON: its status changes at info, each failed connection and the FAILED at warn', async () => {
     const output = await gatewayWithUnreachableNoweb();
     const lines = await waitFor(() => {
-      const parsed = output.text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      const parsed = output.text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       return parsed.some((line) => line.msg === 'session FAILED') && parsed;
     }, 'the FAILED line');
     const ofSession = lines.filter((line: { session?: string }) => line.session === 'offline');

@@ -109,11 +109,19 @@ describe('NOWEB through the API and webhooks, against the fake WhatsApp Web serv
     const any = await waitFor(() => hooks('message.any', (p) => p.id === sent.body.id)[0], 'message.any (api)', 15_000);
     expect(any.payload).toEqual(sent.body);
     await waitFor(() => hooks('message.ack', (p) => p.id === sent.body.id && p.ackName === 'SERVER')[0], 'SERVER', 15_000);
-    expect((await phone.read(sent.body.id.split('_')[2])).locationMessage).toMatchObject({ degreesLatitude: 38.7223, degreesLongitude: -9.1393, name: 'Lisbon' });
+    expect((await phone.read(sent.body.id.split('_')[2])).locationMessage).toMatchObject({
+      degreesLatitude: 38.7223,
+      degreesLongitude: -9.1393,
+      name: 'Lisbon',
+    });
   });
 
   it('sends a poll through /api/sendPoll and votes on it through /api/sendPollVote; the webhook sees poll.vote', async () => {
-    const poll = await gw.api('POST', '/api/sendPoll', { session: 'nw', chatId: alice, poll: { name: 'Beach or hills?', options: ['Beach', 'Hills'] } });
+    const poll = await gw.api('POST', '/api/sendPoll', {
+      session: 'nw',
+      chatId: alice,
+      poll: { name: 'Beach or hills?', options: ['Beach', 'Hills'] },
+    });
     expect(poll.status).toBe(201);
     expect(poll.body).toMatchObject({ fromMe: true, source: 'api', to: alice, body: 'Beach or hills?' });
     const created = (await phone.read(poll.body.id.split('_')[2])).pollCreationMessageV3;
@@ -155,7 +163,10 @@ describe('NOWEB through the API and webhooks, against the fake WhatsApp Web serv
       buttons: [{ text: 'Yes' }],
     });
     expect(buttons.status).toBe(422);
-    expect(buttons.body).toMatchObject({ message: "engine NOWEB does not support buttons (session 'nw')", details: { session: 'nw', engine: 'NOWEB' } });
+    expect(buttons.body).toMatchObject({
+      message: "engine NOWEB does not support buttons (session 'nw')",
+      details: { session: 'nw', engine: 'NOWEB' },
+    });
     const list = await gw.api('POST', '/api/sendList', {
       session: 'nw',
       chatId: alice,

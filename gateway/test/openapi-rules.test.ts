@@ -56,7 +56,10 @@ describe('the OpenAPI document states what the validators enforce', () => {
     const oneOf = [{ required: ['url'] }, { required: ['data'] }];
     expect(schema('RemoteOrBinaryFileInput').oneOf).toEqual(oneOf);
     expect(schema('LinkPreviewImageInput').oneOf).toEqual(oneOf);
-    expect(schema('ContactCardInput').anyOf.map((branch: { required: string[] }) => branch.required)).toEqual([['vcard'], ['fullName', 'phoneNumber']]);
+    expect(schema('ContactCardInput').anyOf.map((branch: { required: string[] }) => branch.required)).toEqual([
+      ['vcard'],
+      ['fullName', 'phoneNumber'],
+    ]);
     const both = await gw.api('POST', '/api/sendFile', {
       chatId: '15551234567@c.us',
       file: { mimetype: 'text/plain', url: 'https://example.com/a.txt', data: 'aGk=' },
@@ -66,7 +69,11 @@ describe('the OpenAPI document states what the validators enforce', () => {
 
   it('a button names the field its type needs, and the text of a custom preview must hold its url', () => {
     const rules = schema('ButtonInput').allOf.map((rule: any) => [rule.if.properties.type.const, rule.then.required]);
-    expect(rules).toEqual([['url', ['url']], ['call', ['phoneNumber']], ['copy', ['copyCode']]]);
+    expect(rules).toEqual([
+      ['url', ['url']],
+      ['call', ['phoneNumber']],
+      ['copy', ['copyCode']],
+    ]);
     expect(schema('MessageLinkCustomPreviewRequestInput').properties.text.description).toContain('preview.url');
   });
 

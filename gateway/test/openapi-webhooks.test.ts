@@ -78,6 +78,11 @@ describe('OpenAPI 3.1 webhooks: every event of spec 6.2 with its envelope and pa
     const deprecated = EVENT_NAMES.filter((name) => doc.webhooks[name].post.deprecated === true);
     expect(deprecated).toEqual(['group.join', 'group.leave', 'state.change']);
     const headers = doc.webhooks['message.any'].post.parameters.map((p: Json) => `${p.in}:${p.name}`);
-    expect(headers).toEqual(['header:X-Webhook-Request-Id', 'header:X-Webhook-Timestamp', 'header:X-Webhook-Hmac', 'header:X-Webhook-Hmac-Algorithm']);
+    expect(headers).toEqual([
+      'header:X-Webhook-Request-Id',
+      'header:X-Webhook-Timestamp',
+      'header:X-Webhook-Hmac',
+      'header:X-Webhook-Hmac-Algorithm',
+    ]);
   });
 });

@@ -65,7 +65,8 @@ describe('webhook urls the policy refuses are a 400 where the address is literal
     expect(byName.body.details).toEqual([
       {
         path: 'body.config.webhooks[0].url',
-        reason: 'hooks.internal is denied by the outbound address policy (rule hooks.internal, SWITCHBOARD_OUTBOUND_DENY; SWITCHBOARD_OUTBOUND_ALLOW can allow it)',
+        reason:
+          'hooks.internal is denied by the outbound address policy (rule hooks.internal, SWITCHBOARD_OUTBOUND_DENY; SWITCHBOARD_OUTBOUND_ALLOW can allow it)',
       },
     ]);
 
@@ -74,7 +75,9 @@ describe('webhook urls the policy refuses are a 400 where the address is literal
       config: { webhooks: [{ url: 'http://[::ffff:169.254.169.254]/', events: ['message'] }] },
     });
     expect(put.status).toBe(400);
-    expect(put.body.details).toEqual([{ path: 'body.config.webhooks[0].url', reason: expect.stringContaining('(rule 169.254.0.0/16, a built-in rule;') }]);
+    expect(put.body.details).toEqual([
+      { path: 'body.config.webhooks[0].url', reason: expect.stringContaining('(rule 169.254.0.0/16, a built-in rule;') },
+    ]);
     expect((await gw.api('GET', '/api/sessions/kept')).body.config.webhooks).toEqual([fine]);
 
     const started = await gw.api('POST', '/api/sessions/start', {
@@ -82,7 +85,10 @@ describe('webhook urls the policy refuses are a 400 where the address is literal
       config: { webhooks: [{ url: 'http://0.0.0.0:3000/', events: ['message'] }] },
     });
     expect(started.status).toBe(400);
-    expect(started.body.details[0]).toMatchObject({ path: 'body.config.webhooks[0].url', reason: expect.stringContaining('(rule 0.0.0.0/8, a built-in rule;') });
+    expect(started.body.details[0]).toMatchObject({
+      path: 'body.config.webhooks[0].url',
+      reason: expect.stringContaining('(rule 0.0.0.0/8, a built-in rule;'),
+    });
     expect((await gw.api('GET', '/api/sessions/legacy')).status).toBe(404);
   });
 
@@ -92,7 +98,18 @@ describe('webhook urls the policy refuses are a 400 where the address is literal
       const res = await gw.api('POST', '/api/sessions', {
         name: 'headers',
         start: false,
-        config: { webhooks: [{ url: 'http://127.0.0.1:9/hook', events: ['message'], customHeaders: [{ name: 'X-Fine', value: '1' }, { name, value: 'x' }] }] },
+        config: {
+          webhooks: [
+            {
+              url: 'http://127.0.0.1:9/hook',
+              events: ['message'],
+              customHeaders: [
+                { name: 'X-Fine', value: '1' },
+                { name, value: 'x' },
+              ],
+            },
+          ],
+        },
       });
       expect(res.status, name).toBe(400);
       expect(res.body.details, name).toEqual([
@@ -106,15 +123,21 @@ describe('webhook urls the policy refuses are a 400 where the address is literal
   });
 });
 
-describe('a NOWEB session\'s proxy is held to the policy', () => {
+describe("a NOWEB session's proxy is held to the policy", () => {
   it('a denied literal address is a 400 naming body.config.proxy.server at create and PUT, and changes nothing', async () => {
     gw = await startGateway({ outbound: new OutboundPolicy({ deny: DENY_LOOPBACK }) });
-    const created = await gw.api('POST', '/api/sessions', { name: 'proxied', engine: 'NOWEB', start: false, config: { proxy: { server: 'http://127.0.0.1:3128' } } });
+    const created = await gw.api('POST', '/api/sessions', {
+      name: 'proxied',
+      engine: 'NOWEB',
+      start: false,
+      config: { proxy: { server: 'http://127.0.0.1:3128' } },
+    });
     expect(created.status).toBe(400);
     expect(created.body.details).toEqual([
       {
         path: 'body.config.proxy.server',
-        reason: '127.0.0.1 is denied by the outbound address policy (rule 127.0.0.0/8, SWITCHBOARD_OUTBOUND_DENY; SWITCHBOARD_OUTBOUND_ALLOW can allow it)',
+        reason:
+          '127.0.0.1 is denied by the outbound address policy (rule 127.0.0.0/8, SWITCHBOARD_OUTBOUND_DENY; SWITCHBOARD_OUTBOUND_ALLOW can allow it)',
       },
     ]);
     expect((await gw.api('GET', '/api/sessions/proxied')).status).toBe(404);
@@ -218,7 +241,11 @@ describe('SWITCHBOARD_OUTBOUND_DENY, _ALLOW and the global webhook at start-up',
     expect(() => readConfig({ SWITCHBOARD_HOOK_URL: 'http://127.0.0.1:8080/hook', SWITCHBOARD_OUTBOUND_DENY: DENY_LOOPBACK })).toThrow(
       'SWITCHBOARD_HOOK_URL: 127.0.0.1 is denied by the outbound address policy (rule 127.0.0.0/8, SWITCHBOARD_OUTBOUND_DENY;',
     );
-    const allowed = readConfig({ SWITCHBOARD_HOOK_URL: 'http://127.0.0.1:8080/hook', SWITCHBOARD_OUTBOUND_DENY: DENY_LOOPBACK, SWITCHBOARD_OUTBOUND_ALLOW: '127.0.0.1' });
+    const allowed = readConfig({
+      SWITCHBOARD_HOOK_URL: 'http://127.0.0.1:8080/hook',
+      SWITCHBOARD_OUTBOUND_DENY: DENY_LOOPBACK,
+      SWITCHBOARD_OUTBOUND_ALLOW: '127.0.0.1',
+    });
     expect(allowed.globalWebhook?.url).toBe('http://127.0.0.1:8080/hook');
   });
 

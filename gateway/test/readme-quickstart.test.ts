@@ -59,7 +59,10 @@ describe('the README quick start runs as written (issue 12, item 19)', () => {
       // to see them up (a fixed sleep was too short for a Node start on a busy machine).
       .replace(/(&\n)(?![^\n]*&\n)/, `$1until [ -e ${ready} ]; do sleep 0.1; done\n`);
     // The machine's PATH without the toolchain of .tools/bin: `node` there is whatever the machine has.
-    const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes('.tools')).join(delimiter);
+    const path = (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((dir) => !dir.includes('.tools'))
+      .join(delimiter);
     // The block runs to its end, then the shell waits on its background watcher and receiver as a
     // reader's terminal would, until the test has seen what they print.
     const child = spawn('bash', ['-c', `${script}\necho ${DONE}\nwait\n`], {
@@ -82,14 +85,26 @@ describe('the README quick start runs as written (issue 12, item 19)', () => {
     const hiBack = () => events().filter((e) => e.event === 'message' && e.payload.body === 'Hi back').length;
     try {
       // Our receiver prints what it gets: a probe it printed proves the port is its own.
-      await waitFor(async () => {
-        await fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST', body: 'quick-start-probe' }).catch(() => null);
-        return stdout.includes('quick-start-probe');
-      }, 'the receiver to listen', 30_000);
-      await waitFor(async () => sample((await gw.api('GET', '/metrics')).body as string, 'switchboard_ws_clients') === 1, 'the watcher to connect', 30_000);
+      await waitFor(
+        async () => {
+          await fetch(`http://127.0.0.1:${receiverPort}/`, { method: 'POST', body: 'quick-start-probe' }).catch(() => null);
+          return stdout.includes('quick-start-probe');
+        },
+        'the receiver to listen',
+        30_000,
+      );
+      await waitFor(
+        async () => sample((await gw.api('GET', '/metrics')).body as string, 'switchboard_ws_clients') === 1,
+        'the watcher to connect',
+        30_000,
+      );
       writeFileSync(ready, '');
       // "Hi back" reaches both: once from the websocket watcher, once from the webhook receiver.
-      await waitFor(() => (stdout.includes(DONE) && hiBack() >= 2) || stderr.includes('is not defined') || child.exitCode !== null, 'the quick start to print the events', 60_000);
+      await waitFor(
+        () => (stdout.includes(DONE) && hiBack() >= 2) || stderr.includes('is not defined') || child.exitCode !== null,
+        'the quick start to print the events',
+        60_000,
+      );
     } finally {
       // The shell and its background jobs are one process group.
       if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');

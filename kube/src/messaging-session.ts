@@ -1,11 +1,5 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import {
-  ANNOTATIONS,
-  MESSAGING_SESSION,
-  MessagingSessionSpec,
-  type MessagingSessionStatus,
-  resourceNameFor,
-} from '@switchboard/protocol';
+import { ANNOTATIONS, MESSAGING_SESSION, MessagingSessionSpec, type MessagingSessionStatus, resourceNameFor } from '@switchboard/protocol';
 
 /**
  * A MessagingSession as the API server sends it: plain JSON (timestamps are strings), the spec

@@ -99,11 +99,17 @@ export function describeRefusal(refusal: OutboundRefusal): string {
 
 /** Lower case, without the brackets of an IPv6 literal and the trailing dot of a fully qualified name. */
 function hostKey(host: string): string {
-  return host.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  return host
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 function parseRules(text: string | undefined, variable: string): Rule[] {
-  const entries = (text ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = (text ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   return entries.map((entry) => {
     try {
       return parseRule(entry);

@@ -244,13 +244,15 @@ export class ResourceInformer<T extends KubernetesObject> {
         timeoutSeconds: 300 + Math.floor(Math.random() * 300),
         ...(this.options.labelSelector ? { labelSelector: this.options.labelSelector } : {}),
       };
-      watchWithQuietTimeout(this.options.kubeConfig, this.quietTimeoutMs).watch(this.options.path, query, onEvent, onDone).then(
-        (started) => {
-          controller = started;
-          if (ended || quiet || this.stopped) started.abort();
-        },
-        (error: unknown) => onDone(error ?? new Error('watch failed to start')),
-      );
+      watchWithQuietTimeout(this.options.kubeConfig, this.quietTimeoutMs)
+        .watch(this.options.path, query, onEvent, onDone)
+        .then(
+          (started) => {
+            controller = started;
+            if (ended || quiet || this.stopped) started.abort();
+          },
+          (error: unknown) => onDone(error ?? new Error('watch failed to start')),
+        );
     });
   }
 }

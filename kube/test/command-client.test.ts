@@ -43,9 +43,9 @@ describe('CommandClient', () => {
 
   it('answers the reply, ok or an error reply alike', async () => {
     const sub = pod('c-replies', (msg) =>
-      (msg.json<{ op: string }>().op === 'host.status'
+      msg.json<{ op: string }>().op === 'host.status'
         ? JSON.stringify({ ok: true, result: { status: 'WORKING' } })
-        : JSON.stringify({ ok: false, error: { code: 'NOT_SUPPORTED', message: 'no' } })),
+        : JSON.stringify({ ok: false, error: { code: 'NOT_SUPPORTED', message: 'no' } }),
     );
     try {
       expect(await client().request('c-replies', { op: 'host.status' }, 5_000)).toEqual({ ok: true, result: { status: 'WORKING' } });

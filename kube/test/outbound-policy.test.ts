@@ -5,7 +5,18 @@ describe('outbound address policy: built-in rules (both modes)', () => {
   const policy = new OutboundPolicy();
 
   it('denies link-local and cloud metadata addresses, "this network", :: and multicast', () => {
-    for (const address of ['169.254.169.254', '169.254.0.1', 'fe80::1', 'fd00:ec2::254', '0.0.0.0', '0.1.2.3', '::', '224.0.0.251', '239.255.255.250', 'ff02::1']) {
+    for (const address of [
+      '169.254.169.254',
+      '169.254.0.1',
+      'fe80::1',
+      'fd00:ec2::254',
+      '0.0.0.0',
+      '0.1.2.3',
+      '::',
+      '224.0.0.251',
+      '239.255.255.250',
+      'ff02::1',
+    ]) {
       expect(policy.refusalOf(address), address).toMatchObject({ target: address, source: 'built-in' });
     }
     expect(policy.refusalOf('169.254.169.254')).toEqual({ target: '169.254.169.254', rule: '169.254.0.0/16', source: 'built-in' });

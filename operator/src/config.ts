@@ -100,7 +100,10 @@ const secretName = z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'a
 const quantity = z.string().regex(/^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/, 'a Kubernetes quantity, e.g. 250m or 512Mi');
 
 const Env = z.object({
-  SWITCHBOARD_NAMESPACE: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a namespace name').optional(),
+  SWITCHBOARD_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a namespace name')
+    .optional(),
   SWITCHBOARD_NATS_URL: required('the NATS URL, e.g. nats://nats:4222'),
   SWITCHBOARD_NATS_AUTH_SECRET: secretName.optional(),
   SWITCHBOARD_NATS_CREDS: z
@@ -114,7 +117,10 @@ const Env = z.object({
   SWITCHBOARD_ENGINE_IMAGE: required('the image of the socket engines (SANDBOX, NOWEB)'),
   SWITCHBOARD_BROWSER_ENGINE_IMAGE: required('the image of the browser engine (WEBJS)'),
   SWITCHBOARD_IDENTITY: z.string().min(1).optional(),
-  SWITCHBOARD_LEASE_NAME: z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'a Lease name').default('switchboard-operator'),
+  SWITCHBOARD_LEASE_NAME: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'a Lease name')
+    .default('switchboard-operator'),
   SWITCHBOARD_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
   SWITCHBOARD_SOCKET_CPU_REQUEST: quantity.default('50m'),
   SWITCHBOARD_SOCKET_MEMORY_REQUEST: quantity.default('96Mi'),

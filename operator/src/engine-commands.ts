@@ -10,12 +10,7 @@ export class EngineCommandError extends Error {}
  * request/reply on `sb.cmd.<session>`) and returns its result, or throws an error that names the
  * session and op.
  */
-export async function sendHostCommand(
-  nc: NatsConnection,
-  session: string,
-  command: HostCommand,
-  timeoutMs: number,
-): Promise<unknown> {
+export async function sendHostCommand(nc: NatsConnection, session: string, command: HostCommand, timeoutMs: number): Promise<unknown> {
   let reply: CommandReply;
   try {
     reply = await new CommandClient(nc).request(session, command, timeoutMs);

@@ -4,14 +4,7 @@ import { MESSAGING_SESSION } from '@switchboard/protocol';
 import type { KubeClient } from './kube-client.js';
 
 export type EventReason =
-  | 'PodCreated'
-  | 'PodDeleted'
-  | 'LoggedOut'
-  | 'LogoutFailed'
-  | 'AuthPurged'
-  | 'StatusChanged'
-  | 'InvalidSpec'
-  | 'EngineNotAvailable';
+  'PodCreated' | 'PodDeleted' | 'LoggedOut' | 'LogoutFailed' | 'AuthPurged' | 'StatusChanged' | 'InvalidSpec' | 'EngineNotAvailable';
 
 const COMPONENT = 'switchboard-operator';
 

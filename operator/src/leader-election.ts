@@ -92,7 +92,10 @@ export class LeaderElector {
         renewedAt = performance.now();
       } else if (performance.now() - renewedAt >= renewDeadlineMs) {
         this.leading = false;
-        this.options.log.error({ lease: this.options.leaseName, renewDeadlineMs }, 'could not renew the lease within the renew deadline; stopped leading');
+        this.options.log.error(
+          { lease: this.options.leaseName, renewDeadlineMs },
+          'could not renew the lease within the renew deadline; stopped leading',
+        );
         callbacks.onStoppedLeading();
         return;
       }

@@ -118,8 +118,12 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
         await informers.waitForSync();
         if (queue.isShuttingDown) return;
         informers.enqueueAll();
-        await runWorkers(queue, (key) => reconciler.reconcile(key), config.workers, log, (outcome, seconds) =>
-          metrics.reconciled(outcome, seconds),
+        await runWorkers(
+          queue,
+          (key) => reconciler.reconcile(key),
+          config.workers,
+          log,
+          (outcome, seconds) => metrics.reconciled(outcome, seconds),
         );
       })();
     },

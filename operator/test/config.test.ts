@@ -69,9 +69,7 @@ describe('operator configuration', () => {
   });
 
   it('reads the gateway base URL for engine pods, without its trailing slash, and refuses a non-http one', () => {
-    expect(readConfig({ ...required, SWITCHBOARD_BASE_URL: 'https://api.example.com/' }, kubeConfig).pods.baseUrl).toBe(
-      'https://api.example.com',
-    );
+    expect(readConfig({ ...required, SWITCHBOARD_BASE_URL: 'https://api.example.com/' }, kubeConfig).pods.baseUrl).toBe('https://api.example.com');
     expect(readConfig(required, kubeConfig).pods.baseUrl).toBeUndefined();
     expect(() => readConfig({ ...required, SWITCHBOARD_BASE_URL: 'ftp://x' }, kubeConfig)).toThrow(/SWITCHBOARD_BASE_URL/);
   });
@@ -102,11 +100,15 @@ describe('operator configuration', () => {
   });
 
   it('NATS authentication: the bundled keys Secret (engine users minted per session), or credentials for an external NATS', () => {
-    const creds = '-----BEGIN NATS USER JWT-----\nx\n------END NATS USER JWT------\n-----BEGIN USER NKEY SEED-----\ny\n------END USER NKEY SEED------\n';
+    const creds =
+      '-----BEGIN NATS USER JWT-----\nx\n------END NATS USER JWT------\n-----BEGIN USER NKEY SEED-----\ny\n------END USER NKEY SEED------\n';
     const bundled = readConfig({ ...required, SWITCHBOARD_NATS_AUTH_SECRET: 'sb-switchboard-nats-auth' }, kubeConfig);
     expect(bundled.natsAuthSecret).toBe('sb-switchboard-nats-auth');
     expect(bundled.pods.natsCredentials).toEqual({ kind: 'per-session' });
-    const external = readConfig({ ...required, SWITCHBOARD_NATS_CREDS: creds, SWITCHBOARD_ENGINE_NATS_CREDS_SECRET: 'nats-creds/engine.creds' }, kubeConfig);
+    const external = readConfig(
+      { ...required, SWITCHBOARD_NATS_CREDS: creds, SWITCHBOARD_ENGINE_NATS_CREDS_SECRET: 'nats-creds/engine.creds' },
+      kubeConfig,
+    );
     expect(external.natsCredentials).toBe(creds);
     expect(external.pods.natsCredentials).toEqual({ kind: 'shared', secret: 'nats-creds', key: 'engine.creds' });
     expect(readConfig(required, kubeConfig).pods.natsCredentials).toBeUndefined();
@@ -114,7 +116,11 @@ describe('operator configuration', () => {
     const wrong = () => readConfig({ ...required, SWITCHBOARD_NATS_CREDS: 'hunter2' }, kubeConfig);
     expect(wrong).toThrow(/SWITCHBOARD_NATS_CREDS: must be the text of a NATS credentials file/);
     expect(wrong).not.toThrow(/hunter2/);
-    expect(() => readConfig({ ...required, SWITCHBOARD_ENGINE_NATS_CREDS_SECRET: 'no-key' }, kubeConfig)).toThrow(/SWITCHBOARD_ENGINE_NATS_CREDS_SECRET/);
-    expect(() => readConfig({ ...required, SWITCHBOARD_NATS_AUTH_SECRET: 'a', SWITCHBOARD_NATS_CREDS: creds }, kubeConfig)).toThrow(/leave out SWITCHBOARD_NATS_CREDS/);
+    expect(() => readConfig({ ...required, SWITCHBOARD_ENGINE_NATS_CREDS_SECRET: 'no-key' }, kubeConfig)).toThrow(
+      /SWITCHBOARD_ENGINE_NATS_CREDS_SECRET/,
+    );
+    expect(() => readConfig({ ...required, SWITCHBOARD_NATS_AUTH_SECRET: 'a', SWITCHBOARD_NATS_CREDS: creds }, kubeConfig)).toThrow(
+      /leave out SWITCHBOARD_NATS_CREDS/,
+    );
   });
 });

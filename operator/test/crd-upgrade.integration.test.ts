@@ -31,8 +31,22 @@ function previousStatus(generation: number): Record<string, unknown> {
     podName: 'engine-x',
     observedGeneration: generation,
     conditions: [
-      { type: 'Ready', status: 'True', reason: 'Working', message: 'The session is connected to its account', lastTransitionTime: at, observedGeneration: generation },
-      { type: 'PodReady', status: 'True', reason: 'PodReady', message: 'Engine pod engine-x is ready', lastTransitionTime: at, observedGeneration: generation },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Working',
+        message: 'The session is connected to its account',
+        lastTransitionTime: at,
+        observedGeneration: generation,
+      },
+      {
+        type: 'PodReady',
+        status: 'True',
+        reason: 'PodReady',
+        message: 'Engine pod engine-x is ready',
+        lastTransitionTime: at,
+        observedGeneration: generation,
+      },
     ],
   };
 }
@@ -149,7 +163,10 @@ describe('the CRD upgrade: resources stored under the previous CRD', { timeout: 
           const conditions = await conditionsOf(name);
           return settled(conditions) && conditions;
         }, `the operator to refuse ${name}`);
-        expect(list.find((c) => c.type === 'Degraded'), name).toMatchObject({ status: 'True', reason: 'InvalidSpec' });
+        expect(
+          list.find((c) => c.type === 'Degraded'),
+          name,
+        ).toMatchObject({ status: 'True', reason: 'InvalidSpec' });
         expect(list.find((c) => c.type === 'Ready')?.message, name).toMatch(/metadata\.name must/);
       }
     } finally {

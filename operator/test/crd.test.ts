@@ -46,12 +46,8 @@ describe('MessagingSession CRD', () => {
 
   it('carries the status subresource, printer columns for status, Ready, engine, account and age, and a short name', () => {
     expect(version.subresources).toEqual({ status: {} });
-    expect(version.additionalPrinterColumns.map((c) => c.name)).toEqual(
-      expect.arrayContaining(['Status', 'Ready', 'Engine', 'Account', 'Age']),
-    );
-    expect(version.additionalPrinterColumns.find((c) => c.name === 'Ready')?.jsonPath).toBe(
-      '.status.conditions[?(@.type=="Ready")].status',
-    );
+    expect(version.additionalPrinterColumns.map((c) => c.name)).toEqual(expect.arrayContaining(['Status', 'Ready', 'Engine', 'Account', 'Age']));
+    expect(version.additionalPrinterColumns.find((c) => c.name === 'Ready')?.jsonPath).toBe('.status.conditions[?(@.type=="Ready")].status');
     expect(crd.spec.names.shortNames).toEqual(['msess']);
   });
 
@@ -110,7 +106,10 @@ describe('MessagingSession CRD', () => {
   it('takes webhook secrets as Secret keys (urlFrom / keyFrom / valueFrom.secretKeyRef), exactly one of plain and ref checked by CEL', () => {
     const secretKeyRef = {
       type: 'object',
-      properties: { name: expect.objectContaining({ type: 'string', maxLength: 253 }) as Schema, key: expect.objectContaining({ type: 'string' }) as Schema },
+      properties: {
+        name: expect.objectContaining({ type: 'string', maxLength: 253 }) as Schema,
+        key: expect.objectContaining({ type: 'string' }) as Schema,
+      },
       required: ['name', 'key'],
     };
     expect(at(...webhookPath, 'urlFrom')).toMatchObject({ properties: { secretKeyRef }, required: ['secretKeyRef'] });
@@ -131,7 +130,12 @@ describe('MessagingSession CRD', () => {
     const spec = (hook: object) => ({ engine: 'SANDBOX', config: { webhooks: [{ url: 'https://example.com/', events: ['*'], ...hook }] } });
     expect(MessagingSessionSpec.safeParse(spec({ hmac: { keyFrom: ref }, customHeaders: [{ name: 'X-Token', valueFrom: ref }] })).success).toBe(true);
     expect(MessagingSessionSpec.safeParse(spec({ hmac: { key: 'plain' }, customHeaders: [{ name: 'X-Team', value: 'a' }] })).success).toBe(true);
-    for (const bad of [{ hmac: { key: 'k', keyFrom: ref } }, { hmac: {} }, { customHeaders: [{ name: 'X-Token' }] }, { customHeaders: [{ name: 'X', value: 'v', valueFrom: ref }] }]) {
+    for (const bad of [
+      { hmac: { key: 'k', keyFrom: ref } },
+      { hmac: {} },
+      { customHeaders: [{ name: 'X-Token' }] },
+      { customHeaders: [{ name: 'X', value: 'v', valueFrom: ref }] },
+    ]) {
       expect(MessagingSessionSpec.safeParse(spec(bad)).success, JSON.stringify(bad)).toBe(false);
     }
     expect(MessagingSessionSpec.safeParse(spec({ hmac: { keyFrom: { secretKeyRef: { name: 'Not_A_Name', key: 'k' } } } })).success).toBe(false);

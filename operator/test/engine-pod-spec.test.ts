@@ -151,7 +151,10 @@ describe('engine pod replacement', () => {
   it('passes the config engine settings as JSON only when there are some; a change replaces the pod', () => {
     const plain = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings);
     expect(envOf(plain)).not.toHaveProperty('SWITCHBOARD_ENGINE_SETTINGS');
-    const proxied = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy: { server: 'proxy:3128' }, metadata: { a: 'b' } } } }), settings);
+    const proxied = buildEnginePod(
+      sessionResource({ spec: { engine: 'NOWEB', config: { proxy: { server: 'proxy:3128' }, metadata: { a: 'b' } } } }),
+      settings,
+    );
     expect(JSON.parse(envOf(proxied).SWITCHBOARD_ENGINE_SETTINGS as string)).toEqual({ proxy: { server: 'proxy:3128' } });
     expect(replacementReason(plain, proxied)).not.toBeNull();
   });
@@ -173,7 +176,9 @@ describe('engine pod replacement', () => {
     const noweb = sessionResource({ spec: { engine: 'NOWEB' } });
     expect(envOf(buildEnginePod(noweb, settings))).not.toHaveProperty('SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS');
     expect(envOf(buildEnginePod(noweb, { ...settings, nowebConnectAttempts: 4 })).SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS).toBe('4');
-    expect(envOf(buildEnginePod(sessionResource(), { ...settings, nowebConnectAttempts: 4 }))).not.toHaveProperty('SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS');
+    expect(envOf(buildEnginePod(sessionResource(), { ...settings, nowebConnectAttempts: 4 }))).not.toHaveProperty(
+      'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS',
+    );
   });
 
   it('apps alone do not replace the pod either (they are sent to the running engine)', () => {

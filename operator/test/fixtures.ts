@@ -12,11 +12,13 @@ export const settings: EnginePodSettings = {
   },
 };
 
-export function sessionResource(overrides: {
-  name?: string;
-  spec?: Record<string, unknown>;
-  annotations?: Record<string, string>;
-} = {}): StoredMessagingSession {
+export function sessionResource(
+  overrides: {
+    name?: string;
+    spec?: Record<string, unknown>;
+    annotations?: Record<string, string>;
+  } = {},
+): StoredMessagingSession {
   const name = overrides.name ?? 's1';
   return {
     apiVersion: 'switchboard.dev/v1alpha1',
@@ -27,13 +29,15 @@ export function sessionResource(overrides: {
 }
 
 /** An engine pod as the informer sees it, in the phase and readiness a test needs. */
-export function enginePod(state: {
-  phase?: string;
-  ready?: boolean;
-  terminating?: boolean;
-  waitingReason?: string;
-  name?: string;
-} = {}): V1Pod {
+export function enginePod(
+  state: {
+    phase?: string;
+    ready?: boolean;
+    terminating?: boolean;
+    waitingReason?: string;
+    name?: string;
+  } = {},
+): V1Pod {
   return {
     metadata: {
       name: state.name ?? 'engine-s1',

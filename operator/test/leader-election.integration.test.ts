@@ -32,9 +32,7 @@ describe('leader election between two replicas', { timeout: 60_000 }, () => {
   }
 
   async function holder(namespace: string): Promise<string | undefined> {
-    const lease = await cluster.kubeConfig
-      .makeApiClient(CoordinationV1Api)
-      .readNamespacedLease({ namespace, name: 'switchboard-operator' });
+    const lease = await cluster.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace, name: 'switchboard-operator' });
     return lease.spec?.holderIdentity;
   }
 

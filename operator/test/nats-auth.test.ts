@@ -152,10 +152,14 @@ describe('NATS authentication (cluster mode)', () => {
     const last = await jsm.streams.getMessage(STREAMS.events, { last_by_subj: SUBJECTS.event('carol', 'message.any') });
     expect(last.json<{ payload: { id: string } }>().payload.id).toBe(sent.id);
     const history = await NatsMessageStore.open(gateway);
-    const records = await waitFor(async () => {
-      const found = await readHistory(history, 'carol', { chatId: chat, merge: true, limit: 100, offset: 0, sortOrder: 'asc' });
-      return found.length === 2 && found;
-    }, `both messages in the history\n${pod.log}`, POD_WAIT_MS);
+    const records = await waitFor(
+      async () => {
+        const found = await readHistory(history, 'carol', { chatId: chat, merge: true, limit: 100, offset: 0, sortOrder: 'asc' });
+        return found.length === 2 && found;
+      },
+      `both messages in the history\n${pod.log}`,
+      POD_WAIT_MS,
+    );
     const mediaId = /([A-Za-z0-9_-]{22})\.png$/.exec(records[0]!.media!.url)![1]!;
     expect((await (await NatsMediaStore.open(gateway)).get('carol', mediaId))?.data.toString()).toBe('png!');
 

@@ -84,7 +84,9 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       expect(stored.metadata.finalizers).toEqual([LOGOUT_FINALIZER]);
       const reasons = (await cluster.eventsOf(ns, 's1')).map((e) => e.reason);
       expect(reasons.filter((r) => r === 'PodCreated')).toHaveLength(1);
-      expect(await cluster.cp.kubectl(['describe', 'msess', 's1', '-n', ns])).toMatch(/PodCreated\s+\S+\s+switchboard-operator\s+Created engine pod engine-s1/);
+      expect(await cluster.cp.kubectl(['describe', 'msess', 's1', '-n', ns])).toMatch(
+        /PodCreated\s+\S+\s+switchboard-operator\s+Created engine pod engine-s1/,
+      );
     });
 
     it("gives a NOWEB pod the proxy's password from the Secret the resource names: the pod as stored holds no password", async () => {
@@ -128,7 +130,11 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       await operatorIn(ns);
       await cluster.createSession(ns, 's1');
       const old = await waitForApiServer(() => cluster.pod(ns, 's1'), 'the engine pod');
-      await cluster.core.patchNamespacedPodStatus({ namespace: ns, name: 'engine-s1', body: [{ op: 'add', path: '/status/phase', value: 'Failed' }] });
+      await cluster.core.patchNamespacedPodStatus({
+        namespace: ns,
+        name: 'engine-s1',
+        body: [{ op: 'add', path: '/status/phase', value: 'Failed' }],
+      });
       await waitForApiServer(async () => {
         const pod = await cluster.pod(ns, 's1');
         return pod && pod.metadata?.uid !== old.metadata?.uid;
@@ -143,7 +149,9 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       // The CRD's enum has only this build's engines: the API server refuses GOWS.
       const refused = await cluster.createSession(ns, 'gows-new', { engine: 'GOWS' }).catch((error: unknown) => error);
       expect((refused as { code?: number }).code).toBe(422);
-      expect((JSON.parse(String((refused as { body?: unknown }).body)) as { message: string }).message).toContain('spec.engine: Unsupported value: "GOWS"');
+      expect((JSON.parse(String((refused as { body?: unknown }).body)) as { message: string }).message).toContain(
+        'spec.engine: Unsupported value: "GOWS"',
+      );
       // One stored under an earlier CRD, whose enum had every engine of the interface, is refused by the operator.
       await cluster.withEarlierEngineEnum(['GOWS', 'WPP'], () =>
         waitForApiServer(() => cluster.createSession(ns, 'gows', { engine: 'GOWS' }).catch(() => null), 'a GOWS resource under the earlier CRD'),
@@ -309,7 +317,10 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
         if (op === 'host.status') return { status: 'WORKING', statuses: [{ status: 'WORKING', timestamp: Date.now() }], me };
         if (op === 'host.logout') {
           const [pod, resource] = await Promise.all([cluster.pod(ns, 'lo1'), cluster.session(ns, 'lo1')]);
-          podDuringLogout = { podAlive: pod !== null && !pod.metadata?.deletionTimestamp, resourceDeleting: Boolean(resource?.metadata.deletionTimestamp) };
+          podDuringLogout = {
+            podAlive: pod !== null && !pod.metadata?.deletionTimestamp,
+            resourceDeleting: Boolean(resource?.metadata.deletionTimestamp),
+          };
           await sleep(1_000);
         }
         return null;

@@ -113,7 +113,14 @@ describe('conditions: Degraded', () => {
 
 describe('conditions: what the operator writes, the CRD takes', () => {
   const statuses: SessionStatus[] = ['STOPPED', 'STARTING', 'SCAN_QR_CODE', 'PASSKEY_REQUIRED', 'PASSKEY_CONFIRMATION_REQUIRED', 'WORKING', 'FAILED'];
-  const pods = [null, ready, enginePod({ ready: false }), enginePod({ phase: 'Failed' }), enginePod({ waitingReason: 'ImagePullBackOff' }), enginePod({ ready: true, terminating: true })];
+  const pods = [
+    null,
+    ready,
+    enginePod({ ready: false }),
+    enginePod({ phase: 'Failed' }),
+    enginePod({ waitingReason: 'ImagePullBackOff' }),
+    enginePod({ ready: true, terminating: true }),
+  ];
 
   it('every status it computes is a valid MessagingSessionStatus (metav1.Condition reasons, lengths, date-times), Ready the and of Paired and EngineConnected', () => {
     for (const pod of pods) {

@@ -37,7 +37,14 @@ describe('engine statuses from NATS', () => {
   it('ignores a report older than the one it has, and envelopes that are not spec 2.4', async () => {
     const subject = 'sb.evt.s2.session.status';
     const envelope = (status: string, timestamp: number) =>
-      JSON.stringify({ id: 'evt_1', timestamp, event: 'session.status', session: 's2', metadata: {}, payload: { name: 's2', status, statuses: [{ status, timestamp }] } });
+      JSON.stringify({
+        id: 'evt_1',
+        timestamp,
+        event: 'session.status',
+        session: 's2',
+        metadata: {},
+        payload: { name: 's2', status, statuses: [{ status, timestamp }] },
+      });
     nc.publish(subject, envelope('WORKING', 2_000));
     nc.publish(subject, envelope('STARTING', 1_000));
     nc.publish(subject, '{"not":"an envelope"}');

@@ -14,7 +14,13 @@ export const PhoneNumber = z
   .regex(/^[\s().-]*\+?[\s().-]*(\d[\s().-]*){6,15}(@c\.us)?\s*$/, {
     message: 'must be a phone number in international format: 6 to 15 digits',
   })
-  .transform((phone) => phone.trim().replace(/@c\.us$/, '').replace(/[\s().-]/g, '').replace(/^\+/, ''))
+  .transform((phone) =>
+    phone
+      .trim()
+      .replace(/@c\.us$/, '')
+      .replace(/[\s().-]/g, '')
+      .replace(/^\+/, ''),
+  )
   .meta({ description: 'The phone number to check, in international format', examples: ['1213213213'] });
 
 /** The GET forms' query (`/contacts/check-exists`, `/checkNumberStatus`): a query schema has no id. */

@@ -32,9 +32,7 @@ export const SendSeenArgs = z
 export const SendSeenRequest = withSession(SendSeenArgs).meta({ id: 'SendSeenRequest' });
 
 /** What sendSeen marked as read. */
-export const SendSeenResult = z
-  .object({ chatId: z.string(), messageIds: z.array(z.string()) })
-  .meta({ id: 'SendSeenResult' });
+export const SendSeenResult = z.object({ chatId: z.string(), messageIds: z.array(z.string()) }).meta({ id: 'SendSeenResult' });
 export type SendSeenResult = z.infer<typeof SendSeenResult>;
 
 export const ChatArgs = z.object({ chatId: ChatId });

@@ -47,9 +47,7 @@ export const ListRow = z
   })
   .meta({ id: 'Row' });
 
-export const ListSection = z
-  .object({ title: z.string().min(1).max(24), rows: z.array(ListRow).min(1).max(10) })
-  .meta({ id: 'Section' });
+export const ListSection = z.object({ title: z.string().min(1).max(24), rows: z.array(ListRow).min(1).max(10) }).meta({ id: 'Section' });
 
 /** At most 10 rows over all sections, and row ids that tell the answers apart. */
 export const SendListMessage = z

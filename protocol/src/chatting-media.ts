@@ -68,10 +68,7 @@ const VoiceFileInput = fileInput('VoiceRemoteOrBinaryFile', MediaMimetype.defaul
 const VideoFileInput = fileInput('VideoRemoteOrBinaryFile', MediaMimetype.default('video/mp4'));
 
 const Caption = z.string().max(65536).nullish();
-const Convert = z
-  .boolean()
-  .default(false)
-  .meta({ description: 'Convert the file to the format the messaging service needs before sending' });
+const Convert = z.boolean().default(false).meta({ description: 'Convert the file to the format the messaging service needs before sending' });
 
 export const MessageImageArgs = z.object({ ...sendFields, file: FileInput, caption: Caption });
 export const MessageImageRequest = withSession(MessageImageArgs).meta({ id: 'MessageImageRequest' });
@@ -133,6 +130,6 @@ export const MessageLinkCustomPreviewRequest = withSession(MessageLinkCustomPrev
 });
 
 /** Deprecated `POST /api/sendLinkPreview`: the URL is the text, with a preview titled `title`. */
-export const MessageLinkPreviewRequest = withSession(
-  z.object({ ...sendFields, url: HttpUrl, title: z.string().max(1024) }),
-).meta({ id: 'MessageLinkPreviewRequest' });
+export const MessageLinkPreviewRequest = withSession(z.object({ ...sendFields, url: HttpUrl, title: z.string().max(1024) })).meta({
+  id: 'MessageLinkPreviewRequest',
+});

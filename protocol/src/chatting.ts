@@ -2,9 +2,7 @@ import { z } from 'zod';
 import { CHAT_ID_FORMS, ChatId, DEFAULT_SESSION, phoneToChatId, SessionName } from './ids.js';
 
 /** A client-chosen message id (from `GET /api/{session}/new-message-id` or its own). */
-export const OutgoingMessageId = z
-  .string()
-  .regex(/^[0-9A-Za-z]{8,64}$/, { message: 'must be 8-64 letters or digits' });
+export const OutgoingMessageId = z.string().regex(/^[0-9A-Za-z]{8,64}$/, { message: 'must be 8-64 letters or digits' });
 
 /**
  * The fields every send takes besides its content (spec 4.5: `reply_to` on every send). Field

@@ -80,7 +80,10 @@ const Generation = z.number().int().min(0).meta({ format: 'int64' });
  */
 export const Condition = z
   .object({
-    type: z.string().max(316).regex(CONDITION_TYPE, { message: 'must be a condition type (CamelCase, optionally prefixed by a DNS subdomain and "/")' }),
+    type: z
+      .string()
+      .max(316)
+      .regex(CONDITION_TYPE, { message: 'must be a condition type (CamelCase, optionally prefixed by a DNS subdomain and "/")' }),
     status: z.enum(['True', 'False', 'Unknown']),
     observedGeneration: Generation.optional().meta({ description: 'The metadata.generation the condition was computed from' }),
     lastTransitionTime: z.iso.datetime({ offset: true }).meta({ description: 'When the status last changed' }),
@@ -115,9 +118,7 @@ export const MessagingSessionStatus = z
     reason: z.string().max(CONDITION_MESSAGE_MAX).nullable(),
     podName: z.string().max(253).nullable(),
     observedGeneration: Generation.meta({ description: 'The metadata.generation this status was computed from' }),
-    conditions: z
-      .array(Condition)
-      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+    conditions: z.array(Condition).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
   })
   .partial()
   .meta({ id: 'MessagingSessionStatus' });

@@ -13,16 +13,14 @@ import { EventId } from './ids.js';
  * per address) would make the dead-delivery list a scanner of whatever the webhook url can
  * reach. The logs keep the details.
  */
-export const DeliveryFailureReason = z
-  .enum(['refused', 'timeout', 'http_4xx', 'http_5xx', 'blocked_address', 'secret_unavailable'])
-  .meta({
-    id: 'DeliveryFailureReason',
-    description:
-      'refused: no answer taken (no connection, a reset, a TLS or DNS failure, a redirect or another status that is not 2xx, 4xx or 5xx); ' +
-      'timeout: no answer in time; http_4xx, http_5xx: the status class the receiver answered; ' +
-      'blocked_address: the outbound address policy refused the address, nothing was sent; ' +
-      'secret_unavailable: cluster mode, a Secret the webhook names (its HMAC key, a header value) could not be read, nothing was sent',
-  });
+export const DeliveryFailureReason = z.enum(['refused', 'timeout', 'http_4xx', 'http_5xx', 'blocked_address', 'secret_unavailable']).meta({
+  id: 'DeliveryFailureReason',
+  description:
+    'refused: no answer taken (no connection, a reset, a TLS or DNS failure, a redirect or another status that is not 2xx, 4xx or 5xx); ' +
+    'timeout: no answer in time; http_4xx, http_5xx: the status class the receiver answered; ' +
+    'blocked_address: the outbound address policy refused the address, nothing was sent; ' +
+    'secret_unavailable: cluster mode, a Secret the webhook names (its HMAC key, a header value) could not be read, nothing was sent',
+});
 export type DeliveryFailureReason = z.infer<typeof DeliveryFailureReason>;
 
 export const DeadDelivery = z

@@ -1,16 +1,12 @@
 import { z } from 'zod';
 
 /** Spec 2.8: `left` is kept so a removal can still name the member's last role. */
-export const GroupParticipantRole = z
-  .enum(['left', 'participant', 'admin', 'superadmin'])
-  .meta({ id: 'GroupParticipantRole' });
+export const GroupParticipantRole = z.enum(['left', 'participant', 'admin', 'superadmin']).meta({ id: 'GroupParticipantRole' });
 export type GroupParticipantRole = z.infer<typeof GroupParticipantRole>;
 
 export const GroupParticipant = z
   .object({
-    id: z
-      .string()
-      .meta({ description: 'Member id, `<number>@c.us` or `<id>@lid`', examples: ['123456789@lid'] }),
+    id: z.string().meta({ description: 'Member id, `<number>@c.us` or `<id>@lid`', examples: ['123456789@lid'] }),
     role: GroupParticipantRole,
   })
   .meta({ id: 'GroupParticipant' });

@@ -57,9 +57,7 @@ const ADMIN_KEY_RULE = {
 export const ApiKeyRequest = z
   .object({
     isAdmin: z.boolean().default(false).meta({ description: 'May manage keys and use every session' }),
-    session: SessionName.nullable()
-      .default(null)
-      .meta({ description: 'Limit the key to this session; null for all sessions' }),
+    session: SessionName.nullable().default(null).meta({ description: 'Limit the key to this session; null for all sessions' }),
     isActive: z.boolean().default(true).meta({ description: 'An inactive key is refused (401) until activated again' }),
     actions: ApiKeyActions.nullable().default(null),
   })
@@ -77,13 +75,9 @@ export type ApiKeyRequest = z.infer<typeof ApiKeyRequest>;
 export const ApiKeyUpdateRequest = z
   .object({
     isAdmin: z.boolean().optional().meta({ description: 'May manage keys and use every session; unchanged when left out' }),
-    session: SessionName.nullable()
-      .optional()
-      .meta({ description: 'Limit the key to this session; null for all sessions; unchanged when left out' }),
+    session: SessionName.nullable().optional().meta({ description: 'Limit the key to this session; null for all sessions; unchanged when left out' }),
     isActive: z.boolean().optional().meta({ description: 'An inactive key is refused (401) until activated again; unchanged when left out' }),
-    actions: ApiKeyActions.nullable()
-      .optional()
-      .meta({ description: 'What the key may do; null for everything; unchanged when left out' }),
+    actions: ApiKeyActions.nullable().optional().meta({ description: 'What the key may do; null for everything; unchanged when left out' }),
   })
   .meta({ id: 'ApiKeyUpdateRequest' });
 export type ApiKeyUpdateRequest = z.infer<typeof ApiKeyUpdateRequest>;
@@ -104,10 +98,7 @@ export type ApiKeyKind = z.infer<typeof ApiKeyKind>;
 export const ApiKeyDTO = z
   .object({
     id: z.string(),
-    key: z
-      .string()
-      .optional()
-      .meta({ description: 'The secret: present only in the answer that created it. Only its hash is stored.' }),
+    key: z.string().optional().meta({ description: 'The secret: present only in the answer that created it. Only its hash is stored.' }),
     isActive: z.boolean(),
     isAdmin: z.boolean(),
     session: z.string().nullable(),

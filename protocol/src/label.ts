@@ -21,8 +21,26 @@ export type Label = z.infer<typeof Label>;
 
 /** The messaging app's 20 label colours, by the index `color` carries. */
 const LABEL_PALETTE = [
-  '#ff9484', '#64c4ff', '#fed428', '#dfaef0', '#9ab6c1', '#56ccb4', '#fe9dfe', '#d3a91f', '#6f7bcf', '#d8e651',
-  '#01d0e2', '#ffc5c7', '#92ceac', '#f64847', '#00a1f2', '#83e421', '#ffae07', '#b4ebff', '#9ba6ff', '#9568cf',
+  '#ff9484',
+  '#64c4ff',
+  '#fed428',
+  '#dfaef0',
+  '#9ab6c1',
+  '#56ccb4',
+  '#fe9dfe',
+  '#d3a91f',
+  '#6f7bcf',
+  '#d8e651',
+  '#01d0e2',
+  '#ffc5c7',
+  '#92ceac',
+  '#f64847',
+  '#00a1f2',
+  '#83e421',
+  '#ffae07',
+  '#b4ebff',
+  '#9ba6ff',
+  '#9568cf',
 ] as const;
 
 /** `colorHex` of a label colour index (spec 2.9). */

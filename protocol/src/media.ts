@@ -41,10 +41,13 @@ const MediaFileName = /^([A-Za-z0-9_-]{22})(\.[A-Za-z0-9]{1,16})?$/;
 /** `GET /api/files/{session}/{fileId}`: the address `media.url` gives. */
 export const MediaFileParams = z.object({
   session: SessionName,
-  fileId: z.string().regex(MediaFileName, { message: 'must be a file id as media.url gives it' }).meta({
-    description: 'The media id, with or without the extension media.url adds',
-    examples: ['q3Yb1b7yQ2uFJ3cT0gqJ5A.jpg'],
-  }),
+  fileId: z
+    .string()
+    .regex(MediaFileName, { message: 'must be a file id as media.url gives it' })
+    .meta({
+      description: 'The media id, with or without the extension media.url adds',
+      examples: ['q3Yb1b7yQ2uFJ3cT0gqJ5A.jpg'],
+    }),
 });
 
 /** The media id in a valid `fileId` (its extension dropped). */

@@ -7,9 +7,7 @@ export const QrQuery = z.object({
 export const QRCodeValue = z.object({ value: z.string() }).meta({ id: 'QRCodeValue' });
 export type QRCodeValue = z.infer<typeof QRCodeValue>;
 
-export const Base64File = z
-  .object({ mimetype: z.string(), data: z.string().meta({ description: 'Base64' }) })
-  .meta({ id: 'Base64File' });
+export const Base64File = z.object({ mimetype: z.string(), data: z.string().meta({ description: 'Base64' }) }).meta({ id: 'Base64File' });
 
 export const RequestCodeRequest = z
   .object({
@@ -22,11 +20,12 @@ export const RequestCodeRequest = z
   .meta({ id: 'RequestCodeRequest' });
 export type RequestCodeRequest = z.infer<typeof RequestCodeRequest>;
 
-export const RequestCodeResponse = z
-  .object({ code: z.string().meta({ examples: ['ABCD-EFGH'] }) })
-  .meta({ id: 'RequestCodeResponse' });
+export const RequestCodeResponse = z.object({ code: z.string().meta({ examples: ['ABCD-EFGH'] }) }).meta({ id: 'RequestCodeResponse' });
 
-const base64url = z.string().regex(/^[A-Za-z0-9_-]*={0,2}$/, { message: 'must be base64url' }).max(65536);
+const base64url = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]*={0,2}$/, { message: 'must be base64url' })
+  .max(65536);
 
 /** `POST /api/{session}/auth/passkey`: a WebAuthn assertion, as `navigator.credentials.get().toJSON()` gives it. */
 export const PasskeyAssertionRequest = z
@@ -49,7 +48,10 @@ export const PasskeyAllowedCredential = z
   .object({
     id: z.string().meta({ description: 'Base64url-encoded credential ID' }),
     type: z.literal('public-key'),
-    transports: z.array(z.string()).optional().meta({ examples: [['internal', 'hybrid']] }),
+    transports: z
+      .array(z.string())
+      .optional()
+      .meta({ examples: [['internal', 'hybrid']] }),
   })
   .meta({ id: 'PasskeyAllowedCredential' });
 

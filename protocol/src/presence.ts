@@ -1,21 +1,14 @@
 import { z } from 'zod';
 
 /** Spec 2.7. */
-export const PresenceStatus = z
-  .enum(['online', 'offline', 'typing', 'recording', 'paused'])
-  .meta({ id: 'PresenceStatus' });
+export const PresenceStatus = z.enum(['online', 'offline', 'typing', 'recording', 'paused']).meta({ id: 'PresenceStatus' });
 export type PresenceStatus = z.infer<typeof PresenceStatus>;
 
 export const PresenceData = z
   .object({
-    participant: z
-      .string()
-      .meta({ description: 'Contact or group member id', examples: ['11111111111@c.us'] }),
+    participant: z.string().meta({ description: 'Contact or group member id', examples: ['11111111111@c.us'] }),
     lastKnownPresence: PresenceStatus,
-    lastSeen: z
-      .number()
-      .nullable()
-      .meta({ description: 'Unix seconds; null when unknown or hidden by the contact' }),
+    lastSeen: z.number().nullable().meta({ description: 'Unix seconds; null when unknown or hidden by the contact' }),
   })
   .meta({ id: 'PresenceData' });
 export type PresenceData = z.infer<typeof PresenceData>;

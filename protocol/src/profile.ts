@@ -14,12 +14,25 @@ export type MyProfile = z.infer<typeof MyProfile>;
 
 /** WhatsApp's own limits: a name of up to 25 characters, an About text of up to 139. */
 export const ProfileNameRequest = z
-  .object({ name: z.string().trim().min(1).max(25).meta({ examples: ['My New Name'] }) })
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(25)
+      .meta({ examples: ['My New Name'] }),
+  })
   .meta({ id: 'ProfileNameRequest' });
 export type ProfileNameRequest = z.infer<typeof ProfileNameRequest>;
 
 export const ProfileStatusRequest = z
-  .object({ status: z.string().min(1).max(139).meta({ description: 'The About text', examples: ['Hey there! I am using WhatsApp'] }) })
+  .object({
+    status: z
+      .string()
+      .min(1)
+      .max(139)
+      .meta({ description: 'The About text', examples: ['Hey there! I am using WhatsApp'] }),
+  })
   .meta({ id: 'ProfileStatusRequest' });
 export type ProfileStatusRequest = z.infer<typeof ProfileStatusRequest>;
 

@@ -28,7 +28,7 @@ export type SecretKeySelector = z.infer<typeof SecretKeySelector>;
 
 export const SecretSource = z
   .object({ secretKeyRef: SecretKeySelector })
-  .meta({ id: 'SecretSource', description: 'Where a secret value is kept, as in a container env var\'s valueFrom' });
+  .meta({ id: 'SecretSource', description: "Where a secret value is kept, as in a container env var's valueFrom" });
 export type SecretSource = z.infer<typeof SecretSource>;
 
 /** Exactly one of the plain field and its `…From`; the API server checks it too (CEL below). */
@@ -92,7 +92,9 @@ export const ResourceProxyConfig = atMostOne(
   z.object({
     server: ProxyConfig.shape.server,
     username: ProxyConfig.shape.username,
-    password: ProxyConfig.shape.password.meta({ description: 'Deprecated: readable by whoever reads the resource or its engine pod; use passwordFrom' }),
+    password: ProxyConfig.shape.password.meta({
+      description: 'Deprecated: readable by whoever reads the resource or its engine pod; use passwordFrom',
+    }),
     passwordFrom: SecretSource.optional().meta({ description: "The proxy's password" }),
   }),
   'password',

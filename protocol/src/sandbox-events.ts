@@ -11,9 +11,7 @@ import { PresenceStatus } from './presence.js';
  */
 
 /** A group member: `<number>@c.us` or `<id>@lid`. */
-const MemberId = z
-  .string()
-  .regex(/^(\d{1,20}@c\.us|\d{1,24}@lid)$/, { message: 'must be "<number>@c.us" or "<id>@lid"' });
+const MemberId = z.string().regex(/^(\d{1,20}@c\.us|\d{1,24}@lid)$/, { message: 'must be "<number>@c.us" or "<id>@lid"' });
 
 const GroupChatId = z.string().regex(/^[0-9A-Za-z-]{1,64}@g\.us$/, { message: 'must be "<id>@g.us"' });
 
@@ -32,8 +30,7 @@ function required(ctx: z.RefinementCtx, path: string, message: string): void {
 }
 
 /** Who acts in a group chat; ignored in direct chats, where the chat is the other person. */
-export const actingMember = () =>
-  MemberId.optional().meta({ description: 'The group member who acts; default 15557770001@c.us' });
+export const actingMember = () => MemberId.optional().meta({ description: 'The group member who acts; default 15557770001@c.us' });
 
 export const SimulateReaction = z.object({
   kind: z.literal('reaction'),

@@ -20,12 +20,11 @@ export const SimulateMessage = z
     kind: z.literal('message'),
     from: ChatId,
     participant: actingMember(),
-    body: z
+    body: z.string().max(65536).optional().meta({ description: 'The text (not empty), or the caption of `media` (may be empty or left out)' }),
+    id: z
       .string()
-      .max(65536)
-      .optional()
-      .meta({ description: 'The text (not empty), or the caption of `media` (may be empty or left out)' }),
-    id: z.string().regex(/^[0-9A-Za-z]{1,64}$/, { message: 'must be 1-64 letters or digits' }).optional(),
+      .regex(/^[0-9A-Za-z]{1,64}$/, { message: 'must be 1-64 letters or digits' })
+      .optional(),
     media: SimulatedMediaFile.optional().meta({ description: 'A received file: stored, and downloadable at `media.url`' }),
   })
   // A caption may be empty, as "body": "" or left out; a text message without media has text.
@@ -48,9 +47,7 @@ export const SimulatePasskey = z.object({
   kind: z.literal('passkey'),
   credential: z
     .object({
-      id: z
-        .string()
-        .regex(/^[A-Za-z0-9_-]{1,1024}$/, { message: 'must be the base64url credential id (no padding)' }),
+      id: z.string().regex(/^[A-Za-z0-9_-]{1,1024}$/, { message: 'must be the base64url credential id (no padding)' }),
       publicKey: PublicKeyJwk,
     })
     .optional(),

@@ -81,9 +81,7 @@ export const SessionStopDeprecatedRequest = z
   .meta({ id: 'SessionStopDeprecatedRequest' });
 export type SessionStopDeprecatedRequest = z.infer<typeof SessionStopDeprecatedRequest>;
 
-export const SessionLogoutDeprecatedRequest = z
-  .object({ name: SessionName.default('default') })
-  .meta({ id: 'SessionLogoutDeprecatedRequest' });
+export const SessionLogoutDeprecatedRequest = z.object({ name: SessionName.default('default') }).meta({ id: 'SessionLogoutDeprecatedRequest' });
 
 export const MeInfo = z
   .object({
@@ -122,9 +120,7 @@ export const SessionExpandQuery = z
   .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]));
 
 /** Query booleans arrive as strings; only the two spellings a user means are accepted. */
-export const QueryBoolean = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+export const QueryBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 export const SessionListQuery = z.object({
   all: QueryBoolean.optional().meta({ description: 'Include STOPPED sessions' }),

@@ -2,15 +2,7 @@ import { z } from 'zod';
 
 /** Session statuses of spec part 3. */
 export const SessionStatus = z
-  .enum([
-    'STOPPED',
-    'STARTING',
-    'SCAN_QR_CODE',
-    'PASSKEY_REQUIRED',
-    'PASSKEY_CONFIRMATION_REQUIRED',
-    'WORKING',
-    'FAILED',
-  ])
+  .enum(['STOPPED', 'STARTING', 'SCAN_QR_CODE', 'PASSKEY_REQUIRED', 'PASSKEY_CONFIRMATION_REQUIRED', 'WORKING', 'FAILED'])
   .meta({ id: 'SessionStatus' });
 export type SessionStatus = z.infer<typeof SessionStatus>;
 

@@ -14,13 +14,7 @@ export const RetriesConfig = z
   .object({
     policy: RetryPolicy.optional(),
     delaySeconds: z.number().min(0).max(3600).optional().meta({ description: 'Base delay in seconds' }),
-    attempts: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: 'Total delivery attempts, the first one included' }),
+    attempts: z.number().int().min(1).max(100).optional().meta({ description: 'Total delivery attempts, the first one included' }),
   })
   .meta({ id: 'RetriesConfiguration' });
 export type RetriesConfig = z.infer<typeof RetriesConfig>;
@@ -52,7 +46,10 @@ export const CustomHeader = z
         error: (issue) => `"${String(issue.input)}" is set by the gateway: customHeaders may not set Host, Content-Length or X-Webhook-* headers`,
       })
       .meta({ description: 'Any header but Host, Content-Length and X-Webhook-* (any case), which the gateway sets itself' }),
-    value: z.string().max(8192).refine((v) => !/[\r\n\0]/.test(v), { message: 'must not contain CR, LF or NUL' }),
+    value: z
+      .string()
+      .max(8192)
+      .refine((v) => !/[\r\n\0]/.test(v), { message: 'must not contain CR, LF or NUL' }),
   })
   .meta({ id: 'CustomHeader' });
 export type CustomHeader = z.infer<typeof CustomHeader>;

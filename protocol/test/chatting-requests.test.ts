@@ -43,7 +43,8 @@ describe('MessageRef', () => {
   });
 
   it('refuses bare ids and unknown chat kinds', () => {
-    for (const id of ['AAAA', 'maybe_11111111111@c.us_AAAA', 'false_bob_AAAA', 'false_1@c.us_A-B']) expect(MessageRef.safeParse(id).success, id).toBe(false);
+    for (const id of ['AAAA', 'maybe_11111111111@c.us_AAAA', 'false_bob_AAAA', 'false_1@c.us_A-B'])
+      expect(MessageRef.safeParse(id).success, id).toBe(false);
   });
 });
 

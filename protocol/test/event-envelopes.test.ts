@@ -77,7 +77,11 @@ describe('SANDBOX simulate kinds for the events', () => {
   it('accepts each kind with its defaults', () => {
     const parsed = SimulateRequest.parse({ kind: 'call', from: '15551234567@c.us' });
     expect(parsed).toEqual({ kind: 'call', status: 'offer', from: '15551234567@c.us', isVideo: false });
-    expect(SimulateRequest.parse({ kind: 'archive', chatId: '15551234567@c.us' })).toEqual({ kind: 'archive', chatId: '15551234567@c.us', archived: true });
+    expect(SimulateRequest.parse({ kind: 'archive', chatId: '15551234567@c.us' })).toEqual({
+      kind: 'archive',
+      chatId: '15551234567@c.us',
+      archived: true,
+    });
   });
 
   it('names the field a kind needs', () => {

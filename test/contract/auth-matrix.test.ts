@@ -114,7 +114,8 @@ async function mismatches(headers: () => Record<string, string>, expected: (acce
     const res = await call(op, headers());
     const got = outcomeOf(res.status);
     const ok = want === 'refused' ? got !== 'allowed' : got === want;
-    if (!ok) wrong.push(`${op.method} ${op.path} (${JSON.stringify(op.access)}): want ${want}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+    if (!ok)
+      wrong.push(`${op.method} ${op.path} (${JSON.stringify(op.access)}): want ${want}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
     if (got === 'allowed' && DELETES_SESSION.has(`${op.method} ${op.path}`)) {
       expect((await gw.api('POST', '/api/sessions', { name: SESSION, start: false })).status).toBe(201);
       await keysOfSession();
@@ -143,15 +144,30 @@ describe('part 5: every /api operation documents its access', () => {
 
 describe('part 5: the auth matrix over every /api operation', () => {
   it('no key: 401 everywhere', async () => {
-    expect(await mismatches(() => ({}), () => 'unauthenticated')).toEqual([]);
+    expect(
+      await mismatches(
+        () => ({}),
+        () => 'unauthenticated',
+      ),
+    ).toEqual([]);
   });
 
   it('a wrong key: 401 everywhere', async () => {
-    expect(await mismatches(() => ({ 'x-api-key': 'sb_not-a-key-of-this-server' }), () => 'unauthenticated')).toEqual([]);
+    expect(
+      await mismatches(
+        () => ({ 'x-api-key': 'sb_not-a-key-of-this-server' }),
+        () => 'unauthenticated',
+      ),
+    ).toEqual([]);
   });
 
   it('the admin key: never 401 or 403', async () => {
-    expect(await mismatches(() => ({ 'x-api-key': ADMIN_KEY }), () => 'allowed')).toEqual([]);
+    expect(
+      await mismatches(
+        () => ({ 'x-api-key': ADMIN_KEY }),
+        () => 'allowed',
+      ),
+    ).toEqual([]);
   });
 
   it('a general key for all sessions: everything but key management', async () => {
@@ -166,7 +182,7 @@ describe('part 5: the auth matrix over every /api operation', () => {
     expect(await mismatches(key('generalOther'), (a) => (a.kind === 'sessions.list' ? 'allowed' : 'forbidden'))).toEqual([]);
   });
 
-  it("a control key: read and control routes of its session and the session list, 403 elsewhere", async () => {
+  it('a control key: read and control routes of its session and the session list, 403 elsewhere', async () => {
     const expected = (a: Access): Outcome => (a.kind === 'sessions.list' || isSessionAction(a, 'read', 'control') ? 'allowed' : 'forbidden');
     expect(await mismatches(key('control'), expected)).toEqual([]);
   });

@@ -60,7 +60,15 @@ const LIST = {
   description: 'Please choose an option',
   footer: 'Thank you!',
   button: 'Choose',
-  sections: [{ title: 'Main', rows: [{ title: 'Option 1', rowId: 'option1', description: null }, { title: 'Option 2', rowId: 'option2' }] }],
+  sections: [
+    {
+      title: 'Main',
+      rows: [
+        { title: 'Option 1', rowId: 'option1', description: null },
+        { title: 'Option 2', rowId: 'option2' },
+      ],
+    },
+  ],
 };
 
 describe('4.5 POST /api/sendList', () => {
@@ -74,10 +82,26 @@ describe('4.5 POST /api/sendList', () => {
 
   it('takes at most 10 rows in all, with different row ids', async () => {
     const rows = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ title: `Row ${i}`, rowId: `${prefix}${i}` }));
-    const tooMany = await send('/api/sendList', { message: { ...LIST, sections: [{ title: 'A', rows: rows('a', 6) }, { title: 'B', rows: rows('b', 5) }] } });
+    const tooMany = await send('/api/sendList', {
+      message: {
+        ...LIST,
+        sections: [
+          { title: 'A', rows: rows('a', 6) },
+          { title: 'B', rows: rows('b', 5) },
+        ],
+      },
+    });
     expect(tooMany.status).toBe(400);
     expect(fieldsOf(tooMany.body)).toEqual(['body.message.sections']);
-    const same = await send('/api/sendList', { message: { ...LIST, sections: [{ title: 'A', rows: rows('x', 2) }, { title: 'B', rows: rows('x', 1) }] } });
+    const same = await send('/api/sendList', {
+      message: {
+        ...LIST,
+        sections: [
+          { title: 'A', rows: rows('x', 2) },
+          { title: 'B', rows: rows('x', 1) },
+        ],
+      },
+    });
     expect(fieldsOf(same.body)).toEqual(['body.message.sections[1].rows[0].rowId']);
   });
 });
@@ -134,7 +158,13 @@ describe('4.5 POST /api/sendLocation', () => {
   it('answers 201 with the record carrying location', async () => {
     const res = await send('/api/sendLocation', { latitude: 38.8937255, longitude: -77.0969763, title: 'Our office' });
     expect(res.status).toBe(201);
-    expect(res.body.location).toEqual({ latitude: '38.8937255', longitude: '-77.0969763', live: false, name: 'Our office', description: 'Our office' });
+    expect(res.body.location).toEqual({
+      latitude: '38.8937255',
+      longitude: '-77.0969763',
+      live: false,
+      name: 'Our office',
+      description: 'Our office',
+    });
     expect(res.body._data).toMatchObject({ type: 'location', latitude: 38.8937255, longitude: -77.0969763 });
     await expectSendEvents(ctx.tap, res.body);
   });

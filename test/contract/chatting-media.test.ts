@@ -14,7 +14,11 @@ afterAll(async () => {
 });
 
 const send = (path: string, body: Record<string, unknown>) => ctx.gw.api('POST', path, { session: SESSION, chatId: PEER, ...body });
-const inline = (bytes: Buffer, mimetype: string, filename?: string) => ({ mimetype, data: bytes.toString('base64'), ...(filename ? { filename } : {}) });
+const inline = (bytes: Buffer, mimetype: string, filename?: string) => ({
+  mimetype,
+  data: bytes.toString('base64'),
+  ...(filename ? { filename } : {}),
+});
 
 describe('4.5 POST /api/sendImage', () => {
   it('answers 201 with the record (hasMedia, caption as body) and gives message.any, then the acks', async () => {
@@ -148,7 +152,10 @@ describe('4.5 POST /api/send/link-custom-preview', () => {
   });
 
   it('the text must include preview.url', async () => {
-    const res = await send('/api/send/link-custom-preview', { text: 'no link', preview: { url: 'https://example.com/', title: 't', description: '' } });
+    const res = await send('/api/send/link-custom-preview', {
+      text: 'no link',
+      preview: { url: 'https://example.com/', title: 't', description: '' },
+    });
     expect(res.status).toBe(400);
     expect(fieldsOf(res.body)).toEqual(['body.text']);
   });

@@ -49,7 +49,10 @@ describe('4.5 POST /api/sendText', () => {
     await waitFor(() => ws.events('message.ack').filter((e) => e.payload.id === sent.id).length === 2, 'two acks', 3_000);
     const any = ws.events('message.any').find((e) => e.payload.id === sent.id);
     expect(any.payload.source).toBe('api');
-    const acks = ws.events('message.ack').filter((e) => e.payload.id === sent.id).map((e) => e.payload);
+    const acks = ws
+      .events('message.ack')
+      .filter((e) => e.payload.id === sent.id)
+      .map((e) => e.payload);
     expect(acks).toEqual([
       { id: sent.id, from: '15551234567@c.us', to: '15550000000@c.us', participant: null, fromMe: true, ack: 1, ackName: 'SERVER' },
       { id: sent.id, from: '15551234567@c.us', to: '15550000000@c.us', participant: null, fromMe: true, ack: 2, ackName: 'DEVICE' },
@@ -64,7 +67,12 @@ describe('4.5 POST /api/sendText', () => {
   });
 
   it('refuses linkPreviewHighQuality: true instead of dropping it, and takes false (item 15)', async () => {
-    const refused = await gw.api('POST', '/api/sendText', { session: 'chat', chatId: '15551234567@c.us', text: 'hi https://example.com', linkPreviewHighQuality: true });
+    const refused = await gw.api('POST', '/api/sendText', {
+      session: 'chat',
+      chatId: '15551234567@c.us',
+      text: 'hi https://example.com',
+      linkPreviewHighQuality: true,
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.details).toEqual([{ path: 'body.linkPreviewHighQuality', reason: expect.stringContaining('send/link-custom-preview') }]);
     const sent = await gw.api('POST', '/api/sendText', { session: 'chat', chatId: '15551234567@c.us', text: 'hi', linkPreviewHighQuality: false });

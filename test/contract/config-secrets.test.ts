@@ -87,22 +87,25 @@ describe('secrets in a session config are write-only', () => {
     }
   });
 
-  it.runIf(mode === 'cluster')('cluster mode: the MessagingSession holds no HMAC key, header value or url credential, a Secret it owns does', async () => {
-    const { readFromCluster } = await import('./cluster-harness.js');
-    const rx = await receiver(HMAC_KEY);
-    expect((await gw.api('POST', '/api/sessions', { name: 'resource-1', start: false, config: { webhooks: [webhook(rx)] } })).status).toBe(201);
-    const resource = await readFromCluster('resource', 'resource-1');
-    expectNoSecret(resource);
-    const [stored] = resource.spec.config.webhooks;
-    expect(stored.url).toBe(maskedWebhook(rx).url);
-    const secretName = stored.hmac.keyFrom.secretKeyRef.name;
-    expect(stored.customHeaders[0].valueFrom.secretKeyRef.name).toBe(secretName);
-    const secret = await readFromCluster('secret', secretName);
-    expect(secret.data[stored.urlFrom.secretKeyRef.key]).toBe(secretUrl(rx));
-    expect(secret.data[stored.hmac.keyFrom.secretKeyRef.key]).toBe(HMAC_KEY);
-    expect(secret.data[stored.customHeaders[0].valueFrom.secretKeyRef.key]).toBe(HEADER_VALUE);
-    expect(secret.metadata.ownerReferences).toMatchObject([{ kind: 'MessagingSession', uid: resource.metadata.uid }]);
-  });
+  it.runIf(mode === 'cluster')(
+    'cluster mode: the MessagingSession holds no HMAC key, header value or url credential, a Secret it owns does',
+    async () => {
+      const { readFromCluster } = await import('./cluster-harness.js');
+      const rx = await receiver(HMAC_KEY);
+      expect((await gw.api('POST', '/api/sessions', { name: 'resource-1', start: false, config: { webhooks: [webhook(rx)] } })).status).toBe(201);
+      const resource = await readFromCluster('resource', 'resource-1');
+      expectNoSecret(resource);
+      const [stored] = resource.spec.config.webhooks;
+      expect(stored.url).toBe(maskedWebhook(rx).url);
+      const secretName = stored.hmac.keyFrom.secretKeyRef.name;
+      expect(stored.customHeaders[0].valueFrom.secretKeyRef.name).toBe(secretName);
+      const secret = await readFromCluster('secret', secretName);
+      expect(secret.data[stored.urlFrom.secretKeyRef.key]).toBe(secretUrl(rx));
+      expect(secret.data[stored.hmac.keyFrom.secretKeyRef.key]).toBe(HMAC_KEY);
+      expect(secret.data[stored.customHeaders[0].valueFrom.secretKeyRef.key]).toBe(HEADER_VALUE);
+      expect(secret.metadata.ownerReferences).toMatchObject([{ kind: 'MessagingSession', uid: resource.metadata.uid }]);
+    },
+  );
 
   it('a PUT that sends the masked config back keeps every secret; a new value replaces one', async () => {
     const rx = await receiver(HMAC_KEY);
@@ -166,11 +169,7 @@ describe('secrets in a session config are write-only', () => {
     await workingSession(gw, 'dead-masked-1', { config: { webhooks: [hook] } });
     await incoming('dead-masked-1', 'refused');
     let dead: { url: string }[] = [];
-    await waitFor(
-      async () => (dead = (await gw.api('GET', '/api/dead-masked-1/webhooks/dead')).body).length > 0,
-      'a dead delivery',
-      TIMEOUT_MS,
-    );
+    await waitFor(async () => (dead = (await gw.api('GET', '/api/dead-masked-1/webhooks/dead')).body).length > 0, 'a dead delivery', TIMEOUT_MS);
     expect(dead[0]!.url).toBe(maskedWebhook(rx).url);
     expectNoSecret(dead);
   });

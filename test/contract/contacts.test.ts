@@ -16,8 +16,7 @@ const CHECKS = [
   ['POST /api/contacts/check-exists', (phone: string, session = 'contacts') => gw.api('POST', '/api/contacts/check-exists', { phone, session })],
   [
     'GET /api/contacts/check-exists',
-    (phone: string, session = 'contacts') =>
-      gw.api('GET', `/api/contacts/check-exists?phone=${encodeURIComponent(phone)}&session=${session}`),
+    (phone: string, session = 'contacts') => gw.api('GET', `/api/contacts/check-exists?phone=${encodeURIComponent(phone)}&session=${session}`),
   ],
   [
     'GET /api/checkNumberStatus (deprecated)',
@@ -48,7 +47,9 @@ describe('contacts: is a number registered (WANumberExistResult)', () => {
       it('refuses what is not a phone number with 400 naming phone', async () => {
         const res = await check('call me');
         expect(res.status).toBe(400);
-        expect(res.body.details).toEqual([{ path: expect.stringMatching(/^(body|querystring)\.phone$/), reason: expect.stringContaining('phone number') }]);
+        expect(res.body.details).toEqual([
+          { path: expect.stringMatching(/^(body|querystring)\.phone$/), reason: expect.stringContaining('phone number') },
+        ]);
       });
 
       it('answers 404 for an unknown session and 422 for one that is not WORKING', async () => {
@@ -110,4 +111,3 @@ describe('contacts and message ids in the OpenAPI document', () => {
     expect(Object.keys(doc.components.schemas.NewMessageIDResponse.properties)).toEqual(['id']);
   });
 });
-

@@ -66,10 +66,14 @@ describe('delivery guarantees through the API (docs/events.md)', () => {
     await workingSession(gw, 'dead', { config: { webhooks: [hook] } });
     const made = await incoming('dead', 2);
 
-    const dead = await waitFor(async () => {
-      const list = (await gw.api('GET', '/api/dead/webhooks/dead')).body;
-      return Array.isArray(list) && list.length === 2 && list;
-    }, 'two dead deliveries', TIMEOUT_MS);
+    const dead = await waitFor(
+      async () => {
+        const list = (await gw.api('GET', '/api/dead/webhooks/dead')).body;
+        return Array.isArray(list) && list.length === 2 && list;
+      },
+      'two dead deliveries',
+      TIMEOUT_MS,
+    );
     for (const delivery of dead) {
       expect(delivery).toMatchObject({ session: 'dead', event: 'message', url: hook.url, attempts: 2, lastError: 'refused' });
       expect(delivery.deadAt).toBeGreaterThanOrEqual(delivery.createdAt);
@@ -88,10 +92,14 @@ describe('delivery guarantees through the API (docs/events.md)', () => {
   it('gives a receiver back from an outage the events after the last id it has, page by page', async () => {
     await workingSession(gw, 'catchup');
     const made = await incoming('catchup', 4);
-    const all = await waitFor(async () => {
-      const page = (await gw.api('GET', '/api/catchup/event-log?limit=1000')).body as any[];
-      return page.filter((e) => e.event === 'message').length === 4 && page;
-    }, 'the four messages in the log', TIMEOUT_MS);
+    const all = await waitFor(
+      async () => {
+        const page = (await gw.api('GET', '/api/catchup/event-log?limit=1000')).body as any[];
+        return page.filter((e) => e.event === 'message').length === 4 && page;
+      },
+      'the four messages in the log',
+      TIMEOUT_MS,
+    );
     for (const envelope of all) expect(() => parseEnvelope(envelope)).not.toThrow();
     expect(all.filter((e) => e.event === 'message').map((e) => e.payload.id)).toEqual(made);
 

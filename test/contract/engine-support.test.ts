@@ -6,7 +6,10 @@ let gw: ContractGateway;
 beforeAll(async () => {
   gw = await startGateway();
   // Stopped: no engine runs (cluster mode: no engine pod), so each answer below is the gateway's own.
-  for (const [name, engine] of [['ops-webjs', 'WEBJS'], ['ops-noweb', 'NOWEB']]) {
+  for (const [name, engine] of [
+    ['ops-webjs', 'WEBJS'],
+    ['ops-noweb', 'NOWEB'],
+  ]) {
     const created = await gw.api('POST', '/api/sessions', { name, engine, start: false });
     expect(created.status, name).toBe(201);
   }
@@ -61,9 +64,30 @@ describe("an operation the session's engine cannot do: 422 from the gateway's en
 
   it('an argument the engine refuses in an operation it has: the same 422, naming the field', async () => {
     const cases: [string, string, string, unknown, string, string][] = [
-      ['ops-webjs', 'WEBJS', '/api/sendText', { session: 'ops-webjs', chatId: PEER, text: 'hi', id: 'CLIENTID0001' }, 'id', 'sending with a pre-generated message id'],
-      ['ops-webjs', 'WEBJS', '/api/ops-webjs/auth/request-code', { phoneNumber: '15551234567', method: 'sms' }, 'method', 'registering a number by SMS or voice'],
-      ['ops-noweb', 'NOWEB', '/api/ops-noweb/auth/request-code', { phoneNumber: '15551234567', method: 'voice' }, 'method', 'registering a number by SMS or voice'],
+      [
+        'ops-webjs',
+        'WEBJS',
+        '/api/sendText',
+        { session: 'ops-webjs', chatId: PEER, text: 'hi', id: 'CLIENTID0001' },
+        'id',
+        'sending with a pre-generated message id',
+      ],
+      [
+        'ops-webjs',
+        'WEBJS',
+        '/api/ops-webjs/auth/request-code',
+        { phoneNumber: '15551234567', method: 'sms' },
+        'method',
+        'registering a number by SMS or voice',
+      ],
+      [
+        'ops-noweb',
+        'NOWEB',
+        '/api/ops-noweb/auth/request-code',
+        { phoneNumber: '15551234567', method: 'voice' },
+        'method',
+        'registering a number by SMS or voice',
+      ],
       [
         'ops-noweb',
         'NOWEB',

@@ -242,7 +242,13 @@ describe('6.2 presence.update', () => {
   });
 
   it('a group names the member; lastSeen may be set', async () => {
-    await tap.simulate({ kind: 'presence', chatId: '120363000000000001@g.us', presence: 'offline', participant: LID_MEMBER, lastSeen: 1_795_000_000 });
+    await tap.simulate({
+      kind: 'presence',
+      chatId: '120363000000000001@g.us',
+      presence: 'offline',
+      participant: LID_MEMBER,
+      lastSeen: 1_795_000_000,
+    });
     const presence = (await tap.delivered('presence.update', (p) => p.id === '120363000000000001@g.us')).payload;
     expect(presence.presences).toEqual([{ participant: LID_MEMBER, lastKnownPresence: 'offline', lastSeen: 1_795_000_000 }]);
   });
@@ -299,7 +305,12 @@ describe('6.2 event.response and event.response.failed', () => {
 describe('6.2 label.*', () => {
   it('label.upsert is the label record (2.9); label.deleted has an empty name', async () => {
     const { label } = await tap.simulate({ kind: 'label', name: 'Lead', color: 1 });
-    expect((await tap.delivered('label.upsert', (p) => p.id === label.id)).payload).toEqual({ id: label.id, name: 'Lead', color: 1, colorHex: '#64c4ff' });
+    expect((await tap.delivered('label.upsert', (p) => p.id === label.id)).payload).toEqual({
+      id: label.id,
+      name: 'Lead',
+      color: 1,
+      colorHex: '#64c4ff',
+    });
     await tap.simulate({ kind: 'label-chat', labelId: label.id, chatId: ALICE });
     await tap.simulate({ kind: 'label-chat', labelId: label.id, chatId: ALICE, removed: true });
     const added = (await tap.delivered('label.chat.added', (p) => p.labelId === label.id)).payload;
@@ -378,7 +389,12 @@ describe('simulate answers what is wrong', () => {
     const offer = await gw.api('POST', '/api/events-all/sandbox/simulate', { kind: 'call' });
     expect(offer.status).toBe(400);
     expect(offer.body.details).toEqual([expect.objectContaining({ path: 'body.from' })]);
-    const directVariant = await gw.api('POST', '/api/events-all/sandbox/simulate', { kind: 'ack', messageId: sent.id, ack: 'READ', participant: BOB });
+    const directVariant = await gw.api('POST', '/api/events-all/sandbox/simulate', {
+      kind: 'ack',
+      messageId: sent.id,
+      ack: 'READ',
+      participant: BOB,
+    });
     expect(directVariant.status).toBe(400);
     expect(directVariant.body.details).toEqual([expect.objectContaining({ path: 'body.participant' })]);
     const badId = await gw.api('POST', '/api/events-all/sandbox/simulate', { kind: 'reaction', messageId: 'nope', text: '👍' });

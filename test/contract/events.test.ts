@@ -80,7 +80,9 @@ describe('2.4 envelope and 6.2 payloads of the first events', () => {
   });
 
   it('session.status carries the recent 3 statuses, oldest first', () => {
-    const statuses = of('env').filter((h) => h.body.event === 'session.status').map((h) => h.body.payload);
+    const statuses = of('env')
+      .filter((h) => h.body.event === 'session.status')
+      .map((h) => h.body.payload);
     expect(statuses.map((p) => p.status)).toEqual(['STARTING', 'SCAN_QR_CODE', 'WORKING']);
     const working = statuses[2];
     expect(working.name).toBe('env');
@@ -89,7 +91,9 @@ describe('2.4 envelope and 6.2 payloads of the first events', () => {
   });
 
   it('message.any has source api for the send and app for the incoming message', () => {
-    const anys = of('env').filter((h) => h.body.event === 'message.any').map((h) => h.body.payload);
+    const anys = of('env')
+      .filter((h) => h.body.event === 'message.any')
+      .map((h) => h.body.payload);
     expect(anys.find((p) => p.id === sent.id)?.source).toBe('api');
     expect(anys.find((p) => !p.fromMe)?.source).toBe('app');
   });
@@ -134,10 +138,7 @@ describe('6.1 webhook delivery', () => {
   });
 
   it('the global webhook gets its events of every session', async () => {
-    await waitFor(
-      () => ['env', 'sig', 'filter'].every((s) => globalReceiver.received.some((h) => h.body.session === s)),
-      'global deliveries',
-    );
+    await waitFor(() => ['env', 'sig', 'filter'].every((s) => globalReceiver.received.some((h) => h.body.session === s)), 'global deliveries');
     expect(new Set(globalReceiver.received.map((h) => h.body.event))).toEqual(new Set(['session.status']));
   });
 });
@@ -153,9 +154,7 @@ describe('6.1 websocket', () => {
     await waitFor(() => all.frames.filter((f) => f.session === 'ws-b' && f.event === 'message.ack').length === 2, 'acks on *');
     expect(new Set(onlyA.frames.map((f) => f.session))).toEqual(new Set(['ws-a']));
     expect(new Set(onlyA.frames.map((f) => f.event))).toEqual(new Set(['message', 'message.any']));
-    expect(new Set(all.frames.map((f) => f.event))).toEqual(
-      new Set(['session.status', 'message', 'message.any', 'message.ack']),
-    );
+    expect(new Set(all.frames.map((f) => f.event))).toEqual(new Set(['session.status', 'message', 'message.any', 'message.ack']));
     for (const frame of all.frames) expect(() => parseEnvelope(frame)).not.toThrow();
     onlyA.close();
     all.close();

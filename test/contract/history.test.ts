@@ -27,10 +27,14 @@ async function read(path: string): Promise<any[]> {
 
 /** Waits until the chat's history passes `check` (cluster mode records a moment after the event). */
 function historyWhere(path: string, check: (records: any[]) => boolean, what: string): Promise<any[]> {
-  return waitFor(async () => {
-    const res = await gw.api('GET', path);
-    return res.status === 200 && check(res.body) && res.body;
-  }, what, 15_000);
+  return waitFor(
+    async () => {
+      const res = await gw.api('GET', path);
+      return res.status === 200 && check(res.body) && res.body;
+    },
+    what,
+    15_000,
+  );
 }
 
 const incoming = (from: string, body: string, id?: string) =>
@@ -76,17 +80,23 @@ describe('History: GET /api/{session}/chats/{chatId}/messages', () => {
 
   it('answers the newest 10 by default (limit 10, sortOrder desc), only of that chat', async () => {
     const records = await read(chats(chat));
-    expect(records.map((record) => record.id)).toEqual(all.slice(-10).reverse().map((record) => record.id));
+    expect(records.map((record) => record.id)).toEqual(
+      all
+        .slice(-10)
+        .reverse()
+        .map((record) => record.id),
+    );
   });
 
   it('sortOrder=asc answers the oldest first; sortBy=messageTimestamp sorts by the same time', async () => {
     expect((await read(chats(chat, 'sortOrder=asc'))).map((r) => r.id)).toEqual(all.slice(0, 10).map((r) => r.id));
     expect((await read(chats(chat, 'sortOrder=desc&sortBy=messageTimestamp'))).map((r) => r.id)).toEqual(
-      all.slice(-10).reverse().map((r) => r.id),
+      all
+        .slice(-10)
+        .reverse()
+        .map((r) => r.id),
     );
-    expect((await read(chats(chat, 'sortOrder=asc&sortBy=timestamp&limit=3'))).map((r) => r.id)).toEqual(
-      all.slice(0, 3).map((r) => r.id),
-    );
+    expect((await read(chats(chat, 'sortOrder=asc&sortBy=timestamp&limit=3'))).map((r) => r.id)).toEqual(all.slice(0, 3).map((r) => r.id));
   });
 
   it('limit and offset cut pages', async () => {
@@ -103,9 +113,9 @@ describe('History: GET /api/{session}/chats/{chatId}/messages', () => {
     const ids = (records: any[]) => records.map((r) => r.id);
     expect(ids(await read(chats(chat, `sortOrder=asc&limit=100&filter.timestamp.gte=${from}`)))).toEqual(ids(all.slice(3)));
     expect(ids(await read(chats(chat, `sortOrder=asc&limit=100&filter.timestamp.lte=${to}`)))).toEqual(ids(all.slice(0, 8)));
-    expect(
-      ids(await read(chats(chat, `sortOrder=asc&limit=100&filter.timestamp.gte=${from}&filter.timestamp.lte=${to}`))),
-    ).toEqual(ids(all.slice(3, 8)));
+    expect(ids(await read(chats(chat, `sortOrder=asc&limit=100&filter.timestamp.gte=${from}&filter.timestamp.lte=${to}`)))).toEqual(
+      ids(all.slice(3, 8)),
+    );
   });
 
   it('filter.fromMe picks sent (true) or received (false) messages', async () => {
@@ -168,7 +178,10 @@ describe('History follows acknowledgements, edits and revokes', () => {
 
 describe('History: validation and errors', () => {
   it('400 names each bad query parameter', async () => {
-    const res = await gw.api('GET', chats('15551110001@c.us', 'limit=0&offset=-1&sortOrder=up&filter.ack=SEEN&filter.fromMe=maybe&filter.timestamp.lte=soon'));
+    const res = await gw.api(
+      'GET',
+      chats('15551110001@c.us', 'limit=0&offset=-1&sortOrder=up&filter.ack=SEEN&filter.fromMe=maybe&filter.timestamp.lte=soon'),
+    );
     expect(res.status).toBe(400);
     expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
       'querystring.filter.ack',

@@ -36,7 +36,7 @@ async function closedWith(client: WsClient): Promise<{ code: number; reason: str
 }
 
 describe('a /ws connection lasts only as long as its key lets it', () => {
-  it('deleting the key closes its connections with 1008 saying so; other keys\' stay open', async () => {
+  it("deleting the key closes its connections with 1008 saying so; other keys' stay open", async () => {
     const doomed = await key({});
     const other = await key({});
     const [first, second, bystander] = [await watch(doomed.key), await watch(doomed.key, 'rv1'), await watch(other.key)];

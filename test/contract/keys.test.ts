@@ -27,7 +27,15 @@ describe('4.2 API keys: create, list, update, delete', () => {
   it('POST /api/keys answers 201 with the secret, which works at once', async () => {
     const res = await gw.api('POST', '/api/keys', { isAdmin: false, session: null, isActive: true });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(KEY_ID), key: expect.stringMatching(SECRET), isActive: true, isAdmin: false, session: null, actions: null, kind: 'general' });
+    expect(res.body).toEqual({
+      id: expect.stringMatching(KEY_ID),
+      key: expect.stringMatching(SECRET),
+      isActive: true,
+      isAdmin: false,
+      session: null,
+      actions: null,
+      kind: 'general',
+    });
     expect((await gw.api('GET', '/api/sessions', undefined, res.body.key)).status).toBe(200);
   });
 
@@ -114,7 +122,11 @@ describe('4.2 API keys: a PUT changes only what it sends', () => {
 
   it('each field sent changes alone; widening takes an explicit null', async () => {
     const { body: key } = await gw.api('POST', '/api/keys', { session: 'k1', actions: { read: true } });
-    expect((await gw.api('PUT', `/api/keys/${key.id}`, { isActive: false })).body).toMatchObject({ isActive: false, session: 'k1', actions: { read: true } });
+    expect((await gw.api('PUT', `/api/keys/${key.id}`, { isActive: false })).body).toMatchObject({
+      isActive: false,
+      session: 'k1',
+      actions: { read: true },
+    });
     expect((await gw.api('PUT', `/api/keys/${key.id}`, { actions: { read: true, send: true } })).body).toMatchObject({
       isActive: false,
       session: 'k1',
@@ -154,7 +166,15 @@ describe('4.2 API keys: the media and control key of a session', () => {
     it(`POST /api/keys/${kind} makes the key once, then answers the same key without its secret`, async () => {
       const first = await gw.api('POST', `/api/keys/${kind}`, { session: 'k1' });
       expect(first.status).toBe(201);
-      expect(first.body).toEqual({ id: expect.stringMatching(KEY_ID), key: expect.stringMatching(SECRET), isActive: true, isAdmin: false, session: 'k1', actions: null, kind });
+      expect(first.body).toEqual({
+        id: expect.stringMatching(KEY_ID),
+        key: expect.stringMatching(SECRET),
+        isActive: true,
+        isAdmin: false,
+        session: 'k1',
+        actions: null,
+        kind,
+      });
 
       const again = await gw.api('POST', `/api/keys/${kind}`, { session: 'k1' });
       expect(again.status).toBe(201);

@@ -171,10 +171,6 @@ describe('SANDBOX simulate: message with media (validation)', () => {
   it('400 names a bad media type, file name or base64 data', async () => {
     const res = await simulateFile(S, { mimetype: 'image', filename: '../etc/passwd', data: 'not base64!' });
     expect(res.status).toBe(400);
-    expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
-      'body.media.data',
-      'body.media.filename',
-      'body.media.mimetype',
-    ]);
+    expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.media.data', 'body.media.filename', 'body.media.mimetype']);
   });
 });

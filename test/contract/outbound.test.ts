@@ -38,7 +38,9 @@ describe('webhooks cannot be aimed at the metadata endpoint, nor forge the heade
     const res = await gw.api('POST', '/api/sessions', {
       name: 'outbound-headers',
       start: false,
-      config: { webhooks: [{ url: 'https://hooks.example.com/x', events: ['message'], customHeaders: [{ name: 'X-Webhook-Timestamp', value: '1' }] }] },
+      config: {
+        webhooks: [{ url: 'https://hooks.example.com/x', events: ['message'], customHeaders: [{ name: 'X-Webhook-Timestamp', value: '1' }] }],
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body.details).toEqual([

@@ -25,7 +25,12 @@ async function scanning(name: string): Promise<WsClient> {
 /** A session in PASSKEY_REQUIRED for `authenticator`'s credential. */
 async function passkeyRequired(name: string, authenticator: SoftAuthenticator, extra: Record<string, unknown> = {}) {
   const ws = await scanning(name);
-  const simulated = await gw.api('POST', `/api/${name}/sandbox/simulate`, { kind: 'passkey', credential: authenticator.credential, me: ME, ...extra });
+  const simulated = await gw.api('POST', `/api/${name}/sandbox/simulate`, {
+    kind: 'passkey',
+    credential: authenticator.credential,
+    me: ME,
+    ...extra,
+  });
   expect(simulated.status).toBe(201);
   await waitForStatus(gw, name, 'PASSKEY_REQUIRED');
   return ws;
@@ -285,4 +290,3 @@ describe('4.1 pairing: passkey in the OpenAPI document', () => {
     expect(Object.keys(schemas.PasskeyConfirmationResponse.properties)).toEqual(['code']);
   });
 });
-

@@ -41,7 +41,6 @@ async function download(url: string): Promise<{ type: string | null; bytes: Buff
   return { type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-
 describe('4.4 profile: GET /api/{session}/profile', () => {
   it('answers MyProfile {id, name, picture} of the paired account; picture is null until one is set', async () => {
     await gw.api('POST', '/api/sessions', { name: 'prof-get', engine: 'SANDBOX' });
@@ -220,4 +219,3 @@ describe('4.4 profile in the OpenAPI document', () => {
     expect(Object.keys(schemas.ProfilePictureRequest.properties)).toEqual(['file']);
   });
 });
-

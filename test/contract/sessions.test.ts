@@ -44,9 +44,7 @@ describe('4.3 sessions: create and read', () => {
     });
     expect(res.status).toBe(400);
     const paths = res.body.details.map((d: { path: string }) => d.path);
-    expect(paths).toEqual(
-      expect.arrayContaining(['body.name', 'body.config.webhooks[0].url', 'body.config.webhooks[0].events[0]']),
-    );
+    expect(paths).toEqual(expect.arrayContaining(['body.name', 'body.config.webhooks[0].url', 'body.config.webhooks[0].events[0]']));
     expect((await gw.api('GET', '/api/sessions?all=true')).body.map((s: { name: string }) => s.name)).not.toContain('bad name!');
   });
 
@@ -92,13 +90,15 @@ describe('part 3 rule 5: the list omits STOPPED sessions unless all=true', () =>
   });
 
   it('shows apps only with expand=apps', async () => {
-    await gw.api('POST', '/api/sessions', { name: 'apps-1', start: false, apps: [{ app: 'calls', config: { dm: { reject: true, message: 'busy' } } }] });
+    await gw.api('POST', '/api/sessions', {
+      name: 'apps-1',
+      start: false,
+      apps: [{ app: 'calls', config: { dm: { reject: true, message: 'busy' } } }],
+    });
     const plain = await gw.api('GET', '/api/sessions/apps-1');
     expect(plain.body.apps).toBeUndefined();
     const expanded = await gw.api('GET', '/api/sessions/apps-1?expand=apps');
-    expect(expanded.body.apps).toEqual([
-      { app: 'calls', enabled: true, config: { dm: { reject: true, message: 'busy' }, group: { reject: true } } },
-    ]);
+    expect(expanded.body.apps).toEqual([{ app: 'calls', enabled: true, config: { dm: { reject: true, message: 'busy' }, group: { reject: true } } }]);
     const listed = (await gw.api('GET', '/api/sessions?all=true&expand=apps')).body.find((s: { name: string }) => s.name === 'apps-1');
     expect(listed.apps).toHaveLength(1);
   });
@@ -184,7 +184,11 @@ describe('config members beyond the spec: honoured, refused, never dropped (item
   });
 
   it('refuses a setting the engine cannot honour with 422 naming it, and creates or changes nothing', async () => {
-    const res = await gw.api('POST', '/api/sessions', { name: 'cfg-sandbox', engine: 'SANDBOX', config: { proxy: settings.proxy, ignore: settings.ignore } });
+    const res = await gw.api('POST', '/api/sessions', {
+      name: 'cfg-sandbox',
+      engine: 'SANDBOX',
+      config: { proxy: settings.proxy, ignore: settings.ignore },
+    });
     expect(res.status).toBe(422);
     expect(res.body.message).toMatch(/^engine SANDBOX cannot honour config\.proxy \(only NOWEB\), config\.ignore \(only NOWEB\)/);
     expect(res.body.details).toMatchObject({ engine: 'SANDBOX', fields: ['body.config.proxy', 'body.config.ignore'] });

@@ -40,7 +40,9 @@ function repositoryPaths(dir = repoRoot, into: string[] = []): string[] {
  */
 function namedPaths(markdown: string): string[] {
   const spans = [...markdown.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
-  const diagrams = [...markdown.matchAll(/```mermaid\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.match(/(?<![\w./-])(?:[\w.-]+(?:\/[\w.-]+)+\/?|[\w.-]+\.(?:ts|md)\b)/g) ?? []);
+  const diagrams = [...markdown.matchAll(/```mermaid\n([\s\S]*?)```/g)].flatMap(
+    (m) => m[1]!.match(/(?<![\w./-])(?:[\w.-]+(?:\/[\w.-]+)+\/?|[\w.-]+\.(?:ts|md)\b)/g) ?? [],
+  );
   return [...new Set([...spans, ...diagrams])].filter(
     (token) =>
       /^\w[\w.@/-]*$/.test(token) && // not an npm package (@scope/name)

@@ -155,7 +155,12 @@ function listeningAddresses(pid: number): string[] {
 
 /** /proc/net addresses are 32-bit words in host (little-endian) order. */
 function decodeAddress(hex: string): string {
-  const bytes = hex.match(/.{8}/g)!.flatMap((word) => word.match(/../g)!.reverse().map((b) => parseInt(b, 16)));
+  const bytes = hex.match(/.{8}/g)!.flatMap((word) =>
+    word
+      .match(/../g)!
+      .reverse()
+      .map((b) => parseInt(b, 16)),
+  );
   if (bytes.length === 4) return bytes.join('.');
   const v4mapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
   if (v4mapped) return bytes.slice(12).join('.');

@@ -75,7 +75,12 @@ describe('invariant 2: gateways killed during webhook delivery', () => {
       });
       const send = (via: GatewayProcess, text: string) => via.api('POST', '/api/sendText', { session: 'durable', chatId: '15551234567@c.us', text });
       const sent: string[] = [];
-      for (const [via, text] of [[gw, 'one'], [second, 'two'], [gw, 'three']] as const) sent.push((await send(via, text)).body.id);
+      for (const [via, text] of [
+        [gw, 'one'],
+        [second, 'two'],
+        [gw, 'three'],
+      ] as const)
+        sent.push((await send(via, text)).body.id);
       await second.api('POST', '/api/durable/sandbox/simulate', { kind: 'message', from: '15557654321@c.us', body: 'incoming' });
       // The session's queue for this webhook holds its first event, retried by one of the replicas.
       await waitFor(() => refused >= 3, 'deliveries refused by the receiver', 10_000);
@@ -85,9 +90,13 @@ describe('invariant 2: gateways killed during webhook delivery', () => {
       await second.process.kill('SIGKILL');
 
       // No gateway runs: the engine still takes commands (over NATS) and publishes events.
-      const reply = await nc.request(SUBJECTS.command('durable'), JSON.stringify({ op: 'send.text', args: { chatId: '15551234567@c.us', text: 'five' } }), {
-        timeout: 10_000,
-      });
+      const reply = await nc.request(
+        SUBJECTS.command('durable'),
+        JSON.stringify({ op: 'send.text', args: { chatId: '15551234567@c.us', text: 'five' } }),
+        {
+          timeout: 10_000,
+        },
+      );
       sent.push((JSON.parse(reply.string()) as { result: { id: string } }).result.id);
 
       receiverUp = true;

@@ -36,26 +36,30 @@ describe('history and media in cluster mode', () => {
     });
     expect(received.status).toBe(201);
     await first.api('POST', '/api/sendText', { session: 'keeper', chatId: chat, text: 'got it' });
-    const before = await waitFor(async () => {
-      const res = await history(first);
-      return res.body.length === 2 && res.body[1].ackName === 'DEVICE' && res.body;
-    }, 'both messages recorded, the sent one at DEVICE', 15_000);
+    const before = await waitFor(
+      async () => {
+        const res = await history(first);
+        return res.body.length === 2 && res.body[1].ackName === 'DEVICE' && res.body;
+      },
+      'both messages recorded, the sent one at DEVICE',
+      15_000,
+    );
     // The other replica never saw these events through its own API calls.
     expect((await history(second)).body).toEqual(before);
 
     // The pod dies; the operator makes a new one, which holds the lease and goes on.
     await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
-    await waitFor(
-      async () => (await env.enginePods('keeper')).some((pod) => pod.uid !== old!.uid && pod.ready),
-      'a new ready engine pod',
-      60_000,
-    );
+    await waitFor(async () => (await env.enginePods('keeper')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 60_000);
     await waitForStatus(second, 'keeper', 'WORKING', 30_000);
     await second.api('POST', '/api/keeper/sandbox/simulate', { kind: 'message', from: chat, body: 'after the new pod' });
-    const after = await waitFor(async () => {
-      const res = await history(first);
-      return res.body.length === 3 && res.body;
-    }, 'the third message', 15_000);
+    const after = await waitFor(
+      async () => {
+        const res = await history(first);
+        return res.body.length === 3 && res.body;
+      },
+      'the third message',
+      15_000,
+    );
     expect(after.map((record: { body: string }) => record.body)).toEqual(['a file', 'got it', 'after the new pod']);
 
     // Stopped: no pod at all. History and the file are still served, by either replica.

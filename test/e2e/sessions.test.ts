@@ -64,10 +64,14 @@ describe('a session made through /api', () => {
 
       const resource = await env.resource('alpha');
       expect(resource.spec).toMatchObject({ engine: 'SANDBOX', desiredState: 'Running', config: { metadata: { team: 'e2e' } } });
-      const [pod] = await waitFor(async () => {
-        const pods = await env.enginePods('alpha');
-        return pods.length === 1 && pods[0]!.ready && pods;
-      }, 'a ready engine pod', 30_000);
+      const [pod] = await waitFor(
+        async () => {
+          const pods = await env.enginePods('alpha');
+          return pods.length === 1 && pods[0]!.ready && pods;
+        },
+        'a ready engine pod',
+        30_000,
+      );
       expect(pod!.name).toBe('engine-alpha');
       await waitForStatus(gw, 'alpha', 'SCAN_QR_CODE', 30_000);
       expect(await env.resource('alpha')).toMatchObject({
@@ -90,10 +94,11 @@ describe('a session made through /api', () => {
       await waitFor(() => ofMessage(ws.events('message.ack')).length === 2, 'both acks on /ws', 10_000);
       for (const events of [receiver.received.map((hook) => hook.body), ws.frames]) {
         expect(ofMessage(events.filter((event) => event.event === 'message.any')).map((event) => event.payload.source)).toEqual(['api']);
-        expect(ofMessage(events.filter((event) => event.event === 'message.ack')).map((event) => event.payload.ackName).sort()).toEqual([
-          'DEVICE',
-          'SERVER',
-        ]);
+        expect(
+          ofMessage(events.filter((event) => event.event === 'message.ack'))
+            .map((event) => event.payload.ackName)
+            .sort(),
+        ).toEqual(['DEVICE', 'SERVER']);
         expect(events.every((event) => event.session === 'alpha' && event.metadata.team === 'e2e')).toBe(true);
       }
       expect(receiver.received.every((hook) => hook.hmacValid === true)).toBe(true);
@@ -116,7 +121,9 @@ describe('NATS authentication, as the chart sets it up', () => {
     const secret = (await (await env.cp.fetch(`/api/v1/namespaces/${env.namespace}/secrets/${source.name}`)).json()) as any;
     expect(secret.metadata.ownerReferences).toMatchObject([{ kind: 'MessagingSession', name: 'nats-user', uid: resource.metadata.uid }]);
     const jwt = /-----BEGIN NATS USER JWT-----\n(\S+)\n/.exec(Buffer.from(secret.data['nats.creds'], 'base64').toString())![1]!;
-    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as { nats: { pub: { allow: string[] }; sub: { allow: string[] } } };
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as {
+      nats: { pub: { allow: string[] }; sub: { allow: string[] } };
+    };
     expect(claims.nats.sub.allow).toEqual(['sb.cmd.nats-user', '_INBOX.engine.nats-user.>']);
     expect(claims.nats.pub.allow).toContain('sb.evt.nats-user.>');
     expect(claims.nats.pub.allow.filter((subject) => subject.startsWith('sb.') || subject.startsWith('$KV.'))).toEqual([
@@ -205,11 +212,7 @@ describe('invariant 1: an engine pod deleted under a WORKING session', () => {
     })();
     try {
       await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
-      await waitFor(
-        async () => (await env.enginePods('phoenix')).some((pod) => pod.uid !== old!.uid && pod.ready),
-        'a new ready engine pod',
-        60_000,
-      );
+      await waitFor(async () => (await env.enginePods('phoenix')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 60_000);
       await waitForStatus(gw, 'phoenix', 'WORKING', 30_000);
       // Keep watching a moment: a second pod would show up now if the operator made one.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -250,10 +253,16 @@ describe('invariant 1: an engine pod deleted under a WORKING session', () => {
     const holders = [...new Set(leaseHistory.flatMap((entry) => (entry.acquiredAt ? [entry.acquiredAt] : [])))];
     expect(holders.length, context).toBe(2);
     const firstOfSecond = leaseHistory.findIndex((entry) => entry.acquiredAt === holders[1]);
-    expect(leaseHistory.slice(0, firstOfSecond).some((entry) => entry.operation !== 'PUT'), context).toBe(true);
+    expect(
+      leaseHistory.slice(0, firstOfSecond).some((entry) => entry.operation !== 'PUT'),
+      context,
+    ).toBe(true);
     expect([...new Set(samples.flatMap(({ holder }) => (holder ? [holder] : [])))]).toEqual(holders);
     const runs = engineRuns(env.podLogs('phoenix'));
-    expect(runs.map((run) => run.uid), context).toEqual([old!.uid, expect.not.stringMatching(old!.uid)]);
+    expect(
+      runs.map((run) => run.uid),
+      context,
+    ).toEqual([old!.uid, expect.not.stringMatching(old!.uid)]);
     expect(runs[1]!.acquired!, context).toBeGreaterThanOrEqual(runs[0]!.released!);
     expect(runs[1]!.fencingToken!).toBeGreaterThan(runs[0]!.fencingToken!);
 

@@ -63,7 +63,9 @@ export class SoftAuthenticator {
     const counter = Buffer.alloc(4);
     counter.writeUInt32BE(++this.signCount);
     const authenticatorData = Buffer.concat([
-      createHash('sha256').update(overrides.rpId ?? options.rpId).digest(),
+      createHash('sha256')
+        .update(overrides.rpId ?? options.rpId)
+        .digest(),
       Buffer.from([overrides.flags ?? 0x05]),
       counter,
     ]);

@@ -1,17 +1,12 @@
-import type {
-  EngineCommand,
-  MessageReactionPayload,
-  MessageRecord,
-  PollVotePayload,
-  SendSeenResult,
-} from '@switchboard/protocol';
+import type { EngineCommand, MessageReactionPayload, MessageRecord, PollVotePayload, SendSeenResult } from '@switchboard/protocol';
 import type { MediaFile } from '../media/media-store.js';
 
 /** The arguments of an engine command, as the host hands them to the engine. */
 export type CommandArgs<Op extends EngineCommand['op']> = Extract<EngineCommand, { op: Op; args: unknown }>['args'];
 
 /** A send whose file was downloaded or decoded by the host (media/resolve-file.ts). */
-export type OutgoingMedia = CommandArgs<'send.media'> extends infer A ? (A extends { file: unknown } ? Omit<A, 'file'> & { readonly file: MediaFile } : never) : never;
+export type OutgoingMedia =
+  CommandArgs<'send.media'> extends infer A ? (A extends { file: unknown } ? Omit<A, 'file'> & { readonly file: MediaFile } : never) : never;
 
 type PreviewArgs = CommandArgs<'send.linkCustomPreview'>;
 export type OutgoingLinkPreview = Omit<PreviewArgs, 'preview'> & {

@@ -86,8 +86,7 @@ export async function purgeSessionMessages(nc: NatsConnection, session: string):
 }
 
 const chatKey = (session: string, chatId: string) => `${session}.${authKeyToken(chatId)}`;
-const messageKey = (session: string, chatId: string, messageId: string) =>
-  `${chatKey(session, chatId)}.${authKeyToken(messageId)}`;
+const messageKey = (session: string, chatId: string, messageId: string) => `${chatKey(session, chatId)}.${authKeyToken(messageId)}`;
 
 function valueOf(entry: KvEntry | null): StoredValue | null {
   return entry?.operation === 'PUT' ? entry.json<StoredValue>() : null;

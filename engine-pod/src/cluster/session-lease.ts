@@ -144,9 +144,12 @@ export class SessionLease {
       }
       // NATS unreachable: keep trying until the lapse timer says the ttl has run out.
       this.options.log.warn({ err: error }, 'session lease: renewal failed; retrying');
-      this.renewTimer = setTimeout(() => {
-        this.renewing = this.renew();
-      }, Math.min(this.renewMs, 1_000));
+      this.renewTimer = setTimeout(
+        () => {
+          this.renewing = this.renew();
+        },
+        Math.min(this.renewMs, 1_000),
+      );
     }
   }
 

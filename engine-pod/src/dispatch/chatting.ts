@@ -45,10 +45,8 @@ export const chattingHandlers: CommandHandlers<ChattingOp> = {
   },
   'send.list': async (engine, command, session) => capability(engine, engine.sendList, command, session).call(engine, command.args),
   'send.poll': async (engine, command, session) => capability(engine, engine.sendPoll, command, session).call(engine, command.args),
-  'send.pollVote': async (engine, command, session) =>
-    capability(engine, engine.sendPollVote, command, session).call(engine, command.args),
-  'send.location': async (engine, command, session) =>
-    capability(engine, engine.sendLocation, command, session).call(engine, command.args),
+  'send.pollVote': async (engine, command, session) => capability(engine, engine.sendPollVote, command, session).call(engine, command.args),
+  'send.location': async (engine, command, session) => capability(engine, engine.sendLocation, command, session).call(engine, command.args),
   'send.contactVcard': async (engine, command, session) => {
     const { args } = command;
     const send = capability(engine, engine.sendContactVcard, command, session);
@@ -61,11 +59,9 @@ export const chattingHandlers: CommandHandlers<ChattingOp> = {
     const { replyTo, ...rest } = args;
     return send.call(engine, { ...rest, reply_to: replyTo ?? args.reply_to });
   },
-  'message.forward': async (engine, command, session) =>
-    capability(engine, engine.forwardMessage, command, session).call(engine, command.args),
+  'message.forward': async (engine, command, session) => capability(engine, engine.forwardMessage, command, session).call(engine, command.args),
   'message.react': async (engine, command, session) => capability(engine, engine.react, command, session).call(engine, command.args),
   'message.star': async (engine, command, session) => capability(engine, engine.star, command, session).call(engine, command.args),
   'chat.seen': async (engine, command, session) => capability(engine, engine.sendSeen, command, session).call(engine, command.args),
-  'chat.typing': async (engine, command, session) =>
-    capability(engine, engine.setTyping, command, session).call(engine, command.args),
+  'chat.typing': async (engine, command, session) => capability(engine, engine.setTyping, command, session).call(engine, command.args),
 };

@@ -124,4 +124,3 @@ function filenameOf(url: URL): string | null {
   }
   return MediaFilename.safeParse(last).success ? last : null;
 }
-

@@ -63,16 +63,16 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
     metadata: read('SWITCHBOARD_METADATA', (raw) => schema(Metadata, json(raw ?? '{}'))),
     apps: read('SWITCHBOARD_APPS', (raw) => schema(AppConfigs, json(raw ?? '[]', 'a JSON array of apps, e.g. [{"app":"calls"}]'))),
     settings: withProxyPassword(
-      read('SWITCHBOARD_ENGINE_SETTINGS', (raw) => schema(EngineSettings, json(raw ?? '{}', 'a JSON object, e.g. {"proxy":{"server":"proxy:3128"}}'))),
+      read('SWITCHBOARD_ENGINE_SETTINGS', (raw) =>
+        schema(EngineSettings, json(raw ?? '{}', 'a JSON object, e.g. {"proxy":{"server":"proxy:3128"}}')),
+      ),
       read('SWITCHBOARD_PROXY_PASSWORD', (raw) => raw && schema(ProxyConfig.shape.password, raw)),
     ),
     healthPort: read('SWITCHBOARD_HEALTH_PORT', (raw) => integer(raw ?? '8080', 0, 65_535)),
     baseUrl: read('SWITCHBOARD_BASE_URL', (raw) => httpUrl(raw ?? 'http://localhost:3000')),
     outbound: outboundPolicy(env, problems),
     logLevel: read('SWITCHBOARD_LOG_LEVEL', (raw) => oneOf(LOG_LEVELS, raw ?? 'info')),
-    sandboxQrRenewMs: read('SWITCHBOARD_SANDBOX_QR_RENEW_MS', (raw) =>
-      raw === undefined ? undefined : integer(raw, 1, 3_600_000),
-    ),
+    sandboxQrRenewMs: read('SWITCHBOARD_SANDBOX_QR_RENEW_MS', (raw) => (raw === undefined ? undefined : integer(raw, 1, 3_600_000))),
   };
   if (problems.length > 0) throw new ConfigError(`invalid engine pod configuration:\n  ${problems.join('\n  ')}`);
   return config;
@@ -119,7 +119,10 @@ function schema<T>(type: Schema<T>, value: unknown): T {
 }
 
 function servers(raw: string): string[] {
-  const urls = raw.split(',').map((url) => url.trim()).filter(Boolean);
+  const urls = raw
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
   if (urls.length === 0) throw new Error('must name at least one server, e.g. nats://nats:4222');
   return urls;
 }

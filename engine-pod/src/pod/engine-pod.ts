@@ -92,9 +92,7 @@ export class EnginePod {
     const host = new EngineHost({
       session,
       engine: this.config.engine,
-      factory:
-        this.factory ??
-        engineFactory(this.config.engine, { sandboxQrRenewMs: this.config.sandboxQrRenewMs, outbound: this.config.outbound }),
+      factory: this.factory ?? engineFactory(this.config.engine, { sandboxQrRenewMs: this.config.sandboxQrRenewMs, outbound: this.config.outbound }),
       authState,
       metadata: this.config.metadata,
       apps: this.config.apps,

@@ -2,15 +2,7 @@ import { CommandObjects } from '@switchboard/kube';
 import { type CommandReply, OBJECT_STORES, SUBJECTS } from '@switchboard/protocol';
 import type { MsgHdrs } from 'nats';
 import { describe, expect, it } from 'vitest';
-import {
-  CommandServer,
-  type Engine,
-  type EngineContext,
-  EngineHost,
-  type HostedEvent,
-  NatsAuthStateStore,
-  SandboxEngine,
-} from '../../src/index.js';
+import { CommandServer, type Engine, type EngineContext, EngineHost, type HostedEvent, NatsAuthStateStore, SandboxEngine } from '../../src/index.js';
 import { natsForTests, silent } from './helpers.js';
 
 const nats = natsForTests();
@@ -86,7 +78,11 @@ describe('CommandServer: the command contract over NATS', () => {
   it('answers ENGINE_ERROR for an unexpected failure, logs it, and tells the client nothing internal', async () => {
     const broken = (ctx: EngineContext): Engine => {
       const sandbox = new SandboxEngine(ctx);
-      return Object.assign(sandbox, { qr: () => { throw new Error('secret internals'); } });
+      return Object.assign(sandbox, {
+        qr: () => {
+          throw new Error('secret internals');
+        },
+      });
     };
     const { host, server, send, errors } = await serve('c-broken', broken);
     const reply = await send({ op: 'auth.qr' });
@@ -154,7 +150,10 @@ describe('CommandServer: commands too large for one NATS message (the session’
     const reply = await request('c-spilled', stored.headers);
     expect(reply).toMatchObject({ ok: true, result: { hasMedia: true, _data: { type: 'image', filename: 'big.png', size: png.length } } });
     // Taken: a second request with the same header finds nothing, and the bucket is empty.
-    expect(await request('c-spilled', stored.headers)).toMatchObject({ ok: false, error: { code: 'INVALID', message: expect.stringContaining('is gone') } });
+    expect(await request('c-spilled', stored.headers)).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID', message: expect.stringContaining('is gone') },
+    });
     const bucket = await nats.nc.jetstream().views.os(OBJECT_STORES.commands('c-spilled'));
     expect((await bucket.list()).filter((info) => !info.deleted)).toEqual([]);
     await server.close();

@@ -3,14 +3,7 @@ import { type CommandReply, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { DiscardPolicy, type NatsConnection } from 'nats';
 import { describe, expect, it } from 'vitest';
 import { newEventId } from '../../src/event-ids.js';
-import {
-  CommandServer,
-  EngineHost,
-  EventPublisher,
-  type HostedEvent,
-  NatsAuthStateStore,
-  SandboxEngine,
-} from '../../src/index.js';
+import { CommandServer, EngineHost, EventPublisher, type HostedEvent, NatsAuthStateStore, SandboxEngine } from '../../src/index.js';
 import { natsForTests, silent, streamMessages } from './helpers.js';
 
 /** A sandbox session whose events go through a real EventPublisher, as in the engine pod. */
@@ -46,7 +39,7 @@ async function storedEvents(nc: NatsConnection, session: string): Promise<{ id: 
 describe('CommandServer: a reply means its events are in the stream', () => {
   const nats = natsForTests();
 
-  it("answers a send only once its events (and the 500 queued before them) are acked: they are in the stream when the reply arrives", async () => {
+  it('answers a send only once its events (and the 500 queued before them) are acked: they are in the stream when the reply arrives', async () => {
     const publisher = await EventPublisher.open(nats.nc, { log: silent });
     const { send, stop } = await serve(nats.nc, 's-acked', publisher);
     expect(await send({ op: 'sandbox.simulate', args: { kind: 'scan' } })).toMatchObject({ ok: true });
@@ -81,7 +74,11 @@ describe('CommandServer: a command whose events cannot be stored answers an erro
     const ran = await send({ op: 'send.text', args: { chatId: '15551230001@c.us', text: 'sent, not stored' } });
     expect(ran).toEqual({
       ok: false,
-      error: { code: 'STORAGE_FULL', message: expect.stringContaining('the event could not be stored'), details: { reason: 'maximum bytes exceeded' } },
+      error: {
+        code: 'STORAGE_FULL',
+        message: expect.stringContaining('the event could not be stored'),
+        details: { reason: 'maximum bytes exceeded' },
+      },
     });
     expect((ran as { error: { message: string } }).error.message).toContain('the command ran');
     const refused = await send({ op: 'send.text', args: { chatId: '15551230001@c.us', text: 'not sent' } });

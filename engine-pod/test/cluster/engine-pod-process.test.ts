@@ -59,10 +59,14 @@ describe('engine pod process', () => {
     type Stored = Envelope & { subject: string };
     const sessionEvents = async (): Promise<Stored[]> =>
       (await streamMessages(jsm, STREAMS.events, 'sb.evt.p1.')).map((m) => ({ ...m.json<Envelope>(), subject: m.subject }));
-    const forMessage = await waitFor(async () => {
-      const found = (await sessionEvents()).filter((e) => e.payload.id === record.id);
-      return found.length >= 3 && found;
-    }, 'message.any and two message.ack on the stream', POD_WAIT_MS);
+    const forMessage = await waitFor(
+      async () => {
+        const found = (await sessionEvents()).filter((e) => e.payload.id === record.id);
+        return found.length >= 3 && found;
+      },
+      'message.any and two message.ack on the stream',
+      POD_WAIT_MS,
+    );
     expect(forMessage.map((e) => e.event)).toEqual(['message.any', 'message.ack', 'message.ack']);
     expect(forMessage.map((e) => e.subject)).toEqual(['sb.evt.p1.message.any', 'sb.evt.p1.message.ack', 'sb.evt.p1.message.ack']);
 
@@ -83,12 +87,16 @@ describe('engine pod process', () => {
   it('two pods for one session: only one becomes ready, the other waits and takes over when it stops', async () => {
     const a = await startPod('p2', 'engine-p2-a');
     const b = await startPod('p2', 'engine-p2-b');
-    const [leader, follower] = await waitFor(async () => {
-      const [ra, rb] = await Promise.all([a.probe('/readyz'), b.probe('/readyz')]);
-      if (ra === 200) return [a, b] as const;
-      if (rb === 200) return [b, a] as const;
-      return undefined;
-    }, 'one ready pod', POD_WAIT_MS);
+    const [leader, follower] = await waitFor(
+      async () => {
+        const [ra, rb] = await Promise.all([a.probe('/readyz'), b.probe('/readyz')]);
+        if (ra === 200) return [a, b] as const;
+        if (rb === 200) return [b, a] as const;
+        return undefined;
+      },
+      'one ready pod',
+      POD_WAIT_MS,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await follower.probe('/healthz')).toBe(200);
     expect(await follower.probe('/readyz')).toBe(503);
@@ -138,10 +146,14 @@ describe('engine pod: message history and media in NATS, read by anyone', () => 
 
     // Another connection, as a gateway replica reads them.
     const history = await NatsMessageStore.open(nats.nc);
-    const records = await waitFor(async () => {
-      const found = await readHistory(history, 'h1', page);
-      return found.length === 2 && found[1]!.ackName === 'DEVICE' && found;
-    }, 'both messages, the sent one at DEVICE', POD_WAIT_MS);
+    const records = await waitFor(
+      async () => {
+        const found = await readHistory(history, 'h1', page);
+        return found.length === 2 && found[1]!.ackName === 'DEVICE' && found;
+      },
+      'both messages, the sent one at DEVICE',
+      POD_WAIT_MS,
+    );
     expect(records.map((r) => [r.id, r.body])).toEqual([
       [received.id, 'photo'],
       [sent.id, 'nice'],
@@ -156,10 +168,14 @@ describe('engine pod: message history and media in NATS, read by anyone', () => 
     await historyPod('engine-h1-b', 25_000);
     await waitFor(async () => (await statusOf('h1')) === 'WORKING', 'WORKING again', POD_WAIT_MS);
     await result('h1', { op: 'sandbox.simulate', args: { kind: 'message', from: chat, body: 'still here' } });
-    const after = await waitFor(async () => {
-      const found = await readHistory(history, 'h1', page);
-      return found.length === 3 && found;
-    }, 'three messages', POD_WAIT_MS);
+    const after = await waitFor(
+      async () => {
+        const found = await readHistory(history, 'h1', page);
+        return found.length === 3 && found;
+      },
+      'three messages',
+      POD_WAIT_MS,
+    );
     expect(after.map((r) => r.body)).toEqual(['photo', 'nice', 'still here']);
   }, 60_000);
 });

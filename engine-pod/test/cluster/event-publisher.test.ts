@@ -16,8 +16,7 @@ function events(session: string, count: number): HostedEvent[] {
   });
 }
 
-const sessionMessages = async (session: string) =>
-  streamMessages(await nats.nc.jetstreamManager(), STREAMS.events, `sb.evt.${session}.`);
+const sessionMessages = async (session: string) => streamMessages(await nats.nc.jetstreamManager(), STREAMS.events, `sb.evt.${session}.`);
 
 async function storedIds(session: string): Promise<string[]> {
   return (await sessionMessages(session)).map((m) => m.json<{ id: string }>().id);

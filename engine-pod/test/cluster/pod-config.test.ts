@@ -41,9 +41,7 @@ describe('engine pod configuration', () => {
   it('reads the apps (spec 2.3) with their defaults; none by default', () => {
     expect(readPodConfig(base).apps).toEqual([]);
     const config = readPodConfig({ ...base, SWITCHBOARD_APPS: '[{"app":"calls","config":{"dm":{"reject":true,"message":"busy"}}}]' });
-    expect(config.apps).toEqual([
-      { app: 'calls', enabled: true, config: { dm: { reject: true, message: 'busy' }, group: { reject: true } } },
-    ]);
+    expect(config.apps).toEqual([{ app: 'calls', enabled: true, config: { dm: { reject: true, message: 'busy' }, group: { reject: true } } }]);
     expect(() => readPodConfig({ ...base, SWITCHBOARD_APPS: '[{"app":"nope"}]' })).toThrow(/SWITCHBOARD_APPS: 0\.app/);
     expect(() => readPodConfig({ ...base, SWITCHBOARD_APPS: 'calls' })).toThrow(/SWITCHBOARD_APPS: must be a JSON array of apps/);
   });
@@ -104,7 +102,8 @@ describe('engine pod configuration', () => {
   });
 
   it('takes NATS credentials as the text of a credentials file, and names the variable, never the value, when it is not one', () => {
-    const creds = '-----BEGIN NATS USER JWT-----\nx\n------END NATS USER JWT------\n-----BEGIN USER NKEY SEED-----\ny\n------END USER NKEY SEED------\n';
+    const creds =
+      '-----BEGIN NATS USER JWT-----\nx\n------END NATS USER JWT------\n-----BEGIN USER NKEY SEED-----\ny\n------END USER NKEY SEED------\n';
     expect(readPodConfig({ ...base, SWITCHBOARD_NATS_CREDS: creds }).natsCredentials).toBe(creds);
     expect(readPodConfig(base).natsCredentials).toBeUndefined();
     const wrong = () => readPodConfig({ ...base, SWITCHBOARD_NATS_CREDS: 'SUAM-not-a-creds-file' });

@@ -10,8 +10,7 @@ const TIMING = { ttlMs: 1_000, renewMs: 200, retryMs: 50 };
 
 const nats = natsForTests();
 
-const lease = (session: string, holder: string, on: NatsConnection = nats.nc) =>
-  SessionLease.open(on, { session, holder, log: silent, ...TIMING });
+const lease = (session: string, holder: string, on: NatsConnection = nats.nc) => SessionLease.open(on, { session, holder, log: silent, ...TIMING });
 
 describe('SessionLease (invariant 1: one engine per session)', () => {
   it('a second holder waits until the first releases, then gets a higher fencing token', async () => {

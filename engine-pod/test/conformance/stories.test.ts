@@ -16,10 +16,25 @@ import { type ConformanceDriver, NowebDriver, SandboxDriver } from './drivers.js
 /** The keys of a payload, sorted: the shape two engines must share for the same story. */
 const shape = (payload: object) => Object.keys(payload).sort();
 
-const MESSAGE_SHAPE = shape(MessageRecord.parse({
-  id: 'x', timestamp: 0, from: 'x', fromMe: false, source: 'app', to: 'x', participant: null, body: '', hasMedia: false,
-  media: null, ack: 0, ackName: 'PENDING', vCards: [], replyTo: null, _data: {},
-}));
+const MESSAGE_SHAPE = shape(
+  MessageRecord.parse({
+    id: 'x',
+    timestamp: 0,
+    from: 'x',
+    fromMe: false,
+    source: 'app',
+    to: 'x',
+    participant: null,
+    body: '',
+    hasMedia: false,
+    media: null,
+    ack: 0,
+    ackName: 'PENDING',
+    vCards: [],
+    replyTo: null,
+    _data: {},
+  }),
+);
 const ACK_SHAPE = ['ack', 'ackName', 'from', 'fromMe', 'id', 'participant', 'to'];
 const CONTACT = '15551110000@c.us';
 
@@ -39,7 +54,10 @@ describe.each([
   let me: MeInfo;
 
   const of = (name: EventName, since = 0): EventEnvelope[] =>
-    events.slice(since).filter((e) => e.envelope.event === name).map((e) => envelopeSchema(name).parse(e.envelope) as EventEnvelope);
+    events
+      .slice(since)
+      .filter((e) => e.envelope.event === name)
+      .map((e) => envelopeSchema(name).parse(e.envelope) as EventEnvelope);
   const waitForStatus = (status: SessionStatus) => waitFor(() => host.status === status, `${driver.engine} to be ${status}`);
 
   beforeAll(async () => {
@@ -95,9 +113,7 @@ describe.each([
 
   it('a sent text answers its record (PENDING, api), then message.any (api), message.ack SERVER and DEVICE', async () => {
     const since = events.length;
-    const record = MessageRecord.parse(
-      await host.execute({ op: 'send.text', args: { chatId: CONTACT, text: 'story: sent', linkPreview: true } }),
-    );
+    const record = MessageRecord.parse(await host.execute({ op: 'send.text', args: { chatId: CONTACT, text: 'story: sent', linkPreview: true } }));
     expect(shape(record)).toEqual(MESSAGE_SHAPE);
     expect(record).toMatchObject({ from: me.id, to: CONTACT, fromMe: true, source: 'api', body: 'story: sent', ack: 0, ackName: 'PENDING' });
     expect(record.id).toMatch(new RegExp(`^true_${CONTACT}_[0-9A-Za-z]+$`));
@@ -151,7 +167,10 @@ describe.each([
   });
 
   it('a poll answers its record (body the question); a vote on it answers poll.vote from me and emits it', async () => {
-    const poll = await sent({ op: 'send.poll', args: { chatId: CONTACT, poll: { name: 'story: lunch?', options: ['Pizza', 'Sushi'], multipleAnswers: false } } });
+    const poll = await sent({
+      op: 'send.poll',
+      args: { chatId: CONTACT, poll: { name: 'story: lunch?', options: ['Pizza', 'Sushi'], multipleAnswers: false } },
+    });
     expect(poll.body).toBe('story: lunch?');
     const since = events.length;
     const vote = (await host.execute({ op: 'send.pollVote', args: { chatId: CONTACT, pollMessageId: poll.id, votes: ['Sushi'] } })) as {

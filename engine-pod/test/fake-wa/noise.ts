@@ -1,14 +1,4 @@
-import {
-  aesDecryptGCM,
-  aesEncryptGCM,
-  Curve,
-  type KeyPair,
-  hkdf,
-  NOISE_MODE,
-  NOISE_WA_HEADER,
-  proto,
-  sha256,
-} from '@whiskeysockets/baileys';
+import { aesDecryptGCM, aesEncryptGCM, Curve, type KeyPair, hkdf, NOISE_MODE, NOISE_WA_HEADER, proto, sha256 } from '@whiskeysockets/baileys';
 
 /** What the client sends before its first frame: `WA`, 6, the dictionary version. */
 const INTRO_HEADER_LENGTH = NOISE_WA_HEADER.length;

@@ -44,12 +44,7 @@ export interface PrimaryDevice {
  * `pair-success`: the companion's identity signed by the account key, wrapped in an HMAC keyed by
  * the companion's adv secret (from the QR code, or derived during code pairing).
  */
-export function pairSuccess(
-  primary: PrimaryDevice,
-  device: number,
-  companionIdentity: Uint8Array,
-  advSecret: Uint8Array,
-): BinaryNode {
+export function pairSuccess(primary: PrimaryDevice, device: number, companionIdentity: Uint8Array, advSecret: Uint8Array): BinaryNode {
   const deviceDetails = proto.ADVDeviceIdentity.encode({
     rawId: randomInt(1, 2 ** 31),
     timestamp: Math.floor(Date.now() / 1000),

@@ -137,13 +137,8 @@ export class FakePhone {
 
   reaction(from: string, target: { id: string; fromMe: boolean }, emoji: string, options: Omit<MessageStanzaOptions, 'from'> = {}): string {
     // The key as the reacting contact sees the target: its `fromMe` is the contact's own.
-    const key = target.fromMe
-      ? { remoteJid: this.jid, fromMe: false, id: target.id }
-      : { remoteJid: userJid(from), fromMe: true, id: target.id };
-    return this.message(
-      { ...options, from, type: 'reaction' },
-      { reactionMessage: { key, text: emoji, senderTimestampMs: Date.now() } },
-    );
+    const key = target.fromMe ? { remoteJid: this.jid, fromMe: false, id: target.id } : { remoteJid: userJid(from), fromMe: true, id: target.id };
+    return this.message({ ...options, from, type: 'reaction' }, { reactionMessage: { key, text: emoji, senderTimestampMs: Date.now() } });
   }
 
   edit(from: string, targetId: string, text: string, options: Omit<MessageStanzaOptions, 'from'> = {}): string {
@@ -297,4 +292,3 @@ export class FakePhone {
     this.deliver(serverSyncNotification(collection, this.appState.version(collection)));
   }
 }
-

@@ -146,11 +146,10 @@ export class WebSocketServer {
         socket.destroy();
         return;
       }
-      const accept = createHash('sha1').update(key + GUID).digest('base64');
-      socket.write(
-        'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
-          `Sec-WebSocket-Accept: ${accept}\r\n\r\n`,
-      );
+      const accept = createHash('sha1')
+        .update(key + GUID)
+        .digest('base64');
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' + `Sec-WebSocket-Accept: ${accept}\r\n\r\n`);
       onConnection(new WebSocketConnection(socket), request);
     });
   }

@@ -41,7 +41,13 @@ export function messageStoreSuite(open: () => Promise<MessageStore>): void {
     });
 
     it('sorts by timestamp both ways; equal timestamps keep their arrival order, also after an update', async () => {
-      for (const [id, timestamp] of [['B', 20], ['C1', 30], ['C2', 30], ['C3', 30], ['A', 10]] as const) {
+      for (const [id, timestamp] of [
+        ['B', 20],
+        ['C1', 30],
+        ['C2', 30],
+        ['C3', 30],
+        ['A', 10],
+      ] as const) {
         await store.put(session, chat, id, record({ id, body: id, timestamp }));
       }
       await store.put(session, chat, 'C1', record({ id: 'C1', body: 'C1', timestamp: 30, ack: 3 }));
@@ -51,7 +57,12 @@ export function messageStoreSuite(open: () => Promise<MessageStore>): void {
 
     it('pages with limit and offset, and filters by time (inclusive), direction and ack', async () => {
       for (let i = 1; i <= 6; i++) {
-        await store.put(session, chat, `M${i}`, record({ id: `M${i}`, body: `m${i}`, timestamp: i * 10, fromMe: i % 2 === 0, ack: i % 3 === 0 ? 3 : 2 }));
+        await store.put(
+          session,
+          chat,
+          `M${i}`,
+          record({ id: `M${i}`, body: `m${i}`, timestamp: i * 10, fromMe: i % 2 === 0, ack: i % 3 === 0 ? 3 : 2 }),
+        );
       }
       await store.put(session, '15550002222@c.us', 'X', record({ id: 'X', body: 'other chat', timestamp: 35 }));
       expect(await bodies({ limit: 2, offset: 1 })).toEqual(['m2', 'm3']);

@@ -19,7 +19,16 @@ describe('NatsMessageStore (KV sb_messages, real nats-server)', () => {
     const count = 1_500;
     await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        store.put('long', '42@c.us', `m${i}`, { ...base, id: `m${i}`, timestamp: 1_000 + i, body: `#${i}`, ack: 1, ackName: 'SERVER', vCards: [], _data: {} }),
+        store.put('long', '42@c.us', `m${i}`, {
+          ...base,
+          id: `m${i}`,
+          timestamp: 1_000 + i,
+          body: `#${i}`,
+          ack: 1,
+          ackName: 'SERVER',
+          vCards: [],
+          _data: {},
+        }),
       ),
     );
     const newest = await store.query('long', ['42@c.us'], { limit: 3, offset: 0, sortOrder: 'desc' });

@@ -94,7 +94,11 @@ describe('NOWEB groups (spec 2.8, 6.2 group.v2.*)', () => {
   });
 
   it('emits group.v2.join for a group created with the account in it', async () => {
-    const group = fake.group('120363000000000043', { subject: 'New', creator: BOB, participants: [{ jid: BOB, role: 'superadmin' }, { jid: phone.phone }] });
+    const group = fake.group('120363000000000043', {
+      subject: 'New',
+      creator: BOB,
+      participants: [{ jid: BOB, role: 'superadmin' }, { jid: phone.phone }],
+    });
     const since = s.events.length;
     phone.group(group.id, BOB, createNotificationChild(group));
     const join = await s.waitForEvent('group.v2.join', () => true, since);
@@ -122,7 +126,10 @@ describe('NOWEB groups (spec 2.8, 6.2 group.v2.*)', () => {
     phone.group(GROUP, BOB, descriptionChange('new words'));
     phone.group(GROUP, BOB, announceChange(true));
     await s.waitForEvent('group.v2.update', (p) => 'membersCanSendMessages' in (p.group as object), since);
-    const updates = s.payloads<{ group: unknown }>('group.v2.update').slice(-3).map((p) => p.group);
+    const updates = s
+      .payloads<{ group: unknown }>('group.v2.update')
+      .slice(-3)
+      .map((p) => p.group);
     expect(updates).toEqual([
       { id: GROUP, subject: 'Renamed' },
       { id: GROUP, description: 'new words' },

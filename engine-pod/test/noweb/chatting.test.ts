@@ -63,23 +63,36 @@ describe('NOWEB sends (spec 4.5): record, message.any (api), SERVER, and what th
 
     // Built from fields: FN escaped as vCard text (RFC 6350), read back unescaped as the display name.
     const grace = 'BEGIN:VCARD\nVERSION:3.0\nFN:Grace\\, Admiral\nTEL;type=CELL;type=VOICE;waid=15550002222:+1 555 000 2222\nEND:VCARD';
-    const two = await run({ op: 'send.contactVcard', args: { chatId: alice, contacts: [{ vcard: ada }, { fullName: 'Grace, Admiral', phoneNumber: '+1 555 000 2222' }] } });
+    const two = await run({
+      op: 'send.contactVcard',
+      args: { chatId: alice, contacts: [{ vcard: ada }, { fullName: 'Grace, Admiral', phoneNumber: '+1 555 000 2222' }] },
+    });
     expect(two).toMatchObject({ body: '', vCards: [ada, grace] });
     const array = (await phone.read(idOf(two))).contactsArrayMessage;
     expect(array?.contacts?.map((c) => c.displayName)).toEqual(['Ada Lovelace', 'Grace, Admiral']);
   });
 
   it('sendPoll: V3 for one answer, the first version for several, a 32-byte secret, meta polltype creation', async () => {
-    const single = await run({ op: 'send.poll', args: { chatId: alice, poll: { name: 'Lunch?', options: ['Pizza', 'Sushi'], multipleAnswers: false } } });
+    const single = await run({
+      op: 'send.poll',
+      args: { chatId: alice, poll: { name: 'Lunch?', options: ['Pizza', 'Sushi'], multipleAnswers: false } },
+    });
     expect(single).toMatchObject({ body: 'Lunch?', fromMe: true, source: 'api' });
     const read = await phone.read(idOf(single));
-    expect(read.pollCreationMessageV3).toMatchObject({ name: 'Lunch?', selectableOptionsCount: 1, options: [{ optionName: 'Pizza' }, { optionName: 'Sushi' }] });
+    expect(read.pollCreationMessageV3).toMatchObject({
+      name: 'Lunch?',
+      selectableOptionsCount: 1,
+      options: [{ optionName: 'Pizza' }, { optionName: 'Sushi' }],
+    });
     expect(read.messageContextInfo?.messageSecret).toHaveLength(32);
     const node = (await stanza(idOf(single))).node;
     expect(node.attrs.type).toBe('poll');
     expect(getBinaryNodeChild(node, 'meta')?.attrs).toEqual({ polltype: 'creation' });
 
-    const multi = await run({ op: 'send.poll', args: { chatId: alice, poll: { name: 'Which days?', options: ['Mon', 'Tue', 'Wed'], multipleAnswers: true } } });
+    const multi = await run({
+      op: 'send.poll',
+      args: { chatId: alice, poll: { name: 'Which days?', options: ['Mon', 'Tue', 'Wed'], multipleAnswers: true } },
+    });
     expect((await phone.read(idOf(multi))).pollCreationMessage).toMatchObject({ name: 'Which days?', selectableOptionsCount: 0 });
   });
 
@@ -103,7 +116,12 @@ describe('NOWEB sends (spec 4.5): record, message.any (api), SERVER, and what th
         chatId: alice,
         text,
         linkPreviewHighQuality: false,
-        preview: { url: 'https://example.com/article', title: 'An article', description: 'About things', image: { mimetype: 'image/png', data: PNG } },
+        preview: {
+          url: 'https://example.com/article',
+          title: 'An article',
+          description: 'About things',
+          image: { mimetype: 'image/png', data: PNG },
+        },
       },
     });
     expect(record).toMatchObject({ body: text, hasMedia: false });
@@ -120,7 +138,12 @@ describe('NOWEB sends (spec 4.5): record, message.any (api), SERVER, and what th
         chatId: alice,
         text: 'https://example.com/x',
         linkPreviewHighQuality: false,
-        preview: { url: 'https://example.com/x', title: 'x', description: '', image: { mimetype: 'image/png', data: Buffer.from('not an image').toString('base64') } },
+        preview: {
+          url: 'https://example.com/x',
+          title: 'x',
+          description: '',
+          image: { mimetype: 'image/png', data: Buffer.from('not an image').toString('base64') },
+        },
       },
     });
     await expect(bad).rejects.toMatchObject({ code: 'INVALID', details: [{ path: 'body.preview.image' }] });
@@ -133,7 +156,10 @@ describe('NOWEB sends (spec 4.5): record, message.any (api), SERVER, and what th
     const context = (await phone.read(idOf(record))).locationMessage?.contextInfo;
     expect(context).toMatchObject({ stanzaId: original.split('_')[2], participant: aliceJid, quotedMessage: { conversation: 'Where are you?' } });
 
-    const unknown = await run({ op: 'send.text', args: { chatId: alice, text: 'old one', linkPreview: true, reply_to: `false_${alice}_0123456789ABCDEF` } });
+    const unknown = await run({
+      op: 'send.text',
+      args: { chatId: alice, text: 'old one', linkPreview: true, reply_to: `false_${alice}_0123456789ABCDEF` },
+    });
     expect(unknown.replyTo).toMatchObject({ id: '0123456789ABCDEF', participant: alice, body: '' });
     expect((await phone.read(idOf(unknown))).extendedTextMessage?.contextInfo).toMatchObject({ stanzaId: '0123456789ABCDEF', participant: aliceJid });
   });
@@ -186,7 +212,10 @@ describe('NOWEB operations on existing messages (spec 4.5)', () => {
   });
 
   it('send.pollVote on its own poll: encrypted so the voter and creator key opens it; poll.vote from me', async () => {
-    const poll = await run({ op: 'send.poll', args: { chatId: alice, poll: { name: 'Tea or coffee?', options: ['Tea', 'Coffee'], multipleAnswers: false } } });
+    const poll = await run({
+      op: 'send.poll',
+      args: { chatId: alice, poll: { name: 'Tea or coffee?', options: ['Tea', 'Coffee'], multipleAnswers: false } },
+    });
     const secret = (await phone.read(idOf(poll))).messageContextInfo!.messageSecret!;
     const since = s.events.length;
     const vote = await run<PollVotePayload>({ op: 'send.pollVote', args: { chatId: alice, pollMessageId: poll.id, votes: ['Coffee'] } });

@@ -31,7 +31,12 @@ describe('NOWEB against a server that refuses the connection', () => {
         await s.host.start();
         await s.waitForStatus('SCAN_QR_CODE', 15_000);
         expect(s.host.failureReason).toBeNull();
-        expect(s.payloads<{ status: string }>('session.status').map((p) => p.status).slice(-3)).toEqual(['STOPPED', 'STARTING', 'SCAN_QR_CODE']);
+        expect(
+          s
+            .payloads<{ status: string }>('session.status')
+            .map((p) => p.status)
+            .slice(-3),
+        ).toEqual(['STOPPED', 'STARTING', 'SCAN_QR_CODE']);
       } finally {
         await s.host.stop();
         await back.close();

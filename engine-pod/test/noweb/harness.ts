@@ -154,9 +154,7 @@ export interface PairedSession {
  * them; after them every envelope must have parsed and the fake must have known every node.
  * `options` may be worked out once the fake is up (to point the fake at a media host, say).
  */
-export function pairedSessionForTests(
-  options: NowebSessionOptions | ((fake: FakeWaServer) => Promise<NowebSessionOptions>) = {},
-): PairedSession {
+export function pairedSessionForTests(options: NowebSessionOptions | ((fake: FakeWaServer) => Promise<NowebSessionOptions>) = {}): PairedSession {
   const paired: { fake?: FakeWaServer; s?: NowebSession; phone?: FakePhone } = {};
   beforeAll(async () => {
     paired.fake = await FakeWaServer.start();

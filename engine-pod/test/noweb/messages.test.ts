@@ -104,7 +104,10 @@ describe('NOWEB sending text (spec 6.2 ties: message.any api, then message.ack)'
     await s.waitForEvent('message.ack', (p) => p.id === record.id && p.ackName === 'READ', since);
     phone.receipt(messageId, ALICE, 'played');
     await s.waitForEvent('message.ack', (p) => p.id === record.id && p.ackName === 'PLAYED', since);
-    const acks = s.payloads<{ id: string; ack: number }>('message.ack').filter((p) => p.id === record.id).map((p) => p.ack);
+    const acks = s
+      .payloads<{ id: string; ack: number }>('message.ack')
+      .filter((p) => p.id === record.id)
+      .map((p) => p.ack);
     expect(acks).toEqual([1, 2, 3, 4]);
   });
 
@@ -117,7 +120,15 @@ describe('NOWEB sending text (spec 6.2 ties: message.any api, then message.ack)'
     expect(JSON.stringify(sent.node)).toContain('skmsg');
     phone.receipt(messageId, group.id, 'read', ALICE);
     const ack = await s.waitForEvent('message.ack', (p) => p.id === `${record.id}_${alice}`);
-    expect(ack.payload).toEqual({ id: `${record.id}_${alice}`, from: group.id, to: phone.contactId, participant: alice, fromMe: true, ack: 3, ackName: 'READ' });
+    expect(ack.payload).toEqual({
+      id: `${record.id}_${alice}`,
+      from: group.id,
+      to: phone.contactId,
+      participant: alice,
+      fromMe: true,
+      ack: 3,
+      ackName: 'READ',
+    });
   });
 
   it('uses the message id the client chose', async () => {

@@ -67,10 +67,14 @@ describe('NOWEB pairing (spec part 3, 4.1)', () => {
     const s = session({ engine: { qrTimeoutMs: 40 } });
     await s.host.start();
     const seen = new Set<string>();
-    await waitFor(async () => {
-      seen.add(await s.qr());
-      return seen.size >= 8;
-    }, 'eight QR codes', 15_000);
+    await waitFor(
+      async () => {
+        seen.add(await s.qr());
+        return seen.size >= 8;
+      },
+      'eight QR codes',
+      15_000,
+    );
     expect(statuses(s).filter((status) => status === 'SCAN_QR_CODE').length).toBeGreaterThanOrEqual(8);
     expect(statuses(s)).not.toContain('WORKING');
   });
@@ -106,9 +110,7 @@ describe('NOWEB pairing (spec part 3, 4.1)', () => {
     const s = session();
     await s.host.start();
     await s.waitForStatus('SCAN_QR_CODE');
-    const error = await s.host
-      .execute({ op: 'auth.requestCode', args: { phoneNumber: '15557770002', method: 'sms' } })
-      .catch((e: unknown) => e);
+    const error = await s.host.execute({ op: 'auth.requestCode', args: { phoneNumber: '15557770002', method: 'sms' } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommandError);
     expect((error as CommandError).code).toBe('NOT_SUPPORTED');
     expect((error as CommandError).message).toContain('NOWEB');

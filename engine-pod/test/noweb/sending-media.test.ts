@@ -59,7 +59,12 @@ describe('NOWEB sending files (spec 4.5): uploaded encrypted, readable by the re
 
   it('a file is a document with its name and caption', async () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(50_000)]);
-    const record = await send({ kind: 'file', chatId: alice, file: { mimetype: 'application/pdf', filename: 'report.pdf', data: base64(pdf) }, caption: 'the report' });
+    const record = await send({
+      kind: 'file',
+      chatId: alice,
+      file: { mimetype: 'application/pdf', filename: 'report.pdf', data: base64(pdf) },
+      caption: 'the report',
+    });
     expect(record).toMatchObject({ body: 'the report', hasMedia: true, media: { mimetype: 'application/pdf', filename: 'report.pdf' } });
     const document = (await phone.read(idOf(record))).documentMessage!;
     expect(document).toMatchObject({ mimetype: 'application/pdf', fileName: 'report.pdf', caption: 'the report' });
@@ -79,7 +84,14 @@ describe('NOWEB sending files (spec 4.5): uploaded encrypted, readable by the re
 
   it('a video with a caption; asNote makes it a round video note (ptvMessage)', async () => {
     const mp4 = randomBytes(20_000);
-    const video = await send({ kind: 'video', chatId: alice, file: { mimetype: 'video/mp4', data: base64(mp4) }, caption: 'a clip', asNote: false, convert: false });
+    const video = await send({
+      kind: 'video',
+      chatId: alice,
+      file: { mimetype: 'video/mp4', data: base64(mp4) },
+      caption: 'a clip',
+      asNote: false,
+      convert: false,
+    });
     expect(video).toMatchObject({ body: 'a clip', hasMedia: true });
     const clip = (await phone.read(idOf(video))).videoMessage!;
     expect(clip).toMatchObject({ mimetype: 'video/mp4', caption: 'a clip' });
@@ -111,7 +123,12 @@ describe('NOWEB sending files (spec 4.5): uploaded encrypted, readable by the re
     })) as MessageRecord;
     const text = (await phone.read(idOf(record))).extendedTextMessage!;
     expect(text).toMatchObject({ title: 'A page', matchedText: 'https://example.com/page', thumbnailWidth: 8, thumbnailHeight: 8 });
-    const thumbnail = { directPath: text.thumbnailDirectPath, mediaKey: text.mediaKey, fileEncSha256: text.thumbnailEncSha256, fileSha256: text.thumbnailSha256 };
+    const thumbnail = {
+      directPath: text.thumbnailDirectPath,
+      mediaKey: text.mediaKey,
+      fileEncSha256: text.thumbnailEncSha256,
+      fileSha256: text.thumbnailSha256,
+    };
     expect((await media.open(thumbnail, 'thumbnail-link')).equals(PNG)).toBe(true);
   });
 });

@@ -102,7 +102,8 @@ describe('NOWEB config.proxy under the outbound address policy (issue 12, item 7
   let proxy: ConnectProxy;
   // Loopback stands in for a denied range: tests dial nothing else.
   const outbound = new OutboundPolicy({ deny: '127.0.0.0/8,::1/128' });
-  const DENIED = /^blocked_address: the proxy (127\.0\.0\.1|::1) is denied by the outbound address policy \(rule (127\.0\.0\.0\/8|::1\/128), SWITCHBOARD_OUTBOUND_DENY;/;
+  const DENIED =
+    /^blocked_address: the proxy (127\.0\.0\.1|::1) is denied by the outbound address policy \(rule (127\.0\.0\.0\/8|::1\/128), SWITCHBOARD_OUTBOUND_DENY;/;
   beforeAll(async () => {
     [fake, proxy] = await Promise.all([FakeWaServer.start(), ConnectProxy.start()]);
   });

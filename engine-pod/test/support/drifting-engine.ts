@@ -12,8 +12,7 @@ export function driftingEngine(context: EngineContext): SandboxEngine {
   return new SandboxEngine(
     {
       ...context,
-      emit: (event, payload) =>
-        context.emit(event, event === 'message.any' && payload.body === DRIFT ? { ...payload, source: 'phone' } : payload),
+      emit: (event, payload) => context.emit(event, event === 'message.any' && payload.body === DRIFT ? { ...payload, source: 'phone' } : payload),
     },
     { qrRenewMs: 60_000, ackDelaysMs: { server: 10, device: 20 } },
   );

@@ -23,7 +23,11 @@ import {
 interface Puppeteer {
   launch(options: Record<string, unknown>): Promise<{
     process(): { spawnargs: string[] } | null;
-    newPage(): Promise<{ goto(url: string): Promise<unknown>; title(): Promise<string>; $eval<T>(selector: string, fn: (el: { textContent: string | null }) => T): Promise<T> }>;
+    newPage(): Promise<{
+      goto(url: string): Promise<unknown>;
+      title(): Promise<string>;
+      $eval<T>(selector: string, fn: (el: { textContent: string | null }) => T): Promise<T>;
+    }>;
     close(): Promise<void>;
   }>;
 }

@@ -148,7 +148,14 @@ describe('WEBJS message.ack, message.reaction, message.edited, message.revoked (
   it('message.revoked: the revoked message id, and the message as it was when the library kept it', async () => {
     const s = await working();
     const revokeKey = keyOf({ fromMe: false, chatId: ALICE, id: '3EB0GONE' });
-    const after = message(s.client, { fromMe: false, chatId: ALICE, id: '3EB0ACTION', body: '', type: 'revoked', extra: { protocolMessageKey: revokeKey } });
+    const after = message(s.client, {
+      fromMe: false,
+      chatId: ALICE,
+      id: '3EB0ACTION',
+      body: '',
+      type: 'revoked',
+      extra: { protocolMessageKey: revokeKey },
+    });
     const before = message(s.client, { fromMe: false, chatId: ALICE, id: '3EB0GONE', body: 'oops' });
     s.client.fire('message_revoke_everyone', after, before);
     s.client.fire('message_revoke_everyone', after, undefined);

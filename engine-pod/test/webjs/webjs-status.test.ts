@@ -137,9 +137,7 @@ describe('WEBJS answers NOT_SUPPORTED, naming the engine, for what it cannot do'
   it('a send with a pre-generated message id', async () => {
     const s = session();
     await s.working();
-    await notSupported(
-      s.host.execute({ op: 'send.text', args: { chatId: '15551234567@c.us', text: 'x', linkPreview: true, id: 'CLIENTID0001' } }),
-    );
+    await notSupported(s.host.execute({ op: 'send.text', args: { chatId: '15551234567@c.us', text: 'x', linkPreview: true, id: 'CLIENTID0001' } }));
     expect(s.client.calls).not.toContain('sendMessage 15551234567@c.us');
   });
 

@@ -58,11 +58,7 @@ declare module 'fastify' {
 }
 
 /** Shorthands for route options: `config: sessionAccess('use', 'body.session')`. */
-export function sessionAccess(
-  action: SessionAction,
-  from: SessionField = 'params.session',
-  keyAction?: ApiKeyAction,
-): { access: Access } {
+export function sessionAccess(action: SessionAction, from: SessionField = 'params.session', keyAction?: ApiKeyAction): { access: Access } {
   return { access: { kind: 'session', action, from, ...(keyAction ? { keyAction } : {}) } };
 }
 

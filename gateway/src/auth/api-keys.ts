@@ -74,11 +74,11 @@ export class ApiKeys {
     if (isScoped(current)) {
       const moved = isAdmin || actions !== null || session !== current.session;
       if (moved) {
-        throw new ApiError(
-          422,
-          `API key ${id} is the ${current.kind} key of session '${current.session}': only isActive can change`,
-          { id, kind: current.kind, session: current.session },
-        );
+        throw new ApiError(422, `API key ${id} is the ${current.kind} key of session '${current.session}': only isActive can change`, {
+          id,
+          kind: current.kind,
+          session: current.session,
+        });
       }
     }
     const issues = adminKeyLimitIssues({ isAdmin, session, actions }).map(({ path, message }) => ({

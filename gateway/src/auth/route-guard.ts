@@ -44,7 +44,10 @@ export function installRouteGuard(app: FastifyInstance, auth: ApiKeyAuthenticato
     try {
       const key = request.headers['x-api-key'];
       if (key === undefined && bearerToken(request) !== null) {
-        throw new ApiError(401, 'this route takes an API key in the X-Api-Key header; OAuth 2.0 bearer tokens only list sessions (GET /api/sessions)');
+        throw new ApiError(
+          401,
+          'this route takes an API key in the X-Api-Key header; OAuth 2.0 bearer tokens only list sessions (GET /api/sessions)',
+        );
       }
       request.principal = auth.authenticate(key, KEY_HEADER);
     } catch (error) {
@@ -129,7 +132,10 @@ const onlyOwnSession: preSerializationHookHandler<unknown> = (
 ) => {
   const limit = request.principal ? sessionLimit(request.principal) : null;
   if (limit === null || !Array.isArray(payload)) return done(null, payload);
-  done(null, payload.filter((session: { name?: unknown }) => session?.name === limit));
+  done(
+    null,
+    payload.filter((session: { name?: unknown }) => session?.name === limit),
+  );
 };
 
 function bearerToken(request: FastifyRequest): string | null {

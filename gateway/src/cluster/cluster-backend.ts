@@ -143,11 +143,7 @@ export class ClusterSessionBackend implements SessionBackend {
       }
     }
     const uid = current.metadata?.uid;
-    const { settled, resource } = await this.options.cache.waitFor(
-      resourceName,
-      (r) => !r || r.metadata?.uid !== uid,
-      this.settleTimeoutMs,
-    );
+    const { settled, resource } = await this.options.cache.waitFor(resourceName, (r) => !r || r.metadata?.uid !== uid, this.settleTimeoutMs);
     if (!settled) this.options.log.warn({ session: name }, 'session still terminating: its logout finalizer has not finished');
     this.options.cache.rememberGone(resourceName, resource ?? current);
     this.activity.delete(name);

@@ -143,11 +143,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     }));
     // Keys made through /api/keys, shared by every replica; the configured key stays the admin.
     const keyStore = (started.keys = await KvKeyStore.open(nc, logger));
-    const auth = new ApiKeyAuthenticator(
-      configuredKeyHash(apiKey),
-      keyStore.ring,
-      options.oauth ? new OAuthVerifier(options.oauth) : null,
-    );
+    const auth = new ApiKeyAuthenticator(configuredKeyHash(apiKey), keyStore.ring, options.oauth ? new OAuthVerifier(options.oauth) : null);
     const apiKeys = (keys = new ApiKeys(keyStore, sessions));
     // A session deleted elsewhere (another replica, kubectl) takes its keys too. Keys made since
     // its delete began are kept: a session of the same name may be there again already.

@@ -81,7 +81,9 @@ export class StreamDeadDeliveries implements DeadDeliveries {
     const dead = [...letters].map(([seq, letter]) => toDeadDelivery(seq, letter));
     const plan = planReplay(session, dead, ids, this.deps.webhooksOf(session), this.deps.globalHook);
     const js = this.deps.nc.jetstream();
-    for (const { dead: { id } } of plan.replay) {
+    for (const {
+      dead: { id },
+    } of plan.replay) {
       const order: ReplayOrder = { deadSeq: id, letter: letters.get(id)! };
       // Two replays of one letter within the stream's duplicate window send it once.
       await js.publish(REPLAYS.subject(session), JSON.stringify(order), { msgID: `replay.${id}` });

@@ -7,7 +7,10 @@ import type { SessionCache } from './session-cache.js';
  * is replaced by a new resource of the same name between two looks; `last` is the resource as
  * last seen. Call it once the cache is synced; returns the unsubscribe.
  */
-export function onDeletedSessions(cache: Pick<SessionCache, 'list' | 'subscribe'>, deleted: (session: string, last: MessagingSession) => void): () => void {
+export function onDeletedSessions(
+  cache: Pick<SessionCache, 'list' | 'subscribe'>,
+  deleted: (session: string, last: MessagingSession) => void,
+): () => void {
   let known = bySession(cache.list() ?? []);
   return cache.subscribe(() => {
     const resources = cache.list();

@@ -66,7 +66,12 @@ export async function deliverWithRetries(
  * One attempt: the webhook's secrets are read at each one, so a Secret created or fixed after a
  * failure is used by the next. One that cannot be read fails the attempt, with the reason.
  */
-async function send(context: AttemptContext, target: ResourceWebhookConfig, event: PublishedEvent, signal: AbortSignal): Promise<DeliveryFailure | null> {
+async function send(
+  context: AttemptContext,
+  target: ResourceWebhookConfig,
+  event: PublishedEvent,
+  signal: AbortSignal,
+): Promise<DeliveryFailure | null> {
   let hook: WebhookConfig;
   try {
     hook = await context.resolve(target);

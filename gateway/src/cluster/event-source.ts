@@ -1,12 +1,7 @@
 import { durableStreamConfig, ensureEventStream, JS_ERR, jsErrorCode } from '@switchboard/kube';
 import { STREAMS } from '@switchboard/protocol';
 import type { Logger } from 'pino';
-import {
-  type ConsumerMessages,
-  DeliverPolicy,
-  type NatsConnection,
-  RetentionPolicy,
-} from 'nats';
+import { type ConsumerMessages, DeliverPolicy, type NatsConnection, RetentionPolicy } from 'nats';
 import type { EventBus, PublishedEvent } from '../events/event-bus.js';
 
 /** Webhook deliveries that used up their attempts, one message per (event, webhook). */
@@ -61,8 +56,7 @@ export function parseEvent(data: Uint8Array): PublishedEvent | null {
   const json = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
   try {
     const envelope = JSON.parse(json) as PublishedEvent['envelope'] | null;
-    const valid =
-      typeof envelope?.id === 'string' && typeof envelope.session === 'string' && typeof envelope.event === 'string';
+    const valid = typeof envelope?.id === 'string' && typeof envelope.session === 'string' && typeof envelope.event === 'string';
     return valid ? { envelope, json } : null;
   } catch {
     return null;
@@ -78,11 +72,7 @@ export class LiveEventFeed {
   private constructor(private readonly messages: ConsumerMessages) {}
 
   /** Resolves once the consumer exists: every event published after that reaches the bus. */
-  static async start(options: {
-    nc: NatsConnection;
-    bus: EventBus;
-    log: Logger;
-  }): Promise<LiveEventFeed> {
+  static async start(options: { nc: NatsConnection; bus: EventBus; log: Logger }): Promise<LiveEventFeed> {
     await ensureGatewayStreams(options.nc);
     const consumer = await options.nc.jetstream().consumers.get(STREAMS.events, { deliver_policy: DeliverPolicy.New });
     const messages = await consumer.consume({

@@ -95,7 +95,12 @@ export class ReplayWorker {
       const gaveUp = await deliverWithRetries(this.options.attempts, target, { envelope, json: JSON.stringify(envelope) }, this.stopping.signal);
       if (gaveUp) {
         const again: DeadLetter = { ...letter, attempts: gaveUp.attempts, lastError: gaveUp.lastError, deadAt: Date.now() };
-        const stored = await storeDeadLetter(this.options.nc, again, `${letter.eventId}.${letter.webhook}.replay.${deadSeq}`, this.options.attempts.log);
+        const stored = await storeDeadLetter(
+          this.options.nc,
+          again,
+          `${letter.eventId}.${letter.webhook}.replay.${deadSeq}`,
+          this.options.attempts.log,
+        );
         if (stored) await this.remove(deadSeq);
       } else {
         await this.remove(deadSeq);

@@ -1,10 +1,4 @@
-import {
-  CustomObjectsApi,
-  type KubeConfig,
-  type KubernetesListObject,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig, type KubernetesListObject, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { type MessagingSession, orUndefinedIfNotFound as orUndefined } from '@switchboard/kube';
 import { MESSAGING_SESSION } from '@switchboard/protocol';
 

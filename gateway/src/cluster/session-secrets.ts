@@ -80,7 +80,9 @@ export class SessionSecrets {
       metadata: {
         name,
         labels: { [LABELS.app]: 'switchboard', [LABELS.component]: COMPONENT, [LABELS.session]: resourceName, [LABELS.webhookSecrets]: 'true' },
-        ownerReferences: [{ apiVersion: API_VERSION, kind: MESSAGING_SESSION.kind, name: resourceName, uid: owner.metadata?.uid ?? '', controller: true }],
+        ownerReferences: [
+          { apiVersion: API_VERSION, kind: MESSAGING_SESSION.kind, name: resourceName, uid: owner.metadata?.uid ?? '', controller: true },
+        ],
       },
       data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'utf8').toString('base64')])),
     };
@@ -90,9 +92,13 @@ export class SessionSecrets {
         const existing = await this.get(name);
         if (!existing) return version(await this.api.createNamespacedSecret({ namespace, body }));
         if (existing.metadata?.labels?.[LABELS.component] !== COMPONENT) {
-          throw new ApiError(409, `Secret '${name}' exists and was not made by the gateway: remove or rename it to store this session's webhook secrets`, {
-            secret: name,
-          });
+          throw new ApiError(
+            409,
+            `Secret '${name}' exists and was not made by the gateway: remove or rename it to store this session's webhook secrets`,
+            {
+              secret: name,
+            },
+          );
         }
         const replacement = { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion } };
         return version(await this.api.replaceNamespacedSecret({ name, namespace, body: replacement }));

@@ -19,9 +19,7 @@ export async function readSubject(
     mem_storage: true,
     // Removed by the server too, should this process die before it deletes it.
     inactive_threshold: nanos(60_000),
-    ...(startTime
-      ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: startTime.toISOString() }
-      : { deliver_policy: DeliverPolicy.All }),
+    ...(startTime ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: startTime.toISOString() } : { deliver_policy: DeliverPolicy.All }),
   });
   try {
     const consumer = await nc.jetstream().consumers.get(stream, info.name);

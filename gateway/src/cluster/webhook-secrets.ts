@@ -58,7 +58,9 @@ export async function storeSecrets(
   const own = webhookSecretName(resourceName);
   const data: Record<string, string> = {};
   /** Urls a user's Secret holds: kept there when sent back unchanged. */
-  const userUrls = new Map(storedHooks.flatMap((hook, i) => (hook.urlFrom && hook.urlFrom.secretKeyRef.name !== own ? [[storedUrls[i]!, hook.urlFrom]] : [])));
+  const userUrls = new Map(
+    storedHooks.flatMap((hook, i) => (hook.urlFrom && hook.urlFrom.secretKeyRef.name !== own ? [[storedUrls[i]!, hook.urlFrom]] : [])),
+  );
   /** A secret as the resource holds it: a reference to `key` of the session's Secret, or the user's Secret kept. */
   const place = async (secret: string, key: string, path: string): Promise<{ secretKeyRef: SecretKeySelector }> => {
     const source = tokens.sources.get(secret) ?? { value: secret };
@@ -82,7 +84,10 @@ export async function storeSecrets(
   if (!restored.webhooks) return { config: { ...restored, ...withProxy }, data };
   // Named as delivery names the webhook, after the url the resource shows: a key name made from a
   // url's credentials would be a hash of them, readable by whoever reads the resource.
-  const ids = webhookTargets(restored.webhooks.map((hook) => ({ ...hook, url: maskUrl(hook.url) })), null).map((target) => target.id);
+  const ids = webhookTargets(
+    restored.webhooks.map((hook) => ({ ...hook, url: maskUrl(hook.url) })),
+    null,
+  ).map((target) => target.id);
   const webhooks = await Promise.all(
     restored.webhooks.map(async (hook, index): Promise<ResourceWebhookConfig> => {
       const path = `body.config.webhooks[${index}]`;
@@ -109,10 +114,7 @@ export async function storeSecrets(
  * The webhook as it is sent: each secret read where it is kept. `value` rejects for a Secret or
  * key that cannot be read, and so does this: the delivery attempt fails.
  */
-export async function resolveWebhook(
-  hook: ResourceWebhookConfig,
-  value: (ref: SecretKeySelector) => Promise<string>,
-): Promise<WebhookConfig> {
+export async function resolveWebhook(hook: ResourceWebhookConfig, value: (ref: SecretKeySelector) => Promise<string>): Promise<WebhookConfig> {
   if (!hook.urlFrom && !hook.hmac?.keyFrom && !hook.customHeaders?.some((header) => header.valueFrom)) return hook as WebhookConfig;
   const read = async (source: SecretSource) => ('ref' in source ? value(source.ref) : source.value);
   const { urlFrom, ...rest } = hook;

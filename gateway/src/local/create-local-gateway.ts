@@ -29,13 +29,7 @@ import { CommitGate, commitProbeSchema } from './store/commit-gate.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from '../version.js';
-import {
-  OutboxDeadDeliveries,
-  WebhookDispatcher,
-  WebhookFanout,
-  WebhookOutbox,
-  webhookOutboxSchema,
-} from './webhooks/index.js';
+import { OutboxDeadDeliveries, WebhookDispatcher, WebhookFanout, WebhookOutbox, webhookOutboxSchema } from './webhooks/index.js';
 import { countedWsHub } from '../ws/counted-hub.js';
 
 export interface LocalGatewayOptions extends GatewayConfig {
@@ -94,8 +88,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   const historyWrites = new BackgroundWriter({
     file: databaseFile(options.dataDir, HISTORY_FILE),
     delayMs: 20,
-    onError: (message, count) =>
-      logger.error({ err: message, writes: count }, 'event log and message history rows not committed: they are lost'),
+    onError: (message, count) => logger.error({ err: message, writes: count }, 'event log and message history rows not committed: they are lost'),
   });
   const keyStore = new KeyStore(db);
   const adminKey = resolveAdminKey(options.apiKey, keyStore);
@@ -165,9 +158,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   const keys = new ApiKeys(keyStore, sessions);
   const hub = countedWsHub(metrics, bus, logger, options);
   const stopCounting = metrics.countEvents(bus);
-  metrics.gauge('switchboard_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried', () =>
-    outbox.pendingCount(),
-  );
+  metrics.gauge('switchboard_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried', () => outbox.pendingCount());
   const app = await buildApp({
     sessions,
     outbound,

@@ -1,10 +1,4 @@
-import {
-  type EngineFactory,
-  nowebEngineFactory,
-  nowebOptionsFromEnv,
-  SandboxEngine,
-  type SandboxOptions,
-} from '@switchboard/engine-pod';
+import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
 import { webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
 import type { OutboundPolicy } from '@switchboard/kube';
 import type { BuiltEngine } from '@switchboard/protocol';

@@ -54,9 +54,7 @@ export class FileMediaStore implements MediaStore {
 
   constructor(private readonly options: FileMediaStoreOptions) {
     const { db } = options;
-    this.insert = db.prepare(
-      'INSERT INTO media_files (id, session, mimetype, filename, size, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
-    );
+    this.insert = db.prepare('INSERT INTO media_files (id, session, mimetype, filename, size, expires_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.select = db.prepare('SELECT * FROM media_files WHERE id = ? AND session = ?');
     this.expired = db.prepare('SELECT * FROM media_files WHERE expires_at <= ? LIMIT 1000');
     this.remove = db.prepare('DELETE FROM media_files WHERE id = ?');

@@ -1,14 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import {
-  EngineHost,
-  type EngineHostOptions,
-  type EngineLog,
-  FileAuthStateStore,
-  type HostedEvent,
-  tighten,
-} from '@switchboard/engine-pod';
+import { EngineHost, type EngineHostOptions, type EngineLog, FileAuthStateStore, type HostedEvent, tighten } from '@switchboard/engine-pod';
 import {
   type AppConfig,
   type EngineCommand,

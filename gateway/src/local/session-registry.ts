@@ -71,14 +71,7 @@ export class SessionRegistry {
   }
 
   save(record: SessionRecord): void {
-    this.upsert.run(
-      record.name,
-      record.engine,
-      JSON.stringify(record.config),
-      JSON.stringify(record.apps),
-      record.running ? 1 : 0,
-      record.createdAt,
-    );
+    this.upsert.run(record.name, record.engine, JSON.stringify(record.config), JSON.stringify(record.apps), record.running ? 1 : 0, record.createdAt);
     this.cache.set(record.name, record);
   }
 

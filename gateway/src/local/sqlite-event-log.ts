@@ -56,8 +56,7 @@ export interface SqliteEventLogOptions {
   readonly now?: () => number;
 }
 
-const PRUNE = (table: string) =>
-  `DELETE FROM ${table} WHERE (session, id) IN (SELECT session, id FROM ${table} WHERE at < ? LIMIT ${PRUNE_BATCH})`;
+const PRUNE = (table: string) => `DELETE FROM ${table} WHERE (session, id) IN (SELECT session, id FROM ${table} WHERE at < ? LIMIT ${PRUNE_BATCH})`;
 const AFTER = (table: string) => `SELECT id, body FROM ${table} WHERE session = ? AND id > ? ORDER BY id LIMIT ?`;
 
 interface LogRow {

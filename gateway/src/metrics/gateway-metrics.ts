@@ -34,32 +34,18 @@ export class GatewayMetrics implements DeliveryObserver {
 
   constructor(options: GatewayMetricsOptions = {}) {
     const registers = [this.registry];
-    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
-      new Counter<L>({ name, help, labelNames, registers });
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter<L>({ name, help, labelNames, registers });
     const eventCounter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
       new ScrapeTimeCounter<L>({ name, help, labelNames, registry: this.registry });
     this.events = eventCounter('switchboard_events_total', 'Events made by the sessions', ['session', 'event']);
     this.messagesIn = eventCounter('switchboard_messages_in_total', 'Messages received (message.any not from me)', ['session']);
-    this.messagesOut = eventCounter(
-      'switchboard_messages_out_total',
-      'Messages sent, by the API or the phone (message.any from me)',
-      ['session'],
-    );
-    this.statusChanges = eventCounter('switchboard_session_status_changes_total', 'session.status events, by new status', [
-      'session',
-      'status',
-    ]);
+    this.messagesOut = eventCounter('switchboard_messages_out_total', 'Messages sent, by the API or the phone (message.any from me)', ['session']);
+    this.statusChanges = eventCounter('switchboard_session_status_changes_total', 'session.status events, by new status', ['session', 'status']);
     this.succeeded = counter('switchboard_webhook_deliveries_succeeded_total', 'Webhook deliveries answered 2xx', ['session']);
-    this.retriedTotal = counter(
-      'switchboard_webhook_deliveries_retried_total',
-      'Failed webhook attempts followed by another attempt',
-      ['session'],
-    );
-    this.deadTotal = counter(
-      'switchboard_webhook_deliveries_dead_total',
-      'Webhook deliveries given up after their last attempt (kept as dead)',
-      ['session'],
-    );
+    this.retriedTotal = counter('switchboard_webhook_deliveries_retried_total', 'Failed webhook attempts followed by another attempt', ['session']);
+    this.deadTotal = counter('switchboard_webhook_deliveries_dead_total', 'Webhook deliveries given up after their last attempt (kept as dead)', [
+      'session',
+    ]);
     this.latency = new Histogram({
       name: 'switchboard_webhook_delivery_latency_seconds',
       help: 'From the event (cluster mode) or its queueing (local mode) to the 2xx answer, retries included',
@@ -68,9 +54,7 @@ export class GatewayMetrics implements DeliveryObserver {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
       registers,
     });
-    this.wsDropped = counter('switchboard_ws_clients_dropped_total', 'Websocket clients dropped: too slow, or no pong', [
-      'reason',
-    ]);
+    this.wsDropped = counter('switchboard_ws_clients_dropped_total', 'Websocket clients dropped: too slow, or no pong', ['reason']);
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 

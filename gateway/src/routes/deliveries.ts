@@ -1,12 +1,4 @@
-import {
-  DeadDelivery,
-  DeadDeliveryQuery,
-  EventEnvelope,
-  EventLogQuery,
-  ReplayRequest,
-  ReplayResult,
-  SessionPathParams,
-} from '@switchboard/protocol';
+import { DeadDelivery, DeadDeliveryQuery, EventEnvelope, EventLogQuery, ReplayRequest, ReplayResult, SessionPathParams } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sessionAccess } from '../auth/access.js';

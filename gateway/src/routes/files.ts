@@ -41,14 +41,16 @@ export async function fileRoutes(app: FastifyInstance, { media }: FileRouteDeps)
       }
       const { meta, data } = found;
       const maxAge = Math.max(0, Math.floor((meta.expiresAt - Date.now()) / 1000));
-      return reply
-        .type(meta.mimetype)
-        // An unnamed file is named as the client asked for it: `<id>.<ext>` from media.url.
-        .header('content-disposition', contentDisposition(meta.filename ?? fileId))
-        // The bytes come from someone else's phone: never let a browser guess them into a page.
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', `private, max-age=${maxAge}, immutable`)
-        .send(data as unknown as string);
+      return (
+        reply
+          .type(meta.mimetype)
+          // An unnamed file is named as the client asked for it: `<id>.<ext>` from media.url.
+          .header('content-disposition', contentDisposition(meta.filename ?? fileId))
+          // The bytes come from someone else's phone: never let a browser guess them into a page.
+          .header('x-content-type-options', 'nosniff')
+          .header('cache-control', `private, max-age=${maxAge}, immutable`)
+          .send(data as unknown as string)
+      );
     },
   });
 }

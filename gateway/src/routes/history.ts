@@ -1,11 +1,5 @@
 import { type MessageStore, readHistory } from '@switchboard/engine-pod';
-import {
-  ChatMessagesParams,
-  ChatMessagesQuery,
-  historyQuery,
-  MessageRecord,
-  MessagesQuery,
-} from '@switchboard/protocol';
+import { ChatMessagesParams, ChatMessagesQuery, historyQuery, MessageRecord, MessagesQuery } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sessionAccess } from '../auth/access.js';

@@ -1,11 +1,4 @@
-import {
-  Base64File,
-  QRCodeValue,
-  QrQuery,
-  RequestCodeRequest,
-  RequestCodeResponse,
-  SessionPathParams,
-} from '@switchboard/protocol';
+import { Base64File, QRCodeValue, QrQuery, RequestCodeRequest, RequestCodeResponse, SessionPathParams } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { sessionAccess } from '../auth/access.js';
 import QRCode from 'qrcode';
@@ -25,8 +18,7 @@ export async function pairingRoutes(app: FastifyInstance, { sessions }: RouteDep
     schema: {
       tags,
       summary: 'The QR code to scan: a PNG (format=image) or its value (format=raw)',
-      description:
-        'While SCAN_QR_CODE. With format=image and `Accept: application/json`, the PNG comes base64-encoded as {mimetype, data}.',
+      description: 'While SCAN_QR_CODE. With format=image and `Accept: application/json`, the PNG comes base64-encoded as {mimetype, data}.',
       params: SessionPathParams,
       querystring: QrQuery,
       response: {

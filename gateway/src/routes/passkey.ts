@@ -24,8 +24,7 @@ export async function passkeyRoutes(app: FastifyInstance, { sessions }: RouteDep
       params: SessionPathParams,
       response: { 200: PasskeyChallenge, ...sessionErrors },
     },
-    handler: async (request) =>
-      (await sessions.command(request.params.session, { op: 'auth.passkey.challenge' })) as PasskeyChallenge,
+    handler: async (request) => (await sessions.command(request.params.session, { op: 'auth.passkey.challenge' })) as PasskeyChallenge,
   });
 
   r.post('/api/:session/auth/passkey', {
@@ -52,8 +51,7 @@ export async function passkeyRoutes(app: FastifyInstance, { sessions }: RouteDep
       params: SessionPathParams,
       response: { 200: PasskeyConfirmationResponse, ...sessionErrors },
     },
-    handler: async (request) =>
-      (await sessions.command(request.params.session, { op: 'auth.passkey.confirmation' })) as PasskeyConfirmationResponse,
+    handler: async (request) => (await sessions.command(request.params.session, { op: 'auth.passkey.confirmation' })) as PasskeyConfirmationResponse,
   });
 
   r.post('/api/:session/auth/passkey/confirm', {

@@ -21,15 +21,13 @@ export async function profileRoutes(app: FastifyInstance, { sessions }: RouteDep
   r.put('/api/:session/profile/name', {
     config: sessionAccess('use'),
     schema: { tags, summary: 'Set my profile name', params: SessionPathParams, body: ProfileNameRequest, response: changed },
-    handler: async (request) =>
-      (await sessions.command(request.params.session, { op: 'profile.setName', args: request.body })) as Result,
+    handler: async (request) => (await sessions.command(request.params.session, { op: 'profile.setName', args: request.body })) as Result,
   });
 
   r.put('/api/:session/profile/status', {
     config: sessionAccess('use'),
     schema: { tags, summary: 'Set my profile status (About)', params: SessionPathParams, body: ProfileStatusRequest, response: changed },
-    handler: async (request) =>
-      (await sessions.command(request.params.session, { op: 'profile.setStatus', args: request.body })) as Result,
+    handler: async (request) => (await sessions.command(request.params.session, { op: 'profile.setStatus', args: request.body })) as Result,
   });
 
   r.put('/api/:session/profile/picture', {
@@ -42,8 +40,7 @@ export async function profileRoutes(app: FastifyInstance, { sessions }: RouteDep
       body: ProfilePictureRequest,
       response: changed,
     },
-    handler: async (request) =>
-      (await sessions.command(request.params.session, { op: 'profile.setPicture', args: request.body })) as Result,
+    handler: async (request) => (await sessions.command(request.params.session, { op: 'profile.setPicture', args: request.body })) as Result,
   });
 
   r.delete('/api/:session/profile/picture', {

@@ -33,7 +33,7 @@ export function withFrameworkErrors(url: string, schema: FastifySchema & { hide?
           }
         : {}),
       431: ErrorBody.meta({ description: 'The request line (URL and query) and headers are larger than 16 KiB together' }),
-      ...(schema.response),
+      ...schema.response,
     },
   };
 }

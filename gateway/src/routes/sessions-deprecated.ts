@@ -1,9 +1,4 @@
-import {
-  SessionDTO,
-  SessionLogoutDeprecatedRequest,
-  SessionStartDeprecatedRequest,
-  SessionStopDeprecatedRequest,
-} from '@switchboard/protocol';
+import { SessionDTO, SessionLogoutDeprecatedRequest, SessionStartDeprecatedRequest, SessionStopDeprecatedRequest } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { sessionAccess } from '../auth/access.js';
 import { ApiError } from '../http/errors.js';
@@ -28,8 +23,7 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions, 
       response: { 201: SessionDTO, ...sessionErrors },
     },
     preHandler: webhookAddressCheck(outbound),
-    handler: async (request, reply) =>
-      reply.code(201).send(await sessions.upsertAndStart(request.body)),
+    handler: async (request, reply) => reply.code(201).send(await sessions.upsertAndStart(request.body)),
   });
 
   r.post('/api/sessions/stop', {

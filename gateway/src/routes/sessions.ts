@@ -32,8 +32,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions, outbound }
       querystring: SessionListQuery,
       response: { 200: SessionInfo.array(), ...commonErrors },
     },
-    handler: async (request) =>
-      sessions.list({ all: request.query.all ?? false, expandApps: request.query.expand.includes('apps') }),
+    handler: async (request) => sessions.list({ all: request.query.all ?? false, expandApps: request.query.expand.includes('apps') }),
   });
 
   r.post('/api/sessions', {
@@ -57,8 +56,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions, outbound }
       querystring: SessionGetQuery,
       response: { 200: SessionInfo, ...commonErrors },
     },
-    handler: async (request) =>
-      sessions.get(request.params.session, { expandApps: request.query.expand.includes('apps') }),
+    handler: async (request) => sessions.get(request.params.session, { expandApps: request.query.expand.includes('apps') }),
   });
 
   r.put('/api/sessions/:session', {
@@ -117,7 +115,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions, outbound }
   } as const;
   for (const [action, { summary, run }] of Object.entries(actions)) {
     r.post(`/api/sessions/:session/${action}`, {
-    config: sessionAccess('control'),
+      config: sessionAccess('control'),
       schema: { tags, summary, params: SessionPathParams, response: { 201: SessionDTO, ...sessionErrors } },
       handler: async (request, reply) => reply.code(201).send(await run(request.params.session)),
     });

@@ -5,8 +5,7 @@ import type { ApiKeyAuthenticator } from '../auth/authenticator.js';
 import { websocketRefusal } from '../auth/authorize.js';
 import type { WsHub } from '../ws/hub.js';
 
-const oneOrMany = <T extends z.ZodType>(item: T) =>
-  z.union([item, z.array(item)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.infer<T>[]);
+const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.infer<T>[]);
 
 const WsQuery = z.object({
   session: z.union([SessionName, z.literal('*')]).default('*'),
@@ -19,10 +18,7 @@ const WsQuery = z.object({
  * expect, and for a key that may not watch what was asked (access.ts: admin and general keys
  * only; a key limited to a session only for that session), at once or when the key changes so.
  */
-export async function wsRoutes(
-  app: FastifyInstance,
-  { hub, auth }: { hub: WsHub; auth: ApiKeyAuthenticator },
-): Promise<void> {
+export async function wsRoutes(app: FastifyInstance, { hub, auth }: { hub: WsHub; auth: ApiKeyAuthenticator }): Promise<void> {
   app.get('/ws', { websocket: true, schema: { hide: true } }, (socket, request) => {
     try {
       const query = request.query as Record<string, unknown>;

@@ -56,18 +56,12 @@ export function maskUrl(url: string): string {
  *
  * `path` names the sent config in error details (`body.config` for a REST request).
  */
-export function restoreSessionConfigSecrets(
-  sent: SessionConfig,
-  stored: SessionConfig | undefined,
-  path = 'body.config',
-): SessionConfig {
+export function restoreSessionConfigSecrets(sent: SessionConfig, stored: SessionConfig | undefined, path = 'body.config'): SessionConfig {
   if (!sent.webhooks && sent.proxy?.password !== SECRET_PLACEHOLDER) return sent;
   const issues: FieldIssue[] = [];
   const storedHooks = stored?.webhooks ?? [];
   const nth = occurrences<WebhookConfig>((hook) => maskUrl(hook.url));
-  const webhooks = sent.webhooks?.map((hook, index) =>
-    restoreWebhook(hook, nth(hook, storedHooks), `${path}.webhooks[${index}]`, issues),
-  );
+  const webhooks = sent.webhooks?.map((hook, index) => restoreWebhook(hook, nth(hook, storedHooks), `${path}.webhooks[${index}]`, issues));
   const proxy = sent.proxy && restoreProxy(sent.proxy, stored?.proxy, `${path}.proxy`, issues);
   if (issues.length > 0) {
     const summary = issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ');
@@ -156,7 +150,10 @@ function maskedParts(url: string): number {
 
 /** `?a=1&b` as `['a=1', 'b']`. */
 function queryParts(search: string): string[] {
-  return search.replace(/^\?/, '').split('&').filter((part) => part !== '');
+  return search
+    .replace(/^\?/, '')
+    .split('&')
+    .filter((part) => part !== '');
 }
 
 /** `name=value` keeps its name; a bare part (`?token`) may be the token itself, so all of it is masked. */

@@ -37,7 +37,10 @@ export function globalWebhookFromEnv(env: NodeJS.ProcessEnv, prefix = 'SWITCHBOA
   const url = read('URL');
   if (url === undefined) return null;
 
-  const events = (read('EVENTS') ?? '*').split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const events = (read('EVENTS') ?? '*')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   if (events.length === 0) fail('EVENTS', 'must list event names separated by "," or be "*"');
   // Event names are no secret, so the unknown one is named: that is the fastest fix for a typo.
   const unknown = events.find((e) => !KNOWN_FILTERS.has(e));
@@ -78,7 +81,10 @@ export function globalWebhookFromEnv(env: NodeJS.ProcessEnv, prefix = 'SWITCHBOA
 
 /** `Name:Value;Name:Value`. A value may hold ':' (split at the first one) but not ';'. */
 function parseCustomHeaders(text: string, fail: (reason: string) => never): { name: string; value: string }[] {
-  const entries = text.split(';').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = text
+    .split(';')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   return entries.map((entry, index) => {
     const colon = entry.indexOf(':');
     if (colon <= 0) fail(`entry ${index + 1} must be "Name:Value"`);

@@ -66,10 +66,7 @@ export class WsHub {
     for (const client of this.clients) {
       if (!wants(client.subscription, envelope.session, envelope.event)) continue;
       if (client.socket.bufferedAmount > this.maxBufferedBytes) {
-        this.options.log.warn(
-          { session: client.subscription.session, buffered: client.socket.bufferedAmount },
-          'websocket client too slow: dropped',
-        );
+        this.options.log.warn({ session: client.subscription.session, buffered: client.socket.bufferedAmount }, 'websocket client too slow: dropped');
         this.drop(client, 'slow');
         continue;
       }

@@ -4,14 +4,7 @@ import { type NatsServer, startNatsServer, waitFor, WebhookReceiver, WsClient } 
 import { connect, DiscardPolicy, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../test/e2e/support/control-plane.js';
-import {
-  ADMIN_KEY,
-  resourceClient,
-  startClusterGateway,
-  startControlPlane,
-  startEnginePod,
-  type TestClusterGateway,
-} from './kube-support.js';
+import { ADMIN_KEY, resourceClient, startClusterGateway, startControlPlane, startEnginePod, type TestClusterGateway } from './kube-support.js';
 
 const NAMESPACE = 'switchboard-test';
 
@@ -266,7 +259,7 @@ describe('ClusterSessionBackend against a real API server', () => {
       expect((await gw.api('POST', '/api/sessions', { name: 'twice', start: false })).status).toBe(201);
     });
 
-    it('purges the auth state itself when no operator finalizer will, and only that session\'s', async () => {
+    it("purges the auth state itself when no operator finalizer will, and only that session's", async () => {
       const kv = await nc.jetstream().views.kv(KV_BUCKETS.auth);
       await kv.put('purged.creds.me', '{"paired":true}');
       await kv.put('kept.creds.me', '{"paired":true}');
@@ -399,7 +392,7 @@ describe('ClusterSessionBackend against a real API server', () => {
   });
 
   describe('6.1 events from engine pods', () => {
-    it('delivers a pod\'s events to the session webhooks, signed, and to /ws clients', async () => {
+    it("delivers a pod's events to the session webhooks, signed, and to /ws clients", async () => {
       const key = 'cluster-secret';
       const rx = await new WebhookReceiver(key).start();
       const ws = await WsClient.connect(gw.url, `x-api-key=${ADMIN_KEY}&session=evented&events=session.status`);

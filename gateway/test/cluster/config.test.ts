@@ -13,9 +13,7 @@ describe('SWITCHBOARD_MODE', () => {
     const read = () => readConfig({ SWITCHBOARD_MODE: 'cluster' });
     expect(read).toThrow(ConfigError);
     expect(read).toThrow(/SWITCHBOARD_API_KEY[\s\S]*SWITCHBOARD_NATS_URL/);
-    expect(() => readConfig({ SWITCHBOARD_MODE: 'cluster', SWITCHBOARD_NATS_URL: 'nats://nats:4222' })).toThrow(
-      /needs\n {2}SWITCHBOARD_API_KEY/,
-    );
+    expect(() => readConfig({ SWITCHBOARD_MODE: 'cluster', SWITCHBOARD_NATS_URL: 'nats://nats:4222' })).toThrow(/needs\n {2}SWITCHBOARD_API_KEY/);
   });
 
   it('reads the cluster settings', () => {
@@ -49,7 +47,11 @@ describe('SWITCHBOARD_MODE', () => {
 
 describe('3. the status a MessagingSession answers', () => {
   const session = (desiredState: 'Running' | 'Stopped', status?: string): MessagingSession =>
-    ({ metadata: { name: 's1' }, spec: { engine: 'SANDBOX', desiredState, config: {}, apps: [] }, ...(status ? { status: { status } } : {}) }) as MessagingSession;
+    ({
+      metadata: { name: 's1' },
+      spec: { engine: 'SANDBOX', desiredState, config: {}, apps: [] },
+      ...(status ? { status: { status } } : {}),
+    }) as MessagingSession;
 
   it('is STARTING while it should run and the operator still reports STOPPED or nothing', () => {
     expect(effectiveStatus(session('Running'))).toBe('STARTING');

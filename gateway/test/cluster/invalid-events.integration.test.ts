@@ -35,9 +35,7 @@ describe('cluster mode: an event that does not match its protocol schema is drop
 
   it('reaches no webhook and no websocket, and is neither in the history nor in the event log; the pod logs it', async () => {
     const api = gw.api;
-    expect(
-      (await api('POST', '/api/sessions', { name: SESSION, config: { webhooks: [{ url: receiver.url, events: ['*'] }] } })).status,
-    ).toBe(201);
+    expect((await api('POST', '/api/sessions', { name: SESSION, config: { webhooks: [{ url: receiver.url, events: ['*'] }] } })).status).toBe(201);
     const ws = await WsClient.connect(gw.url, `x-api-key=${ADMIN_KEY}&session=${SESSION}&events=*`);
     try {
       // The session's engine pod, in process: what the operator would run, with the drifting engine.
@@ -63,8 +61,7 @@ describe('cluster mode: an event that does not match its protocol schema is drop
       const driftedId = (drifted.body as { id: string }).id;
 
       // Each queue keeps the session's event order: once the fine message's last ack is there, so is everything before it.
-      const atDevice = (events: Seen[]) =>
-        events.some((e) => e.event === 'message.ack' && e.payload.id === fineId && e.payload.ackName === 'DEVICE');
+      const atDevice = (events: Seen[]) => events.some((e) => e.event === 'message.ack' && e.payload.id === fineId && e.payload.ackName === 'DEVICE');
       await waitFor(() => atDevice(hooks('message.ack')), 'the fine message at DEVICE on the webhook');
       await waitFor(() => atDevice(frames('message.ack')), 'the fine message at DEVICE on /ws');
       expect(hooks('message.any').map((e) => e.payload.id)).toEqual([fineId]);
@@ -87,7 +84,11 @@ describe('cluster mode: an event that does not match its protocol schema is drop
         .map((line) => JSON.parse(line) as { msg?: string })
         .filter((entry) => entry.msg?.includes('does not match its protocol schema'));
       expect(warned).toEqual([
-        expect.objectContaining({ session: SESSION, event: 'message.any', issues: [{ path: 'payload.source', message: expect.any(String) as string }] }),
+        expect.objectContaining({
+          session: SESSION,
+          event: 'message.any',
+          issues: [{ path: 'payload.source', message: expect.any(String) as string }],
+        }),
       ]);
     } finally {
       ws.close();

@@ -1,14 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  CommandServer,
-  DEFAULT_SANDBOX_OPTIONS,
-  EngineHost,
-  EventPublisher,
-  NatsAuthStateStore,
-  SandboxEngine,
-} from '@switchboard/engine-pod';
+import { CommandServer, DEFAULT_SANDBOX_OPTIONS, EngineHost, EventPublisher, NatsAuthStateStore, SandboxEngine } from '@switchboard/engine-pod';
 import { MESSAGING_SESSION, resourceNameFor } from '@switchboard/protocol';
 import { type ApiCall, apiClient } from '@switchboard/testkit';
 import type { NatsConnection } from 'nats';

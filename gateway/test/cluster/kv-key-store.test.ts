@@ -56,7 +56,12 @@ describe('cluster mode: API keys shared by every replica (NATS KV)', () => {
     const made = [newKey(), newKey({ kind: 'media', session: 's1' }), newKey({ kind: 'admin' })];
     for (const { key } of made) await a.add(key);
     const later = await replica();
-    expect(later.ring.all().map((key) => key.id).sort()).toEqual(made.map(({ key }) => key.id).sort());
+    expect(
+      later.ring
+        .all()
+        .map((key) => key.id)
+        .sort(),
+    ).toEqual(made.map(({ key }) => key.id).sort());
   });
 
   it('updates and deletes reach every replica', async () => {

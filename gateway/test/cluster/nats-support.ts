@@ -37,7 +37,12 @@ export function natsPerTest() {
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((worker) => worker.stop()));
     await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-    await Promise.all(connections.splice(0).filter((nc) => !nc.isClosed()).map((nc) => nc.close()));
+    await Promise.all(
+      connections
+        .splice(0)
+        .filter((nc) => !nc.isClosed())
+        .map((nc) => nc.close()),
+    );
     await server?.stop();
     server = undefined;
   });

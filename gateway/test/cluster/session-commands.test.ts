@@ -19,7 +19,10 @@ afterAll(async () => {
 /** A file command whose JSON is larger than one message of this server. */
 function bigFileCommand() {
   const bytes = Buffer.alloc(nc.info!.max_payload, 9);
-  const command = { op: 'send.media', args: { kind: 'file', chatId: '1@c.us', file: { mimetype: 'application/pdf', data: bytes.toString('base64') } } } as const;
+  const command = {
+    op: 'send.media',
+    args: { kind: 'file', chatId: '1@c.us', file: { mimetype: 'application/pdf', data: bytes.toString('base64') } },
+  } as const;
   return { bytes, command };
 }
 

@@ -149,10 +149,14 @@ describe('dead deliveries in cluster mode: SB_DEAD, listed and replayed through 
     }, 'the letter');
 
     expect((await dead.replay('alpha', [letter!.id])).replayed).toEqual([letter!.id]);
-    const [again] = await waitFor(async () => {
-      const list = await dead.list('alpha', { limit: 10, offset: 0 });
-      return list.length === 1 && list[0]!.id !== letter!.id && list;
-    }, 'a new letter in place of the old one', 5_000);
+    const [again] = await waitFor(
+      async () => {
+        const list = await dead.list('alpha', { limit: 10, offset: 0 });
+        return list.length === 1 && list[0]!.id !== letter!.id && list;
+      },
+      'a new letter in place of the old one',
+      5_000,
+    );
     expect(again).toMatchObject({ eventId: letter!.eventId, attempts: 2 });
     expect(worker.counters.dead).toBe(2);
 
@@ -179,4 +183,3 @@ describe('event log in cluster mode: SB_EVENTS by session', () => {
     expect(await log.since('gamma', undefined, 100)).toEqual([]);
   });
 });
-

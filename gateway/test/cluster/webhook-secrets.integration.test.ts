@@ -80,12 +80,14 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
   };
 
-  it("puts what a REST client sends into a Secret the resource owns: the resource and every answer show no secret, deliveries are signed and carry the header", async () => {
+  it('puts what a REST client sends into a Secret the resource owns: the resource and every answer show no secret, deliveries are signed and carry the header', async () => {
     const rx = await receiver();
     const [key, token, query] = ['hmac-key-never-shown', 'header-token-never-shown', 'query-token-never-shown'];
     const created = await gw.api('POST', '/api/sessions', {
       name: 'secretive',
-      config: { webhooks: [{ url: `${rx.url}?t=${query}`, events: ['session.status'], hmac: { key }, customHeaders: [{ name: 'X-Token', value: token }] }] },
+      config: {
+        webhooks: [{ url: `${rx.url}?t=${query}`, events: ['session.status'], hmac: { key }, customHeaders: [{ name: 'X-Token', value: token }] }],
+      },
     });
     expect(created.status).toBe(201);
     const maskedUrl = `${rx.url}?t=***`;
@@ -127,7 +129,12 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     const rx = await receiver();
     const other = await startClusterGateway(cp, NAMESPACE, nats.url);
     stops.push(() => other.close());
-    const webhook = { url: rx.url, events: ['session.status', 'message'], hmac: { key: 'first-key' }, customHeaders: [{ name: 'X-Token', value: 'first-token' }] };
+    const webhook = {
+      url: rx.url,
+      events: ['session.status', 'message'],
+      hmac: { key: 'first-key' },
+      customHeaders: [{ name: 'X-Token', value: 'first-token' }],
+    };
     expect((await gw.api('POST', '/api/sessions', { name: 'rotated', config: { webhooks: [webhook] } })).status).toBe(201);
     await pod('rotated');
     await waitFor(() => rx.received.find((r) => r.body.payload.status === 'SCAN_QR_CODE'), 'the first webhook', 15_000);
@@ -149,7 +156,9 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     const resource = await cr.read('rotated');
     expect(JSON.stringify(resource)).not.toMatch(/first-|second-/);
-    expect(resource.metadata.annotations[ANNOTATIONS.webhookSecretVersion]).toBe((await readSecret(webhookSecretName('rotated')))!.metadata.resourceVersion);
+    expect(resource.metadata.annotations[ANNOTATIONS.webhookSecretVersion]).toBe(
+      (await readSecret(webhookSecretName('rotated')))!.metadata.resourceVersion,
+    );
     const before = rx.received.length;
     for (let i = 0; i < 6; i++) await simulate('rotated', 'message');
     const after = await waitFor(() => rx.received.length >= before + 6 && rx.received.slice(before), 'six messages', 15_000);
@@ -168,16 +177,30 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
           url: rx.url,
           events: ['session.status'],
           hmac: { keyFrom: { secretKeyRef: { name: 'my-hooks', key: 'hmac' } } },
-          customHeaders: [{ name: 'X-Token', valueFrom: { secretKeyRef: { name: 'my-hooks', key: 'token' } } }, { name: 'X-Team', value: 'support' }],
+          customHeaders: [
+            { name: 'X-Token', valueFrom: { secretKeyRef: { name: 'my-hooks', key: 'token' } } },
+            { name: 'X-Team', value: 'support' },
+          ],
         },
-        { url: missing.url, events: ['session.status'], retries: { attempts: 1 }, hmac: { keyFrom: { secretKeyRef: { name: 'absent', key: 'hmac' } } } },
+        {
+          url: missing.url,
+          events: ['session.status'],
+          retries: { attempts: 1 },
+          hmac: { keyFrom: { secretKeyRef: { name: 'absent', key: 'hmac' } } },
+        },
       ]),
     );
     const read = await waitFor(async () => {
       const res = await gw.api('GET', '/api/sessions/byhand');
       return res.status === 200 && res.body;
     }, 'the applied session');
-    expect(read.config.webhooks[0]).toMatchObject({ hmac: { key: '***' }, customHeaders: [{ name: 'X-Token', value: '***' }, { name: 'X-Team', value: '***' }] });
+    expect(read.config.webhooks[0]).toMatchObject({
+      hmac: { key: '***' },
+      customHeaders: [
+        { name: 'X-Token', value: '***' },
+        { name: 'X-Team', value: '***' },
+      ],
+    });
     expect(read.config.webhooks[1].hmac).toEqual({ key: '***' });
 
     await pod('byhand');
@@ -185,10 +208,14 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     expect(signed(hook, 'users-key')).toBe(true);
     expect(hook.headers['x-token']).toBe('users-token');
     expect(hook.headers['x-team']).toBe('support');
-    const dead = await waitFor(async () => {
-      const res = await gw.api('GET', '/api/byhand/webhooks/dead');
-      return res.body.find((d: any) => d.url === missing.url);
-    }, 'the dead delivery', 15_000);
+    const dead = await waitFor(
+      async () => {
+        const res = await gw.api('GET', '/api/byhand/webhooks/dead');
+        return res.body.find((d: any) => d.url === missing.url);
+      },
+      'the dead delivery',
+      15_000,
+    );
     expect(dead.lastError).toBe('secret_unavailable');
     expect(logged.some((line) => line.detail === `Secret 'absent' not found in namespace '${NAMESPACE}'`)).toBe(true);
     expect(missing.received).toEqual([]);
@@ -208,10 +235,14 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     // gateway may read any Secret of its namespace, and the label keeps the others out of reach.
     await createSecret('absent', { hmac: 'late-key' }, false);
     expect((await gw.api('POST', '/api/byhand/webhooks/dead/replay', {})).status).toBe(202);
-    await waitFor(async () => {
-      const res = await gw.api('GET', '/api/byhand/webhooks/dead');
-      return res.body.find((d: any) => d.url === missing.url && d.deadAt > dead.deadAt);
-    }, 'the replay dead again for the label', 15_000);
+    await waitFor(
+      async () => {
+        const res = await gw.api('GET', '/api/byhand/webhooks/dead');
+        return res.body.find((d: any) => d.url === missing.url && d.deadAt > dead.deadAt);
+      },
+      'the replay dead again for the label',
+      15_000,
+    );
     expect(logged.some((line) => line.detail?.includes(`not labelled ${LABELS.webhookSecrets}=true`))).toBe(true);
     const labelled = await cp.fetch(`/api/v1/namespaces/${NAMESPACE}/secrets/absent`, {
       method: 'PATCH',
@@ -228,7 +259,11 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
 
   it('keeps delivering a resource applied with plain secrets, and the next config write through the API moves them into the Secret', async () => {
     const rx = await receiver();
-    await apply(manifest('legacy', [{ url: rx.url, events: ['session.status'], hmac: { key: 'plain-key' }, customHeaders: [{ name: 'X-Token', value: 'plain-token' }] }]));
+    await apply(
+      manifest('legacy', [
+        { url: rx.url, events: ['session.status'], hmac: { key: 'plain-key' }, customHeaders: [{ name: 'X-Token', value: 'plain-token' }] },
+      ]),
+    );
     const read = await waitFor(async () => {
       const res = await gw.api('GET', '/api/sessions/legacy');
       return res.status === 200 && res.body;
@@ -250,10 +285,15 @@ describe('cluster mode keeps webhook secrets in Secrets, not in the MessagingSes
     expect(await readSecret(webhookSecretName('legacy'))).toBeNull();
   });
 
-  it("keeps a NOWEB proxy's password in the session's Secret (proxy.passwordFrom), not in the resource; \"***\" keeps it, no password drops it", async () => {
+  it('keeps a NOWEB proxy\'s password in the session\'s Secret (proxy.passwordFrom), not in the resource; "***" keeps it, no password drops it', async () => {
     const password = 'proxy-password-never-shown';
     const proxy = { server: 'proxy.example.com:3128', username: 'proxy-user' };
-    const created = await gw.api('POST', '/api/sessions', { name: 'proxied', engine: 'NOWEB', start: false, config: { proxy: { ...proxy, password } } });
+    const created = await gw.api('POST', '/api/sessions', {
+      name: 'proxied',
+      engine: 'NOWEB',
+      start: false,
+      config: { proxy: { ...proxy, password } },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.config.proxy).toEqual({ ...proxy, password: '***' });
     expect((await gw.api('GET', '/api/sessions/proxied')).body.config.proxy).toEqual({ ...proxy, password: '***' });

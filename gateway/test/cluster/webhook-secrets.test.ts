@@ -12,7 +12,15 @@ describe('cluster webhook secrets: the API config and the resource config', () =
   it('stores every secret a client sends in the session Secret and refers to it; nothing secret is left in the config', async () => {
     const sent: SessionConfig = {
       metadata: { team: 'a' },
-      webhooks: [hook({ hmac: { key: 'hmac-secret' }, customHeaders: [{ name: 'X-Token', value: 'tok-1' }, { name: 'X-Team', value: 'support' }] })],
+      webhooks: [
+        hook({
+          hmac: { key: 'hmac-secret' },
+          customHeaders: [
+            { name: 'X-Token', value: 'tok-1' },
+            { name: 'X-Team', value: 'support' },
+          ],
+        }),
+      ],
     };
     const { config, data } = await storeSecrets('alpha', sent, undefined, noSecret);
     const stored = config.webhooks![0]!;
@@ -41,7 +49,12 @@ describe('cluster webhook secrets: the API config and the resource config', () =
     const stored: ResourceSessionConfig = {
       webhooks: [
         hook({ hmac: { keyFrom: ref('my-hooks', 'hmac') }, customHeaders: [{ name: 'X-Token', valueFrom: ref(OWN, 'old-key') }] }),
-        { url: 'https://legacy.example.com/', events: ['message'], hmac: { key: 'plain-hmac' }, customHeaders: [{ name: 'X-Legacy', value: 'plain-header' }] },
+        {
+          url: 'https://legacy.example.com/',
+          events: ['message'],
+          hmac: { key: 'plain-hmac' },
+          customHeaders: [{ name: 'X-Legacy', value: 'plain-header' }],
+        },
       ],
     };
     const sent = apiConfigOf(stored);
@@ -105,7 +118,7 @@ describe('cluster webhook secrets: the API config and the resource config', () =
     expect(kept.data).toEqual({});
   });
 
-  it("the proxy's password goes into the session Secret (passwordFrom); \"***\" keeps it, a user Secret stays named, a plain one moves", async () => {
+  it('the proxy\'s password goes into the session Secret (passwordFrom); "***" keeps it, a user Secret stays named, a plain one moves', async () => {
     const sent: SessionConfig = { proxy: { server: 'proxy:3128', username: 'u', password: 'pw-1' } };
     const { config, data } = await storeSecrets('alpha', sent, undefined, noSecret);
     expect(config.proxy).toEqual({ server: 'proxy:3128', username: 'u', passwordFrom: ref(OWN, 'proxy-password') });
@@ -115,7 +128,10 @@ describe('cluster webhook secrets: the API config and the resource config', () =
     expect(hasPlainSecrets(config)).toBe(false);
     const masked: SessionConfig = { proxy: { server: 'proxy:3128', password: '***' } };
     const own = async ({ name, key }: SecretKeySelector) => (name === OWN ? data[key] : undefined);
-    expect(await storeSecrets('alpha', masked, config, own)).toEqual({ config: { proxy: { server: 'proxy:3128', passwordFrom: ref(OWN, 'proxy-password') } }, data });
+    expect(await storeSecrets('alpha', masked, config, own)).toEqual({
+      config: { proxy: { server: 'proxy:3128', passwordFrom: ref(OWN, 'proxy-password') } },
+      data,
+    });
     const users: ResourceSessionConfig = { proxy: { server: 'proxy:3128', passwordFrom: ref('my-proxy', 'pw') } };
     expect(await storeSecrets('alpha', masked, users, noSecret)).toEqual({ config: users, data: {} });
     const plain: ResourceSessionConfig = { proxy: { server: 'proxy:3128', password: 'old' } };
@@ -127,7 +143,9 @@ describe('cluster webhook secrets: the API config and the resource config', () =
 
   it('a secret that cannot be read fails the resolution with why', async () => {
     const config = hook({ hmac: { keyFrom: ref('missing', 'hmac') } });
-    await expect(resolveWebhook(config, async () => Promise.reject(new Error("Secret 'missing' not found")))).rejects.toThrow("Secret 'missing' not found");
+    await expect(resolveWebhook(config, async () => Promise.reject(new Error("Secret 'missing' not found")))).rejects.toThrow(
+      "Secret 'missing' not found",
+    );
     // A webhook with no Secret in it is sent as it is.
     const plain = hook({ hmac: { key: 'k' } });
     expect(await resolveWebhook(plain, () => Promise.reject(new Error('not asked')))).toBe(plain);

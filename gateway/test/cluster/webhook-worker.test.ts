@@ -176,6 +176,9 @@ describe('outbound address policy in cluster mode', () => {
     expect(rx.received).toHaveLength(0);
     // The address and the rule are for the logs.
     const warning = lines.map((line) => JSON.parse(line)).find((line) => line.level === 40);
-    expect(warning).toMatchObject({ reason: 'blocked_address', detail: expect.stringContaining('127.0.0.1 is denied by the outbound address policy') });
+    expect(warning).toMatchObject({
+      reason: 'blocked_address',
+      detail: expect.stringContaining('127.0.0.1 is denied by the outbound address policy'),
+    });
   });
 });

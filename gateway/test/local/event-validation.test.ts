@@ -73,7 +73,9 @@ describe('local mode: an event that does not match its protocol schema is droppe
       },
     ]);
     const warned = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg?.includes('does not match its protocol schema'));
-    expect(warned).toEqual([expect.objectContaining({ session: 'drift', event: 'message.any', eventId: invalid[0]!.id, issues: invalid[0]!.issues })]);
+    expect(warned).toEqual([
+      expect.objectContaining({ session: 'drift', event: 'message.any', eventId: invalid[0]!.id, issues: invalid[0]!.issues }),
+    ]);
     ws.close();
   });
 });

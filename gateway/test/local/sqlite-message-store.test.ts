@@ -71,7 +71,10 @@ describe('SqliteMessageStore: what the writer thread changes', () => {
     // Another connection sees only what is committed.
     const other = new DatabaseSync(databaseFile(dir, HISTORY_FILE));
     connections.push(db, other);
-    const committed = () => (other.prepare('SELECT message_id, ack FROM messages ORDER BY rowid').all() as { message_id: string; ack: number }[]).map((r) => `${r.message_id}:${r.ack}`);
+    const committed = () =>
+      (other.prepare('SELECT message_id, ack FROM messages ORDER BY rowid').all() as { message_id: string; ack: number }[]).map(
+        (r) => `${r.message_id}:${r.ack}`,
+      );
     return { db, writer, errors, committed, store: new SqliteMessageStore(db, writer) };
   };
 

@@ -19,7 +19,13 @@ describe('maskUrl', () => {
 describe('restoreSessionConfigSecrets', () => {
   const stored = {
     webhooks: [
-      hook('https://h.example/one?t=first', { hmac: { key: 'k1' }, customHeaders: [{ name: 'X-A', value: 'a1' }, { name: 'x-a', value: 'a2' }] }),
+      hook('https://h.example/one?t=first', {
+        hmac: { key: 'k1' },
+        customHeaders: [
+          { name: 'X-A', value: 'a1' },
+          { name: 'x-a', value: 'a2' },
+        ],
+      }),
       hook('https://h.example/one?t=second', { hmac: { key: 'k2' } }),
     ],
   };
@@ -39,7 +45,17 @@ describe('restoreSessionConfigSecrets', () => {
   });
 
   it('keeps the n-th header of a name for the n-th header of that name, whatever its case', () => {
-    const sent = { webhooks: [{ ...maskSessionConfig(stored).webhooks![0]!, customHeaders: [{ name: 'x-a', value: '***' }, { name: 'X-A', value: '***' }] }] };
+    const sent = {
+      webhooks: [
+        {
+          ...maskSessionConfig(stored).webhooks![0]!,
+          customHeaders: [
+            { name: 'x-a', value: '***' },
+            { name: 'X-A', value: '***' },
+          ],
+        },
+      ],
+    };
     expect(restoreSessionConfigSecrets(sent, stored).webhooks![0]!.customHeaders).toEqual([
       { name: 'x-a', value: 'a1' },
       { name: 'X-A', value: 'a2' },

@@ -41,8 +41,7 @@ export function gatewayProcess(dataDir: string, port: number, env: Record<string
 }
 
 /** Whether the gateway on `port` answers /health. */
-export const healthy = async (port: number): Promise<boolean> =>
-  (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok === true;
+export const healthy = async (port: number): Promise<boolean> => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok === true;
 
 /**
  * gatewayProcess, resolved once it answers /health. The caller kills it (a failed start is killed

@@ -55,8 +55,7 @@ describe('6.1 global webhook from environment variables', () => {
 });
 
 describe('6.1 global webhook: invalid values name the variable and the reason', () => {
-  const rejects = (vars: Record<string, string>, message: RegExp) =>
-    expect(() => globalWebhookFromEnv(env({ URL, ...vars }))).toThrow(message);
+  const rejects = (vars: Record<string, string>, message: RegExp) => expect(() => globalWebhookFromEnv(env({ URL, ...vars }))).toThrow(message);
 
   it('rejects a URL that is not http or https', () => {
     expect(() => globalWebhookFromEnv(env({ URL: 'ftp://example.com' }))).toThrow(/SWITCHBOARD_HOOK_URL: must be an http/);

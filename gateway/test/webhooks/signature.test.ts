@@ -6,8 +6,7 @@ describe('5 HMAC of webhook deliveries', () => {
     const body = Buffer.from('what do ya want for nothing?', 'utf8');
     expect(HMAC_ALGORITHM).toBe('sha512');
     expect(signBody(body, 'Jefe')).toBe(
-      '164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554' +
-        '9758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737',
+      '164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554' + '9758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737',
     );
   });
 

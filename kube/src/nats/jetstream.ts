@@ -113,10 +113,7 @@ export async function latestValues(kv: KV, filter: string, what: string): Promis
   stop = () => watcher.stop();
   // With nothing to deliver, the report came before the watcher was returned.
   if (initialized) watcher.stop();
-  const timer = setTimeout(
-    () => watcher.stop(new Error(`${what}: the keys ${filter} did not arrive within ${READ_TIMEOUT_MS} ms`)),
-    READ_TIMEOUT_MS,
-  );
+  const timer = setTimeout(() => watcher.stop(new Error(`${what}: the keys ${filter} did not arrive within ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS);
   try {
     for await (const entry of watcher) if (entry.operation === 'PUT') entries.push(entry);
   } finally {
@@ -124,4 +121,3 @@ export async function latestValues(kv: KV, filter: string, what: string): Promis
   }
   return entries;
 }
-

@@ -27,12 +27,7 @@ export function setCondition(conditions: readonly Condition[], update: Condition
   return existing ? conditions.map((c) => (c === existing ? next : c)) : [...conditions, next];
 }
 
-export function setConditions(
-  conditions: readonly Condition[],
-  updates: readonly ConditionUpdate[],
-  generation: number,
-  now: Date,
-): Condition[] {
+export function setConditions(conditions: readonly Condition[], updates: readonly ConditionUpdate[], generation: number, now: Date): Condition[] {
   return updates.reduce<Condition[]>((list, update) => setCondition(list, update, generation, now), [...conditions]);
 }
 

@@ -140,10 +140,7 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
       capabilities: { drop: ['ALL'] },
       seccompProfile: { type: 'RuntimeDefault' },
     },
-    volumeMounts: [
-      { name: 'tmp', mountPath: '/tmp' },
-      ...(browser ? [{ name: 'dshm', mountPath: '/dev/shm' }] : []),
-    ],
+    volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...(browser ? [{ name: 'dshm', mountPath: '/dev/shm' }] : [])],
   };
   const volumes: V1Volume[] = [
     { name: 'tmp', emptyDir: { sizeLimit: browser ? '512Mi' : '64Mi' } },

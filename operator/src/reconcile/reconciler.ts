@@ -50,10 +50,7 @@ export class SessionReconciler {
     const refusal = refusalOf(resource);
     if (refusal) return this.refuse(resource, pod, refusal);
     const spec = specOf(resource);
-    const result =
-      spec.desiredState === 'Running'
-        ? await ensureRunning(this.ctx, resource, pod)
-        : await ensureStopped(this.ctx, resource, pod);
+    const result = spec.desiredState === 'Running' ? await ensureRunning(this.ctx, resource, pod) : await ensureStopped(this.ctx, resource, pod);
     await this.writeStatus(resource, spec.desiredState, pod);
     return result;
   }

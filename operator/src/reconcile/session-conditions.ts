@@ -109,10 +109,12 @@ function engineConnected(facts: ConditionFacts): ConditionUpdate {
     if (CONNECTED.has(engine.status)) {
       return { type, status: 'True', reason: 'Connected', message: `Engine pod ${name} is connected to the messaging service (${engine.status})` };
     }
-    if (engine.status === 'FAILED') return { type, status: 'False', reason: 'EngineFailed', message: `The engine gave up: ${engine.reason ?? 'it gave no reason'}` };
+    if (engine.status === 'FAILED')
+      return { type, status: 'False', reason: 'EngineFailed', message: `The engine gave up: ${engine.reason ?? 'it gave no reason'}` };
     return { type, status: 'False', reason: 'Connecting', message: `Engine pod ${name} is connecting (${engine.status})` };
   }
-  if (view === 'ready') return { type, status: 'Unknown', reason: 'NotReported', message: `Engine pod ${name} is ready; its engine has not reported yet` };
+  if (view === 'ready')
+    return { type, status: 'Unknown', reason: 'NotReported', message: `Engine pod ${name} is ready; its engine has not reported yet` };
   // Until its pod is ready no engine talks to anyone: the pod's reason is the reason.
   return { ...podReady(facts), type };
 }

@@ -37,7 +37,10 @@ export class FakeEngine {
       payload: {
         name: this.session,
         status,
-        statuses: [{ status: 'STARTING', timestamp: now - 1 }, { status, timestamp: now }],
+        statuses: [
+          { status: 'STARTING', timestamp: now - 1 },
+          { status, timestamp: now },
+        ],
         ...(reason ? { reason } : {}),
       },
       ...(me ? { me } : {}),

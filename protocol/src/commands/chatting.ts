@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import { MessageTextRequest } from '../chatting.js';
-import {
-  ChatArgs,
-  MessageForwardArgs,
-  MessageReactionArgs,
-  MessageStarArgs,
-  SendSeenArgs,
-} from '../chatting-actions.js';
+import { ChatArgs, MessageForwardArgs, MessageReactionArgs, MessageStarArgs, SendSeenArgs } from '../chatting-actions.js';
 import {
   MessageButtonReplyArgs,
   MessageContactVcardArgs,
@@ -40,4 +34,3 @@ export const chattingCommands = [
   command('chat.seen', SendSeenArgs),
   command('chat.typing', ChatArgs.extend({ typing: z.boolean() })),
 ] as const;
-

@@ -15,12 +15,7 @@ import {
   GroupV2ParticipantsPayload,
   GroupV2UpdatePayload,
 } from './payloads/groups.js';
-import {
-  EventResponseFailedPayload,
-  EventResponsePayload,
-  PollVoteFailedPayload,
-  PollVotePayload,
-} from './payloads/interactions.js';
+import { EventResponseFailedPayload, EventResponsePayload, PollVoteFailedPayload, PollVotePayload } from './payloads/interactions.js';
 import { MessageEditedPayload, MessageReactionPayload, MessageRevokedPayload } from './payloads/messages.js';
 
 // The package index re-exports only this file, so the per-group payload modules go out through it.

@@ -179,7 +179,7 @@ describe('chart against a real API server', () => {
     for (const args of refused) expect(await canI(ns, sa, ...args), `operator ${args.join(' ')}`).toBe(false);
   });
 
-  it('RBAC: the gateway may manage MessagingSessions and its namespace\'s Secrets by name, and is refused pods, listing Secrets, other namespaces and status', async () => {
+  it("RBAC: the gateway may manage MessagingSessions and its namespace's Secrets by name, and is refused pods, listing Secrets, other namespaces and status", async () => {
     await ensureDefaults();
     const ns = DEFAULTS_NS;
     const sa = `${FULL}-gateway`;
@@ -207,7 +207,11 @@ describe('chart against a real API server', () => {
     ];
     for (const args of refused) expect(await canI(ns, sa, ...args), `gateway ${args.join(' ')}`).toBe(false);
     // NATS runs with no API access at all.
-    for (const args of [['get', 'pods'], ['get', 'secrets'], ['list', 'messagingsessions.switchboard.dev']]) {
+    for (const args of [
+      ['get', 'pods'],
+      ['get', 'secrets'],
+      ['list', 'messagingsessions.switchboard.dev'],
+    ]) {
       expect(await canI(ns, `${FULL}-nats`, ...args), `nats ${args.join(' ')}`).toBe(false);
     }
   });
@@ -283,7 +287,11 @@ describe('chart against a real API server', () => {
         PORT: '0',
         SWITCHBOARD_OUTBOUND_ALLOW: '127.0.0.1/32',
       });
-      const gateway = await createClusterGateway({ ...readGatewayConfig(gatewayEnv), kubeConfig: await kubeConfigOf(`${FULL}-gateway`), logger: log });
+      const gateway = await createClusterGateway({
+        ...readGatewayConfig(gatewayEnv),
+        kubeConfig: await kubeConfigOf(`${FULL}-gateway`),
+        logger: log,
+      });
       try {
         const base = await gateway.listen();
         const key = gatewayEnv.SWITCHBOARD_API_KEY!;
@@ -301,20 +309,34 @@ describe('chart against a real API server', () => {
 
         // The operator, with its token only, made the pod, added its finalizer, wrote the status,
         // recorded an Event and holds the Lease.
-        const pod = await waitFor(async () => {
-          const r = await kubectl(cp, ['get', 'pod', '-n', ns, 'engine-chart-demo', '-o', 'json']);
-          return r.code === 0 ? (JSON.parse(r.stdout) as Manifest) : null;
-        }, 'the engine pod', CHART_WAIT_MS);
+        const pod = await waitFor(
+          async () => {
+            const r = await kubectl(cp, ['get', 'pod', '-n', ns, 'engine-chart-demo', '-o', 'json']);
+            return r.code === 0 ? (JSON.parse(r.stdout) as Manifest) : null;
+          },
+          'the engine pod',
+          CHART_WAIT_MS,
+        );
         expect(pod.spec.containers[0].image).toBe(operatorEnv.SWITCHBOARD_ENGINE_IMAGE);
         expect(pod.spec.containers[0].resources).toEqual({ requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } });
-        const resource = await waitFor(async () => {
-          const r = JSON.parse((await ok(kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo', '-o', 'json']), 'get')).stdout) as Manifest;
-          return r.metadata.finalizers?.includes('switchboard.dev/logout') && r.status?.status === 'STARTING' ? r : null;
-        }, 'finalizer and status', CHART_WAIT_MS);
+        const resource = await waitFor(
+          async () => {
+            const r = JSON.parse((await ok(kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo', '-o', 'json']), 'get')).stdout) as Manifest;
+            return r.metadata.finalizers?.includes('switchboard.dev/logout') && r.status?.status === 'STARTING' ? r : null;
+          },
+          'finalizer and status',
+          CHART_WAIT_MS,
+        );
         expect(resource.status.podName).toBe('engine-chart-demo');
-        const lease = JSON.parse((await ok(kubectl(cp, ['get', 'lease', '-n', ns, `${FULL}-operator`, '-o', 'json']), 'get lease')).stdout) as Manifest;
+        const lease = JSON.parse(
+          (await ok(kubectl(cp, ['get', 'lease', '-n', ns, `${FULL}-operator`, '-o', 'json']), 'get lease')).stdout,
+        ) as Manifest;
         expect(lease.spec.holderIdentity).toBe('operator-0');
-        await waitFor(async () => (await kubectl(cp, ['get', 'events', '-n', ns, '-o', 'json'])).stdout.includes('PodCreated'), 'a PodCreated event', CHART_WAIT_MS);
+        await waitFor(
+          async () => (await kubectl(cp, ['get', 'events', '-n', ns, '-o', 'json'])).stdout.includes('PodCreated'),
+          'a PodCreated event',
+          CHART_WAIT_MS,
+        );
 
         const listed = (await (await api('/api/sessions?all=true')).json()) as { name: string }[];
         expect(listed.map((s) => s.name)).toContain('chart-demo');
@@ -330,7 +352,9 @@ describe('chart against a real API server', () => {
             body: {
               name: 'chart-hooks',
               engine: 'SANDBOX',
-              config: { webhooks: [{ url: rx.url, events: ['session.status'], hmac: { key: hmacKey }, customHeaders: [{ name: 'X-Token', value: token }] }] },
+              config: {
+                webhooks: [{ url: rx.url, events: ['session.status'], hmac: { key: hmacKey }, customHeaders: [{ name: 'X-Token', value: token }] }],
+              },
             },
           });
           expect(hooked.status, await hooked.clone().text()).toBe(201);

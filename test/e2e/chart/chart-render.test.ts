@@ -15,7 +15,6 @@ const NS = 'messaging';
 const FULL = `${RELEASE}-switchboard`;
 const appVersion = (parse(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as { appVersion: string }).appVersion;
 
-
 /** Pod templates of every workload, with the workload's kind and name. */
 function podTemplates(manifests: Manifest[]): { owner: string; spec: any; metadata: any }[] {
   return manifests
@@ -81,8 +80,16 @@ describe('chart: lint, schema and templates', () => {
   it.each([
     ['a misspelt top-level key', { gatewy: { replicas: 3 } }, "additional properties 'gatewy' not allowed"],
     ['a misspelt nested key', { gateway: { replica: 3 } }, "additional properties 'replica' not allowed"],
-    ['a CPU limit for engines (the operator sets none)', { engines: { socket: { resources: { limits: { cpu: '1' } } } } }, "additional properties 'cpu' not allowed"],
-    ['a memory request that is not a quantity', { engines: { browser: { resources: { requests: { memory: 'lots' } } } } }, '/engines/browser/resources/requests/memory'],
+    [
+      'a CPU limit for engines (the operator sets none)',
+      { engines: { socket: { resources: { limits: { cpu: '1' } } } } },
+      "additional properties 'cpu' not allowed",
+    ],
+    [
+      'a memory request that is not a quantity',
+      { engines: { browser: { resources: { requests: { memory: 'lots' } } } } },
+      '/engines/browser/resources/requests/memory',
+    ],
     ['an unknown engine', { gateway: { defaultEngine: 'TELEGRAM' } }, '/gateway/defaultEngine'],
     ['an engine of the interface that this build does not have', { gateway: { defaultEngine: 'GOWS' } }, '/gateway/defaultEngine'],
     ['a NATS URL that is not one', { nats: { external: { url: 'http://nats:4222' } } }, '/nats/external/url'],
@@ -127,32 +134,35 @@ describe('chart: lint, schema and templates', () => {
     expect(all.filter((image) => !image.startsWith('registry.example.com/sb/'))).toEqual(['docker.io/nats:2.12.15-alpine']);
   });
 
-  it.each(Object.entries(VALUE_SETS))('every pod meets the restricted standard, with a read-only root and /tmp on an emptyDir: %s', async (_, values) => {
-    const manifests = await render(values);
-    const templates = podTemplates(manifests);
-    expect(templates.length).toBeGreaterThanOrEqual(2);
-    for (const { owner, spec } of templates) {
-      expect(spec.securityContext, owner).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
-      expect(spec.hostNetwork ?? false, owner).toBe(false);
-      for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
-        expect(c.securityContext, `${owner} ${c.name}`).toEqual({
-          runAsNonRoot: true,
-          runAsUser: 10001,
-          runAsGroup: 10001,
-          allowPrivilegeEscalation: false,
-          readOnlyRootFilesystem: true,
-          capabilities: { drop: ['ALL'] },
-          seccompProfile: { type: 'RuntimeDefault' },
-        });
-        expect(c.resources?.requests?.memory, `${owner} ${c.name} requests memory`).toBeTruthy();
-        expect(c.resources?.limits?.memory, `${owner} ${c.name} limits memory`).toBeTruthy();
-        const volumes = new Map<string, any>(spec.volumes?.map((v: any) => [v.name, v]) ?? []);
-        const tmp = c.volumeMounts?.find((m: any) => m.mountPath === '/tmp');
-        // Node writes to /tmp; NATS writes only to its data volume.
-        if (c.name !== 'nats') expect(volumes.get(tmp?.name)?.emptyDir, `${owner} ${c.name} /tmp`).toBeDefined();
+  it.each(Object.entries(VALUE_SETS))(
+    'every pod meets the restricted standard, with a read-only root and /tmp on an emptyDir: %s',
+    async (_, values) => {
+      const manifests = await render(values);
+      const templates = podTemplates(manifests);
+      expect(templates.length).toBeGreaterThanOrEqual(2);
+      for (const { owner, spec } of templates) {
+        expect(spec.securityContext, owner).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+        expect(spec.hostNetwork ?? false, owner).toBe(false);
+        for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
+          expect(c.securityContext, `${owner} ${c.name}`).toEqual({
+            runAsNonRoot: true,
+            runAsUser: 10001,
+            runAsGroup: 10001,
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+            seccompProfile: { type: 'RuntimeDefault' },
+          });
+          expect(c.resources?.requests?.memory, `${owner} ${c.name} requests memory`).toBeTruthy();
+          expect(c.resources?.limits?.memory, `${owner} ${c.name} limits memory`).toBeTruthy();
+          const volumes = new Map<string, any>(spec.volumes?.map((v: any) => [v.name, v]) ?? []);
+          const tmp = c.volumeMounts?.find((m: any) => m.mountPath === '/tmp');
+          // Node writes to /tmp; NATS writes only to its data volume.
+          if (c.name !== 'nats') expect(volumes.get(tmp?.name)?.emptyDir, `${owner} ${c.name} /tmp`).toBeDefined();
+        }
       }
-    }
-  });
+    },
+  );
 
   it('defaults: bundled NATS (StatefulSet with a volume, Services, PDB), 2 gateways, 2 operators, PDBs, NetworkPolicies', async () => {
     const m = await render();
@@ -171,12 +181,18 @@ describe('chart: lint, schema and templates', () => {
 
     expect(find(m, 'Deployment', `${FULL}-gateway`).spec.replicas).toBe(2);
     expect(find(m, 'Deployment', `${FULL}-operator`).spec.replicas).toBe(2);
-    expect(m.filter((x) => x.kind === 'PodDisruptionBudget').map((x) => x.metadata.name).sort()).toEqual(
-      [`${FULL}-gateway`, `${FULL}-nats`, `${FULL}-operator`],
-    );
-    expect(m.filter((x) => x.kind === 'NetworkPolicy').map((x) => x.metadata.name).sort()).toEqual(
-      [`${FULL}-engines`, `${FULL}-gateway`, `${FULL}-nats`, `${FULL}-operator`],
-    );
+    expect(
+      m
+        .filter((x) => x.kind === 'PodDisruptionBudget')
+        .map((x) => x.metadata.name)
+        .sort(),
+    ).toEqual([`${FULL}-gateway`, `${FULL}-nats`, `${FULL}-operator`]);
+    expect(
+      m
+        .filter((x) => x.kind === 'NetworkPolicy')
+        .map((x) => x.metadata.name)
+        .sort(),
+    ).toEqual([`${FULL}-engines`, `${FULL}-gateway`, `${FULL}-nats`, `${FULL}-operator`]);
     // The generated admin key: 256 random bits, like the gateway's own keys.
     const secret = find(m, 'Secret', `${FULL}-api-key`);
     expect(Buffer.from(secret.data['api-key'], 'base64').toString()).toMatch(/^sb_[A-Za-z0-9]{43}$/);
@@ -261,7 +277,10 @@ describe('chart: lint, schema and templates', () => {
   });
 
   it('operator: liveness on /healthz and readiness on /readyz at its HTTP port, the port it is told to listen on', async () => {
-    for (const [values, port] of [[undefined, 8080], [VALUE_SETS['gateway replicas 3'], 9090]] as const) {
+    for (const [values, port] of [
+      [undefined, 8080],
+      [VALUE_SETS['gateway replicas 3'], 9090],
+    ] as const) {
       const op = container(await render(values), `${FULL}-operator`);
       expect(op.ports).toEqual([{ name: 'http', containerPort: port, protocol: 'TCP' }]);
       expect(op.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
@@ -308,7 +327,8 @@ describe('chart: lint, schema and templates', () => {
     // Its only Secret rules are NATS authentication's: create, and get of that one Secret by name.
     const operator = find(m, 'Role', `${FULL}-operator`);
     const readsSecrets = operator.rules.some(
-      (rule: any) => rule.resources.includes('secrets') && !rule.resourceNames && rule.verbs.some((verb: string) => ['get', 'list', 'watch'].includes(verb)),
+      (rule: any) =>
+        rule.resources.includes('secrets') && !rule.resourceNames && rule.verbs.some((verb: string) => ['get', 'list', 'watch'].includes(verb)),
     );
     expect(readsSecrets).toBe(false);
   });
@@ -389,7 +409,10 @@ describe('chart: lint, schema and templates', () => {
     expect(find(m, 'NetworkPolicy', `${FULL}-operator`).spec).toMatchObject({
       policyTypes: ['Ingress'],
       ingress: [
-        { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
+        {
+          ports: [{ port: 'http', protocol: 'TCP' }],
+          from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        },
       ],
     });
     // Without metricsFrom, nothing may connect to the operator.
@@ -404,24 +427,41 @@ describe('chart: lint, schema and templates', () => {
     expect(dns.ports.map((p: any) => `${p.port}/${p.protocol}`)).toEqual(['53/UDP', '53/TCP']);
     expect(nats).toEqual({
       ports: [{ port: 4222, protocol: 'TCP' }],
-      to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'switchboard', 'app.kubernetes.io/instance': RELEASE, 'app.kubernetes.io/component': 'nats' } } }],
+      to: [
+        {
+          podSelector: {
+            matchLabels: { 'app.kubernetes.io/name': 'switchboard', 'app.kubernetes.io/instance': RELEASE, 'app.kubernetes.io/component': 'nats' },
+          },
+        },
+      ],
     });
     expect(internet.to[0].ipBlock.except).toContain('10.0.0.0/8');
     expect(internet.to[1].ipBlock).toEqual({ cidr: '::/0', except: ['fc00::/7', 'fe80::/10'] });
 
     const natsFrom = find(m, 'NetworkPolicy', `${FULL}-nats`).spec.ingress[0].from;
-    expect(natsFrom.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/component'] ?? peer.podSelector.matchLabels.app)).toEqual(
-      ['gateway', 'operator', 'engine', 'nats-backup'],
-    );
+    expect(natsFrom.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/component'] ?? peer.podSelector.matchLabels.app)).toEqual([
+      'gateway',
+      'operator',
+      'engine',
+      'nats-backup',
+    ]);
 
     const gateway = find(m, 'NetworkPolicy', `${FULL}-gateway`).spec;
     expect(gateway.policyTypes).toEqual(['Ingress', 'Egress']);
     const [gatewayDns, gatewayNats, apiServer, webhooks, ...extra] = gateway.egress;
     expect(gatewayDns).toEqual(dns);
     expect(gatewayNats).toEqual(nats);
-    expect(apiServer).toEqual({ ports: [{ port: 443, protocol: 'TCP' }, { port: 6443, protocol: 'TCP' }] });
+    expect(apiServer).toEqual({
+      ports: [
+        { port: 443, protocol: 'TCP' },
+        { port: 6443, protocol: 'TCP' },
+      ],
+    });
     expect(webhooks).toEqual({
-      ports: [{ port: 443, protocol: 'TCP' }, { port: 80, protocol: 'TCP' }],
+      ports: [
+        { port: 443, protocol: 'TCP' },
+        { port: 80, protocol: 'TCP' },
+      ],
       to: [
         { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'] } },
         { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10'] } },
@@ -446,7 +486,12 @@ describe('chart: lint, schema and templates', () => {
     expect(narrowed[4]).toEqual({ ports: [{ port: 8080, protocol: 'TCP' }], to: [{ namespaceSelector: { matchLabels: { team: 'hooks' } } }] });
     // With an external NATS, the gateway may reach its ports as engine pods do.
     const external = find(await render(VALUE_SETS['bundled NATS off']), 'NetworkPolicy', `${FULL}-gateway`).spec.egress;
-    expect(external[1]).toEqual({ ports: [{ port: 4222, protocol: 'TCP' }, { port: 7422, protocol: 'TCP' }] });
+    expect(external[1]).toEqual({
+      ports: [
+        { port: 4222, protocol: 'TCP' },
+        { port: 7422, protocol: 'TCP' },
+      ],
+    });
 
     const off = await render(VALUE_SETS['network policies off']);
     expect(off.filter((x) => x.kind === 'NetworkPolicy')).toEqual([]);

@@ -27,7 +27,8 @@ describe('helm install, upgrade and uninstall against a real API server', () => 
     await cp?.stop();
   });
 
-  const getJson = async (...args: string[]) => JSON.parse((await ok(kubectl(cp, ['get', '-n', NS, ...args, '-o', 'json']), `get ${args.join(' ')}`)).stdout) as Manifest;
+  const getJson = async (...args: string[]) =>
+    JSON.parse((await ok(kubectl(cp, ['get', '-n', NS, ...args, '-o', 'json']), `get ${args.join(' ')}`)).stdout) as Manifest;
   const adminKey = async () => Buffer.from((await getJson('secret', `${FULL}-api-key`)).data['api-key'], 'base64').toString();
   const envOf = (deployment: Manifest) =>
     Object.fromEntries((deployment.spec.template.spec.containers[0].env as { name: string; value?: string }[]).map((e) => [e.name, e.value]));

@@ -10,7 +10,13 @@ import { chartDir, repoRoot } from './support.js';
 const dockerfile = readFileSync(join(repoRoot, 'docker/Dockerfile'), 'utf8');
 const dockerignore = readFileSync(join(repoRoot, 'docker/Dockerfile.dockerignore'), 'utf8');
 const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8');
-const pkg = (dir: string) => JSON.parse(read(`${dir}/package.json`)) as { name: string; packageManager?: string; engines?: { node: string }; dependencies?: Record<string, string> };
+const pkg = (dir: string) =>
+  JSON.parse(read(`${dir}/package.json`)) as {
+    name: string;
+    packageManager?: string;
+    engines?: { node: string };
+    dependencies?: Record<string, string>;
+  };
 
 /** Each stage's lines, by stage name. */
 function stages(): Map<string, string[]> {
@@ -31,7 +37,12 @@ function workspaceDirs(): string[] {
 
 describe('docker/Dockerfile', () => {
   const byStage = stages();
-  const targets = { gateway: '@switchboard/gateway', operator: '@switchboard/operator', engine: '@switchboard/engine-pod', 'browser-engine': '@switchboard/engine-pod' };
+  const targets = {
+    gateway: '@switchboard/gateway',
+    operator: '@switchboard/operator',
+    engine: '@switchboard/engine-pod',
+    'browser-engine': '@switchboard/engine-pod',
+  };
 
   it("has one target per image, named as the chart's default repositories (make kind-up relies on it)", () => {
     const values = parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as { image: { repositories: Record<string, string> } };
@@ -60,7 +71,9 @@ describe('docker/Dockerfile', () => {
     const compiled = build.match(/tsc -b ([^\n]+)/)![1]!.split(/\s+/);
     const dirOf = new Map(workspaceDirs().map((dir) => [pkg(dir).name, dir]));
     const closure = (name: string): string[] => {
-      const deps = Object.entries(pkg(dirOf.get(name)!).dependencies ?? {}).filter(([, v]) => v.startsWith('workspace:')).map(([k]) => k);
+      const deps = Object.entries(pkg(dirOf.get(name)!).dependencies ?? {})
+        .filter(([, v]) => v.startsWith('workspace:'))
+        .map(([k]) => k);
       return [dirOf.get(name)!, ...deps.flatMap(closure)];
     };
     for (const name of new Set(Object.values(targets))) {

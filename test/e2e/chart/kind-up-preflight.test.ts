@@ -25,7 +25,12 @@ function toolPath(fakes: Record<string, string> = {}): string {
 }
 
 function makeKindUp(path: string) {
-  return spawnSync('make', ['--no-print-directory', 'kind-up'], { cwd: repoRoot, encoding: 'utf8', env: { PATH: path, HOME: tmpdir() }, timeout: 30_000 });
+  return spawnSync('make', ['--no-print-directory', 'kind-up'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { PATH: path, HOME: tmpdir() },
+    timeout: 30_000,
+  });
 }
 
 describe('make kind-up checks for a container engine and kind before it builds anything (issue 12, item 19)', () => {

@@ -113,7 +113,10 @@ export async function restrictedNamespace(cp: ControlPlane, name: string): Promi
   await cp.ensureNamespace(name);
   await ok(
     kubectl(cp, [
-      'label', '--overwrite', 'namespace', name,
+      'label',
+      '--overwrite',
+      'namespace',
+      name,
       'pod-security.kubernetes.io/enforce=restricted',
       'pod-security.kubernetes.io/enforce-version=latest',
       'pod-security.kubernetes.io/warn=restricted',
@@ -126,10 +129,7 @@ export async function restrictedNamespace(cp: ControlPlane, name: string): Promi
 /** The chart's own CRDs, applied server-side and Established. */
 export async function applyCrds(cp: ControlPlane): Promise<void> {
   await ok(kubectl(cp, ['apply', '--server-side', '--validate=strict', '-f', join(chartDir, 'crds')]), 'apply CRDs');
-  await ok(
-    kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/messagingsessions.switchboard.dev']),
-    'wait for the CRD',
-  );
+  await ok(kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/messagingsessions.switchboard.dev']), 'wait for the CRD');
 }
 
 /** A kubeconfig that authenticates as a ServiceAccount, with a token from the TokenRequest API. */
@@ -171,7 +171,12 @@ export const VALUE_SETS: Record<string, object | undefined> = {
       service: { type: 'LoadBalancer', port: 443, annotations: { 'example.com/lb': 'internal' } },
       extraEnv: [{ name: 'SWITCHBOARD_HOOK_URL', value: 'https://hooks.example.com/all' }],
       topologySpreadConstraints: [
-        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'gateway' } } },
+        {
+          maxSkew: 1,
+          topologyKey: 'kubernetes.io/hostname',
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'gateway' } },
+        },
       ],
     },
     operator: { replicas: 3, workers: 8, leaseName: 'sb-leader', httpPort: 9090 },
@@ -179,7 +184,13 @@ export const VALUE_SETS: Record<string, object | undefined> = {
       socket: { nodeSelector: { pool: 'engines' }, tolerations: [{ key: 'engines', operator: 'Exists', effect: 'NoSchedule' }] },
       browser: { resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '2Gi' } }, nodeSelector: { pool: 'browsers' } },
     },
-    nats: { bundled: { persistence: { size: '50Gi', storageClass: 'fast' }, jetstream: { maxFileStore: '45Gi', maxMemoryStore: '1Gi' }, pdb: { enabled: false } } },
+    nats: {
+      bundled: {
+        persistence: { size: '50Gi', storageClass: 'fast' },
+        jetstream: { maxFileStore: '45Gi', maxMemoryStore: '1Gi' },
+        pdb: { enabled: false },
+      },
+    },
     networkPolicy: {
       gateway: { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }] },
       operator: { metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },

@@ -174,11 +174,7 @@ function probePort(probe: V1Probe, container: V1Container): number | undefined {
   return container.ports?.find((candidate) => candidate.name === port)?.containerPort;
 }
 
-async function readinessCheck(
-  probe: V1Probe,
-  container: V1Container,
-  context: LaunchContext,
-): Promise<{ check: ProbeCheck; timing: ProbeTiming }> {
+async function readinessCheck(probe: V1Probe, container: V1Container, context: LaunchContext): Promise<{ check: ProbeCheck; timing: ProbeTiming }> {
   const timing: ProbeTiming = {
     initialDelayMs: (probe.initialDelaySeconds ?? 0) * 1000,
     // The API server fills in periodSeconds (10 s); tests want Ready sooner.

@@ -159,7 +159,9 @@ export class ContainerProcess {
     this.#probe = undefined;
     this.#ready = false;
     this.#notReadyMessage = undefined;
-    this.#note(`pid ${pid ?? '-'} exited with code ${exit.exitCode}${exit.signal ? ` (${exit.signal})` : ''}${exit.message ? `: ${exit.message}` : ''}`);
+    this.#note(
+      `pid ${pid ?? '-'} exited with code ${exit.exitCode}${exit.signal ? ` (${exit.signal})` : ''}${exit.message ? `: ${exit.message}` : ''}`,
+    );
     const terminated: ContainerState = {
       terminated: {
         exitCode: exit.exitCode,
@@ -170,8 +172,7 @@ export class ContainerProcess {
         finishedAt: new Date(),
       },
     };
-    const restart =
-      !this.#terminating && (this.restartPolicy === 'Always' || (this.restartPolicy === 'OnFailure' && exit.exitCode !== 0));
+    const restart = !this.#terminating && (this.restartPolicy === 'Always' || (this.restartPolicy === 'OnFailure' && exit.exitCode !== 0));
     if (!restart) {
       this.#state = terminated;
       this.onChange();

@@ -220,9 +220,7 @@ describe('scheduling and running a pod', () => {
 
   it('leaves a pod of an unknown image Pending with ErrImagePull, naming the image', async () => {
     await createPod('unknown-image', 'registry.invalid/nothing:1');
-    await poll(async () => (await readPod('unknown-image'))?.status.containerStatuses?.[0]?.state.waiting?.reason).toBe(
-      'ErrImagePull',
-    );
+    await poll(async () => (await readPod('unknown-image'))?.status.containerStatuses?.[0]?.state.waiting?.reason).toBe('ErrImagePull');
     const pod = (await readPod('unknown-image'))!;
     expect(pod.status.phase).toBe('Pending');
     expect(pod.status.containerStatuses?.[0]?.state.waiting?.message).toContain('registry.invalid/nothing:1');
@@ -320,8 +318,19 @@ describe('the CLI, killed with SIGKILL', () => {
     await cp.ensureNamespace('node-agent-cli');
     cli = spawn(
       process.execPath,
-      [join(here, 'dist/main.js'), '--kubeconfig', cp.kubeconfigPath, '--node-name', 'cli-node', '--namespace', 'node-agent-cli', '--work-dir', workDir,
-        '--image', `test/stubborn:1=${process.execPath} -e setInterval(()=>{},1000)`],
+      [
+        join(here, 'dist/main.js'),
+        '--kubeconfig',
+        cp.kubeconfigPath,
+        '--node-name',
+        'cli-node',
+        '--namespace',
+        'node-agent-cli',
+        '--work-dir',
+        workDir,
+        '--image',
+        `test/stubborn:1=${process.execPath} -e setInterval(()=>{},1000)`,
+      ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan' }, spec: { containers: [{ name: 'main', image: 'test/stubborn:1' }] } };

@@ -27,9 +27,7 @@ export class PodWatch {
   ) {
     const { namespace, labelSelector } = scope;
     const path = namespace ? `/api/v1/namespaces/${namespace}/pods` : '/api/v1/pods';
-    const list = namespace
-      ? () => core.listNamespacedPod({ namespace, labelSelector })
-      : () => core.listPodForAllNamespaces({ labelSelector });
+    const list = namespace ? () => core.listNamespacedPod({ namespace, labelSelector }) : () => core.listPodForAllNamespaces({ labelSelector });
     this.#informer = k8s.makeInformer<V1Pod>(kubeConfig, path, list, labelSelector);
     this.#informer.on('add', (pod) => onPod(pod, false));
     this.#informer.on('update', (pod) => onPod(pod, false));

@@ -191,8 +191,7 @@ async function startOnce(options: StartOptions): Promise<ControlPlane> {
     // Discovery cache in the temp dir, not ~/.kube/cache (one dir per random port would pile up
     // there), and no user kuberc preferences changing kubectl's output.
     const kubectlEnv = { ...process.env, KUBECACHEDIR: join(dir, 'kube-cache'), KUBERC: 'off' };
-    const kubectl = (args: string[], stdin?: string) =>
-      run(bins.kubectl, ['--kubeconfig', kubeconfigPath, ...args], kubectlEnv, stdin);
+    const kubectl = (args: string[], stdin?: string) => run(bins.kubectl, ['--kubeconfig', kubeconfigPath, ...args], kubectlEnv, stdin);
 
     const ensureNamespace = async (name: string) => {
       await createIfMissing(api, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -240,7 +239,17 @@ async function startNatsOnce(options: NatsOptions): Promise<Nats> {
     // -a binds the client port and, by default, the monitoring port to loopback.
     const nats = group.spawn('nats-server', bins.natsServer, [
       ...configArgs,
-      '-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-n', 'e2e',
+      '-js',
+      '-sd',
+      storeDir,
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-m',
+      String(monitorPort),
+      '-n',
+      'e2e',
     ]);
     const monitorUrl = `http://127.0.0.1:${monitorPort}`;
     await waitUntil(nats, 'nats-server /healthz', 30_000, async () => {
@@ -274,11 +283,10 @@ class ProcessGroup {
 
   constructor(dir: string) {
     this.dir = dir;
-    this.watchdog = spawn(
-      'sh',
-      ['-c', 'pids=; while read -r p; do pids="$pids $p"; done; kill -9 $pids 2>/dev/null; rm -rf "$0"', dir],
-      { stdio: ['pipe', 'ignore', 'ignore'], detached: true },
-    );
+    this.watchdog = spawn('sh', ['-c', 'pids=; while read -r p; do pids="$pids $p"; done; kill -9 $pids 2>/dev/null; rm -rf "$0"', dir], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
     this.watchdog.unref();
     (this.watchdog.stdin as Socket).unref();
   }
@@ -369,19 +377,68 @@ function writePki(dir: string) {
   const p = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
-    openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=switchboard-e2e-ca', '-keyout', p('ca.key'), '-out', p('ca.crt'),
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-    openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-subj', '/CN=kube-apiserver', '-keyout', p('apiserver.key'), '-out', p('apiserver.csr'));
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=switchboard-e2e-ca',
+      '-keyout',
+      p('ca.key'),
+      '-out',
+      p('ca.crt'),
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
+    openssl(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-subj',
+      '/CN=kube-apiserver',
+      '-keyout',
+      p('apiserver.key'),
+      '-out',
+      p('apiserver.csr'),
+    );
     // The in-cluster names and the Service IP too, so the same cert would do if traffic ever came that way.
-    writeFileSync(p('apiserver.ext'), [
-      'subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local',
-      'extendedKeyUsage=serverAuth',
-      'keyUsage=critical,digitalSignature,keyEncipherment',
-    ].join('\n'));
-    openssl('x509', '-req', '-in', p('apiserver.csr'), '-CA', p('ca.crt'), '-CAkey', p('ca.key'), '-set_serial',
-      `0x${randomBytes(8).toString('hex')}`, '-days', '1', '-extfile', p('apiserver.ext'), '-out', p('apiserver.crt'));
+    writeFileSync(
+      p('apiserver.ext'),
+      [
+        'subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local',
+        'extendedKeyUsage=serverAuth',
+        'keyUsage=critical,digitalSignature,keyEncipherment',
+      ].join('\n'),
+    );
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      p('apiserver.csr'),
+      '-CA',
+      p('ca.crt'),
+      '-CAkey',
+      p('ca.key'),
+      '-set_serial',
+      `0x${randomBytes(8).toString('hex')}`,
+      '-days',
+      '1',
+      '-extfile',
+      p('apiserver.ext'),
+      '-out',
+      p('apiserver.crt'),
+    );
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
     throw new Error(`openssl failed (Debian package "openssl" needed): ${stderr || (err as Error).message}`, { cause: err });

@@ -145,8 +145,7 @@ export class AccountEvents {
   async participantsChanged(change: BaileysEventMap['group-participants.update']): Promise<void> {
     const type = CHANGE[change.action];
     if (!type) return;
-    const role: GroupParticipantRole | null =
-      type === 'leave' ? 'left' : type === 'promote' ? 'admin' : type === 'demote' ? 'participant' : null;
+    const role: GroupParticipantRole | null = type === 'leave' ? 'left' : type === 'promote' ? 'admin' : type === 'demote' ? 'participant' : null;
     const timestamp = nowSeconds();
     const _data = rawData(change);
     this.deps.context.emit('group.v2.participants', {

@@ -157,8 +157,7 @@ export class MessageEvents {
     const record = toMessageRecord(msg, address, me, 'app');
     const pollKey = update.pollCreationMessageKey;
     const pollFromMe = !!pollKey?.fromMe;
-    const pollParticipant =
-      isGroupJid(address.chatId) && !pollFromMe && pollKey?.participant ? await this.deps.contactId(pollKey.participant) : null;
+    const pollParticipant = isGroupJid(address.chatId) && !pollFromMe && pollKey?.participant ? await this.deps.contactId(pollKey.participant) : null;
     const payload = {
       vote: {
         id: record.id,
@@ -178,4 +177,3 @@ export class MessageEvents {
     this.deps.context.emit(selected ? 'poll.vote' : 'poll.vote.failed', payload);
   }
 }
-

@@ -1,13 +1,16 @@
 import { describeRefusal } from '@switchboard/kube';
-import { type MeInfo, type MessageReactionPayload, type MessageRecord, type MyProfile, type PollVotePayload, type SendSeenResult, type RequestCodeRequest, type WANumberExistResult } from '@switchboard/protocol';
+import {
+  type MeInfo,
+  type MessageReactionPayload,
+  type MessageRecord,
+  type MyProfile,
+  type PollVotePayload,
+  type SendSeenResult,
+  type RequestCodeRequest,
+  type WANumberExistResult,
+} from '@switchboard/protocol';
 import makeWASocket, { type BaileysEventMap, DisconnectReason } from '@whiskeysockets/baileys';
-import type {
-  CommandArgs,
-  OutgoingButtonReply,
-  OutgoingContacts,
-  OutgoingLinkPreview,
-  OutgoingMedia,
-} from '../../capabilities/chatting.js';
+import type { CommandArgs, OutgoingButtonReply, OutgoingContacts, OutgoingLinkPreview, OutgoingMedia } from '../../capabilities/chatting.js';
 import { CommandError, reasonOf } from '../../command-error.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
@@ -270,9 +273,11 @@ export class NowebEngine implements Engine {
       if (this.socket !== socket) return;
       if (events['creds.update']) this.credsUpdated();
       if (events['connection.update']) this.connectionUpdated(socket, events['connection.update']);
-      this.queue = this.queue.then(() => this.translate(events)).catch((error: unknown) => {
-        this.context.log.error({ session: this.context.session, err: error }, 'NOWEB event translation failed');
-      });
+      this.queue = this.queue
+        .then(() => this.translate(events))
+        .catch((error: unknown) => {
+          this.context.log.error({ session: this.context.session, err: error }, 'NOWEB event translation failed');
+        });
     });
   }
 
@@ -368,7 +373,14 @@ export class NowebEngine implements Engine {
     const delayMs = this.options.reconnectDelayMs(this.attempts);
     // The message alone: an expected failure each time, a stack would only bury it.
     this.context.log.warn(
-      { session: this.context.session, url: this.options.waUrl, attempt: this.attempts, of: this.options.connectAttempts, retryInMs: delayMs, error: error?.message ?? 'closed' },
+      {
+        session: this.context.session,
+        url: this.options.waUrl,
+        attempt: this.attempts,
+        of: this.options.connectAttempts,
+        retryInMs: delayMs,
+        error: error?.message ?? 'closed',
+      },
       wasWorking ? 'NOWEB lost its connection; reconnecting' : 'NOWEB could not connect; trying again',
     );
     this.reconnectTimer = setTimeout(() => {

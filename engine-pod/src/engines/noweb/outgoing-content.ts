@@ -102,7 +102,12 @@ export async function linkPreviewContent(args: OutgoingLinkPreview, media: Media
       // The library's any, made explicit: it types jpegThumbnail here as a string and is handed the
       // Buffer above, as before.
       const { imageMessage } = await prepareWAMessageMedia(
-        { image: image.data, jpegThumbnail: jpeg as unknown as string, width: thumbnail.original.width as number, height: thumbnail.original.height as number },
+        {
+          image: image.data,
+          jpegThumbnail: jpeg as unknown as string,
+          width: thumbnail.original.width as number,
+          height: thumbnail.original.height as number,
+        },
         { upload: media.upload, logger: media.logger, mediaTypeOverride: 'thumbnail-link' },
       ).catch(uploadFailed);
       info.highQualityThumbnail = imageMessage ?? undefined;

@@ -1,13 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  aesEncryptGCM,
-  decryptPollVote,
-  getKeyAuthor,
-  hmacSign,
-  jidNormalizedUser,
-  proto,
-  type WAMessage,
-} from '@whiskeysockets/baileys';
+import { aesEncryptGCM, decryptPollVote, getKeyAuthor, hmacSign, jidNormalizedUser, proto, type WAMessage } from '@whiskeysockets/baileys';
 
 export interface KnownPoll {
   readonly creatorJid: string;

@@ -5,8 +5,7 @@ import type { EngineContext } from '../../engine.js';
 
 /** The media part of a message and what it says of its file. */
 function fileOf(content: proto.IMessage): { mimetype: string; filename: string | null } | null {
-  const part =
-    content.imageMessage ?? content.videoMessage ?? content.audioMessage ?? content.documentMessage ?? content.stickerMessage;
+  const part = content.imageMessage ?? content.videoMessage ?? content.audioMessage ?? content.documentMessage ?? content.stickerMessage;
   if (!part) return null;
   const fallback = content.stickerMessage ? 'image/webp' : 'application/octet-stream';
   return { mimetype: part.mimetype || fallback, filename: content.documentMessage?.fileName || null };

@@ -1,11 +1,5 @@
 import { randomBytes, randomInt, type KeyObject } from 'node:crypto';
-import type {
-  MeInfo,
-  PasskeyAssertionRequest,
-  PasskeyChallenge,
-  PasskeyConfirmationResponse,
-  SessionStatus,
-} from '@switchboard/protocol';
+import type { MeInfo, PasskeyAssertionRequest, PasskeyChallenge, PasskeyConfirmationResponse, SessionStatus } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { SandboxSide } from './sandbox-side.js';
 import { checkAssertion } from './webauthn-assertion.js';

@@ -70,7 +70,8 @@ export function checkAssertion(assertion: PasskeyAssertionRequest, expected: Exp
     if (typeof clientData.challenge !== 'string' || !sameBytes(clientData.challenge, expected.challenge)) {
       issue('response.clientDataJSON', 'challenge is not the pending challenge; get the challenge again and sign that');
     }
-    if (clientData.origin !== expected.origin) issue('response.clientDataJSON', `origin is ${JSON.stringify(clientData.origin)}; must be ${expected.origin}`);
+    if (clientData.origin !== expected.origin)
+      issue('response.clientDataJSON', `origin is ${JSON.stringify(clientData.origin)}; must be ${expected.origin}`);
   }
 
   const authenticatorData = Buffer.from(response.authenticatorData, 'base64url');

@@ -1,10 +1,4 @@
-import type {
-  GroupInfo,
-  GroupInfoUpdate,
-  GroupParticipantRole,
-  GroupParticipantsChange,
-  GroupV2ParticipantsPayload,
-} from '@switchboard/protocol';
+import type { GroupInfo, GroupInfoUpdate, GroupParticipantRole, GroupParticipantsChange, GroupV2ParticipantsPayload } from '@switchboard/protocol';
 import type { WebjsChat, WebjsGroupNotification } from './webjs-client.js';
 import { wid } from './webjs-ids.js';
 
@@ -43,10 +37,7 @@ export function members(notification: WebjsGroupNotification): string[] {
   return ids.length > 0 || !notification.author ? ids : [notification.author];
 }
 
-export function participantsPayload(
-  notification: WebjsGroupNotification,
-  type: GroupParticipantsChange,
-): GroupV2ParticipantsPayload {
+export function participantsPayload(notification: WebjsGroupNotification, type: GroupParticipantsChange): GroupV2ParticipantsPayload {
   return {
     type,
     group: { id: notification.chatId },

@@ -23,9 +23,7 @@ interface BaseAuthStrategy {
 }
 
 // The base class alone, not the package index, which would load puppeteer with it.
-const BaseAuthStrategy = createRequire(import.meta.url)(
-  'whatsapp-web.js/src/authStrategies/BaseAuthStrategy.js',
-) as new () => BaseAuthStrategy;
+const BaseAuthStrategy = createRequire(import.meta.url)('whatsapp-web.js/src/authStrategies/BaseAuthStrategy.js') as new () => BaseAuthStrategy;
 
 export interface StoreAuthStrategyOptions {
   readonly store: AuthStateStore;

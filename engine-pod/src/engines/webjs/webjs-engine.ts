@@ -3,15 +3,7 @@ import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import { ApiSendGate } from './api-send-gate.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
-import {
-  ackPayload,
-  callPayload,
-  editedPayload,
-  messageRecord,
-  pollVotePayload,
-  reactionPayload,
-  revokedPayload,
-} from './message-mapping.js';
+import { ackPayload, callPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
 import type { WebjsClientEvents, WebjsClientLike, WebjsEventName, WebjsGroupNotification } from './webjs-client.js';
 import { recordId, wid } from './webjs-ids.js';
 
@@ -72,7 +64,7 @@ export class WebjsEngine implements Engine {
     if (this.stopped) return;
     this.client = client;
     for (const event of Object.keys(EVENT_ARGS) as WebjsEventName[]) {
-      client.on(event, ((...args: unknown[]) => this.dispatch(client, event, args)));
+      client.on(event, (...args: unknown[]) => this.dispatch(client, event, args));
     }
     void client.initialize().then(
       async () => {

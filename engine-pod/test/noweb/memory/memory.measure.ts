@@ -19,7 +19,12 @@ afterAll(async () => {
 
 it('measures idle sessions: 1 SANDBOX, 1, 10 and 50 NOWEB', async () => {
   const rows: string[] = [];
-  for (const [engine, count] of [['SANDBOX', 1], ['NOWEB', 1], ['NOWEB', 10], ['NOWEB', 50]] as const) {
+  for (const [engine, count] of [
+    ['SANDBOX', 1],
+    ['NOWEB', 1],
+    ['NOWEB', 10],
+    ['NOWEB', 50],
+  ] as const) {
     const m = await measureIdleSessions(engine, count, fake);
     rows.push(`${engine} x${count}: process before any session RSS ${mib(m.initial.rss)} MiB, heap ${mib(m.initial.heapUsed)} MiB`);
     rows.push(usageRow(`  ${engine} first session`, 1, m.initial, m.warmedUp));

@@ -10,9 +10,7 @@ const HISTORY_TABLES = ['messages', 'chat_aliases', 'event_log'] as const;
  * again next time, and every table's key makes the copy skip what is there already.
  */
 export function moveHistoryTables(main: DatabaseSync, historyFile: string): void {
-  const old = new Set(
-    (main.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name),
-  );
+  const old = new Set((main.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name));
   const tables = HISTORY_TABLES.filter((table) => old.has(table));
   if (tables.length === 0) return;
   main.prepare('ATTACH DATABASE ? AS history').run(historyFile);

@@ -44,12 +44,7 @@ export interface WalCheckpointer {
  * Nothing about durability changes: commits are durable as `synchronous = NORMAL` makes them
  * (database.ts) whoever checkpoints, and a checkpoint copies only committed pages.
  */
-export function startWalCheckpointer(
-  db: DatabaseSync,
-  file: string,
-  onError: (message: string) => void,
-  everyMs = 100,
-): WalCheckpointer {
+export function startWalCheckpointer(db: DatabaseSync, file: string, onError: (message: string) => void, everyMs = 100): WalCheckpointer {
   db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_PAGES}`);
   const worker = new Worker(WORKER_CODE, { eval: true, workerData: { file, everyMs } });
   worker.on('message', (message: string) => onError(message));

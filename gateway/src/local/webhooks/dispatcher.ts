@@ -205,10 +205,13 @@ export class WebhookDispatcher {
   private wakeAt(at: number): void {
     clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timerAt = Infinity;
-      this.pump();
-    }, Math.max(0, at - this.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, at - this.now()),
+    );
     // The gateway's server keeps the process alive; a pending retry alone should not.
     this.timer.unref();
   }
@@ -346,4 +349,3 @@ export class WebhookDispatcher {
     for (const { row, latencyMs } of delivered) this.observer.delivered(row.session, latencyMs);
   }
 }
-

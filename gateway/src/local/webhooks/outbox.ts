@@ -54,7 +54,6 @@ export interface DeliveryRow {
   readonly createdAt: number;
 }
 
-
 /**
  * Each target key is its own ordered queue: only its oldest pending row (its head) may be sent.
  * The recursive part walks the distinct keys through the partial index (a skip scan), so finding
@@ -110,14 +109,10 @@ export class WebhookOutbox {
       `INSERT INTO webhook_deliveries (event_id, session, target_key, target, body, next_attempt_at, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.due = db.prepare(
-      `${QUEUE_HEADS} SELECT * FROM heads WHERE next_attempt_at <= :now ORDER BY next_attempt_at, id LIMIT :limit`,
-    );
+    this.due = db.prepare(`${QUEUE_HEADS} SELECT * FROM heads WHERE next_attempt_at <= :now ORDER BY next_attempt_at, id LIMIT :limit`);
     this.nextDue = db.prepare(`${QUEUE_HEADS} SELECT MIN(next_attempt_at) AS at FROM heads`);
     this.remove = db.prepare('DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))');
-    this.head = db.prepare(
-      "SELECT * FROM webhook_deliveries WHERE state = 'pending' AND target_key = ? AND id > ? ORDER BY id LIMIT ?",
-    );
+    this.head = db.prepare("SELECT * FROM webhook_deliveries WHERE state = 'pending' AND target_key = ? AND id > ? ORDER BY id LIMIT ?");
     this.reschedule = db.prepare(
       `UPDATE webhook_deliveries SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?
        WHERE id = ? AND state = 'pending'`,
@@ -127,9 +122,7 @@ export class WebhookOutbox {
        WHERE id = ? AND state = 'pending'`,
     );
     this.countPending = db.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
-    this.listDead = db.prepare(
-      "SELECT * FROM webhook_deliveries WHERE state = 'dead' AND session = ? ORDER BY id LIMIT ? OFFSET ?",
-    );
+    this.listDead = db.prepare("SELECT * FROM webhook_deliveries WHERE state = 'dead' AND session = ? ORDER BY id LIMIT ? OFFSET ?");
     this.selectDead = db.prepare(
       "SELECT * FROM webhook_deliveries WHERE state = 'dead' AND session = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id",
     );

@@ -113,7 +113,13 @@ describe('group commit in a writer thread', () => {
       await writer.close();
       console.log('done');`;
     if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run make build first`);
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(BUILT).href, databaseFile(dir)]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--input-type=module',
+      '-e',
+      script,
+      pathToFileURL(BUILT).href,
+      databaseFile(dir),
+    ]);
     expect(stdout.trim()).toBe('done');
     expect(rows()).toEqual(['flushed', 'closed']);
   });

@@ -38,7 +38,7 @@ afterEach(() => {
 });
 
 describe('the data dir holds credentials: owner only', () => {
-  it('a new data dir, its SQLite files (with -wal and -shm) and a session\'s engine state are 0700 and 0600', async () => {
+  it("a new data dir, its SQLite files (with -wal and -shm) and a session's engine state are 0700 and 0600", async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'switchboard-modes-')), 'data');
     const gw = await startGateway({ dataDir });
     try {

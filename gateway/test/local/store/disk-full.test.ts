@@ -36,7 +36,7 @@ function fill(file: string): void {
   const fd = openSync(file, 'w');
   const chunk = Buffer.alloc(64 * 1024);
   try {
-    for (let size = chunk.length; size > 0; ) {
+    for (let size = chunk.length; size > 0;) {
       try {
         writeSync(fd, chunk, 0, size);
       } catch (error) {
@@ -50,63 +50,71 @@ function fill(file: string): void {
 }
 
 describe('a 201 means stored: a full data dir (issue 12, item 21)', () => {
-  it.skipIf(!root)('answers 507 for the sends and simulated messages it cannot store, delivers none of them, keeps serving reads, and recovers when space returns', async () => {
-    const mount = smallFilesystem('4m');
-    const dataDir = join(mount, 'data');
-    mkdirSync(dataDir);
-    const rx = await startReceiver();
-    cleanups.push(() => rx.close());
-    const port = await freePort();
-    const gateway: ChildProcess = await spawnGateway(dataDir, port);
-    cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
-    const api = apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY);
-    const hook: WebhookConfig = { url: rx.url, events: ['message', 'message.any'] };
-    await workingSession({ api }, 'full', { config: { webhooks: [hook] } });
+  it.skipIf(!root)(
+    'answers 507 for the sends and simulated messages it cannot store, delivers none of them, keeps serving reads, and recovers when space returns',
+    async () => {
+      const mount = smallFilesystem('4m');
+      const dataDir = join(mount, 'data');
+      mkdirSync(dataDir);
+      const rx = await startReceiver();
+      cleanups.push(() => rx.close());
+      const port = await freePort();
+      const gateway: ChildProcess = await spawnGateway(dataDir, port);
+      cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
+      const api = apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY);
+      const hook: WebhookConfig = { url: rx.url, events: ['message', 'message.any'] };
+      await workingSession({ api }, 'full', { config: { webhooks: [hook] } });
 
-    // Simulated incoming messages and sends, each with a text of its own, until one is refused.
-    const stored: string[] = [];
-    const refused: string[] = [];
-    const call = (text: string, send: boolean) =>
-      send
-        ? api('POST', '/api/sendText', { session: 'full', chatId: '15551234567@c.us', text })
-        : api('POST', '/api/full/sandbox/simulate', { kind: 'message', from: '15557654321@c.us', body: text });
-    const filler = join(mount, 'filler');
-    fill(filler);
-    for (let i = 0; i < 400 && refused.length === 0; i++) {
-      const text = `while full ${i}`;
-      const res = await call(text, i % 2 === 1);
-      if (res.status === 201) stored.push(text);
-      else {
+      // Simulated incoming messages and sends, each with a text of its own, until one is refused.
+      const stored: string[] = [];
+      const refused: string[] = [];
+      const call = (text: string, send: boolean) =>
+        send
+          ? api('POST', '/api/sendText', { session: 'full', chatId: '15551234567@c.us', text })
+          : api('POST', '/api/full/sandbox/simulate', { kind: 'message', from: '15557654321@c.us', body: text });
+      const filler = join(mount, 'filler');
+      fill(filler);
+      for (let i = 0; i < 400 && refused.length === 0; i++) {
+        const text = `while full ${i}`;
+        const res = await call(text, i % 2 === 1);
+        if (res.status === 201) stored.push(text);
+        else {
+          expect(res.status).toBe(507);
+          expect(res.body).toMatchObject({ statusCode: 507, error: 'Insufficient Storage' });
+          expect(res.body.message).toMatch(/could not be stored|cannot be stored/);
+          refused.push(text);
+        }
+      }
+      expect(refused.length).toBe(1);
+      // Refused from now on before anything is done, both kinds; reads are served.
+      for (const send of [false, true]) {
+        const text = `refused ${send ? 'send' : 'message'}`;
+        const res = await call(text, send);
         expect(res.status).toBe(507);
-        expect(res.body).toMatchObject({ statusCode: 507, error: 'Insufficient Storage' });
-        expect(res.body.message).toMatch(/could not be stored|cannot be stored/);
+        expect(res.body.message).toContain('the call was not made');
         refused.push(text);
       }
-    }
-    expect(refused.length).toBe(1);
-    // Refused from now on before anything is done, both kinds; reads are served.
-    for (const send of [false, true]) {
-      const text = `refused ${send ? 'send' : 'message'}`;
-      const res = await call(text, send);
-      expect(res.status).toBe(507);
-      expect(res.body.message).toContain('the call was not made');
-      refused.push(text);
-    }
-    expect((await api('GET', '/api/sessions/full')).status).toBe(200);
-    expect((await api('GET', '/api/full/event-log?limit=10')).status).toBe(200);
+      expect((await api('GET', '/api/sessions/full')).status).toBe(200);
+      expect((await api('GET', '/api/full/event-log?limit=10')).status).toBe(200);
 
-    // Space returns: within a couple of seconds calls are stored again, without a restart.
-    rmSync(filler);
-    const after = await waitFor(async () => {
-      const res = await call('after space returned', true);
-      return res.status === 201 && res;
-    }, 'a send answered 201 again', 10_000);
-    expect(after.status).toBe(201);
-    stored.push('after space returned');
+      // Space returns: within a couple of seconds calls are stored again, without a restart.
+      rmSync(filler);
+      const after = await waitFor(
+        async () => {
+          const res = await call('after space returned', true);
+          return res.status === 201 && res;
+        },
+        'a send answered 201 again',
+        10_000,
+      );
+      expect(after.status).toBe(201);
+      stored.push('after space returned');
 
-    const texts = () => new Set(rx.accepted.map((e) => String(e.payload.body)));
-    await waitFor(() => stored.every((text) => texts().has(text)), 'every stored call delivered', 15_000);
-    // Deliveries of the refused calls would have gone out with the stored ones: none did.
-    expect(refused.filter((text) => texts().has(text))).toEqual([]);
-  }, 90_000);
+      const texts = () => new Set(rx.accepted.map((e) => String(e.payload.body)));
+      await waitFor(() => stored.every((text) => texts().has(text)), 'every stored call delivered', 15_000);
+      // Deliveries of the refused calls would have gone out with the stored ones: none did.
+      expect(refused.filter((text) => texts().has(text))).toEqual([]);
+    },
+    90_000,
+  );
 });

@@ -75,11 +75,7 @@ describe('group commit of the writes of one turn', () => {
     batch.flush();
     batch.add(insert('a'));
     batch.flush();
-    expect(seen).toEqual([
-      'committing in transaction: true, rows: a',
-      'settled, committed: true',
-      'settled, committed: false',
-    ]);
+    expect(seen).toEqual(['committing in transaction: true, rows: a', 'settled, committed: true', 'settled, committed: false']);
     // The listener's write went with the first batch; the failed second one wrote nothing.
     expect(rows()).toEqual(['a', 'joined']);
   });

@@ -26,7 +26,11 @@ function setup(globalHook: WebhookConfig | null) {
     globalHook,
   });
   fanout.start();
-  const urlsOf = (eventId: string) => f.outbox.takeDue(FAR, 100).filter((r) => r.eventId === eventId).map((r) => r.target.url);
+  const urlsOf = (eventId: string) =>
+    f.outbox
+      .takeDue(FAR, 100)
+      .filter((r) => r.eventId === eventId)
+      .map((r) => r.target.url);
   return { f, bus, fanout, kicks, errors, urlsOf };
 }
 

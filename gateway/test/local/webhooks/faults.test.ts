@@ -132,7 +132,12 @@ describe('guarantee: one slow receiver never delays another, nor the API', () =>
     const fast = await receiver();
     const gw = await gateway();
     await workingSession(gw, 'mixed', {
-      config: { webhooks: [{ url: slow.url, events: ['message'] }, { url: fast.url, events: ['message'] }] },
+      config: {
+        webhooks: [
+          { url: slow.url, events: ['message'] },
+          { url: fast.url, events: ['message'] },
+        ],
+      },
     });
     const made = await incoming(gw.api, 'mixed', 10);
 
@@ -220,7 +225,7 @@ describe('guarantee: deliveries survive a crash of the gateway', () => {
     const whole = ((await api('GET', '/api/crash-log/event-log?limit=1000')).body as { id: string }[]).map((e) => e.id);
     // Paging with since= walks the same events, none skipped.
     const paged: string[] = [];
-    for (let since: string | undefined; ; ) {
+    for (let since: string | undefined; ;) {
       const page = (await api('GET', `/api/crash-log/event-log?limit=3${since ? `&since=${since}` : ''}`)).body as { id: string }[];
       if (page.length === 0) break;
       paged.push(...page.map((e) => e.id));

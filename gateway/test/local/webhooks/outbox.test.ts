@@ -85,7 +85,10 @@ describe('webhook outbox queues', () => {
   it('lists a delivery that died with the details an older version stored by their coarse reason', () => {
     const { outbox, db } = fixture();
     const details = ['ECONNREFUSED', 'ENOTFOUND', 'HTTP 302', 'HTTP 403', 'HTTP 502', 'timeout after 10000 ms', 'UND_ERR_CONNECT_TIMEOUT'];
-    outbox.enqueue(makeEvent('alpha', 0), details.map((_, i) => hook(`http://h${i}.test/`)));
+    outbox.enqueue(
+      makeEvent('alpha', 0),
+      details.map((_, i) => hook(`http://h${i}.test/`)),
+    );
     const rows = outbox.takeDue(FAR, 10);
     for (const [i, row] of rows.entries()) {
       outbox.markDead(row.id, 'refused');

@@ -22,9 +22,7 @@ export const PollVote = MessageDestination.extend({
 }).meta({ id: 'PollVote' });
 export type PollVote = z.infer<typeof PollVote>;
 
-export const PollVotePayload = z
-  .object({ vote: PollVote, poll: MessageDestination })
-  .meta({ id: 'PollVotePayload' });
+export const PollVotePayload = z.object({ vote: PollVote, poll: MessageDestination }).meta({ id: 'PollVotePayload' });
 export type PollVotePayload = z.infer<typeof PollVotePayload>;
 
 /** The vote could not be decrypted, so which options were chosen is unknown. */
@@ -68,13 +66,9 @@ const eventResponseMessage = MessageRecord.partial().extend({
   eventCreationKey: MessageDestination,
 });
 
-export const EventResponsePayload = eventResponseMessage
-  .extend({ eventResponse: EventResponse })
-  .meta({ id: 'EventResponsePayload' });
+export const EventResponsePayload = eventResponseMessage.extend({ eventResponse: EventResponse }).meta({ id: 'EventResponsePayload' });
 export type EventResponsePayload = z.infer<typeof EventResponsePayload>;
 
 /** Decryption failed; the event message has to be sent again to collect a new response. */
-export const EventResponseFailedPayload = eventResponseMessage
-  .extend({ eventResponse: z.null() })
-  .meta({ id: 'EventResponseFailedPayload' });
+export const EventResponseFailedPayload = eventResponseMessage.extend({ eventResponse: z.null() }).meta({ id: 'EventResponseFailedPayload' });
 export type EventResponseFailedPayload = z.infer<typeof EventResponseFailedPayload>;

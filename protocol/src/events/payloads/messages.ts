@@ -4,9 +4,7 @@ import { rawData, unixSeconds } from './common.js';
 
 export const ReactionContent = z
   .object({
-    text: z
-      .string()
-      .meta({ description: 'Emoji; empty string when the reaction is removed', examples: ['👍'] }),
+    text: z.string().meta({ description: 'Emoji; empty string when the reaction is removed', examples: ['👍'] }),
     messageId: z.string().meta({
       description: 'Id of the message reacted to, in the message record format',
       examples: ['false_11111111111@c.us_AAAAAAAAAAAAAAAAAAAA'],
@@ -21,10 +19,7 @@ export const MessageReactionPayload = z
     id: z.string().meta({ description: 'Id of the reaction message, in the message record format' }),
     from: z.string(),
     fromMe: z.boolean(),
-    participant: z
-      .string()
-      .nullable()
-      .meta({ description: 'The reacting member in groups; null for direct chats' }),
+    participant: z.string().nullable().meta({ description: 'The reacting member in groups; null for direct chats' }),
     to: z.string(),
     timestamp: unixSeconds(),
     reaction: ReactionContent,

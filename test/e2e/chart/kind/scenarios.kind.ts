@@ -22,12 +22,15 @@ const kubectlBinary = required('SWITCHBOARD_KIND_KUBECTL');
 const full = release.includes('switchboard') ? release : `${release}-switchboard`;
 
 const kubectl = (args: string[], stdin?: string) => exec(kubectlBinary, ['--kubeconfig', kubeconfig, '-n', ns, ...args], { stdin });
-const getJson = async (...args: string[]) => JSON.parse((await ok(kubectl(['get', ...args, '-o', 'json']), `get ${args.join(' ')}`)).stdout) as Manifest;
+const getJson = async (...args: string[]) =>
+  JSON.parse((await ok(kubectl(['get', ...args, '-o', 'json']), `get ${args.join(' ')}`)).stdout) as Manifest;
 
 /** `kubectl port-forward` to the gateway Service; resolves with the local URL once it forwards. */
 function portForward(): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(kubectlBinary, ['--kubeconfig', kubeconfig, '-n', ns, 'port-forward', `svc/${full}-gateway`, ':80'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(kubectlBinary, ['--kubeconfig', kubeconfig, '-n', ns, 'port-forward', `svc/${full}-gateway`, ':80'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -58,7 +61,9 @@ describe('kind: from helm install to a paired session', () => {
   });
 
   it('runs every pod of the release, ready, in a namespace that enforces the restricted standard', async () => {
-    const namespace = JSON.parse((await ok(exec(kubectlBinary, ['--kubeconfig', kubeconfig, 'get', 'namespace', ns, '-o', 'json']), 'ns')).stdout) as Manifest;
+    const namespace = JSON.parse(
+      (await ok(exec(kubectlBinary, ['--kubeconfig', kubeconfig, 'get', 'namespace', ns, '-o', 'json']), 'ns')).stdout,
+    ) as Manifest;
     expect(namespace.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
     const pods = (await getJson('pods', '-l', `app.kubernetes.io/instance=${release}`)).items as Manifest[];
     const components = pods.map((p) => p.metadata.labels['app.kubernetes.io/component']);
@@ -99,10 +104,14 @@ describe('kind: from helm install to a paired session', () => {
     const leader = (await getJson('lease', leaseName)).spec.holderIdentity as string;
     expect(leader).toMatch(new RegExp(`^${full}-operator-`));
     await ok(kubectl(['delete', 'pod', leader, '--wait=false']), 'delete the leader');
-    await waitFor(async () => {
-      const holder = (await getJson('lease', leaseName)).spec.holderIdentity as string;
-      return holder && holder !== leader;
-    }, 'a new leader', 60_000);
+    await waitFor(
+      async () => {
+        const holder = (await getJson('lease', leaseName)).spec.holderIdentity as string;
+        return holder && holder !== leader;
+      },
+      'a new leader',
+      60_000,
+    );
     const created = await api('POST', '/api/sessions', { name: 'after-failover', engine: 'SANDBOX' });
     expect(created.status).toBe(201);
     await waitForStatus('after-failover', 'SCAN_QR_CODE');

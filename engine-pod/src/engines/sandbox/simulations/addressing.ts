@@ -53,4 +53,3 @@ export function messageKey(id: string, field: string): MessageKey {
   if (!key) throw invalidField(field, 'must be a message id "{fromMe}_{chatId}_{messageId}[_{participant}]"');
   return key;
 }
-

@@ -10,10 +10,7 @@ import type { SimulationResult } from './simulation.js';
  * The phone asks for a passkey instead of a QR scan: PASSKEY_REQUIRED. Answers the relying party
  * the assertion must be made for.
  */
-export async function simulatePasskey(
-  side: SandboxSide,
-  request: z.infer<typeof SimulatePasskey>,
-): SimulationResult {
+export async function simulatePasskey(side: SandboxSide, request: z.infer<typeof SimulatePasskey>): SimulationResult {
   let credential = null;
   if (request.credential) {
     const publicKey = assertionKey(request.credential.publicKey);

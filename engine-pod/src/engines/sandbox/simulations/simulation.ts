@@ -5,7 +5,4 @@ import type { SandboxSide } from '../sandbox-side.js';
 export type SimulationResult = Promise<Record<string, unknown>>;
 
 /** The simulation of one `kind`, given the request of that kind. */
-export type Simulation<K extends SimulateRequest['kind']> = (
-  side: SandboxSide,
-  request: Extract<SimulateRequest, { kind: K }>,
-) => SimulationResult;
+export type Simulation<K extends SimulateRequest['kind']> = (side: SandboxSide, request: Extract<SimulateRequest, { kind: K }>) => SimulationResult;
