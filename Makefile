@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 STAMP_TOOLS := .tools/bin/pnpm
 STAMP_DEPS := node_modules/.modules.yaml
 
-.PHONY: all toolchain install build run test unit fuzz e2e e2e-binaries bench typecheck lint clean test-services
+.PHONY: all toolchain install build run test unit fuzz e2e e2e-binaries bench typecheck lint format clean test-services
 
 all: build
 
@@ -33,11 +33,17 @@ typecheck: build
 	pnpm exec tsc -p tsconfig.test.json
 
 ## ESLint with typescript-eslint's typed rules (eslint.config.js) over the whole tree: any warning
-## fails. Reads the sources through tsconfig.test.json, so it needs no build. Then knip (knip.jsonc):
-## a file, export or dependency that nothing uses fails too, which ESLint cannot see across files.
+## fails. Reads the sources through tsconfig.test.json, so it needs no build. Then Prettier's check
+## (`make format` fixes what it finds), then knip (knip.jsonc): a file, export or dependency that
+## nothing uses fails too, which ESLint cannot see across files.
 lint: install
 	pnpm exec eslint --max-warnings 0 .
+	pnpm exec prettier --check .
 	pnpm exec knip --no-progress
+
+## Rewrites the tree in Prettier's style (.prettierrc.json; .prettierignore says what it leaves alone).
+format: install
+	pnpm exec prettier --write .
 
 ## Start the gateway in local mode: port 3000 (or PORT), data in ./data (or SWITCHBOARD_DATA_DIR).
 run: build
