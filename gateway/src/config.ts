@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describeRefusal, OutboundPolicy } from '@switchboard/kube';
-import { EngineName, type WebhookConfig } from '@switchboard/protocol';
+import { type BuiltEngine, BuiltEngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, type OAuthSettings } from './auth/oauth.js';
 import type { LogFormat } from './logger.js';
@@ -17,7 +17,7 @@ export interface GatewayConfig {
   readonly host: string;
   readonly dataDir: string;
   readonly apiKey: string | undefined;
-  readonly defaultEngine: EngineName;
+  readonly defaultEngine: BuiltEngine;
   readonly logLevel: string;
   /** `json` (default) or `pretty` for a terminal. */
   readonly logFormat?: LogFormat;
@@ -57,7 +57,9 @@ const Env = z.object({
   SWITCHBOARD_DATA_DIR: z.string().min(1).default('./data'),
   SWITCHBOARD_API_KEY: z.string().min(1).optional(),
   // NOWEB: the real engine most users want. SANDBOX (simulated, no phone) is chosen per session.
-  SWITCHBOARD_DEFAULT_ENGINE: EngineName.default('NOWEB'),
+  // Only an engine this build has: a default it lacks would make every session created without
+  // an engine a 422, found by the first user rather than at start.
+  SWITCHBOARD_DEFAULT_ENGINE: BuiltEngineName.default('NOWEB'),
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SWITCHBOARD_LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   SWITCHBOARD_NAMESPACE: z.string().min(1).optional(),

@@ -26,6 +26,13 @@ describe('SWITCHBOARD_MODE', () => {
     expect(config).toMatchObject({ mode: 'cluster', apiKey: 'admin-key', natsUrl: 'nats://nats:4222', namespace: 'messaging' });
   });
 
+  it('refuses a default engine this build does not have, naming the variable and the engines it has', () => {
+    const read = () => readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'GOWS' });
+    expect(read).toThrow(ConfigError);
+    expect(read).toThrow(/SWITCHBOARD_DEFAULT_ENGINE[\s\S]*SANDBOX[\s\S]*NOWEB[\s\S]*WEBJS/);
+    expect(readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'WEBJS' }).defaultEngine).toBe('WEBJS');
+  });
+
   it('refuses an unknown mode, naming the variable', () => {
     expect(() => readConfig({ SWITCHBOARD_MODE: 'swarm' })).toThrow(/SWITCHBOARD_MODE/);
   });
