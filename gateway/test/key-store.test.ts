@@ -60,6 +60,33 @@ describe('local mode: API keys in SQLite', () => {
     expect(again.body).not.toHaveProperty('key');
   });
 
+  it('a key limited to a session whose delete did not reach its keys does not open a later session of the name', async () => {
+    gw = await startGateway();
+    await gw.api('POST', '/api/sessions', { name: 'reborn', start: false });
+    const control = (await gw.api('POST', '/api/keys/control', { session: 'reborn' })).body;
+    const general = (await gw.api('POST', '/api/keys', { session: 'reborn' })).body;
+    const legacy = (await gw.api('POST', '/api/keys', { session: 'reborn' })).body;
+    const dataDir = gw.dataDir;
+    await gw.close();
+    // The session row went, its keys did not (a crash between the two), and one key was stored
+    // before keys kept their session's incarnation.
+    const db = new DatabaseSync(join(dataDir, 'switchboard.db'));
+    db.prepare(`DELETE FROM sessions WHERE name = 'reborn'`).run();
+    db.prepare(`UPDATE api_keys SET incarnation = NULL WHERE id = ?`).run(legacy.id);
+    db.close();
+
+    gw = await startGateway({ dataDir });
+    expect((await gw.api('POST', '/api/sessions', { name: 'reborn', start: false })).status).toBe(201);
+    for (const key of [control.key, general.key]) {
+      const refused = await gw.api('GET', '/api/sessions/reborn', undefined, key);
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain("earlier session named 'reborn'");
+    }
+    expect((await gw.api('GET', '/api/sessions/reborn', undefined, legacy.key)).status).toBe(200);
+    // The incarnation is kept, never answered.
+    for (const key of (await gw.api('GET', '/api/keys')).body) expect(key).not.toHaveProperty('incarnation');
+  });
+
   it('opens a data dir made before keys had settings: the generated admin key keeps working', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
     const db = new DatabaseSync(join(dataDir, 'switchboard.db'));

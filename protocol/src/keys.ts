@@ -120,5 +120,12 @@ export const StoredApiKey = z.object({
   isActive: z.boolean(),
   actions: ApiKeyActions.nullable(),
   createdAt: z.number().int(),
+  /**
+   * Which creation of `session` the key was limited to (cluster: the resource's uid; local: the
+   * session's creation time), so a later session of the same name is not open to it. Internal:
+   * never answered. Absent on keys stored before it was kept, and on keys limited to a session
+   * that did not exist when the key was made: those follow the name alone.
+   */
+  incarnation: z.string().optional(),
 });
 export type StoredApiKey = z.infer<typeof StoredApiKey>;

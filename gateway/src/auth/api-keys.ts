@@ -4,6 +4,7 @@ import { ApiError } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 import { type ApiKeyStore, isScoped } from './key-store.js';
+import { type Incarnations, isStale } from './principal.js';
 
 const nextUlid = monotonicFactory();
 
@@ -18,6 +19,11 @@ export class ApiKeys {
   constructor(
     private readonly store: ApiKeyStore,
     private readonly sessions: Pick<SessionBackend, 'get'>,
+    /**
+     * The current incarnation of a session: a key limited to one is bound to it when it is made
+     * or moved, so it lets no one into a later session of the same name (authorize.ts).
+     */
+    private readonly incarnations: Incarnations = () => undefined,
   ) {}
 
   list(): ApiKeyDTO[] {
@@ -34,6 +40,7 @@ export class ApiKeys {
       isActive: request.isActive,
       actions: request.actions,
       createdAt: Date.now(),
+      ...this.boundTo(request.session),
     };
     await this.store.add(key);
     return toDTO(key, secret);
@@ -42,12 +49,14 @@ export class ApiKeys {
   /**
    * The one media or control key of a session: made (with its secret) when the session has none,
    * else the existing one without its secret, which cannot be shown again. Losing it means
-   * deleting that key and asking again.
+   * deleting that key and asking again. The key of an earlier session of the name (deleted while
+   * no gateway saw it) lets no one in: it is deleted, and a new one made.
    */
   async scoped(kind: ScopedKind, session: string): Promise<ApiKeyDTO> {
     await this.requireSession(session);
     const existing = this.store.ring.scoped(kind, session);
-    if (existing) return toDTO(existing);
+    if (existing && isStale(existing, session, this.incarnations)) await this.store.remove(existing.id);
+    else if (existing) return toDTO(existing);
     const secret = generateApiKey();
     const key: StoredApiKey = {
       id: newKeyId(),
@@ -57,6 +66,7 @@ export class ApiKeys {
       isActive: true,
       actions: null,
       createdAt: Date.now(),
+      ...this.boundTo(session),
     };
     const stored = await this.store.add(key);
     return stored.id === key.id ? toDTO(key, secret) : toDTO(stored);
@@ -88,12 +98,15 @@ export class ApiKeys {
     if (issues.length > 0) {
       throw new ApiError(400, `invalid request: ${issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ')}`, issues);
     }
+    const { incarnation: _, ...rest } = current;
     const next: StoredApiKey = {
-      ...current,
+      ...rest,
       kind: isScoped(current) ? current.kind : isAdmin ? 'admin' : 'general',
       session,
       isActive: request.isActive ?? current.isActive,
       actions,
+      // Limited to another session now: bound to that one as it is now.
+      ...(session === current.session ? (current.incarnation === undefined ? {} : { incarnation: current.incarnation }) : this.boundTo(session)),
     };
     if (!(await this.store.replace(next))) throw notFound(id);
     return toDTO(next);
@@ -112,6 +125,12 @@ export class ApiKeys {
   async delete(id: string): Promise<void> {
     this.require(id);
     if (!(await this.store.remove(id))) throw notFound(id);
+  }
+
+  /** The incarnation a key limited to `session` is bound to; none when no such session is known. */
+  private boundTo(session: string | null): { incarnation?: string } {
+    const incarnation = session === null ? undefined : this.incarnations(session);
+    return incarnation === undefined ? {} : { incarnation };
   }
 
   private require(id: string): StoredApiKey {

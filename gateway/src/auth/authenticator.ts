@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors.js';
 import { storedDigest } from './api-key.js';
 import type { KeyRing } from './key-ring.js';
 import type { OAuthVerifier } from './oauth.js';
-import { CONFIGURED_ADMIN, type Principal } from './principal.js';
+import { CONFIGURED_ADMIN, type Incarnations, type Principal } from './principal.js';
 
 export type { Principal } from './principal.js';
 
@@ -21,6 +21,8 @@ export class ApiKeyAuthenticator {
     adminHash: string,
     private readonly ring: KeyRing,
     private readonly oauth: OAuthVerifier | null = null,
+    /** The current incarnation of each session, which keys limited to one are checked against. */
+    readonly incarnations: Incarnations = () => undefined,
   ) {
     this.adminDigest = storedDigest(adminHash);
   }

@@ -1,7 +1,7 @@
 import type { ApiKeyAction } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 import { type Access, keyActionOf } from './access.js';
-import type { Principal } from './principal.js';
+import { type Incarnations, isStale, type Principal } from './principal.js';
 
 /** The scope an OAuth 2.0 bearer token needs to list sessions (spec part 5). */
 export const READ_ITEMS = 'read:items';
@@ -20,9 +20,10 @@ export function ruleFor(access: Access, method: string): RouteRule {
 /**
  * Throws a 403 ApiError saying why, when the principal may not use the route for `session`
  * (the session the request names; ignored by routes that act on no session). The rules are the
- * table in access.ts.
+ * table in access.ts. A key limited to a session that was deleted since is refused for a later
+ * session of the same name as for any other session (`incarnations`).
  */
-export function authorize(principal: Principal, rule: RouteRule, session: unknown): void {
+export function authorize(principal: Principal, rule: RouteRule, session: unknown, incarnations: Incarnations = () => undefined): void {
   if (principal.kind === 'admin') return;
   const { access } = rule;
   if (access.kind === 'admin') throw forbidden('managing API keys needs an admin key');
@@ -38,6 +39,7 @@ export function authorize(principal: Principal, rule: RouteRule, session: unknow
     const named = typeof session === 'string' ? '' : ', and this request names no session';
     throw forbidden(`this key is limited to session '${principal.session}'${named}`);
   }
+  if (principal.session !== null && isStale(principal, principal.session, incarnations)) throw forbidden(staleKey(principal.session));
   switch (principal.kind) {
     case 'media':
       if (access.action !== 'media') throw forbidden(`a media key may only download media of session '${principal.session}'`);
@@ -55,7 +57,7 @@ export function authorize(principal: Principal, rule: RouteRule, session: unknow
 }
 
 /** Why a key may not open `/ws` for `session` (a name or `*`), or null when it may. */
-export function websocketRefusal(principal: Principal, session: string): string | null {
+export function websocketRefusal(principal: Principal, session: string, incarnations: Incarnations = () => undefined): string | null {
   switch (principal.kind) {
     case 'admin':
       return null;
@@ -68,9 +70,14 @@ export function websocketRefusal(principal: Principal, session: string): string 
       if (principal.session !== null && principal.session !== session) {
         return `this key is limited to session '${principal.session}': connect with session=${principal.session}`;
       }
+      if (principal.session !== null && isStale(principal, principal.session, incarnations)) return staleKey(principal.session);
       if (principal.actions !== null && principal.actions.read !== true) return "this key's actions do not include 'read'";
       return null;
   }
+}
+
+function staleKey(session: string): string {
+  return `this key was limited to an earlier session named '${session}', which was deleted`;
 }
 
 function forbidden(message: string): ApiError {

@@ -13,8 +13,10 @@ export type Principal =
       readonly session: string | null;
       /** null: every action; else only the flags set to true. */
       readonly actions: ApiKeyActions | null;
+      /** The creation of `session` the key was limited to (StoredApiKey.incarnation). */
+      readonly incarnation?: string;
     }
-  | { readonly kind: 'media' | 'control'; readonly id: string; readonly session: string }
+  | { readonly kind: 'media' | 'control'; readonly id: string; readonly session: string; readonly incarnation?: string }
   /** An OAuth 2.0 bearer token: only ever lets a caller list sessions (scope `read:items`). */
   | { readonly kind: 'oauth'; readonly subject: string | null; readonly scopes: readonly string[] };
 
@@ -26,11 +28,32 @@ export function principalOf(key: StoredApiKey): Principal {
     case 'admin':
       return Object.freeze({ kind: 'admin', id: key.id });
     case 'general':
-      return Object.freeze({ kind: 'general', id: key.id, session: key.session, actions: key.actions });
+      return Object.freeze({ kind: 'general', id: key.id, session: key.session, actions: key.actions, ...incarnationOf(key) });
     case 'media':
     case 'control':
-      return Object.freeze({ kind: key.kind, id: key.id, session: key.session ?? '' });
+      return Object.freeze({ kind: key.kind, id: key.id, session: key.session ?? '', ...incarnationOf(key) });
   }
+}
+
+function incarnationOf(key: StoredApiKey): { incarnation?: string } {
+  return key.session !== null && key.incarnation !== undefined ? { incarnation: key.incarnation } : {};
+}
+
+/**
+ * The current incarnation of a session (cluster: its resource's uid; local: its creation time),
+ * or undefined when this gateway knows of no session of that name.
+ */
+export type Incarnations = (session: string) => string | undefined;
+
+/**
+ * Whether a key limited to `session` was made for an earlier session of that name, one deleted
+ * since. A key that has no incarnation (stored before it was kept) follows the name alone; a
+ * session not known here is not judged (the route answers 404 for it).
+ */
+export function isStale(limited: { readonly incarnation?: string }, session: string, incarnations: Incarnations): boolean {
+  if (limited.incarnation === undefined) return false;
+  const current = incarnations(session);
+  return current !== undefined && current !== limited.incarnation;
 }
 
 /** The session a principal is limited to, or null when it may see every session. */

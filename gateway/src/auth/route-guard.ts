@@ -11,7 +11,7 @@ import { ApiError } from '../http/errors.js';
 import type { SessionField } from './access.js';
 import type { ApiKeyAuthenticator } from './authenticator.js';
 import { authorize, type RouteRule, ruleFor } from './authorize.js';
-import { sessionLimit } from './principal.js';
+import { type Incarnations, isStale, sessionLimit } from './principal.js';
 
 const KEY_HEADER = 'the X-Api-Key header';
 
@@ -79,25 +79,25 @@ export function installRouteGuard(app: FastifyInstance, auth: ApiKeyAuthenticato
     route.onRequest = [...hooks(route.onRequest), access.kind === 'sessions.list' ? authenticateKeyOrBearer : authenticateKey];
     if (access.kind === 'session') {
       const sessionOf = SESSION_OF[access.from];
-      route.preValidation = [...hooks(route.preValidation), checkRawSession(rule, sessionOf)];
-      route.preHandler = [...hooks(route.preHandler), checkRequest(rule, sessionOf)];
+      route.preValidation = [...hooks(route.preValidation), checkRawSession(rule, sessionOf, auth.incarnations)];
+      route.preHandler = [...hooks(route.preHandler), checkRequest(rule, sessionOf, auth.incarnations)];
     } else {
       // Nothing in the request changes the answer: judged before the body is validated.
-      route.preValidation = [...hooks(route.preValidation), checkRequest(rule, () => undefined)];
+      route.preValidation = [...hooks(route.preValidation), checkRequest(rule, () => undefined, auth.incarnations)];
     }
-    if (access.kind === 'sessions.list') route.preSerialization = [...hooks(route.preSerialization), onlyOwnSession];
+    if (access.kind === 'sessions.list') route.preSerialization = [...hooks(route.preSerialization), onlyOwnSession(auth.incarnations)];
   });
 }
 
 /** Before validation: judged only when the request names its session as a string already. */
-function checkRawSession(rule: RouteRule, sessionOf: (request: FastifyRequest) => unknown): preHandlerHookHandler {
+function checkRawSession(rule: RouteRule, sessionOf: (request: FastifyRequest) => unknown, incarnations: Incarnations): preHandlerHookHandler {
   return (request, _reply, done) => {
     const principal = request.principal!;
     if (principal.kind !== 'admin') {
       const session = sessionOf(request);
       if (typeof session === 'string') {
         try {
-          authorize(principal, rule, session);
+          authorize(principal, rule, session, incarnations);
         } catch (error) {
           done(error as Error);
           return;
@@ -108,12 +108,12 @@ function checkRawSession(rule: RouteRule, sessionOf: (request: FastifyRequest) =
   };
 }
 
-function checkRequest(rule: RouteRule, sessionOf: (request: FastifyRequest) => unknown): preHandlerHookHandler {
+function checkRequest(rule: RouteRule, sessionOf: (request: FastifyRequest) => unknown, incarnations: Incarnations): preHandlerHookHandler {
   return (request, _reply, done) => {
     const principal = request.principal!;
     if (principal.kind !== 'admin') {
       try {
-        authorize(principal, rule, sessionOf(request));
+        authorize(principal, rule, sessionOf(request), incarnations);
       } catch (error) {
         done(error as Error);
         return;
@@ -123,20 +123,22 @@ function checkRequest(rule: RouteRule, sessionOf: (request: FastifyRequest) => u
   };
 }
 
-/** The session list, as a key limited to one session sees it: that session only. */
-const onlyOwnSession: preSerializationHookHandler<unknown> = (
-  request: FastifyRequest,
-  _reply: FastifyReply,
-  payload: unknown,
-  done: (error: Error | null, payload?: unknown) => void,
-) => {
-  const limit = request.principal ? sessionLimit(request.principal) : null;
-  if (limit === null || !Array.isArray(payload)) return done(null, payload);
-  done(
-    null,
-    payload.filter((session: { name?: unknown }) => session?.name === limit),
-  );
-};
+/**
+ * The session list, as a key limited to one session sees it: that session only, and none when
+ * the key was made for an earlier session of that name.
+ */
+function onlyOwnSession(incarnations: Incarnations): preSerializationHookHandler<unknown> {
+  return (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
+    const principal = request.principal;
+    const limit = principal ? sessionLimit(principal) : null;
+    if (limit === null || !Array.isArray(payload)) return done(null, payload);
+    const stale = principal != null && principal.kind !== 'oauth' && principal.kind !== 'admin' && isStale(principal, limit, incarnations);
+    done(
+      null,
+      payload.filter((session: { name?: unknown }) => !stale && session?.name === limit),
+    );
+  };
+}
 
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;

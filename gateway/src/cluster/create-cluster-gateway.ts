@@ -2,7 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { NatsMediaStore, NatsMessageStore, purgeSessionMedia, purgeSessionMessages } from '@switchboard/engine-pod';
 import { DEFAULT_MEDIA_LIFETIME_MS, OutboundPolicy, purgeSessionAuth, sessionNameOf } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
-import { INBOX_PREFIXES } from '@switchboard/protocol';
+import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';
 import { configuredKeyHash } from '../auth/api-key.js';
@@ -143,8 +143,19 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     }));
     // Keys made through /api/keys, shared by every replica; the configured key stays the admin.
     const keyStore = (started.keys = await KvKeyStore.open(nc, logger));
-    const auth = new ApiKeyAuthenticator(configuredKeyHash(apiKey), keyStore.ring, options.oauth ? new OAuthVerifier(options.oauth) : null);
-    const apiKeys = (keys = new ApiKeys(keyStore, sessions));
+    // One creation of a session is its resource's uid: keys limited to a session are bound to it,
+    // so a session deleted while no gateway ran (kubectl) leaves its keys unable to open the next.
+    const incarnations = (session: string): string | undefined => {
+      const resource = cache.lookup(resourceNameFor(session));
+      return resource && sessionNameOf(resource) === session ? resource.metadata?.uid : undefined;
+    };
+    const auth = new ApiKeyAuthenticator(
+      configuredKeyHash(apiKey),
+      keyStore.ring,
+      options.oauth ? new OAuthVerifier(options.oauth) : null,
+      incarnations,
+    );
+    const apiKeys = (keys = new ApiKeys(keyStore, sessions, incarnations));
     // A session deleted elsewhere (another replica, kubectl) takes its keys too. Keys made since
     // its delete began are kept: a session of the same name may be there again already.
     const stopForgettingKeys = onDeletedSessions(cache, (session, last) => {

@@ -123,8 +123,11 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   });
   // The events queued for a webhook are logged in their outbox commit, the others by the history writer.
   const eventLog = new SqliteEventLog({ db: historyDb, queued: db, log: logger, writes: historyWrites });
+  const registry = new SessionRegistry(db);
+  // One creation of a session is its creation time: keys limited to a session are bound to it.
+  const incarnations = (session: string): string | undefined => registry.get(session)?.createdAt.toString();
   const sessions = new LocalSessionBackend({
-    registry: new SessionRegistry(db),
+    registry,
     engines: { ...localEngineFactories({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS, outbound }), ...options.engines },
     defaultEngine: options.defaultEngine,
     dataDir: options.dataDir,
@@ -155,14 +158,14 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     writes,
     eventLog,
   });
-  const keys = new ApiKeys(keyStore, sessions);
+  const keys = new ApiKeys(keyStore, sessions, incarnations);
   const hub = countedWsHub(metrics, bus, logger, options);
   const stopCounting = metrics.countEvents(bus);
   metrics.gauge('switchboard_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried', () => outbox.pendingCount());
   const app = await buildApp({
     sessions,
     outbound,
-    auth: new ApiKeyAuthenticator(adminKey.hash, keyStore.ring, options.oauth ? new OAuthVerifier(options.oauth) : null),
+    auth: new ApiKeyAuthenticator(adminKey.hash, keyStore.ring, options.oauth ? new OAuthVerifier(options.oauth) : null, incarnations),
     keys,
     hub,
     logger,

@@ -16,7 +16,8 @@ export const apiKeySchema: SchemaPart = {
     session TEXT,
     created_at INTEGER NOT NULL,
     is_active INTEGER NOT NULL DEFAULT 1,
-    actions TEXT
+    actions TEXT,
+    incarnation TEXT
   );
   CREATE UNIQUE INDEX IF NOT EXISTS api_keys_one_per_session ON api_keys (kind, session) WHERE kind IN ('media', 'control');`,
 };
@@ -25,6 +26,7 @@ export const apiKeySchema: SchemaPart = {
 const ADDED_COLUMNS: Record<string, string> = {
   is_active: 'is_active INTEGER NOT NULL DEFAULT 1',
   actions: 'actions TEXT',
+  incarnation: 'incarnation TEXT',
 };
 
 interface KeyRow {
@@ -35,6 +37,7 @@ interface KeyRow {
   created_at: number;
   is_active: number;
   actions: string | null;
+  incarnation: string | null;
 }
 
 /** Key hashes in SQLite (local mode). Only hashes are ever written. */
@@ -49,10 +52,10 @@ export class KeyStore implements ApiKeyStore {
     addMissingColumns(db);
     this.adminQuery = db.prepare(`SELECT hash FROM api_keys WHERE id = '${GENERATED_ADMIN_ID}'`);
     this.insert = db.prepare(
-      `INSERT INTO api_keys (id, hash, kind, session, created_at, is_active, actions) VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO api_keys (id, hash, kind, session, created_at, is_active, actions, incarnation) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING`,
     );
-    this.update = db.prepare(`UPDATE api_keys SET kind = ?, session = ?, is_active = ?, actions = ? WHERE id = ?`);
+    this.update = db.prepare(`UPDATE api_keys SET kind = ?, session = ?, is_active = ?, actions = ?, incarnation = ? WHERE id = ?`);
     this.deletion = db.prepare(`DELETE FROM api_keys WHERE id = ?`);
     const rows = db.prepare(`SELECT * FROM api_keys WHERE id != '${GENERATED_ADMIN_ID}'`).all() as unknown as KeyRow[];
     for (const row of rows) this.ring.put(fromRow(row));
@@ -64,7 +67,7 @@ export class KeyStore implements ApiKeyStore {
   }
 
   saveAdminHash(hash: string): void {
-    this.insert.run(GENERATED_ADMIN_ID, hash, 'admin', null, Date.now(), 1, null);
+    this.insert.run(GENERATED_ADMIN_ID, hash, 'admin', null, Date.now(), 1, null, null);
   }
 
   async add(key: StoredApiKey): Promise<StoredApiKey> {
@@ -76,6 +79,7 @@ export class KeyStore implements ApiKeyStore {
       key.createdAt,
       key.isActive ? 1 : 0,
       key.actions === null ? null : JSON.stringify(key.actions),
+      key.incarnation ?? null,
     );
     if (changes === 0) {
       // Only the one-per-session index can refuse a fresh id and a fresh random secret.
@@ -89,7 +93,7 @@ export class KeyStore implements ApiKeyStore {
 
   async replace(key: StoredApiKey): Promise<boolean> {
     const actions = key.actions === null ? null : JSON.stringify(key.actions);
-    const { changes } = this.update.run(key.kind, key.session, key.isActive ? 1 : 0, actions, key.id);
+    const { changes } = this.update.run(key.kind, key.session, key.isActive ? 1 : 0, actions, key.incarnation ?? null, key.id);
     if (changes === 0) return false;
     this.ring.put(key);
     return true;
@@ -119,5 +123,6 @@ function fromRow(row: KeyRow): StoredApiKey {
     createdAt: row.created_at,
     isActive: row.is_active === 1,
     actions: row.actions === null ? null : ApiKeyActions.parse(JSON.parse(row.actions)),
+    ...(row.incarnation === null ? {} : { incarnation: row.incarnation }),
   };
 }

@@ -37,7 +37,7 @@ export async function wsRoutes(app: FastifyInstance, { hub, auth }: { hub: WsHub
         );
         return;
       }
-      const refusal = websocketRefusal(principal, parsed.data.session);
+      const refusal = websocketRefusal(principal, parsed.data.session, auth.incarnations);
       if (refusal) {
         socket.close(1008, closeReason(refusal));
         return;
@@ -45,7 +45,7 @@ export async function wsRoutes(app: FastifyInstance, { hub, auth }: { hub: WsHub
       hub.add(socket, { session: parsed.data.session, events: parsed.data.events });
       // A key deleted, deactivated or changed so that it may no longer watch this takes its connections with it.
       const stopWatching = auth.watch(principal, (now) => {
-        const reason = typeof now === 'string' ? now : websocketRefusal(now, parsed.data.session);
+        const reason = typeof now === 'string' ? now : websocketRefusal(now, parsed.data.session, auth.incarnations);
         if (reason !== null) socket.close(1008, reason.slice(0, 120));
       });
       socket.once('close', stopWatching);

@@ -268,6 +268,43 @@ describe('ClusterSessionBackend against a real API server', () => {
       expect(await kv.get('purged.creds.me')).toBeNull();
       expect((await kv.get('kept.creds.me'))?.string()).toBe('{"paired":true}');
     });
+
+    it('a key limited to a session deleted while no gateway ran does not open a later session of the same name', async () => {
+      await gw.api('POST', '/api/sessions', { name: 'reborn', start: false });
+      const control = (await gw.api('POST', '/api/keys/control', { session: 'reborn' })).body as { id: string; key: string };
+      const general = (await gw.api('POST', '/api/keys', { session: 'reborn' })).body as { id: string; key: string };
+      const as = (key: string, path: string) => gw.api('GET', path, undefined, key);
+      expect((await as(control.key, '/api/sessions/reborn')).status).toBe(200);
+      expect((await as(general.key, '/api/sessions/reborn')).status).toBe(200);
+
+      // kubectl delete while no gateway runs: nothing forgets the keys, which stay stored.
+      await gw.close();
+      await cr.remove('reborn');
+      await waitFor(async () => (await cr.read('reborn')) === null, 'the resource to be gone');
+      gw = await startClusterGateway(cp, NAMESPACE, nats.url);
+      expect((await gw.api('POST', '/api/sessions', { name: 'reborn', start: false })).status).toBe(201);
+      const ids = ((await gw.api('GET', '/api/keys')).body as { id: string }[]).map((key) => key.id);
+      expect(ids).toEqual(expect.arrayContaining([control.id, general.id]));
+
+      for (const key of [control.key, general.key]) {
+        const refused = await as(key, '/api/sessions/reborn');
+        expect(refused.status).toBe(403);
+        expect(refused.body.message).toContain("earlier session named 'reborn'");
+        expect((await as(key, '/api/sessions')).body).toEqual([]);
+      }
+      // The session's control key is made anew, with a secret that opens it.
+      const fresh = await gw.api('POST', '/api/keys/control', { session: 'reborn' });
+      expect(fresh.status).toBe(201);
+      expect(fresh.body.id).not.toBe(control.id);
+      expect((await as(fresh.body.key, '/api/sessions/reborn')).status).toBe(200);
+      // A key limited to it from now on opens it.
+      const moved = await gw.api('PUT', `/api/keys/${general.id}`, { session: 'reborn' });
+      expect(moved.status).toBe(200);
+      expect((await as(general.key, '/api/sessions/reborn')).status).toBe(403);
+      expect((await gw.api('PUT', `/api/keys/${general.id}`, { session: null })).status).toBe(200);
+      expect((await gw.api('PUT', `/api/keys/${general.id}`, { session: 'reborn' })).status).toBe(200);
+      expect((await as(general.key, '/api/sessions/reborn')).status).toBe(200);
+    });
   });
 
   describe('4.3 logout', () => {

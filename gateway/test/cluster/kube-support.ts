@@ -77,6 +77,11 @@ export function resourceClient(cp: ControlPlane, namespace: string) {
     },
     mergePatch: (session: string, body: unknown) => patch(session, body, 'application/merge-patch+json'),
     jsonPatch: (session: string, body: unknown) => patch(session, body, 'application/json-patch+json'),
+    /** A `kubectl delete`: straight to the API server, past any gateway. */
+    async remove(session: string): Promise<void> {
+      const res = await cp.fetch(path(session), { method: 'DELETE' });
+      if (!res.ok) throw new Error(`delete ${session}: ${res.status} ${await res.text()}`);
+    },
     /** What the operator does: writes the status subresource. */
     reportStatus: (session: string, status: unknown) => patch(session, { status }, 'application/merge-patch+json', '/status'),
   };
