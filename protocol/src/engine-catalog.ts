@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AppConfig } from './apps.js';
 import { EngineCommand, type EngineOp } from './commands.js';
 import type { EngineSettings } from './engine-settings.js';
 import { BUILT_ENGINES, type BuiltEngine, type EngineName } from './engines.js';
@@ -236,6 +237,29 @@ export function unsupportedSettings(engine: EngineName, config: EngineSettings):
 export function unsupportedSettingsMessage(engine: EngineName, settings: readonly (keyof EngineSettings)[]): string {
   const each = settings.map((setting) => `config.${setting} (only ${SETTING_ENGINES[setting].join(', ')})`);
   return `engine ${engine} cannot honour ${each.join(', ')}; leave ${settings.length > 1 ? 'them' : 'it'} out or pick an engine that can`;
+}
+
+/**
+ * The calls app's reject rules (`apps[i].config.dm.reject`, `.group.reject`) that are on for an
+ * engine that cannot decline a call, as field paths: refused like a setting the engine cannot
+ * honour, rather than an app that would only log each call. A disabled app asks nothing.
+ */
+export function unsupportedCallRejection(engine: BuiltEngine, apps: readonly AppConfig[]): string[] {
+  if (ENGINE_CATALOG[engine].callRejection) return [];
+  return apps.flatMap((app, index) =>
+    app.enabled ? (['dm', 'group'] as const).filter((kind) => app.config[kind].reject).map((kind) => `apps[${index}].config.${kind}.reject`) : [],
+  );
+}
+
+/** The engines whose calls app can decline a call, for the refusal's message and details. */
+export const CALL_REJECTING_ENGINES: readonly BuiltEngine[] = BUILT_ENGINES.filter((engine) => ENGINE_CATALOG[engine].callRejection);
+
+/** One sentence for that refusal: which rules, and which engines can decline calls. */
+export function unsupportedCallRejectionMessage(engine: BuiltEngine, fields: readonly string[]): string {
+  return (
+    `engine ${engine} cannot decline calls, so the calls app cannot reject them (${fields.join(', ')}); ` +
+    `set reject to false or pick an engine that can (${CALL_REJECTING_ENGINES.join(', ')})`
+  );
 }
 
 /** `GET /api/server/engines`: the built engines and what each does. */

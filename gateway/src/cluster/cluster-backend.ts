@@ -102,7 +102,7 @@ export class ClusterSessionBackend implements SessionBackend {
   async create(request: SessionCreateRequest): Promise<SessionDTO> {
     const known = this.options.cache.lookup(resourceNameFor(request.name));
     if (known && !isDeleting(known) && sessionNameOf(known) === request.name) throw conflict(request.name);
-    const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config);
+    const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config, request.apps ?? []);
     const desiredState: DesiredState = request.start ? 'Running' : 'Stopped';
     return toSessionDTO(await this.createResource(request.name, { engine, desiredState, ...specOf(request) }));
   }
@@ -255,7 +255,7 @@ export class ClusterSessionBackend implements SessionBackend {
   private async upsert(request: SessionStartDeprecatedRequest, retried: boolean): Promise<SessionDTO> {
     const existing = await this.find(request.name);
     if (existing) return toSessionDTO(await this.setDesired(await this.applyUpdate(existing, request), 'Running'));
-    const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config);
+    const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config, request.apps ?? []);
     try {
       return toSessionDTO(await this.createResource(request.name, { engine, desiredState: 'Running', ...specOf(request) }));
     } catch (error) {
@@ -298,7 +298,10 @@ export class ClusterSessionBackend implements SessionBackend {
    */
   private async applyUpdate(current: MessagingSession, change: SpecChange): Promise<MessagingSession> {
     const name = sessionNameOf(current);
-    const engine = requireEngine(change.engine ?? current.spec.engine, change.config ?? current.spec.config);
+    const wanted = change.engine ?? current.spec.engine;
+    // The apps are checked when they or the engine change: a stored pair is not refused anew.
+    const apps = change.apps !== undefined ? (change.apps ?? []) : wanted !== current.spec.engine ? current.spec.apps : undefined;
+    const engine = requireEngine(wanted, change.config ?? current.spec.config, apps);
     const operations: JsonPatchOperation[] = [];
     if (engine !== current.spec.engine) operations.push({ op: 'add', path: '/spec/engine', value: engine });
     const unusedSecret = change.config !== undefined && (await this.storeConfig(current, change.config, operations));

@@ -94,7 +94,7 @@ export class LocalSessionBackend implements SessionBackend {
         throw new ApiError(409, `session '${request.name}' already exists`, { session: request.name });
       }
       const engine = request.engine ?? this.options.defaultEngine;
-      requireEngine(engine, request.config);
+      requireEngine(engine, request.config, request.apps ?? []);
       const record: SessionRecord = {
         name: request.name,
         engine,
@@ -127,7 +127,7 @@ export class LocalSessionBackend implements SessionBackend {
       if (existing) await this.applyUpdate(existing, request);
       else {
         const engine = request.engine ?? this.options.defaultEngine;
-        requireEngine(engine, request.config);
+        requireEngine(engine, request.config, request.apps ?? []);
         this.options.registry.save({
           name: request.name,
           engine,
@@ -221,7 +221,9 @@ export class LocalSessionBackend implements SessionBackend {
     request: { engine?: EngineName; config?: SessionConfig; apps?: AppConfig[] | null },
   ): Promise<SessionDTO> {
     const engine = request.engine ?? record.engine;
-    requireEngine(engine, request.config ?? record.config);
+    // The apps are checked when they or the engine change: a stored pair is not refused anew.
+    const apps = request.apps !== undefined ? (request.apps ?? []) : engine !== record.engine ? record.apps : undefined;
+    requireEngine(engine, request.config ?? record.config, apps);
     const updated: SessionRecord = {
       ...record,
       engine,

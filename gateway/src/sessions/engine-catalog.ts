@@ -1,6 +1,8 @@
 import { notSupportedError } from '@switchboard/engine-pod';
 import {
+  type AppConfig,
   AVAILABLE_ENGINES,
+  CALL_REJECTING_ENGINES,
   type BuiltEngine,
   type EngineCommand,
   type EngineName,
@@ -8,6 +10,8 @@ import {
   isBuiltEngine,
   SETTING_ENGINES,
   unsupportedSettings,
+  unsupportedCallRejection,
+  unsupportedCallRejectionMessage,
   unsupportedSettingsMessage,
 } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
@@ -15,10 +19,11 @@ import { ApiError } from '../http/errors.js';
 /**
  * The engine, if this build has it (protocol's engine catalog); else a 422 naming the engines
  * that are available, so the user can pick one. With `config`, also a 422 naming each setting
- * in it the engine cannot honour (rather than ignoring it). Both modes ask this before a
- * session is made or changed.
+ * in it the engine cannot honour (rather than ignoring it); with `apps`, also one naming each
+ * calls-app reject rule an engine that cannot decline calls would only log. Both modes ask this
+ * before a session is made or changed.
  */
-export function requireEngine(engine: EngineName, config?: EngineSettings): BuiltEngine {
+export function requireEngine(engine: EngineName, config?: EngineSettings, apps?: readonly AppConfig[]): BuiltEngine {
   if (!isBuiltEngine(engine)) {
     throw new ApiError(422, `engine ${engine} is not available in this build; available: ${AVAILABLE_ENGINES.join(', ')}`, {
       field: 'engine',
@@ -32,6 +37,14 @@ export function requireEngine(engine: EngineName, config?: EngineSettings): Buil
       fields: unsupported.map((setting) => `body.config.${setting}`),
       engine,
       engines: Object.fromEntries(unsupported.map((setting) => [setting, SETTING_ENGINES[setting]])),
+    });
+  }
+  const rejecting = apps ? unsupportedCallRejection(engine, apps) : [];
+  if (rejecting.length > 0) {
+    throw new ApiError(422, unsupportedCallRejectionMessage(engine, rejecting), {
+      fields: rejecting.map((field) => `body.${field}`),
+      engine,
+      engines: [...CALL_REJECTING_ENGINES],
     });
   }
   return engine;
