@@ -127,6 +127,13 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
         logger.warn({ err: error, session }, 'deleted session’s events and webhook queues not dropped; a delete through the API drops them'),
       );
     });
+    // One creation of a session is its resource's uid: its webhook queues are
+    // named by it, and keys limited to a session are bound to it, so a session deleted while no
+    // gateway saw it (kubectl) leaves neither its queued events nor its keys to the next one.
+    const incarnations = (session: string): string | undefined => {
+      const resource = cache.lookup(resourceNameFor(session));
+      return resource && sessionNameOf(resource) === session ? resource.metadata?.uid : undefined;
+    };
     const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger }));
     const webhooks = (started.webhooks = await JetStreamWebhookWorker.start({
       nc,
@@ -135,6 +142,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       globalHook: options.globalWebhook,
       secretValue: (ref) => secrets.value(ref),
       sessions: () => cache.list()?.map(sessionNameOf),
+      incarnationOf: incarnations,
       onSessionsChange: (listener) => cache.subscribe(() => listener()),
       observer: metrics,
       timeoutMs: options.webhookTimeoutMs,
@@ -143,12 +151,6 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     }));
     // Keys made through /api/keys, shared by every replica; the configured key stays the admin.
     const keyStore = (started.keys = await KvKeyStore.open(nc, logger));
-    // One creation of a session is its resource's uid: keys limited to a session are bound to it,
-    // so a session deleted while no gateway ran (kubectl) leaves its keys unable to open the next.
-    const incarnations = (session: string): string | undefined => {
-      const resource = cache.lookup(resourceNameFor(session));
-      return resource && sessionNameOf(resource) === session ? resource.metadata?.uid : undefined;
-    };
     const auth = new ApiKeyAuthenticator(
       configuredKeyHash(apiKey),
       keyStore.ring,

@@ -13,6 +13,11 @@ export interface QueueSpec {
   readonly targetId: string;
   /** Where a consumer made now starts: about when this replica first saw the webhook. */
   readonly startTime: Date;
+  /**
+   * The consumer of this queue from before consumers were named per session incarnation: a
+   * consumer made now takes over where it stands (its ack floor), so an upgrade loses nothing.
+   */
+  readonly adoptFrom?: string;
 }
 
 export interface WebhookQueueDeps {
@@ -132,6 +137,12 @@ export class WebhookQueue {
   private async ensureConsumer(): Promise<void> {
     const jsm = await this.deps.nc.jetstreamManager();
     if (await jsm.consumers.info(STREAMS.events, this.spec.name).catch(() => null)) return;
+    const filter = SUBJECTS.sessionEvents(this.spec.session);
+    const adopted = this.spec.adoptFrom === undefined ? null : await jsm.consumers.info(STREAMS.events, this.spec.adoptFrom).catch(() => null);
+    const start =
+      adopted && adopted.config.filter_subject === filter
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: adopted.ack_floor.stream_seq + 1 }
+        : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: this.resumeAt.toISOString() };
     try {
       await jsm.consumers.add(STREAMS.events, {
         durable_name: this.spec.name,
@@ -140,9 +151,8 @@ export class WebhookQueue {
         ack_wait: nanos(this.deps.ackWaitMs),
         max_ack_pending: 1,
         max_deliver: -1,
-        deliver_policy: DeliverPolicy.StartTime,
-        opt_start_time: this.resumeAt.toISOString(),
-        filter_subject: SUBJECTS.sessionEvents(this.spec.session),
+        ...start,
+        filter_subject: filter,
       });
     } catch (error) {
       if (!(await jsm.consumers.info(STREAMS.events, this.spec.name).catch(() => null))) throw error;

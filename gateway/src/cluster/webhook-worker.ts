@@ -21,7 +21,14 @@ export interface WebhookWorkerOptions {
   readonly log: Logger;
   /** Every session's name; undefined while not known yet (the session cache is not synced). */
   readonly sessions: () => readonly string[] | undefined;
+  /**
+   * The current incarnation of a session (its resource's uid). Queues are per incarnation: a
+   * session deleted and made again, even in one change seen here, gets new queues starting at
+   * that moment, and the old ones stop, their events (waiting, or retrying in memory) unsent.
+   */
+  readonly incarnationOf?: (session: string) => string | undefined;
   /** Registers a call for each change of the sessions or their config; returns the unsubscribe. */
+
   readonly onSessionsChange?: (listener: () => void) => () => void;
   /** The session's current `config.webhooks`. */
   readonly webhooksOf: (session: string) => readonly ResourceWebhookConfig[];
@@ -66,7 +73,10 @@ export class JetStreamWebhookWorker {
   readonly counters: DeliveryCounters = { succeeded: 0, retried: 0, dead: 0 };
 
   private readonly queues = new Map<string, WebhookQueue>();
-  private readonly firstSeen = new Map<string, number>();
+  /** Where each queue's consumer starts when made here, by consumer name. */
+  private readonly startTimes = new Map<string, Date>();
+  /** The incarnation each (session, webhook) queue was last wanted for, by its name without one. */
+  private readonly incarnations = new Map<string, string | undefined>();
   private readonly unwantedSince = new Map<string, number>();
   private readonly attempts: AttemptContext;
   private readonly opening = new Slots(16);
@@ -172,15 +182,24 @@ export class JetStreamWebhookWorker {
     if (!sessions) return undefined;
     const now = Date.now();
     const wanted = new Map<string, QueueSpec>();
+    const bases = new Set<string>();
     for (const session of sessions) {
+      const incarnation = this.options.incarnationOf?.(session);
       webhookTargets(this.options.webhooksOf(session), this.options.globalHook).forEach((target) => {
-        const name = queueConsumerName(session, target.id);
-        if (!this.firstSeen.has(name)) this.firstSeen.set(name, now);
-        const startTime = new Date(this.firstSeen.get(name)! - START_MARGIN_MS);
-        wanted.set(name, { name, session, targetId: target.id, startTime });
+        const base = queueConsumerName(session, target.id);
+        const name = queueConsumerName(session, target.id, incarnation);
+        // A session made again under the name, seen here: its queue starts now, not a margin
+        // back, which would hand it the last events of the one before.
+        const replaced = this.incarnations.has(base) && this.incarnations.get(base) !== incarnation;
+        if (!this.startTimes.has(name)) this.startTimes.set(name, new Date(replaced ? now : now - START_MARGIN_MS));
+        this.incarnations.set(base, incarnation);
+        bases.add(base);
+        const adoptFrom = incarnation === undefined || replaced ? undefined : base;
+        wanted.set(name, { name, session, targetId: target.id, startTime: this.startTimes.get(name)!, ...(adoptFrom ? { adoptFrom } : {}) });
       });
     }
-    for (const name of this.firstSeen.keys()) if (!wanted.has(name)) this.firstSeen.delete(name);
+    for (const name of this.startTimes.keys()) if (!wanted.has(name)) this.startTimes.delete(name);
+    for (const base of this.incarnations.keys()) if (!bases.has(base)) this.incarnations.delete(base);
     return wanted;
   }
 

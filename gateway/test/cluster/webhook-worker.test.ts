@@ -68,6 +68,60 @@ describe('6.1 webhooks in cluster mode: one JetStream consumer shared by the rep
   });
 });
 
+describe('6.1 queues belong to one session, not to its name (issue 12 item 8)', () => {
+  it("a session deleted and made again in one change seen here: the old one's events, retrying or waiting, are not sent for the new one", async () => {
+    let up = false;
+    const rx = await receiver(() => (up ? 200 : 503));
+    const hook: WebhookConfig = { url: rx.url, events: ['*'], retries: { policy: 'constant', delaySeconds: 0.1, attempts: 1_000 } };
+    let uid = 'uid-1';
+    const listeners = new Set<() => void>();
+    const { worker } = await replica({
+      webhooks: [hook],
+      sessions: () => ['alpha'],
+      incarnationOf: () => uid,
+      onSessionsChange: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    });
+    const engine = await engineConnection();
+    const old = [makeEvent('alpha', 1), makeEvent('alpha', 2)];
+    for (const event of old) await publishEvent(engine, event);
+    await waitFor(() => rx.received.length >= 2, "the old session's first event to be retrying");
+
+    // Deleted and made again, seen as one change: nothing dropped the old session's events.
+    uid = 'uid-2';
+    for (const listener of listeners) listener();
+    await worker.sync();
+    up = true;
+    const target = webhookTargets([hook], null)[0]!;
+    expect(worker.queueNames).toEqual([queueConsumerName('alpha', target.id, 'uid-2')]);
+    const fresh = makeEvent('alpha', 3);
+    await publishEvent(engine, fresh);
+    await waitFor(() => rx.accepted.length >= 1, "the new session's event");
+    expect(rx.accepted.map((envelope) => envelope.id)).toEqual([fresh.envelope.id]);
+  });
+});
+
+describe('6.1 queues named per incarnation after an upgrade', () => {
+  it('takes over where the queue named by the session alone stands: nothing sent twice, nothing lost', async () => {
+    let up = false;
+    const rx = await receiver((request) => (up || JSON.parse(request.body.toString('utf8')).payload.seq === 1 ? 200 : 503));
+    const hook: WebhookConfig = { url: rx.url, events: ['*'], retries: { policy: 'constant', delaySeconds: 0.1, attempts: 1_000 } };
+    const before = await replica({ webhooks: [hook], sessions: () => ['alpha'] });
+    const engine = await engineConnection();
+    const [first, second] = [makeEvent('alpha', 1), makeEvent('alpha', 2)];
+    for (const event of [first, second]) await publishEvent(engine, event);
+    await waitFor(() => rx.received.length >= 2, 'the first event delivered and the second retrying');
+    await before.worker.stop();
+
+    up = true;
+    await replica({ webhooks: [hook], sessions: () => ['alpha'], incarnationOf: () => 'uid-1' });
+    await waitFor(() => rx.accepted.length >= 2, 'the second event');
+    expect(rx.accepted.map((envelope) => envelope.id)).toEqual([first.envelope.id, second.envelope.id]);
+  });
+});
+
 describe('6.1 at least once across replicas', () => {
   it('has another replica deliver, after the ack wait, an event whose replica died mid-delivery', async () => {
     let releaseHeld!: () => void;
