@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { waitFor, WsClient } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from './support/gateway.js';
 
@@ -82,6 +83,10 @@ describe('local mode: API keys in SQLite', () => {
       expect(refused.status).toBe(403);
       expect(refused.body.message).toContain("earlier session named 'reborn'");
     }
+    expect((await gw.api('GET', '/api/sessions', undefined, general.key)).body).toEqual([]);
+    const socket = await WsClient.connect(gw.url, `x-api-key=${general.key}&session=reborn`);
+    const closed = await waitFor(() => socket.closed, 'the /ws connection to be refused');
+    expect(closed).toEqual({ code: 1008, reason: "this key was limited to an earlier session named 'reborn', which was deleted" });
     expect((await gw.api('GET', '/api/sessions/reborn', undefined, legacy.key)).status).toBe(200);
     // The incarnation is kept, never answered.
     for (const key of (await gw.api('GET', '/api/keys')).body) expect(key).not.toHaveProperty('incarnation');
