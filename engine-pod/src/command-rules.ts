@@ -79,15 +79,13 @@ export function notSupportedError(session: string, engine: EngineName, command: 
     return notSupported(session, engine, operationName(command));
   }
   const refused = refusedArgumentOf(engine, command);
-  if (!refused) return null;
-  return new CommandError('NOT_SUPPORTED', `engine ${engine} does not support ${refused.what} (session '${session}')`, {
-    session,
-    engine,
-    field: refused.field,
-  });
+  return refused ? notSupported(session, engine, refused.what, { field: refused.field }) : null;
 }
 
-/** One wording of NOT_SUPPORTED for the table's refusal and an engine lacking a method. */
-export function notSupported(session: string, engine: EngineName, what: string): CommandError {
-  return new CommandError('NOT_SUPPORTED', `engine ${engine} does not support ${what} (session '${session}')`, { session, engine });
+/**
+ * One wording of NOT_SUPPORTED for the table's refusals (an op, or an argument: `extra` names its
+ * field) and an engine lacking a method.
+ */
+export function notSupported(session: string, engine: EngineName, what: string, extra: { readonly field?: string } = {}): CommandError {
+  return new CommandError('NOT_SUPPORTED', `engine ${engine} does not support ${what} (session '${session}')`, { session, engine, ...extra });
 }

@@ -25,7 +25,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
 import { ApiError } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
-import { requireEngine, requireOperation } from '../sessions/engine-catalog.js';
+import { appsToCheck, requireEngine, requireOperation } from '../sessions/engine-catalog.js';
 import { byCreation, effectiveStatus, toSessionDTO, toSessionInfo } from './messaging-session.js';
 import type { SessionCache } from './session-cache.js';
 import type { SessionCommandChannel } from './session-commands.js';
@@ -299,9 +299,7 @@ export class ClusterSessionBackend implements SessionBackend {
   private async applyUpdate(current: MessagingSession, change: SpecChange): Promise<MessagingSession> {
     const name = sessionNameOf(current);
     const wanted = change.engine ?? current.spec.engine;
-    // The apps are checked when they or the engine change: a stored pair is not refused anew.
-    const apps = change.apps !== undefined ? (change.apps ?? []) : wanted !== current.spec.engine ? current.spec.apps : undefined;
-    const engine = requireEngine(wanted, change.config ?? current.spec.config, apps);
+    const engine = requireEngine(wanted, change.config ?? current.spec.config, appsToCheck(change, wanted, current.spec));
     const operations: JsonPatchOperation[] = [];
     if (engine !== current.spec.engine) operations.push({ op: 'add', path: '/spec/engine', value: engine });
     const unusedSecret = change.config !== undefined && (await this.storeConfig(current, change.config, operations));

@@ -19,7 +19,7 @@ import { ApiError } from '../http/errors.js';
 import type { CommitGate } from './store/commit-gate.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { maskSessionConfig, restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
-import { requireEngine, requireOperation } from '../sessions/engine-catalog.js';
+import { appsToCheck, requireEngine, requireOperation } from '../sessions/engine-catalog.js';
 import type { EngineFactories } from './engine-factories.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { SessionRecord, SessionRegistry } from './session-registry.js';
@@ -221,9 +221,7 @@ export class LocalSessionBackend implements SessionBackend {
     request: { engine?: EngineName; config?: SessionConfig; apps?: AppConfig[] | null },
   ): Promise<SessionDTO> {
     const engine = request.engine ?? record.engine;
-    // The apps are checked when they or the engine change: a stored pair is not refused anew.
-    const apps = request.apps !== undefined ? (request.apps ?? []) : engine !== record.engine ? record.apps : undefined;
-    requireEngine(engine, request.config ?? record.config, apps);
+    requireEngine(engine, request.config ?? record.config, appsToCheck(request, engine, record));
     const updated: SessionRecord = {
       ...record,
       engine,

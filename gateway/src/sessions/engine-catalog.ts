@@ -51,6 +51,20 @@ export function requireEngine(engine: EngineName, config?: EngineSettings, apps?
 }
 
 /**
+ * The apps a change to a session is checked with (`requireEngine`): the apps it sends, or the
+ * kept ones when it moves the session to another engine; none otherwise, so a pair stored before
+ * the rule existed is not refused anew for an unrelated change.
+ */
+export function appsToCheck(
+  change: { readonly apps?: readonly AppConfig[] | null },
+  engine: EngineName,
+  current: { readonly engine: EngineName; readonly apps: readonly AppConfig[] },
+): readonly AppConfig[] | undefined {
+  if (change.apps !== undefined) return change.apps ?? [];
+  return engine !== current.engine ? current.apps : undefined;
+}
+
+/**
  * The 422 NOT_SUPPORTED of a command the session's engine cannot carry out (protocol's engine
  * catalog), thrown before the command travels: the same body the engine host would answer.
  */
