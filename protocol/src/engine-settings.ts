@@ -13,12 +13,20 @@ export const ProxyConfig = z
       .string()
       .max(255)
       .regex(/^(https?:\/\/)?[A-Za-z0-9.-]+:\d{1,5}\/?$/, { message: 'must be "host:port" or "http://host:port"' })
-      .meta({ examples: ['localhost:3128'] }),
+      // Five digits let 65536 to 99999 through, which no URL takes (the engine and the address
+      // check read the server as one): refused here, naming the range.
+      .refine((server) => validPort(server), { message: 'the port must be 1 to 65535' })
+      .meta({ examples: ['localhost:3128'], description: '`host:port` or `http://host:port`, the port 1 to 65535' }),
     username: z.string().min(1).max(256).optional(),
     password: z.string().min(1).max(256).optional().meta({ description: 'Write-only: answers show "***"' }),
   })
   .meta({ id: 'ProxyConfig' });
 export type ProxyConfig = z.infer<typeof ProxyConfig>;
+
+function validPort(server: string): boolean {
+  const port = Number(/:(\d{1,5})\/?$/.exec(server)?.[1]);
+  return port >= 1 && port <= 65535;
+}
 
 /** Events of these kinds of chats are dropped by the engine (null or false: kept). */
 export const IgnoreConfig = z
