@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+let failedFiles = 0;
 const missing = [];
 for (const file of process.argv.slice(2)) {
   if (!existsSync(file)) {
@@ -16,7 +17,11 @@ for (const file of process.argv.slice(2)) {
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   skipped += report.numPendingTests + report.numTodoTests;
+  // A file whose setup threw fails no test (its tests count as skipped), yet the run failed.
+  failedFiles += report.numFailedTestSuites;
 }
 if (missing.length > 0) console.log(`No test report at ${missing.join(', ')}: that suite did not run to the end.`);
-console.log(`Tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ''));
-process.exit(failed > 0 || missing.length > 0 ? 1 : 0);
+console.log(
+  `Tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : '') + (failedFiles ? `, ${failedFiles} test files failed` : ''),
+);
+process.exit(failed > 0 || failedFiles > 0 || missing.length > 0 ? 1 : 0);
