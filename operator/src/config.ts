@@ -41,6 +41,13 @@ export interface EnginePodSettings {
    * here, so a bad entry stops the operator rather than every engine pod. Empty: the built-in rules.
    */
   readonly outbound?: { readonly deny: string; readonly allow: string };
+  /** The engine container's imagePullPolicy. Unset: IfNotPresent. */
+  readonly pullPolicy?: 'Always' | 'Never';
+  /**
+   * More environment for every engine container, after the operator's own (which it may not
+   * name): e.g. SWITCHBOARD_NOWEB_WS_URL. Unset: none.
+   */
+  readonly extraEnv?: readonly { readonly name: string; readonly value: string }[];
   /** Optional: with none given, engine pods may run on any node. */
   readonly placement?: { readonly socket: EnginePlacement; readonly browser: EnginePlacement };
 }
@@ -97,6 +104,42 @@ export type Toleration = z.infer<typeof Toleration>;
 
 const secretName = z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'a Secret name');
 
+/**
+ * Variables the operator sets on engine containers itself (engine-pod-spec.ts): extra env may not
+ * name them, or it would override what the resource and the release say.
+ */
+export const ENGINE_OWN_ENV = [
+  'SWITCHBOARD_SESSION',
+  'SWITCHBOARD_ENGINE',
+  'SWITCHBOARD_NATS_URL',
+  'SWITCHBOARD_NATS_CREDS',
+  'SWITCHBOARD_POD_NAME',
+  'SWITCHBOARD_METADATA',
+  'SWITCHBOARD_APPS',
+  'SWITCHBOARD_HEALTH_PORT',
+  'SWITCHBOARD_BASE_URL',
+  'SWITCHBOARD_ENGINE_SETTINGS',
+  'SWITCHBOARD_PROXY_PASSWORD',
+  'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS',
+  'SWITCHBOARD_OUTBOUND_DENY',
+  'SWITCHBOARD_OUTBOUND_ALLOW',
+] as const;
+
+const EngineExtraEnv = z
+  .array(
+    z.strictObject({
+      name: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name: letters, digits and _, not starting with a digit')
+        .refine((name) => !(ENGINE_OWN_ENV as readonly string[]).includes(name), {
+          message: `set by the operator itself; not one of ${ENGINE_OWN_ENV.join(', ')}`,
+        }),
+      value: z.string().max(32_768),
+    }),
+  )
+  .max(64)
+  .refine((list) => new Set(list.map((e) => e.name)).size === list.length, 'each name at most once');
+
 const quantity = z.string().regex(/^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/, 'a Kubernetes quantity, e.g. 250m or 512Mi');
 
 const Env = z.object({
@@ -122,6 +165,8 @@ const Env = z.object({
     .regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'a Lease name')
     .default('switchboard-operator'),
   SWITCHBOARD_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+  SWITCHBOARD_ENGINE_PULL_POLICY: z.enum(['Always', 'IfNotPresent', 'Never']).default('IfNotPresent'),
+  SWITCHBOARD_ENGINE_EXTRA_ENV: json(EngineExtraEnv).default([]),
   SWITCHBOARD_SOCKET_CPU_REQUEST: quantity.default('50m'),
   SWITCHBOARD_SOCKET_MEMORY_REQUEST: quantity.default('96Mi'),
   SWITCHBOARD_SOCKET_MEMORY_LIMIT: quantity.default('256Mi'),
@@ -186,6 +231,8 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
       ...(e.SWITCHBOARD_BASE_URL ? { baseUrl: e.SWITCHBOARD_BASE_URL.replace(/\/+$/, '') } : {}),
       ...(e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS ? { nowebConnectAttempts: e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS } : {}),
       ...(outbound.deny || outbound.allow ? { outbound } : {}),
+      ...(e.SWITCHBOARD_ENGINE_PULL_POLICY !== 'IfNotPresent' ? { pullPolicy: e.SWITCHBOARD_ENGINE_PULL_POLICY } : {}),
+      ...(e.SWITCHBOARD_ENGINE_EXTRA_ENV.length > 0 ? { extraEnv: e.SWITCHBOARD_ENGINE_EXTRA_ENV } : {}),
       resources: {
         socket: {
           requests: { cpu: e.SWITCHBOARD_SOCKET_CPU_REQUEST, memory: e.SWITCHBOARD_SOCKET_MEMORY_REQUEST },

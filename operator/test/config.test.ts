@@ -89,6 +89,35 @@ describe('operator configuration', () => {
     expect(() => readConfig({ ...required, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '0' }, kubeConfig)).toThrow(/SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS/);
   });
 
+  it('reads the engine pull policy and extra env (a JSON list of name and value), unset by default', () => {
+    const pods = readConfig(
+      {
+        ...required,
+        SWITCHBOARD_ENGINE_PULL_POLICY: 'Never',
+        SWITCHBOARD_ENGINE_EXTRA_ENV: '[{"name":"SWITCHBOARD_NOWEB_WS_URL","value":"ws://10.0.0.1:4000/ws/chat"}]',
+      },
+      kubeConfig,
+    ).pods;
+    expect(pods.pullPolicy).toBe('Never');
+    expect(pods.extraEnv).toEqual([{ name: 'SWITCHBOARD_NOWEB_WS_URL', value: 'ws://10.0.0.1:4000/ws/chat' }]);
+    const defaults = readConfig({ ...required, SWITCHBOARD_ENGINE_PULL_POLICY: 'IfNotPresent', SWITCHBOARD_ENGINE_EXTRA_ENV: '[]' }, kubeConfig).pods;
+    expect(defaults).not.toHaveProperty('pullPolicy');
+    expect(defaults).not.toHaveProperty('extraEnv');
+    expect(() => readConfig({ ...required, SWITCHBOARD_ENGINE_PULL_POLICY: 'Sometimes' }, kubeConfig)).toThrow(/SWITCHBOARD_ENGINE_PULL_POLICY/);
+  });
+
+  it('refuses extra env that is not a list of name and value, names a bad or repeated variable, or one the operator sets', () => {
+    const extra = (value: string) => () => readConfig({ ...required, SWITCHBOARD_ENGINE_EXTRA_ENV: value }, kubeConfig);
+    expect(extra('A=1')).toThrow(/SWITCHBOARD_ENGINE_EXTRA_ENV: must be JSON/);
+    expect(extra('[{"name":"A","value":1}]')).toThrow(/SWITCHBOARD_ENGINE_EXTRA_ENV\.0\.value/);
+    expect(extra('[{"name":"A","value":"1","valueFrom":{}}]')).toThrow(/SWITCHBOARD_ENGINE_EXTRA_ENV\.0/);
+    expect(extra('[{"name":"1A","value":"1"}]')).toThrow(/SWITCHBOARD_ENGINE_EXTRA_ENV\.0\.name: an environment variable name/);
+    expect(extra('[{"name":"A","value":"1"},{"name":"A","value":"2"}]')).toThrow(/each name at most once/);
+    expect(extra('[{"name":"SWITCHBOARD_NATS_URL","value":"nats://elsewhere:4222"}]')).toThrow(
+      /SWITCHBOARD_ENGINE_EXTRA_ENV\.0\.name: set by the operator itself/,
+    );
+  });
+
   it('an error names each variable that is missing or wrong', () => {
     const read = () =>
       readConfig({ SWITCHBOARD_ENGINE_IMAGE: 'x', SWITCHBOARD_SOCKET_CPU_REQUEST: 'lots', SWITCHBOARD_HTTP_PORT: '70000' }, kubeConfig);

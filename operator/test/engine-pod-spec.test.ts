@@ -1,5 +1,6 @@
 import { ANNOTATIONS, LABELS } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
+import { ENGINE_OWN_ENV } from '../src/config.js';
 import { buildEnginePod, POD_TEMPLATE_HASH, replacementReason } from '../src/reconcile/engine-pod-spec.js';
 import { sessionResource, settings } from './fixtures.js';
 
@@ -179,6 +180,34 @@ describe('engine pod replacement', () => {
     expect(envOf(buildEnginePod(sessionResource(), { ...settings, nowebConnectAttempts: 4 }))).not.toHaveProperty(
       'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS',
     );
+  });
+
+  it('adds the release extra env last and uses its pull policy, only when set, so older pods keep their hash', () => {
+    const extraEnv = [
+      { name: 'SWITCHBOARD_NOWEB_WS_URL', value: 'ws://10.0.0.1:4000/ws/chat' },
+      { name: 'SWITCHBOARD_SANDBOX_QR_RENEW_MS', value: '2000' },
+    ];
+    const pod = buildEnginePod(sessionResource(), { ...settings, extraEnv, pullPolicy: 'Never' });
+    const container = pod.spec!.containers[0]!;
+    expect(container.env!.slice(-2)).toEqual(extraEnv);
+    expect(container.imagePullPolicy).toBe('Never');
+    expect(replacementReason(running, pod)).not.toBeNull();
+    const plain = buildEnginePod(sessionResource(), settings);
+    expect(plain.spec!.containers[0]!.imagePullPolicy).toBe('IfNotPresent');
+    expect(replacementReason(running, plain)).toBeNull();
+  });
+
+  it('ENGINE_OWN_ENV names every variable the operator sets, so extra env can override none of them', () => {
+    const proxy = { server: 'proxy:3128', username: 'u', passwordFrom: { secretKeyRef: { name: 'p', key: 'k' } } };
+    const everything = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy } } }), {
+      ...settings,
+      natsCredentials: { kind: 'per-session' },
+      baseUrl: 'https://api.example.com',
+      nowebConnectAttempts: 3,
+      outbound: { deny: '127.0.0.0/8', allow: '' },
+    });
+    const names = everything.spec!.containers[0]!.env!.map((e) => e.name);
+    expect([...names].sort()).toEqual([...ENGINE_OWN_ENV].sort());
   });
 
   it('apps alone do not replace the pod either (they are sent to the running engine)', () => {

@@ -99,7 +99,7 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
   const container: V1Container = {
     name: CONTAINER,
     image: browser ? settings.browserEngineImage : settings.engineImage,
-    imagePullPolicy: 'IfNotPresent',
+    imagePullPolicy: settings.pullPolicy ?? 'IfNotPresent',
     env: [
       { name: 'SWITCHBOARD_SESSION', value: sessionNameOf(resource) },
       { name: 'SWITCHBOARD_ENGINE', value: spec.engine },
@@ -121,6 +121,8 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
             { name: 'SWITCHBOARD_OUTBOUND_ALLOW', value: settings.outbound.allow },
           ]
         : []),
+      // The release's extra env (engines.extraEnv), last; only when set, like the ones above.
+      ...(settings.extraEnv ?? []).map(({ name, value }) => ({ name, value })),
     ],
     ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }],
     readinessProbe: { httpGet: { path: '/readyz', port: HEALTH_PORT }, periodSeconds: 2, failureThreshold: 3 },

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { readConfig as readGatewayConfig } from '@switchboard/gateway';
-import { readConfig as readOperatorConfig } from '@switchboard/operator';
+import { buildEnginePod, readConfig as readOperatorConfig } from '@switchboard/operator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { chartDir, find, Helm, type Manifest, parseManifests, repoRoot, VALUE_SETS } from './support.js';
@@ -366,6 +366,35 @@ describe('chart: lint, schema and templates', () => {
     expect(operator.pods.nowebConnectAttempts).toBe(4);
     expect(envOf(container(await render(), `${FULL}-operator`))).not.toHaveProperty('SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS');
     await expect(render({ engines: { nowebConnectAttempts: 0 } })).rejects.toThrow(/nowebConnectAttempts/);
+  });
+
+  it('image.pullPolicy and engines.extraEnv reach engine pods through the operator; extraEnv may not name what the operator sets', async () => {
+    const extraEnv = [{ name: 'SWITCHBOARD_NOWEB_WS_URL', value: 'ws://10.222.0.1:4000/ws/chat' }];
+    const set = await render({ image: { pullPolicy: 'Never' }, engines: { extraEnv } });
+    expect(container(set, `${FULL}-gateway`).imagePullPolicy).toBe('Never');
+    expect(container(set, `${FULL}-operator`).imagePullPolicy).toBe('Never');
+    const operator = readOperatorConfig(resolvedEnv(envOf(container(set, `${FULL}-operator`))), new KubeConfig());
+    expect(operator.pods).toMatchObject({ pullPolicy: 'Never', extraEnv });
+    const engine = buildEnginePod(
+      {
+        apiVersion: 'switchboard.dev/v1alpha1',
+        kind: 'MessagingSession',
+        metadata: { name: 'n1', namespace: NS, uid: 'u1' },
+        spec: { engine: 'NOWEB', desiredState: 'Running', config: {}, apps: [] },
+      },
+      operator.pods,
+    ).spec!.containers[0]!;
+    expect(engine.imagePullPolicy).toBe('Never');
+    expect(engine.env).toEqual(expect.arrayContaining(extraEnv));
+
+    const defaults = readOperatorConfig(resolvedEnv(envOf(container(await render(), `${FULL}-operator`))), new KubeConfig());
+    expect(defaults.pods).not.toHaveProperty('pullPolicy');
+    expect(defaults.pods).not.toHaveProperty('extraEnv');
+    await expect(render({ engines: { extraEnv: [{ name: 'SWITCHBOARD_NATS_URL', value: 'nats://x:4222' }] } })).rejects.toThrow(/extraEnv/);
+    await expect(render({ engines: { extraEnv: [{ name: 'A', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] } })).rejects.toThrow(
+      /extraEnv/,
+    );
+    await expect(render({ image: { pullPolicy: 'Sometimes' } })).rejects.toThrow(/pullPolicy/);
   });
 
   it('outbound address policy: loopback denied by default for the gateway and (through the operator) engine pods, the values passed as given', async () => {
