@@ -1,0 +1,400 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types/events"
+)
+
+// Config is what the child reads from its environment (PROTOCOL.md, Framing).
+type Config struct {
+	Session      string
+	WebsocketURL string
+	CertRootKey  *[32]byte
+	MediaHost    string
+}
+
+func readConfig(getenv func(string) string) (Config, error) {
+	cfg := Config{Session: getenv("SWITCHBOARD_SESSION"), WebsocketURL: getenv("SWITCHBOARD_GOWS_WS_URL"), MediaHost: getenv("SWITCHBOARD_GOWS_MEDIA_HOST")}
+	if raw := getenv("SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY"); raw != "" {
+		key, err := hex.DecodeString(raw)
+		if err != nil || len(key) != 32 {
+			return cfg, fmt.Errorf("SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY must be 32 bytes in hex, got %q", raw)
+		}
+		root := [32]byte(key)
+		cfg.CertRootKey = &root
+	}
+	return cfg, nil
+}
+
+// Engine is one session's whatsmeow client, driven by the host's requests.
+type Engine struct {
+	log    *Logger
+	cfg    Config
+	cfgErr error
+	peer   *Peer
+
+	mu       sync.Mutex
+	kv       *KV
+	store    *Store
+	client   *whatsmeow.Client
+	qr       string
+	status   string
+	stopped  bool
+	settings json.RawMessage
+	cancelQR context.CancelFunc
+}
+
+func NewEngine(log *Logger, getenv func(string) string) *Engine {
+	cfg, err := readConfig(getenv)
+	if cfg.CertRootKey != nil {
+		log.Warn("SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY is set: the server's certificate chain is checked against a test root key, not WhatsApp's")
+		whatsmeow.WACertPubKey = *cfg.CertRootKey
+	}
+	if cfg.WebsocketURL != "" {
+		log.Info("connecting to a configured WhatsApp server", "url", cfg.WebsocketURL)
+	}
+	return &Engine{log: log, cfg: cfg, cfgErr: err}
+}
+
+func (e *Engine) Attach(peer *Peer) {
+	e.peer = peer
+	e.kv = NewKV(rpcAuth{peer: peer})
+	e.store = NewStore(e.kv, e.log.Sub("Store"))
+}
+
+// optionalMethods are the Engine's optional methods this child implements (`capabilities`).
+var optionalMethods = []string{"rejectCall"}
+
+// Handle answers one host request (method names = the Engine interface's).
+func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "start":
+		return nil, e.start(ctx, params)
+	case "stop":
+		e.stop()
+		return nil, nil
+	case "logout":
+		return nil, e.logout(ctx)
+	case "qr":
+		return e.currentQR()
+	case "requestCode":
+		return e.requestCode(ctx, params)
+	case "sendText":
+		return e.sendText(ctx, params)
+	case "rejectCall":
+		return nil, e.rejectCall(ctx, params)
+	case "capabilities":
+		return map[string]any{"methods": optionalMethods}, nil
+	}
+	return nil, errUnknownMethod
+}
+
+func (e *Engine) setStatus(status, reason string) {
+	e.mu.Lock()
+	e.status = status
+	e.mu.Unlock()
+	params := map[string]any{"status": status}
+	if reason != "" {
+		params["reason"] = reason
+	}
+	e.peer.Notify("status", params)
+}
+
+func (e *Engine) emit(event string, payload any) {
+	e.peer.Notify("event", map[string]any{"event": event, "payload": payload})
+}
+
+// httpClient connects whatsmeow to the configured server: its websocket URL is a constant, so
+// the dialers ignore the address it asks for and dial the configured host and port (plain TCP
+// for ws://, TLS for wss://).
+func (e *Engine) httpClient() (*http.Client, error) {
+	u, err := url.Parse(e.cfg.WebsocketURL)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return nil, fmt.Errorf("SWITCHBOARD_GOWS_WS_URL must be a ws:// or wss:// URL, got %q", e.cfg.WebsocketURL)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "ws" {
+			host = net.JoinHostPort(u.Hostname(), "80")
+		} else {
+			host = net.JoinHostPort(u.Hostname(), "443")
+		}
+	}
+	dialer := &net.Dialer{Timeout: 20 * time.Second}
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) { return dialer.DialContext(ctx, "tcp", host) }
+	transport := &http.Transport{DialContext: dial, ForceAttemptHTTP2: false}
+	if u.Scheme == "ws" {
+		transport.DialTLSContext = dial
+	} else {
+		transport.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			d := &tls.Dialer{NetDialer: dialer, Config: &tls.Config{ServerName: u.Hostname()}}
+			return d.DialContext(ctx, "tcp", host)
+		}
+	}
+	return &http.Client{Transport: transport}, nil
+}
+
+func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
+	if e.cfgErr != nil {
+		return &CommandError{Code: "ENGINE_ERROR", Message: e.cfgErr.Error()}
+	}
+	var p struct {
+		Session  string          `json:"session"`
+		Settings json.RawMessage `json:"settings"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return commandError("BAD_REQUEST", "start: %v", err)
+		}
+	}
+	e.mu.Lock()
+	if e.client != nil {
+		e.mu.Unlock()
+		return nil
+	}
+	e.stopped = false
+	e.settings = p.Settings
+	e.mu.Unlock()
+	if err := e.kv.Load(ctx); err != nil {
+		return fmt.Errorf("could not read the auth state: %w", err)
+	}
+	device, err := e.store.Device()
+	if err != nil {
+		return fmt.Errorf("could not read the stored device: %w", err)
+	}
+	client := whatsmeow.NewClient(device, e.log.Sub("Client"))
+	client.EnableAutoReconnect = true
+	if e.cfg.WebsocketURL != "" {
+		httpClient, err := e.httpClient()
+		if err != nil {
+			return &CommandError{Code: "ENGINE_ERROR", Message: err.Error()}
+		}
+		client.SetWebsocketHTTPClient(httpClient)
+		client.SetPreLoginHTTPClient(httpClient)
+	}
+	client.AddEventHandler(e.handleEvent)
+	e.mu.Lock()
+	e.client = client
+	e.mu.Unlock()
+	go e.connect(client)
+	return nil
+}
+
+// connect connects, with a QR channel first when the device is not paired yet.
+func (e *Engine) connect(client *whatsmeow.Client) {
+	if client.Store.ID == nil {
+		qrCtx, cancel := context.WithCancel(context.Background())
+		e.mu.Lock()
+		if e.cancelQR != nil {
+			e.cancelQR()
+		}
+		e.cancelQR = cancel
+		e.mu.Unlock()
+		ch, err := client.GetQRChannel(qrCtx)
+		if err != nil {
+			e.log.Error("no QR channel", "err", err.Error())
+		} else {
+			go e.watchQR(client, ch)
+		}
+	}
+	if err := client.Connect(); err != nil {
+		e.log.Warn("could not connect", "err", err.Error())
+		e.setStatus("FAILED", "could not connect: "+err.Error())
+	}
+}
+
+func (e *Engine) watchQR(client *whatsmeow.Client, ch <-chan whatsmeow.QRChannelItem) {
+	for item := range ch {
+		switch item.Event {
+		case whatsmeow.QRChannelEventCode:
+			e.mu.Lock()
+			e.qr = item.Code
+			e.mu.Unlock()
+			e.setStatus("SCAN_QR_CODE", "")
+		case "success":
+			e.mu.Lock()
+			e.qr = ""
+			e.mu.Unlock()
+		case "timeout":
+			// The codes ran out: the server closed; reconnect for new ones unless stopped.
+			e.mu.Lock()
+			e.qr = ""
+			again := !e.stopped && e.client == client
+			e.mu.Unlock()
+			if again {
+				go e.connect(client)
+			}
+		case whatsmeow.QRChannelEventError:
+			e.log.Warn("pairing failed", "err", fmt.Sprint(item.Error))
+		}
+	}
+}
+
+func (e *Engine) stop() {
+	e.mu.Lock()
+	client := e.client
+	e.client = nil
+	e.stopped = true
+	e.qr = ""
+	if e.cancelQR != nil {
+		e.cancelQR()
+		e.cancelQR = nil
+	}
+	e.mu.Unlock()
+	if client != nil {
+		client.RemoveEventHandlers()
+		client.Disconnect()
+	}
+}
+
+// Shutdown is stdin's end: disconnect, nothing more.
+func (e *Engine) Shutdown() { e.stop() }
+
+func (e *Engine) logout(ctx context.Context) error {
+	e.mu.Lock()
+	client := e.client
+	e.mu.Unlock()
+	if client != nil && client.IsLoggedIn() {
+		if err := client.Logout(ctx); err != nil {
+			e.log.Warn("logout on the server failed; forgetting the device anyway", "err", err.Error())
+		}
+	}
+	e.stop()
+	if err := e.kv.Clear(ctx); err != nil {
+		return err
+	}
+	e.peer.Notify("me", map[string]any{"me": nil})
+	return nil
+}
+
+func (e *Engine) currentQR() (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.qr == "" {
+		return "", commandError("NOT_READY", "no QR code: the session is not waiting for a scan")
+	}
+	return e.qr, nil
+}
+
+func (e *Engine) requireClient() (*whatsmeow.Client, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.client == nil {
+		return nil, commandError("NOT_READY", "the engine is not started")
+	}
+	return e.client, nil
+}
+
+func (e *Engine) requestCode(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		PhoneNumber string  `json:"phoneNumber"`
+		Method      *string `json:"method"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || p.PhoneNumber == "" {
+		return nil, commandError("BAD_REQUEST", "requestCode needs phoneNumber")
+	}
+	if p.Method != nil && *p.Method != "" {
+		return nil, &CommandError{Code: "NOT_SUPPORTED", Message: fmt.Sprintf("GOWS links a device by a code typed on the phone; registering a number by %s is not supported by GOWS", *p.Method), Details: map[string]any{"method": *p.Method}}
+	}
+	client, err := e.requireClient()
+	if err != nil {
+		return nil, err
+	}
+	code, err := client.PairPhone(ctx, strings.TrimPrefix(p.PhoneNumber, "+"), true, whatsmeow.PairClientChrome, "Chrome (Linux)")
+	if err != nil {
+		return nil, commandError("ENGINE_ERROR", "GOWS could not ask for a pairing code: %v", err)
+	}
+	return map[string]string{"code": code}, nil
+}
+
+func (e *Engine) rejectCall(ctx context.Context, params json.RawMessage) error {
+	var p struct {
+		ID   string `json:"id"`
+		From string `json:"from"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || p.ID == "" || p.From == "" {
+		return commandError("BAD_REQUEST", "rejectCall needs id and from")
+	}
+	client, err := e.requireClient()
+	if err != nil {
+		return err
+	}
+	from, err := libraryJID(p.From)
+	if err != nil {
+		return commandError("BAD_REQUEST", "from: %v", err)
+	}
+	return client.RejectCall(ctx, from, p.ID)
+}
+
+// --- events ---
+
+func (e *Engine) handleEvent(raw any) {
+	switch evt := raw.(type) {
+	case *events.Connected:
+		e.mu.Lock()
+		e.qr = ""
+		e.mu.Unlock()
+		e.announceMe()
+		e.setStatus("WORKING", "")
+	case *events.PushNameSetting:
+		e.announceMe()
+	case *events.PairSuccess:
+		e.log.Info("paired", "jid", evt.ID.String(), "lid", evt.LID.String())
+	case *events.PairError:
+		e.log.Warn("pairing failed", "err", fmt.Sprint(evt.Error))
+	case *events.LoggedOut:
+		e.log.Warn("logged out by the server", "reason", evt.Reason.String())
+		e.peer.Notify("me", map[string]any{"me": nil})
+		e.setStatus("FAILED", "the server ended the connection for good (logged out: "+evt.Reason.String()+")")
+	case *events.StreamReplaced:
+		e.setStatus("FAILED", "the server ended the connection for good (another client connected with this device)")
+	case *events.TemporaryBan:
+		e.setStatus("FAILED", "the account is banned for now: "+evt.String())
+	case *events.ClientOutdated:
+		e.setStatus("FAILED", "the server says this client version is outdated")
+	case *events.Disconnected:
+		e.mu.Lock()
+		working := e.status == "WORKING" && !e.stopped
+		e.mu.Unlock()
+		if working {
+			e.setStatus("STARTING", "")
+		}
+	case *events.Message:
+		e.message(evt)
+	case *events.Receipt:
+		e.receipt(evt)
+	}
+}
+
+func (e *Engine) client0() *whatsmeow.Client {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.client
+}
+
+// me is the account as the interface names it, nil before pairing.
+func (e *Engine) me() map[string]any {
+	client := e.client0()
+	if client == nil || client.Store.ID == nil {
+		return nil
+	}
+	return map[string]any{"id": client.Store.ID.User + "@c.us", "pushName": client.Store.PushName}
+}
+
+func (e *Engine) announceMe() {
+	if me := e.me(); me != nil {
+		e.peer.Notify("me", map[string]any{"me": me})
+	}
+}
