@@ -14,23 +14,26 @@ export interface ReceivedHook {
 }
 
 /**
- * A real webhook receiver on a loopback port. It checks the HMAC the way a user's receiver
+ * A real webhook receiver on a loopback port (or the address given). It checks the HMAC the way a user's receiver
  * would: recompute over the raw body and compare.
  */
 export class WebhookReceiver {
   readonly received: ReceivedHook[] = [];
   private server: Server | null = null;
   private port = 0;
+  private host = '127.0.0.1';
   /** Decides each answer's status; 200 by default. */
   respond: (hook: ReceivedHook) => number = () => 200;
 
   constructor(private readonly hmacKey: string | null = null) {}
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}/hook`;
+    return `http://${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.port}/hook`;
   }
 
-  async start(port = 0): Promise<this> {
+  /** Listens on `host` (default 127.0.0.1; a real node's pods reach the host at its bridge address). */
+  async start(port = 0, host = '127.0.0.1'): Promise<this> {
+    this.host = host;
     this.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -50,7 +53,7 @@ export class WebhookReceiver {
         response.writeHead(status).end();
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }

@@ -22,6 +22,8 @@ import { WebSocketServer } from './websocket-server.js';
 
 export interface FakeWaOptions {
   readonly port?: number;
+  /** The address to listen on; default 127.0.0.1. A real node's pods reach the host at its bridge address. */
+  readonly host?: string;
   /** Every unknown node and protocol event; default: stderr when `FAKE_WA_DEBUG` is set. */
   readonly log?: (line: string) => void;
 }
@@ -67,8 +69,9 @@ export class FakeWaServer implements ConnectionHandler {
 
   static async start(options: FakeWaOptions = {}): Promise<FakeWaServer> {
     const server = new FakeWaServer(options);
-    const port = await server.ws.listen(options.port ?? 0);
-    server.url = `ws://127.0.0.1:${port}/ws/chat`;
+    const host = options.host ?? '127.0.0.1';
+    const port = await server.ws.listen(options.port ?? 0, host);
+    server.url = `ws://${host.includes(':') ? `[${host}]` : host}:${port}/ws/chat`;
     return server;
   }
 

@@ -48,6 +48,24 @@ describe('NOWEB pairing (spec part 3, 4.1)', () => {
     expect(working.me?.id).toBe(phone.contactId);
   });
 
+  it('pairs through a fake server listening on the address it is given (a real node reaches the host at its bridge address)', async () => {
+    // Another loopback address stands in for the bridge one: tests dial nothing else.
+    const other = await FakeWaServer.start({ host: '127.0.0.2' });
+    try {
+      expect(other.url).toMatch(/^ws:\/\/127\.0\.0\.2:\d+\/ws\/chat$/);
+      const s = new NowebSession(other);
+      try {
+        await s.pair();
+        expect(s.host.status).toBe('WORKING');
+      } finally {
+        await s.host.stop();
+        await s.close();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it('starts again without a QR code from the same auth store, and gets what arrived meanwhile', async () => {
     const first = session();
     const phone = await first.pair({ pushName: 'Grace' });
