@@ -30,3 +30,5 @@ export { HistoryRecorder } from './history/history-recorder.js';
 export { NatsMessageStore, purgeSessionMessages } from './cluster/nats-message-store.js';
 export { blockedAddressOf, guardedAgent } from './outbound/guarded-agent.js';
 export { proxyServerUrl } from './engines/noweb/socket-settings.js';
+export { GowsEngine, gowsEngineFactory } from './engines/gows/gows-engine.js';
+export { DEFAULT_GOWS_BIN, type GowsOptions, gowsOptionsFromEnv } from './engines/gows/options.js';

@@ -1,0 +1,77 @@
+import {
+  MessageReactionPayload,
+  MessageRecord,
+  MyProfile,
+  PasskeyChallenge,
+  PasskeyConfirmationResponse,
+  PollVotePayload,
+  SendSeenResult,
+  WANumberExistResult,
+} from '@switchboard/protocol';
+import { z } from 'zod';
+import type { Engine } from '../../engine.js';
+
+/** The Engine methods a messaging engine may have or not (SANDBOX's `simulate` is no such one). */
+export type ForwardedMethod = Exclude<
+  {
+    [K in keyof Engine]-?: undefined extends Engine[K] ? K : never;
+  }[keyof Engine],
+  'simulate'
+>;
+
+/** A method whose answer is nothing: the engine's `null` (or whatever it sent) is dropped. */
+const NOTHING = z.unknown().transform(() => undefined);
+
+/**
+ * How the proxy forwards each optional Engine method over the engine RPC: the name of its one
+ * argument when that is not an object (`checkNumber(phone)` sends `{ "phone": ... }`; an object
+ * argument is sent as it is, none as `{}`), and the schema its result is checked against before
+ * it reaches the host (engines/gows/PROTOCOL.md).
+ */
+export const FORWARDED_METHODS: Readonly<Record<ForwardedMethod, { readonly param?: string; readonly result: z.ZodType }>> = {
+  passkeyChallenge: { result: PasskeyChallenge },
+  submitPasskey: { result: NOTHING },
+  passkeyConfirmation: { result: PasskeyConfirmationResponse },
+  confirmPasskey: { result: NOTHING },
+  newMessageId: { result: z.string() },
+  checkNumber: { param: 'phone', result: WANumberExistResult },
+  profile: { result: MyProfile },
+  setProfileName: { param: 'name', result: NOTHING },
+  setProfileStatus: { param: 'status', result: NOTHING },
+  // The picture is a file: sent as { mimetype, filename, data } like every file.
+  setProfilePicture: { result: NOTHING },
+  deleteProfilePicture: { result: NOTHING },
+  sendMedia: { result: MessageRecord },
+  sendLinkCustomPreview: { result: MessageRecord },
+  sendButtons: { result: MessageRecord },
+  sendList: { result: MessageRecord },
+  sendPoll: { result: MessageRecord },
+  sendPollVote: { result: PollVotePayload },
+  sendLocation: { result: MessageRecord },
+  sendContactVcard: { result: MessageRecord },
+  sendButtonReply: { result: MessageRecord },
+  forwardMessage: { result: MessageRecord },
+  react: { result: MessageReactionPayload },
+  star: { result: NOTHING },
+  sendSeen: { result: SendSeenResult },
+  setTyping: { result: NOTHING },
+  rejectCall: { result: NOTHING },
+};
+
+export const FORWARDED_METHOD_NAMES = Object.keys(FORWARDED_METHODS) as ForwardedMethod[];
+
+/** The RPC params of a call: files' bytes as base64 (Buffers anywhere in the arguments). */
+export function wireParams(method: ForwardedMethod, args: readonly unknown[]): Record<string, unknown> {
+  const param = FORWARDED_METHODS[method].param;
+  if (args.length === 0) return {};
+  const wire = toWire(args[0]);
+  if (param) return { [param]: wire };
+  return wire !== null && typeof wire === 'object' && !Array.isArray(wire) ? (wire as Record<string, unknown>) : {};
+}
+
+function toWire(value: unknown): unknown {
+  if (Buffer.isBuffer(value)) return value.toString('base64');
+  if (Array.isArray(value)) return value.map(toWire);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, toWire(item)]));
+  return value;
+}

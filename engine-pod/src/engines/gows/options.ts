@@ -1,0 +1,54 @@
+import { fileURLToPath } from 'node:url';
+
+export interface GowsOptions {
+  /** The engine's command line: the `switchboard-gows` binary and `stdio` (tests run a stub instead). */
+  readonly command: readonly [string, ...string[]];
+  /** The WhatsApp websocket; unset: the engine's own default. Tests point it at a fake server. */
+  readonly wsUrl?: string;
+  /** Hex of the 32-byte root key the server's certificate chain is checked against (tests only). */
+  readonly certRootPubkey?: string;
+  /** WhatsApp's media host; unset: the engine's own. Tests point it at a fake. */
+  readonly mediaHost?: string;
+  /** How long stop and logout wait for the process to exit after stdin closes, before SIGKILL. */
+  readonly exitTimeoutMs: number;
+}
+
+/** Where `make build` puts the binary (engines/gows/bin/), from this file in src/ or dist/ alike. */
+export const DEFAULT_GOWS_BIN = fileURLToPath(new URL('../../../../engines/gows/bin/switchboard-gows', import.meta.url));
+
+export const BIN_VARIABLE = 'SWITCHBOARD_GOWS_BIN';
+
+/**
+ * The GOWS options whoever builds engines reads from the environment: `SWITCHBOARD_GOWS_BIN`
+ * (default: where `make build` puts it), `SWITCHBOARD_GOWS_WS_URL` (a `ws:` or `wss:` URL),
+ * `SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY` (64 hex digits) and `SWITCHBOARD_GOWS_MEDIA_HOST`. A wrong
+ * value throws, naming the variable, before anything starts.
+ */
+export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
+  const wsUrl = env.SWITCHBOARD_GOWS_WS_URL;
+  const certRootPubkey = env.SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY;
+  const mediaHost = env.SWITCHBOARD_GOWS_MEDIA_HOST;
+  if (wsUrl) checkWsUrl(wsUrl);
+  if (certRootPubkey && !/^[0-9a-fA-F]{64}$/.test(certRootPubkey)) {
+    throw new Error(`SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: must be 64 hex digits (a 32-byte key), got ${certRootPubkey.length} characters`);
+  }
+  return {
+    command: [env[BIN_VARIABLE] || DEFAULT_GOWS_BIN, 'stdio'],
+    exitTimeoutMs: 10_000,
+    ...(wsUrl ? { wsUrl } : {}),
+    ...(certRootPubkey ? { certRootPubkey } : {}),
+    ...(mediaHost ? { mediaHost } : {}),
+  };
+}
+
+function checkWsUrl(raw: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`SWITCHBOARD_GOWS_WS_URL: not a URL: ${raw}`);
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+    throw new Error(`SWITCHBOARD_GOWS_WS_URL: must be a ws: or wss: URL, got ${url.protocol}`);
+  }
+}
