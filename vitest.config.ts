@@ -38,7 +38,7 @@ export default defineConfig({
         test: {
           name: 'contract-local',
           globalSetup: [SCRATCH_TMPDIR],
-          include: ['test/contract/**/*.test.ts'],
+          include: ['test/contract/**/*.test.ts', 'test/compat/**/*.test.ts'],
           env: { SWITCHBOARD_CONTRACT_MODE: 'local' },
           testTimeout: 20_000,
           hookTimeout: 30_000,

@@ -1,0 +1,197 @@
+/**
+ * Where this gateway answers an operation of the peer's document otherwise than the document
+ * says, on purpose or for now, each with its reason. The compatibility test (peer-compat.test.ts)
+ * fails on any difference not listed here and on a listed one that no longer occurs: serve an
+ * operation, and its line goes.
+ */
+export type PeerDifference =
+  /** No route: answered 404 (or 405 where the path has other methods). */
+  | { readonly differs: 'not-served'; readonly reason: string }
+  /** Served, with another status than the document's success. */
+  | { readonly differs: 'status'; readonly status: number; readonly reason: string }
+  /** Served with the documented status, with a body the document's schema refuses. */
+  | { readonly differs: 'schema'; readonly reason: string };
+
+export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
+  'GET /api/{session}/auth/passkey/challenge': {
+    differs: 'status',
+    status: 422,
+    reason:
+      "the test's session pairs by QR, not passkey: passkey steps answer 422 WRONG_STATUS outside PASSKEY_REQUIRED (test/contract/passkey.test.ts covers them in their states); a peer extension the spec adds",
+  },
+  'POST /api/{session}/auth/passkey': { differs: 'status', status: 422, reason: 'as the passkey challenge: only in status PASSKEY_REQUIRED' },
+  'GET /api/{session}/auth/passkey/confirmation': {
+    differs: 'status',
+    status: 422,
+    reason: 'as the passkey challenge: only in status PASSKEY_CONFIRMATION_REQUIRED',
+  },
+  'POST /api/{session}/auth/passkey/confirm': {
+    differs: 'status',
+    status: 422,
+    reason: 'as the passkey challenge: only in status PASSKEY_CONFIRMATION_REQUIRED',
+  },
+  'GET /api/keys': {
+    differs: 'schema',
+    reason:
+      "keys are write-only (DESIGN invariant 4): the list never carries `key`, which the peer's schema requires; the key is shown once, when made",
+  },
+  'PUT /api/keys/{id}': { differs: 'status', status: 404, reason: 'the document gives no key id: the id made up for it names no key' },
+  'DELETE /api/keys/{id}': { differs: 'status', status: 404, reason: 'the document gives no key id: the id made up for it names no key' },
+  'GET /api/sessions': { differs: 'schema', reason: '`presence` on the session info: not sent yet (issue 16, fields)' },
+  'GET /api/sessions/{session}': { differs: 'schema', reason: '`presence` on the session info: not sent yet (issue 16, fields)' },
+  'POST /api/sendText': {
+    differs: 'schema',
+    reason:
+      "message record: `mediaUrl` not sent yet (issue 16, fields); `participant` is null in a direct chat (spec 6.2), where the peer's schema wants a string",
+  },
+  'POST /api/forwardMessage': { differs: 'schema', reason: 'message record, as POST /api/sendText' },
+  'POST /api/sendPollVote': {
+    differs: 'status',
+    status: 400,
+    reason: "the document's example votes on a message that is not a poll; the vote is refused naming `pollMessageId`",
+  },
+  'GET /api/messages': { differs: 'schema', reason: 'message record, as POST /api/sendText' },
+  'POST /api/sendLinkPreview': {
+    differs: 'status',
+    status: 400,
+    reason: 'the document gives no `url`: the required string made from its schema is no http(s) URL',
+  },
+  'GET /api/{session}/chats': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'GET /api/{session}/chats/overview': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'POST /api/{session}/chats/overview': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'DELETE /api/{session}/chats/{chatId}': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'GET /api/{session}/chats/{chatId}/picture': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'GET /api/{session}/chats/{chatId}/messages': { differs: 'schema', reason: 'message record, as POST /api/sendText' },
+  'DELETE /api/{session}/chats/{chatId}/messages': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'POST /api/{session}/chats/{chatId}/messages/read': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'GET /api/{session}/chats/{chatId}/messages/{messageId}': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'DELETE /api/{session}/chats/{chatId}/messages/{messageId}': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'PUT /api/{session}/chats/{chatId}/messages/{messageId}': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'POST /api/{session}/chats/{chatId}/messages/{messageId}/pin': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'POST /api/{session}/chats/{chatId}/messages/{messageId}/unpin': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'POST /api/{session}/chats/{chatId}/archive': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'POST /api/{session}/chats/{chatId}/unarchive': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'POST /api/{session}/chats/{chatId}/unread': { differs: 'not-served', reason: 'not served yet: chats (issue 16, Chats)' },
+  'POST /api/{session}/calls/reject': { differs: 'not-served', reason: 'not served yet: rejecting a call (issue 16)' },
+  'GET /api/{session}/channels': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'POST /api/{session}/channels': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'DELETE /api/{session}/channels/{id}': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'GET /api/{session}/channels/{id}': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'GET /api/{session}/channels/{id}/messages/preview': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'POST /api/{session}/channels/{id}/follow': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'POST /api/{session}/channels/{id}/unfollow': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'POST /api/{session}/channels/{id}/mute': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'POST /api/{session}/channels/{id}/unmute': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'POST /api/{session}/channels/search/by-view': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'POST /api/{session}/channels/search/by-text': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'GET /api/{session}/channels/search/views': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'GET /api/{session}/channels/search/countries': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'GET /api/{session}/channels/search/categories': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
+  'POST /api/{session}/status/text': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
+  'POST /api/{session}/status/image': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
+  'POST /api/{session}/status/voice': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
+  'POST /api/{session}/status/video': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
+  'POST /api/{session}/status/delete': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
+  'GET /api/{session}/status/new-message-id': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
+  'GET /api/{session}/labels': { differs: 'not-served', reason: 'not served yet: labels (issue 16)' },
+  'POST /api/{session}/labels': { differs: 'not-served', reason: 'not served yet: labels (issue 16)' },
+  'PUT /api/{session}/labels/{labelId}': { differs: 'not-served', reason: 'not served yet: labels (issue 16)' },
+  'DELETE /api/{session}/labels/{labelId}': { differs: 'not-served', reason: 'not served yet: labels (issue 16)' },
+  'GET /api/{session}/labels/chats/{chatId}': { differs: 'not-served', reason: 'not served yet: labels (issue 16)' },
+  'PUT /api/{session}/labels/chats/{chatId}': { differs: 'not-served', reason: 'not served yet: labels (issue 16)' },
+  'GET /api/{session}/labels/{labelId}/chats': { differs: 'not-served', reason: 'not served yet: labels (issue 16)' },
+  'GET /api/contacts/all': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'GET /api/contacts': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'GET /api/contacts/about': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'GET /api/contacts/profile-picture': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'POST /api/contacts/block': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'POST /api/contacts/unblock': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'GET /api/{session}/contacts/{id}': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'PUT /api/{session}/contacts/{chatId}': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'GET /api/{session}/lids': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'GET /api/{session}/lids/count': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'GET /api/{session}/lids/{lid}': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'GET /api/{session}/lids/pn/{phoneNumber}': { differs: 'not-served', reason: 'not served yet: contacts and LIDs (issue 16, Contacts and LIDs)' },
+  'POST /api/{session}/groups': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'GET /api/{session}/groups': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'GET /api/{session}/groups/join-info': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'POST /api/{session}/groups/join': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'GET /api/{session}/groups/count': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'POST /api/{session}/groups/refresh': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'GET /api/{session}/groups/{id}': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'DELETE /api/{session}/groups/{id}': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'POST /api/{session}/groups/{id}/leave': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'GET /api/{session}/groups/{id}/picture': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'PUT /api/{session}/groups/{id}/picture': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'DELETE /api/{session}/groups/{id}/picture': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'PUT /api/{session}/groups/{id}/description': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'PUT /api/{session}/groups/{id}/subject': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'PUT /api/{session}/groups/{id}/settings/security/info-admin-only': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'GET /api/{session}/groups/{id}/settings/security/info-admin-only': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'PUT /api/{session}/groups/{id}/settings/security/messages-admin-only': {
+    differs: 'not-served',
+    reason: 'not served yet: groups (issue 16, Groups)',
+  },
+  'GET /api/{session}/groups/{id}/settings/security/messages-admin-only': {
+    differs: 'not-served',
+    reason: 'not served yet: groups (issue 16, Groups)',
+  },
+  'GET /api/{session}/groups/{id}/invite-code': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'POST /api/{session}/groups/{id}/invite-code/revoke': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'GET /api/{session}/groups/{id}/participants': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'GET /api/{session}/groups/{id}/participants/v2': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'POST /api/{session}/groups/{id}/participants/add': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'POST /api/{session}/groups/{id}/participants/remove': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'POST /api/{session}/groups/{id}/admin/promote': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'POST /api/{session}/groups/{id}/admin/demote': { differs: 'not-served', reason: 'not served yet: groups (issue 16, Groups)' },
+  'POST /api/{session}/presence': { differs: 'not-served', reason: 'not served yet: presence (issue 16)' },
+  'GET /api/{session}/presence': { differs: 'not-served', reason: 'not served yet: presence (issue 16)' },
+  'GET /api/{session}/presence/{chatId}': { differs: 'not-served', reason: 'not served yet: presence (issue 16)' },
+  'POST /api/{session}/presence/{chatId}/subscribe': { differs: 'not-served', reason: 'not served yet: presence (issue 16)' },
+  'GET /api/screenshot': { differs: 'not-served', reason: 'not served yet: screenshots of the browser engines (issue 16)' },
+  'POST /api/{session}/events': { differs: 'not-served', reason: 'not served yet: event messages (issue 16)' },
+  'GET /ping': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+  'GET /api/server/version': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+  'GET /api/server/environment': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+  'GET /api/server/status': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+  'GET /api/server/debug/cpu': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+  'GET /api/server/debug/heapsnapshot': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+  'GET /api/server/debug/browser/trace/{session}': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+  'GET /api/version': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+  'POST /api/{session}/media/convert/voice': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
+  'POST /api/{session}/media/convert/video': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
+  'GET /api/apps': { differs: 'not-served', reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)' },
+  'POST /api/apps': {
+    differs: 'not-served',
+    reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
+  },
+  'GET /api/apps/{id}': {
+    differs: 'not-served',
+    reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
+  },
+  'PUT /api/apps/{id}': {
+    differs: 'not-served',
+    reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
+  },
+  'DELETE /api/apps/{id}': {
+    differs: 'not-served',
+    reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
+  },
+  'POST /mcp': { differs: 'not-served', reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)' },
+  'POST /api/server/stop': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+};
+
+/**
+ * Where the interface spec (shared/spec/interface-spec.md) and the peer document disagree: the
+ * spec wins, and docs/compatibility.md says so case by case.
+ */
+export const SPEC_OVER_PEER: readonly { readonly what: string; readonly choice: string }[] = [
+  {
+    what: '`participant` of a message in a direct chat',
+    choice: 'null, as spec 6.2 has it for `message.ack` and this gateway keeps for every message record; the peer types it a string and requires it',
+  },
+  {
+    what: 'API keys in `GET /api/keys`',
+    choice: 'never carry the key itself: secrets are write-only here and a key is shown once, when made; the peer lists each key with its value',
+  },
+];
