@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { MessageTextRequest } from './chatting.js';
+import { SendSeenResult } from './chatting-actions.js';
+import { WANumberExistResult } from './account.js';
+import { EngineSettings } from './engine-settings.js';
+import { EVENT_NAMES, type EventName } from './events/names.js';
+import { EVENT_PAYLOADS } from './events/payloads.js';
+import { MessageReactionPayload } from './events/payloads/messages.js';
+import { PollVotePayload } from './events/payloads/interactions.js';
+import { MessageRecord } from './message.js';
+import { RequestCodeRequest, RequestCodeResponse } from './pairing.js';
+import { MyProfile } from './profile.js';
+import { MeInfo } from './session.js';
+import { SessionStatus } from './status.js';
+
+/**
+ * What crosses the GOWS engine RPC (engines/gows/PROTOCOL.md), by the name the Go side looks it
+ * up by: the params the host sends, the results and notifications the engine sends back, and the
+ * payload of every event (`event.<name>`) but `session.status`, which the host makes itself.
+ */
+const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  // host -> engine
+  StartParams: z.object({ session: z.string(), settings: EngineSettings }),
+  EngineSettings,
+  RequestCodeRequest,
+  SendTextArgs: MessageTextRequest.omit({ session: true }),
+  // engine -> host: results
+  RequestCodeResponse,
+  MessageRecord,
+  MessageReactionPayload,
+  PollVotePayload,
+  SendSeenResult,
+  WANumberExistResult,
+  MyProfile,
+  Capabilities: z.object({ methods: z.array(z.string()) }),
+  // engine -> host: notifications and requests
+  StatusNotification: z.object({ status: SessionStatus, reason: z.string().optional() }),
+  MeNotification: z.object({ me: MeInfo.nullable() }),
+  EventNotification: z.object({ event: z.enum(EVENT_NAMES.filter((name) => name !== 'session.status')), payload: z.record(z.string(), z.unknown()) }),
+  AuthGetParams: z.object({ type: z.string(), ids: z.array(z.string()) }),
+  AuthSetParams: z.object({ data: z.record(z.string(), z.record(z.string(), z.unknown())) }),
+  MediaSaveParams: z.object({ mimetype: z.string(), filename: z.string().nullish(), data: z.base64() }),
+  SessionStatus,
+  MeInfo,
+  ...Object.fromEntries(
+    EVENT_NAMES.filter((name): name is Exclude<EventName, 'session.status'> => name !== 'session.status').map((name) => [
+      `event.${name}`,
+      EVENT_PAYLOADS[name],
+    ]),
+  ),
+};
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * One JSON Schema (draft 2020-12) document with every schema of RPC_SCHEMAS under `$defs`, by
+ * its name there, beside the protocol's named schemas they refer to. The Go engine's tests validate
+ * what it sends against `#/$defs/<name>`, so the two implementations cannot drift; a test here
+ * fails when the generated file (engines/gows/engine-rpc.schema.json) is stale.
+ */
+export function engineRpcJsonSchema(): JsonSchema {
+  const all = z.toJSONSchema(z.object(RPC_SCHEMAS), { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const named = (all.$defs ?? {}) as Record<string, JsonSchema>;
+  const properties = all.properties as Record<string, JsonSchema>;
+  const defs: Record<string, JsonSchema> = { ...named };
+  for (const [name, schema] of Object.entries(properties)) {
+    if (schema.$ref === `#/$defs/${name}`) continue;
+    if (named[name]) throw new Error(`engine RPC schema ${name} has the name of another protocol schema`);
+    defs[name] = schema;
+  }
+  const sorted = Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b)));
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $comment:
+      'Generated from protocol/ by protocol/src/write-engine-rpc-schema.ts (pnpm --filter @switchboard/protocol gen:gows-schema): do not edit by hand.',
+    $defs: sorted,
+  };
+}
