@@ -199,5 +199,11 @@ export const VALUE_SETS: Record<string, object | undefined> = {
     },
   },
   'NATS auth off': { nats: { bundled: { auth: { enabled: false } } } },
+  // What the real-node tier installs (test/e2e-node/release.ts): imported images, never pulled.
+  'imported images': {
+    image: { tag: 'dev', pullPolicy: 'Never' },
+    nats: { bundled: { image: { registry: 'localhost', repository: 'switchboard/nats', tag: '2.12.15', pullPolicy: 'Never' } } },
+    engines: { extraEnv: [{ name: 'SWITCHBOARD_NOWEB_WS_URL', value: 'ws://10.222.0.1:4000/ws/chat' }], nowebConnectAttempts: 3 },
+  },
   'network policies off': { networkPolicy: { enabled: false }, gateway: { pdb: { enabled: false } }, operator: { pdb: { enabled: false } } },
 };
