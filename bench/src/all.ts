@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * (`node bench/dist/all.js reconcile`). A benchmark that crashes makes the exit code 1 once the
  * others have run; none of them fails on a time.
  */
-const BENCHMARKS = ['send-text', 'webhook-deliveries', 'command-round-trip', 'reconcile', 'engine-memory'] as const;
+const BENCHMARKS = ['send-text', 'webhook-deliveries', 'command-round-trip', 'reconcile', 'engine-memory', 'engine-pods'] as const;
 
 async function main(): Promise<number> {
   const picked = process.argv.slice(2);

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { registerHooks, stripTypeScriptTypes } from 'node:module';
+import { type FakeWaServer, MEASURE, startFakeWa } from './engine-pod-sources.js';
 
 /**
  * Resident memory of idle sessions: NOWEB (real Baileys, paired with and connected to the fake
@@ -26,51 +25,9 @@ type Stage = 'initial' | 'warmedUp' | 'baseline' | 'paired';
 interface MeasureModule {
   measureIdleSessions: (engine: Engine, count: number, fake: FakeWaServer) => Promise<Record<Stage, Usage>>;
 }
-interface FakeWaServer {
-  readonly url: string;
-  scanQr(qr: string): Promise<unknown>;
-  close(): Promise<void>;
-}
-interface FakeWaModule {
-  FakeWaServer: { start(): Promise<FakeWaServer> };
-}
 /** SANDBOX first: the baseline of the same N, measured in this run. */
 const ENGINES = ['SANDBOX', 'NOWEB'] as const;
 type Engine = (typeof ENGINES)[number];
-
-/**
- * Both are imported from their TypeScript source by relative path, outside this package's
- * rootDir (tsc does not compile them here; the interfaces above are what this file relies on).
- * measure.ts needs only Node's type stripping. The fake is written for vitest: its relative
- * imports name `.js` files that exist as `.ts`, and it (and the engine source it shares, the poll
- * vote cipher in src/engines/noweb/polls.ts) uses parameter properties, which type stripping
- * refuses. The hooks below serve engine-pod/test/ and engine-pod/src/ only: a `.js` that is not
- * there is looked for as `.ts`, and `.ts` files there are loaded with Node's type transform.
- */
-const ENGINE_POD_TEST = new URL('../../engine-pod/test/', import.meta.url);
-const ENGINE_POD_SOURCES = [ENGINE_POD_TEST, new URL('../../engine-pod/src/', import.meta.url)];
-const MEASURE = new URL('noweb/memory/measure.ts', ENGINE_POD_TEST);
-const FAKE_WA = new URL('fake-wa/index.ts', ENGINE_POD_TEST);
-
-function loadEnginePodSources(): void {
-  const inSources = (url: string | undefined) => ENGINE_POD_SOURCES.some((dir) => url?.startsWith(dir.href) ?? false);
-  registerHooks({
-    resolve(specifier, context, nextResolve) {
-      try {
-        return nextResolve(specifier, context);
-      } catch (error) {
-        const relative = specifier.startsWith('./') || specifier.startsWith('../');
-        if (!relative || !specifier.endsWith('.js') || !inSources(context.parentURL)) throw error;
-        return nextResolve(`${specifier.slice(0, -3)}.ts`, context);
-      }
-    },
-    load(url, context, nextLoad) {
-      if (!inSources(url) || !url.endsWith('.ts')) return nextLoad(url, context);
-      const source = stripTypeScriptTypes(readFileSync(new URL(url), 'utf8'), { mode: 'transform', sourceUrl: url });
-      return { format: 'module', source, shortCircuit: true };
-    },
-  });
-}
 
 const mib = (bytes: number) => bytes / 1024 / 1024;
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
@@ -87,10 +44,8 @@ interface Row {
 
 async function main(): Promise<void> {
   if (COUNTS.length === 0) throw new Error('BENCH_MEMORY_SESSIONS names no session count');
-  loadEnginePodSources();
+  const fake = await startFakeWa();
   const { measureIdleSessions } = (await import(MEASURE.href)) as MeasureModule;
-  const { FakeWaServer } = (await import(FAKE_WA.href)) as FakeWaModule;
-  const fake = await FakeWaServer.start();
   const rows: Row[] = [];
   try {
     for (const count of COUNTS) {

@@ -1,0 +1,430 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CommandReply, STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { freePort, type NatsServer, startNatsServer } from '@switchboard/testkit';
+import { connect, type NatsConnection } from 'nats';
+import { type FakeWaServer, startFakeWa } from './engine-pod-sources.js';
+import { LoopbackWeb } from './loopback-web.js';
+import { peakRss, treeCpuSeconds, type TreeMemory, TreeMemorySampler, treeMemory } from './process-tree-memory.js';
+import { numberSetting } from './settings.js';
+
+/**
+ * What one engine pod needs, measured on the engine pod process itself (`engine-pod/dist/pod/main.js`,
+ * the images' entry point) with everything it talks to on loopback: a real nats-server, the fake
+ * WhatsApp Web server (NOWEB), and for WEBJS Debian's chromium behind a loopback proxy that
+ * serves one page for every address (loopback-web.ts). For each engine:
+ *  - time from spawn to `/healthz` answering, to `/readyz` (lease held, engine started), and to
+ *    WORKING (SANDBOX: a simulated scan; NOWEB: the fake's phone scans the QR code) or, WEBJS, to
+ *    Chromium's first page request; then the same again for restarts of the paired session
+ *    (`BENCH_POD_RESTARTS`, no QR code), and the time a SIGTERM takes to end the pod;
+ *  - idle memory: the pod's process tree (Chromium included) once WORKING and quiet;
+ *  - busy memory (SANDBOX, NOWEB): the peak while `BENCH_POD_BURST` messages are sent (16 commands
+ *    in flight) while as many arrive, until every event is in JetStream. WEBJS has no busy figure:
+ *    without WhatsApp Web (the internet) it has nothing to send or receive.
+ * Memory is the sum over the process tree of RSS, of PSS and of anonymous memory
+ * (process-tree-memory.ts), plus the node process's own peak RSS (VmHWM). The data goes to stdout as JSON (`engine-pods data:`) and
+ * to `BENCH_OUTPUT` (default .cache/bench/engine-pods.json). docs/operations.md's sizing table and
+ * the operator's per-engine defaults (operator/src/engine-resources.ts) come from these figures.
+ * There is no baseline to divide by: these are absolute figures for sizing, not a comparison.
+ */
+const BURST = numberSetting('BENCH_POD_BURST', 1_000);
+const RESTARTS = numberSetting('BENCH_POD_RESTARTS', 3);
+const IN_FLIGHT = 16;
+const IDLE_SETTLE_MS = numberSetting('BENCH_POD_IDLE_SETTLE_MS', 5_000);
+const POD_MAIN = fileURLToPath(new URL('./pod/main.js', import.meta.resolve('@switchboard/engine-pod')));
+const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM_PATH ?? '/usr/bin/chromium';
+const OUTPUT = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL('../../.cache/bench/engine-pods.json', import.meta.url));
+const CONTACT = '15551230001';
+const ENGINES = ['SANDBOX', 'NOWEB', 'WEBJS'] as const;
+type Engine = (typeof ENGINES)[number];
+
+interface StartTimes {
+  readonly healthyMs: number;
+  readonly readyMs: number;
+  /** To WORKING, or for WEBJS to the first page Chromium asked for. */
+  readonly workingMs: number;
+}
+
+interface EngineFigures {
+  readonly engine: Engine;
+  readonly firstStart: StartTimes;
+  readonly restarts: StartTimes[];
+  readonly stopMs: number;
+  /** `cores`: CPU time over wall time while measured (1 = one core busy). */
+  readonly idle: TreeMemory & { readonly cores: number };
+  readonly idleNodePeakRss: number;
+  readonly busy:
+    | (TreeMemory & {
+        readonly cores: number;
+        readonly nodePeakRss: number;
+        readonly messages: number;
+        readonly notStored: number;
+        readonly seconds: number;
+        /** The slowest `/healthz` answer while busy, in ms: what a liveness probe's timeout must allow. */
+        readonly slowestHealthzMs: number;
+      })
+    | null;
+  readonly note?: string;
+}
+
+interface Harness {
+  readonly nats: NatsServer;
+  readonly nc: NatsConnection;
+  readonly fake: FakeWaServer;
+  readonly web: LoopbackWeb | null;
+  readonly dir: string;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-pods-'));
+  const nats = await startNatsServer();
+  const fake = await startFakeWa();
+  const web = existsSync(CHROMIUM) ? await LoopbackWeb.start(dir, CHROMIUM) : null;
+  const nc = await connect({ servers: nats.url, name: 'bench client' });
+  const harness: Harness = { nats, nc, fake, web, dir };
+  const figures: EngineFigures[] = [];
+  try {
+    for (const engine of ENGINES) {
+      if (engine === 'WEBJS' && !web) {
+        console.error(`WEBJS skipped: no chromium at ${CHROMIUM} (scripts/ensure-chromium.sh)`);
+        continue;
+      }
+      const started = performance.now();
+      figures.push(await measureEngine(harness, engine));
+      console.error(`${engine} measured in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    await nc.close();
+    await web?.close();
+    await fake.close();
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  print(figures, web);
+  const data = { measuredAt: new Date().toISOString(), burst: BURST, restarts: RESTARTS, engines: figures };
+  mkdirSync(dirname(OUTPUT), { recursive: true });
+  writeFileSync(OUTPUT, `${JSON.stringify(data, null, 2)}\n`);
+  console.log(`engine-pods data: ${JSON.stringify(data)}`);
+  console.log(`(written to ${OUTPUT})`);
+}
+
+async function measureEngine(h: Harness, engine: Engine): Promise<EngineFigures> {
+  const session = `sizing-${engine.toLowerCase()}`;
+  const pod = await Pod.start(h, engine, session);
+  try {
+    const firstStart = await pod.untilWorking(h, true);
+    await sleep(IDLE_SETTLE_MS);
+    const idle = await idleMemory(pod.pid);
+    const idleNodePeakRss = peakRss(pod.pid);
+    const busy = engine === 'WEBJS' ? null : await burst(h, pod, engine, session);
+    const stopMs = await pod.stop();
+    const restarts: StartTimes[] = [];
+    // WEBJS never pairs here, so its restarts would measure the same first start again.
+    for (let i = 0; i < (engine === 'WEBJS' ? 0 : RESTARTS); i++) {
+      const again = await Pod.start(h, engine, session);
+      try {
+        restarts.push(await again.untilWorking(h, false));
+      } finally {
+        await again.stop();
+      }
+    }
+    return {
+      engine,
+      firstStart,
+      restarts,
+      stopMs,
+      idle,
+      idleNodePeakRss,
+      busy,
+      ...(engine === 'WEBJS' ? { note: 'Chromium with one loopback page; WhatsApp Web itself (the internet) not loaded' } : {}),
+    };
+  } catch (error) {
+    process.stderr.write(`${engine} engine pod output (last lines):\n${pod.output.slice(-30).join('\n')}\n`);
+    throw error;
+  } finally {
+    await pod.stop();
+  }
+}
+
+/** The median of ten samples over three seconds (the pod's steady figure, not one moment's), and the CPU it used meanwhile. */
+async function idleMemory(pid: number): Promise<EngineFigures['idle']> {
+  const samples: TreeMemory[] = [];
+  const cpuBefore = treeCpuSeconds(pid);
+  const started = performance.now();
+  for (let i = 0; i < 10; i++) {
+    samples.push(treeMemory(pid));
+    await sleep(300);
+  }
+  const cores = (treeCpuSeconds(pid) - cpuBefore) / ((performance.now() - started) / 1000);
+  const median = (pick: (m: TreeMemory) => number) => samples.map(pick).sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+  return { rss: median((m) => m.rss), pss: median((m) => m.pss), anon: median((m) => m.anon), processes: median((m) => m.processes), cores };
+}
+
+/** BURST texts sent and BURST received at once; the peak until every event is stored. */
+async function burst(h: Harness, pod: Pod, engine: Engine, session: string): Promise<NonNullable<EngineFigures['busy']>> {
+  const chatId = `${CONTACT}@c.us`;
+  const phone = pod.phone;
+  const sampler = new TreeMemorySampler(pod.pid);
+  const cpuBefore = treeCpuSeconds(pod.pid);
+  const started = performance.now();
+  let slowestHealthzMs = 0;
+  let busy = true;
+  const prober = async () => {
+    while (busy) {
+      slowestHealthzMs = Math.max(slowestHealthzMs, await pod.probeMs('/healthz'));
+      await sleep(200);
+    }
+  };
+  const probing = prober();
+  let sent = 0;
+  // A command whose events JetStream has not acknowledged within 5 s answers NOT_STORED (the pod
+  // keeps publishing them): under a burst that is load all the same, counted rather than fatal.
+  let notStored = 0;
+  const sender = async () => {
+    while (sent < BURST) {
+      const i = sent++;
+      await command(h.nc, session, { op: 'send.text', args: { chatId, text: `burst message ${i}` } }, 30_000).catch((error: unknown) => {
+        if (!String(error).includes('NOT_STORED')) throw error;
+        notStored++;
+      });
+    }
+  };
+  let received = 0;
+  const receiver = async () => {
+    while (received < BURST) {
+      const i = received++;
+      if (engine === 'NOWEB') {
+        phone!.text(CONTACT, `incoming ${i}`);
+        if (i % IN_FLIGHT === 0) await sleep(0);
+      } else {
+        await command(h.nc, session, { op: 'sandbox.simulate', args: { kind: 'message', from: chatId, body: `incoming ${i}` } }, 30_000);
+      }
+    }
+  };
+  await Promise.all([...Array.from({ length: IN_FLIGHT }, sender), ...Array.from({ length: engine === 'NOWEB' ? 1 : IN_FLIGHT }, receiver)]);
+  await eventsSettled(h.nc);
+  busy = false;
+  await probing;
+  const seconds = (performance.now() - started) / 1000;
+  const cores = (treeCpuSeconds(pod.pid) - cpuBefore) / seconds;
+  const peak = sampler.stop();
+  return { ...peak, cores, nodePeakRss: peakRss(pod.pid), messages: 2 * BURST, notStored, seconds, slowestHealthzMs };
+}
+
+/** Until the events stream stops growing: the pod publishes each event and waits for its ack. */
+async function eventsSettled(nc: NatsConnection): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  const count = async () => (await jsm.streams.info(STREAMS.events)).state.messages;
+  // The SANDBOX acks each sent message after 100 and 400 ms.
+  await sleep(500);
+  let last = await count();
+  for (;;) {
+    await sleep(500);
+    const now = await count();
+    if (now === last) return;
+    last = now;
+  }
+}
+
+async function command(nc: NatsConnection, session: string, body: object, timeout = 10_000): Promise<unknown> {
+  const reply = CommandReply.parse(JSON.parse((await nc.request(SUBJECTS.command(session), JSON.stringify(body), { timeout })).string()));
+  if (!reply.ok) throw new Error(`${session}: ${JSON.stringify(body)} answered ${reply.error.code}: ${reply.error.message}`);
+  return reply.result;
+}
+
+class Pod {
+  readonly output: string[] = [];
+  phone: Awaited<ReturnType<FakeWaServer['scanQr']>> | null = null;
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly healthPort: number,
+    private readonly engine: Engine,
+    private readonly session: string,
+    private readonly spawnedAt: number,
+  ) {
+    const collect = (chunk: Buffer) => this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  static async start(h: Harness, engine: Engine, session: string): Promise<Pod> {
+    const healthPort = await freePort();
+    const home = join(h.dir, session);
+    mkdirSync(home, { recursive: true });
+    const spawnedAt = performance.now();
+    const child = spawn(process.execPath, [POD_MAIN], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        SWITCHBOARD_SESSION: session,
+        SWITCHBOARD_ENGINE: engine,
+        SWITCHBOARD_NATS_URL: h.nats.url,
+        SWITCHBOARD_POD_NAME: `engine-${session}`,
+        SWITCHBOARD_HEALTH_PORT: String(healthPort),
+        SWITCHBOARD_LOG_LEVEL: 'warn',
+        SWITCHBOARD_NOWEB_WS_URL: h.fake.url,
+        SWITCHBOARD_WEBJS_DATA_DIR: join(home, 'webjs'),
+        ...(h.web ? { SWITCHBOARD_CHROMIUM_PATH: h.web.chromiumWrapper } : {}),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new Pod(child, healthPort, engine, session, spawnedAt);
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Spawn to /healthz, /readyz and WORKING (first: pairs; else a restart that needs no QR code). */
+  async untilWorking(h: Harness, first: boolean): Promise<StartTimes> {
+    const healthyMs = (await this.until('/healthz')) - this.spawnedAt;
+    const readyMs = (await this.until('/readyz')) - this.spawnedAt;
+    if (this.engine === 'WEBJS') {
+      const web = h.web!;
+      await this.poll('Chromium to ask for its first page', () => web.firstPageAt !== null, 120_000);
+      return { healthyMs, readyMs, workingMs: web.firstPageAt! - this.spawnedAt };
+    }
+    if (first) {
+      if (this.engine === 'SANDBOX') {
+        await this.poll('SCAN_QR_CODE', async () => (await this.status(h)) === 'SCAN_QR_CODE', 30_000);
+        await command(h.nc, this.session, { op: 'sandbox.simulate', args: { kind: 'scan' } });
+      } else {
+        let qr = '';
+        await this.poll(
+          'a QR code',
+          async () => {
+            const answer = await command(h.nc, this.session, { op: 'auth.qr' }).catch(() => null);
+            qr = (answer as { value?: string } | null)?.value ?? '';
+            return qr !== '';
+          },
+          60_000,
+        );
+        this.phone = await h.fake.scanQr(qr);
+      }
+    }
+    await this.poll('WORKING', async () => (await this.status(h)) === 'WORKING', 60_000);
+    return { healthyMs, readyMs, workingMs: performance.now() - this.spawnedAt };
+  }
+
+  private async status(h: Harness): Promise<string> {
+    const answer = (await command(h.nc, this.session, { op: 'host.status' }).catch(() => null)) as { status?: string } | null;
+    return answer?.status ?? '';
+  }
+
+  /** How long one `path` request takes to answer. */
+  async probeMs(path: '/healthz' | '/readyz'): Promise<number> {
+    const started = performance.now();
+    await fetch(`http://127.0.0.1:${this.healthPort}${path}`).catch(() => null);
+    return performance.now() - started;
+  }
+
+  /** The moment `path` first answers 200. */
+  private async until(path: '/healthz' | '/readyz'): Promise<number> {
+    let at = 0;
+    await this.poll(
+      `${path} to answer 200`,
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${this.healthPort}${path}`).catch(() => null);
+        at = performance.now();
+        return response?.status === 200;
+      },
+      120_000,
+      20,
+    );
+    return at;
+  }
+
+  private async poll(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (performance.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`${this.engine} engine pod exited with ${this.child.exitCode} waiting for ${what}`);
+      if (await check()) return;
+      await sleep(everyMs);
+    }
+    throw new Error(`${this.engine} engine pod: no ${what} within ${timeoutMs / 1000} s`);
+  }
+
+  /** SIGTERM, as the kubelet stops a pod; resolves with the time it took to exit. */
+  async stop(): Promise<number> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return 0;
+    const started = performance.now();
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
+    await this.exited;
+    clearTimeout(timer);
+    return performance.now() - started;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+const s = (ms: number) => (ms / 1000).toFixed(2);
+
+function print(figures: readonly EngineFigures[], web: LoopbackWeb | null): void {
+  console.log('Engine pod processes, one session each (MiB = 2^20 bytes; CPU in cores; times from spawn, in s)');
+  const rows = [
+    [
+      'engine',
+      'idle RSS',
+      'idle PSS',
+      'idle anon',
+      'idle CPU',
+      'busy RSS',
+      'busy PSS',
+      'busy anon',
+      'busy CPU',
+      'node peak',
+      'procs',
+      '/healthz',
+      '/readyz',
+      'WORKING',
+      'restart WORKING (max)',
+      'SIGTERM',
+    ],
+    ...figures.map((f) => [
+      f.engine,
+      mib(f.idle.rss),
+      mib(f.idle.pss),
+      mib(f.idle.anon),
+      f.idle.cores.toFixed(3),
+      f.busy ? mib(f.busy.rss) : 'n/a',
+      f.busy ? mib(f.busy.pss) : 'n/a',
+      f.busy ? mib(f.busy.anon) : 'n/a',
+      f.busy ? f.busy.cores.toFixed(2) : 'n/a',
+      mib(f.busy?.nodePeakRss ?? f.idleNodePeakRss),
+      String(f.busy?.processes ?? f.idle.processes),
+      s(f.firstStart.healthyMs),
+      s(f.firstStart.readyMs),
+      s(f.firstStart.workingMs),
+      f.restarts.length > 0 ? s(Math.max(...f.restarts.map((r) => r.workingMs))) : 'n/a',
+      s(f.stopMs),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  for (const row of rows) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+  for (const f of figures) {
+    if (f.busy) {
+      console.log(
+        `${f.engine} busy: ${f.busy.messages} messages (half sent, half received) in ${f.busy.seconds.toFixed(1)} s; ` +
+          `${f.busy.notStored} sends answered NOT_STORED (events not acknowledged by JetStream within 5 s); ` +
+          `slowest /healthz answer ${f.busy.slowestHealthzMs.toFixed(0)} ms`,
+      );
+    }
+    if (f.note) console.log(`${f.engine}: ${f.note}; its WORKING column is Chromium's first page request`);
+  }
+  if (web) console.log(`Chromium asked the loopback proxy for: ${[...new Set(web.hosts)].join(', ') || '(nothing)'}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,123 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * The memory of a process and every process below it (an engine pod's node process and, for
+ * WEBJS, the Chromium it starts): what a pod's cgroup is charged for, read from /proc.
+ * - `rss`: the sum of each process's resident set. Pages the processes share (Chromium's
+ *   binary and the zygote's copy-on-write pages) count once per process, so it overstates.
+ * - `pss`: the sum of each process's proportional set: a shared page is split between its
+ *   sharers, so the sum counts it once. The nearer figure to the cgroup's anonymous and mapped
+ *   memory; the cgroup also charges page cache, which neither figure holds.
+ * - `anon`: the proportional anonymous and shared memory (Pss_Anon + Pss_Shmem): the part that
+ *   is the pod's own and that nothing but an OOM kill takes back (no swap on Kubernetes nodes).
+ *   The rest of RSS is file pages (the node binary, Chromium's), which the kernel can drop and
+ *   read again, and which containers of the same image share.
+ */
+export interface TreeMemory {
+  readonly rss: number;
+  readonly pss: number;
+  readonly anon: number;
+  readonly processes: number;
+}
+
+/** The pids of `root` and all its descendants (by each process's parent in /proc/<pid>/stat). */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone since the listing
+    }
+    // The command name may hold spaces and parentheses: the fields start after the last ')'.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const tree: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    tree.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+/** CPU time (user + system, in seconds) the tree's live processes have used so far. */
+export function treeCpuSeconds(root: number): number {
+  let ticks = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime: fields 14 and 15 of stat, 11 and 12 after the command name.
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone since the listing
+    }
+  }
+  return ticks / CLOCK_TICKS_PER_SECOND;
+}
+
+/** USER_HZ: 100 on every Linux architecture Kubernetes nodes run. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** A field of /proc/<pid>/smaps_rollup or /proc/<pid>/status in bytes, or 0 when the process is gone. */
+function kilobytesField(pid: number, file: 'smaps_rollup' | 'status', field: string): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/${file}`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function treeMemory(root: number): TreeMemory {
+  const pids = processTree(root);
+  let rss = 0;
+  let pss = 0;
+  let anon = 0;
+  for (const pid of pids) {
+    rss += kilobytesField(pid, 'smaps_rollup', 'Rss');
+    pss += kilobytesField(pid, 'smaps_rollup', 'Pss');
+    anon += kilobytesField(pid, 'smaps_rollup', 'Pss_Anon') + kilobytesField(pid, 'smaps_rollup', 'Pss_Shmem');
+  }
+  return { rss, pss, anon, processes: pids.length };
+}
+
+/** The highest resident set the process itself has had (VmHWM): a peak no sampling misses. */
+export function peakRss(pid: number): number {
+  return kilobytesField(pid, 'status', 'VmHWM');
+}
+
+/** Samples `treeMemory(root)` every `everyMs` until stopped; keeps the highest of each figure. */
+export class TreeMemorySampler {
+  private peak: TreeMemory = { rss: 0, pss: 0, anon: 0, processes: 0 };
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly root: number,
+    everyMs = 100,
+  ) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  private sample(): void {
+    const now = treeMemory(this.root);
+    this.peak = {
+      rss: Math.max(this.peak.rss, now.rss),
+      pss: Math.max(this.peak.pss, now.pss),
+      anon: Math.max(this.peak.anon, now.anon),
+      processes: Math.max(this.peak.processes, now.processes),
+    };
+  }
+
+  stop(): TreeMemory {
+    clearInterval(this.timer);
+    this.sample();
+    return this.peak;
+  }
+}
