@@ -2,13 +2,9 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { OUTBOUND_ALLOW_VARIABLE, OUTBOUND_DENY_VARIABLE, OutboundPolicy } from '@switchboard/kube';
+import type { BuiltEngine } from '@switchboard/protocol';
 import { z } from 'zod';
-
-/** Requests and limits of one engine container. */
-export interface EngineResources {
-  readonly requests: { readonly cpu: string; readonly memory: string };
-  readonly limits: { readonly memory: string };
-}
+import { type EngineResources, engineResources, EngineResourcesOverrides } from './engine-resources.js';
 
 /** Where engine pods of one kind may run: the pod's nodeSelector and tolerations. */
 export interface EnginePlacement {
@@ -31,7 +27,13 @@ export interface EnginePodSettings {
   readonly engineImage: string;
   /** Image of the browser engine (WEBJS): Chromium inside. */
   readonly browserEngineImage: string;
-  readonly resources: { readonly socket: EngineResources; readonly browser: EngineResources };
+  /** Each engine's requests and limits (engine-resources.ts: measured defaults, the release's overrides). */
+  readonly resources: Readonly<Record<BuiltEngine, EngineResources>>;
+  /**
+   * Secrets for pulling the engine images from a private registry (the chart's
+   * `image.pullSecrets`), set on every engine pod. Empty: none.
+   */
+  readonly imagePullSecrets?: readonly string[];
   /** Where clients reach the gateway: engine pods start every `media.url` with it. Unset: the pods' default. */
   readonly baseUrl?: string;
   /** NOWEB connection attempts in a row before the session is FAILED. Unset: the pods' default (10). */
@@ -140,7 +142,18 @@ const EngineExtraEnv = z
   .max(64)
   .refine((list) => new Set(list.map((e) => e.name)).size === list.length, 'each name at most once');
 
-const quantity = z.string().regex(/^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/, 'a Kubernetes quantity, e.g. 250m or 512Mi');
+/**
+ * Variables of earlier versions, two engine kinds' resources, replaced by one per-engine
+ * setting: an operator started with them by hand is told so rather than silently ignoring them.
+ */
+const RETIRED_RESOURCE_VARIABLES = ['SOCKET', 'BROWSER'].flatMap((kind) =>
+  ['CPU_REQUEST', 'MEMORY_REQUEST', 'MEMORY_LIMIT'].map((what) => `SWITCHBOARD_${kind}_${what}`),
+);
+
+const ImagePullSecrets = z
+  .array(secretName)
+  .max(32)
+  .refine((names) => new Set(names).size === names.length, 'each Secret at most once');
 
 const Env = z.object({
   SWITCHBOARD_NAMESPACE: z
@@ -167,12 +180,8 @@ const Env = z.object({
   SWITCHBOARD_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
   SWITCHBOARD_ENGINE_PULL_POLICY: z.enum(['Always', 'IfNotPresent', 'Never']).default('IfNotPresent'),
   SWITCHBOARD_ENGINE_EXTRA_ENV: json(EngineExtraEnv).default([]),
-  SWITCHBOARD_SOCKET_CPU_REQUEST: quantity.default('50m'),
-  SWITCHBOARD_SOCKET_MEMORY_REQUEST: quantity.default('96Mi'),
-  SWITCHBOARD_SOCKET_MEMORY_LIMIT: quantity.default('256Mi'),
-  SWITCHBOARD_BROWSER_CPU_REQUEST: quantity.default('250m'),
-  SWITCHBOARD_BROWSER_MEMORY_REQUEST: quantity.default('512Mi'),
-  SWITCHBOARD_BROWSER_MEMORY_LIMIT: quantity.default('1536Mi'),
+  SWITCHBOARD_ENGINE_RESOURCES: json(EngineResourcesOverrides).default({}),
+  SWITCHBOARD_ENGINE_IMAGE_PULL_SECRETS: json(ImagePullSecrets).default([]),
   SWITCHBOARD_SOCKET_NODE_SELECTOR: json(NodeSelector).default({}),
   SWITCHBOARD_SOCKET_TOLERATIONS: json(z.array(Toleration)).default([]),
   SWITCHBOARD_BROWSER_NODE_SELECTOR: json(NodeSelector).default({}),
@@ -200,6 +209,18 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
+  const retired = RETIRED_RESOURCE_VARIABLES.filter((name) => env[name] !== undefined);
+  if (retired.length > 0) {
+    throw new ConfigError(
+      `invalid configuration:\n  ${retired.join(', ')}: no longer read; set SWITCHBOARD_ENGINE_RESOURCES per engine instead, e.g. {"NOWEB":{"limits":{"memory":"1Gi"}}}`,
+    );
+  }
+  const resources = engineResources(e.SWITCHBOARD_ENGINE_RESOURCES);
+  if (resources.problems.length > 0) {
+    throw new ConfigError(
+      `invalid configuration:\n  ${resources.problems.map((problem) => `SWITCHBOARD_ENGINE_RESOURCES: ${problem}`).join('\n  ')}`,
+    );
+  }
   try {
     OutboundPolicy.fromEnv(env);
   } catch (error) {
@@ -233,16 +254,8 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
       ...(outbound.deny || outbound.allow ? { outbound } : {}),
       ...(e.SWITCHBOARD_ENGINE_PULL_POLICY !== 'IfNotPresent' ? { pullPolicy: e.SWITCHBOARD_ENGINE_PULL_POLICY } : {}),
       ...(e.SWITCHBOARD_ENGINE_EXTRA_ENV.length > 0 ? { extraEnv: e.SWITCHBOARD_ENGINE_EXTRA_ENV } : {}),
-      resources: {
-        socket: {
-          requests: { cpu: e.SWITCHBOARD_SOCKET_CPU_REQUEST, memory: e.SWITCHBOARD_SOCKET_MEMORY_REQUEST },
-          limits: { memory: e.SWITCHBOARD_SOCKET_MEMORY_LIMIT },
-        },
-        browser: {
-          requests: { cpu: e.SWITCHBOARD_BROWSER_CPU_REQUEST, memory: e.SWITCHBOARD_BROWSER_MEMORY_REQUEST },
-          limits: { memory: e.SWITCHBOARD_BROWSER_MEMORY_LIMIT },
-        },
-      },
+      resources: resources.resources,
+      ...(e.SWITCHBOARD_ENGINE_IMAGE_PULL_SECRETS.length > 0 ? { imagePullSecrets: e.SWITCHBOARD_ENGINE_IMAGE_PULL_SECRETS } : {}),
       placement: {
         socket: { nodeSelector: e.SWITCHBOARD_SOCKET_NODE_SELECTOR, tolerations: e.SWITCHBOARD_SOCKET_TOLERATIONS },
         browser: { nodeSelector: e.SWITCHBOARD_BROWSER_NODE_SELECTOR, tolerations: e.SWITCHBOARD_BROWSER_TOLERATIONS },

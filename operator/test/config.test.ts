@@ -1,6 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../src/config.js';
+import { DEFAULT_ENGINE_RESOURCES } from '../src/engine-resources.js';
 
 const kubeConfig = new KubeConfig();
 const required = {
@@ -21,12 +22,10 @@ describe('operator configuration', () => {
       pods: {
         engineImage: 'engine:1',
         browserEngineImage: 'engine-browser:1',
-        resources: {
-          socket: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
-          browser: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } },
-        },
+        resources: DEFAULT_ENGINE_RESOURCES,
       },
     });
+    expect(config.pods.imagePullSecrets).toBeUndefined();
     expect(config.identity).toMatch(/_\d+$/);
     expect(config.kubeConfig).toBe(kubeConfig);
   });
@@ -38,14 +37,49 @@ describe('operator configuration', () => {
         SWITCHBOARD_NAMESPACE: 'sessions',
         SWITCHBOARD_IDENTITY: 'operator-0',
         SWITCHBOARD_LEASE_NAME: 'my-lease',
-        SWITCHBOARD_BROWSER_MEMORY_LIMIT: '2Gi',
+        SWITCHBOARD_ENGINE_RESOURCES: '{"WEBJS":{"limits":{"memory":"3Gi"}}}',
         SWITCHBOARD_LOG_LEVEL: 'debug',
         SWITCHBOARD_HTTP_PORT: '9090',
       },
       kubeConfig,
     );
     expect(config).toMatchObject({ namespace: 'sessions', identity: 'operator-0', leaseName: 'my-lease', logLevel: 'debug', httpPort: 9090 });
-    expect(config.pods.resources.browser.limits.memory).toBe('2Gi');
+    expect(config.pods.resources.WEBJS.limits.memory).toBe('3Gi');
+  });
+
+  it('engine resources: per engine, each field over its measured default, a memory request above its limit refused by engine', () => {
+    const resources = readConfig(
+      { ...required, SWITCHBOARD_ENGINE_RESOURCES: '{"NOWEB":{"requests":{"cpu":"100m"},"limits":{"memory":"1Gi"}},"SANDBOX":{}}' },
+      kubeConfig,
+    ).pods.resources;
+    expect(resources.NOWEB).toEqual({ requests: { cpu: '100m', memory: DEFAULT_ENGINE_RESOURCES.NOWEB.requests.memory }, limits: { memory: '1Gi' } });
+    expect(resources.SANDBOX).toEqual(DEFAULT_ENGINE_RESOURCES.SANDBOX);
+    expect(resources.WEBJS).toEqual(DEFAULT_ENGINE_RESOURCES.WEBJS);
+
+    const refused = (value: string) => () => readConfig({ ...required, SWITCHBOARD_ENGINE_RESOURCES: value }, kubeConfig);
+    expect(refused('{"NOWEB":{"requests":{"memory":"2Gi"},"limits":{"memory":"1Gi"}}}')).toThrow(
+      'SWITCHBOARD_ENGINE_RESOURCES: NOWEB: the memory request (2Gi) is above the memory limit (1Gi)',
+    );
+    expect(refused('{"WEBJS":{"limits":{"memory":"500M"}}}')).toThrow(/WEBJS: the memory request \(1Gi\) is above the memory limit \(500M\)/);
+    expect(refused('{"GOWS":{}}')).toThrow(/SWITCHBOARD_ENGINE_RESOURCES/);
+    expect(refused('{"NOWEB":{"limits":{"cpu":"1"}}}')).toThrow(/SWITCHBOARD_ENGINE_RESOURCES/);
+    expect(refused('{"NOWEB":{"requests":{"memory":"lots"}}}')).toThrow(/SWITCHBOARD_ENGINE_RESOURCES.*a Kubernetes quantity/);
+    expect(refused('NOWEB=1Gi')).toThrow(/SWITCHBOARD_ENGINE_RESOURCES: must be JSON/);
+  });
+
+  it('the per-kind resource variables of earlier versions are refused by name, not silently ignored', () => {
+    const read = () => readConfig({ ...required, SWITCHBOARD_SOCKET_MEMORY_LIMIT: '256Mi', SWITCHBOARD_BROWSER_CPU_REQUEST: '1' }, kubeConfig);
+    expect(read).toThrow(ConfigError);
+    expect(read).toThrow(/SWITCHBOARD_SOCKET_MEMORY_LIMIT, SWITCHBOARD_BROWSER_CPU_REQUEST: no longer read; set SWITCHBOARD_ENGINE_RESOURCES/);
+  });
+
+  it('image pull secrets for engine pods: a JSON list of Secret names, each once', () => {
+    const read = (value: string) => readConfig({ ...required, SWITCHBOARD_ENGINE_IMAGE_PULL_SECRETS: value }, kubeConfig).pods.imagePullSecrets;
+    expect(read('["regcred","mirror-creds"]')).toEqual(['regcred', 'mirror-creds']);
+    expect(read('[]')).toBeUndefined();
+    expect(() => read('["Reg_Cred"]')).toThrow(/SWITCHBOARD_ENGINE_IMAGE_PULL_SECRETS.*a Secret name/);
+    expect(() => read('["regcred","regcred"]')).toThrow(/SWITCHBOARD_ENGINE_IMAGE_PULL_SECRETS.*each Secret at most once/);
+    expect(() => read('regcred')).toThrow(/SWITCHBOARD_ENGINE_IMAGE_PULL_SECRETS: must be JSON/);
   });
 
   it('reads engine placement as JSON: node selectors and tolerations per engine kind', () => {
@@ -120,12 +154,15 @@ describe('operator configuration', () => {
 
   it('an error names each variable that is missing or wrong', () => {
     const read = () =>
-      readConfig({ SWITCHBOARD_ENGINE_IMAGE: 'x', SWITCHBOARD_SOCKET_CPU_REQUEST: 'lots', SWITCHBOARD_HTTP_PORT: '70000' }, kubeConfig);
+      readConfig(
+        { SWITCHBOARD_ENGINE_IMAGE: 'x', SWITCHBOARD_ENGINE_RESOURCES: '{"NOWEB":{"requests":{"cpu":"lots"}}}', SWITCHBOARD_HTTP_PORT: '70000' },
+        kubeConfig,
+      );
     expect(read).toThrow(ConfigError);
     expect(read).toThrow(/SWITCHBOARD_HTTP_PORT/);
     expect(read).toThrow(/SWITCHBOARD_NATS_URL/);
     expect(read).toThrow(/SWITCHBOARD_BROWSER_ENGINE_IMAGE/);
-    expect(read).toThrow(/SWITCHBOARD_SOCKET_CPU_REQUEST: a Kubernetes quantity/);
+    expect(read).toThrow(/SWITCHBOARD_ENGINE_RESOURCES.NOWEB.requests.cpu: a Kubernetes quantity/);
   });
 
   it('NATS authentication: the bundled keys Secret (engine users minted per session), or credentials for an external NATS', () => {

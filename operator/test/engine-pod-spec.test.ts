@@ -36,13 +36,26 @@ describe('engine pod spec', () => {
     });
   });
 
-  it('socket engines get the engine image and small resources, browser engines the browser image and more', () => {
-    const socket = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings).spec!.containers[0]!;
-    expect(socket.image).toBe(settings.engineImage);
-    expect(socket.resources).toEqual({ requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } });
-    const browser = buildEnginePod(sessionResource({ spec: { engine: 'WEBJS' } }), settings).spec!.containers[0]!;
-    expect(browser.image).toBe(settings.browserEngineImage);
-    expect(browser.resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } });
+  it('socket engines get the engine image, browser engines the browser image; each engine its own resources', () => {
+    const container = (engine: string) => buildEnginePod(sessionResource({ spec: { engine } }), settings).spec!.containers[0]!;
+    expect(container('SANDBOX').image).toBe(settings.engineImage);
+    expect(container('SANDBOX').resources).toEqual({ requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '128Mi' } });
+    expect(container('NOWEB').image).toBe(settings.engineImage);
+    expect(container('NOWEB').resources).toEqual({ requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } });
+    expect(container('WEBJS').image).toBe(settings.browserEngineImage);
+    expect(container('WEBJS').resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } });
+  });
+
+  it("gets the release's image pull secrets, and none without them", () => {
+    const pulled = buildEnginePod(sessionResource({ spec: { engine: 'WEBJS' } }), { ...settings, imagePullSecrets: ['regcred', 'mirror'] });
+    expect(pulled.spec!.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'mirror' }]);
+    expect(buildEnginePod(sessionResource(), settings).spec!).not.toHaveProperty('imagePullSecrets');
+  });
+
+  it('pull secrets, once named, replace a pod made without them (one stuck pulling gets them); none keep the older hash', () => {
+    const before = buildEnginePod(sessionResource(), settings);
+    expect(replacementReason(before, buildEnginePod(sessionResource(), { ...settings, imagePullSecrets: ['regcred'] }))).toMatch(/changed/);
+    expect(replacementReason(before, buildEnginePod(sessionResource(), { ...settings, imagePullSecrets: [] }))).toBeNull();
   });
 
   it("with NATS authentication, reads SWITCHBOARD_NATS_CREDS from its resource's own Secret, or from the one every pod shares", () => {
@@ -59,6 +72,23 @@ describe('engine pod spec', () => {
     expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 2 });
     expect(container.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 8080 } });
   });
+
+  it.each(['SANDBOX', 'NOWEB', 'WEBJS'])(
+    '%s: a startup probe allows 60 s for /healthz (8 times the slowest start measured); liveness then checks it with no initial delay and 5 s to answer',
+    (engine) => {
+      const container = buildEnginePod(sessionResource({ spec: { engine } }), settings).spec!.containers[0]!;
+      const startup = container.startupProbe!;
+      expect(startup.httpGet).toEqual({ path: '/healthz', port: 8080 });
+      expect(startup.periodSeconds! * startup.failureThreshold!).toBe(60);
+      expect(container.livenessProbe).toEqual({
+        httpGet: { path: '/healthz', port: 8080 },
+        periodSeconds: 10,
+        timeoutSeconds: 5,
+        failureThreshold: 3,
+      });
+      expect(container.readinessProbe!.timeoutSeconds).toBe(2);
+    },
+  );
 
   it('meets the restricted Pod Security Standard', () => {
     const pod = buildEnginePod(sessionResource(), settings);

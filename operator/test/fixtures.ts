@@ -7,8 +7,9 @@ export const settings: EnginePodSettings = {
   engineImage: 'ghcr.io/switchboard/engine:1',
   browserEngineImage: 'ghcr.io/switchboard/engine-browser:1',
   resources: {
-    socket: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
-    browser: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } },
+    SANDBOX: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '128Mi' } },
+    NOWEB: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
+    WEBJS: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } },
   },
 };
 

@@ -16,13 +16,32 @@ import type { EnginePodSettings } from '../config.js';
 export const HEALTH_PORT = 8080;
 const USER_ID = 10001;
 const CONTAINER = 'engine';
-/** Hash of what the pod was built from: a pod whose hash differs is replaced (engine, image, resources, placement). */
+/** Hash of what the pod was built from: a pod whose hash differs is replaced (engine, image, resources, probes, placement, pull secrets). */
 export const POD_TEMPLATE_HASH = 'switchboard.dev/pod-template-hash';
 /** Metadata reaches a running engine by `host.setMetadata`, so it is left out of the hash. */
 const METADATA_ENV = 'SWITCHBOARD_METADATA';
 /** Apps reach a running engine by `host.setApps`: left out of the hash too. */
 const APPS_ENV = 'SWITCHBOARD_APPS';
 const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
+
+/**
+ * Probes fitted to the engine pods' measured start (`node bench/dist/all.js engine-pods`;
+ * docs/operations.md, "Engine pod probes"). `/healthz` answers once the process has loaded and
+ * reached NATS: 2 to 7.5 s after the start on a loaded 2-core machine, for every engine (WEBJS
+ * launches Chromium only later, once it holds the lease, and the probes never wait for it). So:
+ * - startup: up to 60 s (30 × 2 s) for `/healthz`, eight times the slowest start measured,
+ *   for a node that starts many engine pods at once; liveness waits for it, so no initial delay;
+ * - readiness: `/readyz` every 2 s (the lease held, the engine started), so PodReady follows a
+ *   lost lease within seconds; it only reports, nothing routes traffic to engine pods;
+ * - liveness: `/healthz` every 10 s, 5 s to answer (the slowest answer measured under a burst of
+ *   2000 messages was well under that), 3 misses: a pod whose event loop is stuck for 30 s is
+ *   restarted, a busy one is not.
+ */
+const ENGINE_PROBES = {
+  startupProbe: { httpGet: { path: '/healthz', port: HEALTH_PORT }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 30 },
+  readinessProbe: { httpGet: { path: '/readyz', port: HEALTH_PORT }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 3 },
+  livenessProbe: { httpGet: { path: '/healthz', port: HEALTH_PORT }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 },
+} as const satisfies Pick<V1Container, 'startupProbe' | 'readinessProbe' | 'livenessProbe'>;
 
 /**
  * The version of what an engine pod's NATS user may do (nats-auth/permissions.ts), in its
@@ -125,15 +144,8 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
       ...(settings.extraEnv ?? []).map(({ name, value }) => ({ name, value })),
     ],
     ports: [{ name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' }],
-    readinessProbe: { httpGet: { path: '/readyz', port: HEALTH_PORT }, periodSeconds: 2, failureThreshold: 3 },
-    livenessProbe: {
-      httpGet: { path: '/healthz', port: HEALTH_PORT },
-      // Browser engines take a while to launch Chromium before they answer.
-      initialDelaySeconds: browser ? 30 : 10,
-      periodSeconds: 10,
-      failureThreshold: 3,
-    },
-    resources: structuredClone(browser ? settings.resources.browser : settings.resources.socket),
+    ...ENGINE_PROBES,
+    resources: structuredClone(settings.resources[spec.engine]),
     securityContext: {
       runAsNonRoot: true,
       runAsUser: USER_ID,
@@ -153,6 +165,7 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
   const placement = settings.placement?.[browser ? 'browser' : 'socket'];
   const nodeSelector = placement && Object.keys(placement.nodeSelector).length > 0 ? placement.nodeSelector : undefined;
   const tolerations = placement && placement.tolerations.length > 0 ? placement.tolerations : undefined;
+  const imagePullSecrets = settings.imagePullSecrets?.length ? settings.imagePullSecrets.map((secret) => ({ name: secret })) : undefined;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -161,7 +174,7 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
       namespace: resource.metadata.namespace,
       labels: engineLabels(name),
       annotations: {
-        [POD_TEMPLATE_HASH]: templateHash(container, { nodeSelector, tolerations }),
+        [POD_TEMPLATE_HASH]: templateHash(container, { nodeSelector, tolerations }, imagePullSecrets),
         ...(restartedAt !== undefined ? { [ANNOTATIONS.podRestartedAt]: restartedAt } : {}),
       },
       ownerReferences: [
@@ -191,6 +204,9 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
       volumes,
       ...(nodeSelector ? { nodeSelector: { ...nodeSelector } } : {}),
       ...(tolerations ? { tolerations: structuredClone(tolerations) } : {}),
+      // The release's pull secrets: engine pods run as the namespace's default ServiceAccount,
+      // which has none of its own unless someone gave it some.
+      ...(imagePullSecrets ? { imagePullSecrets } : {}),
     },
   };
 }
@@ -209,9 +225,14 @@ export function replacementReason(pod: V1Pod, desired: V1Pod): string | null {
   return null;
 }
 
-/** Placement is hashed too: a pod on a node the settings no longer allow is replaced. */
-function templateHash(container: V1Container, placement: { nodeSelector?: object; tolerations?: object[] }): string {
+/**
+ * Placement is hashed too: a pod on a node the settings no longer allow is replaced. So are pull
+ * secrets, when there are any: a pod stuck in ImagePullBackOff for want of one is replaced once
+ * the release names it. Each only when set, so pods made without them keep their hash.
+ */
+function templateHash(container: V1Container, placement: { nodeSelector?: object; tolerations?: object[] }, imagePullSecrets?: object[]): string {
   const hashed = { ...container, env: container.env?.filter((e) => !LIVE_SETTINGS.has(e.name)) };
   const withPlacement = placement.nodeSelector || placement.tolerations ? { container: hashed, placement } : hashed;
-  return createHash('sha256').update(JSON.stringify(withPlacement)).digest('hex').slice(0, 16);
+  const withSecrets = imagePullSecrets ? { pod: withPlacement, imagePullSecrets } : withPlacement;
+  return createHash('sha256').update(JSON.stringify(withSecrets)).digest('hex').slice(0, 16);
 }

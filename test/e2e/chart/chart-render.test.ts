@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { readConfig as readGatewayConfig } from '@switchboard/gateway';
-import { buildEnginePod, readConfig as readOperatorConfig } from '@switchboard/operator';
+import { buildEnginePod, DEFAULT_ENGINE_RESOURCES, readConfig as readOperatorConfig } from '@switchboard/operator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { chartDir, find, Helm, type Manifest, parseManifests, repoRoot, VALUE_SETS } from './support.js';
@@ -82,14 +82,25 @@ describe('chart: lint, schema and templates', () => {
     ['a misspelt nested key', { gateway: { replica: 3 } }, "additional properties 'replica' not allowed"],
     [
       'a CPU limit for engines (the operator sets none)',
-      { engines: { socket: { resources: { limits: { cpu: '1' } } } } },
+      { engines: { resources: { NOWEB: { limits: { cpu: '1' } } } } },
       "additional properties 'cpu' not allowed",
     ],
     [
       'a memory request that is not a quantity',
-      { engines: { browser: { resources: { requests: { memory: 'lots' } } } } },
-      '/engines/browser/resources/requests/memory',
+      { engines: { resources: { WEBJS: { requests: { memory: 'lots' } } } } },
+      '/engines/resources/WEBJS/requests/memory',
     ],
+    [
+      'resources for an engine this build does not have',
+      { engines: { resources: { GOWS: { limits: { memory: '1Gi' } } } } },
+      "additional properties 'GOWS' not allowed",
+    ],
+    [
+      'the per-kind resources of earlier versions',
+      { engines: { socket: { resources: { limits: { memory: '1Gi' } } } } },
+      "additional properties 'resources' not allowed",
+    ],
+    ['a pull secret that is not a Secret name', { image: { pullSecrets: ['Reg Cred'] } }, '/image/pullSecrets/0'],
     ['an unknown engine', { gateway: { defaultEngine: 'TELEGRAM' } }, '/gateway/defaultEngine'],
     ['an engine of the interface that this build does not have', { gateway: { defaultEngine: 'GOWS' } }, '/gateway/defaultEngine'],
     ['a NATS URL that is not one', { nats: { external: { url: 'http://nats:4222' } } }, '/nats/external/url'],
@@ -299,12 +310,7 @@ describe('chart: lint, schema and templates', () => {
       SWITCHBOARD_IDENTITY: 'fieldRef:metadata.name',
       SWITCHBOARD_NAMESPACE: 'fieldRef:metadata.namespace',
       SWITCHBOARD_WORKERS: '8',
-      SWITCHBOARD_SOCKET_CPU_REQUEST: '50m',
-      SWITCHBOARD_SOCKET_MEMORY_REQUEST: '96Mi',
-      SWITCHBOARD_SOCKET_MEMORY_LIMIT: '256Mi',
-      SWITCHBOARD_BROWSER_CPU_REQUEST: '500m',
-      SWITCHBOARD_BROWSER_MEMORY_REQUEST: '1Gi',
-      SWITCHBOARD_BROWSER_MEMORY_LIMIT: '2Gi',
+      SWITCHBOARD_ENGINE_IMAGE_PULL_SECRETS: '["regcred"]',
       SWITCHBOARD_SOCKET_NODE_SELECTOR: '{"pool":"engines"}',
       SWITCHBOARD_SOCKET_TOLERATIONS: '[{"effect":"NoSchedule","key":"engines","operator":"Exists"}]',
       SWITCHBOARD_BROWSER_NODE_SELECTOR: '{"pool":"browsers"}',
@@ -313,6 +319,31 @@ describe('chart: lint, schema and templates', () => {
     const role = find(m, 'Role', `${FULL}-operator`);
     const leaseRule = role.rules.find((r: any) => r.resourceNames && r.resources.includes('leases'));
     expect(leaseRule).toEqual({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['sb-leader'], verbs: ['get', 'update'] });
+  });
+
+  it("engine pods: each engine's resources, the chart's defaults the operator's own, one engine's field overridden alone; the pull secrets", async () => {
+    const defaults = readOperatorConfig(resolvedEnv(envOf(container(await render(), `${FULL}-operator`))), new KubeConfig());
+    expect(defaults.pods.resources).toEqual(DEFAULT_ENGINE_RESOURCES);
+    expect(defaults.pods.imagePullSecrets).toBeUndefined();
+    const custom = readOperatorConfig(
+      resolvedEnv(envOf(container(await render(VALUE_SETS['gateway replicas 3']), `${FULL}-operator`))),
+      new KubeConfig(),
+    );
+    expect(custom.pods.resources).toEqual({
+      SANDBOX: DEFAULT_ENGINE_RESOURCES.SANDBOX,
+      NOWEB: { requests: DEFAULT_ENGINE_RESOURCES.NOWEB.requests, limits: { memory: '1Gi' } },
+      WEBJS: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '3Gi' } },
+    });
+    expect(custom.pods.imagePullSecrets).toEqual(['regcred']);
+    const resource = {
+      apiVersion: 'switchboard.dev/v1alpha1',
+      kind: 'MessagingSession',
+      metadata: { name: 's1', namespace: NS, uid: 'uid-1', generation: 1, resourceVersion: '1' },
+      spec: { engine: 'NOWEB' as const, desiredState: 'Running' as const, config: {}, apps: [] },
+    };
+    const pod = buildEnginePod(resource, custom.pods);
+    expect(pod.spec!.imagePullSecrets).toEqual([{ name: 'regcred' }]);
+    expect(pod.spec!.containers[0]!.resources).toEqual(custom.pods.resources.NOWEB);
   });
 
   it('RBAC: Roles in the release namespace only; the gateway reads and writes Secrets by name (no list or watch), the operator reads none of them', async () => {
@@ -343,7 +374,7 @@ describe('chart: lint, schema and templates', () => {
     const operator = readOperatorConfig(operatorEnv, new KubeConfig());
     expect(operator.namespace).toBe(NS);
     expect(operator.natsUrl).toBe(gateway.natsUrl);
-    expect(operator.pods.resources.socket.requests.cpu).toBe(operatorEnv.SWITCHBOARD_SOCKET_CPU_REQUEST);
+    expect(operator.pods.resources).toMatchObject(JSON.parse(operatorEnv.SWITCHBOARD_ENGINE_RESOURCES ?? '{}'));
     expect(operator.pods.placement?.socket.nodeSelector).toEqual(JSON.parse(operatorEnv.SWITCHBOARD_SOCKET_NODE_SELECTOR ?? '{}'));
     expect(operator.pods.placement?.browser.tolerations).toEqual(JSON.parse(operatorEnv.SWITCHBOARD_BROWSER_TOLERATIONS ?? '[]'));
   });

@@ -182,7 +182,8 @@ export const VALUE_SETS: Record<string, object | undefined> = {
     operator: { replicas: 3, workers: 8, leaseName: 'sb-leader', httpPort: 9090 },
     engines: {
       socket: { nodeSelector: { pool: 'engines' }, tolerations: [{ key: 'engines', operator: 'Exists', effect: 'NoSchedule' }] },
-      browser: { resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '2Gi' } }, nodeSelector: { pool: 'browsers' } },
+      resources: { WEBJS: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '3Gi' } }, NOWEB: { limits: { memory: '1Gi' } } },
+      browser: { nodeSelector: { pool: 'browsers' } },
     },
     nats: {
       bundled: {

@@ -1,0 +1,90 @@
+import { BUILT_ENGINES, type BuiltEngine } from '@switchboard/protocol';
+import { z } from 'zod';
+
+/** Requests and limits of one engine container. Engines get no CPU limit: throttling stalls their connection. */
+export interface EngineResources {
+  readonly requests: { readonly cpu: string; readonly memory: string };
+  readonly limits: { readonly memory: string };
+}
+
+/**
+ * Each engine's defaults, from the engine pods' measured memory (`node bench/dist/all.js
+ * engine-pods`; docs/operations.md, "Sizing engine pods", has the figures): the memory request
+ * is the idle pod's resident set rounded up, the limit its peak under a burst of 2000 messages
+ * with room to spare (SANDBOX 1.6x; NOWEB 2x, for a real account's first history sync, which the
+ * fake server's is far smaller than; WEBJS the Chromium measured here plus WhatsApp Web, which
+ * needs the internet and was not). Idle engines use about 2m of CPU and a burst about half a
+ * core. The chart's `engines.resources` holds the same values (a test keeps the two equal); a
+ * release overrides them per engine.
+ */
+export const DEFAULT_ENGINE_RESOURCES: Readonly<Record<BuiltEngine, EngineResources>> = {
+  SANDBOX: { requests: { cpu: '25m', memory: '224Mi' }, limits: { memory: '384Mi' } },
+  NOWEB: { requests: { cpu: '50m', memory: '256Mi' }, limits: { memory: '768Mi' } },
+  WEBJS: { requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } },
+};
+
+const QUANTITY = /^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/;
+const quantity = z.string().regex(QUANTITY, 'a Kubernetes quantity, e.g. 250m or 512Mi');
+
+/** One engine's settings as given: any part left out keeps the default. */
+const EngineResourcesOverride = z.strictObject({
+  requests: z.strictObject({ cpu: quantity.optional(), memory: quantity.optional() }).optional(),
+  limits: z.strictObject({ memory: quantity.optional() }).optional(),
+});
+
+/** `SWITCHBOARD_ENGINE_RESOURCES`: per engine of this build, e.g. {"NOWEB":{"limits":{"memory":"1Gi"}}}. */
+export const EngineResourcesOverrides = z.partialRecord(z.enum(BUILT_ENGINES), EngineResourcesOverride);
+type EngineResourcesOverrides = z.infer<typeof EngineResourcesOverrides>;
+
+const SUFFIXES: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** A memory quantity in bytes (the forms QUANTITY allows; `m` is a thousandth). */
+function bytes(text: string): number {
+  const match = /^([0-9.]+)(?:[eE]([0-9]+)|([numkKMGTPE]i?))?$/.exec(text);
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  if (match[2] !== undefined) return value * 10 ** Number(match[2]);
+  const suffix = match[3] ?? '';
+  if (suffix === 'm') return value / 1e3;
+  if (suffix === 'u') return value / 1e6;
+  if (suffix === 'n') return value / 1e9;
+  return value * (SUFFIXES[suffix] ?? Number.NaN);
+}
+
+/**
+ * The defaults with the overrides over them, engine by engine and field by field. A memory
+ * request above its limit is refused here, naming the engine: the API server would refuse every
+ * pod of that engine instead, one session at a time.
+ */
+export function engineResources(overrides: EngineResourcesOverrides): { resources: Record<BuiltEngine, EngineResources>; problems: string[] } {
+  const problems: string[] = [];
+  const resources = Object.fromEntries(
+    BUILT_ENGINES.map((engine) => {
+      const base = DEFAULT_ENGINE_RESOURCES[engine];
+      const given = overrides[engine];
+      const merged: EngineResources = {
+        requests: { ...base.requests, ...given?.requests },
+        limits: { ...base.limits, ...given?.limits },
+      };
+      if (bytes(merged.requests.memory) > bytes(merged.limits.memory)) {
+        problems.push(`${engine}: the memory request (${merged.requests.memory}) is above the memory limit (${merged.limits.memory})`);
+      }
+      return [engine, merged];
+    }),
+  ) as Record<BuiltEngine, EngineResources>;
+  return { resources, problems };
+}
