@@ -22,8 +22,12 @@ export interface LeaderElectorOptions {
 
 export interface LeadershipCallbacks {
   onStartedLeading(): void;
-  /** Called once, when a leader could not renew within the renew deadline or stepped down. */
-  onStoppedLeading(): void;
+  /**
+   * Called when a leader could not renew within the renew deadline. The elector campaigns again
+   * only once what it returns has settled: the workers must be stopped before this replica may
+   * lead again.
+   */
+  onStoppedLeading(): void | Promise<void>;
 }
 
 /**
@@ -34,7 +38,10 @@ export interface LeadershipCallbacks {
  *   so clock skew between replicas does not matter);
  * - every write carries the resourceVersion read, so two candidates cannot both win;
  * - a leader that cannot renew within the renew deadline stops leading; the deadline is
- *   shorter than the lease duration, so it stops before anyone else may start;
+ *   shorter than the lease duration, so it stops before anyone else may start. It then becomes a
+ *   candidate again, in the same process: an API server that was away (a restart, an upgrade of
+ *   the control plane) comes back to a replica that campaigns, rather than to one that exited
+ *   and waits out a restart backoff;
  * - `stop` releases a held lease (empty holder), so the next replica takes over at once.
  */
 export class LeaderElector {
@@ -71,35 +78,49 @@ export class LeaderElector {
     }
   }
 
+  /** Acquires, leads until a renewal fails for the renew deadline, stands down, and campaigns again, until stopped. */
   private async campaign(callbacks: LeadershipCallbacks): Promise<void> {
-    const { retryPeriodMs, renewDeadlineMs } = this.timings;
+    while (!this.stopped) {
+      if (!(await this.acquire())) return;
+      this.options.log.info({ lease: this.options.leaseName, identity: this.options.identity }, 'became the leader');
+      callbacks.onStartedLeading();
+      if (!(await this.renewUntilLost())) return;
+      this.options.log.error(
+        { lease: this.options.leaseName, renewDeadlineMs: this.timings.renewDeadlineMs },
+        'could not renew the lease within the renew deadline; stopped leading, and campaigning again once the workers have stopped',
+      );
+      await callbacks.onStoppedLeading();
+    }
+  }
+
+  /** Retries until this replica holds the lease (true) or is stopped (false). */
+  private async acquire(): Promise<boolean> {
+    const { retryPeriodMs } = this.timings;
     // Jittered as client-go's JitterUntil (factor 1.2), so candidates do not retry in step.
     while (!this.stopped && !this.leading) {
       this.leading = await this.tryAcquireOrRenew(retryPeriodMs);
       if (!this.leading && !this.stopped) await this.sleep(retryPeriodMs * (1 + Math.random() * 1.2));
     }
     // Stopped while acquiring: `stop` releases what was just taken.
-    if (this.stopped) return;
-    this.options.log.info({ lease: this.options.leaseName, identity: this.options.identity }, 'became the leader');
-    callbacks.onStartedLeading();
+    return !this.stopped;
+  }
 
+  /** Renews every retry period; true once a renewal has failed for the renew deadline, false when stopped. */
+  private async renewUntilLost(): Promise<boolean> {
+    const { retryPeriodMs, renewDeadlineMs } = this.timings;
     let renewedAt = performance.now();
     while (!this.stopped) {
       await this.sleep(retryPeriodMs);
-      if (this.stopped) return;
+      if (this.stopped) return false;
       const remaining = renewDeadlineMs - (performance.now() - renewedAt);
       if (remaining > 0 && (await this.tryAcquireOrRenew(Math.min(remaining, retryPeriodMs * 2)))) {
         renewedAt = performance.now();
       } else if (performance.now() - renewedAt >= renewDeadlineMs) {
         this.leading = false;
-        this.options.log.error(
-          { lease: this.options.leaseName, renewDeadlineMs },
-          'could not renew the lease within the renew deadline; stopped leading',
-        );
-        callbacks.onStoppedLeading();
-        return;
+        return true;
       }
     }
+    return false;
   }
 
   /** One attempt, as client-go's tryAcquireOrRenew: true when we hold the lease afterwards. */

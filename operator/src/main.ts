@@ -19,14 +19,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-
-  await operator.leadershipLost;
-  if (stopping) return;
-  // As client-go: a replica that lost the lease exits, and starts over as a fresh candidate.
-  log.fatal('lost the leader lease; exiting');
-  stopping = true;
-  await operator.stop();
-  process.exit(1);
+  // A replica that loses the lease does not exit (client-go's controllers do): it stops its
+  // workers and campaigns again (leader-election.ts), so an API server restart costs no restart here.
 }
 
 main().catch((error: unknown) => {

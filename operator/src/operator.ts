@@ -30,7 +30,11 @@ export interface RunningOperator {
   readonly isLeader: boolean;
   /** Where `/healthz`, `/readyz` and `/metrics` answer (config `httpPort`, or the one picked for 0). */
   readonly httpPort: number;
-  /** Resolves if this replica stops leading because it could not renew; it reconciles no more. */
+  /**
+   * Resolves the first time this replica stops leading because it could not renew. It then stops
+   * its workers and campaigns again: a replica cut off from the API server for a while (a restart
+   * of the control plane) leads again when it comes back, without a restart of its own.
+   */
   readonly leadershipLost: Promise<void>;
   /** Stops reconciling, lets in-flight reconciles finish, releases the lease, disconnects. */
   stop(): Promise<void>;
@@ -46,7 +50,9 @@ const DRAIN_MS = 10_000;
 export async function startOperator(config: OperatorConfig, options: OperatorOptions = {}): Promise<RunningOperator> {
   const log = options.log ?? createLogger(config.logLevel);
   const { kubeConfig, namespace, identity } = config;
-  const queue = new WorkQueue();
+  // A new queue each time this replica starts leading: a queue that was shut down stays so.
+  let queue = new WorkQueue();
+  let stopping = false;
   // eslint-disable-next-line prefer-const -- the metrics read it before the elector is made below
   let elector: LeaderElector | undefined;
   let synced = false;
@@ -114,12 +120,13 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
   });
   leader.run({
     onStartedLeading: () => {
+      const leading = queue;
       workers = (async () => {
         await informers.waitForSync();
-        if (queue.isShuttingDown) return;
+        if (leading.isShuttingDown) return;
         informers.enqueueAll();
         await runWorkers(
-          queue,
+          leading,
           (key) => reconciler.reconcile(key),
           config.workers,
           log,
@@ -127,9 +134,15 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
         );
       })();
     },
-    onStoppedLeading: () => {
-      queue.shutDown();
+    onStoppedLeading: async () => {
+      // Events from now on go to the next term's queue; its first act is to enqueue every key anyway.
+      const lost = queue;
+      if (!stopping) queue = new WorkQueue();
+      lost.shutDown();
       signalLost();
+      // In-flight reconciles finish (their writes carry resourceVersions, so one that raced a
+      // new leader fails with a conflict) before this replica may lead again.
+      await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
     },
   });
   log.info({ namespace, identity, lease: config.leaseName, httpPort: http.port }, 'operator started');
@@ -141,6 +154,7 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     httpPort: http.port,
     leadershipLost,
     async stop() {
+      stopping = true;
       queue.shutDown();
       await informers.stop();
       await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);

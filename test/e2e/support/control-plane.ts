@@ -45,6 +45,13 @@ export interface ControlPlane {
    * controllers would otherwise do. Needed before creating pods there (see ServiceAccount admission).
    */
   ensureNamespace(name: string): Promise<void>;
+  /**
+   * Stops kube-apiserver (SIGTERM, as a control-plane restart does) and leaves etcd running; every
+   * client's calls and watches fail until `startApiServer`.
+   */
+  stopApiServer(): Promise<void>;
+  /** Starts kube-apiserver again on the same port, with the same flags and certificates; resolves once /readyz is ok. */
+  startApiServer(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -152,7 +159,7 @@ async function startOnce(options: StartOptions): Promise<ControlPlane> {
     // token,user,uid,"groups": system:masters is bound to cluster-admin by RBAC's bootstrap policy.
     writeFileSync(tokenFile, `${token},e2e-admin,e2e-admin,"system:masters"\n`, { mode: 0o600 });
     const server = `https://127.0.0.1:${apiPort}`;
-    const apiserver = group.spawn('kube-apiserver', bins.kubeApiserver, [
+    const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
       '--bind-address=127.0.0.1',
       '--advertise-address=127.0.0.1',
@@ -177,14 +184,17 @@ async function startOnce(options: StartOptions): Promise<ControlPlane> {
       '--endpoint-reconciler-type=none',
       '--profiling=false',
       ...(options.extraApiServerArgs ?? []),
-    ]);
+    ];
+    let apiserver = group.spawn('kube-apiserver', bins.kubeApiserver, apiserverArgs);
 
     const caCert = readFileSync(pki.caCert, 'utf8');
     const api = pinnedFetch(server, caCert, token);
-    await waitUntil(apiserver, 'kube-apiserver /readyz', 120_000, async () => {
-      const res = await api('/readyz').catch(() => null);
-      return res?.status === 200;
-    });
+    const apiserverReady = () =>
+      waitUntil(apiserver, 'kube-apiserver /readyz', 120_000, async () => {
+        const res = await api('/readyz').catch(() => null);
+        return res?.status === 200;
+      });
+    await apiserverReady();
 
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, kubeconfig(server, caCert, token), { mode: 0o600 });
@@ -212,10 +222,18 @@ async function startOnce(options: StartOptions): Promise<ControlPlane> {
       caCert,
       caCertPath: pki.caCert,
       etcdUrl,
-      pids: { etcd: etcd.pid!, kubeApiserver: apiserver.pid! },
+      get pids() {
+        return { etcd: etcd.pid!, kubeApiserver: apiserver.pid! };
+      },
       kubectl,
       fetch: api,
       ensureNamespace,
+      stopApiServer: () => terminate(apiserver, 10_000),
+      async startApiServer() {
+        if (apiserver.exitCode === null && apiserver.signalCode === null) throw new Error('kube-apiserver is running: stopApiServer first');
+        apiserver = group.spawn('kube-apiserver', bins.kubeApiserver, apiserverArgs);
+        await apiserverReady();
+      },
       stop: () => group.stop(),
     };
   } catch (err) {
