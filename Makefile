@@ -116,10 +116,11 @@ images: install
 	pnpm exec vitest run --config test/images/vitest.config.ts
 
 ## For machines with a container engine (docker or podman) and kind (not the ones `make test`
-## runs on: they have none). Checks for both first, before installing or building anything,
-## then builds the four images, loads them into a kind cluster, installs the chart into a
-## namespace that enforces the restricted Pod Security standard, and runs the kind scenarios
-## (test/e2e/chart/kind/). See scripts/kind-up.sh for its settings and docs/operations.md.
+## runs on: they have none). Checks for both, and for buildah and podman (or apt-get), first,
+## before installing or building anything; then builds the images as `make images` does and loads
+## those same OCI archives into a kind cluster (`kind load image-archive`), installs the chart
+## into a namespace that enforces the restricted Pod Security standard, and runs the kind
+## scenarios (test/e2e/chart/kind/). See scripts/kind-up.sh for its settings and docs/operations.md.
 .PHONY: kind-up
 kind-up:
 	bash scripts/kind-up.sh --check
