@@ -54,6 +54,25 @@ type Engine struct {
 	stopped  bool
 	settings json.RawMessage
 	cancelQR context.CancelFunc
+	// working: connected and logged in; WORKING is announced once the push name is known.
+	working      bool
+	workingTimer *time.Timer
+}
+
+// pushNameWait is how long WORKING waits for the account's name after pairing (NOWEB's PUSH_NAME_WAIT_MS).
+const pushNameWait = 1500 * time.Millisecond
+
+func (e *Engine) announceWorking() {
+	e.mu.Lock()
+	if e.workingTimer != nil {
+		e.workingTimer.Stop()
+		e.workingTimer = nil
+	}
+	ready := e.working && !e.stopped && e.status != "WORKING"
+	e.mu.Unlock()
+	if ready {
+		e.setStatus("WORKING", "")
+	}
 }
 
 func NewEngine(log *Logger, getenv func(string) string) *Engine {
@@ -345,11 +364,24 @@ func (e *Engine) handleEvent(raw any) {
 	case *events.Connected:
 		e.mu.Lock()
 		e.qr = ""
+		e.working = true
 		e.mu.Unlock()
 		e.announceMe()
-		e.setStatus("WORKING", "")
-	case *events.PushNameSetting:
+		// Right after pairing the name comes with the first app state sync: WORKING waits for it a
+		// moment, so that its session.status names the account (as NOWEB does).
+		if me := e.me(); me != nil && me["pushName"] == "" {
+			e.mu.Lock()
+			e.workingTimer = time.AfterFunc(pushNameWait, e.announceWorking)
+			e.mu.Unlock()
+		} else {
+			e.announceWorking()
+		}
+	case *events.PushNameSetting, *events.AppStateSyncComplete:
+		// A full sync sets the name without a PushNameSetting event.
 		e.announceMe()
+		if me := e.me(); me != nil && me["pushName"] != "" {
+			e.announceWorking()
+		}
 	case *events.PairSuccess:
 		e.log.Info("paired", "jid", evt.ID.String(), "lid", evt.LID.String())
 	case *events.PairError:
@@ -367,6 +399,7 @@ func (e *Engine) handleEvent(raw any) {
 	case *events.Disconnected:
 		e.mu.Lock()
 		working := e.status == "WORKING" && !e.stopped
+		e.working = false
 		e.mu.Unlock()
 		if working {
 			e.setStatus("STARTING", "")

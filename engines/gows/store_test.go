@@ -10,7 +10,9 @@ import (
 )
 
 // memoryAuth is the host's auth-state store as a map, the way FileAuthStateStore behaves.
-type memoryAuth struct{ data map[string]map[string]json.RawMessage }
+type memoryAuth struct {
+	data map[string]map[string]json.RawMessage
+}
 
 func (m *memoryAuth) Get(_ context.Context, typ string, ids []string) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}

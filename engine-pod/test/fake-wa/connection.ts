@@ -11,6 +11,9 @@ export interface ConnectionHandler {
   onClose(connection: FakeConnection): void;
 }
 
+/** How long a stream the server ended stays open for the client to close it first. */
+const STREAM_END_GRACE_MS = 1_000;
+
 export const newId = () => randomBytes(8).toString('hex').toUpperCase();
 
 /**
@@ -75,7 +78,9 @@ export class FakeConnection {
   /** Ends the stream the way the server does, `<stream:error code=...>`, then closes. */
   endStream(code: string, reason?: BinaryNode): void {
     this.send({ tag: 'stream:error', attrs: { code }, content: reason ? [reason] : undefined });
-    this.ws.close();
+    // The client closes on its own once it read the error; closing at once can beat the error
+    // to the client's handler (whatsmeow then drops the 515 and never logs in again).
+    setTimeout(() => this.ws.close(), STREAM_END_GRACE_MS).unref();
   }
 
   close(): void {

@@ -13,7 +13,7 @@ import { type ConnectionHandler, FakeConnection, newId } from './connection.js';
 import { type FakeGroup, newGroup } from './groups.js';
 import { answerIq } from './iq-answers.js';
 import type { FakeMediaServer } from './media-server.js';
-import { selfMadeCertChain } from './noise.js';
+import { certChain } from './noise.js';
 import { CodePairing, pairSuccess, parseQr } from './pairing.js';
 import { FakePeer } from './peer.js';
 import { FakePhone } from './phone.js';
@@ -26,6 +26,11 @@ export interface FakeWaOptions {
   readonly host?: string;
   /** Every unknown node and protocol event; default: stderr when `FAKE_WA_DEBUG` is set. */
   readonly log?: (line: string) => void;
+  /**
+   * Deliver direct messages Signal-encrypted to the companion's uploaded keys (`enc`), as
+   * WhatsApp does; whatsmeow (GOWS) needs it. Unset: `plaintext`, which Baileys reads without sessions.
+   */
+  readonly signal?: boolean;
 }
 
 export interface PhoneOptions {
@@ -42,7 +47,8 @@ export interface PhoneOptions {
  */
 export class FakeWaServer implements ConnectionHandler {
   private readonly staticKey = Curve.generateKeyPair();
-  private readonly certChain = selfMadeCertChain(this.staticKey);
+  private readonly certRoot = Curve.generateKeyPair();
+  private readonly certChain = certChain(this.certRoot, this.staticKey);
   private readonly ws: WebSocketServer;
   private readonly phones = new Map<string, FakePhone>();
   private readonly refs = new Map<string, FakeConnection>();
@@ -59,8 +65,15 @@ export class FakeWaServer implements ConnectionHandler {
   /** Nodes the fake does not know, for tests and debugging: nothing here means nothing was missed. */
   readonly unknown: BinaryNode[] = [];
   url = '';
+  readonly signal: boolean;
+
+  /** The root key of the server's certificate chain, hex: what `SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY` gives whatsmeow. */
+  get certRootPublicKey(): string {
+    return Buffer.from(this.certRoot.public).toString('hex');
+  }
 
   private constructor(options: FakeWaOptions) {
+    this.signal = !!options.signal;
     this.log = options.log ?? (process.env.FAKE_WA_DEBUG ? (line) => process.stderr.write(`[fake-wa] ${line}\n`) : () => {});
     this.ws = new WebSocketServer((socket) => {
       this.connections.add(new FakeConnection(socket, this.staticKey, this.certChain, this));
@@ -134,7 +147,7 @@ export class FakeWaServer implements ConnectionHandler {
     const key = this.lidToPhone.get(user) ?? user;
     let peer = this.peers.get(key);
     if (!peer) {
-      peer = new FakePeer();
+      peer = new FakePeer(this.phones.get(key)?.accountKey);
       this.peers.set(key, peer);
     }
     return peer;
@@ -174,7 +187,7 @@ export class FakeWaServer implements ConnectionHandler {
       for (const ref of refs) this.refs.set(ref, connection);
       connection.send({
         tag: 'iq',
-        attrs: { from: 's.whatsapp.net', type: 'set', id: newId(), xmlns: 'md' },
+        attrs: { from: '@s.whatsapp.net', type: 'set', id: newId(), xmlns: 'md' },
         content: [{ tag: 'pair-device', attrs: {}, content: refs.map((ref) => ({ tag: 'ref', attrs: {}, content: Buffer.from(ref) })) }],
       });
       return;
@@ -244,7 +257,7 @@ export class FakeWaServer implements ConnectionHandler {
 
   private answer(connection: FakeConnection, phone: FakePhone | null, iq: BinaryNode): void {
     const reply = (attrs: Record<string, string>, content?: BinaryNode[]) =>
-      connection.send({ tag: 'iq', attrs: { from: iq.attrs.to ?? 's.whatsapp.net', id: iq.attrs.id ?? '', ...attrs }, content });
+      connection.send({ tag: 'iq', attrs: { from: iq.attrs.to ?? '@s.whatsapp.net', id: iq.attrs.id ?? '', ...attrs }, content });
     if (iq.attrs.xmlns === 'md' && this.companionRegistration(connection, iq)) {
       reply({ type: 'result' });
       return;
@@ -303,8 +316,7 @@ export class FakeWaServer implements ConnectionHandler {
     }
     const noiseKey = connection.clientNoiseKey;
     if (!noiseKey) throw new Error('pairing before the handshake finished');
-    phone.companion = { device, noiseKey, identityKey };
-    phone.preKeysOnServer = 0;
+    phone.linked({ device, noiseKey, identityKey });
     for (const ref of connection.refs) this.refs.delete(ref);
     connection.refs = [];
     // A new companion logs in again: the server ends the stream with "restart required".

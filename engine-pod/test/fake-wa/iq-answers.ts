@@ -105,7 +105,7 @@ function encrypt(context: IqContext, iq: BinaryNode, first: BinaryNode | undefin
     default:
       if (iq.attrs.type === 'set' && phone) {
         // The pre-key upload: registration, identity, the list of one-time keys, the signed key.
-        phone.preKeysOnServer += getBinaryNodeChildren(getBinaryNodeChild(iq, 'list'), 'key').length;
+        phone.preKeysUploaded(iq);
         return result();
       }
       return null;

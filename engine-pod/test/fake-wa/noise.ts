@@ -108,13 +108,14 @@ export class NoiseResponder {
 }
 
 /**
- * A certificate chain of the shape Baileys checks: an intermediate certificate with issuer
- * serial 0 and the leaf signed by the intermediate's key. The intermediate is signed by a key
- * of our own, not WhatsApp's root: Baileys' `Curve.verify` only fails when libsignal throws,
- * and libsignal reports a wrong signature by returning false, so the chain passes.
+ * The server's certificate chain: an intermediate certificate (issuer serial 0) signed by a root
+ * key of the fake's own, and the leaf, whose key is the server's static noise key, signed by the
+ * intermediate's key. whatsmeow checks all of it against a root public key (WhatsApp's, or the
+ * one `SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY` gives: `FakeWaServer.certRootPublicKey`); Baileys
+ * checks the shape and issuer serials (a wrong signature passes there: libsignal reports it by
+ * returning false, which Baileys ignores).
  */
-export function selfMadeCertChain(serverStatic: KeyPair): Uint8Array {
-  const root = Curve.generateKeyPair();
+export function certChain(root: KeyPair, serverStatic: KeyPair): Uint8Array {
   const intermediate = Curve.generateKeyPair();
   const intermediateDetails = proto.CertChain.NoiseCertificate.Details.encode({
     serial: 1,

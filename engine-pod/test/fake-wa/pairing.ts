@@ -65,7 +65,7 @@ export function pairSuccess(primary: PrimaryDevice, device: number, companionIde
   }).finish();
   return {
     tag: 'iq',
-    attrs: { from: 's.whatsapp.net', type: 'set', id: randomBytes(8).toString('hex') },
+    attrs: { from: '@s.whatsapp.net', type: 'set', id: randomBytes(8).toString('hex') },
     content: [
       {
         tag: 'pair-success',
@@ -111,7 +111,7 @@ export class CodePairing {
     const wrappedPrimary = Buffer.concat([salt, iv, aesEncryptCTR(Buffer.from(this.ephemeral.public), wrapKey, iv)]);
     return {
       tag: 'notification',
-      attrs: { from: 's.whatsapp.net', type: 'link_code_companion_reg', id: randomBytes(8).toString('hex') },
+      attrs: { from: '@s.whatsapp.net', type: 'link_code_companion_reg', id: randomBytes(8).toString('hex') },
       content: [
         {
           tag: 'link_code_companion_reg',

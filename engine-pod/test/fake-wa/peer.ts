@@ -5,6 +5,7 @@ import {
   DEFAULT_CONNECTION_CONFIG,
   encodeBigEndian,
   generateRegistrationId,
+  generateSignalPubKey,
   KEY_BUNDLE_TYPE,
   type KeyPair,
   proto,
@@ -13,6 +14,7 @@ import {
   type SignalRepositoryWithLIDStore,
   signedKeyPair,
   unpadRandomMax16,
+  writeRandomPadMax16,
   xmppPreKey,
   xmppSignedPreKey,
 } from '@whiskeysockets/baileys';
@@ -20,14 +22,27 @@ import { pino } from 'pino';
 
 const silent = pino({ level: 'silent' });
 
+/** A device's keys as the client uploaded them: what a sender needs to start a signal session with it. */
+export interface UploadedKeys {
+  readonly registrationId: number;
+  readonly identityKey: Uint8Array;
+  readonly signedPreKey: { keyId: number; publicKey: Uint8Array; signature: Uint8Array };
+  /** A one-time pre-key taken from the uploaded ones (each used once), or none left. */
+  takePreKey(): { keyId: number; publicKey: Uint8Array } | undefined;
+}
+
 /** The signal keys of one device the engine may send to: a contact's phone, or the account's own. */
 export class FakePeer {
-  private readonly identity: KeyPair = Curve.generateKeyPair();
   private readonly registrationId = generateRegistrationId();
-  private readonly signedPreKey = signedKeyPair(this.identity, 1);
+  private readonly signedPreKey: ReturnType<typeof signedKeyPair>;
   private readonly keys = new Map<string, unknown>();
   private nextPreKeyId = 1;
   private repository: SignalRepositoryWithLIDStore | null = null;
+
+  /** The account's own phone signs with its account key, which is its signal identity too (whatsmeow checks that). */
+  constructor(private readonly identity: KeyPair = Curve.generateKeyPair()) {
+    this.signedPreKey = signedKeyPair(identity, 1);
+  }
 
   /** One `<user>` of an `encrypt`/`key` answer: a fresh one-time pre-key each time, as the server hands out. */
   keyBundle(jid: string): BinaryNode {
@@ -51,6 +66,27 @@ export class FakePeer {
   async decrypt(senderJid: string, type: 'pkmsg' | 'msg', ciphertext: Uint8Array): Promise<proto.IMessage> {
     const plaintext = await this.signal().decryptMessage({ jid: senderJid, type, ciphertext });
     return proto.Message.decode(unpadRandomMax16(plaintext));
+  }
+
+  /**
+   * Encrypts a message for a device, as its sender's phone would: a session is started from the
+   * device's uploaded keys the first time (the result is a `pkmsg`), later messages are `msg`.
+   */
+  async encrypt(recipientJid: string, keys: UploadedKeys, message: proto.IMessage): Promise<{ type: 'pkmsg' | 'msg'; ciphertext: Uint8Array }> {
+    const repository = this.signal();
+    if (!(await repository.validateSession(recipientJid)).exists) {
+      const preKey = keys.takePreKey();
+      await repository.injectE2ESession({
+        jid: recipientJid,
+        session: {
+          registrationId: keys.registrationId,
+          identityKey: generateSignalPubKey(keys.identityKey),
+          signedPreKey: { ...keys.signedPreKey, publicKey: generateSignalPubKey(keys.signedPreKey.publicKey) },
+          ...(preKey ? { preKey: { keyId: preKey.keyId, publicKey: generateSignalPubKey(preKey.publicKey) } } : {}),
+        },
+      });
+    }
+    return repository.encryptMessage({ jid: recipientJid, data: writeRandomPadMax16(proto.Message.encode(message).finish()) });
   }
 
   private signal(): SignalRepositoryWithLIDStore {

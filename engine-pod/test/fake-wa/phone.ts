@@ -12,7 +12,7 @@ import { encryptPollVote } from '../../src/engines/noweb/polls.js';
 import { FakeAppState } from './app-state.js';
 import type { FakeConnection } from './connection.js';
 import type { CodePairing } from './pairing.js';
-import type { FakePeer } from './peer.js';
+import type { FakePeer, UploadedKeys } from './peer.js';
 import { FakeProfile } from './profile.js';
 import {
   type CallKind,
@@ -31,6 +31,10 @@ import {
 /** What the fake needs from its server to act for a phone. */
 export interface PhoneServer {
   peer(jid: string): FakePeer;
+  /** Direct messages to the companion are Signal-encrypted (`enc`), not `plaintext` (whatsmeow decrypts only those). */
+  readonly signal: boolean;
+  /** A number's LID (`<lid>@lid`), as the server stamps on stanzas (`sender_lid`). */
+  lidOf(jid: string): string | undefined;
 }
 
 /** What the client acknowledges; the rest (presence, chat state, `ib`) is fire and forget. */
@@ -68,6 +72,13 @@ export class FakePhone {
   private readonly offline: BinaryNode[] = [];
   private readonly unacked = new Map<string, BinaryNode>();
   private readonly decrypted = new Map<string, proto.IMessage>();
+  /** The companion's signal keys from its pre-key upload (`signal` mode seals messages with them). */
+  private companionKeys: UploadedKeys | null = null;
+  private unusedPreKeys: { keyId: number; publicKey: Buffer }[] = [];
+  private keysUploaded: Promise<void>;
+  private onKeysUploaded: () => void = () => {};
+  /** Deliveries in `signal` mode: sealed one after the other, so they keep their order. */
+  private outbox: Promise<void> = Promise.resolve();
 
   constructor(
     readonly phone: string,
@@ -76,6 +87,46 @@ export class FakePhone {
     private readonly server: PhoneServer,
   ) {
     this.profile = new FakeProfile(phone);
+    this.keysUploaded = this.waitForKeys();
+  }
+
+  private waitForKeys(): Promise<void> {
+    return new Promise((resolve) => {
+      this.onKeysUploaded = resolve;
+    });
+  }
+
+  /** A new companion: its keys come with its first pre-key upload. */
+  linked(companion: { device: number; noiseKey: Buffer; identityKey: Buffer }): void {
+    this.companion = companion;
+    this.preKeysOnServer = 0;
+    this.companionKeys = null;
+    this.unusedPreKeys = [];
+    this.keysUploaded = this.waitForKeys();
+  }
+
+  /** The client's pre-key upload (`encrypt` set): registration id, identity, one-time keys, signed key. */
+  preKeysUploaded(iq: BinaryNode): void {
+    const bytes = (node: BinaryNode | undefined) => Buffer.from((node?.content as Uint8Array | undefined) ?? []);
+    const keyOf = (node: BinaryNode | undefined) => ({
+      keyId: bytes(getBinaryNodeChild(node, 'id')).readUIntBE(0, 3),
+      publicKey: bytes(getBinaryNodeChild(node, 'value')),
+    });
+    const preKeys = getBinaryNodeChildren(getBinaryNodeChild(iq, 'list'), 'key').map(keyOf);
+    this.preKeysOnServer += preKeys.length;
+    const skey = getBinaryNodeChild(iq, 'skey');
+    this.unusedPreKeys.push(...preKeys);
+    this.companionKeys = {
+      registrationId: bytes(getBinaryNodeChild(iq, 'registration')).readUInt32BE(0),
+      identityKey: bytes(getBinaryNodeChild(iq, 'identity')),
+      signedPreKey: { ...keyOf(skey), signature: bytes(getBinaryNodeChild(skey, 'signature')) },
+      takePreKey: () => {
+        const taken = this.unusedPreKeys.shift();
+        if (taken) this.preKeysOnServer -= 1;
+        return taken;
+      },
+    };
+    this.onKeysUploaded();
   }
 
   get jid(): string {
@@ -101,6 +152,36 @@ export class FakePhone {
    * message) and delivered again at the next login if it never was.
    */
   deliver(node: BinaryNode): void {
+    if (!this.server.signal) {
+      this.deliverNow(node);
+      return;
+    }
+    this.outbox = this.outbox
+      .then(() => this.seal(node))
+      .then((sealed) => this.deliverNow(sealed))
+      .catch((error: unknown) => {
+        process.stderr.write(`[fake-wa] could not seal a message for ${this.phone}: ${String(error)}\n`);
+      });
+  }
+
+  /**
+   * A direct message as WhatsApp delivers it: its content encrypted by the sender's device for the
+   * companion (`enc` v2, `pkmsg` for the first, then `msg`), once the companion uploaded its keys.
+   */
+  private async seal(node: BinaryNode): Promise<BinaryNode> {
+    const plaintext = node.tag === 'message' && !node.attrs.participant ? getBinaryNodeChild(node, 'plaintext') : undefined;
+    if (!plaintext || !this.companion) return node;
+    await this.keysUploaded;
+    const keys = this.companionKeys!;
+    const message = proto.Message.decode(plaintext.content as Uint8Array);
+    const { type, ciphertext } = await this.server.peer(node.attrs.from ?? '').encrypt(this.companionJid, keys, message);
+    // The server names a sender by both addresses: a number's LID rides along (`sender_lid`).
+    const senderLid = node.attrs.from?.endsWith('@s.whatsapp.net') && !node.attrs.sender_lid ? this.server.lidOf(node.attrs.from) : undefined;
+    const attrs = senderLid ? { ...node.attrs, sender_lid: senderLid } : node.attrs;
+    return { ...node, attrs, content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }] };
+  }
+
+  private deliverNow(node: BinaryNode): void {
     if (ACKED.has(node.tag)) this.unacked.set(`${node.tag}:${node.attrs.id}`, node);
     if (this.connection?.isOpen) this.connection.send(node);
     else if (!ACKED.has(node.tag)) this.offline.push(node);
@@ -118,6 +199,8 @@ export class FakePhone {
     connection.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: String(queued.length) } }] });
     if (!this.historyDelivered) {
       this.historyDelivered = true;
+      // The account's name is app state too (critical_block); whatsmeow takes it only from there.
+      if (this.server.signal) this.outbox = this.outbox.then(() => this.appState.change({ pushNameSetting: this.pushName }, '')).then(() => {});
       // What the phone sends a new companion: the app state key, then its first history sync.
       this.deliver(messageStanza({ from: this.jid, pushName: this.pushName }, this.appState.keyShare()));
       this.deliver(messageStanza({ from: this.jid, pushName: this.pushName }, historySyncMessage(this.pushName, this.jid)));
@@ -239,6 +322,7 @@ export class FakePhone {
   /** The phone unlinks the companion: the connection ends with 401 and the server forgets it. */
   removeCompanion(): void {
     this.companion = null;
+    this.companionKeys = null;
     this.connection?.endStream('401', { tag: 'conflict', attrs: { type: 'device_removed' } });
     this.connection = null;
   }

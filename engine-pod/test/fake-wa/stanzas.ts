@@ -127,7 +127,7 @@ export function groupNotification(group: string, author: string, change: BinaryN
 export function serverSyncNotification(collection: string, version: number): BinaryNode {
   return {
     tag: 'notification',
-    attrs: { from: 's.whatsapp.net', type: 'server_sync', id: newId(), t: nowSeconds() },
+    attrs: { from: '@s.whatsapp.net', type: 'server_sync', id: newId(), t: nowSeconds() },
     content: [{ tag: 'collection', attrs: { name: collection, version: String(version) } }],
   };
 }

@@ -1,0 +1,163 @@
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { AuthStateStore } from '../../src/index.js';
+
+const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../engines/gows');
+const BINARY = join(ENGINE_DIR, 'bin/switchboard-gows');
+
+/** Go from the machine (the toolchain the Makefile checks); the build is cached by Go. */
+function goBinary(): string {
+  if (process.env.GO) return process.env.GO;
+  return existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : 'go';
+}
+
+let built: Promise<string> | null = null;
+
+/** Builds `switchboard-gows` (static, as the images ship it) once per test process. */
+export function buildGows(): Promise<string> {
+  built ??= promisify(execFile)(goBinary(), ['build', '-trimpath', '-o', BINARY, '.'], {
+    cwd: ENGINE_DIR,
+    env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' },
+  }).then(() => BINARY);
+  return built;
+}
+
+export interface Notification {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+/**
+ * A small host for tests of the Go side alone: one `switchboard-gows stdio` child, its auth-state
+ * requests answered from a store, its notifications collected. (The gateway's host is the
+ * `GowsEngine` proxy; this driver speaks the same PROTOCOL.md.)
+ */
+export class GowsDriver {
+  readonly notifications: Notification[] = [];
+  readonly log: Record<string, unknown>[] = [];
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private readonly waiters = new Set<() => void>();
+  readonly exited: Promise<number | null>;
+
+  constructor(
+    binary: string,
+    env: Record<string, string>,
+    private readonly store: AuthStateStore,
+  ) {
+    this.child = spawn(binary, ['stdio'], {
+      env: { PATH: process.env.PATH ?? '', ...(process.env.GOWS_LOG ? { SWITCHBOARD_GOWS_DEBUG: '1' } : {}), ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+    createInterface({ input: this.child.stdout }).on('line', (line) => this.receive(line));
+    createInterface({ input: this.child.stderr }).on('line', (line) => {
+      try {
+        this.log.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        this.log.push({ level: 'raw', msg: line });
+      }
+      if (process.env.GOWS_LOG) process.stderr.write(`[gows] ${line}\n`);
+    });
+  }
+
+  request<T = unknown>(method: string, params: unknown = {}): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: (value) => resolve(value as T), reject });
+      this.write({ jsonrpc: '2.0', id, method, params });
+    });
+  }
+
+  /** Resolves with the first notification (past `since`) that matches. */
+  async waitFor(match: (n: Notification) => boolean, since = 0, timeoutMs = 20_000): Promise<Notification> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.notifications.slice(since).find(match);
+      if (found) return found;
+      if (Date.now() > deadline) {
+        throw new Error(`no matching notification; got ${JSON.stringify(this.notifications.slice(since)).slice(0, 2000)}`);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 50);
+        this.waiters.add(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  status(status: string, since = 0): Promise<Notification> {
+    return this.waitFor((n) => n.method === 'status' && n.params.status === status, since);
+  }
+
+  event(name: string, match: (payload: Record<string, unknown>) => boolean = () => true, since = 0): Promise<Record<string, unknown>> {
+    return this.waitFor((n) => n.method === 'event' && n.params.event === name && match(n.params.payload as Record<string, unknown>), since).then(
+      (n) => n.params.payload as Record<string, unknown>,
+    );
+  }
+
+  /** Closes stdin: the child disconnects and exits. */
+  async close(): Promise<number | null> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+
+  private write(message: unknown): void {
+    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private receive(line: string): void {
+    const message = JSON.parse(line) as {
+      id?: number;
+      method?: string;
+      params?: Record<string, unknown>;
+      result?: unknown;
+      error?: { message: string; data?: { code?: string } };
+    };
+    if (message.method && message.id !== undefined) {
+      void this.serve(message.id, message.method, message.params ?? {});
+      return;
+    }
+    if (message.method) {
+      this.notifications.push({ method: message.method, params: message.params ?? {} });
+      for (const wake of this.waiters) wake();
+      this.waiters.clear();
+      return;
+    }
+    const pending = message.id !== undefined ? this.pending.get(message.id) : undefined;
+    if (!pending) return;
+    this.pending.delete(message.id!);
+    if (message.error) pending.reject(Object.assign(new Error(message.error.message), { code: message.error.data?.code }));
+    else pending.resolve(message.result);
+  }
+
+  private async serve(id: number, method: string, params: Record<string, unknown>): Promise<void> {
+    try {
+      let result: unknown = null;
+      if (method === 'auth.get') result = await this.store.get(params.type as string, params.ids as string[]);
+      else if (method === 'auth.set') await this.store.set(params.data as Record<string, Record<string, unknown>>);
+      else if (method === 'auth.clear') await this.store.clear();
+      else if (method === 'media.save') result = null;
+      else throw new Error(`unknown method ${method}`);
+      this.write({ jsonrpc: '2.0', id, result });
+    } catch (error) {
+      this.write({ jsonrpc: '2.0', id, error: { code: -32000, message: (error as Error).message } });
+    }
+  }
+}
