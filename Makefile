@@ -24,13 +24,17 @@ $(STAMP_DEPS): $(STAMP_TOOLS) pnpm-lock.yaml package.json */package.json
 
 install: toolchain $(STAMP_DEPS)
 
+## The packages with tsc, then the dashboard's bundle with Vite (dashboard/dist, which the gateway serves).
 build: install
-	pnpm exec tsc -b protocol kube testkit engine-pod gateway operator bench
+	pnpm exec tsc -b protocol kube testkit engine-pod gateway operator bench cli
+	pnpm --filter @switchboard/dashboard build
 
 ## Every package as built, then the whole tree as one program (tsconfig.test.json: sources, tests,
-## test/, configs), since vitest runs the tests from source without checking types.
+## test/, configs), since vitest runs the tests from source without checking types; then the
+## dashboard's browser code, a program of its own (DOM types, Preact's JSX), which Vite never checks.
 typecheck: build
 	pnpm exec tsc -p tsconfig.test.json
+	pnpm exec tsc -p dashboard
 
 ## ESLint with typescript-eslint's typed rules (eslint.config.js) over the whole tree: any warning
 ## fails. Reads the sources through tsconfig.test.json, so it needs no build. Then Prettier's check

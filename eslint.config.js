@@ -39,6 +39,11 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's browser code: its own program (DOM types, Preact's JSX), the same rules.
+    files: ['dashboard/src/**/*.{ts,tsx}'],
+    languageOptions: { parserOptions: { project: './dashboard/tsconfig.json', tsconfigRootDir: import.meta.dirname } },
+  },
+  {
     // The dispatch table hands an engine's optional method to capability() (a 422 when it is
     // missing) and calls what comes back with .call(engine, ...): never unbound.
     files: ['engine-pod/src/dispatch/**/*.ts'],

@@ -25,7 +25,12 @@ export default defineConfig({
         test: {
           name: 'packages',
           globalSetup: [SCRATCH_TMPDIR],
-          include: ['{protocol,kube,engine-pod,gateway,operator,testkit}/test/**/*.test.ts', 'test/docs/**/*.test.ts'],
+          include: [
+            '{protocol,kube,engine-pod,gateway,operator,testkit,cli}/test/**/*.test.ts',
+            'test/docs/**/*.test.ts',
+            'test/dashboard/**/*.test.ts',
+            'test/cli/**/*.test.ts',
+          ],
           // Tests against a real API server run in the e2e suite (test/e2e/vitest.config.ts).
           exclude: ['**/*.integration.test.ts', '**/node_modules/**'],
           testTimeout: 20_000,

@@ -15,6 +15,7 @@ import { chattingActionRoutes } from './routes/chatting-actions.js';
 import { chattingInteractiveRoutes } from './routes/chatting-interactive.js';
 import { chattingMediaRoutes } from './routes/chatting-media.js';
 import { contactRoutes } from './routes/contacts.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { fileRoutes } from './routes/files.js';
 import { historyRoutes } from './routes/history.js';
@@ -29,7 +30,7 @@ import { sandboxRoutes } from './routes/sandbox.js';
 import { serverRoutes } from './routes/server.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deprecatedSessionRoutes } from './routes/sessions-deprecated.js';
-import { wsRoutes } from './routes/ws.js';
+import { selectProtocol, wsRoutes } from './routes/ws.js';
 import type { SessionBackend } from './sessions/backend.js';
 import type { DeadDeliveries, EventLog } from './webhooks/ports.js';
 import type { WsHub } from './ws/hub.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   readonly messages?: MessageStore;
   /** Stored media, served by `routes/files.ts` at the `media.url` of message records. */
   readonly media?: MediaStore;
+  /** The built dashboard's directory, served at /dashboard; absent: no dashboard (SWITCHBOARD_DASHBOARD=false). */
+  readonly dashboard?: string | null;
 }
 
 /** Builds the HTTP app from its dependencies; main.ts and the tests both call this. */
@@ -80,9 +83,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerDocs(app, deps.version, { oauth: deps.auth.acceptsBearerTokens });
   // In a scope of its own: the websocket plugin wraps every route handler it can see.
   await app.register(async (scope) => {
-    await scope.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+    await scope.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024, handleProtocols: selectProtocol } });
     await scope.register(wsRoutes, { hub: deps.hub, auth: deps.auth });
   });
+
+  // In a scope of its own: its security headers are for the page only.
+  if (deps.dashboard) {
+    await app.register(dashboardRoutes, { root: deps.dashboard });
+  }
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   if (deps.metrics) {
@@ -116,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.deliveries) await api.register(deliveryRoutes, { ...routeDeps, ...deps.deliveries });
     if (deps.messages) await api.register(historyRoutes, { ...routeDeps, messages: deps.messages });
     if (deps.media) await api.register(fileRoutes, { media: deps.media });
-    await api.register(keyRoutes, { keys: deps.keys });
+    await api.register(keyRoutes, { keys: deps.keys, incarnations: deps.auth.incarnations });
     await api.register(serverRoutes);
   });
   return app;

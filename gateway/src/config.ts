@@ -45,6 +45,10 @@ export interface GatewayConfig {
   readonly wsPingMs?: number;
   /** A /ws client with more unsent bytes than this is dropped. */
   readonly wsMaxBufferedBytes?: number;
+  /** Serve the browser dashboard at /dashboard (SWITCHBOARD_DASHBOARD); default on. */
+  readonly dashboard?: boolean;
+  /** Print the QR code of each session waiting for a scan on stdout (SWITCHBOARD_TERMINAL_QR, `make run`). */
+  readonly terminalQr?: boolean;
 }
 
 /** A year: media is a cache of what arrived, not an archive. */
@@ -91,6 +95,8 @@ const Env = z.object({
     .int()
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
+  SWITCHBOARD_DASHBOARD: z.enum(['true', 'false']).default('true'),
+  SWITCHBOARD_TERMINAL_QR: z.enum(['true', 'false']).default('false'),
 });
 
 export class ConfigError extends Error {}
@@ -150,6 +156,8 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     metricsPublic: e.SWITCHBOARD_METRICS_PUBLIC === 'true',
     wsPingMs: e.SWITCHBOARD_WS_PING_SECONDS * 1000,
     wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
+    dashboard: e.SWITCHBOARD_DASHBOARD === 'true',
+    terminalQr: e.SWITCHBOARD_TERMINAL_QR === 'true',
   };
   if (config.mode === 'cluster') requireClusterSettings(config);
   return config;

@@ -4,6 +4,7 @@ import { createClusterGateway } from './cluster/create-cluster-gateway.js';
 import { ConfigError, type GatewayConfig, readConfig } from './config.js';
 import { createLocalGateway } from './local/create-local-gateway.js';
 import { DataDirInUse } from './local/store/data-dir-lock.js';
+import { printQrCodes } from './terminal-qr.js';
 
 interface RunningGateway {
   readonly app: FastifyInstance;
@@ -13,6 +14,8 @@ interface RunningGateway {
 /** Local mode (`make run`): everything in this process. Shows a generated admin key once. */
 async function startLocal(config: GatewayConfig): Promise<RunningGateway> {
   const gateway = await createLocalGateway(config);
+  // Before listen(): the sessions it starts again print their QR too.
+  if (config.terminalQr) printQrCodes(gateway.events, (session) => gateway.qr(session), process.stdout);
   const url = await gateway.listen();
   if (gateway.adminKey.generated) {
     // Shown once, on the start that generated it; only its hash is stored.

@@ -129,3 +129,25 @@ export const StoredApiKey = z.object({
   incarnation: z.string().optional(),
 });
 export type StoredApiKey = z.infer<typeof StoredApiKey>;
+
+/**
+ * What the calling key may do, worked out by the gateway's own access rules (docs/api.md): a
+ * client such as the dashboard offers only these, rather than keep a copy of the rules.
+ */
+export const ApiKeyPermissions = z
+  .object({
+    sessions: z.boolean().meta({ description: 'List sessions (GET /api/sessions)' }),
+    read: z.boolean().meta({ description: 'Read a session, its account and its event log' }),
+    send: z.boolean().meta({ description: 'Send messages, simulate a SANDBOX peer' }),
+    control: z.boolean().meta({ description: 'Start, stop, restart, log out, pair (QR, code, passkey)' }),
+    setting: z.boolean().meta({ description: 'Create and update sessions, replay dead webhook deliveries' }),
+    delete: z.boolean().meta({ description: 'Delete sessions' }),
+    events: z.boolean().meta({ description: 'Open /ws' }),
+    keys: z.boolean().meta({ description: 'Manage API keys' }),
+  })
+  .meta({ id: 'ApiKeyPermissions' });
+export type ApiKeyPermissions = z.infer<typeof ApiKeyPermissions>;
+
+/** `GET /api/keys/me`: the calling key, without its secret, and what it may do. Our addition. */
+export const ApiKeySelfDTO = ApiKeyDTO.omit({ key: true }).extend({ permissions: ApiKeyPermissions }).meta({ id: 'ApiKeySelfDTO' });
+export type ApiKeySelfDTO = z.infer<typeof ApiKeySelfDTO>;

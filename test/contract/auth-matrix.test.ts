@@ -9,7 +9,7 @@ import { ADMIN_KEY, type ContractGateway, startGateway } from './harness.js';
  */
 
 interface Access {
-  kind: 'admin' | 'sessions.list' | 'session';
+  kind: 'admin' | 'sessions.list' | 'session' | 'self';
   action?: 'read' | 'control' | 'manage' | 'use' | 'media';
   from?: 'params.session' | 'body.session' | 'query.session' | 'body.name';
 }
@@ -179,16 +179,17 @@ describe('part 5: the auth matrix over every /api operation', () => {
   });
 
   it('a general key limited to another session: 403 for every session route and key management', async () => {
-    expect(await mismatches(key('generalOther'), (a) => (a.kind === 'sessions.list' ? 'allowed' : 'forbidden'))).toEqual([]);
+    expect(await mismatches(key('generalOther'), (a) => (a.kind === 'sessions.list' || a.kind === 'self' ? 'allowed' : 'forbidden'))).toEqual([]);
   });
 
   it('a control key: read and control routes of its session and the session list, 403 elsewhere', async () => {
-    const expected = (a: Access): Outcome => (a.kind === 'sessions.list' || isSessionAction(a, 'read', 'control') ? 'allowed' : 'forbidden');
+    const expected = (a: Access): Outcome =>
+      a.kind === 'sessions.list' || a.kind === 'self' || isSessionAction(a, 'read', 'control') ? 'allowed' : 'forbidden';
     expect(await mismatches(key('control'), expected)).toEqual([]);
   });
 
   it('a media key: media routes of its session only, 403 elsewhere', async () => {
-    expect(await mismatches(key('media'), (a) => (isSessionAction(a, 'media') ? 'allowed' : 'forbidden'))).toEqual([]);
+    expect(await mismatches(key('media'), (a) => (a.kind === 'self' || isSessionAction(a, 'media') ? 'allowed' : 'forbidden'))).toEqual([]);
   });
 
   it('an OAuth 2.0 token with scope read:items: the session list only', async () => {

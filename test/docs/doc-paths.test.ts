@@ -9,7 +9,10 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const DOCUMENTS = [
   'README.md',
   'docs/architecture.md',
-  ...['protocol', 'kube', 'engine-pod', 'gateway', 'operator', 'bench', 'charts', 'crds', 'docker'].map((dir) => `${dir}/README.md`),
+  'docs/dashboard.md',
+  ...['protocol', 'kube', 'engine-pod', 'gateway', 'operator', 'bench', 'charts', 'crds', 'docker', 'dashboard', 'cli'].map(
+    (dir) => `${dir}/README.md`,
+  ),
   'gateway/src/local/webhooks/README.md',
 ];
 /** Made by builds, installs and runs, never part of the repository. */

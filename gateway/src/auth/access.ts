@@ -16,6 +16,7 @@ import type { ApiKeyAction } from '@switchboard/protocol';
  * |                               | action `read` or `control`                                    |
  * | media key of session S        | `session` routes of S with action `media`                     |
  * | OAuth bearer, scope read:items| `sessions.list` only                                          |
+ * | any API key                   | `self`: GET /api/keys/me, the key's own record                |
  *
  * The key action (the `actions` flags of a general key, names from the reference document) of
  * a `session` route: `read` -> read, `media` -> read, `control` -> control; `use` -> read for
@@ -37,6 +38,8 @@ export type SessionAction =
 export type Access =
   /** Key management: admin keys only. */
   | { readonly kind: 'admin' }
+  /** The calling key's own record and permissions: any API key (not an OAuth bearer). */
+  | { readonly kind: 'self' }
   /** The session list: any key but media keys, and an OAuth 2.0 bearer with scope read:items. */
   | { readonly kind: 'sessions.list' }
   /** Acts on one session, named at the request field `from` (after validation and defaults). */
@@ -64,6 +67,7 @@ export function sessionAccess(action: SessionAction, from: SessionField = 'param
 
 export const ADMIN_ONLY: { access: Access } = { access: { kind: 'admin' } };
 export const SESSIONS_LIST: { access: Access } = { access: { kind: 'sessions.list' } };
+export const ANY_KEY: { access: Access } = { access: { kind: 'self' } };
 
 /** The `actions` flag a general key needs for a `session` route (table above). */
 export function keyActionOf(access: Extract<Access, { kind: 'session' }>, method: string): ApiKeyAction {

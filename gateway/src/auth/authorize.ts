@@ -27,6 +27,10 @@ export function authorize(principal: Principal, rule: RouteRule, session: unknow
   if (principal.kind === 'admin') return;
   const { access } = rule;
   if (access.kind === 'admin') throw forbidden('managing API keys needs an admin key');
+  if (access.kind === 'self') {
+    if (principal.kind === 'oauth') throw forbidden('an OAuth 2.0 bearer token may only list sessions (GET /api/sessions)');
+    return;
+  }
   if (access.kind === 'sessions.list') {
     if (principal.kind === 'media') throw forbidden(`a media key may only download media of session '${principal.session}'`);
     if (principal.kind === 'oauth' && !principal.scopes.includes(READ_ITEMS)) {

@@ -10,6 +10,7 @@ import { ApiKeys } from '../auth/api-keys.js';
 import { ApiKeyAuthenticator } from '../auth/authenticator.js';
 import { OAuthVerifier } from '../auth/oauth.js';
 import { buildApp } from '../app.js';
+import { dashboardDir } from '../routes/dashboard.js';
 import { type GatewayConfig, requireClusterSettings } from '../config.js';
 import { InProcessEventBus } from '../events/event-bus.js';
 import { createLogger } from '../logger.js';
@@ -186,6 +187,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
         eventLog: new StreamEventLog(nc),
       },
       metrics: { registry: metrics, public: options.metricsPublic ?? false },
+      dashboard: options.dashboard === false ? null : dashboardDir(),
     });
     return {
       app,

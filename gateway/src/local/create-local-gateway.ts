@@ -10,6 +10,7 @@ import { ApiKeyAuthenticator } from '../auth/authenticator.js';
 import { apiKeySchema, KeyStore } from './sqlite-key-store.js';
 import { OAuthVerifier } from '../auth/oauth.js';
 import { buildApp } from '../app.js';
+import { dashboardDir } from '../routes/dashboard.js';
 import type { GatewayConfig } from '../config.js';
 import { type EventBus, InProcessEventBus } from '../events/event-bus.js';
 import { eventLogSchema, queuedEventLogSchema, SqliteEventLog } from './sqlite-event-log.js';
@@ -50,6 +51,8 @@ export interface LocalGateway {
   readonly metrics: GatewayMetrics;
   /** The in-process event bus: what the engines publish to, and every fan-out reads. */
   readonly events: EventBus;
+  /** The current QR value of a session waiting for a scan (SWITCHBOARD_TERMINAL_QR prints it). */
+  qr(session: string): Promise<string>;
   /** Listens, then starts again the sessions that were running. Returns the base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -180,6 +183,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
       eventLog,
     },
     metrics: { registry: metrics, public: options.metricsPublic ?? false },
+    dashboard: options.dashboard === false ? null : dashboardDir(),
     messages: accountData.messages,
     media: accountData.media,
   });
@@ -194,6 +198,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     dispatcher,
     metrics,
     events: bus,
+    qr: async (session) => ((await sessions.command(session, { op: 'auth.qr' })) as { value: string }).value,
     async listen() {
       const url = await app.listen({ port: options.port, host: options.host });
       await sessions.resume();

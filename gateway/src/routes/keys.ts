@@ -1,7 +1,17 @@
-import { ApiKeyDTO, ApiKeyPathParams, ApiKeyRequest, ApiKeyUpdateRequest, ErrorBody, ScopedApiKeyRequest } from '@switchboard/protocol';
+import {
+  ApiKeyDTO,
+  ApiKeyPathParams,
+  ApiKeySelfDTO,
+  ApiKeyRequest,
+  ApiKeyUpdateRequest,
+  ErrorBody,
+  ScopedApiKeyRequest,
+} from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
-import { ADMIN_ONLY } from '../auth/access.js';
+import { ADMIN_ONLY, ANY_KEY } from '../auth/access.js';
 import type { ApiKeys, ScopedKind } from '../auth/api-keys.js';
+import { selfOf } from '../auth/permissions.js';
+import type { Incarnations } from '../auth/principal.js';
 import { typed } from './context.js';
 import { commonErrors, NoBody } from './responses.js';
 
@@ -11,8 +21,20 @@ const tags = ['API keys'];
  * Spec 4.2: API keys, for admin keys only. The secret (`key`) is in the answer that creates a
  * key and nowhere else: only its hash is stored.
  */
-export async function keyRoutes(app: FastifyInstance, { keys }: { keys: ApiKeys }): Promise<void> {
+export async function keyRoutes(app: FastifyInstance, { keys, incarnations }: { keys: ApiKeys; incarnations: Incarnations }): Promise<void> {
   const r = typed(app);
+
+  r.get('/api/keys/me', {
+    config: ANY_KEY,
+    schema: {
+      tags,
+      summary: 'The calling key (without its secret) and what it may do',
+      description:
+        'Any API key may ask about itself. `permissions` is worked out by the access rules every route is judged by, so a client offers only what the key may do. Our addition.',
+      response: { 200: ApiKeySelfDTO, ...commonErrors },
+    },
+    handler: async (request) => selfOf(request.principal!, incarnations),
+  });
 
   r.post('/api/keys', {
     config: ADMIN_ONLY,

@@ -22,7 +22,11 @@ export async function wsRoutes(app: FastifyInstance, { hub, auth }: { hub: WsHub
   app.get('/ws', { websocket: true, schema: { hide: true } }, (socket, request) => {
     try {
       const query = request.query as Record<string, unknown>;
-      const principal = auth.authenticate(query['x-api-key'] as string | string[] | undefined, 'the x-api-key query parameter');
+      const fromProtocol = keyFromProtocols(request.headers['sec-websocket-protocol']);
+      const principal =
+        fromProtocol === undefined
+          ? auth.authenticate(query['x-api-key'] as string | string[] | undefined, 'the x-api-key query parameter')
+          : auth.authenticate(fromProtocol, `the ${KEY_PROTOCOL_PREFIX}<base64url> subprotocol`);
       const parsed = WsQuery.safeParse(query);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -53,6 +57,29 @@ export async function wsRoutes(app: FastifyInstance, { hub, auth }: { hub: WsHub
       socket.close(1008, closeReason(error instanceof Error ? error.message : 'unauthorized'));
     }
   });
+}
+
+/**
+ * A browser cannot set headers on a websocket, and a key in the query string is a key in a URL
+ * (history, proxy logs). So /ws also takes it as a subprotocol, `x-api-key.b64.<base64url of the
+ * key>`, offered beside `switchboard`, the one the server picks (SELECTED_PROTOCOL): the key is
+ * never echoed back. The dashboard connects this way.
+ */
+export const KEY_PROTOCOL_PREFIX = 'x-api-key.b64.';
+export const SELECTED_PROTOCOL = 'switchboard';
+
+/** The key in a `Sec-WebSocket-Protocol` header, or undefined when it has none. */
+function keyFromProtocols(header: string | undefined): string | undefined {
+  const offered = header
+    ?.split(',')
+    .map((protocol) => protocol.trim())
+    .find((protocol) => protocol.startsWith(KEY_PROTOCOL_PREFIX));
+  return offered === undefined ? undefined : Buffer.from(offered.slice(KEY_PROTOCOL_PREFIX.length), 'base64url').toString('utf8');
+}
+
+/** ws's handleProtocols: `switchboard` when offered, so a key-bearing subprotocol is never the one answered. */
+export function selectProtocol(protocols: Set<string>): string | false {
+  return protocols.has(SELECTED_PROTOCOL) ? SELECTED_PROTOCOL : false;
 }
 
 /** The first `events` value that is neither `*` nor an event name. */

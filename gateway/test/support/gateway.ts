@@ -34,6 +34,8 @@ export interface StartOptions {
   readonly wsMaxBufferedBytes?: number;
   /** Where webhooks and files sent by URL may connect; default: the built-in rules. */
   readonly outbound?: OutboundPolicy;
+  /** Serve the dashboard at /dashboard (when built); default true, as SWITCHBOARD_DASHBOARD. */
+  readonly dashboard?: boolean;
 }
 
 /** A real gateway in local mode, listening on a free loopback port, with its own data dir. */
@@ -57,6 +59,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     sandbox: { qrRenewMs: options.qrRenewMs ?? 60_000, ackDelaysMs: { server: 20, device: 60 } },
     webhookTimeoutMs: 2_000,
     ...(options.outbound ? { outbound: options.outbound } : {}),
+    ...(options.dashboard === undefined ? {} : { dashboard: options.dashboard }),
   });
   const url = await gateway.listen();
   return { url, dataDir, gateway, api: apiClient(url, apiKey ?? ADMIN_KEY), close: () => gateway.close() };

@@ -391,6 +391,14 @@ describe('chart: lint, schema and templates', () => {
     await expect(render({ baseUrl: 'wa.example.com' })).rejects.toThrow(/baseUrl/);
   });
 
+  it('gateway.dashboard reaches every gateway replica as SWITCHBOARD_DASHBOARD, on by default', async () => {
+    const on = readGatewayConfig(resolvedEnv(envOf(container(await render(), `${FULL}-gateway`))));
+    expect(on.dashboard).toBe(true);
+    const off = readGatewayConfig(resolvedEnv(envOf(container(await render({ gateway: { dashboard: false } }), `${FULL}-gateway`))));
+    expect(off.dashboard).toBe(false);
+    await expect(render({ gateway: { dashboard: 'no' } })).rejects.toThrow(/dashboard/);
+  });
+
   it('engines.nowebConnectAttempts reaches the operator (for NOWEB pods) only when set, and must be 1 to 1000', async () => {
     const set = await render({ engines: { nowebConnectAttempts: 4 } });
     const operator = readOperatorConfig(resolvedEnv(envOf(container(set, `${FULL}-operator`))), new KubeConfig());

@@ -1,0 +1,1 @@
+export { type CliOptions, qrCommand, renderQr, statusCommand } from './commands.js';

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { isCliError, qrCommand, statusCommand } from './commands.js';
+
+const USAGE = `Usage:
+  switchboard qr <session> [--light]   print the session's QR code, again as it is renewed, until it is WORKING
+  switchboard status                   every session: engine, status, account
+
+Options:
+  --url <url>   the gateway (default: SWITCHBOARD_URL, else http://localhost:3000)
+  --key <key>   an API key (default: SWITCHBOARD_API_KEY); a control key of the session is enough for qr
+  --light       for a terminal with a light background
+`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { url: { type: 'string' }, key: { type: 'string' }, light: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command, session, ...rest] = positionals;
+  if (values.help || command === undefined) {
+    process.stdout.write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const key = values.key ?? process.env.SWITCHBOARD_API_KEY;
+  if (!key) {
+    process.stderr.write('an API key is needed: set SWITCHBOARD_API_KEY or pass --key\n');
+    return 2;
+  }
+  const options = {
+    url: values.url ?? process.env.SWITCHBOARD_URL ?? 'http://localhost:3000',
+    key,
+    out: process.stdout,
+    light: values.light === true,
+  };
+  if (command === 'status' && session === undefined) return statusCommand(options);
+  if (command === 'qr' && session !== undefined && rest.length === 0) {
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    return qrCommand(options, session, stop.signal);
+  }
+  process.stderr.write(USAGE);
+  return 2;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${isCliError(error) ? error.message : String((error as Error).stack ?? error)}\n`);
+    process.exit(1);
+  },
+);

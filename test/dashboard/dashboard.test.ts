@@ -1,0 +1,219 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor, WebhookReceiver } from '@switchboard/testkit';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, startGateway, type TestGateway } from '../../gateway/test/support/gateway.js';
+
+/**
+ * The dashboard in a real browser: Debian's chromium, headless, driven by puppeteer-core (no
+ * browser download), against a real local gateway serving the built dashboard (`make build`).
+ * One story, step by step as a person would go, each step screenshotted into
+ * test-results/dashboard/ (docs/dashboard.md shows copies of them).
+ */
+/** The few browser globals the page functions below use: this program has no DOM types. */
+declare const document: {
+  querySelector(selector: string): { textContent: string | null; src?: string } | null;
+  cookie: string;
+  documentElement: { scrollWidth: number };
+};
+declare const window: { innerWidth: number; marker?: string };
+declare const sessionStorage: { getItem(key: string): string | null };
+
+const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM_PATH || '/usr/bin/chromium';
+const SHOTS = fileURLToPath(new URL('../../test-results/dashboard/', import.meta.url));
+const DIST = fileURLToPath(new URL('../../dashboard/dist/index.html', import.meta.url));
+const PEER = '15557654321@c.us';
+const STEP_MS = 15_000;
+
+let gw: TestGateway;
+let browser: Browser;
+let page: Page;
+let hook: WebhookReceiver;
+let failing = true;
+/** Requests the page made to anything but the gateway, and CSP violations it reported. */
+const foreign: string[] = [];
+const violations: string[] = [];
+let readOnlyKey = '';
+
+async function shot(target: Page, name: string): Promise<void> {
+  await target.screenshot({ path: `${join(SHOTS, `dashboard-${name}`)}.png` });
+}
+
+async function watch(target: Page, origin: string): Promise<void> {
+  target.on('request', (request) => {
+    if (!request.url().startsWith(origin) && !request.url().startsWith('data:')) foreign.push(request.url());
+  });
+  target.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  target.on('dialog', (dialog) => void dialog.accept());
+}
+
+async function text(target: Page, selector: string): Promise<string> {
+  return target.$eval(selector, (element) => element.textContent ?? '');
+}
+
+async function login(target: Page, key: string): Promise<void> {
+  await target.goto(`${gw.url}/dashboard`);
+  // Keyboard only: the key field has the focus, Enter submits.
+  await target.waitForSelector('#api-key');
+  await target.keyboard.type(key);
+  await target.keyboard.press('Enter');
+  await target.waitForSelector('#who');
+}
+
+async function openTab(target: Page, tab: string): Promise<void> {
+  await target.click(`#tab-${tab}`);
+  await target.waitForSelector(`#tab-${tab}[aria-current="page"]`);
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (scripts/ensure-chromium.sh)`);
+  if (!existsSync(DIST)) throw new Error(`${DIST} is missing: run make build (it builds the dashboard)`);
+  mkdirSync(SHOTS, { recursive: true });
+  hook = await new WebhookReceiver().start();
+  hook.respond = () => (failing ? 503 : 200);
+  gw = await startGateway({ qrRenewMs: 1500 });
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+    ],
+    defaultViewport: { width: 960, height: 680 },
+  });
+  page = await browser.newPage();
+  await watch(page, gw.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+  await hook?.stop();
+});
+
+describe('the dashboard in Debian chromium', () => {
+  it('enter the admin key (keyboard only): the session table, live from /ws', async () => {
+    await login(page, ADMIN_KEY);
+    expect(await text(page, '#who')).toContain('admin key');
+    await page.waitForFunction(() => document.querySelector('#live')?.textContent === 'live', { timeout: STEP_MS });
+    // The key is in sessionStorage, and in no URL or cookie.
+    expect(await page.evaluate(() => sessionStorage.getItem('switchboard.apiKey'))).toBe(ADMIN_KEY);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(page.url()).not.toContain(ADMIN_KEY);
+    await shot(page, '1-sessions');
+  });
+
+  it('create a SANDBOX session and see its QR, replaced as it rotates', async () => {
+    await page.type('#new-session-name', 'demo');
+    await page.select('#new-session-engine', 'SANDBOX');
+    await page.click('#create-session button[type="submit"]');
+    await page.waitForSelector('tr[data-session="demo"] [data-status="SCAN_QR_CODE"]', { timeout: STEP_MS });
+    // A webhook for the session, which refuses at first: its deliveries die (dead letters below).
+    const webhooks = [{ url: hook.url, events: ['message'], retries: { policy: 'constant', delaySeconds: 0.05, attempts: 1 } }];
+    expect((await gw.api('PUT', '/api/sessions/demo', { config: { webhooks } })).status).toBe(200);
+    await page.click('tr[data-session="demo"] button:first-of-type'); // Pair
+    await page.waitForSelector('#qr', { timeout: STEP_MS });
+    const first = await page.$eval('#qr', (img) => (img as unknown as { src: string }).src);
+    expect(first).toMatch(/^data:image\/png;base64,/);
+    // A renewal (session.status SCAN_QR_CODE on /ws) brings a new image without a reload.
+    await page.waitForFunction((before) => document.querySelector('#qr')?.src !== before, { timeout: STEP_MS }, first);
+    expect(await text(page, '#qr-countdown')).toMatch(/Renews in about \d+ s/);
+    await shot(page, '2-qr');
+  });
+
+  it('the scan, simulated through the API, shows WORKING without a reload', async () => {
+    await page.evaluate(() => (window.marker = 'same page'));
+    const scanned = await gw.api('POST', '/api/demo/sandbox/simulate', { kind: 'scan' });
+    expect(scanned.status).toBe(201);
+    await page.waitForSelector('#working', { timeout: STEP_MS });
+    expect(await text(page, '#working')).toContain('WORKING');
+    expect(await page.evaluate(() => window.marker)).toBe('same page');
+    await shot(page, '3-working');
+  });
+
+  it('send a test message and see its events in the monitor, with the payload', async () => {
+    await openTab(page, 'send');
+    await page.select('#send-session', 'demo');
+    await page.type('#send-chat', PEER);
+    await page.click('#send');
+    await page.waitForFunction(() => document.querySelector('#send-result')?.textContent?.startsWith('sent'), { timeout: STEP_MS });
+    // And one from the peer, for the webhook (it takes `message`) to refuse.
+    expect((await gw.api('POST', '/api/demo/sandbox/simulate', { kind: 'message', from: PEER, body: 'hi dashboard' })).status).toBe(201);
+
+    await openTab(page, 'events');
+    await page.type('#event-filter', 'message');
+    await page.waitForSelector('#events button[data-event="message"]', { timeout: STEP_MS });
+    const kinds = await page.$$eval('#events button', (buttons) => buttons.map((b) => b.getAttribute('data-event')));
+    expect(kinds.every((kind) => kind?.startsWith('message'))).toBe(true);
+    expect(kinds).toContain('message.any');
+    await page.click('#events button[data-event="message"]');
+    expect(await text(page, '#payload')).toContain('hi dashboard');
+    await page.click('#pause');
+    expect(await page.$eval('#pause', (b) => b.getAttribute('aria-pressed'))).toBe('true');
+    await shot(page, '4-events');
+    await page.click('#pause');
+  });
+
+  it('replay a dead letter of the webhook', async () => {
+    await waitFor(async () => (await gw.api('GET', '/api/demo/webhooks/dead')).body.length === 1, 'a dead delivery', STEP_MS);
+    await openTab(page, 'dead');
+    await page.select('#dead-session', 'demo');
+    await page.waitForSelector('tr[data-dead]', { timeout: STEP_MS });
+    expect(await text(page, '.webhook h3')).toContain(hook.url);
+    await shot(page, '5-dead-letters');
+    failing = false;
+    await page.click('.replay-all');
+    await page.waitForFunction(() => document.querySelector('#dead-message')?.textContent?.startsWith('replayed 1'), { timeout: STEP_MS });
+    await waitFor(
+      () => hook.received.some((h) => h.body.event === 'message' && h.body.payload.body === 'hi dashboard'),
+      'the replayed delivery',
+      STEP_MS,
+    );
+    await page.waitForSelector('tr[data-dead]', { hidden: true, timeout: STEP_MS });
+  });
+
+  it('create a read-only key: shown once', async () => {
+    await openTab(page, 'keys');
+    await page.click('.key-limited'); // only these actions: read (checked by default)
+    await page.click('.scope button[type="submit"]');
+    await page.waitForSelector('#new-key', { timeout: STEP_MS });
+    readOnlyKey = await page.$eval('#new-key', (input) => (input as unknown as { value: string }).value);
+    expect(readOnlyKey).toMatch(/^sb_/);
+    const listed = (await gw.api('GET', '/api/keys')).body;
+    expect(listed).toEqual([expect.objectContaining({ kind: 'general', session: null, actions: { read: true } })]);
+    await shot(page, '6-keys');
+  });
+
+  it("the read-only key's view: everything read-only, on a phone-sized screen", async () => {
+    const context = await browser.createBrowserContext();
+    const phone = await context.newPage();
+    await watch(phone, gw.url);
+    await phone.setViewport({ width: 390, height: 760, deviceScaleFactor: 1 });
+    await login(phone, readOnlyKey);
+    expect(await text(phone, '#who')).toContain('read-only');
+    await phone.waitForSelector('tr[data-session="demo"] [data-status="WORKING"]', { timeout: STEP_MS });
+    const tabs = await phone.$$eval('nav button', (buttons) => buttons.map((b) => b.id));
+    expect(tabs).toEqual(['tab-sessions', 'tab-events', 'tab-dead']);
+    expect(await phone.$('#create-session')).toBeNull();
+    expect(await phone.$$('#sessions button')).toHaveLength(0);
+    // Nothing wider than the screen but the table's own scroller.
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await shot(phone, '7-read-only-phone');
+    await openTab(phone, 'dead');
+    expect(await phone.$('.replay-all')).toBeNull();
+    await context.close();
+  });
+
+  it('made no request outside the gateway, and broke no CSP rule', () => {
+    expect(foreign).toEqual([]);
+    expect(violations).toEqual([]);
+  });
+});
