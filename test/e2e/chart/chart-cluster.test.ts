@@ -318,7 +318,8 @@ describe('chart against a real API server', () => {
           CHART_WAIT_MS,
         );
         expect(pod.spec.containers[0].image).toBe(operatorEnv.SWITCHBOARD_ENGINE_IMAGE);
-        expect(pod.spec.containers[0].resources).toEqual({ requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } });
+        // The chart's default for SANDBOX (values.yaml, engines.resources), which is the operator's own.
+        expect(pod.spec.containers[0].resources).toEqual({ requests: { cpu: '25m', memory: '224Mi' }, limits: { memory: '384Mi' } });
         const resource = await waitFor(
           async () => {
             const r = JSON.parse((await ok(kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo', '-o', 'json']), 'get')).stdout) as Manifest;
