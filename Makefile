@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 STAMP_TOOLS := .tools/bin/pnpm
 STAMP_DEPS := node_modules/.modules.yaml
 
-.PHONY: all toolchain install build run test unit fuzz e2e e2e-binaries bench typecheck lint format clean test-services
+.PHONY: all toolchain install build run test unit fuzz e2e e2e-binaries e2e-node node-binaries bench typecheck lint format clean test-services
 
 all: build
 
@@ -62,17 +62,18 @@ test-services:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; }
 	@bash scripts/ensure-chromium.sh
 
-## Everything: unit and integration tests, the contract suite in local mode, the fuzz pass, then
-## the e2e suite. Each part runs even when an earlier one failed, so one run reports every failure;
-## the last line is the plain total over both vitest reports ("Tests: N passed, N failed"), and
+## Everything: unit and integration tests, the contract suite in local mode, the fuzz pass, the
+## e2e suite, then the real-node tier. Each part runs even when an earlier one failed, so one run reports every failure;
+## the last line is the plain total over the vitest reports ("Tests: N passed, N failed"), and
 ## JUnit files land in test-results/ for CI tools that read those.
 test: build test-services e2e-binaries
-	@rm -f .cache/vitest-unit.json .cache/vitest-e2e.json
+	@rm -f .cache/vitest-unit.json .cache/vitest-e2e.json .cache/vitest-e2e-node.json
 	@status=0; \
 	  $(MAKE) --no-print-directory unit || status=1; \
 	  $(MAKE) --no-print-directory fuzz || status=1; \
 	  $(MAKE) --no-print-directory e2e || status=1; \
-	  node scripts/test-summary.mjs .cache/vitest-unit.json .cache/vitest-e2e.json || status=1; \
+	  $(MAKE) --no-print-directory e2e-node || status=1; \
+	  node scripts/test-summary.mjs .cache/vitest-unit.json .cache/vitest-e2e.json .cache/vitest-e2e-node.json || status=1; \
 	  exit $$status
 
 ## Unit and integration tests (real server, HTTP, websocket and webhook receivers, SQLite, NATS)
@@ -101,6 +102,22 @@ e2e: build test-services e2e-binaries
 	pnpm exec vitest run --config test/e2e/vitest.config.ts --reporter=default --reporter=json --outputFile.json=.cache/vitest-e2e.json \
 	  --reporter=junit --outputFile.junit=test-results/e2e.xml \
 	  && status=0 || status=$$?; node scripts/test-summary.mjs .cache/vitest-e2e.json; exit $$status
+
+## The node components of the real-node tier: Debian's runc, nftables, conntrack, iproute2 and
+## buildah (apt-get, when missing), then kube-controller-manager, kube-scheduler, kubelet,
+## kube-proxy, containerd, the CNI plugins, CoreDNS, crictl and the pause and CoreDNS images, built
+## once from the Go module proxy into ~/.cache/switchboard (cold: see scripts/node-binaries.sh).
+node-binaries:
+	bash scripts/ensure-node-packages.sh
+	bash scripts/node-binaries.sh >/dev/null
+
+## The real-node tier (test/e2e-node/): a one-node cluster of real components on this machine
+## (root needed) runs the images of `make images` as containers; the chart installed with helm.
+e2e-node: build test-services e2e-binaries node-binaries images
+	@mkdir -p .cache
+	pnpm exec vitest run --config test/e2e-node/vitest.config.ts --reporter=default --reporter=json --outputFile.json=.cache/vitest-e2e-node.json \
+	  --reporter=junit --outputFile.junit=test-results/e2e-node.xml \
+	  && status=0 || status=$$?; node scripts/test-summary.mjs .cache/vitest-e2e-node.json; exit $$status
 
 ## Benchmarks: ratios against a baseline measured in the same run; never fails on absolute times.
 bench: build

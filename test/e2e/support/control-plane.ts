@@ -82,14 +82,6 @@ export function e2eBinaries(): Binaries {
     .trim()
     .split('\n')
     .at(-1)!;
-  // Same pins and names as the script: the go.mod files are the single source of truth.
-  const pin = (tool: string, mod: string) => {
-    const match = readFileSync(join(toolsDir, tool, 'go.mod'), 'utf8').match(
-      new RegExp(`^\\s*(?:require\\s+)?${mod.replaceAll('.', '\\.')}\\s+(v\\S+)`, 'm'),
-    );
-    if (!match) throw new Error(`no ${mod} pin in test/e2e/tools/${tool}/go.mod`);
-    return match[1];
-  };
   const kube = pin('kube', 'k8s.io/kubernetes');
   return {
     etcd: join(binDir, `etcd-${pin('etcd', 'go.etcd.io/etcd/server/v3')}`),
@@ -97,6 +89,15 @@ export function e2eBinaries(): Binaries {
     kubectl: join(binDir, `kubectl-${kube}`),
     natsServer: join(binDir, `nats-server-${pin('nats', 'github.com/nats-io/nats-server/v2')}`),
   };
+}
+
+/** The version test/e2e/tools/<tool>/go.mod pins for module <mod>: the go.mod files are the single source of truth, read by the build scripts too. */
+export function pin(tool: string, mod: string): string {
+  const match = readFileSync(join(toolsDir, tool, 'go.mod'), 'utf8').match(
+    new RegExp(`^\\s*(?:require\\s+)?${mod.replaceAll('.', '\\.')}\\s+(v\\S+)`, 'm'),
+  );
+  if (!match) throw new Error(`no ${mod} pin in test/e2e/tools/${tool}/go.mod`);
+  return match[1]!;
 }
 
 /** Starts etcd and kube-apiserver; resolves once /readyz is ok and namespace "default" has its ServiceAccount. */
@@ -370,7 +371,7 @@ function run(binary: string, args: string[], env: NodeJS.ProcessEnv, stdin?: str
 }
 
 /** Ports free right now; held open together so the OS hands out distinct ones. */
-async function freePorts(count: number): Promise<number[]> {
+export async function freePorts(count: number): Promise<number[]> {
   const servers = Array.from({ length: count }, () => createServer());
   const ports = await Promise.all(
     servers.map(
@@ -391,7 +392,7 @@ async function freePorts(count: number): Promise<number[]> {
  * A CA and a serving certificate for 127.0.0.1 (openssl: node:crypto cannot sign certificates),
  * and the service-account token key pair (node:crypto). Valid for a day; each start makes new ones.
  */
-function writePki(dir: string) {
+export function writePki(dir: string, extraSans: readonly string[] = []) {
   const p = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
@@ -434,7 +435,7 @@ function writePki(dir: string) {
     writeFileSync(
       p('apiserver.ext'),
       [
-        'subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local',
+        `subjectAltName=${['IP:127.0.0.1', 'IP:10.96.0.1', ...extraSans].join(',')},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local`,
         'extendedKeyUsage=serverAuth',
         'keyUsage=critical,digitalSignature,keyEncipherment',
       ].join('\n'),
