@@ -54,6 +54,7 @@ type Engine struct {
 	stopped  bool
 	settings json.RawMessage
 	cancelQR context.CancelFunc
+	unread   unreadMessages
 	// working: connected and logged in; WORKING is announced once the push name is known.
 	working      bool
 	workingTimer *time.Timer
@@ -94,7 +95,7 @@ func (e *Engine) Attach(peer *Peer) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall"}
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -114,6 +115,14 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.sendText(ctx, params)
 	case "rejectCall":
 		return nil, e.rejectCall(ctx, params)
+	case "react":
+		return e.react(ctx, params)
+	case "sendSeen":
+		return e.sendSeen(ctx, params)
+	case "setTyping":
+		return e.setTyping(ctx, params)
+	case "sendLocation":
+		return e.sendLocation(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,6 +131,40 @@ func contextInfo(m *waE2E.Message) *waE2E.ContextInfo {
 	return nil
 }
 
+// locationOf is the record's `location` (spec 2.5): coordinates as strings, as NOWEB gives them.
+func locationOf(m *waE2E.Message) map[string]any {
+	if m == nil || (m.LocationMessage == nil && m.LiveLocationMessage == nil) {
+		return nil
+	}
+	if fixed := m.GetLocationMessage(); fixed != nil {
+		out := map[string]any{
+			"latitude": strconv.FormatFloat(fixed.GetDegreesLatitude(), 'f', -1, 64), "longitude": strconv.FormatFloat(fixed.GetDegreesLongitude(), 'f', -1, 64),
+			"live": false,
+		}
+		var description []string
+		if name := fixed.GetName(); name != "" {
+			out["name"] = name
+			description = append(description, name)
+		}
+		if addr := fixed.GetAddress(); addr != "" {
+			out["address"] = addr
+			description = append(description, addr)
+		}
+		if url := fixed.GetURL(); url != "" {
+			out["url"] = url
+		}
+		if len(description) > 0 {
+			out["description"] = strings.Join(description, "\n")
+		}
+		return out
+	}
+	live := m.GetLiveLocationMessage()
+	return map[string]any{
+		"latitude": strconv.FormatFloat(live.GetDegreesLatitude(), 'f', -1, 64), "longitude": strconv.FormatFloat(live.GetDegreesLongitude(), 'f', -1, 64),
+		"live": true,
+	}
+}
+
 // protoData is a message as plain JSON for `_data` (bytes base64, 64-bit numbers as numbers).
 func protoData(m proto.Message) map[string]any {
 	out := map[string]any{}
@@ -190,7 +225,7 @@ func (e *Engine) record(info types.MessageInfo, m *waE2E.Message, addr address, 
 	if info.AddressingMode != "" {
 		data["addressingMode"] = string(info.AddressingMode)
 	}
-	return map[string]any{
+	rec := map[string]any{
 		"id":          messageID(fromMe, addr.chatID, info.ID, participant),
 		"timestamp":   info.Timestamp.Unix(),
 		"from":        from,
@@ -207,6 +242,10 @@ func (e *Engine) record(info types.MessageInfo, m *waE2E.Message, addr address, 
 		"replyTo":     replyTo,
 		"_data":       data,
 	}
+	if loc := locationOf(m); loc != nil {
+		rec["location"] = loc
+	}
+	return rec
 }
 
 func (e *Engine) addressOf(ctx context.Context, src types.MessageSource, me map[string]any) address {
@@ -231,7 +270,7 @@ func (e *Engine) message(evt *events.Message) {
 		return
 	}
 	m := evt.Message
-	if m == nil || m.ProtocolMessage != nil || m.ReactionMessage != nil || m.PollUpdateMessage != nil || m.SenderKeyDistributionMessage != nil && messageBody(m) == "" && !hasMedia(m) {
+	if m == nil {
 		return
 	}
 	ctx := context.Background()
@@ -240,11 +279,70 @@ func (e *Engine) message(evt *events.Message) {
 	if evt.Info.IsFromMe {
 		ack = ackServer
 	}
+	switch {
+	case m.ProtocolMessage != nil:
+		e.protocolMessage(evt, m.ProtocolMessage, addr, me)
+		return
+	case m.ReactionMessage != nil:
+		e.reaction(ctx, evt, m.ReactionMessage, addr, me)
+		return
+	case m.PollUpdateMessage != nil:
+		return
+	case m.SenderKeyDistributionMessage != nil && messageBody(m) == "" && !hasMedia(m):
+		return
+	}
 	rec := e.record(evt.Info, m, addr, me, "app", ack)
 	if !evt.Info.IsFromMe {
+		e.unread.add(addr.chatID, evt.Info)
 		e.emit("message", rec)
 	}
 	e.emit("message.any", rec)
+}
+
+// protocolMessage: edits (`message.edited`) and revokes (`message.revoked`), as NOWEB emits them.
+func (e *Engine) protocolMessage(evt *events.Message, pm *waE2E.ProtocolMessage, addr address, me map[string]any) {
+	target := pm.GetKey().GetID()
+	if target == "" {
+		return
+	}
+	action := e.record(evt.Info, evt.Message, addr, me, "app", ackDevice)
+	switch pm.GetType() {
+	case waE2E.ProtocolMessage_MESSAGE_EDIT:
+		action["body"] = messageBody(pm.GetEditedMessage())
+		action["editedMessageId"] = target
+		e.emit("message.edited", action)
+	case waE2E.ProtocolMessage_REVOKE:
+		e.emit("message.revoked", map[string]any{"after": action, "revokedMessageId": target, "before": nil})
+	}
+}
+
+// reaction: `message.reaction` pointing at the message reacted to. The key is the reactor's: in
+// a direct chat its fromMe is the reactor's own, so another's reaction to "their" message (fromMe
+// false) is one to ours.
+func (e *Engine) reaction(ctx context.Context, evt *events.Message, r *waE2E.ReactionMessage, addr address, me map[string]any) {
+	key := r.GetKey()
+	targetFromMe := key.GetFromMe()
+	if !evt.Info.IsFromMe && !evt.Info.IsGroup {
+		targetFromMe = !key.GetFromMe()
+	}
+	targetParticipant := ""
+	if evt.Info.IsGroup {
+		if p := key.GetParticipant(); p != "" {
+			jid, _ := types.ParseJID(p)
+			own := e.client0()
+			if own != nil && own.Store.ID != nil && (jid.User == own.Store.ID.User || jid.User == own.Store.LID.User) {
+				targetFromMe = true
+			} else if !targetFromMe {
+				targetParticipant = e.contactID(ctx, jid, types.EmptyJID)
+			}
+		}
+	}
+	rec := e.record(evt.Info, evt.Message, addr, me, "app", ackDevice)
+	e.emit("message.reaction", map[string]any{
+		"id": rec["id"], "from": rec["from"], "fromMe": rec["fromMe"], "participant": rec["participant"], "to": rec["to"],
+		"timestamp": rec["timestamp"],
+		"reaction":  map[string]any{"text": r.GetText(), "messageId": messageID(targetFromMe, addr.chatID, key.GetID(), targetParticipant)},
+	})
 }
 
 func (e *Engine) receipt(evt *events.Receipt) {

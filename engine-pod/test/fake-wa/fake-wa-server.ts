@@ -258,8 +258,9 @@ export class FakeWaServer implements ConnectionHandler {
   private answer(connection: FakeConnection, phone: FakePhone | null, iq: BinaryNode): void {
     const reply = (attrs: Record<string, string>, content?: BinaryNode[]) =>
       connection.send({ tag: 'iq', attrs: { from: iq.attrs.to ?? '@s.whatsapp.net', id: iq.attrs.id ?? '', ...attrs }, content });
-    if (iq.attrs.xmlns === 'md' && this.companionRegistration(connection, iq)) {
-      reply({ type: 'result' });
+    const registration = iq.attrs.xmlns === 'md' ? this.companionRegistration(connection, iq) : null;
+    if (registration) {
+      reply({ type: 'result' }, registration.content);
       return;
     }
     if (iq.attrs.xmlns === 'md' && getBinaryNodeChild(iq, 'remove-companion-device') && phone) phone.companion = null;
@@ -286,16 +287,25 @@ export class FakeWaServer implements ConnectionHandler {
     reply({ type: 'result' }, answer?.content);
   }
 
-  /** Code pairing, the two `link_code_companion_reg` stages the companion sends. */
-  private companionRegistration(connection: FakeConnection, iq: BinaryNode): boolean {
+  /**
+   * Code pairing, the two `link_code_companion_reg` stages the companion sends. The answer to the
+   * hello names the pairing's ref (whatsmeow needs it; Baileys reads nothing there).
+   */
+  private companionRegistration(connection: FakeConnection, iq: BinaryNode): { content?: BinaryNode[] } | null {
     const registration = getBinaryNodeChild(iq, 'link_code_companion_reg');
-    if (!registration) return false;
+    if (!registration) return null;
     const number = jidDecode(registration.attrs.jid)?.user ?? '';
     const phone = this.phone(number);
     if (registration.attrs.stage === 'companion_hello') {
       const wrapped = getBinaryNodeChildBuffer(registration, 'link_code_pairing_wrapped_companion_ephemeral_pub');
       if (!wrapped) throw new Error('companion_hello without a wrapped ephemeral key');
-      phone.codePairing = { pairing: new CodePairing(phone.accountKey, Buffer.from(wrapped)), connection };
+      const pairing = new CodePairing(phone.accountKey, Buffer.from(wrapped));
+      phone.codePairing = { pairing, connection };
+      return {
+        content: [
+          { tag: 'link_code_companion_reg', attrs: {}, content: [{ tag: 'link_code_pairing_ref', attrs: {}, content: Buffer.from(pairing.ref) }] },
+        ],
+      };
     } else if (registration.attrs.stage === 'companion_finish' && phone.codePairing) {
       const bundle = getBinaryNodeChildBuffer(registration, 'link_code_pairing_wrapped_key_bundle');
       const identity = getBinaryNodeChildBuffer(registration, 'companion_identity_public');
@@ -305,7 +315,7 @@ export class FakeWaServer implements ConnectionHandler {
       // After the answer to this query, as the server does.
       setImmediate(() => void this.link(connection, phone, Buffer.from(identity), advSecret).catch((e: unknown) => this.log(String(e))));
     }
-    return true;
+    return {};
   }
 
   private async link(connection: FakeConnection, phone: FakePhone, identityKey: Buffer, advSecret: Uint8Array): Promise<void> {

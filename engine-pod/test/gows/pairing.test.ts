@@ -87,4 +87,23 @@ describe('GOWS engine (switchboard-gows) against the fake WhatsApp server', () =
     await again.event('message', (p) => p.id === `false_15551230001@c.us_${third}`);
     expect(gows.log.some((line) => line.level === 'warn' && String(line.msg).includes('SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY'))).toBe(true);
   });
+
+  it('pairs by phone code: the code the engine gets is the one typed on the phone, then WORKING', async () => {
+    const gows = startGows(mkdtempSync(join(tmpdir(), 'sb-gows-')));
+    await gows.request('start', { session: 'gows', settings: {} });
+    await gows.status('SCAN_QR_CODE');
+    const { code } = await gows.request<{ code: string }>('requestCode', { phoneNumber: '15550004444' });
+    expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    await fake.enterPairingCode('15550004444', code);
+    await gows.status('WORKING');
+    const me = await gows.waitFor((n) => n.method === 'me' && (n.params.me as { id?: string } | null)?.id === '15550004444@c.us');
+    expect(me.params.me).toMatchObject({ id: '15550004444@c.us' });
+  });
+
+  it('refuses a code by sms or voice (NOT_SUPPORTED) and a QR outside SCAN_QR_CODE (NOT_READY)', async () => {
+    const gows = startGows(mkdtempSync(join(tmpdir(), 'sb-gows-')));
+    await expect(gows.request('qr')).rejects.toMatchObject({ code: 'NOT_READY' });
+    await expect(gows.request('requestCode', { phoneNumber: '15550005555', method: 'sms' })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
+    await expect(gows.request('noSuchMethod')).rejects.toThrow(/method not found/);
+  });
 });

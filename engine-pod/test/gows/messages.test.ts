@@ -1,0 +1,127 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileAuthStateStore } from '../../src/index.js';
+import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import { buildGows, GowsDriver } from './driver.js';
+
+const BOB = '15551230011';
+const bob = `${BOB}@c.us`;
+let fake: FakeWaServer;
+let gows: GowsDriver;
+let phone: FakePhone;
+
+beforeAll(async () => {
+  let binary: string;
+  [fake, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
+  gows = new GowsDriver(
+    binary,
+    { SWITCHBOARD_SESSION: 'gows', SWITCHBOARD_GOWS_WS_URL: fake.url, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey },
+    new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-gows-'))),
+  );
+  await gows.request('start', { session: 'gows', settings: {} });
+  await gows.status('SCAN_QR_CODE');
+  phone = await fake.scanQr(await gows.request<string>('qr'), { pushName: 'Me' });
+  fake.contact(BOB, '245120000000011');
+  await gows.status('WORKING');
+}, 180_000);
+
+afterAll(async () => {
+  await gows?.close();
+  expect(fake?.unknown.map((node) => `${node.tag} ${JSON.stringify(node.attrs)}`)).toEqual([]);
+  await fake?.close();
+});
+
+async function sendText(text: string): Promise<Record<string, unknown>> {
+  return gows.request<Record<string, unknown>>('sendText', { chatId: bob, text });
+}
+
+const bareId = (id: unknown) => String(id).split('_')[2]!;
+
+describe('GOWS messages (spec 2.5, 6.2) against the fake', () => {
+  it('reports receipts of a sent message as message.ack DEVICE, then READ', async () => {
+    const since = gows.notifications.length;
+    const sent = await sendText('ack me');
+    phone.receipt(bareId(sent.id), BOB);
+    await gows.event('message.ack', (p) => p.id === sent.id && p.ackName === 'DEVICE', since);
+    phone.receipt(bareId(sent.id), BOB, 'read');
+    const read = await gows.event('message.ack', (p) => p.id === sent.id && p.ackName === 'READ', since);
+    expect(read).toEqual({ id: sent.id, from: bob, to: phone.contactId, participant: null, fromMe: true, ack: 3, ackName: 'READ' });
+  });
+
+  it('gives a reaction only as message.reaction, pointing at the message reacted to', async () => {
+    const sent = await sendText('react to me');
+    const since = gows.notifications.length;
+    const id = phone.reaction(BOB, { id: bareId(sent.id), fromMe: true }, '👍');
+    const reaction = await gows.event('message.reaction', () => true, since);
+    expect(reaction).toMatchObject({
+      id: `false_${bob}_${id}`,
+      from: bob,
+      to: phone.contactId,
+      fromMe: false,
+      participant: null,
+      reaction: { text: '👍', messageId: sent.id },
+    });
+    expect(gows.notifications.slice(since).some((n) => n.params.event === 'message' || n.params.event === 'message.any')).toBe(false);
+  });
+
+  it('emits message.edited and message.revoked with the target ids', async () => {
+    const original = phone.text(BOB, 'typo');
+    await gows.event('message', (p) => p.body === 'typo');
+    const since = gows.notifications.length;
+    const edit = phone.edit(BOB, original, 'fixed');
+    expect(await gows.event('message.edited', () => true, since)).toMatchObject({
+      id: `false_${bob}_${edit}`,
+      editedMessageId: original,
+      body: 'fixed',
+    });
+    const revoke = phone.revoke(BOB, original);
+    expect(await gows.event('message.revoked', () => true, since)).toMatchObject({
+      after: { id: `false_${bob}_${revoke}` },
+      revokedMessageId: original,
+      before: null,
+    });
+  });
+
+  it('keeps @lid where no number is known, and uses the number the stanza gives', async () => {
+    const lidOnly = phone.text('245120000000099@lid', 'from a lid');
+    expect(await gows.event('message', (p) => p.body === 'from a lid')).toMatchObject({
+      id: `false_245120000000099@lid_${lidOnly}`,
+      from: '245120000000099@lid',
+    });
+    const withPhone = phone.text('245120000000098@lid', 'from a lid with a number', {
+      attrs: { sender_pn: '15551230098@s.whatsapp.net', addressing_mode: 'lid' },
+    });
+    expect(await gows.event('message', (p) => p.body === 'from a lid with a number')).toMatchObject({
+      id: `false_15551230098@c.us_${withPhone}`,
+      from: '15551230098@c.us',
+      _data: { key: { remoteJid: '245120000000098@lid', remoteJidAlt: '15551230098@s.whatsapp.net' } },
+    });
+  });
+
+  it('reacts (message.reaction of its own), marks read, types, and sends a location', async () => {
+    const incoming = phone.text(BOB, 'read me');
+    const message = await gows.event('message', (p) => p.body === 'read me');
+    const since = gows.notifications.length;
+    const reaction = await gows.request<Record<string, unknown>>('react', { messageId: message.id, reaction: '❤️' });
+    expect(reaction).toMatchObject({ from: phone.contactId, fromMe: true, to: bob, reaction: { text: '❤️', messageId: message.id } });
+    await gows.event('message.reaction', (p) => p.id === reaction.id, since);
+    expect(await phone.read(bareId(reaction.id))).toMatchObject({ reactionMessage: { text: '❤️', key: { id: incoming } } });
+
+    const seen = await gows.request('sendSeen', { chatId: bob });
+    expect(seen).toEqual({ chatId: bob, messageIds: expect.arrayContaining([message.id]) as unknown });
+    await waitFor(() => phone.receiptsSent.find((r) => r.type === 'read' && r.ids.includes(incoming)), 'a read receipt', 10_000);
+
+    await gows.request('setTyping', { chatId: bob, typing: true });
+    await waitFor(() => phone.chatStates.find((c) => c.state === 'composing' && c.to.startsWith(BOB)), 'composing', 10_000);
+
+    const location = await gows.request<Record<string, unknown>>('sendLocation', { chatId: bob, latitude: 52.5, longitude: 13.4, title: 'Berlin' });
+    expect(location).toMatchObject({ location: { latitude: '52.5', longitude: '13.4', name: 'Berlin', live: false }, body: '' });
+    expect(await phone.read(bareId(location.id))).toMatchObject({ locationMessage: { degreesLatitude: 52.5, name: 'Berlin' } });
+    expect(await gows.request<{ methods: string[] }>('capabilities')).toEqual({
+      methods: expect.arrayContaining(['react', 'sendSeen', 'setTyping', 'sendLocation']) as unknown,
+    });
+  });
+});
