@@ -131,7 +131,9 @@ function PhoneCode({ api, session }: { api: Api; session: string }) {
         Or pair by phone number{' '}
         <input id="phone" inputMode="tel" placeholder="+15551234567" value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />
       </label>
-      <button type="submit">Get code</button>
+      <button type="submit" id="request-code">
+        Get code
+      </button>
       {code && (
         <p>
           Enter <strong id="phone-code">{code}</strong> on the phone.

@@ -79,15 +79,15 @@ export function Sessions({ api, may, limit, sessions, refresh, onPair }: Props) 
           <tbody>
             {shown.map((s) => (
               <tr key={s.name} data-session={s.name}>
-                <td>{s.name}</td>
-                <td>{s.engine}</td>
-                <td>
+                <td data-label="Name">{s.name}</td>
+                <td data-label="Engine">{s.engine}</td>
+                <td data-label="Status">
                   <span class={`status status-${s.status}`} data-status={s.status}>
                     {s.status}
                   </span>
                 </td>
-                <td>{s.me ? `${s.me.pushName} (${s.me.id})` : '—'}</td>
-                <td>{s.timestamps.activity ? new Date(s.timestamps.activity).toLocaleString() : '—'}</td>
+                <td data-label="Account">{s.me ? `${s.me.pushName} (${s.me.id})` : '—'}</td>
+                <td data-label="Last activity">{s.timestamps.activity ? new Date(s.timestamps.activity).toLocaleString() : '—'}</td>
                 {(may.control || may.delete) && (
                   <td class="actions">
                     {may.control && s.status !== 'WORKING' && s.status !== 'STOPPED' && (

@@ -53,7 +53,7 @@ describe('GET /api/keys/me: the calling key and what it may do', () => {
     expect(await me(control)).toMatchObject({
       kind: 'control',
       session: 'mine',
-      permissions: { sessions: true, read: true, send: false, control: true, setting: false, delete: false, events: false, keys: false },
+      permissions: { sessions: true, read: false, send: false, control: true, setting: false, delete: false, events: false, keys: false },
     });
     expect((await me(media)).permissions).toEqual({
       sessions: false,

@@ -137,7 +137,7 @@ export type StoredApiKey = z.infer<typeof StoredApiKey>;
 export const ApiKeyPermissions = z
   .object({
     sessions: z.boolean().meta({ description: 'List sessions (GET /api/sessions)' }),
-    read: z.boolean().meta({ description: 'Read a session, its account and its event log' }),
+    read: z.boolean().meta({ description: 'Read sessions and their account data: history, event log, dead webhook deliveries' }),
     send: z.boolean().meta({ description: 'Send messages, simulate a SANDBOX peer' }),
     control: z.boolean().meta({ description: 'Start, stop, restart, log out, pair (QR, code, passkey)' }),
     setting: z.boolean().meta({ description: 'Create and update sessions, replay dead webhook deliveries' }),

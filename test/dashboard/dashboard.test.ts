@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -209,6 +210,55 @@ describe('the dashboard in Debian chromium', () => {
     await shot(phone, '7-read-only-phone');
     await openTab(phone, 'dead');
     expect(await phone.$('.replay-all')).toBeNull();
+    await context.close();
+  });
+
+  it("a control key's view: only pairing, by QR, phone code, and a passkey with its confirmation code", async () => {
+    expect((await gw.api('POST', '/api/sessions', { name: 'pk', engine: 'SANDBOX' })).status).toBe(201);
+    await waitFor(async () => (await gw.api('GET', '/api/sessions/pk')).body.status === 'SCAN_QR_CODE', 'SCAN_QR_CODE', STEP_MS);
+    const control = (await gw.api('POST', '/api/keys/control', { session: 'pk' })).body.key as string;
+    const context = await browser.createBrowserContext();
+    const tab = await context.newPage();
+    await watch(tab, gw.url);
+    await login(tab, control);
+    expect(await text(tab, '#who')).toContain('control key for pk');
+    // A control key cannot open /ws: the page polls the session instead.
+    expect(await text(tab, '#live')).toBe('polling');
+    expect(await tab.$$eval('nav button', (buttons) => buttons.map((b) => b.id))).toEqual(['tab-sessions', 'tab-pairing']);
+    expect(await tab.$('#sessions .danger')).toBeNull();
+
+    await openTab(tab, 'pairing');
+    await tab.waitForSelector('#qr', { timeout: STEP_MS });
+    await tab.type('#phone', '+15551234567');
+    await tab.click('#request-code');
+    await tab.waitForSelector('#phone-code', { timeout: STEP_MS });
+    expect(await text(tab, '#phone-code')).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+
+    // The phone asks for a passkey: the page shows the challenge and takes the assertion.
+    expect((await gw.api('POST', '/api/pk/sandbox/simulate', { kind: 'passkey', confirmation: true })).status).toBe(201);
+    await tab.waitForSelector('#passkey-challenge', { timeout: STEP_MS });
+    const { challenge, rpId } = JSON.parse(await text(tab, '#passkey-challenge')) as { challenge: string; rpId: string };
+    const b64 = (bytes: Buffer) => bytes.toString('base64url');
+    const credential = b64(Buffer.from('dashboard-test-credential'));
+    const assertion = {
+      id: credential,
+      rawId: credential,
+      type: 'public-key',
+      response: {
+        clientDataJSON: b64(Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin: `https://${rpId}` }))),
+        // rpIdHash, flags user present + verified, sign count 0.
+        authenticatorData: b64(Buffer.concat([createHash('sha256').update(rpId).digest(), Buffer.from([0x05, 0, 0, 0, 0])])),
+        signature: b64(Buffer.from('unchecked without a registered credential')),
+      },
+    };
+    await tab.type('#assertion', JSON.stringify(assertion));
+    await tab.click('.passkey button[type="submit"]');
+    await tab.waitForSelector('#passkey-code', { timeout: STEP_MS });
+    await tab.waitForFunction(() => /^\d{4}$/.test(document.querySelector('#passkey-code')?.textContent ?? ''), { timeout: STEP_MS });
+    expect(await text(tab, '#passkey-code')).toBe((await gw.api('GET', '/api/pk/auth/passkey/confirmation')).body.code);
+    await shot(tab, '8-passkey-confirmation');
+    await tab.click('.passkey button');
+    await tab.waitForSelector('#working', { timeout: STEP_MS });
     await context.close();
   });
 

@@ -20,7 +20,8 @@ export function permissionsOf(principal: Principal, incarnations: Incarnations):
   };
   return {
     sessions: may(SESSIONS_LIST, 'GET'),
-    read: may(sessionAccess('read'), 'GET'),
+    // A control key reads the session record but not its account data: `read` means both.
+    read: may(sessionAccess('read'), 'GET') && may(sessionAccess('use'), 'GET'),
     send: may(sessionAccess('use'), 'POST'),
     control: may(sessionAccess('control'), 'POST'),
     setting: may(sessionAccess('manage'), 'PUT'),
