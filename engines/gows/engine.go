@@ -55,6 +55,7 @@ type Engine struct {
 	settings json.RawMessage
 	cancelQR context.CancelFunc
 	unread   unreadMessages
+	calls    calls
 	// working: connected and logged in; WORKING is announced once the push name is known.
 	working      bool
 	workingTimer *time.Timer
@@ -359,11 +360,34 @@ func (e *Engine) rejectCall(ctx context.Context, params json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	from, err := libraryJID(p.From)
-	if err != nil {
-		return commandError("BAD_REQUEST", "from: %v", err)
+	ring, ringing := e.calls.end(p.ID)
+	creator := ring.creator
+	if !ringing {
+		if creator, err = libraryJID(p.From); err != nil {
+			return commandError("BAD_REQUEST", "from: %v", err)
+		}
 	}
-	return client.RejectCall(ctx, from, p.ID)
+	if err := client.RejectCall(ctx, creator, p.ID); err != nil {
+		return commandError("ENGINE_ERROR", "GOWS could not decline the call %s: %v", p.ID, err)
+	}
+	// This device declined it (the server sends nothing back): call.rejected with the ring's fields.
+	if ringing {
+		payload := map[string]any{}
+		for k, v := range ring.payload {
+			payload[k] = v
+		}
+		data := map[string]any{}
+		if d, ok := ring.payload["_data"].(map[string]any); ok {
+			for k, v := range d {
+				data[k] = v
+			}
+		}
+		data["status"] = "reject"
+		payload["_data"] = data
+		payload["timestamp"] = unixSeconds(time.Now())
+		e.emit("call.rejected", payload)
+	}
+	return nil
 }
 
 // --- events ---
@@ -417,6 +441,10 @@ func (e *Engine) handleEvent(raw any) {
 		e.message(evt)
 	case *events.Receipt:
 		e.receipt(evt)
+	case *events.CallOffer, *events.CallAccept, *events.CallReject, *events.CallTerminate:
+		e.callEvent(raw)
+	case *events.Presence, *events.ChatPresence:
+		e.presence(raw)
 	}
 }
 

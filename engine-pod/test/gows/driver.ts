@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { EVENT_PAYLOADS, type EventName } from '@switchboard/protocol';
 import type { AuthStateStore } from '../../src/index.js';
 
 const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../engines/gows');
@@ -44,6 +45,8 @@ interface Pending {
 export class GowsDriver {
   readonly notifications: Notification[] = [];
   readonly log: Record<string, unknown>[] = [];
+  /** Event notifications whose payload does not parse against the protocol's schema of the event. */
+  readonly invalid: { event: string; payload: unknown; error: string }[] = [];
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
@@ -136,6 +139,7 @@ export class GowsDriver {
     }
     if (message.method) {
       this.notifications.push({ method: message.method, params: message.params ?? {} });
+      if (message.method === 'event') this.check(message.params ?? {});
       for (const wake of this.waiters) wake();
       this.waiters.clear();
       return;
@@ -145,6 +149,13 @@ export class GowsDriver {
     this.pending.delete(message.id!);
     if (message.error) pending.reject(Object.assign(new Error(message.error.message), { code: message.error.data?.code }));
     else pending.resolve(message.result);
+  }
+
+  private check(params: Record<string, unknown>): void {
+    const schema = EVENT_PAYLOADS[params.event as EventName] as (typeof EVENT_PAYLOADS)[EventName] | undefined;
+    const parsed = schema?.safeParse(params.payload);
+    if (!parsed?.success)
+      this.invalid.push({ event: String(params.event), payload: params.payload, error: String(parsed?.error ?? 'unknown event') });
   }
 
   private async serve(id: number, method: string, params: Record<string, unknown>): Promise<void> {

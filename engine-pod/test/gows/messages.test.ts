@@ -30,6 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gows?.close();
+  expect(gows?.invalid).toEqual([]);
   expect(fake?.unknown.map((node) => `${node.tag} ${JSON.stringify(node.attrs)}`)).toEqual([]);
   await fake?.close();
 });
@@ -122,6 +123,33 @@ describe('GOWS messages (spec 2.5, 6.2) against the fake', () => {
     expect(await phone.read(bareId(location.id))).toMatchObject({ locationMessage: { degreesLatitude: 52.5, name: 'Berlin' } });
     expect(await gows.request<{ methods: string[] }>('capabilities')).toEqual({
       methods: expect.arrayContaining(['react', 'sendSeen', 'setTyping', 'sendLocation']) as unknown,
+    });
+  });
+});
+
+describe('GOWS calls and presence against the fake', () => {
+  it('emits call.received, declines it (the phone sees the reject), then call.rejected with the same fields', async () => {
+    const since = gows.notifications.length;
+    const id = phone.call(BOB, 'offer', { video: true });
+    const received = await gows.event('call.received', (p) => p.id === id, since);
+    expect(received).toMatchObject({ id, from: bob, isVideo: true, isGroup: false });
+    await gows.request('rejectCall', { id, from: bob });
+    const rejected = await gows.event('call.rejected', (p) => p.id === id, since);
+    expect(rejected).toMatchObject({ id, from: bob, isVideo: true, isGroup: false, _data: { status: 'reject' } });
+    await waitFor(() => phone.callAnswers.find((node) => JSON.stringify(node).includes(id)), 'the reject stanza', 10_000);
+  });
+
+  it('reports presence and chat states as presence.update', async () => {
+    const since = gows.notifications.length;
+    phone.presence(BOB, 'composing');
+    expect(await gows.event('presence.update', () => true, since)).toEqual({
+      id: bob,
+      presences: [{ participant: bob, lastKnownPresence: 'typing', lastSeen: null }],
+    });
+    phone.presence(BOB, 'unavailable', { lastSeen: 1_700_000_000 });
+    expect(await gows.event('presence.update', (p) => JSON.stringify(p).includes('offline'), since)).toEqual({
+      id: bob,
+      presences: [{ participant: bob, lastKnownPresence: 'offline', lastSeen: 1_700_000_000 }],
     });
   });
 });
