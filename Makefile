@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 STAMP_TOOLS := .tools/bin/pnpm
 STAMP_DEPS := node_modules/.modules.yaml
 
-.PHONY: all toolchain install build run test unit fuzz e2e e2e-binaries e2e-node node-binaries bench typecheck lint format clean test-services
+.PHONY: all toolchain install build gows run test unit fuzz e2e e2e-binaries e2e-node node-binaries bench typecheck lint format clean test-services
 
 all: build
 
@@ -25,9 +25,18 @@ $(STAMP_DEPS): $(STAMP_TOOLS) pnpm-lock.yaml package.json */package.json
 install: toolchain $(STAMP_DEPS)
 
 ## The packages with tsc, then the dashboard's bundle with Vite (dashboard/dist, which the gateway serves).
-build: install
+build: install gows
 	pnpm exec tsc -b protocol kube testkit engine-pod gateway operator bench cli
 	pnpm --filter @switchboard/dashboard build
+
+## The GOWS engine (engines/gows, Go): rebuilt when a source is newer than the binary, with the Go
+## of go.mod's `go` line or newer (the machine's, else fetched once through the Go module proxy
+## into ~/.cache/switchboard: scripts/go-toolchain.sh). The gateway runs it from there.
+GOWS_BIN := engines/gows/bin/switchboard-gows
+$(GOWS_BIN): $(shell find engines/gows -name '*.go' -not -name '*_test.go') engines/gows/go.mod engines/gows/go.sum scripts/gows-build.sh scripts/go-toolchain.sh
+	bash scripts/gows-build.sh
+
+gows: $(GOWS_BIN)
 
 ## Every package as built, then the whole tree as one program (tsconfig.test.json: sources, tests,
 ## test/, configs), since vitest runs the tests from source without checking types; then the
@@ -124,7 +133,7 @@ bench: build
 	node bench/dist/all.js
 
 clean:
-	rm -rf node_modules */node_modules */dist test/*/node_modules
+	rm -rf node_modules */node_modules */dist test/*/node_modules engines/gows/bin
 
 ## Every image of docker/Dockerfile, built without a Docker daemon: Debian's buildah (installed
 ## with apt-get when missing), one OCI archive per image in .cache/images, sizes printed, then the

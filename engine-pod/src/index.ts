@@ -31,4 +31,4 @@ export { NatsMessageStore, purgeSessionMessages } from './cluster/nats-message-s
 export { blockedAddressOf, guardedAgent } from './outbound/guarded-agent.js';
 export { proxyServerUrl } from './engines/noweb/socket-settings.js';
 export { GowsEngine, gowsEngineFactory } from './engines/gows/gows-engine.js';
-export { DEFAULT_GOWS_BIN, type GowsOptions, gowsOptionsFromEnv } from './engines/gows/options.js';
+export { type GowsOptions, gowsBinaryProblem, gowsOptionsFromEnv } from './engines/gows/options.js';

@@ -45,8 +45,19 @@ function engineOf(name: BuiltEngine): Engine {
   return engineFactory(name)(context);
 }
 
+/** The events GOWS's Go sources emit (engines/gows/*.go, `e.emit("<event>", ...)`): there, not in its TypeScript proxy. */
+function eventsEmittedByGows(): string[] {
+  const dir = fileURLToPath(new URL('../../engines/gows/', import.meta.url));
+  const text = readdirSync(dir)
+    .filter((file) => file.endsWith('.go') && !file.endsWith('_test.go'))
+    .map((file) => readFileSync(join(dir, file), 'utf8'))
+    .join('\n');
+  return EVENT_NAMES.filter((event) => text.includes(`emit("${event}"`));
+}
+
 /** The event names an engine's sources name (engine-pod/src/engines/<engine>/, simulations included). */
 function eventsNamedIn(engine: BuiltEngine): string[] {
+  if (engine === 'GOWS') return eventsEmittedByGows();
   const dir = fileURLToPath(new URL(`../src/engines/${engine.toLowerCase()}/`, import.meta.url));
   const text = readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.ts'))
@@ -71,6 +82,7 @@ const NO_UPLOAD: MediaUpload = { upload: () => Promise.reject(new Error('no uplo
 const ASK_WITH_REFUSED_ARGUMENT: Record<string, (engine: Engine) => Promise<unknown>> = {
   'NOWEB auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'sms' }),
   'WEBJS auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'voice' }),
+  'GOWS auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'sms' }),
   'WEBJS send.text': (engine) => engine.sendText(MessageTextRequest.omit({ session: true }).parse({ chatId: PEER, text: 'x', id: 'CLIENTID0001' })),
   // NOWEB refuses it while it builds the message, before anything is uploaded.
   'NOWEB send.media': () => mediaContent(VOICE_TO_CONVERT, NO_UPLOAD),

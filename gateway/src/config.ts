@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { gowsBinaryProblem, gowsOptionsFromEnv } from '@switchboard/engine-pod';
 import { describeRefusal, OutboundPolicy } from '@switchboard/kube';
 import { type BuiltEngine, BuiltEngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
@@ -102,6 +103,22 @@ const Env = z.object({
 export class ConfigError extends Error {}
 
 /**
+ * Local mode runs GOWS sessions from the `switchboard-gows` binary: when GOWS is the default
+ * engine, or SWITCHBOARD_GOWS_BIN names a binary, a missing one stops the start with the path and
+ * how to build it, rather than failing each GOWS session later.
+ */
+function requireGowsBinary(env: NodeJS.ProcessEnv, defaultEngine: BuiltEngine): void {
+  if (defaultEngine !== 'GOWS' && !env.SWITCHBOARD_GOWS_BIN) return;
+  let problem: string | null;
+  try {
+    problem = gowsBinaryProblem(gowsOptionsFromEnv(env));
+  } catch (error) {
+    problem = (error as Error).message;
+  }
+  if (problem) throw new ConfigError(`invalid configuration: ${problem}`);
+}
+
+/**
  * What cluster mode cannot run without. There is no data dir to keep a generated admin key in,
  * so the key must be given; every replica checks the same one.
  */
@@ -160,6 +177,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     terminalQr: e.SWITCHBOARD_TERMINAL_QR === 'true',
   };
   if (config.mode === 'cluster') requireClusterSettings(config);
+  else requireGowsBinary(env, config.defaultEngine);
   return config;
 }
 

@@ -146,15 +146,15 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
     it('an engine this build lacks, or a spec the protocol refuses: FAILED with the reason as a condition, no pod, no retry loop', async () => {
       const ns = await cluster.namespace('refused');
       const operator = await operatorIn(ns, {}, { resyncMs: 300 });
-      // The CRD's enum has only this build's engines: the API server refuses GOWS.
-      const refused = await cluster.createSession(ns, 'gows-new', { engine: 'GOWS' }).catch((error: unknown) => error);
+      // The CRD's enum has only this build's engines: the API server refuses WPP.
+      const refused = await cluster.createSession(ns, 'wpp-new', { engine: 'WPP' }).catch((error: unknown) => error);
       expect((refused as { code?: number }).code).toBe(422);
       expect((JSON.parse(String((refused as { body?: unknown }).body)) as { message: string }).message).toContain(
-        'spec.engine: Unsupported value: "GOWS"',
+        'spec.engine: Unsupported value: "WPP"',
       );
       // One stored under an earlier CRD, whose enum had every engine of the interface, is refused by the operator.
-      await cluster.withEarlierEngineEnum(['GOWS', 'WPP'], () =>
-        waitForApiServer(() => cluster.createSession(ns, 'gows', { engine: 'GOWS' }).catch(() => null), 'a GOWS resource under the earlier CRD'),
+      await cluster.withEarlierEngineEnum(['WPP'], () =>
+        waitForApiServer(() => cluster.createSession(ns, 'wpp', { engine: 'WPP' }).catch(() => null), 'a WPP resource under the earlier CRD'),
       );
       // The CRD lets any string through as a url; the protocol takes http(s) only.
       await cluster.createSession(ns, 'ftp', { config: { webhooks: [{ url: 'ftp://example.com/in', events: ['message'] }] } });
@@ -165,11 +165,11 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
         }, `${name} FAILED`);
 
       // Its status is written under today's CRD all the same: an unchanged field is not checked again.
-      const gows = await failed('gows');
-      expect(gows.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      const wpp = await failed('wpp');
+      expect(wpp.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
         status: 'False',
         reason: 'EngineNotAvailable',
-        message: expect.stringMatching(/^engine GOWS is not in this build; available: .*SANDBOX/),
+        message: expect.stringMatching(/^engine WPP is not in this build; available: .*SANDBOX/),
       });
       const ftp = await failed('ftp');
       expect(ftp.conditions?.find((c) => c.type === 'Ready')).toMatchObject({

@@ -197,6 +197,18 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       { op: 'send.text', field: 'id', what: 'sending with a pre-generated message id (`id`): WhatsApp Web makes up its own' },
     ],
   },
+  GOWS: {
+    image: 'socket',
+    description:
+      "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
+      'Sends text, rejects calls and reports messages and their acks so far; every other operation answers 422 until it is built.',
+    pairing: ['qr', 'code'],
+    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text'],
+    events: ['session.status', 'message', 'message.any', 'message.ack'],
+    callRejection: true,
+    settings: [],
+    refusedArguments: [REGISTRATION],
+  },
 };
 
 export function supportsOperation(engine: BuiltEngine, op: EngineOp): boolean {

@@ -8,7 +8,7 @@ const ENGINE_NAMES = ['WEBJS', 'WPP', 'NOWEB', 'GOWS', 'SANDBOX'] as const;
  * other name of the interface is refused: by the gateway with a 422 listing these, by the
  * operator with `EngineNotAvailable`, and the CRD's `spec.engine` enum leaves it out.
  */
-export const BUILT_ENGINES = ['SANDBOX', 'NOWEB', 'WEBJS'] as const satisfies readonly (typeof ENGINE_NAMES)[number][];
+export const BUILT_ENGINES = ['SANDBOX', 'NOWEB', 'WEBJS', 'GOWS'] as const satisfies readonly (typeof ENGINE_NAMES)[number][];
 export type BuiltEngine = (typeof BUILT_ENGINES)[number];
 
 const NOT_BUILT = ENGINE_NAMES.filter((name) => !(BUILT_ENGINES as readonly string[]).includes(name));

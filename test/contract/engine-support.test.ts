@@ -9,6 +9,7 @@ beforeAll(async () => {
   for (const [name, engine] of [
     ['ops-webjs', 'WEBJS'],
     ['ops-noweb', 'NOWEB'],
+    ['ops-gows', 'GOWS'],
   ]) {
     const created = await gw.api('POST', '/api/sessions', { name, engine, start: false });
     expect(created.status, name).toBe(201);
@@ -62,6 +63,23 @@ describe("an operation the session's engine cannot do: 422 from the gateway's en
     expect((simulate.body as ErrorBody).message).toBe(`simulate works only on SANDBOX sessions; session '${session}' runs NOWEB`);
   });
 
+  it('GOWS: what its Go engine does not do yet (sends beyond text, reactions, the profile, lookups), in any status', async () => {
+    const session = 'ops-gows';
+    const cases: [string, string, unknown, string][] = [
+      ['POST', '/api/sendPoll', { session, chatId: PEER, poll: { name: 'q', options: ['a', 'b'] } }, 'polls'],
+      ['PUT', '/api/reaction', { session, messageId: `true_${PEER}_AAAA`, reaction: '👍' }, 'reactions'],
+      ['POST', '/api/sendImage', { session, chatId: PEER, file: { mimetype: 'image/png', data: 'iVBORw0KGgo=' } }, 'sending images'],
+      ['GET', `/api/${session}/profile`, undefined, 'reading the profile'],
+      ['GET', `/api/contacts/check-exists?session=${session}&phone=15551234567`, undefined, 'checking numbers'],
+      ['GET', `/api/${session}/auth/passkey/challenge`, undefined, 'passkey pairing'],
+    ];
+    for (const [method, path, body, what] of cases) {
+      const res = await gw.api(method, path, body);
+      expect(res.status, path).toBe(422);
+      expect(res.body, path).toEqual(notSupported(session, 'GOWS', what));
+    }
+  });
+
   it('an argument the engine refuses in an operation it has: the same 422, naming the field', async () => {
     const cases: [string, string, string, unknown, string, string][] = [
       [
@@ -85,6 +103,14 @@ describe("an operation the session's engine cannot do: 422 from the gateway's en
         'NOWEB',
         '/api/ops-noweb/auth/request-code',
         { phoneNumber: '15551234567', method: 'voice' },
+        'method',
+        'registering a number by SMS or voice',
+      ],
+      [
+        'ops-gows',
+        'GOWS',
+        '/api/ops-gows/auth/request-code',
+        { phoneNumber: '15551234567', method: 'sms' },
         'method',
         'registering a number by SMS or voice',
       ],
@@ -117,8 +143,8 @@ describe('a calls app on an engine that cannot decline calls: 422 naming each re
   const refusal = (fields: string[]) => ({
     statusCode: 422,
     error: 'Unprocessable Entity',
-    message: `engine WEBJS cannot decline calls, so the calls app cannot reject them (${fields.join(', ')}); set reject to false or pick an engine that can (SANDBOX, NOWEB)`,
-    details: { fields: fields.map((field) => `body.${field}`), engine: 'WEBJS', engines: ['SANDBOX', 'NOWEB'] },
+    message: `engine WEBJS cannot decline calls, so the calls app cannot reject them (${fields.join(', ')}); set reject to false or pick an engine that can (SANDBOX, NOWEB, GOWS)`,
+    details: { fields: fields.map((field) => `body.${field}`), engine: 'WEBJS', engines: ['SANDBOX', 'NOWEB', 'GOWS'] },
   });
 
   it('on create: the session is not made; rules that do not reject, or a disabled app, are taken', async () => {
@@ -152,12 +178,12 @@ describe('a calls app on an engine that cannot decline calls: 422 naming each re
 });
 
 describe('GET /api/server/engines: the engines this build has and what each does', () => {
-  it('lists SANDBOX, NOWEB and WEBJS, with their image, operations, events, call rejection and settings', async () => {
+  it('lists SANDBOX, NOWEB, WEBJS and GOWS, with their image, operations, events, call rejection and settings', async () => {
     const res = await gw.api('GET', '/api/server/engines');
     expect(res.status).toBe(200);
     const engines = res.body as EngineCatalogEntry[];
-    expect(engines.map((engine) => engine.name)).toEqual(['SANDBOX', 'NOWEB', 'WEBJS']);
-    const [sandbox, noweb, webjs] = engines as [EngineCatalogEntry, EngineCatalogEntry, EngineCatalogEntry];
+    expect(engines.map((engine) => engine.name)).toEqual(['SANDBOX', 'NOWEB', 'WEBJS', 'GOWS']);
+    const [sandbox, noweb, webjs, gows] = engines as [EngineCatalogEntry, EngineCatalogEntry, EngineCatalogEntry, EngineCatalogEntry];
     expect(sandbox).toMatchObject({ image: 'socket', callRejection: true, settings: [], pairing: ['qr', 'code', 'passkey'] });
     expect(sandbox.operations).toContain('sandbox.simulate');
     expect(noweb).toMatchObject({ image: 'socket', callRejection: true, settings: ['proxy', 'ignore', 'client', 'noweb'] });
@@ -166,5 +192,8 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(webjs).toMatchObject({ image: 'browser', callRejection: false, operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text'] });
     expect(webjs.events).toContain('message');
     expect(webjs.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'send.text', field: 'id' })]));
+    expect(gows).toMatchObject({ image: 'socket', callRejection: true, settings: [], pairing: ['qr', 'code'] });
+    expect(gows.operations).toEqual(['auth.qr', 'auth.requestCode', 'me', 'send.text']);
+    expect(gows.events).toContain('message.ack');
   });
 });

@@ -62,13 +62,13 @@ describe('4.3 sessions: create and read', () => {
   });
 
   it('answers 422 naming the available engines for an engine this build does not have', async () => {
-    // GOWS is an engine of the interface that no build of ours has yet.
-    const res = await gw.api('POST', '/api/sessions', { name: 'gows', engine: 'GOWS' });
+    // WPP is an engine of the interface that no build of ours has yet.
+    const res = await gw.api('POST', '/api/sessions', { name: 'wpp', engine: 'WPP' });
     expect(res.status).toBe(422);
-    expect(res.body.message).toContain('GOWS');
+    expect(res.body.message).toContain('WPP');
     expect(res.body.details.available).toContain('SANDBOX');
-    expect(res.body.details.available).not.toContain('GOWS');
-    expect((await gw.api('GET', '/api/sessions/gows')).status).toBe(404);
+    expect(res.body.details.available).not.toContain('WPP');
+    expect((await gw.api('GET', '/api/sessions/wpp')).status).toBe(404);
   });
 
   it('answers 404 for an unknown session', async () => {

@@ -3,6 +3,8 @@ import { AVAILABLE_ENGINES, type BuiltEngine, type EngineName, isBuiltEngine } f
 import type { EngineFactory } from '../engine.js';
 import { nowebEngineFactory } from '../engines/noweb/noweb-engine.js';
 import { nowebOptionsFromEnv } from '../engines/noweb/options.js';
+import { gowsEngineFactory } from '../engines/gows/gows-engine.js';
+import { gowsOptionsFromEnv } from '../engines/gows/options.js';
 import { DEFAULT_SANDBOX_OPTIONS, SandboxEngine } from '../engines/sandbox/sandbox-engine.js';
 import { webjsEngineFactory, webjsOptionsFromEnv } from '../engines/webjs/client-factory.js';
 
@@ -24,6 +26,8 @@ const CATALOG: Readonly<Record<BuiltEngine, (tuning: EngineTuning) => EngineFact
     const options = nowebOptionsFromEnv(process.env);
     return nowebEngineFactory(tuning.outbound ? { ...options, outbound: tuning.outbound } : options);
   },
+  // The engine pod runs whatsmeow as its child, as local mode does (docs/architecture.md, "GOWS").
+  GOWS: () => gowsEngineFactory(gowsOptionsFromEnv(process.env)),
 };
 
 /** The config check rejects an engine this build does not have, before anything starts. */

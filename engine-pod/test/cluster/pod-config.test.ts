@@ -95,9 +95,9 @@ describe('engine pod configuration', () => {
   });
 
   it('rejects an engine this build does not have, naming the ones it has', () => {
-    // GOWS is an engine of the interface that no build of ours has yet.
-    expect(() => readPodConfig({ ...base, SWITCHBOARD_ENGINE: 'GOWS' })).toThrow(
-      /SWITCHBOARD_ENGINE: GOWS is not in this engine pod build \(it has [A-Z, ]*SANDBOX/,
+    // WPP is an engine of the interface that no build of ours has yet.
+    expect(() => readPodConfig({ ...base, SWITCHBOARD_ENGINE: 'WPP' })).toThrow(
+      /SWITCHBOARD_ENGINE: WPP is not in this engine pod build \(it has [A-Z, ]*SANDBOX/,
     );
   });
 

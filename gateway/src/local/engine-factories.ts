@@ -1,5 +1,5 @@
 import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
-import { webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
+import { gowsEngineFactory, gowsOptionsFromEnv, webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
 import type { OutboundPolicy } from '@switchboard/kube';
 import type { BuiltEngine } from '@switchboard/protocol';
 
@@ -14,5 +14,6 @@ export function localEngineFactories(options: { sandbox: SandboxOptions; outboun
     SANDBOX: (context) => new SandboxEngine(context, options.sandbox),
     WEBJS: webjsEngineFactory(webjsOptionsFromEnv(process.env)),
     NOWEB: nowebEngineFactory({ ...nowebOptionsFromEnv(process.env), outbound: options.outbound }),
+    GOWS: gowsEngineFactory(gowsOptionsFromEnv(process.env)),
   };
 }

@@ -120,13 +120,13 @@ describe('ClusterSessionBackend against a real API server', () => {
     });
 
     it('refuses an engine this build cannot run with the 422 of local mode', async () => {
-      // GOWS is an engine of the interface that no build of ours has yet.
-      const res = await gw.api('POST', '/api/sessions', { name: 'gows', engine: 'GOWS' });
+      // WPP is an engine of the interface that no build of ours has yet.
+      const res = await gw.api('POST', '/api/sessions', { name: 'wpp', engine: 'WPP' });
       expect(res.status).toBe(422);
-      expect(res.body.details).toMatchObject({ field: 'engine', engine: 'GOWS' });
+      expect(res.body.details).toMatchObject({ field: 'engine', engine: 'WPP' });
       expect(res.body.details.available).toContain('SANDBOX');
-      expect(res.body.details.available).not.toContain('GOWS');
-      expect(await cr.read('gows')).toBeNull();
+      expect(res.body.details.available).not.toContain('WPP');
+      expect(await cr.read('wpp')).toBeNull();
     });
   });
 

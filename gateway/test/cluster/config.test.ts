@@ -27,10 +27,20 @@ describe('SWITCHBOARD_MODE', () => {
   });
 
   it('refuses a default engine this build does not have, naming the variable and the engines it has', () => {
-    const read = () => readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'GOWS' });
+    const read = () => readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'WPP' });
     expect(read).toThrow(ConfigError);
-    expect(read).toThrow(/SWITCHBOARD_DEFAULT_ENGINE[\s\S]*SANDBOX[\s\S]*NOWEB[\s\S]*WEBJS/);
+    expect(read).toThrow(/SWITCHBOARD_DEFAULT_ENGINE[\s\S]*SANDBOX[\s\S]*NOWEB[\s\S]*WEBJS[\s\S]*GOWS/);
     expect(readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'WEBJS' }).defaultEngine).toBe('WEBJS');
+  });
+
+  it('refuses to start local mode with GOWS as the default engine, or SWITCHBOARD_GOWS_BIN set, and no binary there, naming the path', () => {
+    const missing = '/nonexistent/switchboard-gows';
+    const message = `invalid configuration: no GOWS engine binary at ${missing}: make build builds it (engines/gows), or set SWITCHBOARD_GOWS_BIN to where it is`;
+    expect(() => readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'GOWS', SWITCHBOARD_GOWS_BIN: missing })).toThrow(new ConfigError(message));
+    expect(() => readConfig({ SWITCHBOARD_GOWS_BIN: missing })).toThrow(new ConfigError(message));
+    // An executable there will do (the check is for the file, the session's start runs it).
+    expect(readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'GOWS', SWITCHBOARD_GOWS_BIN: process.execPath }).defaultEngine).toBe('GOWS');
+    expect(readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'NOWEB' }).defaultEngine).toBe('NOWEB');
   });
 
   it('refuses an unknown mode, naming the variable', () => {

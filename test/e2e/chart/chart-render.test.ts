@@ -102,7 +102,7 @@ describe('chart: lint, schema and templates', () => {
     ],
     ['a pull secret that is not a Secret name', { image: { pullSecrets: ['Reg Cred'] } }, '/image/pullSecrets/0'],
     ['an unknown engine', { gateway: { defaultEngine: 'TELEGRAM' } }, '/gateway/defaultEngine'],
-    ['an engine of the interface that this build does not have', { gateway: { defaultEngine: 'GOWS' } }, '/gateway/defaultEngine'],
+    ['an engine of the interface that this build does not have', { gateway: { defaultEngine: 'WPP' } }, '/gateway/defaultEngine'],
     ['a NATS URL that is not one', { nats: { external: { url: 'http://nats:4222' } } }, '/nats/external/url'],
     ['too many workers', { operator: { workers: 100 } }, '/operator/workers'],
   ])('the schema rejects %s', async (_, values, message) => {

@@ -58,7 +58,9 @@ export const FORWARDED_METHODS: Readonly<Record<ForwardedMethod, { readonly para
   rejectCall: { result: NOTHING },
 };
 
-export const FORWARDED_METHOD_NAMES = Object.keys(FORWARDED_METHODS) as ForwardedMethod[];
+export function isForwarded(method: string): method is ForwardedMethod {
+  return Object.hasOwn(FORWARDED_METHODS, method);
+}
 
 /** The RPC params of a call: files' bytes as base64 (Buffers anywhere in the arguments). */
 export function wireParams(method: ForwardedMethod, args: readonly unknown[]): Record<string, unknown> {

@@ -1,6 +1,6 @@
-import { access, constants } from 'node:fs/promises';
 import {
   CommandErrorCode,
+  ENGINE_CATALOG,
   EventName,
   MeInfo,
   MessageRecord,
@@ -11,10 +11,11 @@ import {
 import { JSONRPCErrorCode, JSONRPCErrorException } from 'json-rpc-2.0';
 import { z } from 'zod';
 import { CommandError, reasonOf } from '../../command-error.js';
+import { METHOD_OF } from '../../dispatch/support.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { describeExit, EngineProcess, type ProcessExit } from './engine-process.js';
-import { FORWARDED_METHOD_NAMES, FORWARDED_METHODS, type ForwardedMethod, wireParams } from './forwarded-methods.js';
-import { BIN_VARIABLE, type GowsOptions } from './options.js';
+import { FORWARDED_METHODS, type ForwardedMethod, isForwarded, wireParams } from './forwarded-methods.js';
+import { type GowsOptions, gowsBinaryProblem } from './options.js';
 
 const Capabilities = z.object({ methods: z.array(z.string()) });
 const StatusNotice = z.object({ status: SessionStatus, reason: z.string().optional() });
@@ -53,7 +54,8 @@ export class GowsEngine implements Engine {
 
   async start(): Promise<void> {
     if (this.process?.running) return;
-    await this.checkBinary();
+    const problem = gowsBinaryProblem(this.options);
+    if (problem) throw new Error(problem);
     const child = this.spawn();
     this.process = child;
     try {
@@ -121,23 +123,12 @@ export class GowsEngine implements Engine {
       this.exposed.delete(method);
       Reflect.deleteProperty(this, method);
     }
-    const unlisted = methods.filter(
-      (method) => FORWARDED_METHOD_NAMES.includes(method as ForwardedMethod) && !this.exposed.has(method as ForwardedMethod),
-    );
+    const unlisted = methods.filter((method) => isForwarded(method) && !this.exposed.has(method));
     if (missing.length > 0 || unlisted.length > 0) {
       this.context.log.warn(
         { session: this.context.session, missing, unlisted },
         'the GOWS binary and the engine catalog disagree on what it can do; only what both list is offered',
       );
-    }
-  }
-
-  private async checkBinary(): Promise<void> {
-    const [file] = this.options.command;
-    try {
-      await access(file, constants.X_OK);
-    } catch {
-      throw new Error(`no GOWS engine binary at ${file}: make build builds it (engines/gows), or set ${BIN_VARIABLE} to where it is`);
     }
   }
 
@@ -263,6 +254,20 @@ function valid<T>(schema: z.ZodType<T>, params: unknown): T {
   return parsed.data;
 }
 
-export function gowsEngineFactory(options: GowsOptions, methods: readonly ForwardedMethod[]): EngineFactory {
+/**
+ * GOWS sessions as both catalogs make them: a proxy with the optional methods the engine catalog
+ * gives GOWS (`methods` only for tests of the proxy itself).
+ */
+export function gowsEngineFactory(options: GowsOptions, methods: readonly ForwardedMethod[] = gowsCatalogMethods()): EngineFactory {
   return (context) => new GowsEngine(context, options, methods);
+}
+
+/** The optional methods the engine catalog gives GOWS: those of its operations, and rejectCall. */
+export function gowsCatalogMethods(): ForwardedMethod[] {
+  const entry = ENGINE_CATALOG.GOWS;
+  const methods = entry.operations.flatMap((op) => {
+    const method = METHOD_OF[op];
+    return method && isForwarded(method) ? [method] : [];
+  });
+  return [...new Set(methods), ...(entry.callRejection ? (['rejectCall'] as const) : [])];
 }

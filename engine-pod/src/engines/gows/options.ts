@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface GowsOptions {
@@ -50,5 +51,16 @@ function checkWsUrl(raw: string): void {
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
     throw new Error(`SWITCHBOARD_GOWS_WS_URL: must be a ws: or wss: URL, got ${url.protocol}`);
+  }
+}
+
+/** Why GOWS sessions could not run from these options (no executable binary), or null. */
+export function gowsBinaryProblem(options: GowsOptions): string | null {
+  const [file] = options.command;
+  try {
+    accessSync(file, constants.X_OK);
+    return null;
+  } catch {
+    return `no GOWS engine binary at ${file}: make build builds it (engines/gows), or set ${BIN_VARIABLE} to where it is`;
   }
 }
