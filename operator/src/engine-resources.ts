@@ -21,6 +21,8 @@ export const DEFAULT_ENGINE_RESOURCES: Readonly<Record<BuiltEngine, EngineResour
   SANDBOX: { requests: { cpu: '25m', memory: '224Mi' }, limits: { memory: '384Mi' } },
   NOWEB: { requests: { cpu: '50m', memory: '256Mi' }, limits: { memory: '768Mi' } },
   WEBJS: { requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } },
+  // Not measured yet: a GOWS pod is for now the Node engine pod plus its Go child, so NOWEB's figures.
+  GOWS: { requests: { cpu: '50m', memory: '256Mi' }, limits: { memory: '768Mi' } },
 };
 
 const QUANTITY = /^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/;

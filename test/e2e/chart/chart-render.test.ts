@@ -92,8 +92,8 @@ describe('chart: lint, schema and templates', () => {
     ],
     [
       'resources for an engine this build does not have',
-      { engines: { resources: { GOWS: { limits: { memory: '1Gi' } } } } },
-      "additional properties 'GOWS' not allowed",
+      { engines: { resources: { WPP: { limits: { memory: '1Gi' } } } } },
+      "additional properties 'WPP' not allowed",
     ],
     [
       'the per-kind resources of earlier versions',
@@ -333,6 +333,7 @@ describe('chart: lint, schema and templates', () => {
       SANDBOX: DEFAULT_ENGINE_RESOURCES.SANDBOX,
       NOWEB: { requests: DEFAULT_ENGINE_RESOURCES.NOWEB.requests, limits: { memory: '1Gi' } },
       WEBJS: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '3Gi' } },
+      GOWS: DEFAULT_ENGINE_RESOURCES.GOWS,
     });
     expect(custom.pods.imagePullSecrets).toEqual(['regcred']);
     const resource = {
