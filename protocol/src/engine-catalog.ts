@@ -201,10 +201,10 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'socket',
     description:
       "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
-      'Sends text, rejects calls and reports messages and their acks so far; every other operation answers 422 until it is built.',
+      'Sends text and locations, reacts, marks read, types, rejects calls, and reports messages, acks, reactions, edits and revokes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
-    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text'],
-    events: ['session.status', 'message', 'message.any', 'message.ack'],
+    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.location', 'message.react', 'chat.seen', 'chat.typing'],
+    events: ['session.status', 'message', 'message.any', 'message.ack', 'message.reaction', 'message.edited', 'message.revoked'],
     callRejection: true,
     settings: [],
     refusedArguments: [REGISTRATION],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MessageTextRequest } from './chatting.js';
 import { SendSeenResult } from './chatting-actions.js';
 import { WANumberExistResult } from './account.js';
+import { CommandErrorCode } from './commands.js';
 import { EngineSettings } from './engine-settings.js';
 import { EVENT_NAMES, type EventName } from './events/names.js';
 import { EVENT_PAYLOADS } from './events/payloads.js';
@@ -33,6 +34,8 @@ const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   WANumberExistResult,
   MyProfile,
   Capabilities: z.object({ methods: z.array(z.string()) }),
+  // the `data` of a JSON-RPC error the engine answers with (-32000)
+  RpcErrorData: z.object({ code: CommandErrorCode, details: z.record(z.string(), z.unknown()).optional() }),
   // engine -> host: notifications and requests
   StatusNotification: z.object({ status: SessionStatus, reason: z.string().optional() }),
   MeNotification: z.object({ me: MeInfo.nullable() }),

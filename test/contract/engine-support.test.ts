@@ -63,11 +63,10 @@ describe("an operation the session's engine cannot do: 422 from the gateway's en
     expect((simulate.body as ErrorBody).message).toBe(`simulate works only on SANDBOX sessions; session '${session}' runs NOWEB`);
   });
 
-  it('GOWS: what its Go engine does not do yet (sends beyond text, reactions, the profile, lookups), in any status', async () => {
+  it('GOWS: what its Go engine does not do yet (polls, files, the profile, lookups), in any status', async () => {
     const session = 'ops-gows';
     const cases: [string, string, unknown, string][] = [
       ['POST', '/api/sendPoll', { session, chatId: PEER, poll: { name: 'q', options: ['a', 'b'] } }, 'polls'],
-      ['PUT', '/api/reaction', { session, messageId: `true_${PEER}_AAAA`, reaction: '👍' }, 'reactions'],
       ['POST', '/api/sendImage', { session, chatId: PEER, file: { mimetype: 'image/png', data: 'iVBORw0KGgo=' } }, 'sending images'],
       ['GET', `/api/${session}/profile`, undefined, 'reading the profile'],
       ['GET', `/api/contacts/check-exists?session=${session}&phone=15551234567`, undefined, 'checking numbers'],
@@ -193,7 +192,7 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(webjs.events).toContain('message');
     expect(webjs.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'send.text', field: 'id' })]));
     expect(gows).toMatchObject({ image: 'socket', callRejection: true, settings: [], pairing: ['qr', 'code'] });
-    expect(gows.operations).toEqual(['auth.qr', 'auth.requestCode', 'me', 'send.text']);
+    expect(gows.operations).toEqual(['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.location', 'message.react', 'chat.seen', 'chat.typing']);
     expect(gows.events).toContain('message.ack');
   });
 });

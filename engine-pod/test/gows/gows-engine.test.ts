@@ -119,6 +119,10 @@ describe('GowsEngine: the Engine of a GOWS session, a switchboard-gows child pro
       message: 'phoneNumber: not a number',
     });
     await expect(engine.requestCode({ phoneNumber: '1', method: 'sms' })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
+    // The names of the RPC's first design, read as the protocol's; a code that is none is ENGINE_ERROR.
+    await expect(engine.requestCode({ phoneNumber: '1' })).rejects.toMatchObject({ code: 'WRONG_STATUS', message: 'not now' });
+    await expect(engine.requestCode({ phoneNumber: '2' })).rejects.toMatchObject({ code: 'INVALID', message: 'no such number' });
+    await expect(engine.requestCode({ phoneNumber: '3' })).rejects.toMatchObject({ code: 'ENGINE_ERROR', message: 'GOWS requestCode: what' });
   });
 
   it('sends files as base64 and answers media.save from the context', async () => {

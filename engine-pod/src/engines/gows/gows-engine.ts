@@ -24,7 +24,14 @@ const EventNotice = z.object({ event: EventName, payload: z.record(z.string(), z
 const AuthGet = z.object({ type: z.string(), ids: z.array(z.string()) });
 const AuthSet = z.object({ data: z.record(z.string(), z.record(z.string(), z.unknown())) });
 const MediaSave = z.object({ mimetype: z.string(), filename: z.string().nullish(), data: z.base64() });
-const RpcErrorData = z.object({ code: CommandErrorCode, details: z.record(z.string(), z.unknown()).optional() });
+/**
+ * The error data of a refusal: a CommandError code. BAD_REQUEST and NOT_READY, the names the RPC's
+ * first design used, are read as the protocol's INVALID and WRONG_STATUS.
+ */
+const RpcErrorData = z.object({
+  code: z.preprocess((code) => (code === 'BAD_REQUEST' ? 'INVALID' : code === 'NOT_READY' ? 'WRONG_STATUS' : code), CommandErrorCode),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
 const CodeResult = z.object({ code: z.string() });
 
 /**
