@@ -1,4 +1,4 @@
-import { OutboundPolicy } from '@switchboard/kube';
+import { OutboundPolicy } from '@switchboard/kube/pod';
 import {
   type AppConfig,
   type EngineCommand,

@@ -1,4 +1,4 @@
-import { CommandObjectError, CommandObjects } from '@switchboard/kube';
+import { CommandObjectError, CommandObjects } from '@switchboard/kube/pod';
 import { type CommandReply, type EngineCommand, type HostCommand, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { CommandError } from '../command-error.js';

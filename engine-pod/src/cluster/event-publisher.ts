@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureEventStream, type StoreOptions } from '@switchboard/kube';
+import { ensureEventStream, type StoreOptions } from '@switchboard/kube/pod';
 import { SUBJECTS } from '@switchboard/protocol';
 import { deadline, ErrorCode, type JetStreamClient, type NatsConnection, type NatsError } from 'nats';
 import { CommandError } from '../command-error.js';

@@ -1,4 +1,4 @@
-import { latestValues, openAuthBucket, type StoreOptions } from '@switchboard/kube';
+import { latestValues, openAuthBucket, type StoreOptions } from '@switchboard/kube/pod';
 import type { KV, NatsConnection } from 'nats';
 import type { AuthStateStore } from '../auth-state/store.js';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_MEDIA_LIFETIME_MS, objectStoreExists, openMediaObjects } from '@switchboard/kube';
+import { DEFAULT_MEDIA_LIFETIME_MS, objectStoreExists, openMediaObjects } from '@switchboard/kube/pod';
 import { OBJECT_STORES, objectStoreStream } from '@switchboard/protocol';
 import { millis, type NatsConnection, nanos, type ObjectStore } from 'nats';
 import type { MediaFile, MediaStore, StoredMedia } from '../media/media-store.js';

@@ -1,4 +1,4 @@
-import { JS_ERR, jsErrorCode, latestValues, openMessagesBucket, type StoreOptions } from '@switchboard/kube';
+import { JS_ERR, jsErrorCode, latestValues, openMessagesBucket, type StoreOptions } from '@switchboard/kube/pod';
 import { KV_BUCKETS, type MessageRecord } from '@switchboard/protocol';
 import type { KV, KvEntry, NatsConnection } from 'nats';
 import { selectPage, type OrderedRecord } from '../history/history-page.js';

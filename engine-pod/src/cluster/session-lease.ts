@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JS_ERR, jsErrorCode, openLeaseBucket, type StoreOptions } from '@switchboard/kube';
+import { JS_ERR, jsErrorCode, openLeaseBucket, type StoreOptions } from '@switchboard/kube/pod';
 import { LEASE } from '@switchboard/protocol';
 import type { KV, NatsConnection } from 'nats';
 import type { EngineLog } from '../engine.js';

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { describeRefusal } from '@switchboard/kube';
+import { describeRefusal } from '@switchboard/kube/pod';
 import { decodeBase64, MediaFilename, MediaMimetype } from '@switchboard/protocol';
 import { type Dispatcher, fetch, type Response } from 'undici';
 import { CommandError, invalidField as invalid } from '../command-error.js';

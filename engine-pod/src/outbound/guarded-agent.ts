@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { describeRefusal, type OutboundPolicy, type OutboundRefusal } from '@switchboard/kube';
+import { describeRefusal, type OutboundPolicy, type OutboundRefusal } from '@switchboard/kube/pod';
 import { Agent, buildConnector } from 'undici';
 
 /** A connection the outbound address policy refused: it was never attempted. */

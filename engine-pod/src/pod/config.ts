@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { OutboundPolicy } from '@switchboard/kube';
+import { OutboundPolicy } from '@switchboard/kube/pod';
 import { z } from 'zod';
 import { AppConfig, AVAILABLE_ENGINES, EngineName, EngineSettings, Metadata, ProxyConfig, SessionName } from '@switchboard/protocol';
 

@@ -1,4 +1,4 @@
-import type { OutboundPolicy } from '@switchboard/kube';
+import type { OutboundPolicy } from '@switchboard/kube/pod';
 import { AVAILABLE_ENGINES, type BuiltEngine, type EngineName, isBuiltEngine } from '@switchboard/protocol';
 import type { EngineFactory } from '../engine.js';
 import { nowebEngineFactory } from '../engines/noweb/noweb-engine.js';

@@ -1,4 +1,4 @@
-import { type HttpListener, listenHttp } from '@switchboard/kube';
+import { type HttpListener, listenHttp } from '@switchboard/kube/pod';
 
 const STATUS_TEXT: Record<number, string> = { 200: 'ok', 404: 'not found', 503: 'not ready' };
 

@@ -1,4 +1,4 @@
-import { describeRefusal } from '@switchboard/kube';
+import { describeRefusal } from '@switchboard/kube/pod';
 import {
   type MeInfo,
   type MessageReactionPayload,

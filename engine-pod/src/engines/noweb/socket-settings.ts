@@ -1,4 +1,4 @@
-import type { OutboundPolicy } from '@switchboard/kube';
+import type { OutboundPolicy } from '@switchboard/kube/pod';
 import type { EngineSettings, IgnoreConfig, ProxyConfig } from '@switchboard/protocol';
 import type { UserFacingSocketConfig } from '@whiskeysockets/baileys';
 import type { ClientRequest } from 'node:http';
