@@ -27,15 +27,16 @@ const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
 /**
  * Probes fitted to the engine pods' measured start (`node bench/dist/all.js engine-pods`;
  * docs/operations.md, "Engine pod probes"). `/healthz` answers once the process has loaded and
- * reached NATS: 2 to 7.5 s after the start on a loaded 2-core machine, for every engine (WEBJS
+ * reached NATS: 1 to 3 s after the start on a loaded 2-core machine (7.4 s at worst before the pod
+ * stopped loading the Kubernetes client), for every engine (WEBJS
  * launches Chromium only later, once it holds the lease, and the probes never wait for it). So:
- * - startup: up to 60 s (30 × 2 s) for `/healthz`, eight times the slowest start measured,
+ * - startup: up to 60 s (30 × 2 s) for `/healthz`, eight times the slowest start measured (7.4 s),
  *   for a node that starts many engine pods at once; liveness waits for it, so no initial delay;
  * - readiness: `/readyz` every 2 s (the lease held, the engine started), so PodReady follows a
  *   lost lease within seconds; it only reports, nothing routes traffic to engine pods;
- * - liveness: `/healthz` every 10 s, 5 s to answer (the slowest answer measured under a burst of
- *   2000 messages was well under that), 3 misses: a pod whose event loop is stuck for 30 s is
- *   restarted, a busy one is not.
+ * - liveness: `/healthz` every 10 s, 5 s to answer (NOWEB's slowest answer under a burst of 2000
+ *   messages was 3.6 s, past the kubelet's default of 1 s), 3 misses in a row: a pod whose event
+ *   loop is stuck for 30 s is restarted, a busy one is not.
  */
 const ENGINE_PROBES = {
   startupProbe: { httpGet: { path: '/healthz', port: HEALTH_PORT }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 30 },
