@@ -38,6 +38,8 @@ export class FakePeer {
   private readonly keys = new Map<string, unknown>();
   private nextPreKeyId = 1;
   private repository: SignalRepositoryWithLIDStore | null = null;
+  /** The groups (and devices) this device's sender key went to already. */
+  private readonly sharedSenderKeys = new Set<string>();
 
   /** The account's own phone signs with its account key, which is its signal identity too (whatsmeow checks that). */
   constructor(private readonly identity: KeyPair = Curve.generateKeyPair()) {
@@ -87,6 +89,30 @@ export class FakePeer {
       });
     }
     return repository.encryptMessage({ jid: recipientJid, data: writeRandomPadMax16(proto.Message.encode(message).finish()) });
+  }
+
+  /**
+   * A group message as a member's device sends it: the content under its sender key (`skmsg`),
+   * and, for a device that has not got that key yet, the key's distribution message encrypted to
+   * it (`pkmsg`/`msg`), which comes first.
+   */
+  async encryptForGroup(
+    group: string,
+    senderJid: string,
+    recipientJid: string,
+    keys: UploadedKeys,
+    message: proto.IMessage,
+  ): Promise<{ distribution: { type: 'pkmsg' | 'msg'; ciphertext: Uint8Array } | null; ciphertext: Uint8Array }> {
+    const repository = this.signal();
+    const data = writeRandomPadMax16(proto.Message.encode(message).finish());
+    const { senderKeyDistributionMessage, ciphertext } = await repository.encryptGroupMessage({ group, meId: senderJid, data });
+    const shared = `${group}|${recipientJid}`;
+    if (this.sharedSenderKeys.has(shared)) return { distribution: null, ciphertext };
+    this.sharedSenderKeys.add(shared);
+    const distribution = await this.encrypt(recipientJid, keys, {
+      senderKeyDistributionMessage: { groupId: group, axolotlSenderKeyDistributionMessage: senderKeyDistributionMessage },
+    });
+    return { distribution, ciphertext };
   }
 
   private signal(): SignalRepositoryWithLIDStore {

@@ -169,11 +169,23 @@ export class FakePhone {
    * companion (`enc` v2, `pkmsg` for the first, then `msg`), once the companion uploaded its keys.
    */
   private async seal(node: BinaryNode): Promise<BinaryNode> {
-    const plaintext = node.tag === 'message' && !node.attrs.participant ? getBinaryNodeChild(node, 'plaintext') : undefined;
+    const plaintext = node.tag === 'message' ? getBinaryNodeChild(node, 'plaintext') : undefined;
     if (!plaintext || !this.companion) return node;
     await this.keysUploaded;
     const keys = this.companionKeys!;
     const message = proto.Message.decode(plaintext.content as Uint8Array);
+    const member = node.attrs.participant;
+    if (member) {
+      // A group: the member's sender key (`skmsg`), its distribution first the first time.
+      const { distribution, ciphertext } = await this.server
+        .peer(member)
+        .encryptForGroup(node.attrs.from ?? '', member, this.companionJid, keys, message);
+      const encs: BinaryNode[] = [
+        ...(distribution ? [{ tag: 'enc', attrs: { v: '2', type: distribution.type }, content: distribution.ciphertext }] : []),
+        { tag: 'enc', attrs: { v: '2', type: 'skmsg' }, content: ciphertext },
+      ];
+      return { ...node, content: encs };
+    }
     const { type, ciphertext } = await this.server.peer(node.attrs.from ?? '').encrypt(this.companionJid, keys, message);
     // The server names a sender by both addresses: a number's LID rides along (`sender_lid`).
     const senderLid = node.attrs.from?.endsWith('@s.whatsapp.net') && !node.attrs.sender_lid ? this.server.lidOf(node.attrs.from) : undefined;

@@ -153,3 +153,24 @@ describe('GOWS calls and presence against the fake', () => {
     });
   });
 });
+
+describe('GOWS groups against the fake', () => {
+  it("receives a member's message (skmsg, its sender key first) with the member as participant, and sends to the group", async () => {
+    const group = fake.group('120363000000000071', { subject: 'Team', creator: BOB, participants: [{ jid: BOB }, { jid: phone.phone }] });
+    const first = phone.text(group.id, 'hello team', { participant: BOB, pushName: 'Bob' });
+    expect(await gows.event('message', (p) => p.body === 'hello team')).toMatchObject({
+      id: `false_${group.id}_${first}_${bob}`,
+      from: group.id,
+      participant: bob,
+      to: phone.contactId,
+    });
+    const second = phone.text(group.id, 'again', { participant: BOB });
+    await gows.event('message', (p) => p.id === `false_${group.id}_${second}_${bob}`);
+
+    const since = gows.notifications.length;
+    const sent = await gows.request<Record<string, unknown>>('sendText', { chatId: group.id, text: 'hi team' });
+    expect(sent).toMatchObject({ from: phone.contactId, to: group.id, participant: phone.contactId, fromMe: true });
+    await gows.event('message.ack', (p) => p.id === sent.id && p.ackName === 'SERVER', since);
+    expect(phone.sent.find((m) => m.id === bareId(sent.id))?.to).toBe(group.id);
+  });
+});
