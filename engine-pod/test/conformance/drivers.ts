@@ -9,12 +9,14 @@ import {
   type EngineFactory,
   EngineHost,
   FileAuthStateStore,
+  gowsEngineFactory,
   type HostedEvent,
   type InvalidEvent,
   NowebEngine,
   SandboxEngine,
 } from '../../src/index.js';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import { buildGows } from '../gows/driver.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -116,6 +118,64 @@ export class NowebDriver extends DriverBase {
 
   async incomingText(_host: EngineHost, from: string, body: string): Promise<string> {
     return this.requirePhone().text(from.replace('@c.us', ''), body);
+  }
+
+  async delivered(record: MessageRecord): Promise<void> {
+    this.requirePhone().receipt(record.id.split('_').at(-1)!, record.to.replace('@c.us', ''));
+  }
+
+  override async close(): Promise<void> {
+    await this.fake.close();
+    await super.close();
+  }
+
+  private requirePhone(): FakePhone {
+    if (!this.phone) throw new Error('no phone has scanned yet');
+    return this.phone;
+  }
+}
+
+/**
+ * GOWS on the same fake server, as local mode runs it: the GowsEngine proxy over the real
+ * `switchboard-gows` child. The fake encrypts direct messages with Signal (whatsmeow reads no
+ * plaintext) and signs its certificate chain with a root key the engine is given.
+ */
+export class GowsDriver extends DriverBase {
+  readonly engine = 'GOWS' as const;
+  private phone: FakePhone | null = null;
+
+  private constructor(
+    private readonly fake: FakeWaServer,
+    private readonly binary: string,
+  ) {
+    super();
+  }
+
+  static async start(): Promise<GowsDriver> {
+    const [fake, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
+    return new GowsDriver(fake, binary);
+  }
+
+  protected factory(): EngineFactory {
+    return gowsEngineFactory({
+      command: [this.binary, 'stdio'],
+      wsUrl: this.fake.url,
+      certRootPubkey: this.fake.certRootPublicKey,
+      exitTimeoutMs: 10_000,
+    });
+  }
+
+  async scan(host: EngineHost, qr: string): Promise<MeInfo> {
+    this.phone = await this.fake.scanQr(qr, { pushName: 'Conformance' });
+    await waitFor(() => host.me?.pushName === 'Conformance', 'the push name');
+    return { id: this.phone.contactId, pushName: 'Conformance' };
+  }
+
+  async incomingText(_host: EngineHost, from: string, body: string): Promise<string> {
+    const number = from.replace('@c.us', '');
+    // As WhatsApp does now, the contact has a LID, which whatsmeow looks up.
+    this.fake.contact(number, `2451${number}`);
+    return this.requirePhone().text(number, body);
   }
 
   async delivered(record: MessageRecord): Promise<void> {

@@ -1,4 +1,5 @@
 import {
+  type EngineCommand,
   envelopeSchema,
   type EventEnvelope,
   type EventName,
@@ -7,11 +8,12 @@ import {
   parseEnvelope,
   QRCodeValue,
   type SessionStatus,
+  supportsOperation,
 } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineHost, HostedEvent, InvalidEvent } from '../../src/index.js';
-import { type ConformanceDriver, NowebDriver, SandboxDriver } from './drivers.js';
+import { type ConformanceDriver, GowsDriver, NowebDriver, SandboxDriver } from './drivers.js';
 
 /** The keys of a payload, sorted: the shape two engines must share for the same story. */
 const shape = (payload: object) => Object.keys(payload).sort();
@@ -44,9 +46,10 @@ const CONTACT = '15551110000@c.us';
  * protocol schema of its own event.
  */
 describe.each([
-  ['SANDBOX', async (): Promise<ConformanceDriver> => new SandboxDriver()],
-  ['NOWEB on the fake WhatsApp Web server', async (): Promise<ConformanceDriver> => NowebDriver.start()],
-])('engine conformance: %s', (_name, makeDriver) => {
+  ['SANDBOX', 'SANDBOX', async (): Promise<ConformanceDriver> => new SandboxDriver()],
+  ['NOWEB on the fake WhatsApp Web server', 'NOWEB', async (): Promise<ConformanceDriver> => NowebDriver.start()],
+  ['GOWS on the fake WhatsApp Web server', 'GOWS', async (): Promise<ConformanceDriver> => GowsDriver.start()],
+] as const)('engine conformance: %s', (_name, engine, makeDriver) => {
   let driver: ConformanceDriver;
   let host: EngineHost;
   const events: HostedEvent[] = [];
@@ -58,6 +61,15 @@ describe.each([
       .slice(since)
       .filter((e) => e.envelope.event === name)
       .map((e) => envelopeSchema(name).parse(e.envelope) as EventEnvelope);
+  /**
+   * A story of an op the engine's catalog does not list is the host's NOT_SUPPORTED for the same
+   * command instead (the gateway answers it as a 422 before the command travels): true when so.
+   */
+  const refused = async (command: EngineCommand): Promise<boolean> => {
+    if (supportsOperation(engine, command.op)) return false;
+    await expect(host.execute(command)).rejects.toMatchObject({ code: 'NOT_SUPPORTED', details: { engine } });
+    return true;
+  };
   const waitForStatus = (status: SessionStatus) => waitFor(() => host.status === status, `${driver.engine} to be ${status}`);
 
   beforeAll(async () => {
@@ -158,19 +170,23 @@ describe.each([
   });
 
   it('a contact card answers its record: body the vCard, vCards built from the fields', async () => {
-    const record = await sent({
+    const command: EngineCommand = {
       op: 'send.contactVcard',
       args: { chatId: CONTACT, contacts: [{ fullName: 'Ada Lovelace', phoneNumber: '+44 20 7946 0000' }] },
-    });
+    };
+    if (await refused(command)) return;
+    const record = await sent(command);
     const vcard = 'BEGIN:VCARD\nVERSION:3.0\nFN:Ada Lovelace\nTEL;type=CELL;type=VOICE;waid=442079460000:+44 20 7946 0000\nEND:VCARD';
     expect(record).toMatchObject({ body: vcard, vCards: [vcard], hasMedia: false });
   });
 
   it('a poll answers its record (body the question); a vote on it answers poll.vote from me and emits it', async () => {
-    const poll = await sent({
+    const command: EngineCommand = {
       op: 'send.poll',
       args: { chatId: CONTACT, poll: { name: 'story: lunch?', options: ['Pizza', 'Sushi'], multipleAnswers: false } },
-    });
+    };
+    if (await refused(command)) return;
+    const poll = await sent(command);
     expect(poll.body).toBe('story: lunch?');
     const since = events.length;
     const vote = (await host.execute({ op: 'send.pollVote', args: { chatId: CONTACT, pollMessageId: poll.id, votes: ['Sushi'] } })) as {
@@ -202,6 +218,7 @@ describe.each([
   });
 
   it('a forward answers a new record with the original body; an unknown message is NOT_FOUND', async () => {
+    if (await refused({ op: 'message.forward', args: { chatId: CONTACT, messageId: `false_${CONTACT}_0000000000AAAAAA` } })) return;
     const original = await incoming('story: pass it on');
     const record = await sent({ op: 'message.forward', args: { chatId: CONTACT, messageId: original } });
     expect(record.body).toBe('story: pass it on');

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
+import { buildGows } from '../../engine-pod/test/gows/driver.js';
+import { type ContractGateway, mode, restarted, startGateway, waitForStatus } from './harness.js';
+
+/**
+ * A GOWS session through the REST surface, as `make run` serves it: the gateway runs the Go engine
+ * (switchboard-gows) as the session's child process, pointed here at the fake WhatsApp server,
+ * which a phone of the test pairs by QR code. Local mode only for now: cluster mode's engine pods
+ * are started by the test environment before any test runs, with no fake server to point them at
+ * (docs/architecture.md, "GOWS", says what remains).
+ */
+const CONTACT = '15551113333';
+let fake: FakeWaServer;
+let gw: ContractGateway;
+let phone: FakePhone;
+
+describe.runIf(mode === 'local')('a GOWS session over the REST surface (local mode: the Go engine as a child process)', () => {
+  beforeAll(async () => {
+    const [server, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
+    fake = server;
+    process.env.SWITCHBOARD_GOWS_BIN = binary;
+    process.env.SWITCHBOARD_GOWS_WS_URL = fake.url;
+    process.env.SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY = fake.certRootPublicKey;
+    gw = await startGateway();
+  }, 180_000);
+  afterAll(async () => {
+    await gw?.close();
+    await fake?.close();
+    delete process.env.SWITCHBOARD_GOWS_BIN;
+    delete process.env.SWITCHBOARD_GOWS_WS_URL;
+    delete process.env.SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY;
+  });
+
+  it('pairs by QR code: SCAN_QR_CODE with a raw QR value, then WORKING with me', async () => {
+    expect((await gw.api('POST', '/api/sessions', { name: 'gows', engine: 'GOWS' })).status).toBe(201);
+    await waitForStatus(gw, 'gows', 'SCAN_QR_CODE');
+    const qr = await gw.api('GET', '/api/gows/auth/qr?format=raw');
+    expect(qr.status).toBe(200);
+    phone = await fake.scanQr(qr.body.value as string, { phone: '15550004444', pushName: 'Grace' });
+    await waitForStatus(gw, 'gows', 'WORKING');
+    const me = await gw.api('GET', '/api/sessions/gows/me');
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ id: '15550004444@c.us' });
+    expect((await gw.api('GET', '/api/sessions/gows')).body).toMatchObject({ name: 'gows', engine: 'GOWS', status: 'WORKING' });
+  });
+
+  it("sends text: 201 with the message record, which the contact's phone reads", async () => {
+    fake.contact(CONTACT, '245120000004444');
+    const res = await gw.api('POST', '/api/sendText', { session: 'gows', chatId: `${CONTACT}@c.us`, text: 'hello from GOWS' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ fromMe: true, to: `${CONTACT}@c.us`, body: 'hello from GOWS', source: 'api' });
+    expect(await phone.read(String(res.body.id).split('_')[2]!)).toMatchObject({ conversation: 'hello from GOWS' });
+  });
+
+  it('what the Go engine does not do answers 422 NOT_SUPPORTED from the catalog, in WORKING too', async () => {
+    const res = await gw.api('POST', '/api/sendPoll', { session: 'gows', chatId: `${CONTACT}@c.us`, poll: { name: 'q', options: ['a', 'b'] } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe("engine GOWS does not support polls (session 'gows')");
+  });
+
+  it('a restart resumes the pairing from the saved auth state: WORKING again, no QR code', async () => {
+    await restarted(gw, 'gows');
+    expect((await gw.api('GET', '/api/sessions/gows')).body).toMatchObject({ status: 'WORKING' });
+    expect((await gw.api('GET', '/api/gows/auth/qr?format=raw')).status).toBe(422);
+  });
+});
