@@ -22,11 +22,19 @@ export interface FakePhone {
 }
 export interface FakeWaServer {
   readonly url: string;
+  /** The root key of its certificate chain, hex: what whatsmeow (GOWS) is told to trust. */
+  readonly certRootPublicKey: string;
   scanQr(qr: string): Promise<FakePhone>;
+  /** Declares a contact's LID (whatsmeow sends to LIDs it has looked up). */
+  contact(phone: string, lid: string): void;
   close(): Promise<void>;
 }
+/** `signal`: contacts answer with real signal sessions, which whatsmeow (GOWS) needs to send to them. */
+interface FakeWaOptions {
+  readonly signal?: boolean;
+}
 interface FakeWaModule {
-  FakeWaServer: { start(): Promise<FakeWaServer> };
+  FakeWaServer: { start(options?: FakeWaOptions): Promise<FakeWaServer> };
 }
 
 export function loadEnginePodSources(): void {
@@ -49,9 +57,12 @@ export function loadEnginePodSources(): void {
   });
 }
 
+let hooked = false;
+
 /** The fake WhatsApp Web server, started on loopback. */
-export async function startFakeWa(): Promise<FakeWaServer> {
-  loadEnginePodSources();
+export async function startFakeWa(options: FakeWaOptions = {}): Promise<FakeWaServer> {
+  if (!hooked) loadEnginePodSources();
+  hooked = true;
   const { FakeWaServer } = (await import(FAKE_WA.href)) as FakeWaModule;
-  return FakeWaServer.start();
+  return FakeWaServer.start(options);
 }

@@ -17,11 +17,11 @@ import { numberSetting } from './settings.js';
  * WhatsApp Web server (NOWEB), and for WEBJS Debian's chromium behind a loopback proxy that
  * serves one page for every address (loopback-web.ts). For each engine:
  *  - time from spawn to `/healthz` answering, to `/readyz` (lease held, engine started), and to
- *    WORKING (SANDBOX: a simulated scan; NOWEB: the fake's phone scans the QR code) or, WEBJS, to
+ *    WORKING (SANDBOX: a simulated scan; NOWEB and GOWS: the fake's phone scans the QR code) or, WEBJS, to
  *    Chromium's first page request; then the same again for restarts of the paired session
  *    (`BENCH_POD_RESTARTS`, no QR code), and the time a SIGTERM takes to end the pod;
  *  - idle memory: the pod's process tree (Chromium included) once WORKING and quiet;
- *  - busy memory (SANDBOX, NOWEB): the peak while `BENCH_POD_BURST` messages are sent (16 commands
+ *  - busy memory (SANDBOX, NOWEB, GOWS): the peak while `BENCH_POD_BURST` messages are sent (16 commands
  *    in flight) while as many arrive, until every event is in JetStream. WEBJS has no busy figure:
  *    without WhatsApp Web (the internet) it has nothing to send or receive.
  * Memory is the sum over the process tree of RSS, of PSS and of anonymous memory
@@ -38,7 +38,11 @@ const POD_MAIN = fileURLToPath(new URL('./pod/main.js', import.meta.resolve('@sw
 const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL('../../.cache/bench/engine-pods.json', import.meta.url));
 const CONTACT = '15551230001';
-const ENGINES = ['SANDBOX', 'NOWEB', 'WEBJS'] as const;
+const ENGINES = ['SANDBOX', 'NOWEB', 'GOWS', 'WEBJS'] as const;
+/** `BENCH_POD_ENGINES`: a comma-separated few of them; all when unset. */
+const PICKED = process.env.BENCH_POD_ENGINES?.split(',').map((name) => name.trim());
+/** The Go engine's binary (`make build` puts it there); GOWS is measured when it exists. */
+const GOWS_BIN = process.env.SWITCHBOARD_GOWS_BIN ?? fileURLToPath(new URL('../../engines/gows/bin/switchboard-gows', import.meta.url));
 type Engine = (typeof ENGINES)[number];
 
 interface StartTimes {
@@ -74,6 +78,8 @@ interface Harness {
   readonly nats: NatsServer;
   readonly nc: NatsConnection;
   readonly fake: FakeWaServer;
+  /** GOWS's fake, with signal sessions for its contacts; null without the binary. */
+  readonly gowsFake: FakeWaServer | null;
   readonly web: LoopbackWeb | null;
   readonly dir: string;
 }
@@ -82,14 +88,22 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-pods-'));
   const nats = await startNatsServer();
   const fake = await startFakeWa();
+  const gowsFake = existsSync(GOWS_BIN) ? await startFakeWa({ signal: true }) : null;
+  // whatsmeow sends to the contact's LID, which it looks up: the fake must know one.
+  gowsFake?.contact(CONTACT, '245120000000001');
   const web = existsSync(CHROMIUM) ? await LoopbackWeb.start(dir, CHROMIUM) : null;
   const nc = await connect({ servers: nats.url, name: 'bench client' });
-  const harness: Harness = { nats, nc, fake, web, dir };
+  const harness: Harness = { nats, nc, fake, gowsFake, web, dir };
   const figures: EngineFigures[] = [];
   try {
     for (const engine of ENGINES) {
+      if (PICKED && !PICKED.includes(engine)) continue;
       if (engine === 'WEBJS' && !web) {
         console.error(`WEBJS skipped: no chromium at ${CHROMIUM} (scripts/ensure-chromium.sh)`);
+        continue;
+      }
+      if (engine === 'GOWS' && !gowsFake) {
+        console.error(`GOWS skipped: no ${GOWS_BIN} (make build)`);
         continue;
       }
       const started = performance.now();
@@ -100,6 +114,7 @@ async function main(): Promise<void> {
     await nc.close();
     await web?.close();
     await fake.close();
+    await gowsFake?.close();
     await nats.stop();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -196,7 +211,7 @@ async function burst(h: Harness, pod: Pod, engine: Engine, session: string): Pro
   const receiver = async () => {
     while (received < BURST) {
       const i = received++;
-      if (engine === 'NOWEB') {
+      if (engine === 'NOWEB' || engine === 'GOWS') {
         phone!.text(CONTACT, `incoming ${i}`);
         if (i % IN_FLIGHT === 0) await sleep(0);
       } else {
@@ -204,7 +219,7 @@ async function burst(h: Harness, pod: Pod, engine: Engine, session: string): Pro
       }
     }
   };
-  await Promise.all([...Array.from({ length: IN_FLIGHT }, sender), ...Array.from({ length: engine === 'NOWEB' ? 1 : IN_FLIGHT }, receiver)]);
+  await Promise.all([...Array.from({ length: IN_FLIGHT }, sender), ...Array.from({ length: engine === 'SANDBOX' ? IN_FLIGHT : 1 }, receiver)]);
   await eventsSettled(h.nc);
   busy = false;
   await probing;
@@ -269,6 +284,13 @@ class Pod {
         SWITCHBOARD_HEALTH_PORT: String(healthPort),
         SWITCHBOARD_LOG_LEVEL: 'warn',
         SWITCHBOARD_NOWEB_WS_URL: h.fake.url,
+        ...(h.gowsFake
+          ? {
+              SWITCHBOARD_GOWS_WS_URL: h.gowsFake.url,
+              SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: h.gowsFake.certRootPublicKey,
+              SWITCHBOARD_GOWS_BIN: GOWS_BIN,
+            }
+          : {}),
         SWITCHBOARD_WEBJS_DATA_DIR: join(home, 'webjs'),
         ...(h.web ? { SWITCHBOARD_CHROMIUM_PATH: h.web.chromiumWrapper } : {}),
       },
@@ -305,7 +327,7 @@ class Pod {
           },
           60_000,
         );
-        this.phone = await h.fake.scanQr(qr);
+        this.phone = await (this.engine === 'GOWS' ? h.gowsFake! : h.fake).scanQr(qr);
       }
     }
     await this.poll('WORKING', async () => (await this.status(h)) === 'WORKING', 60_000);
