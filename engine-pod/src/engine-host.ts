@@ -4,17 +4,22 @@ import {
   type EngineCommand,
   type EngineName,
   type EngineSettings,
+  ENGINE_CATALOG,
+  type Environment,
   type EventEnvelope,
   type EventName,
   type MeInfo,
+  isBuiltEngine,
   RECENT_STATUSES,
   type SessionStatus,
   type SessionStatusPoint,
+  withMediaUrl,
 } from '@switchboard/protocol';
 import type { Dispatcher } from 'undici';
 import type { AuthStateStore } from './auth-state/store.js';
 import { SessionApps } from './apps/session-apps.js';
 import { COMMAND_HANDLERS } from './dispatch/index.js';
+import { chromiumPathFromEnv } from './engines/webjs/chromium-path.js';
 import type { CommandHandler } from './dispatch/types.js';
 import { requireSupport } from './dispatch/support.js';
 import { notSupportedError, statusesNeededBy, wrongStatusError } from './command-rules.js';
@@ -55,7 +60,8 @@ export interface EngineHostOptions {
   readonly apps?: readonly AppConfig[];
   /** What of the session's config the engine reads when it starts (proxy, ignore...); none when left out. */
   readonly settings?: EngineSettings;
-  readonly environment: { tier: string; version: string };
+  /** The build's tier and version, and (cluster mode) the engine pod running the session. */
+  readonly environment: { tier: string; version: string; worker?: string };
   /** Gets every event that matches its protocol schema, and only those (`emit`). */
   readonly publish: (event: HostedEvent) => void;
   readonly log: EngineLog;
@@ -68,6 +74,16 @@ export interface EngineHostOptions {
    * policy (`guardedAgent`). Left out: one guarded by the built-in rules only.
    */
   readonly downloads?: Dispatcher;
+}
+
+function isGroupAck(payload: Record<string, unknown>): boolean {
+  return typeof payload.participant === 'string' && typeof payload.from === 'string' && payload.from.endsWith('@g.us');
+}
+
+/** Spec 2.4's `environment` of every event this host makes. */
+function hostEnvironment(engine: EngineName, { tier, version, worker }: EngineHostOptions['environment']): Environment {
+  const browser = isBuiltEngine(engine) && ENGINE_CATALOG[engine].image === 'browser' ? chromiumPathFromEnv(process.env) : undefined;
+  return { tier, version, engine, ...(browser ? { browser } : {}), platform: `${process.platform}/${process.arch}`, worker: { id: worker ?? null } };
 }
 
 /** For hosts given no agent of their own: the built-in rules, one agent shared. */
@@ -92,7 +108,7 @@ export class EngineHost {
 
   constructor(private readonly options: EngineHostOptions) {
     this.metadata = { ...options.metadata };
-    this.environment = { ...options.environment, engine: options.engine };
+    this.environment = hostEnvironment(options.engine, options.environment);
     this.apps = new SessionApps(options.apps ?? [], { session: options.session, log: options.log });
   }
 
@@ -153,6 +169,8 @@ export class EngineHost {
       emit: (event, payload) => {
         if (this.engine !== engine) return;
         if (this.emit(event, payload)) this.apps.observe(engine, event, payload);
+        // A member's acknowledgement in a group is `message.ack` (spec 6.2), and `message.ack.group` too.
+        if (event === 'message.ack' && isGroupAck(payload)) this.emit('message.ack.group', payload);
       },
       saveMedia: async (file) => {
         const media = this.options.media;
@@ -202,7 +220,7 @@ export class EngineHost {
     // The union of handlers is too wide for TS to pair each with its own command type.
     const handler = COMMAND_HANDLERS[command.op] as CommandHandler<typeof command.op>;
     const downloads = this.options.downloads ?? (builtInDownloads ??= guardedAgent(new OutboundPolicy()));
-    return handler(engine, command, this.options.session, downloads);
+    return withMediaUrl(await handler(engine, command, this.options.session, downloads));
   }
 
   private setStatus(status: SessionStatus, reason?: string): void {
@@ -239,7 +257,7 @@ export class EngineHost {
       // Always present as a key, undefined unless WORKING: one object shape for every event,
       // and JSON leaves an undefined member out, as spec 2.4 asks.
       me: this.current === 'WORKING' && this.account ? this.account : undefined,
-      payload,
+      payload: withMediaUrl(payload),
       environment: this.environment,
       engine: this.options.engine,
     };

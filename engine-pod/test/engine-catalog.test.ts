@@ -107,8 +107,10 @@ describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engi
       expect(entry.callRejection).toBe(typeof engine.rejectCall === 'function');
     });
 
-    it('lists the events its sources emit, and session.status, which every host emits', () => {
-      expect([...entry.events].sort()).toEqual([...new Set(['session.status', ...eventsNamedIn(name)])].sort());
+    it('lists the events its sources emit, session.status, which every host emits, and message.ack.group, which the host derives from message.ack', () => {
+      const named = eventsNamedIn(name);
+      const derived = named.includes('message.ack') ? ['message.ack.group'] : [];
+      expect([...entry.events].sort()).toEqual([...new Set(['session.status', ...named, ...derived])].sort());
     });
 
     it('pairs by passkey exactly when the class has passkey pairing, by QR code and code always', () => {

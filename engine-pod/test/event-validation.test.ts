@@ -85,7 +85,7 @@ describe('eventIssues', () => {
       event,
       session: 's1',
       metadata: {},
-      environment: { tier: 'CORE', version: 'test', engine: 'SANDBOX' },
+      environment: { tier: 'CORE', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null } },
       engine: 'SANDBOX',
       payload,
     }) as EventEnvelope;
@@ -98,7 +98,7 @@ describe('eventIssues', () => {
     expect(eventIssues(envelope('message.ack', { seq: 1 }))?.map((issue) => issue.path)).toEqual(
       expect.arrayContaining(['payload.id', 'payload.from', 'payload.fromMe', 'payload.ack', 'payload.ackName']),
     );
-    expect(eventIssues(envelope('message.ack.group', {}))).toEqual([{ path: 'event', message: 'unknown event name "message.ack.group"' }]);
+    expect(eventIssues(envelope('message.read', {}))).toEqual([{ path: 'event', message: 'unknown event name "message.read"' }]);
     const ack = { id: 'true_15551239999@c.us_ABC', from: '15551239999@c.us', participant: '15551230000@c.us', fromMe: true, ack: 3, ackName: 'READ' };
     expect(eventIssues(envelope('message.ack', ack, 'evt_NOT-A-ULID'))?.map((issue) => issue.path)).toEqual(['id', 'payload.participant']);
   });

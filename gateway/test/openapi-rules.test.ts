@@ -40,9 +40,9 @@ describe('the OpenAPI document states what the validators enforce', () => {
     expect(messageId.description).toContain('chatId');
   });
 
-  it('limit and offset of the history are integers with their bounds', () => {
+  it('limit and offset of the history are integers with their bounds (limit 0: no limit of its own, as the peer)', () => {
     for (const path of ['/api/{session}/chats/{chatId}/messages', '/api/messages']) {
-      expect(parameter(path, 'get', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
+      expect(parameter(path, 'get', 'limit')).toMatchObject({ type: 'integer', minimum: 0, maximum: 1000 });
       expect(parameter(path, 'get', 'offset')).toMatchObject({ type: 'integer', minimum: 0 });
     }
   });

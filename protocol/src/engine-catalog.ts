@@ -176,6 +176,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'message.any',
       'message.reaction',
       'message.ack',
+      'message.ack.group',
       'message.waiting',
       'message.edited',
       'message.revoked',

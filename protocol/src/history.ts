@@ -19,13 +19,16 @@ export const HISTORY_MAX_LIMIT = 1000;
  */
 const historyQueryFields = {
   // Integers by coercion, as on the other paged routes, so the OpenAPI document says integer and its bounds.
+  // 0 is what the peer's n8n node sends by default, and on the peer's default engine it sets no
+  // limit: here it is the largest page.
   limit: z.coerce
     .number()
     .int()
-    .min(1)
+    .min(0)
     .max(HISTORY_MAX_LIMIT)
     .default(10)
-    .meta({ description: `How many records: default 10, at most ${HISTORY_MAX_LIMIT}` }),
+    .transform((limit) => (limit === 0 ? HISTORY_MAX_LIMIT : limit))
+    .meta({ description: `How many records: default 10, at most ${HISTORY_MAX_LIMIT}; 0 sets no limit of its own (${HISTORY_MAX_LIMIT})` }),
   offset: z.coerce.number().int().min(0).default(0).meta({ description: 'How many records to skip: default 0' }),
   sortBy: z
     .enum(['timestamp', 'messageTimestamp'])

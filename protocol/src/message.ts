@@ -57,7 +57,7 @@ export type MessageLocation = z.infer<typeof MessageLocation>;
 export const MessageRecord = z
   .object({
     id: z.string().meta({ description: '{fromMe}_{chatId}_{messageId}[_{participant}]' }),
-    timestamp: z.number().meta({ description: 'Unix seconds' }),
+    timestamp: z.number().int().meta({ description: 'Unix seconds, whole' }),
     from: z.string(),
     fromMe: z.boolean(),
     source: MessageSource,
@@ -66,6 +66,10 @@ export const MessageRecord = z
     body: z.string(),
     hasMedia: z.boolean(),
     media: Media.nullable(),
+    mediaUrl: z
+      .string()
+      .optional()
+      .meta({ deprecated: true, description: 'Deprecated: read `media.url`. The same address, present when `media` is' }),
     ack: Ack,
     ackName: AckName,
     vCards: z.array(z.string()),
@@ -75,6 +79,28 @@ export const MessageRecord = z
   })
   .meta({ id: 'WAMessage' });
 export type MessageRecord = z.infer<typeof MessageRecord>;
+
+/**
+ * Whole Unix seconds, as message records carry them: typed clients of this interface parse the
+ * timestamp as an integer and fail on a fraction (issue 16).
+ */
+export function wholeSeconds(ms: number = Date.now()): number {
+  return Math.floor(ms / 1000);
+}
+
+/**
+ * A message record with the deprecated `mediaUrl` beside `media.url`, which older clients of
+ * this interface read: set from `media`, gone when `media` is null. Anything else is returned
+ * as it is. Applied where records leave an engine host (events, command results) and history.
+ */
+export function withMediaUrl<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || !('hasMedia' in value) || !('media' in value)) return value;
+  const media = value.media as Media | null;
+  if (media) return media.url === (value as { mediaUrl?: unknown }).mediaUrl ? value : { ...value, mediaUrl: media.url };
+  if (!('mediaUrl' in value)) return value;
+  const { mediaUrl: _stale, ...rest } = value;
+  return rest as T;
+}
 
 /** Builds the spec 2.5 message id. */
 export function messageId(fromMe: boolean, chatId: string, id: string, participant?: string | null): string {

@@ -21,3 +21,12 @@ export const ChatPresences = z
   })
   .meta({ id: 'ChatPresences' });
 export type ChatPresences = z.infer<typeof ChatPresences>;
+
+/**
+ * `presence` of the session info: the peer product's clients require an object there. This build
+ * does not track the account's own presence, so it is empty; `presence` would be the one last set.
+ */
+export const SessionPresence = z
+  .object({ presence: PresenceStatus.optional().meta({ description: 'Not tracked by this build: always absent' }) })
+  .meta({ id: 'SessionPresence' });
+export type SessionPresence = z.infer<typeof SessionPresence>;

@@ -3,6 +3,7 @@ import { AppConfig } from './apps.js';
 import { EngineSettings } from './engine-settings.js';
 import { EngineName } from './engines.js';
 import { SessionName } from './ids.js';
+import { SessionPresence } from './presence.js';
 import { SessionStatus } from './status.js';
 import { WebhookConfig } from './webhook.js';
 
@@ -104,7 +105,7 @@ export type SessionDTO = z.infer<typeof SessionDTO>;
 export const SessionInfo = SessionDTO.extend({
   me: MeInfo.nullable(),
   apps: z.array(AppConfig).optional().meta({ description: 'Present with expand=apps' }),
-  presence: z.string().nullable(),
+  presence: SessionPresence,
   timestamps: z.object({ activity: z.number().nullable() }),
   reason: z.string().optional().meta({
     description: 'Only while FAILED: why the session failed (the `reason` of its last session.status event). Not in the peer API.',

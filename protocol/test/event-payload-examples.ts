@@ -11,7 +11,7 @@ const MEMBER = '207726512345678@lid';
 export function messageRecord(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: `false_${ALICE}_3EB0C767D26A1D2B2F1A`,
-    timestamp: 1730000000.25,
+    timestamp: 1730000000,
     from: ALICE,
     fromMe: false,
     source: 'app',
@@ -54,6 +54,7 @@ export const reaction = () => ({
   participant: null,
   to: ME,
   timestamp: 1730000100,
+  source: 'app',
   reaction: { text: '👍', messageId: `true_${ALICE}_3EB0C767D26A1D2B2F1A` },
 });
 
@@ -185,7 +186,7 @@ export function envelope(event: string, payload: unknown): Record<string, unknow
     session: 'default',
     metadata: { 'user.id': '123' },
     me: { id: ME, pushName: 'Shop' },
-    environment: { tier: 'CORE', version: '2026.11.0', engine: 'SANDBOX' },
+    environment: { tier: 'CORE', version: '2026.11.0', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null } },
     engine: 'SANDBOX',
     payload,
   };

@@ -58,12 +58,15 @@ describe('session and message events', () => {
     rejects('message', ex.without(ex.messageRecord(), 'body'));
     rejects('message.any', ex.messageRecord({ source: 'web' }));
     rejects('message.waiting', ex.messageRecord({ ackName: 'SEEN' }));
+    // Whole seconds: typed clients of this interface parse the timestamp as an integer.
+    rejects('message', ex.messageRecord({ timestamp: 1730000000.25 }));
   });
 
   it('accepts the group variant of message.ack and rejects a missing participant', () => {
     accepts('message.ack', ex.groupAck());
     accepts('message.ack', { ...ex.groupAck(), from: '15551234567@c.us', participant: null });
     rejects('message.ack', ex.without(ex.groupAck(), 'participant'));
+    accepts('message.ack.group', ex.groupAck());
     rejects('message.ack', { ...ex.groupAck(), ack: 5 });
   });
 
@@ -74,6 +77,7 @@ describe('session and message events', () => {
     accepts('message.reaction', removed);
     rejects('message.reaction', { ...ex.reaction(), reaction: { text: '👍' } });
     rejects('message.reaction', ex.without(ex.reaction(), 'fromMe'));
+    rejects('message.reaction', ex.without(ex.reaction(), 'source'));
   });
 
   it('accepts message.edited with or without the further message fields', () => {

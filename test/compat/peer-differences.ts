@@ -37,12 +37,10 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
   },
   'PUT /api/keys/{id}': { differs: 'status', status: 404, reason: 'the document gives no key id: the id made up for it names no key' },
   'DELETE /api/keys/{id}': { differs: 'status', status: 404, reason: 'the document gives no key id: the id made up for it names no key' },
-  'GET /api/sessions': { differs: 'schema', reason: '`presence` on the session info: not sent yet (issue 16, fields)' },
-  'GET /api/sessions/{session}': { differs: 'schema', reason: '`presence` on the session info: not sent yet (issue 16, fields)' },
   'POST /api/sendText': {
     differs: 'schema',
     reason:
-      "message record: `mediaUrl` not sent yet (issue 16, fields); `participant` is null in a direct chat (spec 6.2), where the peer's schema wants a string",
+      "message record: `participant`, `media` and `replyTo` are null where the spec makes them so (a direct chat, no file, no reply) and `mediaUrl` is left out without a file; the peer's schema types each non-null and requires `mediaUrl` (docs: where the spec and the peer disagree)",
   },
   'POST /api/forwardMessage': { differs: 'schema', reason: 'message record, as POST /api/sendText' },
   'POST /api/sendPollVote': {
@@ -177,7 +175,7 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
     differs: 'not-served',
     reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
   },
-  'POST /mcp': { differs: 'not-served', reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)' },
+  'POST /mcp': { differs: 'not-served', reason: 'not served yet: the MCP endpoint (issue 16)' },
   'POST /api/server/stop': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
 };
 
@@ -187,8 +185,43 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
  */
 export const SPEC_OVER_PEER: readonly { readonly what: string; readonly choice: string }[] = [
   {
-    what: '`participant` of a message in a direct chat',
-    choice: 'null, as spec 6.2 has it for `message.ack` and this gateway keeps for every message record; the peer types it a string and requires it',
+    what: '`participant`, `media` and `replyTo` of a message record',
+    choice:
+      'null in a direct chat, without a file and without a reply: spec 6.2 has `participant` null in direct chats and spec 2.5 `media` null; the peer types all three non-null, and requires `participant`',
+  },
+  {
+    what: 'Message `timestamp`',
+    choice:
+      'whole Unix seconds. Spec 2.5 allows a fraction, the peer types it a number, and typed clients of the peer parse an integer: whole seconds satisfy all three',
+  },
+  {
+    what: 'Deprecated `mediaUrl` of a message',
+    choice:
+      'sent beside `media.url`, with the same address, when the message has `media`; left out otherwise, as the peer itself does, though its schema lists it as required (spec 2.5 has only `media`, null without a file)',
+  },
+  {
+    what: '`environment` of the event envelope',
+    choice:
+      "spec 2.4's `tier`, `version`, `engine`, and the peer's `platform` and `worker.id` (the engine pod in cluster mode, null in local mode); `browser` only on browser engines, as the spec makes it optional, where the peer requires it",
+  },
+  {
+    what: 'Group acknowledgements (`message.ack.group`)',
+    choice:
+      "spec 6.2 names them `message.ack` (its group variant), and so they are sent; they are also sent as `message.ack.group`, the peer's name, to the webhooks and `/ws` clients whose filter names it. `*` leaves it out, so a `*` subscriber gets each acknowledgement once",
+  },
+  {
+    what: '`limit=0` in `GET /api/{session}/chats/{chatId}/messages` and `GET /api/messages`',
+    choice:
+      "spec 4.5 requires `limit` (default 10) and says nothing of 0. In the peer's source, 0 sets no limit on its default engine (WEBJS: whatsapp-web.js loads no earlier messages and cuts nothing) and gives an empty list from NOWEB's SQLite store (`LIMIT 0`); its n8n node sends 0 by default. Here 0 sets no limit of its own: the largest page (1000 records), not a 400",
+  },
+  {
+    what: 'Creating a session under a name that is taken',
+    choice: '422, as the peer answers (the spec does not say); it was 409 before',
+  },
+  {
+    what: '`presence` of the session info',
+    choice:
+      "the peer requires an object there (the spec does not show the member): an empty object, as this build does not track the account's own presence",
   },
   {
     what: 'API keys in `GET /api/keys`',

@@ -76,7 +76,14 @@ describe('4.5 PUT /api/reaction', () => {
     const target = await sendText('react to me');
     const res = await call('PUT', '/api/reaction', { messageId: target.id, reaction: '👍🏽' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ from: ctx.tap.me, fromMe: true, to: PEER, participant: null, reaction: { text: '👍🏽', messageId: target.id } });
+    expect(res.body).toMatchObject({
+      from: ctx.tap.me,
+      fromMe: true,
+      to: PEER,
+      participant: null,
+      source: 'api',
+      reaction: { text: '👍🏽', messageId: target.id },
+    });
     const event = await ctx.tap.delivered('message.reaction', (payload) => payload.id === res.body.id);
     expect(event.payload).toEqual(res.body);
   });

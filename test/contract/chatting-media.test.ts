@@ -1,4 +1,4 @@
-import { freePort } from '@switchboard/testkit';
+import { freePort, waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chattingSession, expectSendEvents, expectStoredMedia, fieldsOf, FileServer, GROUP, PDF, PEER, PNG } from './chatting-support.js';
 
@@ -28,6 +28,21 @@ describe('4.5 POST /api/sendImage', () => {
     expect(res.body._data).toMatchObject({ type: 'image', mimetype: 'image/png', filename: 'pixel.png', size: PNG.length });
     await expectSendEvents(ctx.tap, res.body);
     await expectStoredMedia(ctx.gw.url, res.body.media, 'image/png', PNG);
+  });
+
+  it('carries the deprecated mediaUrl beside media.url: in the answer, the events and the history; never without media', async () => {
+    const res = await send('/api/sendImage', { file: inline(PNG, 'image/png') });
+    expect(res.body.mediaUrl).toBe(res.body.media.url);
+    expect((await ctx.tap.delivered('message.any', (p) => p.id === res.body.id)).payload.mediaUrl).toBe(res.body.media.url);
+    const history = (query: string) => ctx.gw.api('GET', `/api/${SESSION}/chats/${PEER}/messages?limit=100&${query}`);
+    const kept = await waitFor(async () => (await history('')).body.find((r: any) => r.id === res.body.id), 'the image in the history');
+    expect(kept.mediaUrl).toBe(res.body.media.url);
+    const withoutMedia = (await history('downloadMedia=false')).body.find((r: any) => r.id === res.body.id);
+    expect(withoutMedia.media).toBeNull();
+    expect(withoutMedia).not.toHaveProperty('mediaUrl');
+    const text = await send('/api/sendText', { text: 'no file' });
+    expect(text.status).toBe(201);
+    expect(text.body).not.toHaveProperty('mediaUrl');
   });
 
   it('takes a pre-generated id and reply_to', async () => {

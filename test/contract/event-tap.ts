@@ -8,8 +8,8 @@ const DELIVERY_TIMEOUT_MS = 15_000;
 
 /**
  * Both ends a client of spec 6.1 has, on one SANDBOX session: a webhook receiver that checks
- * the HMAC (every event, `*`), and a websocket client asking for every event (`*` and
- * `engine.event`). `delivered` waits until an event has arrived at both, and checks what both
+ * the HMAC (every event: `*` and `message.ack.group`), and a websocket client asking for every
+ * event (`*`, `engine.event` and `message.ack.group`). `delivered` waits until an event has arrived at both, and checks what both
  * got against the protocol schema of that event.
  */
 export class EventTap {
@@ -26,8 +26,9 @@ export class EventTap {
     const secret = `${session}-hmac-secret`;
     const receiver = await new WebhookReceiver(secret).start();
     // Before the session exists, so its first session.status reaches the socket too.
-    const ws = await WsClient.connect(gw.url, `x-api-key=${ADMIN_KEY}&session=${session}&events=*&events=engine.event`);
-    const webhooks = [{ url: receiver.url, events: ['*'], hmac: { key: secret } }];
+    const ws = await WsClient.connect(gw.url, `x-api-key=${ADMIN_KEY}&session=${session}&events=*&events=engine.event&events=message.ack.group`);
+    // `message.ack.group` is sent only to filters that name it (`*` leaves it out).
+    const webhooks = [{ url: receiver.url, events: ['*', 'message.ack.group'], hmac: { key: secret } }];
     const paired = await workingSession(gw, session, { engine: 'SANDBOX', config: { webhooks }, ...extra });
     return new EventTap(gw, session, receiver, ws, paired);
   }

@@ -66,6 +66,7 @@ describe('6.2 message.reaction', () => {
       participant: null,
       to: tap.me,
       timestamp: expect.any(Number),
+      source: 'app',
       reaction: { text: '👍', messageId: sent.id },
     });
     expect(id).toMatch(new RegExp(`^false_${ALICE}_`));
@@ -93,6 +94,13 @@ describe('6.2 message.ack', () => {
     const ack = (await tap.delivered('message.ack', (p) => p.id === id)).payload;
     expect(id).toBe(`${mine.id}_${LID_MEMBER}`);
     expect(ack).toMatchObject({ from: group, participant: LID_MEMBER, fromMe: true, ack: 4, ackName: 'PLAYED' });
+    // The peer product's name for it, to the filters that name it (webhook and /ws alike).
+    expect((await tap.delivered('message.ack.group', (p) => p.id === id)).payload).toEqual(ack);
+  });
+
+  it('message.ack.group is only for group acknowledgements', () => {
+    const direct = tap.ws.frames.filter((f) => f.event === 'message.ack.group' && f.payload.participant === null);
+    expect(direct).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseEnvelope } from '@switchboard/protocol';
 import { waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type ContractGateway } from './harness.js';
+import { mode, startGateway, type ContractGateway } from './harness.js';
 
 /** Every package carries the product version; the envelope must say it. */
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
@@ -57,16 +57,25 @@ describe('2.4 envelope and 6.2 payloads of the first events', () => {
     expect([...names].sort()).toEqual(['message', 'message.ack', 'message.any', 'session.status']);
   });
 
-  it('carries id evt_<lower-case ulid>, ms timestamp, session, metadata, environment and engine', () => {
+  it('carries id evt_<lower-case ulid>, ms timestamp, session, metadata, environment (as the peer shapes it) and engine', () => {
     const [first] = of('env');
     expect(first!.body.id).toMatch(/^evt_[0-9a-hjkmnp-tv-z]{26}$/);
     expect(Math.abs(first!.body.timestamp - Date.now())).toBeLessThan(60_000);
     expect(first!.body).toMatchObject({
       session: 'env',
       metadata: { 'user.id': '42', tenant: 'acme' },
-      environment: { tier: 'CORE', version: VERSION, engine: 'SANDBOX' },
+      environment: {
+        tier: 'CORE',
+        version: VERSION,
+        engine: 'SANDBOX',
+        platform: `${process.platform}/${process.arch}`,
+        // The engine pod that runs the session in cluster mode; none in local mode.
+        worker: { id: mode === 'cluster' ? expect.any(String) : null },
+      },
       engine: 'SANDBOX',
     });
+    // A socket engine drives no browser.
+    expect(first!.body.environment).not.toHaveProperty('browser');
     const ids = of('env').map((h) => h.body.id);
     expect(new Set(ids).size).toBe(ids.length);
   });

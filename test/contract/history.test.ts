@@ -108,14 +108,30 @@ describe('History: GET /api/{session}/chats/{chatId}/messages', () => {
     expect(await read(chats(chat, 'limit=100'))).toHaveLength(12);
   });
 
+  it("limit=0, the peer's n8n node's default, sets no limit of its own: the largest page, not the default 10", async () => {
+    const newest = [...all].reverse().map((r) => r.id);
+    expect((await read(chats(chat, 'limit=0'))).map((r) => r.id)).toEqual(newest);
+    expect((await read(`/api/messages?session=${S}&chatId=${chat}&limit=0`)).map((r) => r.id)).toEqual(newest);
+  });
+
+  it('message records carry whole Unix seconds, which typed clients parse as integers', () => {
+    for (const record of all) expect(Number.isInteger(record.timestamp), String(record.timestamp)).toBe(true);
+  });
+
   it('filter.timestamp.gte and filter.timestamp.lte are inclusive, alone and together', async () => {
+    // Timestamps are whole seconds, so the 12 messages share one or two: the expected pages come
+    // from the records' own timestamps, and one second past each bound shows it is inclusive.
     const [from, to] = [all[3].timestamp, all[7].timestamp];
     const ids = (records: any[]) => records.map((r) => r.id);
-    expect(ids(await read(chats(chat, `sortOrder=asc&limit=100&filter.timestamp.gte=${from}`)))).toEqual(ids(all.slice(3)));
-    expect(ids(await read(chats(chat, `sortOrder=asc&limit=100&filter.timestamp.lte=${to}`)))).toEqual(ids(all.slice(0, 8)));
-    expect(ids(await read(chats(chat, `sortOrder=asc&limit=100&filter.timestamp.gte=${from}&filter.timestamp.lte=${to}`)))).toEqual(
-      ids(all.slice(3, 8)),
-    );
+    const within = (gte: number, lte: number) => ids(all.filter((r) => r.timestamp >= gte && r.timestamp <= lte));
+    const page = async (filter: string) => ids(await read(chats(chat, `sortOrder=asc&limit=100&${filter}`)));
+    expect(await page(`filter.timestamp.gte=${from}`)).toEqual(within(from, Infinity));
+    expect(await page(`filter.timestamp.lte=${to}`)).toEqual(within(-Infinity, to));
+    expect(await page(`filter.timestamp.gte=${from}&filter.timestamp.lte=${to}`)).toEqual(within(from, to));
+    expect(within(from, to)).toEqual(expect.arrayContaining(ids(all.slice(3, 8))));
+    expect(await page(`filter.timestamp.gte=${from + 1}`)).toEqual(within(from + 1, Infinity));
+    expect(await page(`filter.timestamp.lte=${to - 1}`)).toEqual(within(-Infinity, to - 1));
+    expect(within(from + 1, Infinity)).not.toContain(all[3].id);
   });
 
   it('filter.fromMe picks sent (true) or received (false) messages', async () => {
@@ -180,7 +196,7 @@ describe('History: validation and errors', () => {
   it('400 names each bad query parameter', async () => {
     const res = await gw.api(
       'GET',
-      chats('15551110001@c.us', 'limit=0&offset=-1&sortOrder=up&filter.ack=SEEN&filter.fromMe=maybe&filter.timestamp.lte=soon'),
+      chats('15551110001@c.us', 'limit=-1&offset=-1&sortOrder=up&filter.ack=SEEN&filter.fromMe=maybe&filter.timestamp.lte=soon'),
     );
     expect(res.status).toBe(400);
     expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual([

@@ -27,11 +27,16 @@ describe('4.3 sessions: create and read', () => {
     expect(res.body.status).toBe('STOPPED');
   });
 
-  it('answers 409 for a name that is taken, and changes nothing', async () => {
+  it('answers 422, as the peer product does, for a name that is taken, and changes nothing', async () => {
     await gw.api('POST', '/api/sessions', { name: 'dup', start: false, config: { metadata: { a: '1' } } });
     const res = await gw.api('POST', '/api/sessions', { name: 'dup', config: { metadata: { a: '2' } } });
-    expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ statusCode: 409, error: 'Conflict' });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({
+      statusCode: 422,
+      error: 'Unprocessable Entity',
+      message: "session 'dup' already exists",
+      details: { session: 'dup' },
+    });
     const after = await gw.api('GET', '/api/sessions/dup');
     expect(after.body.config.metadata).toEqual({ a: '1' });
     expect(after.body.status).toBe('STOPPED');

@@ -97,7 +97,7 @@ export class EnginePod {
       metadata: this.config.metadata,
       apps: this.config.apps,
       settings: this.config.settings,
-      environment: { tier: TIER, version: VERSION },
+      environment: { tier: TIER, version: VERSION, worker: this.config.podName },
       // Only events that match their schema come here: the host checks each as it makes it.
       publish: (event) => {
         this.publisher?.publish(event);

@@ -208,9 +208,10 @@ describe.each([
   it('a reaction answers the message.reaction payload from me and emits it; no message.any', async () => {
     const target = await incoming('story: react to me');
     const since = events.length;
-    const payload = (await host.execute({ op: 'message.react', args: { messageId: target, reaction: '❤️' } })) as { id: string };
+    const payload = (await host.execute({ op: 'message.react', args: { messageId: target, reaction: '❤️' } })) as { id: string; source: string };
     expect(payload).toMatchObject({ from: me.id, fromMe: true, to: CONTACT, participant: null, reaction: { text: '❤️', messageId: target } });
-    expect(shape(payload)).toEqual(['from', 'fromMe', 'id', 'participant', 'reaction', 'timestamp', 'to']);
+    expect(shape(payload)).toEqual(['from', 'fromMe', 'id', 'participant', 'reaction', 'source', 'timestamp', 'to']);
+    expect(payload.source).toBe('api');
     expect(payload.id).toMatch(new RegExp(`^true_${CONTACT}_[0-9A-Za-z]+$`));
     await waitFor(() => of('message.reaction', since).length > 0, 'message.reaction');
     expect(of('message.reaction', since)[0]!.payload).toEqual(payload);

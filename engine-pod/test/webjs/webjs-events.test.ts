@@ -121,6 +121,7 @@ describe('WEBJS message.ack, message.reaction, message.edited, message.revoked (
         fromMe: false,
         participant: null,
         timestamp: 1_795_265_510,
+        source: 'app',
         reaction: { text: '👍', messageId: `true_${ALICE}_3EB0PARENT` },
       },
       expect.objectContaining({ reaction: { text: '', messageId: `true_${ALICE}_3EB0PARENT` } }),

@@ -23,7 +23,7 @@ import {
 } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/event-bus.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, SessionExists } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { appsToCheck, requireEngine, requireOperation } from '../sessions/engine-catalog.js';
 import { byCreation, effectiveStatus, toSessionDTO, toSessionInfo } from './messaging-session.js';
@@ -101,7 +101,7 @@ export class ClusterSessionBackend implements SessionBackend {
 
   async create(request: SessionCreateRequest): Promise<SessionDTO> {
     const known = this.options.cache.lookup(resourceNameFor(request.name));
-    if (known && !isDeleting(known) && sessionNameOf(known) === request.name) throw conflict(request.name);
+    if (known && !isDeleting(known) && sessionNameOf(known) === request.name) throw new SessionExists(request.name);
     const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config, request.apps ?? []);
     const desiredState: DesiredState = request.start ? 'Running' : 'Stopped';
     return toSessionDTO(await this.createResource(request.name, { engine, desiredState, ...specOf(request) }));
@@ -260,7 +260,7 @@ export class ClusterSessionBackend implements SessionBackend {
       return toSessionDTO(await this.createResource(request.name, { engine, desiredState: 'Running', ...specOf(request) }));
     } catch (error) {
       // Another replica created it between our read and our create: update that one instead.
-      if (error instanceof ApiError && error.statusCode === 409 && !retried) return this.upsert(request, true);
+      if (error instanceof SessionExists && !retried) return this.upsert(request, true);
       throw error;
     }
   }
@@ -277,7 +277,7 @@ export class ClusterSessionBackend implements SessionBackend {
     try {
       created = await this.options.resources.create(newMessagingSession(name, { ...spec, config }));
     } catch (error) {
-      if (isConflict(error)) throw conflict(name);
+      if (isConflict(error)) throw new SessionExists(name);
       throw error;
     }
     if (Object.keys(data).length > 0) {
@@ -374,10 +374,6 @@ export class ClusterSessionBackend implements SessionBackend {
   private info(resource: MessagingSession, expandApps: boolean): SessionInfo {
     return toSessionInfo(resource, expandApps, this.activity.get(sessionNameOf(resource)) ?? null);
   }
-}
-
-function conflict(name: string): ApiError {
-  return new ApiError(409, `session '${name}' already exists`, { session: name });
 }
 
 function specOf(request: { config?: SessionConfig; apps?: AppConfig[] | null }): Pick<RequestedSpec, 'config' | 'apps'> {

@@ -34,7 +34,7 @@ export function toSessionInfo(resource: MessagingSession, expandApps: boolean, a
     ...dto,
     me: resource.status?.me ?? null,
     ...(expandApps ? { apps: resource.spec.apps ?? [] } : {}),
-    presence: null,
+    presence: {},
     timestamps: { activity },
     ...(reason ? { reason } : {}),
   };

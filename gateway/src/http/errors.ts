@@ -39,6 +39,16 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A session create under a name that is taken: 422, as the peer product answers it, so that its
+ * clients' handling of the case works unchanged (issue 16; the spec does not say).
+ */
+export class SessionExists extends ApiError {
+  constructor(session: string) {
+    super(422, `session '${session}' already exists`, { session });
+  }
+}
+
 const COMMAND_STATUS: Record<CommandErrorCode, number> = {
   INVALID: 400,
   NOT_FOUND: 404,

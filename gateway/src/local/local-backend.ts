@@ -15,7 +15,7 @@ import {
   type SessionUpdateRequest,
   type WebhookConfig,
 } from '@switchboard/protocol';
-import { ApiError } from '../http/errors.js';
+import { ApiError, SessionExists } from '../http/errors.js';
 import type { CommitGate } from './store/commit-gate.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { maskSessionConfig, restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
@@ -91,7 +91,7 @@ export class LocalSessionBackend implements SessionBackend {
   create(request: SessionCreateRequest): Promise<SessionDTO> {
     return this.lock.run(request.name, async () => {
       if (this.options.registry.get(request.name)) {
-        throw new ApiError(409, `session '${request.name}' already exists`, { session: request.name });
+        throw new SessionExists(request.name);
       }
       const engine = request.engine ?? this.options.defaultEngine;
       requireEngine(engine, request.config, request.apps ?? []);
@@ -299,7 +299,7 @@ export class LocalSessionBackend implements SessionBackend {
       ...this.dto(record),
       me: host?.me ?? null,
       ...(expandApps ? { apps: record.apps } : {}),
-      presence: null,
+      presence: {},
       timestamps: { activity: host?.activity ?? null },
       ...(host?.failureReason ? { reason: host.failureReason } : {}),
     };

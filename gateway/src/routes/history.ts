@@ -1,5 +1,5 @@
 import { type MessageStore, readHistory } from '@switchboard/engine-pod';
-import { ChatMessagesParams, ChatMessagesQuery, historyQuery, MessageRecord, MessagesQuery } from '@switchboard/protocol';
+import { ChatMessagesParams, ChatMessagesQuery, historyQuery, MessageRecord, MessagesQuery, withMediaUrl } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sessionAccess } from '../auth/access.js';
@@ -24,7 +24,7 @@ export async function historyRoutes(app: FastifyInstance, { sessions, messages }
     // An unknown session is a 404, not an empty history.
     await sessions.get(session, { expandApps: false });
     const records = await readHistory(messages, session, historyQuery(chatId, query));
-    return query.downloadMedia ? records : records.map((record) => ({ ...record, media: null }));
+    return records.map((record) => withMediaUrl(query.downloadMedia ? record : { ...record, media: null }));
   };
 
   r.get('/api/:session/chats/:chatId/messages', {

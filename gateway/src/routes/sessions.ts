@@ -7,7 +7,6 @@ import {
   SessionPathParams,
   SessionUpdateRequest,
   MeInfo,
-  ErrorBody,
 } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { SESSIONS_LIST, sessionAccess } from '../auth/access.js';
@@ -41,7 +40,7 @@ export async function sessionRoutes(app: FastifyInstance, { sessions, outbound }
       tags,
       summary: 'Create a session, and start it unless start is false',
       body: SessionCreateRequest,
-      response: { 201: SessionDTO, ...sessionErrors, 409: ErrorBody },
+      response: { 201: SessionDTO, ...sessionErrors },
     },
     preHandler: checkWebhooks,
     handler: async (request, reply) => reply.code(201).send(await sessions.create(request.body)),

@@ -16,7 +16,7 @@ export interface SessionBackend {
   list(options: { all: boolean; expandApps: boolean }): Promise<SessionInfo[]>;
   /** Throws a 404 ApiError for an unknown session (as do all methods but delete). */
   get(name: string, options: { expandApps: boolean }): Promise<SessionInfo>;
-  /** Throws a 409 ApiError when the name is taken. */
+  /** Throws SessionExists (422, as the peer product answers) when the name is taken. */
   create(request: SessionCreateRequest): Promise<SessionDTO>;
   update(name: string, request: SessionUpdateRequest): Promise<SessionDTO>;
   /** Deprecated start: creates the session when missing, else updates its config, then starts it. */

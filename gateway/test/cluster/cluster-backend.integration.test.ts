@@ -59,7 +59,7 @@ describe('ClusterSessionBackend against a real API server', () => {
         config: { metadata: { team: 'a' } },
         me: null,
         apps: [],
-        presence: null,
+        presence: {},
         timestamps: { activity: null },
       });
     });
@@ -84,11 +84,16 @@ describe('ClusterSessionBackend against a real API server', () => {
       expect(await names('?all=true')).toEqual(['listed-running', 'listed-stopped']);
     });
 
-    it('answers 409 for a name that is taken, and 404 for an unknown session', async () => {
+    it('answers 422 for a name that is taken, and 404 for an unknown session', async () => {
       await gw.api('POST', '/api/sessions', { name: 'taken', start: false });
       const again = await gw.api('POST', '/api/sessions', { name: 'taken' });
-      expect(again.status).toBe(409);
-      expect(again.body).toEqual({ statusCode: 409, error: 'Conflict', message: "session 'taken' already exists", details: { session: 'taken' } });
+      expect(again.status).toBe(422);
+      expect(again.body).toEqual({
+        statusCode: 422,
+        error: 'Unprocessable Entity',
+        message: "session 'taken' already exists",
+        details: { session: 'taken' },
+      });
 
       const notFound = { statusCode: 404, error: 'Not Found', message: "session 'ghost' does not exist", details: { session: 'ghost' } };
       for (const [method, path] of [
@@ -112,7 +117,7 @@ describe('ClusterSessionBackend against a real API server', () => {
         for (let i = 0; i < 5; i++) {
           expect((await other.api('POST', '/api/sessions', { name: `elsewhere-${i}`, start: false })).status).toBe(201);
           expect((await gw.api('GET', `/api/sessions/elsewhere-${i}`)).status).toBe(200);
-          expect((await gw.api('POST', '/api/sessions', { name: `elsewhere-${i}` })).status).toBe(409);
+          expect((await gw.api('POST', '/api/sessions', { name: `elsewhere-${i}` })).status).toBe(422);
         }
       } finally {
         await other.close();

@@ -146,7 +146,7 @@ export function makeEvent(session: string, seq: number, event: EventName = 'mess
     event,
     session,
     metadata: { tenant: 'ünïcode ✓' },
-    environment: { tier: 'local', version: 'test', engine: 'SANDBOX' },
+    environment: { tier: 'local', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null } },
     engine: 'SANDBOX',
     payload: { seq },
   };

@@ -6,12 +6,21 @@ import { EVENT_NAMES, EventName } from './names.js';
 import { EVENT_PAYLOADS } from './payloads.js';
 import { DEPRECATED_EVENTS, EVENT_SUMMARIES } from './summaries.js';
 
+/**
+ * Spec 2.4's `environment`, with the members the peer product's clients also parse (issue 16):
+ * `platform` and `worker`. `browser` only where there is one, on the browser engines: the spec
+ * makes it optional and a socket engine runs none.
+ */
 export const Environment = z
   .object({
     tier: z.string(),
     version: z.string(),
     engine: z.string(),
-    browser: z.string().optional(),
+    browser: z.string().optional().meta({ description: 'The browser the engine drives: browser engines only' }),
+    platform: z.string().meta({ description: 'Operating system and CPU architecture, `linux/x64`' }),
+    worker: z.object({
+      id: z.string().nullable().meta({ description: 'The engine pod running the session (cluster mode); null in local mode' }),
+    }),
   })
   .meta({ id: 'Environment' });
 export type Environment = z.infer<typeof Environment>;

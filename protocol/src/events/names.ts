@@ -7,6 +7,7 @@ export const EVENT_NAMES = [
   'message.any',
   'message.reaction',
   'message.ack',
+  'message.ack.group',
   'message.waiting',
   'message.edited',
   'message.revoked',
@@ -36,16 +37,24 @@ export const EVENT_NAMES = [
 export const EventName = z.enum(EVENT_NAMES).meta({ id: 'EventName' });
 export type EventName = z.infer<typeof EventName>;
 
-/** Webhook filters (spec 2.2): `*` means every event. */
+/**
+ * `message.ack.group`: the peer product's name for the group variant of `message.ack` (spec 6.2),
+ * which is still sent as `message.ack` too. A filter gets it by naming it, never through `*`, so
+ * a `*` subscriber does not get each group acknowledgement twice.
+ */
+const BY_NAME_ONLY: readonly EventName[] = ['message.ack.group'];
+
+/** Webhook filters (spec 2.2): `*` means every event but those asked for by name only. */
 export function webhookWants(filter: readonly string[], event: EventName): boolean {
-  return filter.includes('*') || filter.includes(event);
+  if (filter.includes(event)) return true;
+  return !BY_NAME_ONLY.includes(event) && filter.includes('*');
 }
 
 /**
  * Websocket filters (spec 6.1): `*` means every event but `engine.event`, which is asked for by
- * name (`events=*&events=engine.event` gives everything).
+ * name (`events=*&events=engine.event` gives everything), and those asked for by name only.
  */
 export function websocketWants(filter: readonly string[], event: EventName): boolean {
   if (filter.includes(event)) return true;
-  return event !== 'engine.event' && filter.includes('*');
+  return event !== 'engine.event' && !BY_NAME_ONLY.includes(event) && filter.includes('*');
 }

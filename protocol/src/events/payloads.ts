@@ -66,6 +66,7 @@ export const EVENT_PAYLOADS = {
   'message.any': MessageRecord,
   'message.reaction': MessageReactionPayload,
   'message.ack': MessageAckPayload,
+  'message.ack.group': MessageAckPayload,
   'message.waiting': MessageRecord,
   'message.edited': MessageEditedPayload,
   'message.revoked': MessageRevokedPayload,

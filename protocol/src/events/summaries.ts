@@ -9,6 +9,9 @@ export const EVENT_SUMMARIES = {
   'message.ack':
     'The server or recipient receives, reads or plays a message. In the group variant a member acknowledged it: ' +
     '`id` ends with `_<participant>`, `from` is the group id and `participant` is set.',
+  'message.ack.group':
+    'A member of a group acknowledged a message: the group variant of `message.ack`, under the name the peer product gives it. ' +
+    'Sent beside `message.ack`, only to filters that name it (`*` does not include it).',
   'message.waiting': 'The phone shows a waiting-for-message notice.',
   'message.edited': 'A message is edited.',
   'message.revoked': 'Any participant revokes a message.',

@@ -49,6 +49,7 @@ export class MessageActions {
       participant: isGroupJid(jid) ? account.me.id : null,
       to: target.chatId,
       timestamp: toSeconds(msg.messageTimestamp),
+      source: 'api',
       reaction: { text: args.reaction, messageId: args.messageId },
     };
     this.deps.context.emit('message.reaction', payload);

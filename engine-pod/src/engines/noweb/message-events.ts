@@ -1,4 +1,4 @@
-import { ACKS, type Ack, ackName, type Media, type MeInfo, messageId } from '@switchboard/protocol';
+import { ACKS, type Ack, ackName, type Media, type MeInfo, messageId, wholeSeconds } from '@switchboard/protocol';
 import {
   type BaileysEventMap,
   getContentType,
@@ -148,6 +148,7 @@ export class MessageEvents {
       participant: record.participant,
       to: record.to,
       timestamp: record.timestamp,
+      source: 'app',
       reaction: { text: reaction.text ?? '', messageId: messageId(targetFromMe, address.chatId, target?.id ?? '', targetParticipant) },
     });
   }
@@ -165,7 +166,7 @@ export class MessageEvents {
         from: record.from,
         fromMe: record.fromMe,
         selectedOptions: selected ?? [],
-        timestamp: update.senderTimestampMs ? toSeconds(update.senderTimestampMs) / 1000 : toSeconds(msg.messageTimestamp),
+        timestamp: update.senderTimestampMs ? wholeSeconds(toSeconds(update.senderTimestampMs)) : toSeconds(msg.messageTimestamp),
       },
       poll: {
         id: messageId(pollFromMe, address.chatId, pollKey?.id ?? '', pollParticipant),

@@ -7,6 +7,7 @@ import {
   type MessageRecord,
   messageId,
   type ReplyToMessage,
+  wholeSeconds,
 } from '@switchboard/protocol';
 import { normalizeMessageContent, type proto, type WAMessage } from '@whiskeysockets/baileys';
 
@@ -32,9 +33,9 @@ function jsonSafe(_key: string, value: unknown): unknown {
 
 /** Seconds from the library's number or Long. */
 export function toSeconds(value: unknown): number {
-  if (typeof value === 'number') return value;
-  if (value && typeof value === 'object' && 'toNumber' in value) return (value as { toNumber(): number }).toNumber();
-  return Number(value ?? 0) || Date.now() / 1000;
+  if (typeof value === 'number') return Math.floor(value);
+  if (value && typeof value === 'object' && 'toNumber' in value) return Math.floor((value as { toNumber(): number }).toNumber());
+  return Math.floor(Number(value ?? 0)) || wholeSeconds();
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   messageId,
   type PollVotePayload,
   type SendSeenResult,
+  wholeSeconds,
 } from '@switchboard/protocol';
 import type { CommandArgs } from '../../capabilities/chatting.js';
 import { invalidField } from '../../command-error.js';
@@ -37,7 +38,8 @@ export async function react(side: SandboxSide, args: CommandArgs<'message.react'
     fromMe: true,
     participant: isGroupChat(chatId) ? me.id : null,
     to: chatId,
-    timestamp: Date.now() / 1000,
+    timestamp: wholeSeconds(),
+    source: 'api',
     reaction: { text: args.reaction, messageId: args.messageId },
   };
   side.context.emit('message.reaction', payload);
@@ -80,7 +82,7 @@ export async function sendPollVote(side: SandboxSide, args: CommandArgs<'send.po
       from: me.id,
       fromMe: true,
       selectedOptions: args.votes,
-      timestamp: Date.now() / 1000,
+      timestamp: wholeSeconds(),
     },
     poll: { id: record.id, to: record.to, from: record.from, fromMe: record.fromMe },
   };

@@ -1,4 +1,4 @@
-import { ACKS, type MessageRecord, type ReplyToMessage } from '@switchboard/protocol';
+import { ACKS, type MessageRecord, type ReplyToMessage, wholeSeconds } from '@switchboard/protocol';
 import type {
   CommandArgs,
   OutgoingButtonReply,
@@ -32,7 +32,7 @@ type Content = Pick<MessageRecord, 'body'> &
 export function outgoing(side: SandboxSide, target: Target, { _data, ...content }: Content): MessageRecord {
   const me = side.requireWorking();
   return messageRecord(newMessageEnds(me, target.chatId, true, null, target.id), {
-    timestamp: Date.now() / 1000,
+    timestamp: wholeSeconds(),
     source: 'api',
     ack: ACKS.PENDING,
     ackName: 'PENDING',

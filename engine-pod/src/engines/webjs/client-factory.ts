@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineContext, EngineFactory } from '../../engine.js';
+import { chromiumPathFromEnv } from './chromium-path.js';
 import { StoreAuthStrategy } from './store-auth-strategy.js';
 import type { WebjsClientLike } from './webjs-client.js';
 import { WebjsEngine } from './webjs-engine.js';
@@ -34,7 +35,7 @@ export interface WebjsOptions {
 }
 
 export const DEFAULT_WEBJS_OPTIONS: WebjsOptions = {
-  chromiumPath: '/usr/bin/chromium',
+  chromiumPath: chromiumPathFromEnv({}),
   dataDir: join(tmpdir(), 'switchboard-webjs'),
   browserFlags: WEBJS_BROWSER_FLAGS,
   profileSave: { firstAfterMs: 60_000, everyMs: 5 * 60_000 },
@@ -44,7 +45,7 @@ export const DEFAULT_WEBJS_OPTIONS: WebjsOptions = {
 export function webjsOptionsFromEnv(env: NodeJS.ProcessEnv): WebjsOptions {
   return {
     ...DEFAULT_WEBJS_OPTIONS,
-    chromiumPath: env.SWITCHBOARD_CHROMIUM_PATH || DEFAULT_WEBJS_OPTIONS.chromiumPath,
+    chromiumPath: chromiumPathFromEnv(env),
     dataDir: env.SWITCHBOARD_WEBJS_DATA_DIR || DEFAULT_WEBJS_OPTIONS.dataDir,
   };
 }

@@ -11,6 +11,7 @@ import {
   messageId,
   type PollVotePayload,
   type ReplyToMessage,
+  wholeSeconds,
 } from '@switchboard/protocol';
 import type { WebjsCall, WebjsMessage, WebjsPollVote, WebjsReaction, WebjsWid } from './webjs-client.js';
 import { isGroupId, keyEnds, parseKey, recordId, wid } from './webjs-ids.js';
@@ -101,6 +102,7 @@ export function reactionPayload(reaction: WebjsReaction, me: string): MessageRea
     fromMe: key.fromMe,
     participant: isGroupId(key.chatId) ? reaction.senderId : null,
     timestamp: reaction.timestamp ?? nowSeconds(),
+    source: 'app',
     reaction: { text: reaction.reaction ?? '', messageId: recordId(reaction.msgId) },
   };
 }
@@ -158,7 +160,7 @@ export function pollVotePayload(vote: WebjsPollVote, me: string): PollVotePayloa
       to: fromMe || isGroupId(chatId) ? chatId : me,
       fromMe,
       selectedOptions: vote.selectedOptions.map((option) => option.name ?? String(option.localId)),
-      timestamp: (vote.interractedAtTs ?? Date.now()) / 1000,
+      timestamp: wholeSeconds(vote.interractedAtTs ?? Date.now()),
     },
     poll: { id: recordId(vote.parentMsgKey), ...keyEnds(poll, me), fromMe: poll.fromMe },
   };

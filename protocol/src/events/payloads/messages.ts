@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageRecord } from '../../message.js';
+import { MessageRecord, MessageSource } from '../../message.js';
 import { rawData, unixSeconds } from './common.js';
 
 export const ReactionContent = z
@@ -22,6 +22,7 @@ export const MessageReactionPayload = z
     participant: z.string().nullable().meta({ description: 'The reacting member in groups; null for direct chats' }),
     to: z.string(),
     timestamp: unixSeconds(),
+    source: MessageSource.meta({ description: '`api` when reacted through this service, else `app` (as on message records)' }),
     reaction: ReactionContent,
   })
   .meta({ id: 'MessageReactionPayload' });

@@ -33,6 +33,7 @@ export async function simulateReaction(side: SandboxSide, request: z.infer<typeo
     participant: ends.participant,
     to: ends.to,
     timestamp: nowSeconds(),
+    source: 'app',
     reaction: { text: request.text, messageId: request.messageId },
   };
   side.context.emit('message.reaction', payload);

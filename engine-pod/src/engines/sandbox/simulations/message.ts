@@ -1,4 +1,4 @@
-import type { Media, SimulateMessage } from '@switchboard/protocol';
+import { type Media, type SimulateMessage, wholeSeconds } from '@switchboard/protocol';
 import type { z } from 'zod';
 import { messageRecord } from '../message-record.js';
 import type { SandboxSide } from '../sandbox-side.js';
@@ -18,7 +18,7 @@ export async function simulateMessage(side: SandboxSide, request: z.infer<typeof
   }
   // A group message names its sender, in `participant` and at the end of its id, as real ones do.
   const record = messageRecord(newMessageEnds(me, request.from, false, request.participant, request.id), {
-    timestamp: Date.now() / 1000,
+    timestamp: wholeSeconds(),
     body: request.body ?? '',
     hasMedia: request.media !== undefined,
     media,

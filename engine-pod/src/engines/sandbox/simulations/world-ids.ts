@@ -1,3 +1,4 @@
+import { wholeSeconds } from '@switchboard/protocol';
 import { randomBytes } from 'node:crypto';
 
 /** A group member that simulations use when the body names none. */
@@ -20,4 +21,4 @@ export function sandboxInviteLink(): string {
   return `https://chat.whatsapp.com/${Array.from(randomBytes(22), (byte) => alphabet[byte % alphabet.length]).join('')}`;
 }
 
-export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+export const nowSeconds = (): number => wholeSeconds();
