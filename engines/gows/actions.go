@@ -110,7 +110,7 @@ func (e *Engine) react(ctx context.Context, params json.RawMessage) (any, error)
 	}
 	payload := map[string]any{
 		"id": messageID(true, ref.chatID, resp.ID, ""), "from": me["id"], "fromMe": true, "participant": participant,
-		"to": ref.chatID, "timestamp": resp.Timestamp.Unix(),
+		"to": ref.chatID, "timestamp": resp.Timestamp.Unix(), "source": "api",
 		"reaction": map[string]any{"text": args.Reaction, "messageId": args.MessageID},
 	}
 	e.emit("message.reaction", payload)

@@ -340,8 +340,8 @@ func (e *Engine) reaction(ctx context.Context, evt *events.Message, r *waE2E.Rea
 	rec := e.record(evt.Info, evt.Message, addr, me, "app", ackDevice)
 	e.emit("message.reaction", map[string]any{
 		"id": rec["id"], "from": rec["from"], "fromMe": rec["fromMe"], "participant": rec["participant"], "to": rec["to"],
-		"timestamp": rec["timestamp"],
-		"reaction":  map[string]any{"text": r.GetText(), "messageId": messageID(targetFromMe, addr.chatID, key.GetID(), targetParticipant)},
+		"timestamp": rec["timestamp"], "source": "app",
+		"reaction": map[string]any{"text": r.GetText(), "messageId": messageID(targetFromMe, addr.chatID, key.GetID(), targetParticipant)},
 	})
 }
 

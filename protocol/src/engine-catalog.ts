@@ -210,6 +210,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'message',
       'message.any',
       'message.ack',
+      'message.ack.group',
       'message.reaction',
       'message.edited',
       'message.revoked',

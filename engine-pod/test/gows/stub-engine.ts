@@ -115,6 +115,7 @@ const handlers: Record<string, (params: Params) => unknown> = {
     participant: null,
     to: text(params.chatId, 'x@c.us'),
     timestamp: 1_700_000_000,
+    source: 'api',
     reaction: { text: text(params.reaction), messageId: text(params.messageId) },
   }),
   stop: () => {
