@@ -81,6 +81,8 @@ export interface EnginePodEvent extends EnginePod {
 
 export interface ClusterEnvironmentOptions {
   namespace?: string;
+  /** More environment for every engine pod (a GOWS test points them at its fake server). */
+  engineEnv?: Record<string, string>;
 }
 
 /** Starts everything but operators and gateways (tests start as many as they need). */
@@ -120,6 +122,7 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
         // and are FAILED after one attempt, which is how tests get a FAILED session.
         SWITCHBOARD_NOWEB_WS_URL: `ws://127.0.0.1:${String(await freePort())}/ws/chat`,
         SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '1',
+        ...options.engineEnv,
       },
       // Statuses reach the API sooner; the pods' own 2 s would only slow every test down.
       probePeriodMs: 250,

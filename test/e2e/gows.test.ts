@@ -1,0 +1,57 @@
+// Cluster mode end to end for GOWS: the operator's engine pod runs the engine pod program with a
+// GowsEngine, whose engine is the switchboard-gows child, on the fake WhatsApp server; its auth
+// state is in NATS KV, so a replaced pod resumes the pairing.
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
+import { buildGows } from '../../engine-pod/test/gows/driver.js';
+import { waitForStatus } from '../contract/harness.js';
+import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+
+const CONTACT = '15551117777';
+let fake: FakeWaServer;
+let env: ClusterEnvironment;
+let gw: GatewayProcess;
+let phone: FakePhone;
+
+beforeAll(async () => {
+  const [server, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
+  fake = server;
+  env = await startClusterEnvironment({
+    namespace: 'switchboard-e2e-gows',
+    engineEnv: { SWITCHBOARD_GOWS_BIN: binary, SWITCHBOARD_GOWS_WS_URL: fake.url, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey },
+  });
+  await env.startOperator('operator-0');
+  await env.waitForOperatorLeader('operator-0');
+  gw = await env.startGateway();
+}, 300_000);
+
+afterAll(async () => {
+  await env?.stop();
+  await fake?.close();
+});
+
+describe('a GOWS session in cluster mode', () => {
+  it('pairs by QR code through /api, reaches WORKING and sends a text the contact reads', async () => {
+    expect((await gw.api('POST', '/api/sessions', { name: 'gopher', engine: 'GOWS' })).status).toBe(201);
+    await waitForStatus(gw, 'gopher', 'SCAN_QR_CODE', 60_000);
+    const qr = await waitFor(async () => {
+      const res = await gw.api('GET', '/api/gopher/auth/qr?format=raw');
+      return res.status === 200 && (res.body.value as string);
+    }, 'a QR code');
+    phone = await fake.scanQr(qr, { phone: '15550007777', pushName: 'Gopher' });
+    await waitForStatus(gw, 'gopher', 'WORKING', 30_000);
+    fake.contact(CONTACT, '245120000007777');
+    const sent = await gw.api('POST', '/api/sendText', { session: 'gopher', chatId: `${CONTACT}@c.us`, text: 'hello from a GOWS pod' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect(await phone.read(String(sent.body.id).split('_')[2]!)).toMatchObject({ conversation: 'hello from a GOWS pod' });
+  });
+
+  it('a deleted engine pod is replaced and resumes from the auth state in NATS KV: WORKING again without a QR code', async () => {
+    const [old] = await env.enginePods('gopher');
+    await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
+    await waitFor(async () => (await env.enginePods('gopher')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 60_000);
+    await waitForStatus(gw, 'gopher', 'WORKING', 30_000);
+    expect((await gw.api('GET', '/api/sessions/gopher/me')).body).toMatchObject({ id: '15550007777@c.us' });
+  });
+});
