@@ -46,9 +46,13 @@ describe('SWITCHBOARD_TERMINAL_QR=true', () => {
     const { api, output } = await gateway({ SWITCHBOARD_TERMINAL_QR: 'true' });
     expect((await api('POST', '/api/sessions', { name: 'term' })).status).toBe(201);
     await waitFor(() => qrBlocks(output()).length >= 1, 'a QR on stdout', STEP_MS);
-    const current = (await api('GET', '/api/term/auth/qr?format=raw')).body.value;
-    // The sandbox renews its code every 20 s: the last one printed is the current one.
-    expect(decodeTextQr(qrBlocks(output()).at(-1)!)).toBe(current);
+    // The sandbox renews its code every 20 s: a renewal between the print and the API call shows as
+    // a new print, so the last one printed becomes the current one.
+    const printedIsCurrent = async () => {
+      const printed = decodeTextQr(qrBlocks(output()).at(-1)!);
+      return printed !== null && printed === (await api('GET', '/api/term/auth/qr?format=raw')).body.value;
+    };
+    await waitFor(printedIsCurrent, 'the printed QR to decode to the current value', STEP_MS);
     expect(output()).toContain('to pair session term');
     expect((await api('POST', '/api/term/sandbox/simulate', { kind: 'scan' })).status).toBe(201);
     await waitFor(() => output().includes('Session term is WORKING: paired as Sandbox'), 'WORKING on stdout', STEP_MS);
