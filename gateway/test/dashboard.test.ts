@@ -85,6 +85,10 @@ describe('/ws takes the key as a subprotocol, so a browser need not put it in a 
     gw = await startGateway();
     expect(await open(gw.url, offer(ADMIN_KEY), true)).toEqual({ protocol: 'switchboard', closed: 4000, reason: 'done' });
     expect(await open(gw.url, offer('wrong'), false)).toMatchObject({ closed: 1008, reason: 'invalid API key' });
+    // A client's own subprotocol is still answered as before (the first offered), the key never.
+    expect(await open(gw.url, ['chat.v1'], true)).toMatchObject({ protocol: 'chat.v1' });
+    const keyOnly = `x-api-key.b64.${Buffer.from(ADMIN_KEY).toString('base64url')}`;
+    expect(await open(gw.url, [keyOnly, 'chat.v1'], true)).toEqual({ protocol: 'chat.v1', closed: 4000, reason: 'done' });
   });
 });
 

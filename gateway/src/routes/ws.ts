@@ -77,9 +77,13 @@ function keyFromProtocols(header: string | undefined): string | undefined {
   return offered === undefined ? undefined : Buffer.from(offered.slice(KEY_PROTOCOL_PREFIX.length), 'base64url').toString('utf8');
 }
 
-/** ws's handleProtocols: `switchboard` when offered, so a key-bearing subprotocol is never the one answered. */
+/**
+ * ws's handleProtocols: `switchboard` when offered; otherwise the first one offered, as ws does by
+ * default (clients that offer a subprotocol of their own keep working), but never a key-bearing one.
+ */
 export function selectProtocol(protocols: Set<string>): string | false {
-  return protocols.has(SELECTED_PROTOCOL) ? SELECTED_PROTOCOL : false;
+  if (protocols.has(SELECTED_PROTOCOL)) return SELECTED_PROTOCOL;
+  return [...protocols].find((protocol) => !protocol.startsWith(KEY_PROTOCOL_PREFIX)) ?? false;
 }
 
 /** The first `events` value that is neither `*` nor an event name. */
