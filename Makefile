@@ -141,7 +141,7 @@ clean:
 ## without it a local Debian + Node 24 base is made once and cached in ~/.cache/switchboard/images.
 ## See scripts/images.sh and docker/README.md.
 .PHONY: images
-images: install
+images: install gows
 	bash scripts/images.sh
 	pnpm exec vitest run --config test/images/vitest.config.ts
 

@@ -45,13 +45,17 @@ const ulimits = [...(nofile === 'unlimited' ? [] : ['--ulimit', `nofile=${nofile
 const podFlags = ['--read-only', '--network', 'none', '--runtime', 'runc', ...ulimits];
 const runFlags = ['--rm', ...podFlags];
 
-function podman(args: string[]): {
+function podman(
+  args: string[],
+  input?: string,
+): {
   code: number;
   stdout: string;
   stderr: string;
 } {
   const result = spawnSync('podman', args, {
     encoding: 'utf8',
+    ...(input === undefined ? {} : { input }),
     maxBuffer: 64 << 20,
   });
   if (result.error) throw result.error;
@@ -135,6 +139,22 @@ describe('image contents', () => {
     const engines = names.filter((name) => /^(@whiskeysockets[/+]baileys|baileys|whatsapp-web\.js|puppeteer|puppeteer-core)(@|$)/.test(name));
     expect(engines).toEqual([]);
   });
+
+  it.runIf(targets.includes('engine'))(
+    'engine: switchboard-gows, which GOWS engine pods run, answers the engine RPC as 10001 on the read-only root, and exits on stdin EOF',
+    () => {
+      const request = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'capabilities', params: {} })}\n`;
+      const result = podman(['run', '-i', ...runFlags, ref('engine'), '/usr/local/bin/switchboard-gows', 'stdio'], request);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout.trim().split('\n')[0]!)).toMatchObject({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { methods: expect.arrayContaining(['rejectCall']) },
+      });
+      const env = podman(['run', ...runFlags, ref('engine'), 'node', '-p', 'process.env.SWITCHBOARD_GOWS_BIN']);
+      expect(env.stdout.trim()).toBe('/usr/local/bin/switchboard-gows');
+    },
+  );
 
   it.runIf(targets.includes('browser-engine'))("browser-engine: Debian's chromium runs as 10001 on the read-only root", () => {
     const result = podman(['run', ...runFlags, ref('browser-engine'), '/usr/bin/chromium', '--version']);
