@@ -23,10 +23,11 @@ type Config struct {
 	WebsocketURL string
 	CertRootKey  *[32]byte
 	MediaHost    string
+	MediaCA      string
 }
 
 func readConfig(getenv func(string) string) (Config, error) {
-	cfg := Config{Session: getenv("SWITCHBOARD_SESSION"), WebsocketURL: getenv("SWITCHBOARD_GOWS_WS_URL"), MediaHost: getenv("SWITCHBOARD_GOWS_MEDIA_HOST")}
+	cfg := Config{Session: getenv("SWITCHBOARD_SESSION"), WebsocketURL: getenv("SWITCHBOARD_GOWS_WS_URL"), MediaHost: getenv("SWITCHBOARD_GOWS_MEDIA_HOST"), MediaCA: getenv("SWITCHBOARD_GOWS_MEDIA_CA")}
 	if raw := getenv("SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY"); raw != "" {
 		key, err := hex.DecodeString(raw)
 		if err != nil || len(key) != 32 {
@@ -96,7 +97,7 @@ func (e *Engine) Attach(peer *Peer) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation"}
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -124,6 +125,8 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.setTyping(ctx, params)
 	case "sendLocation":
 		return e.sendLocation(ctx, params)
+	case "sendMedia":
+		return e.sendMedia(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}
@@ -212,6 +215,14 @@ func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
 		}
 		client.SetWebsocketHTTPClient(httpClient)
 		client.SetPreLoginHTTPClient(httpClient)
+	}
+	if e.cfg.MediaCA != "" {
+		media, err := mediaHTTPClient(e.cfg.MediaCA)
+		if err != nil {
+			return &CommandError{Code: "ENGINE_ERROR", Message: err.Error()}
+		}
+		e.log.Warn("SWITCHBOARD_GOWS_MEDIA_CA is set: media servers are also trusted with a test certificate")
+		client.SetMediaHTTPClient(media)
 	}
 	client.AddEventHandler(e.handleEvent)
 	e.mu.Lock()

@@ -292,6 +292,12 @@ func (e *Engine) message(evt *events.Message) {
 		return
 	}
 	rec := e.record(evt.Info, m, addr, me, "app", ack)
+	// Downloaded before the events go out, so that their `media.url` serves the file (as NOWEB).
+	if hasMedia(m) {
+		if client := e.client0(); client != nil {
+			rec["media"] = e.receivedMedia(ctx, client, m)
+		}
+	}
 	if !evt.Info.IsFromMe {
 		e.unread.add(addr.chatID, evt.Info)
 		e.emit("message", rec)
@@ -446,6 +452,11 @@ func (e *Engine) target(chatID string) (*whatsmeow.Client, types.JID, error) {
 // send is NOWEB's Outgoing.send: the record (PENDING, source api) and message.any first, then
 // the stanza, then message.ack SERVER (or ERROR when it could not be sent).
 func (e *Engine) send(ctx context.Context, client *whatsmeow.Client, jid types.JID, chatID string, m *waE2E.Message, id *string) (map[string]any, error) {
+	return e.sendWith(ctx, client, jid, chatID, m, id, nil)
+}
+
+// sendWith is send with the record's `media` (the kept copy of a file the message carries).
+func (e *Engine) sendWith(ctx context.Context, client *whatsmeow.Client, jid types.JID, chatID string, m *waE2E.Message, id *string, media any) (map[string]any, error) {
 	me := e.me()
 	msgID := client.GenerateMessageID()
 	if id != nil && *id != "" {
@@ -461,6 +472,9 @@ func (e *Engine) send(ctx context.Context, client *whatsmeow.Client, jid types.J
 		addr.participant, _ = me["id"].(string)
 	}
 	rec := e.record(info, m, addr, me, "api", ackPending)
+	if media != nil {
+		rec["media"] = media
+	}
 	e.emit("message.any", rec)
 	ackEvent := func(ack int) {
 		e.emit("message.ack", map[string]any{

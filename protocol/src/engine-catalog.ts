@@ -202,9 +202,9 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'socket',
     description:
       "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
-      'Sends text and locations, reacts, marks read, types, rejects calls, and reports messages, acks, reactions, edits, revokes, presence and calls so far; every other operation answers 422 until it is built.',
+      'Sends text, media (image, file, voice, video) and locations, reacts, marks read, types, rejects calls, and reports messages (received media kept), acks, reactions, edits, revokes, presence and calls so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
-    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.location', 'message.react', 'chat.seen', 'chat.typing'],
+    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.media', 'send.location', 'message.react', 'chat.seen', 'chat.typing'],
     events: [
       'session.status',
       'message',

@@ -39,6 +39,8 @@ export class FakeMediaServer {
   private constructor(
     private readonly server: Server,
     readonly host: string,
+    /** The server's self-signed certificate (PEM): what a client in another process must trust (GOWS: `SWITCHBOARD_GOWS_MEDIA_CA`). */
+    readonly certificate: string,
   ) {}
 
   static async start(): Promise<FakeMediaServer> {
@@ -81,7 +83,7 @@ export class FakeMediaServer {
         response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.length }).end(file);
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      self = new FakeMediaServer(server, `127.0.0.1:${(server.address() as AddressInfo).port}`);
+      self = new FakeMediaServer(server, `127.0.0.1:${(server.address() as AddressInfo).port}`, cert);
       return self;
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -154,7 +156,9 @@ export class FakeMediaServer {
         response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       };
       if (url.searchParams.get('auth') !== this.auth) return json(401, { status: 'unauthorized' });
-      if (!url.pathname.startsWith('/mms/') || url.pathname.split('/').at(-1) !== hash) return json(400, { status: 'bad hash' });
+      // The hash in base64url, padded (whatsmeow) or not (Baileys).
+      const named = decodeURIComponent(url.pathname.split('/').at(-1) ?? '').replace(/=+$/, '');
+      if (!url.pathname.startsWith('/mms/') || named !== hash) return json(400, { status: 'bad hash' });
       const directPath = `/v/t62.7118-24/${randomBytes(8).toString('hex')}.enc`;
       this.files.set(directPath, body);
       this.uploads.push({ path: url.pathname, directPath, size: body.length });

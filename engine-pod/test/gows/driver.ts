@@ -45,6 +45,8 @@ interface Pending {
 export class GowsDriver {
   readonly notifications: Notification[] = [];
   readonly log: Record<string, unknown>[] = [];
+  /** Files the child kept through `media.save` (the n-th is at `http://localhost/media/<n>`). */
+  readonly saved: { mimetype: string; filename: string | null; data: Buffer }[] = [];
   /** Event notifications whose payload does not parse against the protocol's schema of the event. */
   readonly invalid: { event: string; payload: unknown; error: string }[] = [];
   private readonly child: ChildProcessWithoutNullStreams;
@@ -164,8 +166,11 @@ export class GowsDriver {
       if (method === 'auth.get') result = await this.store.get(params.type as string, params.ids as string[]);
       else if (method === 'auth.set') await this.store.set(params.data as Record<string, Record<string, unknown>>);
       else if (method === 'auth.clear') await this.store.clear();
-      else if (method === 'media.save') result = null;
-      else throw new Error(`unknown method ${method}`);
+      else if (method === 'media.save') {
+        const file = { mimetype: params.mimetype as string, filename: (params.filename as string | undefined) ?? null };
+        this.saved.push({ ...file, data: Buffer.from(params.data as string, 'base64') });
+        result = { url: `http://localhost/media/${this.saved.length}`, ...file };
+      } else throw new Error(`unknown method ${method}`);
       this.write({ jsonrpc: '2.0', id, result });
     } catch (error) {
       this.write({ jsonrpc: '2.0', id, error: { code: -32000, message: (error as Error).message } });

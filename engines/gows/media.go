@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/proto/waE2E"
+	"google.golang.org/protobuf/proto"
+)
+
+// mediaHTTPClient trusts, besides the system's roots, the PEM file SWITCHBOARD_GOWS_MEDIA_CA names
+// (tests: the fake media server's self-signed certificate). Nil when it is unset.
+func mediaHTTPClient(caFile string) (*http.Client, error) {
+	if caFile == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("SWITCHBOARD_GOWS_MEDIA_CA: %w", err)
+	}
+	roots, err := x509.SystemCertPool()
+	if err != nil || roots == nil {
+		roots = x509.NewCertPool()
+	}
+	if !roots.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("SWITCHBOARD_GOWS_MEDIA_CA: no PEM certificate in %s", caFile)
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}, nil
+}
+
+// downloadable is the media part of a message, and its MIME type and file name.
+func downloadable(m *waE2E.Message) (whatsmeow.DownloadableMessage, string, string) {
+	switch {
+	case m.ImageMessage != nil:
+		return m.ImageMessage, m.ImageMessage.GetMimetype(), ""
+	case m.VideoMessage != nil:
+		return m.VideoMessage, m.VideoMessage.GetMimetype(), ""
+	case m.PtvMessage != nil:
+		return m.PtvMessage, m.PtvMessage.GetMimetype(), ""
+	case m.AudioMessage != nil:
+		return m.AudioMessage, m.AudioMessage.GetMimetype(), ""
+	case m.DocumentMessage != nil:
+		return m.DocumentMessage, m.DocumentMessage.GetMimetype(), m.DocumentMessage.GetFileName()
+	case m.StickerMessage != nil:
+		return m.StickerMessage, m.StickerMessage.GetMimetype(), ""
+	}
+	return nil, "", ""
+}
+
+// saveMedia hands a file to the host (`media.save`): the record's `media` object, or nil.
+func (e *Engine) saveMedia(ctx context.Context, mimetype, filename string, data []byte) any {
+	params := map[string]any{"mimetype": mimetype, "data": base64.StdEncoding.EncodeToString(data)}
+	if filename != "" {
+		params["filename"] = filename
+	}
+	var media json.RawMessage
+	if err := e.peer.Call(ctx, "media.save", params, &media); err != nil {
+		e.log.Warn("the host could not keep a media file", "err", err.Error())
+		return nil
+	}
+	if len(media) == 0 || string(media) == "null" {
+		return nil
+	}
+	return media
+}
+
+// receivedMedia downloads a received media message's file and keeps it with the host; nil when
+// it cannot be had (the record then says hasMedia with media null, as NOWEB's does).
+func (e *Engine) receivedMedia(ctx context.Context, client *whatsmeow.Client, m *waE2E.Message) any {
+	part, mimetype, filename := downloadable(m)
+	if part == nil {
+		return nil
+	}
+	data, err := client.Download(ctx, part)
+	if err != nil {
+		e.log.Warn("could not download a received file", "err", err.Error())
+		return nil
+	}
+	if mimetype == "" {
+		mimetype = http.DetectContentType(data)
+	}
+	return e.saveMedia(ctx, mimetype, filename, data)
+}
+
+type mediaFile struct {
+	Mimetype string  `json:"mimetype"`
+	Filename *string `json:"filename"`
+	Data     string  `json:"data"`
+}
+
+func (e *Engine) sendMedia(ctx context.Context, params json.RawMessage) (any, error) {
+	var args struct {
+		ChatID  string    `json:"chatId"`
+		Kind    string    `json:"kind"`
+		File    mediaFile `json:"file"`
+		Caption *string   `json:"caption"`
+		AsNote  bool      `json:"asNote"`
+		Convert bool      `json:"convert"`
+		ReplyTo *string   `json:"reply_to"`
+		ID      *string   `json:"id"`
+	}
+	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+		return nil, commandError("BAD_REQUEST", "sendMedia needs chatId, kind and file")
+	}
+	if args.Convert {
+		return nil, &CommandError{Code: "NOT_SUPPORTED", Message: "GOWS does not convert files (convert): it sends them as they are; send OGG/Opus voice and MP4 (H.264/AAC) video with convert false", Details: map[string]any{"field": "convert"}}
+	}
+	data, err := base64.StdEncoding.DecodeString(args.File.Data)
+	if err != nil {
+		return nil, commandError("BAD_REQUEST", "file.data must be base64: %v", err)
+	}
+	client, chat, err := e.target(args.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	mediaType := map[string]whatsmeow.MediaType{"image": whatsmeow.MediaImage, "file": whatsmeow.MediaDocument, "voice": whatsmeow.MediaAudio, "video": whatsmeow.MediaVideo}[args.Kind]
+	if mediaType == "" {
+		return nil, commandError("BAD_REQUEST", "kind must be image, file, voice or video, got %q", args.Kind)
+	}
+	up, err := client.Upload(ctx, data, mediaType)
+	if err != nil {
+		return nil, commandError("ENGINE_ERROR", "GOWS could not upload the file: %v", err)
+	}
+	var contextInfo *waE2E.ContextInfo
+	if args.ReplyTo != nil && *args.ReplyTo != "" {
+		contextInfo = replyContext(*args.ReplyTo, chat, *client.Store.ID)
+	}
+	caption := args.Caption
+	if caption != nil && *caption == "" {
+		caption = nil
+	}
+	mimetype := args.File.Mimetype
+	length := proto.Uint64(uint64(len(data)))
+	msg := &waE2E.Message{}
+	switch args.Kind {
+	case "image":
+		msg.ImageMessage = &waE2E.ImageMessage{URL: &up.URL, DirectPath: &up.DirectPath, MediaKey: up.MediaKey, FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: length, Mimetype: &mimetype, Caption: caption, ContextInfo: contextInfo}
+	case "video":
+		video := &waE2E.VideoMessage{URL: &up.URL, DirectPath: &up.DirectPath, MediaKey: up.MediaKey, FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: length, Mimetype: &mimetype, Caption: caption, ContextInfo: contextInfo}
+		if args.AsNote {
+			msg.PtvMessage = video
+		} else {
+			msg.VideoMessage = video
+		}
+	case "voice":
+		msg.AudioMessage = &waE2E.AudioMessage{URL: &up.URL, DirectPath: &up.DirectPath, MediaKey: up.MediaKey, FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: length, Mimetype: &mimetype, PTT: proto.Bool(true), ContextInfo: contextInfo}
+	case "file":
+		name := "file"
+		if args.File.Filename != nil && *args.File.Filename != "" {
+			name = *args.File.Filename
+		}
+		msg.DocumentMessage = &waE2E.DocumentMessage{URL: &up.URL, DirectPath: &up.DirectPath, MediaKey: up.MediaKey, FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: length, Mimetype: &mimetype, FileName: &name, Title: &name, Caption: caption, ContextInfo: contextInfo}
+	}
+	filename := ""
+	if args.File.Filename != nil {
+		filename = *args.File.Filename
+	}
+	saved := e.saveMedia(ctx, mimetype, filename, data)
+	rec, err := e.sendWith(ctx, client, chat, args.ChatID, msg, args.ID, saved)
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
