@@ -15,6 +15,7 @@ import { ADMIN_KEY, startGateway, type TestGateway } from '../../gateway/test/su
  */
 /** The few browser globals the page functions below use: this program has no DOM types. */
 declare const document: {
+  activeElement: { id: string } | null;
   querySelector(selector: string): { textContent: string | null; src?: string } | null;
   cookie: string;
   documentElement: { scrollWidth: number };
@@ -208,6 +209,10 @@ describe('the dashboard in Debian chromium', () => {
     // Nothing wider than the screen but the table's own scroller.
     expect(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await shot(phone, '7-read-only-phone');
+    // Keyboard only: Tab reaches the sections, Enter opens one.
+    for (let i = 0; i < 10 && (await phone.evaluate(() => document.activeElement?.id)) !== 'tab-events'; i++) await phone.keyboard.press('Tab');
+    await phone.keyboard.press('Enter');
+    await phone.waitForSelector('#tab-events[aria-current="page"]');
     await openTab(phone, 'dead');
     expect(await phone.$('.replay-all')).toBeNull();
     await context.close();
