@@ -31,7 +31,7 @@ import { engineFactory } from '../src/pod/engine-catalog.js';
 const silent = { info() {}, warn() {}, error() {} };
 
 /** An engine as the engine pod makes it, never started: no network, no browser. */
-function engineOf(name: BuiltEngine): Engine {
+async function engineOf(name: BuiltEngine): Promise<Engine> {
   const context: EngineContext = {
     session: 'catalog',
     settings: {},
@@ -42,7 +42,7 @@ function engineOf(name: BuiltEngine): Engine {
     log: silent,
     saveMedia: async () => null,
   };
-  return engineFactory(name)(context);
+  return (await engineFactory(name))(context);
 }
 
 /** The events GOWS's Go sources emit (engines/gows/*.go, `e.emit("<event>", ...)`): there, not in its TypeScript proxy. */
@@ -88,9 +88,11 @@ const ASK_WITH_REFUSED_ARGUMENT: Record<string, (engine: Engine) => Promise<unkn
   'NOWEB send.media': () => mediaContent(VOICE_TO_CONVERT, NO_UPLOAD),
 };
 
+const engines = Object.fromEntries(await Promise.all(BUILT_ENGINES.map(async (name) => [name, await engineOf(name)] as const)));
+
 describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engine classes do', () => {
   describe.each(BUILT_ENGINES)('%s', (name) => {
-    const engine = engineOf(name);
+    const engine = engines[name]!;
     const entry = ENGINE_CATALOG[name];
 
     it('is the engine the engine pod makes for that name', () => {
@@ -166,7 +168,7 @@ describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engi
       const host = new EngineHost({
         session: 'catalog',
         engine,
-        factory: engineFactory(engine),
+        factory: await engineFactory(engine),
         authState: new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-catalog-'))),
         metadata: {},
         environment: { tier: 'CORE', version: 'test' },

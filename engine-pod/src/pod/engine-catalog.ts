@@ -1,12 +1,6 @@
 import type { OutboundPolicy } from '@switchboard/kube/pod';
 import { AVAILABLE_ENGINES, type BuiltEngine, type EngineName, isBuiltEngine } from '@switchboard/protocol';
 import type { EngineFactory } from '../engine.js';
-import { nowebEngineFactory } from '../engines/noweb/noweb-engine.js';
-import { nowebOptionsFromEnv } from '../engines/noweb/options.js';
-import { gowsEngineFactory } from '../engines/gows/gows-engine.js';
-import { gowsOptionsFromEnv } from '../engines/gows/options.js';
-import { DEFAULT_SANDBOX_OPTIONS, SandboxEngine } from '../engines/sandbox/sandbox-engine.js';
-import { webjsEngineFactory, webjsOptionsFromEnv } from '../engines/webjs/client-factory.js';
 
 export interface EngineTuning {
   /** SANDBOX: how often the QR is renewed while waiting for a scan (tests shorten it). */
@@ -15,23 +9,42 @@ export interface EngineTuning {
   readonly outbound?: OutboundPolicy;
 }
 
-/** How the engine pod makes each engine of this build (protocol's BUILT_ENGINES: one entry each). */
-const CATALOG: Readonly<Record<BuiltEngine, (tuning: EngineTuning) => EngineFactory>> = {
-  SANDBOX: (tuning) => {
+/**
+ * How the engine pod makes each engine of this build (protocol's BUILT_ENGINES: one entry each).
+ * Each loads its engine's code when asked, not before: a pod runs one engine, and Baileys alone
+ * was about 35 MiB of every SANDBOX, GOWS and WEBJS pod's memory and most of a second of its
+ * start (`node bench/dist/all.js engine-pods`; test/cluster/pod-module-graph.test.ts keeps it so).
+ */
+const CATALOG: Readonly<Record<BuiltEngine, (tuning: EngineTuning) => Promise<EngineFactory>>> = {
+  SANDBOX: async (tuning) => {
+    const { DEFAULT_SANDBOX_OPTIONS, SandboxEngine } = await import('../engines/sandbox/sandbox-engine.js');
     const options = { ...DEFAULT_SANDBOX_OPTIONS, qrRenewMs: tuning.sandboxQrRenewMs ?? DEFAULT_SANDBOX_OPTIONS.qrRenewMs };
     return (context) => new SandboxEngine(context, options);
   },
-  WEBJS: () => webjsEngineFactory(webjsOptionsFromEnv(process.env)),
-  NOWEB: (tuning) => {
+  WEBJS: async () => {
+    const { webjsEngineFactory, webjsOptionsFromEnv } = await import('../engines/webjs/client-factory.js');
+    return webjsEngineFactory(webjsOptionsFromEnv(process.env));
+  },
+  NOWEB: async (tuning) => {
+    const [{ nowebEngineFactory }, { nowebOptionsFromEnv }] = await Promise.all([
+      import('../engines/noweb/noweb-engine.js'),
+      import('../engines/noweb/options.js'),
+    ]);
     const options = nowebOptionsFromEnv(process.env);
     return nowebEngineFactory(tuning.outbound ? { ...options, outbound: tuning.outbound } : options);
   },
   // The engine pod runs whatsmeow as its child, as local mode does (docs/architecture.md, "GOWS").
-  GOWS: () => gowsEngineFactory(gowsOptionsFromEnv(process.env)),
+  GOWS: async () => {
+    const [{ gowsEngineFactory }, { gowsOptionsFromEnv }] = await Promise.all([
+      import('../engines/gows/gows-engine.js'),
+      import('../engines/gows/options.js'),
+    ]);
+    return gowsEngineFactory(gowsOptionsFromEnv(process.env));
+  },
 };
 
 /** The config check rejects an engine this build does not have, before anything starts. */
-export function engineFactory(engine: EngineName, tuning: EngineTuning = {}): EngineFactory {
+export async function engineFactory(engine: EngineName, tuning: EngineTuning = {}): Promise<EngineFactory> {
   if (!isBuiltEngine(engine)) throw new Error(`engine ${engine} is not in this engine pod build (it has ${AVAILABLE_ENGINES.join(', ')})`);
   return CATALOG[engine](tuning);
 }

@@ -83,6 +83,10 @@ export class EnginePod {
     const lease = await SessionLease.open(nc, { session, holder: podName, log: this.log, bind });
     this.lease = lease;
     this.health = await startHealthServer(this.config.healthPort, () => this.ready);
+    // The engine's code is loaded here, once the probes answer and before the lease is taken: a
+    // setting it refuses stops the pod without holding the session.
+    const factory =
+      this.factory ?? (await engineFactory(this.config.engine, { sandboxQrRenewMs: this.config.sandboxQrRenewMs, outbound: this.config.outbound }));
     this.log.info({ healthPort: this.health.port }, 'engine pod up; waiting for the session lease');
 
     lease.onLost((reason) => this.abandon(reason));
@@ -92,7 +96,7 @@ export class EnginePod {
     const host = new EngineHost({
       session,
       engine: this.config.engine,
-      factory: this.factory ?? engineFactory(this.config.engine, { sandboxQrRenewMs: this.config.sandboxQrRenewMs, outbound: this.config.outbound }),
+      factory,
       authState,
       metadata: this.config.metadata,
       apps: this.config.apps,
