@@ -11,18 +11,18 @@ export interface EngineResources {
  * Each engine's defaults, from the engine pods' measured memory (`node bench/dist/all.js
  * engine-pods`; docs/operations.md, "Sizing engine pods", has the figures): the memory request
  * is the idle pod's resident set rounded up, the limit its peak under a burst of 2000 messages
- * with room to spare (SANDBOX 2x; NOWEB 2.3x and GOWS 1.9x, for a real account's first history
- * sync, which the fake server's is far smaller than; WEBJS the Chromium measured here plus WhatsApp Web, which
- * needs the internet and was not). Idle engines use about 2m of CPU and a burst about half a
- * core. The chart's `engines.resources` holds the same values (a test keeps the two equal); a
+ * with room to spare (SANDBOX 2.6x; NOWEB 2x and GOWS 1.9x of their highest peaks, for a real
+ * account's first history sync, which the fake server's is far smaller than; WEBJS the Chromium
+ * measured here plus WhatsApp Web, which needs the internet and was not). Idle engines use under
+ * 3m of CPU and a burst about half a core. The chart's `engines.resources` holds the same values (a test keeps the two equal); a
  * release overrides them per engine.
  */
 export const DEFAULT_ENGINE_RESOURCES: Readonly<Record<BuiltEngine, EngineResources>> = {
-  SANDBOX: { requests: { cpu: '25m', memory: '160Mi' }, limits: { memory: '384Mi' } },
+  SANDBOX: { requests: { cpu: '25m', memory: '128Mi' }, limits: { memory: '384Mi' } },
   NOWEB: { requests: { cpu: '50m', memory: '224Mi' }, limits: { memory: '768Mi' } },
   WEBJS: { requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } },
-  // The Node engine pod and its Go child: idle about as NOWEB, a higher busy peak (396 MiB).
-  GOWS: { requests: { cpu: '50m', memory: '224Mi' }, limits: { memory: '768Mi' } },
+  // The Node engine pod and its Go child: idle below NOWEB, a busy peak as high (396 MiB at most).
+  GOWS: { requests: { cpu: '50m', memory: '192Mi' }, limits: { memory: '768Mi' } },
 };
 
 const QUANTITY = /^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/;

@@ -74,19 +74,19 @@ describe('engine pod spec', () => {
   });
 
   it.each(['SANDBOX', 'NOWEB', 'WEBJS'])(
-    '%s: a startup probe allows 60 s for /healthz (8 times the slowest start measured); liveness then checks it with no initial delay and 5 s to answer',
+    '%s: a startup probe allows 90 s for /healthz (over 6 times the slowest start measured on a loaded machine); liveness then checks it with no initial delay and 10 s to answer',
     (engine) => {
       const container = buildEnginePod(sessionResource({ spec: { engine } }), settings).spec!.containers[0]!;
       const startup = container.startupProbe!;
       expect(startup.httpGet).toEqual({ path: '/healthz', port: 8080 });
-      expect(startup.periodSeconds! * startup.failureThreshold!).toBe(60);
+      expect(startup.periodSeconds! * startup.failureThreshold!).toBe(90);
       expect(container.livenessProbe).toEqual({
         httpGet: { path: '/healthz', port: 8080 },
-        periodSeconds: 10,
-        timeoutSeconds: 5,
+        periodSeconds: 15,
+        timeoutSeconds: 10,
         failureThreshold: 3,
       });
-      expect(container.readinessProbe!.timeoutSeconds).toBe(2);
+      expect(container.readinessProbe!.timeoutSeconds).toBe(5);
     },
   );
 

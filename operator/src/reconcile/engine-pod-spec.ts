@@ -27,21 +27,23 @@ const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
 /**
  * Probes fitted to the engine pods' measured start (`node bench/dist/all.js engine-pods`;
  * docs/operations.md, "Engine pod probes"). `/healthz` answers once the process has loaded and
- * reached NATS: 1 to 3 s after the start on a loaded 2-core machine (7.4 s at worst before the pod
- * stopped loading the Kubernetes client), for every engine (WEBJS
- * launches Chromium only later, once it holds the lease, and the probes never wait for it). So:
- * - startup: up to 60 s (30 × 2 s) for `/healthz`, eight times the slowest start measured (7.4 s),
- *   for a node that starts many engine pods at once; liveness waits for it, so no initial delay;
- * - readiness: `/readyz` every 2 s (the lease held, the engine started), so PodReady follows a
- *   lost lease within seconds; it only reports, nothing routes traffic to engine pods;
- * - liveness: `/healthz` every 10 s, 5 s to answer (NOWEB's slowest answer under a burst of 2000
- *   messages was 3.6 s, past the kubelet's default of 1 s), 3 misses in a row: a pod whose event
- *   loop is stuck for 30 s is restarted, a busy one is not.
+ * reached NATS: 1 to 3 s after the start on a 2-core machine, 10 to 14 s on the same machine at a
+ * load average of 15, for every engine (WEBJS launches Chromium only later, once it holds the
+ * lease, and the probes never wait for it). A probe that restarts a slow pod on a node that is
+ * overloaded makes it slower still, so they allow for the loaded figures:
+ * - startup: up to 90 s (45 × 2 s) for `/healthz`, over six times the slowest loaded start, for a
+ *   node that starts many engine pods at once; liveness waits for it, so no initial delay;
+ * - readiness: `/readyz` every 2 s (the lease held, the engine started), 5 s to answer, so
+ *   PodReady follows a lost lease within seconds; it only reports, nothing routes traffic to
+ *   engine pods;
+ * - liveness: `/healthz` every 15 s, 10 s to answer (NOWEB's slowest answer under a burst of 2000
+ *   messages was 3.6 s, 6.6 s on the loaded machine, past the kubelet's default of 1 s), 3 misses
+ *   in a row: a pod whose event loop is stuck for 45 s is restarted, a busy one is not.
  */
 const ENGINE_PROBES = {
-  startupProbe: { httpGet: { path: '/healthz', port: HEALTH_PORT }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 30 },
-  readinessProbe: { httpGet: { path: '/readyz', port: HEALTH_PORT }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 3 },
-  livenessProbe: { httpGet: { path: '/healthz', port: HEALTH_PORT }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 },
+  startupProbe: { httpGet: { path: '/healthz', port: HEALTH_PORT }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 45 },
+  readinessProbe: { httpGet: { path: '/readyz', port: HEALTH_PORT }, periodSeconds: 2, timeoutSeconds: 5, failureThreshold: 3 },
+  livenessProbe: { httpGet: { path: '/healthz', port: HEALTH_PORT }, periodSeconds: 15, timeoutSeconds: 10, failureThreshold: 3 },
 } as const satisfies Pick<V1Container, 'startupProbe' | 'readinessProbe' | 'livenessProbe'>;
 
 /**
