@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor, WebhookReceiver } from '@switchboard/testkit';
+import type jsQRModule from 'jsqr';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startGateway, type TestGateway } from '../../gateway/test/support/gateway.js';
@@ -22,6 +24,9 @@ declare const document: {
 };
 declare const window: { innerWidth: number; marker?: string };
 declare const sessionStorage: { getItem(key: string): string | null };
+
+// jsqr is CommonJS whose module.exports is the function.
+const jsQR = createRequire(import.meta.url)('jsqr') as typeof jsQRModule.default;
 
 const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../test-results/dashboard/', import.meta.url));
@@ -55,6 +60,22 @@ async function watch(target: Page, origin: string): Promise<void> {
 
 async function text(target: Page, selector: string): Promise<string> {
   return target.$eval(selector, (element) => element.textContent ?? '');
+}
+
+/** The QR the page shows, read back from its pixels (a canvas in the page) and decoded. */
+async function shownQr(target: Page): Promise<string | null> {
+  const { width, height, rgba } = await target.$eval('#qr', (element) => {
+    const img = element as unknown as { naturalWidth: number; naturalHeight: number };
+    const canvas = (
+      document as unknown as { createElement(tag: 'canvas'): { width: number; height: number; getContext(kind: '2d'): any } }
+    ).createElement('canvas');
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const context = canvas.getContext('2d');
+    context.drawImage(img, 0, 0);
+    return { width: canvas.width, height: canvas.height, rgba: Array.from(context.getImageData(0, 0, canvas.width, canvas.height).data as number[]) };
+  });
+  return jsQR(Uint8ClampedArray.from(rgba), width, height)?.data ?? null;
 }
 
 async function login(target: Page, key: string): Promise<void> {
@@ -128,6 +149,15 @@ describe('the dashboard in Debian chromium', () => {
     // A renewal (session.status SCAN_QR_CODE on /ws) brings a new image without a reload.
     await page.waitForFunction((before) => document.querySelector('#qr')?.src !== before, { timeout: STEP_MS }, first);
     expect(await text(page, '#qr-countdown')).toMatch(/Renews in about \d+ s/);
+    // What the page shows is the session's current code (a renewal in between shows as a new image).
+    await waitFor(
+      async () => {
+        const shown = await shownQr(page);
+        return shown !== null && shown === (await gw.api('GET', '/api/demo/auth/qr?format=raw')).body.value;
+      },
+      'the QR on the page to decode to the current value',
+      STEP_MS,
+    );
     await shot(page, '2-qr');
   });
 
