@@ -77,6 +77,15 @@ describe('GowsEngine: the Engine of a GOWS session, a switchboard-gows child pro
     );
   });
 
+  it('a SCAN_QR_CODE whose QR the child does not give is still reported; qr() then says there is none yet', async () => {
+    const { context, statuses, logs } = recordingContext();
+    const engine = engineFor(context, [], stubOptions('--qr-fails'));
+    await engine.start();
+    await waitFor(async () => last(statuses)?.status === 'SCAN_QR_CODE', 'SCAN_QR_CODE');
+    expect(() => engine.qr()).toThrow("session 'g1' has no QR code yet; try again shortly");
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'GOWS engine announced a QR code it did not give' }));
+  });
+
   it('pairs by code: the child keeps its credentials through auth.set and reports me and WORKING; a restart resumes from them', async () => {
     const { context, statuses, me, authDir } = recordingContext();
     const engine = engineFor(context);

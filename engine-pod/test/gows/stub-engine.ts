@@ -2,7 +2,7 @@
  * A stand-in for `switchboard-gows stdio` in the proxy's tests: a real process speaking the engine
  * RPC (engines/gows/PROTOCOL.md) over its stdin and stdout, with only node: built-ins (node runs it
  * with its type stripping). Flags: `--methods=a,b` (what `capabilities` lists), `--ignore-eof`
- * (stays after stdin closes, so the host must kill it).
+ * (stays after stdin closes, so the host must kill it), `--qr-fails` (announces SCAN_QR_CODE, gives no QR).
  */
 import { createInterface } from 'node:readline';
 
@@ -10,6 +10,7 @@ const flags = process.argv.slice(2);
 const methodsFlag = flags.find((flag) => flag.startsWith('--methods='));
 const methods = methodsFlag ? methodsFlag.slice('--methods='.length).split(',').filter(Boolean) : ['sendMedia', 'react', 'rejectCall'];
 const ignoreEof = flags.includes('--ignore-eof');
+const qrFails = flags.includes('--qr-fails');
 
 type Params = Record<string, unknown>;
 const pending = new Map<number, (message: Params) => void>();
@@ -82,7 +83,10 @@ const handlers: Record<string, (params: Params) => unknown> = {
     }
     return null;
   },
-  qr: () => `stub-qr-${session}-${++qrCount}`,
+  qr: () => {
+    if (qrFails) throw new RpcError('no QR code: the session is not waiting for a scan', 'WRONG_STATUS');
+    return `stub-qr-${session}-${++qrCount}`;
+  },
   rotateQr: () => {
     notify('status', { status: 'SCAN_QR_CODE' });
     return null;

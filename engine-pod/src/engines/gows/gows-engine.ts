@@ -193,7 +193,14 @@ export class GowsEngine implements Engine {
     const { status, reason } = StatusNotice.parse(params);
     const child = this.process;
     if (status === 'SCAN_QR_CODE' && child) {
-      this.qrValue = z.string().parse(await child.request('qr', {}));
+      // The status is reported either way: without a QR, auth.qr answers "no QR code yet".
+      this.qrValue = await child.request('qr', {}).then(
+        (qr) => z.string().parse(qr),
+        (error: unknown) => {
+          this.context.log.warn({ session: this.context.session, err: error }, 'GOWS engine announced a QR code it did not give');
+          return null;
+        },
+      );
     } else if (status !== 'SCAN_QR_CODE') {
       this.qrValue = null;
     }
