@@ -57,6 +57,7 @@ type Engine struct {
 	cancelQR context.CancelFunc
 	unread   unreadMessages
 	calls    calls
+	polls    pollOptions
 	// working: connected and logged in; WORKING is announced once the push name is known.
 	working      bool
 	workingTimer *time.Timer
@@ -97,7 +98,7 @@ func (e *Engine) Attach(peer *Peer) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia"}
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -127,6 +128,14 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.sendLocation(ctx, params)
 	case "sendMedia":
 		return e.sendMedia(ctx, params)
+	case "newMessageId":
+		return e.newMessageID()
+	case "checkNumber":
+		return e.checkNumber(ctx, params)
+	case "sendContactVcard":
+		return e.sendContactVcard(ctx, params)
+	case "sendPoll":
+		return e.sendPoll(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}

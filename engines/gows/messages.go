@@ -287,9 +287,13 @@ func (e *Engine) message(evt *events.Message) {
 		e.reaction(ctx, evt, m.ReactionMessage, addr, me)
 		return
 	case m.PollUpdateMessage != nil:
+		e.vote(ctx, evt, m.PollUpdateMessage, addr, me)
 		return
 	case m.SenderKeyDistributionMessage != nil && messageBody(m) == "" && !hasMedia(m):
 		return
+	}
+	if options := pollCreationOptions(m); options != nil {
+		e.polls.remember(evt.Info.ID, options)
 	}
 	rec := e.record(evt.Info, m, addr, me, "app", ack)
 	// Downloaded before the events go out, so that their `media.url` serves the file (as NOWEB).

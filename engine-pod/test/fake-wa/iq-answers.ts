@@ -128,7 +128,11 @@ function privacySettings(): BinaryNode {
 function usync(context: IqContext, request: BinaryNode | undefined): BinaryNode {
   const protocols = getAllBinaryNodeChildren(getBinaryNodeChild(request, 'query') ?? { tag: 'query', attrs: {} }).map((p) => p.tag);
   const users = getBinaryNodeChildren(getBinaryNodeChild(request, 'list'), 'user').map((user) => {
-    const phone = (getBinaryNodeChild(user, 'contact')?.content as Uint8Array | string | undefined)?.toString().replace(/^\+/, '');
+    // `+<number>` (Baileys) or `+<number>@c.us` (whatsmeow).
+    const phone = (getBinaryNodeChild(user, 'contact')?.content as Uint8Array | string | undefined)
+      ?.toString()
+      .replace(/^\+/, '')
+      .replace(/@c\.us$/, '');
     const jid = user.attrs.jid ?? `${phone}@s.whatsapp.net`;
     const content: BinaryNode[] = [];
     for (const protocol of protocols) {

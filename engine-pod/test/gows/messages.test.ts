@@ -174,3 +174,46 @@ describe('GOWS groups against the fake', () => {
     expect(phone.sent.find((m) => m.id === bareId(sent.id))?.to).toBe(group.id);
   });
 });
+
+describe('GOWS polls, contact cards, numbers and ids against the fake', () => {
+  it('reads a poll vote into option names (poll.vote); a vote on an unknown poll is poll.vote.failed', async () => {
+    const poll = phone.poll(BOB, 'Lunch?', ['Pizza', 'Sushi']);
+    await gows.event('message', (p) => p.body === 'Lunch?');
+    const since = gows.notifications.length;
+    const vote = phone.vote(BOB, poll, ['Sushi']);
+    expect(await gows.event('poll.vote', () => true, since)).toMatchObject({
+      vote: { id: `false_${bob}_${vote}`, from: bob, to: phone.contactId, fromMe: false, selectedOptions: ['Sushi'] },
+      poll: { id: `false_${bob}_${poll.id}`, from: bob, to: phone.contactId, fromMe: false },
+    });
+    phone.vote(BOB, { ...poll, id: 'UNKNOWNPOLL0001' }, ['Pizza']);
+    expect(await gows.event('poll.vote.failed', () => true, since)).toMatchObject({
+      vote: { selectedOptions: [] },
+      poll: { id: `false_${bob}_UNKNOWNPOLL0001` },
+    });
+  });
+
+  it('sends a poll and a contact card the contact reads', async () => {
+    const poll = await gows.request<Record<string, unknown>>('sendPoll', {
+      chatId: bob,
+      poll: { name: 'Dinner?', options: ['Yes', 'No'], multipleAnswers: false },
+    });
+    expect(poll).toMatchObject({ fromMe: true, body: 'Dinner?' });
+    const sentPoll = await phone.read(bareId(poll.id));
+    expect(sentPoll.pollCreationMessageV3 ?? sentPoll.pollCreationMessage).toMatchObject({
+      name: 'Dinner?',
+      options: [{ optionName: 'Yes' }, { optionName: 'No' }],
+    });
+
+    const vcard = 'BEGIN:VCARD\nVERSION:3.0\nFN:Ada Lovelace\nTEL;type=CELL;waid=15550009999:+15550009999\nEND:VCARD';
+    const card = await gows.request<Record<string, unknown>>('sendContactVcard', { chatId: bob, vcards: [vcard] });
+    expect(card).toMatchObject({ vCards: [vcard], body: vcard });
+    expect((await phone.read(bareId(card.id))).contactMessage).toMatchObject({ displayName: 'Ada Lovelace', vcard });
+  });
+
+  it('checks numbers and makes message ids', async () => {
+    expect(await gows.request('checkNumber', { phone: BOB })).toEqual({ numberExists: true, chatId: bob });
+    fake.notOnWhatsApp('15550009991');
+    expect(await gows.request('checkNumber', { phone: '15550009991' })).toEqual({ numberExists: false });
+    expect(await gows.request('newMessageId')).toMatch(/^[0-9A-F]{16,32}$/);
+  });
+});

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"sync"
+
+	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/types/events"
+)
+
+// pollOptions are the options of polls this process saw or sent, by message id: a vote names
+// options by their SHA-256 only.
+type pollOptions struct {
+	mu    sync.Mutex
+	polls map[string][]string
+	order []string
+}
+
+const pollsKept = 500
+
+func (p *pollOptions) remember(id string, options []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.polls == nil {
+		p.polls = map[string][]string{}
+	}
+	if _, ok := p.polls[id]; !ok {
+		p.order = append(p.order, id)
+		if len(p.order) > pollsKept {
+			delete(p.polls, p.order[0])
+			p.order = p.order[1:]
+		}
+	}
+	p.polls[id] = options
+}
+
+func (p *pollOptions) options(id string) ([]string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	options, ok := p.polls[id]
+	return options, ok
+}
+
+func pollCreationOptions(m *waE2E.Message) []string {
+	var options []*waE2E.PollCreationMessage_Option
+	switch {
+	case m.PollCreationMessage != nil:
+		options = m.PollCreationMessage.GetOptions()
+	case m.PollCreationMessageV2 != nil:
+		options = m.PollCreationMessageV2.GetOptions()
+	case m.PollCreationMessageV3 != nil:
+		options = m.PollCreationMessageV3.GetOptions()
+	default:
+		return nil
+	}
+	names := make([]string, 0, len(options))
+	for _, option := range options {
+		names = append(names, option.GetOptionName())
+	}
+	return names
+}
+
+// vote: `poll.vote` with the options' names, or `poll.vote.failed` when the poll or its secret is unknown here.
+func (e *Engine) vote(ctx context.Context, evt *events.Message, update *waE2E.PollUpdateMessage, addr address, me map[string]any) {
+	rec := e.record(evt.Info, evt.Message, addr, me, "app", ackDevice)
+	pollKey := update.GetPollCreationMessageKey()
+	pollFromMe := pollKey.GetFromMe()
+	if !evt.Info.IsFromMe && !evt.Info.IsGroup {
+		// The key is the voter's: their fromMe false in a direct chat is a poll of ours.
+		pollFromMe = !pollKey.GetFromMe()
+	}
+	pollParticipant := ""
+	if evt.Info.IsGroup && !pollFromMe {
+		pollParticipant, _ = rec["participant"].(string)
+	}
+	meID, _ := me["id"].(string)
+	poll := map[string]any{"id": messageID(pollFromMe, addr.chatID, pollKey.GetID(), pollParticipant), "to": meID, "from": addr.chatID, "fromMe": pollFromMe}
+	if pollFromMe {
+		poll["to"], poll["from"] = addr.chatID, meID
+	}
+	timestamp := rec["timestamp"]
+	if ms := update.GetSenderTimestampMS(); ms > 0 {
+		timestamp = float64(ms) / 1000
+	}
+	voteFields := map[string]any{"id": rec["id"], "to": rec["to"], "from": rec["from"], "fromMe": rec["fromMe"], "selectedOptions": []string{}, "timestamp": timestamp}
+	options, known := e.polls.options(pollKey.GetID())
+	var selected []string
+	if client := e.client0(); client != nil && known {
+		if decrypted, err := client.DecryptPollVote(ctx, evt); err == nil {
+			selected = []string{}
+			for _, hash := range decrypted.GetSelectedOptions() {
+				for _, name := range options {
+					if sum := sha256.Sum256([]byte(name)); string(sum[:]) == string(hash) {
+						selected = append(selected, name)
+					}
+				}
+			}
+		} else {
+			e.log.Warn("could not read a poll vote", "err", err.Error())
+		}
+	}
+	if selected == nil {
+		e.emit("poll.vote.failed", map[string]any{"vote": voteFields, "poll": poll})
+		return
+	}
+	voteFields["selectedOptions"] = selected
+	e.emit("poll.vote", map[string]any{"vote": voteFields, "poll": poll})
+}
