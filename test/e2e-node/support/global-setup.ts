@@ -19,10 +19,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const images = existsSync(imagesDir) ? readdirSync(imagesDir).filter((name) => name.endsWith('.oci.tar')) : [];
   if (!images.includes('engine.oci.tar')) throw new Error(`no engine image in ${imagesDir}: run \`make images\` first (make e2e-node does)`);
   const cluster = await startNodeCluster({ images: images.map((name) => join(imagesDir, name)) });
-  const { nodeReadyMs, clusterReadyMs } = cluster.info.timings;
-  console.error(
-    `e2e-node: node Ready after ${(nodeReadyMs / 1000).toFixed(1)} s, cluster (CoreDNS) ready after ${(clusterReadyMs / 1000).toFixed(1)} s`,
-  );
+  const steps = Object.entries(cluster.info.timings).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`);
+  console.error(`e2e-node: cluster up (seconds since start: ${steps.join(', ')})`);
   project.provide('nodeCluster', cluster.info);
-  return () => cluster.close();
+  return async () => {
+    const closing = Date.now();
+    await cluster.close();
+    console.error(`e2e-node: cluster closed and host cleaned up in ${((Date.now() - closing) / 1000).toFixed(1)} s`);
+  };
 }

@@ -10,8 +10,22 @@
 // ("Real node").
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import type { Socket } from 'node:net';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { e2eBinaries, freePorts, kubeconfig, pin, writePki } from '../../e2e/support/control-plane.js';
@@ -55,8 +69,8 @@ export interface NodeClusterInfo {
     readonly ctr: string;
     readonly containerdSocket: string;
   };
-  /** Milliseconds from startNodeCluster() to the node Ready, and to CoreDNS ready (the whole bring-up). */
-  readonly timings: { readonly nodeReadyMs: number; readonly clusterReadyMs: number };
+  /** Milliseconds from startNodeCluster() to the end of each step of the bring-up (clusterReady: CoreDNS ready; imagesImported: the images of the options too, the whole of it). */
+  readonly timings: Readonly<Record<'binaries' | 'lock' | 'cleanup' | 'apiServerReady' | 'nodeReady' | 'clusterReady' | 'imagesImported', number>>;
 }
 
 export interface CommandResult {
@@ -69,6 +83,15 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** The one place everything of a run lives (fixed, so the next run finds what a crashed one left). */
 const runDir = process.env.SWITCHBOARD_NODE_DIR ?? '/tmp/switchboard-node';
+/**
+ * containerd's root (content store, snapshots, metadata) is a cache that outlives runs, like the
+ * binaries: importing the images into an empty store took 40 s and removing it 75 s (the unpacked
+ * layers are many small files). Re-importing an image already there costs about nothing, and
+ * containerd's garbage collector drops the layers no image refers to any more. Pods and containers
+ * are not kept: close() removes them, and a start after a crash removes what is left before the
+ * kubelet runs. Everything else containerd writes (state, runc root, netns, sockets) is in the run dir.
+ */
+const containerdRoot = join(process.env.SWITCHBOARD_CACHE ?? join(homedir(), '.cache/switchboard'), 'node-containerd');
 const nodeName = 'sbnode';
 const bridge = 'sbnode0';
 const podCidr = '10.222.0.0/16';
@@ -468,7 +491,7 @@ async function setUpHostNetwork(): Promise<void> {
 
 function containerdConfig(dir: string, bins: NodeBinaries): string {
   return `version = 3
-root = "${dir}/containerd/root"
+root = "${containerdRoot}"
 state = "${dir}/containerd/state"
 temp = "${dir}/containerd/tmp"
 disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.tracing.processor.v1.otlp", "io.containerd.internal.v1.tracing"]
@@ -737,16 +760,122 @@ async function writeKubeletClientCert(pki: string): Promise<void> {
 }
 
 function logTail(child: Component): string {
-  const lines = readFileSync(child.logPath, 'utf8').trimEnd().split('\n').slice(-20);
+  const lines = existsSync(child.logPath) ? readFileSync(child.logPath, 'utf8').trimEnd().split('\n').slice(-20) : ['(no log: the run dir is gone)'];
   return `--- last lines of ${child.label} (${child.logPath}) ---\n${lines.join('\n')}`;
+}
+
+// ---- one cluster per machine ------------------------------------------------------------------
+
+/**
+ * One cluster per machine: the run dir, bridge, address ranges and cgroup root are fixed, and a
+ * start cleans up whatever it finds of another run, killing a cluster still in use. So a second
+ * run (another worktree, another make e2e-node) waits here until the first one's close(), or until
+ * its process is gone (a crash: the lock is then taken over, and the cleanup removes what it
+ * left). The lock is a directory (mkdir is atomic) with owner.json: pid, checkout, since. A lock
+ * this process already holds (a global setup that took it first) is used as it is, and left to
+ * its taker to release.
+ */
+const lockDir = process.env.SWITCHBOARD_NODE_LOCK ?? `${runDir}.lock`;
+const lockWaitMs = 45 * 60_000;
+
+interface LockOwner {
+  readonly pid: number;
+  readonly cwd: string;
+  readonly since: string;
+}
+
+function lockOwner(): LockOwner | undefined {
+  try {
+    return JSON.parse(readFileSync(join(lockDir, 'owner.json'), 'utf8')) as LockOwner;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A zombie is gone too, only not reaped yet.
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') !== true;
+}
+
+/** Resolves with whether this call took the lock (and so must release it), false when this process already held it. */
+async function acquireMachineLock(): Promise<boolean> {
+  const deadline = Date.now() + lockWaitMs;
+  let told = false;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      writeFileSync(join(lockDir, 'owner.json'), JSON.stringify({ pid: process.pid, cwd: process.cwd(), since: new Date().toISOString() }));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = lockOwner();
+    if (holder?.pid === process.pid) return false;
+    // Gone; or a lock made a moment ago whose owner file is not written yet (then wait a round).
+    if (holder && !alive(holder.pid)) {
+      rmSync(lockDir, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`${lockDir} still held after ${lockWaitMs / 60_000} min by ${JSON.stringify(holder)}`);
+    if (!told && holder) {
+      console.error(`e2e-node: waiting for the real-node cluster of pid ${holder.pid} (${holder.cwd}, since ${holder.since}) to close`);
+      told = true;
+    }
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+}
+
+function releaseMachineLock(): void {
+  if (lockOwner()?.pid === process.pid) rmSync(lockDir, { recursive: true, force: true });
 }
 
 // ---- the cluster's handle ---------------------------------------------------------------------
 
+/**
+ * ctr images import, unpacked into the overlayfs snapshotter (ctr's default), as the CRI plugin
+ * needs to create containers. An archive imported before (same path, size and mtime, recorded in
+ * containerd's kept root) whose images are all still there with the same digests is skipped:
+ * reading the archives again took most of a warm bring-up.
+ */
 async function importInto(ctr: string, socket: string, archive: string): Promise<void> {
-  // Unpacked into the overlayfs snapshotter (ctr's default), as the CRI plugin needs to create containers.
-  const result = await command(ctr, ['--address', socket, '--namespace', 'k8s.io', 'images', 'import', archive]);
+  const ctrArgs = ['--address', socket, '--namespace', 'k8s.io', 'images'];
+  const recordPath = join(containerdRoot, 'switchboard-imported.json');
+  const records = existsSync(recordPath) ? (JSON.parse(readFileSync(recordPath, 'utf8')) as Record<string, ImportRecord>) : {};
+  const { size, mtimeMs } = statSync(archive);
+  const record = records[archive];
+  if (record?.size === size && record.mtimeMs === mtimeMs) {
+    const listed = (await command(ctr, [...ctrArgs, 'ls'])).stdout;
+    const present = new Set(
+      listed.split('\n').map((line) =>
+        line
+          .split(/\s+/)
+          .filter((_, i) => i === 0 || i === 2)
+          .join(' '),
+      ),
+    );
+    if (record.images.every(({ ref, digest }) => present.has(`${ref} ${digest}`))) return;
+  }
+  const result = await command(ctr, [...ctrArgs, 'import', archive]);
   if (result.code !== 0) throw new Error(`ctr images import ${archive}: ${result.stderr.trim()}`);
+  // Output: "<ref>\tsaved" then "<media type> <digest>" for each image of the archive.
+  const lines = result.stdout.split('\n');
+  const images = lines.flatMap((line, i) => {
+    const ref = /^(\S+)\tsaved/.exec(line)?.[1];
+    const digest = lines[i + 1]?.split(' ')[1];
+    return ref !== undefined && digest !== undefined ? [{ ref, digest }] : [];
+  });
+  writeFileSync(recordPath, JSON.stringify({ ...records, [archive]: { size, mtimeMs, images } }, null, 2));
+}
+
+interface ImportRecord {
+  size: number;
+  mtimeMs: number;
+  images: { ref: string; digest: string }[];
 }
 
 function connect(info: NodeClusterInfo, close: () => Promise<void>): NodeCluster {
@@ -803,9 +932,23 @@ async function waitFor(what: string, timeoutMs: number, ready: () => Promise<boo
 export async function startNodeCluster(options: { images?: readonly string[] } = {}): Promise<NodeCluster & { readonly info: NodeClusterInfo }> {
   if (process.getuid?.() !== 0) throw new Error('the real-node tier runs as root (containerd, kubelet, bridge, routes)');
   const started = Date.now();
+  const timings: Record<string, number> = {};
+  const step = (name: keyof NodeClusterInfo['timings']) => (timings[name] = Date.now() - started);
   const control = e2eBinaries();
   const bins = await nodeBinaries();
-  await cleanupHost();
+  step('binaries');
+  const tookLock = await acquireMachineLock();
+  const releaseLock = () => {
+    if (tookLock) releaseMachineLock();
+  };
+  step('lock');
+  try {
+    await cleanupHost();
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+  step('cleanup');
 
   const dir = runDir;
   for (const sub of ['logs', 'pki', 'cni/net.d', 'kubelet', 'pod-logs', 'containerd']) mkdirSync(join(dir, sub), { recursive: true });
@@ -823,16 +966,39 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
       await command(bins.crictl, ['--runtime-endpoint', `unix://${dir}/containerd/containerd.sock`, '--timeout', '20s', 'rmp', '--all', '--force']);
     }
     await components.stopAll();
-    if (process.env.SWITCHBOARD_E2E_KEEP) {
-      console.error(`e2e-node: kept ${dir} (the next run cleans it up)`);
-      return;
+    try {
+      if (process.env.SWITCHBOARD_E2E_KEEP) console.error(`e2e-node: kept ${dir} (the next run cleans it up)`);
+      else await cleanupHost();
+    } finally {
+      releaseLock();
     }
-    await cleanupHost();
   };
 
   try {
     await setUpHostNetwork();
     createCgroupRoot();
+
+    // ---- containerd and the images, while the control plane starts
+    writeFileSync(join(dir, 'containerd/config.toml'), containerdConfig(dir, bins));
+    writeFileSync(join(dir, 'cni/net.d/10-switchboard-node.conflist'), cniConfig());
+    const toolPath = `${dirname(bins.shim)}:${process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'}`;
+    const containerd = components.spawn('containerd', bins.containerd, ['--config', join(dir, 'containerd/config.toml'), '--log-level', 'warn'], {
+      ...process.env,
+      PATH: toolPath,
+    });
+    const socket = `${dir}/containerd/containerd.sock`;
+    // What the kubelet needs first: containerd up, no pod a crashed run left in the kept metadata
+    // (their processes and mounts are gone), the pause and CoreDNS images.
+    const runtimeReady = (async () => {
+      await waitFor('containerd', 30_000, async () => (await command(bins.ctr, ['--address', socket, 'version'])).code === 0, [containerd]);
+      await command(bins.crictl, ['--runtime-endpoint', `unix://${socket}`, '--timeout', '60s', 'rmp', '--all', '--force']);
+      for (const archive of [bins.pauseImage.archive, bins.corednsImage.archive]) await importInto(bins.ctr, socket, archive);
+    })();
+    const imagesImported = runtimeReady.then(async () => {
+      for (const archive of options.images ?? []) await importInto(bins.ctr, socket, archive);
+    });
+    // Awaited later; a failure meanwhile must not count as unhandled.
+    imagesImported.catch(() => undefined);
 
     // ---- etcd and the API server
     const [etcdClient, etcdPeer, apiPort, kubeletPort, kubeletHealthz, proxyHealthz, proxyMetrics] = await freePorts(7);
@@ -907,6 +1073,7 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
     const helm = join(dirname(control.kubectl), `helm-${pin('helm', 'helm.sh/helm/v3')}`);
     const kubectl = (args: readonly string[], opts: { input?: string } = {}) => command(control.kubectl, args, { ...opts, env: kubectlEnv });
     await waitFor('kube-apiserver /readyz', 120_000, async () => (await kubectl(['get', '--raw', '/readyz'])).code === 0, [etcd, apiserver]);
+    step('apiServerReady');
 
     // ---- controllers
     const controllerManager = components.spawn('kube-controller-manager', bins.kubeControllerManager, [
@@ -927,20 +1094,8 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
       '--secure-port=0',
     ]);
 
-    // ---- containerd and the images
-    writeFileSync(join(dir, 'containerd/config.toml'), containerdConfig(dir, bins));
-    writeFileSync(join(dir, 'cni/net.d/10-switchboard-node.conflist'), cniConfig());
-    const toolPath = `${dirname(bins.shim)}:${process.env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'}`;
-    const containerd = components.spawn('containerd', bins.containerd, ['--config', join(dir, 'containerd/config.toml'), '--log-level', 'warn'], {
-      ...process.env,
-      PATH: toolPath,
-    });
-    const socket = `${dir}/containerd/containerd.sock`;
-    await waitFor('containerd', 30_000, async () => (await command(bins.ctr, ['--address', socket, 'version'])).code === 0, [containerd]);
-    for (const archive of [bins.pauseImage.archive, bins.corednsImage.archive, ...(options.images ?? [])])
-      await importInto(bins.ctr, socket, archive);
-
     // ---- the kubelet and kube-proxy
+    await runtimeReady;
     writeFileSync(join(dir, 'resolv.conf'), '');
     const hardNofile = Number((await must('sh', ['-c', 'ulimit -Hn'])).trim());
     writeFileSync(
@@ -970,7 +1125,7 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
       async () => (await kubectl(['get', 'node', nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True',
       all,
     );
-    const readyAfter = Date.now() - started;
+    step('nodeReady');
 
     // ---- CoreDNS
     const applied = await kubectl(['apply', '-f', '-'], { input: corednsManifests(bins.corednsImage.ref) });
@@ -981,6 +1136,9 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
       async () => (await kubectl(['-n', 'kube-system', 'get', 'deployment', 'coredns', '-o', 'jsonpath={.status.readyReplicas}'])).stdout === '1',
       all,
     );
+    step('clusterReady');
+    await imagesImported;
+    step('imagesImported');
     const info: NodeClusterInfo = {
       dir,
       kubeconfig: join(dir, 'kubeconfig'),
@@ -991,7 +1149,7 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
       clusterDns,
       nodeName,
       tools: { kubectl: control.kubectl, helm, crictl: bins.crictl, ctr: bins.ctr, containerdSocket: socket },
-      timings: { nodeReadyMs: readyAfter, clusterReadyMs: Date.now() - started },
+      timings: timings as NodeClusterInfo['timings'],
     };
     writeFileSync(join(dir, 'timings.json'), JSON.stringify(info.timings));
     return { ...connect(info, close), info };
