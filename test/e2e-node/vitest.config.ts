@@ -17,7 +17,7 @@ export default defineConfig({
     teardownTimeout: 120_000,
     pool: 'forks',
     fileParallelism: false,
-    // machine-lock first: one cluster per machine, the next run waits (its teardown runs last).
-    globalSetup: ['test/support/scratch-tmpdir.ts', 'test/e2e-node/support/machine-lock.ts', 'test/e2e-node/support/global-setup.ts'],
+    // One cluster per machine: startNodeCluster() takes the machine lock, so a second run waits.
+    globalSetup: ['test/support/scratch-tmpdir.ts', 'test/e2e-node/support/global-setup.ts'],
   },
 });
