@@ -45,17 +45,13 @@ const ulimits = [...(nofile === 'unlimited' ? [] : ['--ulimit', `nofile=${nofile
 const podFlags = ['--read-only', '--network', 'none', '--runtime', 'runc', ...ulimits];
 const runFlags = ['--rm', ...podFlags];
 
-function podman(
-  args: string[],
-  input?: string,
-): {
+function podman(args: string[]): {
   code: number;
   stdout: string;
   stderr: string;
 } {
   const result = spawnSync('podman', args, {
     encoding: 'utf8',
-    ...(input === undefined ? {} : { input }),
     maxBuffer: 64 << 20,
   });
   if (result.error) throw result.error;
@@ -140,19 +136,26 @@ describe('image contents', () => {
     expect(engines).toEqual([]);
   });
 
-  it.runIf(targets.includes('engine'))(
-    'engine: switchboard-gows, which GOWS engine pods run, answers the engine RPC as 10001 on the read-only root, and exits on stdin EOF',
-    () => {
-      const request = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'capabilities', params: {} })}\n`;
-      const result = podman(['run', '-i', ...runFlags, ref('engine'), '/usr/local/bin/switchboard-gows', 'stdio'], request);
-      expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout.trim().split('\n')[0]!)).toMatchObject({
-        jsonrpc: '2.0',
-        id: 1,
-        result: { methods: expect.arrayContaining(['rejectCall']) },
-      });
-      const env = podman(['run', ...runFlags, ref('engine'), 'node', '-p', 'process.env.SWITCHBOARD_GOWS_BIN']);
-      expect(env.stdout.trim()).toBe('/usr/local/bin/switchboard-gows');
+  it.each(targets.filter((target) => target === 'engine' || target === 'gateway'))(
+    '%s: switchboard-gows (SWITCHBOARD_GOWS_BIN), which GOWS sessions run, answers the engine RPC as 10001 on the read-only root, and exits 0 on stdin EOF',
+    (target) => {
+      // The image's node drives it as the proxy does: a request, its answer, then stdin closed.
+      const seen = nodeIn<{ bin: string; answer: { id: number; result: { methods: string[] } }; code: number }>(
+        target,
+        `const { spawn } = require('node:child_process');
+         const bin = process.env.SWITCHBOARD_GOWS_BIN;
+         const child = spawn(bin, ['stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+         let out = '';
+         child.stdout.on('data', (chunk) => {
+           out += chunk;
+           if (out.includes('\\n')) child.stdin.end();
+         });
+         child.on('exit', (code) => console.log(JSON.stringify({ bin, answer: JSON.parse(out.split('\\n')[0]), code })));
+         child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'capabilities', params: {} }) + '\\n');`,
+      );
+      expect(seen.bin).toBe('/usr/local/bin/switchboard-gows');
+      expect(seen.answer).toMatchObject({ id: 1, result: { methods: expect.arrayContaining(['rejectCall']) } });
+      expect(seen.code).toBe(0);
     },
   );
 
