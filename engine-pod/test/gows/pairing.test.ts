@@ -1,6 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileAuthStateStore } from '../../src/index.js';
 import { FakeWaServer } from '../fake-wa/index.js';
@@ -18,6 +19,9 @@ afterAll(async () => {
   for (const driver of drivers) driver.kill();
   await fake?.close();
 });
+
+/** What the session's auth-state folder holds (clearing removes the folder). */
+const authFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
 function startGows(authDir: string): GowsDriver {
   const driver = new GowsDriver(
@@ -105,5 +109,41 @@ describe('GOWS engine (switchboard-gows) against the fake WhatsApp server', () =
     await expect(gows.request('qr')).rejects.toMatchObject({ code: 'NOT_READY' });
     await expect(gows.request('requestCode', { phoneNumber: '15550005555', method: 'sms' })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
     await expect(gows.request('noSuchMethod')).rejects.toThrow(/method not found/);
+  });
+
+  it('logout unlinks the device on the server and purges the auth state: the next start shows a QR code', async () => {
+    const authDir = mkdtempSync(join(tmpdir(), 'sb-gows-'));
+    const gows = startGows(authDir);
+    await gows.request('start', { session: 'gows', settings: {} });
+    await gows.status('SCAN_QR_CODE');
+    const phone = await fake.scanQr(await gows.request<string>('qr'), { phone: '15550006666' });
+    await gows.status('WORKING');
+    expect(authFiles(authDir).length).toBeGreaterThan(0);
+    await gows.request('logout');
+    expect(authFiles(authDir)).toEqual([]);
+    expect(gows.notifications.at(-1)).toEqual({ method: 'me', params: { me: null } });
+    await waitFor(() => phone.companion === null, 'the companion removed on the server', 10_000);
+    expect(await gows.close()).toBe(0);
+
+    const again = startGows(authDir);
+    await again.request('start', { session: 'gows', settings: {} });
+    await again.status('SCAN_QR_CODE');
+    await again.close();
+  });
+
+  it('a device the phone unlinks is FAILED, forgets the account and its auth state', async () => {
+    const authDir = mkdtempSync(join(tmpdir(), 'sb-gows-'));
+    const gows = startGows(authDir);
+    await gows.request('start', { session: 'gows', settings: {} });
+    await gows.status('SCAN_QR_CODE');
+    const phone = await fake.scanQr(await gows.request<string>('qr'), { phone: '15550007777' });
+    await gows.status('WORKING');
+    const since = gows.notifications.length;
+    phone.removeCompanion();
+    const failed = await gows.status('FAILED', since);
+    expect(String(failed.params.reason)).toMatch(/logged out/);
+    await gows.waitFor((n) => n.method === 'me' && n.params.me === null, since);
+    await waitFor(() => authFiles(authDir).length === 0, 'the auth state purged', 10_000);
+    await gows.close();
   });
 });
