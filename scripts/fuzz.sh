@@ -78,8 +78,10 @@ status=0
 # Its banner lines are rewritten: Schemathesis closes with a pytest-style "=== 2 warnings in 120.00s ==="
 # line, which a reader of test output takes for a pytest run that executed no test (CI judged two
 # green runs "ran no test" for it). The closing test line of `make test` is scripts/test-summary.mjs'.
+# POST /api/server/stop is left out: it would end the gateway under the pass (gateway/test/server tests it).
 (cd "$work" && "$venv/bin/st" run "$base/docs/openapi.json" \
   --header "X-Api-Key: $key" \
+  --exclude-path /api/server/stop \
   --checks not_a_server_error,status_code_conformance,response_schema_conformance \
   --phases examples,coverage,fuzzing \
   --seed "$seed" \

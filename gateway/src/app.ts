@@ -27,7 +27,8 @@ import { pairingRoutes } from './routes/pairing.js';
 import { passkeyRoutes } from './routes/passkey.js';
 import { profileRoutes } from './routes/profile.js';
 import { sandboxRoutes } from './routes/sandbox.js';
-import { serverRoutes } from './routes/server.js';
+import { healthRoutes } from './routes/health.js';
+import { type ServerDeps, serverRoutes } from './routes/server.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deprecatedSessionRoutes } from './routes/sessions-deprecated.js';
 import { selectProtocol, wsRoutes } from './routes/ws.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   readonly hub: WsHub;
   readonly logger: FastifyBaseLogger;
   readonly version: string;
+  /** The Server routes: the default engine, the checks of `GET /health`, and what a stop does. */
+  readonly server: ServerDeps;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit?: number;
   /** Largest body of the routes that take base64 files (spec 4.5 media), in bytes; default 16 MiB. */
@@ -92,7 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(dashboardRoutes, { root: deps.dashboard });
   }
 
-  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  await app.register(healthRoutes, { checks: deps.server.checks });
   if (deps.metrics) {
     await app.register(metricsRoutes, { metrics: deps.metrics.registry, auth: deps.auth, public: deps.metrics.public });
   }
@@ -125,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.messages) await api.register(historyRoutes, { ...routeDeps, messages: deps.messages });
     if (deps.media) await api.register(fileRoutes, { media: deps.media });
     await api.register(keyRoutes, { keys: deps.keys, incarnations: deps.auth.incarnations });
-    await api.register(serverRoutes);
+    await api.register(serverRoutes, deps.server);
   });
   return app;
 }

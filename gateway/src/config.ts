@@ -50,6 +50,11 @@ export interface GatewayConfig {
   readonly dashboard?: boolean;
   /** Print the QR code of each session waiting for a scan on stdout (SWITCHBOARD_TERMINAL_QR, `make run`). */
   readonly terminalQr?: boolean;
+  /**
+   * What `POST /api/server/stop` does once it has answered: main.ts ends the process. Left out
+   * (a gateway embedded in a test or a program), the gateway closes itself.
+   */
+  readonly onStopRequested?: (force: boolean) => void;
 }
 
 /** A year: media is a cache of what arrived, not an archive. */

@@ -38,17 +38,19 @@ async function startCluster(config: GatewayConfig): Promise<RunningGateway> {
 
 /** The gateway configured from the environment; SWITCHBOARD_MODE picks local or cluster mode. */
 async function main(): Promise<void> {
-  const config = readConfig(process.env);
+  // POST /api/server/stop ends the process: at once with force, else as a SIGTERM does.
+  const onStopRequested = (force: boolean) => (force ? process.exit(0) : void shutdown('POST /api/server/stop'));
+  const config = { ...readConfig(process.env), onStopRequested };
   const gateway = config.mode === 'cluster' ? await startCluster(config) : await startLocal(config);
 
   let closing = false;
-  const shutdown = async (signal: string) => {
+  async function shutdown(signal: string): Promise<void> {
     if (closing) return;
     closing = true;
     gateway.app.log.info({ signal }, 'shutting down');
     await gateway.close();
     process.exit(0);
-  };
+  }
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }

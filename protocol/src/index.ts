@@ -29,6 +29,7 @@ export * from './profile.js';
 export * from './resource-webhook.js';
 export * from './sandbox.js';
 export * from './sandbox-events.js';
+export * from './server.js';
 export * from './session.js';
 export * from './status.js';
 export * from './webhook.js';

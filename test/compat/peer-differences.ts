@@ -148,14 +148,18 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
   'POST /api/{session}/presence/{chatId}/subscribe': { differs: 'not-served', reason: 'not served yet: presence (issue 16)' },
   'GET /api/screenshot': { differs: 'not-served', reason: 'not served yet: screenshots of the browser engines (issue 16)' },
   'POST /api/{session}/events': { differs: 'not-served', reason: 'not served yet: event messages (issue 16)' },
-  'GET /ping': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
-  'GET /api/server/version': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
-  'GET /api/server/environment': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
-  'GET /api/server/status': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
-  'GET /api/server/debug/cpu': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
-  'GET /api/server/debug/heapsnapshot': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
-  'GET /api/server/debug/browser/trace/{session}': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
-  'GET /api/version': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
+  'GET /api/server/debug/cpu': {
+    differs: 'not-served',
+    reason: 'debug routes: not built yet (issue 16 wants them admin only, and off unless enabled)',
+  },
+  'GET /api/server/debug/heapsnapshot': {
+    differs: 'not-served',
+    reason: 'debug routes: not built yet (issue 16 wants them admin only, and off unless enabled)',
+  },
+  'GET /api/server/debug/browser/trace/{session}': {
+    differs: 'not-served',
+    reason: 'debug routes: not built yet (issue 16 wants them admin only, and off unless enabled)',
+  },
   'POST /api/{session}/media/convert/voice': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
   'POST /api/{session}/media/convert/video': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
   'GET /api/apps': { differs: 'not-served', reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)' },
@@ -176,7 +180,6 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
     reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
   },
   'POST /mcp': { differs: 'not-served', reason: 'not served yet: the MCP endpoint (issue 16)' },
-  'POST /api/server/stop': { differs: 'not-served', reason: 'not served yet: the Server routes (issue 16, Server)' },
 };
 
 /**

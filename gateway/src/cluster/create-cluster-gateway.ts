@@ -180,6 +180,18 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       hub,
       logger,
       version: VERSION,
+      server: {
+        defaultEngine: options.defaultEngine,
+        checks: {
+          nats: () => {
+            if (nc.isClosed()) throw new Error('the NATS connection is closed');
+          },
+          kubernetes: () => {
+            if (cache.list() === undefined) throw new Error('the MessagingSession cache has not listed the sessions yet');
+          },
+        },
+        stop: (force) => (options.onStopRequested ?? (() => void gateway.close()))(force),
+      },
       messages,
       media,
       deliveries: {
@@ -189,27 +201,30 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       metrics: { registry: metrics, public: options.metricsPublic ?? false },
       dashboard: options.dashboard === false ? null : dashboardDir(),
     });
-    return {
+    let closing: Promise<void> | undefined;
+    const closeAll = async () => {
+      hub.close();
+      await app.close();
+      await webhooks.stop();
+      await feed.stop();
+      stopCounting();
+      stopForgetting();
+      stopFollowing();
+      stopForgettingKeys();
+      stopKeepingLifetimes();
+      keyStore.close();
+      await sessions.close();
+      await nc.drain();
+    };
+    const gateway: ClusterGateway = {
       app,
       sessions,
       webhooks,
       metrics,
       listen: () => app.listen({ port: options.port, host: options.host }),
-      async close() {
-        hub.close();
-        await app.close();
-        await webhooks.stop();
-        await feed.stop();
-        stopCounting();
-        stopForgetting();
-        stopFollowing();
-        stopForgettingKeys();
-        stopKeepingLifetimes();
-        keyStore.close();
-        await sessions.close();
-        await nc.drain();
-      },
+      close: () => (closing ??= closeAll()),
     };
+    return gateway;
   } catch (error) {
     stopFollowing();
     hub.close();

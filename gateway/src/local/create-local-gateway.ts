@@ -173,6 +173,14 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     hub,
     logger,
     version: VERSION,
+    server: {
+      defaultEngine: options.defaultEngine,
+      checks: {
+        database: () => db.prepare('SELECT 1').get(),
+        history: () => historyDb.prepare('SELECT 1').get(),
+      },
+      stop: (force) => (options.onStopRequested ?? (() => void gateway.close()))(force),
+    },
     deliveries: {
       dead: new OutboxDeadDeliveries({
         outbox,
@@ -192,7 +200,8 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   eventLog.start();
   dispatcher.start();
 
-  return {
+  let closing: Promise<void> | undefined;
+  const gateway: LocalGateway = {
     app,
     adminKey,
     dispatcher,
@@ -204,23 +213,26 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
       await sessions.resume();
       return url;
     },
-    async close() {
-      hub.close();
-      await app.close();
-      await sessions.close();
-      fanout.stop();
-      eventLog.stop();
-      writes.flush();
-      commits.stop();
-      stopCounting();
-      // Records what the recorder still has queued, then commits it with the event log's rows.
-      await accountData.close();
-      await historyWrites.close();
-      historyDb.close();
-      await dispatcher.stop();
-      await checkpointer.stop();
-      db.close();
-      lock.release();
-    },
+    close: () => (closing ??= closeAll()),
   };
+  return gateway;
+
+  async function closeAll(): Promise<void> {
+    hub.close();
+    await app.close();
+    await sessions.close();
+    fanout.stop();
+    eventLog.stop();
+    writes.flush();
+    commits.stop();
+    stopCounting();
+    // Records what the recorder still has queued, then commits it with the event log's rows.
+    await accountData.close();
+    await historyWrites.close();
+    historyDb.close();
+    await dispatcher.stop();
+    await checkpointer.stop();
+    db.close();
+    lock.release();
+  }
 }

@@ -36,6 +36,8 @@ export interface StartOptions {
   readonly outbound?: OutboundPolicy;
   /** Serve the dashboard at /dashboard (when built); default true, as SWITCHBOARD_DASHBOARD. */
   readonly dashboard?: boolean;
+  /** What POST /api/server/stop does; default: the gateway closes itself. */
+  readonly onStopRequested?: (force: boolean) => void;
 }
 
 /** A real gateway in local mode, listening on a free loopback port, with its own data dir. */
@@ -60,6 +62,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     webhookTimeoutMs: 2_000,
     ...(options.outbound ? { outbound: options.outbound } : {}),
     ...(options.dashboard === undefined ? {} : { dashboard: options.dashboard }),
+    ...(options.onStopRequested ? { onStopRequested: options.onStopRequested } : {}),
   });
   const url = await gateway.listen();
   return { url, dataDir, gateway, api: apiClient(url, apiKey ?? ADMIN_KEY), close: () => gateway.close() };
