@@ -10,6 +10,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LE
 import './http/request-principal.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { appRoutes } from './routes/apps.js';
 import { chattingRoutes } from './routes/chatting.js';
 import { chattingActionRoutes } from './routes/chatting-actions.js';
 import { chattingInteractiveRoutes } from './routes/chatting-interactive.js';
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       chattingActionRoutes,
       messageIdRoutes,
       contactRoutes,
+      appRoutes,
       sandboxRoutes,
     ]) {
       await api.register(routes, routeDeps);

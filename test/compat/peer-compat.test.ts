@@ -74,7 +74,12 @@ function requestOf(operation: PeerOperation, files: string): { url: string; body
     const schema = parameter.schema ?? {};
     const value = schema.example ?? schema.default;
     if (parameter.in === 'path') {
-      const filled = typeof value === 'string' && parameter.name !== 'session' ? value : (PATH_VALUES[parameter.name] ?? 'x');
+      const filled =
+        operation.path.startsWith('/api/apps/') && parameter.name === 'id'
+          ? APP_ID
+          : typeof value === 'string' && parameter.name !== 'session'
+            ? value
+            : (PATH_VALUES[parameter.name] ?? 'x');
       path = path.replace(`{${parameter.name}}`, encodeURIComponent(filled));
     } else if (parameter.in === 'query' && (parameter.required || schema.example !== undefined)) {
       for (const each of Array.isArray(value) ? value : [value ?? QUERY_VALUES[parameter.name] ?? 'x']) query.append(parameter.name, String(each));
@@ -130,8 +135,25 @@ async function ensureWorking(gw: ContractGateway): Promise<void> {
 const PRECONDITIONS: Record<string, (gw: ContractGateway) => Promise<unknown>> = {
   'POST /api/sessions': (gw) => gw.api('DELETE', `/api/sessions/${SESSION}`),
   'GET /api/{session}/auth/qr': (gw) => loggedOut(gw),
+  'GET /api/apps/{id}': (gw) => callsApp(gw),
+  'PUT /api/apps/{id}': (gw) => callsApp(gw),
+  'DELETE /api/apps/{id}': (gw) => callsApp(gw),
   'POST /api/{session}/auth/request-code': (gw) => loggedOut(gw),
 };
+
+/** The app the `/api/apps/{id}` operations name (APP_ID), on the session. */
+const APP_ID = 'app_compat';
+async function callsApp(gw: ContractGateway): Promise<void> {
+  const apps = await gw.api('GET', `/api/apps?session=${SESSION}`);
+  if (apps.body.some((app: { id?: string }) => app.id === APP_ID)) return;
+  const made = await gw.api('POST', '/api/apps', {
+    id: APP_ID,
+    session: SESSION,
+    app: 'calls',
+    config: { dm: { reject: false }, group: { reject: false } },
+  });
+  expect(made.status).toBe(201);
+}
 
 async function loggedOut(gw: ContractGateway): Promise<void> {
   await gw.api('POST', `/api/sessions/${SESSION}/logout`);

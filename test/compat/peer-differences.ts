@@ -13,6 +13,17 @@ export type PeerDifference =
   | { readonly differs: 'schema'; readonly reason: string };
 
 export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
+  'POST /api/apps': {
+    differs: 'status',
+    status: 422,
+    reason:
+      "the body made from the schema asks for a `chatwoot` app (the enum's first kind): this build has the calls app only, and names it in the 422",
+  },
+  'PUT /api/apps/{id}': {
+    differs: 'status',
+    status: 422,
+    reason: 'as POST /api/apps: the body made from the schema asks for a `chatwoot` app',
+  },
   'GET /api/{session}/auth/passkey/challenge': {
     differs: 'status',
     status: 422,
@@ -162,23 +173,6 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
   },
   'POST /api/{session}/media/convert/voice': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
   'POST /api/{session}/media/convert/video': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
-  'GET /api/apps': { differs: 'not-served', reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)' },
-  'POST /api/apps': {
-    differs: 'not-served',
-    reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
-  },
-  'GET /api/apps/{id}': {
-    differs: 'not-served',
-    reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
-  },
-  'PUT /api/apps/{id}': {
-    differs: 'not-served',
-    reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
-  },
-  'DELETE /api/apps/{id}': {
-    differs: 'not-served',
-    reason: 'not served yet: /api/apps (issue 16, Apps); apps are set per session in its `apps` (spec 2.3)',
-  },
   'POST /mcp': { differs: 'not-served', reason: 'not served yet: the MCP endpoint (issue 16)' },
 };
 
