@@ -98,7 +98,7 @@ func (e *Engine) Attach(peer *Peer) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll"}
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -136,6 +136,10 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.sendContactVcard(ctx, params)
 	case "sendPoll":
 		return e.sendPoll(ctx, params)
+	case "profile":
+		return e.profile(ctx)
+	case "setProfileStatus":
+		return e.setProfileStatus(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}

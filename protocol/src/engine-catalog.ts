@@ -202,7 +202,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'socket',
     description:
       "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
-      'Sends text, media (image, file, voice, video), locations, polls and contact cards, reacts, marks read, types, rejects calls, checks numbers, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence and calls so far; every other operation answers 422 until it is built.',
+      'Sends text, media (image, file, voice, video), locations, polls and contact cards, reacts, marks read, types, rejects calls, checks numbers, reads the profile and sets its About text, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence and calls so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -210,6 +210,8 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'me',
       'account.newMessageId',
       'account.checkNumber',
+      'profile.get',
+      'profile.setStatus',
       'send.text',
       'send.media',
       'send.location',

@@ -217,3 +217,11 @@ describe('GOWS polls, contact cards, numbers and ids against the fake', () => {
     expect(await gows.request('newMessageId')).toMatch(/^[0-9A-F]{16,32}$/);
   });
 });
+
+describe('GOWS profile against the fake', () => {
+  it('reads the profile and sets the About text', async () => {
+    expect(await gows.request('profile')).toEqual({ id: phone.contactId, name: 'Me', picture: null });
+    await gows.request('setProfileStatus', { status: 'Out sailing ⛵' });
+    expect(phone.profile.about).toBe('Out sailing ⛵');
+  });
+});
