@@ -189,6 +189,7 @@ describe.each([
     const poll = await sent(command);
     expect(poll.body).toBe('story: lunch?');
     const since = events.length;
+    if (await refused({ op: 'send.pollVote', args: { chatId: CONTACT, pollMessageId: poll.id, votes: ['Sushi'] } })) return;
     const vote = (await host.execute({ op: 'send.pollVote', args: { chatId: CONTACT, pollMessageId: poll.id, votes: ['Sushi'] } })) as {
       vote: { id: string };
     };
