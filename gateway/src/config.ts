@@ -42,6 +42,8 @@ export interface GatewayConfig {
   readonly oauth?: OAuthSettings | null;
   /** GET /metrics without a key. */
   readonly metricsPublic?: boolean;
+  /** Serve the admin's debug routes (`/api/server/debug/cpu`, `/heapsnapshot`); off by default. */
+  readonly debugRoutes?: boolean;
   /** /ws ping period. */
   readonly wsPingMs?: number;
   /** A /ws client with more unsent bytes than this is dropped. */
@@ -95,6 +97,7 @@ const Env = z.object({
     .max(30 * 24 * 60 * 60)
     .default(DEFAULT_MAX_TOKEN_AGE_SECONDS),
   SWITCHBOARD_METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
+  SWITCHBOARD_DEBUG_ROUTES: z.enum(['true', 'false']).default('false'),
   SWITCHBOARD_WS_PING_SECONDS: z.coerce.number().min(1).max(3600).default(30),
   SWITCHBOARD_WS_MAX_BUFFERED_BYTES: z.coerce
     .number()
@@ -176,6 +179,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
       e.SWITCHBOARD_OAUTH_MAX_TOKEN_AGE_SECONDS,
     ),
     metricsPublic: e.SWITCHBOARD_METRICS_PUBLIC === 'true',
+    debugRoutes: e.SWITCHBOARD_DEBUG_ROUTES === 'true',
     wsPingMs: e.SWITCHBOARD_WS_PING_SECONDS * 1000,
     wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
     dashboard: e.SWITCHBOARD_DASHBOARD === 'true',

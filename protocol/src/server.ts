@@ -70,3 +70,8 @@ export const ServerStopRequest = z
   .meta({ id: 'ServerStopRequest' });
 
 export const ServerStopResponse = z.object({ stopping: z.literal(true) }).meta({ id: 'ServerStopResponse' });
+
+/** `GET /api/server/debug/cpu`: how long to sample. */
+export const CpuProfileQuery = z.object({
+  seconds: z.coerce.number().int().min(1).max(300).default(30).meta({ description: 'How many seconds to sample the CPU: 1 to 300, default 30' }),
+});

@@ -161,15 +161,15 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
   'POST /api/{session}/events': { differs: 'not-served', reason: 'not served yet: event messages (issue 16)' },
   'GET /api/server/debug/cpu': {
     differs: 'not-served',
-    reason: 'debug routes: not built yet (issue 16 wants them admin only, and off unless enabled)',
+    reason: 'off unless SWITCHBOARD_DEBUG_ROUTES=true (admin only; gateway/test/server tests it): the test runs a gateway as configured by default',
   },
   'GET /api/server/debug/heapsnapshot': {
     differs: 'not-served',
-    reason: 'debug routes: not built yet (issue 16 wants them admin only, and off unless enabled)',
+    reason: 'off unless SWITCHBOARD_DEBUG_ROUTES=true, as GET /api/server/debug/cpu',
   },
   'GET /api/server/debug/browser/trace/{session}': {
     differs: 'not-served',
-    reason: 'debug routes: not built yet (issue 16 wants them admin only, and off unless enabled)',
+    reason: 'not built: a trace of the Chromium a WEBJS session drives',
   },
   'POST /api/{session}/media/convert/voice': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
   'POST /api/{session}/media/convert/video': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },

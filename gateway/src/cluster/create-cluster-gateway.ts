@@ -182,6 +182,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       version: VERSION,
       server: {
         defaultEngine: options.defaultEngine,
+        debugRoutes: options.debugRoutes ?? false,
         checks: {
           nats: () => {
             if (nc.isClosed()) throw new Error('the NATS connection is closed');

@@ -175,6 +175,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     version: VERSION,
     server: {
       defaultEngine: options.defaultEngine,
+      debugRoutes: options.debugRoutes ?? false,
       checks: {
         database: () => db.prepare('SELECT 1').get(),
         history: () => historyDb.prepare('SELECT 1').get(),

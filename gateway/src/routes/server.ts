@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { ADMIN_ONLY } from '../auth/access.js';
 import { TIER, VERSION } from '../version.js';
 import { typed } from './context.js';
+import { serverDebugRoutes } from './server-debug.js';
 import { commonErrors } from './responses.js';
 
 const tags = ['Server'];
@@ -22,6 +23,8 @@ const tags = ['Server'];
 /** What the Server routes tell about this process and do to it. */
 export interface ServerDeps {
   readonly defaultEngine: EngineName;
+  /** Serve the debug routes (routes/server-debug.ts): SWITCHBOARD_DEBUG_ROUTES. */
+  readonly debugRoutes: boolean;
   /** Each check `GET /health` runs (routes/health.ts): one that throws is down, with its message. */
   readonly checks: Readonly<Record<string, () => unknown>>;
   /**
@@ -117,6 +120,8 @@ export async function serverRoutes(app: FastifyInstance, deps: ServerDeps): Prom
     schema: { tags, summary: 'When this server started, and how long it has run', response: { 200: ServerStatus, ...commonErrors } },
     handler: async () => ({ startTimestamp: STARTED_AT, uptime: Date.now() - STARTED_AT, worker: worker() }),
   });
+
+  if (deps.debugRoutes) await app.register(serverDebugRoutes);
 
   r.post('/api/server/stop', {
     config: ADMIN_ONLY,

@@ -134,3 +134,32 @@ describe('POST /api/server/stop', () => {
     await expect.poll(refused, { timeout: 5_000 }).toBe(true);
   });
 });
+
+describe('GET /api/server/debug/cpu and /heapsnapshot', () => {
+  it('are not served unless SWITCHBOARD_DEBUG_ROUTES is true', async () => {
+    gw = await startGateway();
+    for (const path of ['/api/server/debug/cpu?seconds=1', '/api/server/debug/heapsnapshot']) {
+      expect((await gw.api('GET', path)).status, path).toBe(404);
+    }
+  });
+
+  it('when enabled, answer the admin a CPU profile and a heap snapshot of the process; other keys 403', async () => {
+    gw = await startGateway({ debugRoutes: true });
+    const { body: key } = await gw.api('POST', '/api/keys', {});
+    expect((await gw.api('GET', '/api/server/debug/heapsnapshot', undefined, key.key)).status).toBe(403);
+    expect((await gw.api('GET', '/api/server/debug/cpu?seconds=1', undefined, key.key)).status).toBe(403);
+    const cpu = await gw.api('GET', '/api/server/debug/cpu?seconds=1');
+    expect(cpu.status).toBe(200);
+    expect(cpu.headers.get('content-disposition')).toMatch(/\.cpuprofile"$/);
+    expect(cpu.body).toMatchObject({ nodes: expect.any(Array), startTime: expect.any(Number), endTime: expect.any(Number) });
+    const bad = await gw.api('GET', '/api/server/debug/cpu?seconds=0');
+    expect(bad.status).toBe(400);
+    expect(bad.body.details[0].path).toBe('querystring.seconds');
+    const heap = await fetch(`${gw.url}/api/server/debug/heapsnapshot`, { headers: { 'x-api-key': 'test-admin-key-0123456789' } });
+    expect(heap.status).toBe(200);
+    expect(heap.headers.get('content-disposition')).toMatch(/\.heapsnapshot"$/);
+    const snapshot = JSON.parse(await heap.text()) as { snapshot: { meta: unknown } };
+    expect(snapshot.snapshot.meta).toBeDefined();
+    // A snapshot of a test worker is large: on a loaded 2-core machine it takes most of 20 s.
+  }, 120_000);
+});

@@ -38,6 +38,8 @@ export interface StartOptions {
   readonly dashboard?: boolean;
   /** What POST /api/server/stop does; default: the gateway closes itself. */
   readonly onStopRequested?: (force: boolean) => void;
+  /** Serve /api/server/debug/*, as SWITCHBOARD_DEBUG_ROUTES=true. */
+  readonly debugRoutes?: boolean;
 }
 
 /** A real gateway in local mode, listening on a free loopback port, with its own data dir. */
@@ -63,6 +65,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     ...(options.outbound ? { outbound: options.outbound } : {}),
     ...(options.dashboard === undefined ? {} : { dashboard: options.dashboard }),
     ...(options.onStopRequested ? { onStopRequested: options.onStopRequested } : {}),
+    ...(options.debugRoutes ? { debugRoutes: true } : {}),
   });
   const url = await gateway.listen();
   return { url, dataDir, gateway, api: apiClient(url, apiKey ?? ADMIN_KEY), close: () => gateway.close() };
