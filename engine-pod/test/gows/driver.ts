@@ -7,11 +7,11 @@ import { promisify } from 'node:util';
 import { EVENT_PAYLOADS, type EventName } from '@switchboard/protocol';
 import type { AuthStateStore } from '../../src/index.js';
 
-const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../engines/gows');
+export const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../engines/gows');
 const BINARY = join(ENGINE_DIR, 'bin/switchboard-gows');
 
 /** Go from the machine (the toolchain the Makefile checks); the build is cached by Go. */
-function goBinary(): string {
+export function goBinary(): string {
   if (process.env.GO) return process.env.GO;
   return existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : 'go';
 }
