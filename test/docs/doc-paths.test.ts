@@ -17,6 +17,8 @@ const DOCUMENTS = [
 ];
 /** Made by builds, installs and runs, never part of the repository. */
 const NOT_IN_REPOSITORY = new Set(['node_modules', 'dist', '.git', '.tools', '.cache', 'data', 'test-results']);
+/** Folders that builds and runs write into (all ignored by git): a document may name what lands there. */
+const RUN_OUTPUTS = ['.cache/', 'test-results/', 'engines/gows/bin/'];
 const FILE_EXTENSIONS = /\.(ts|mjs|js|md|ya?ml|json|sh)$/;
 
 /** Every file and folder of the repository, as paths from its root ('/'-separated, folders ending in '/'). */
@@ -60,6 +62,8 @@ function namedPaths(markdown: string): string[] {
  * document that has just named the folder. A built file (`dist/main.js`) stands for its source.
  */
 function exists(token: string, paths: readonly string[]): boolean {
+  // What a build or a run writes (`test-results/dashboard/`, the Go engine's binary) is there only after it.
+  if (RUN_OUTPUTS.some((folder) => token.startsWith(folder))) return true;
   const path = token.replace(/(^|\/)dist\//, '$1src/').replace(/\.js$/, '.ts');
   if (existsSync(join(repoRoot, path))) return true;
   return paths.some((p) => p.endsWith(`/${path}`) || p.endsWith(`/${path}/`));
