@@ -54,9 +54,10 @@ describe.runIf(mode === 'local')('a GOWS session over the REST surface (local mo
   });
 
   it('what the Go engine does not do answers 422 NOT_SUPPORTED from the catalog, in WORKING too', async () => {
-    const res = await gw.api('POST', '/api/forwardMessage', { session: 'gows', chatId: `${CONTACT}@c.us`, messageId: `false_${CONTACT}@c.us_AAAA` });
+    // whatsmeow has no passkey pairing.
+    const res = await gw.api('GET', '/api/gows/auth/passkey/challenge');
     expect(res.status).toBe(422);
-    expect(res.body.message).toBe("engine GOWS does not support forwarding (session 'gows')");
+    expect(res.body.message).toBe("engine GOWS does not support passkey pairing (session 'gows')");
   });
 
   it('a restart resumes the pairing from the saved auth state: WORKING again, no QR code', async () => {
