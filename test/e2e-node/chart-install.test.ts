@@ -1,0 +1,119 @@
+// helm install on the real node, as docs/operations.md tells a platform team: the CRD, the
+// operator (2 replicas, leader election), the gateway (2 replicas), the bundled NATS, the
+// NetworkPolicies, in a namespace that enforces the restricted Pod Security standard. Every pod
+// is a real container of the images `make images` built (imported, never pulled). Then the
+// operator leader's pod is deleted and the other replica takes over, and the release is removed
+// the documented way, leaving no pod behind.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { waitFor } from '@switchboard/testkit';
+import { ensureNatsImage, type Manifest, must, nodeValues, Release, seconds, USER_ID } from './release.js';
+import { connectNodeCluster } from './support/node-cluster.js';
+
+const info = inject('nodeCluster');
+const cluster = connectNodeCluster(info);
+const release = new Release(cluster, info, 'sb-install');
+const { full } = release;
+
+const ready = (pod: Manifest) => pod.status?.conditions?.find((c: Manifest) => c.type === 'Ready')?.status === 'True';
+const componentPods = async (component: string) =>
+  (
+    (await release.json('pods', '-l', `app.kubernetes.io/instance=${release.name},app.kubernetes.io/component=${component}`)).items as Manifest[]
+  ).filter((pod) => !pod.metadata.deletionTimestamp);
+const leaseHolder = async () => (await release.json('lease', `${full}-operator`)).spec.holderIdentity as string;
+
+beforeAll(async () => {
+  const nats = await ensureNatsImage(cluster);
+  const took = await release.install(nodeValues(nats));
+  console.log(`e2e-node: helm install --wait of the chart took ${seconds(took)} (namespace ${release.namespace})`);
+}, 900_000);
+
+afterAll(() => release.remove(), 600_000);
+
+describe('helm install on a real node, as docs/operations.md tells a platform team', () => {
+  it('runs the operator (2 replicas, one leader), the gateway (2), the bundled NATS and the NetworkPolicies, in a namespace enforcing restricted', async () => {
+    const namespace = JSON.parse(await must(cluster.kubectl(['get', 'namespace', release.namespace, '-o', 'json']), 'get namespace'));
+    expect(namespace.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    const crd = JSON.parse(await must(cluster.kubectl(['get', 'crd', 'messagingsessions.switchboard.dev', '-o', 'json']), 'get crd'));
+    expect(crd.status.conditions.find((c: Manifest) => c.type === 'Established')?.status).toBe('True');
+
+    for (const [component, replicas, image] of [
+      ['operator', 2, 'localhost/switchboard/operator:dev'],
+      ['gateway', 2, 'localhost/switchboard/gateway:dev'],
+      ['nats', 1, 'localhost/switchboard/nats:'],
+    ] as const) {
+      const pods = await componentPods(component);
+      expect(pods.map((pod) => pod.metadata.name).length, component).toBe(replicas);
+      for (const pod of pods) {
+        expect(ready(pod), pod.metadata.name).toBe(true);
+        expect(pod.spec.containers[0].image).toContain(image);
+        // A container the runtime started from the imported image, not a process of ours.
+        expect(pod.status.containerStatuses[0].containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
+      }
+    }
+    // The NATS volume is bound, and JetStream is on it (the streams exist, so the pod is ready on /healthz?js-enabled-only).
+    expect((await release.json('pvc', `data-${full}-nats-0`)).status.phase).toBe('Bound');
+
+    const operators = (await componentPods('operator')).map((pod) => pod.metadata.name as string);
+    expect(operators).toContain(await leaseHolder());
+
+    const policies = ((await release.json('networkpolicies')).items as Manifest[]).map((p) => p.metadata.name as string).sort();
+    expect(policies).toEqual([`${full}-engines`, `${full}-gateway`, `${full}-nats`, `${full}-operator`]);
+
+    // The API through the Service, with the generated key; a wrong key is refused.
+    expect((await release.api('GET', '/api/sessions')).status).toBe(200);
+    expect((await release.api('GET', '/api/sessions', undefined, 'wrong-key')).status).toBe(401);
+  });
+
+  it('runs every container of the release as uid 10001, read-only root, no capabilities, RuntimeDefault seccomp (crictl inspect)', async () => {
+    const pods = (await release.json('pods', '-l', `app.kubernetes.io/instance=${release.name}`)).items as Manifest[];
+    expect(pods.length).toBe(5);
+    for (const pod of pods) {
+      const id = (pod.status.containerStatuses[0].containerID as string).replace(/^containerd:\/\//, '');
+      const inspected = JSON.parse(await must(cluster.crictl(['inspect', id]), `crictl inspect ${pod.metadata.name}`));
+      const spec = inspected.info.runtimeSpec;
+      const what = `${pod.metadata.name}: ${JSON.stringify(spec.process.capabilities ?? {})}`;
+      expect(spec.process.user.uid, what).toBe(USER_ID);
+      expect(spec.process.user.gid, what).toBe(USER_ID);
+      expect(spec.root.readonly, what).toBe(true);
+      expect(spec.process.noNewPrivileges, what).toBe(true);
+      for (const set of ['bounding', 'effective', 'permitted', 'inheritable', 'ambient'])
+        expect(spec.process.capabilities?.[set] ?? [], `${what} ${set}`).toEqual([]);
+      // RuntimeDefault: containerd's default profile, which refuses what it does not list.
+      expect(spec.linux.seccomp?.defaultAction, what).toBe('SCMP_ACT_ERRNO');
+    }
+  });
+
+  it('the operator leader pod deleted: the other replica takes the Lease and runs a new session', async () => {
+    const leader = await leaseHolder();
+    const other = (await componentPods('operator')).map((pod) => pod.metadata.name as string).find((name) => name !== leader)!;
+    const started = Date.now();
+    await must(release.kubectl(['delete', 'pod', leader, '--wait=false']), 'delete the leader');
+    // On SIGTERM the leader gives the Lease up, so the standby takes it without waiting it out.
+    await waitFor(async () => (await leaseHolder()) === other, `${other} leading`, 60_000, 250);
+    const tookOver = Date.now() - started;
+    const created = await release.api('POST', '/api/sessions', { name: 'after-failover', engine: 'SANDBOX' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await release.waitForStatus('after-failover', 'SCAN_QR_CODE');
+    console.log(`e2e-node: operator failover: ${other} leads ${seconds(tookOver)} after the leader's pod was deleted`);
+    // The Deployment replaces the deleted pod, which waits as the standby.
+    await waitFor(async () => (await componentPods('operator')).filter(ready).length === 2, 'two ready operators again', 120_000);
+    expect(await leaseHolder()).toBe(other);
+  });
+
+  it('removed as docs/operations.md says (sessions, helm uninstall, the volume), leaves no pod behind', async () => {
+    expect(await release.enginePod('after-failover')).not.toBeNull();
+    await release.remove();
+    const all = await cluster.kubectl(['get', 'pods', '-A', '-o', 'json']);
+    const pods = JSON.parse(all.stdout).items as Manifest[];
+    expect(pods.filter((pod) => pod.metadata.namespace === release.namespace).map((pod) => pod.metadata.name)).toEqual([]);
+    // Nor a running container or a ready pod sandbox of it on the node (the kubelet's garbage
+    // collector removes the stopped ones later).
+    const left = async (kind: 'ps' | 'pods') => {
+      const listed = JSON.parse(await must(cluster.crictl([kind, '-o', 'json']), `crictl ${kind}`));
+      return ((kind === 'ps' ? listed.containers : listed.items) as Manifest[])
+        .filter((c) => c.labels?.['io.kubernetes.pod.namespace'] === release.namespace && c.state !== 'SANDBOX_NOTREADY')
+        .map((c) => `${c.labels['io.kubernetes.pod.name']} ${c.state}`);
+    };
+    await waitFor(async () => (await left('ps')).length === 0 && (await left('pods')).length === 0, 'no container or sandbox of the release', 60_000);
+  });
+});
