@@ -12,7 +12,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ApiCall, apiClient, waitFor } from '@switchboard/testkit';
+import { type ApiCall, apiClient } from '@switchboard/testkit';
 import type { CommandResult, NodeCluster, NodeClusterInfo } from './support/node-cluster.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -196,16 +196,14 @@ export class Release {
   }
 
   async waitForStatus(session: string, status: string, timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     let last = '';
-    await waitFor(
-      async () => {
-        last = await this.status(session);
-        return last === status;
-      },
-      `${session} ${status} (last: ${last})`,
-      timeoutMs,
-      250,
-    );
+    while (Date.now() < deadline) {
+      last = await this.status(session);
+      if (last === status) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`session '${session}' did not reach ${status} within ${timeoutMs} ms (last: ${last})`);
   }
 
   /** The engine pod of a session resource; null when there is none. */
