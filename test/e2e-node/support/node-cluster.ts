@@ -8,7 +8,7 @@
 // by the next one before it starts: processes, containers, mounts, cgroups, the bridge, routes,
 // nftables tables. The host changes and the traps of this machine are in test/e2e/README.md
 // ("Real node").
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -418,15 +418,17 @@ async function cleanupHost(): Promise<void> {
     }
   }
   if (before !== undefined) {
-    // Tables iptables-nft made for those chains, when they were not there before and hold no rule now.
+    // The base chains (INPUT, OUTPUT, ...) and tables iptables-nft made for those chains, when
+    // they were not there before and hold no rule now.
+    // (A record without the chains, from an older harness, leaves them.)
+    const chainsBefore = before.nftChains;
+    for (const chain of chainsBefore === undefined ? [] : (await iptablesChains()).filter((c) => !chainsBefore.includes(c))) {
+      const [family, table, name] = chain.split(' ') as [string, string, string];
+      if (rulesIn(['chain', family, table, name]) === 0) await quietly('nft', ['delete', 'chain', family, table, name]);
+    }
     const tables = (await command('nft', ['list', 'tables'])).stdout.split('\n').filter((line) => line.startsWith('table '));
     for (const table of tables.filter((t) => !before.nftTables.includes(t) && /^table ip6? (filter|nat|mangle)$/.test(t))) {
-      const listing = (await command('nft', ['list', ...table.split(' ')])).stdout;
-      const rules = listing
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== '' && line !== '}' && !/^(table|chain|type|#)/.test(line));
-      if (rules.length === 0) await quietly('nft', ['delete', ...table.split(' ')]);
+      if (rulesIn(table.split(' ')) === 0) await quietly('nft', ['delete', ...table.split(' ')]);
     }
     // Dirs the kubelet and containerd make outside their roots (shim sockets, the device plugin
     // socket, container log links) when this run made them.
@@ -434,10 +436,39 @@ async function cleanupHost(): Promise<void> {
   }
 }
 
+/** "<family> <table> <chain>" of every chain in iptables-nft's tables (ip and ip6 filter, nat, mangle). */
+async function iptablesChains(): Promise<string[]> {
+  const chains: string[] = [];
+  let table = '';
+  for (const line of (await command('nft', ['list', 'chains'])).stdout.split('\n')) {
+    const t = /^table (ip6? (?:filter|nat|mangle)) \{/.exec(line);
+    if (t) table = t[1]!;
+    else if (line.startsWith('table ')) table = '';
+    const c = /^\s+chain (\S+) \{/.exec(line);
+    if (c && table !== '') chains.push(`${table} ${c[1]}`);
+  }
+  return chains;
+}
+
+/** Rules in an nft listing (`nft list <what>`): the lines that are not structure. */
+function rulesIn(what: readonly string[]): number {
+  let listing: string;
+  try {
+    listing = execFileSync('nft', ['list', ...what], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return Number.POSITIVE_INFINITY; // Gone meanwhile: nothing to delete.
+  }
+  return listing
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== '}' && !/^(table|chain|type|#)/.test(line)).length;
+}
+
 /** What the host looked like before a run, saved in the run dir so that even the next run's cleanup after a crash restores it. */
 interface HostBefore {
   sysctls: Record<string, string>;
   nftTables: string[];
+  nftChains?: string[];
   absentPaths: string[];
 }
 
@@ -455,6 +486,7 @@ async function saveHostBefore(): Promise<void> {
   const before: HostBefore = {
     sysctls: Object.fromEntries(kubeletSysctls.flatMap((name) => (readSysctl(name) === undefined ? [] : [[name, readSysctl(name)!]]))),
     nftTables: (await must('nft', ['list', 'tables'])).split('\n').filter((line) => line.startsWith('table ')),
+    nftChains: await iptablesChains(),
     absentPaths: pathsOutsideRunDir.filter((path) => !existsSync(path)),
   };
   writeFileSync(join(runDir, 'host-before.json'), JSON.stringify(before, null, 2));
