@@ -110,8 +110,8 @@ describe('docker/Dockerfile', () => {
     expect(browser).toContain('SWITCHBOARD_CHROMIUM_PATH=/usr/bin/chromium');
     expect(byStage.get('engine')!.join('\n')).not.toContain('chromium');
     for (const stage of ['build', 'browser-engine']) expect(byStage.get(stage)!.join('\n'), stage).toContain('PUPPETEER_SKIP_DOWNLOAD=1');
-    const webjs = join(repoRoot, 'engine-pod/src/engines/webjs/client-factory.ts');
-    if (existsSync(webjs)) expect(readFileSync(webjs, 'utf8')).toContain("chromiumPath: '/usr/bin/chromium'");
+    // The engine's default browser is the one the image installs (SWITCHBOARD_CHROMIUM_PATH overrides it).
+    expect(readFileSync(join(repoRoot, 'engine-pod/src/engines/webjs/chromium-path.ts'), 'utf8')).toContain("|| '/usr/bin/chromium'");
   });
 
   it('keeps local installs, builds and git state out of the build context', () => {
