@@ -89,8 +89,19 @@ describe('helm install on a real node, as docs/operations.md tells a platform te
     const started = Date.now();
     await must(release.kubectl(['delete', 'pod', leader, '--wait=false']), 'delete the leader');
     // On SIGTERM the leader gives the Lease up, so the standby takes it without waiting it out.
-    await waitFor(async () => (await leaseHolder()) === other, `${other} leading`, 60_000, 250);
+    let holder = leader;
+    await waitFor(
+      async () => {
+        holder = await leaseHolder();
+        return holder !== leader && holder !== '';
+      },
+      `a new leader after ${leader}`,
+      60_000,
+      250,
+    );
     const tookOver = Date.now() - started;
+    const pods = (await componentPods('operator')).map((pod) => `${pod.metadata.name as string} ${ready(pod) ? 'ready' : 'not ready'}`);
+    expect(holder, `the Lease went to ${holder}, not the standby ${other}; operator pods: ${pods.join(', ')}`).toBe(other);
     const created = await release.api('POST', '/api/sessions', { name: 'after-failover', engine: 'SANDBOX' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     await release.waitForStatus('after-failover', 'SCAN_QR_CODE');
