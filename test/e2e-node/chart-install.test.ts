@@ -83,12 +83,12 @@ describe('helm install on a real node, as docs/operations.md tells a platform te
     }
   });
 
-  it('the operator leader pod deleted: the other replica takes the Lease and runs a new session', async () => {
+  it('the operator leader pod deleted: another replica takes the Lease and runs a new session', async () => {
     const leader = await leaseHolder();
     const other = (await componentPods('operator')).map((pod) => pod.metadata.name as string).find((name) => name !== leader)!;
     const started = Date.now();
     await must(release.kubectl(['delete', 'pod', leader, '--wait=false']), 'delete the leader');
-    // On SIGTERM the leader gives the Lease up, so the standby takes it without waiting it out.
+    // On SIGTERM the leader gives the Lease up: a new holder takes it without waiting it out.
     let holder = leader;
     await waitFor(
       async () => {
@@ -100,15 +100,21 @@ describe('helm install on a real node, as docs/operations.md tells a platform te
       250,
     );
     const tookOver = Date.now() - started;
-    const pods = (await componentPods('operator')).map((pod) => `${pod.metadata.name as string} ${ready(pod) ? 'ready' : 'not ready'}`);
-    expect(holder, `the Lease went to ${holder}, not the standby ${other}; operator pods: ${pods.join(', ')}`).toBe(other);
+    // A live operator pod leads: the standby, or (1 run in 5 here) the Deployment's replacement
+    // for the deleted pod, which campaigns as it starts and can win before the standby's next try.
+    const pods = await componentPods('operator');
+    expect(
+      pods.map((pod) => pod.metadata.name as string),
+      `the Lease went to ${holder}`,
+    ).toContain(holder);
+    const by = holder === other ? 'the standby' : 'the replacement pod';
     const created = await release.api('POST', '/api/sessions', { name: 'after-failover', engine: 'SANDBOX' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     await release.waitForStatus('after-failover', 'SCAN_QR_CODE');
-    console.log(`e2e-node: operator failover: ${other} leads ${seconds(tookOver)} after the leader's pod was deleted`);
-    // The Deployment replaces the deleted pod, which waits as the standby.
+    console.log(`e2e-node: operator failover: ${holder} (${by}) leads ${seconds(tookOver)} after the leader's pod was deleted`);
+    // The Deployment replaces the deleted pod; the new leader keeps the Lease.
     await waitFor(async () => (await componentPods('operator')).filter(ready).length === 2, 'two ready operators again', 120_000);
-    expect(await leaseHolder()).toBe(other);
+    expect(await leaseHolder()).toBe(holder);
   });
 
   it('removed as docs/operations.md says (sessions, helm uninstall, the volume), leaves no pod behind', async () => {
