@@ -7,16 +7,10 @@
 # stdout: only the bin dir, on the last line. Progress and timings go to stderr.
 set -euo pipefail
 
-root="$(cd "$(dirname "$0")/.." && pwd)"
-tools="$root/test/e2e/tools"
-bin="${SWITCHBOARD_CACHE:-$HOME/.cache/switchboard}/bin"
+tag=e2e-binaries
+# shellcheck source=lib/go-tools.sh
+source "$(dirname "$0")/lib/go-tools.sh"
 
-GO="$(command -v go || true)"
-[ -n "$GO" ] || GO=/usr/local/go/bin/go
-[ -x "$GO" ] || { echo "e2e-binaries: Go is required (go on PATH or /usr/local/go/bin/go)" >&2; exit 1; }
-
-# The go.mod files are the single source of truth for the pins (control-plane.ts reads them too).
-req_version() { awk -v m="$2" '$1 == m { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$1"; }
 ETCD_VERSION="$(req_version "$tools/etcd/go.mod" go.etcd.io/etcd/server/v3)"
 KUBE_VERSION="$(req_version "$tools/kube/go.mod" k8s.io/kubernetes)"
 NATS_VERSION="$(req_version "$tools/nats/go.mod" github.com/nats-io/nats-server/v2)"
@@ -24,39 +18,10 @@ HELM_VERSION="$(req_version "$tools/helm/go.mod" helm.sh/helm/v3)"
 [ -n "$ETCD_VERSION" ] && [ -n "$KUBE_VERSION" ] && [ -n "$NATS_VERSION" ] && [ -n "$HELM_VERSION" ] ||
   { echo "e2e-binaries: cannot read the pins from test/e2e/tools/*/go.mod" >&2; exit 1; }
 
-mkdir -p "$bin"
-# -buildvcs=false: the tool modules sit inside this git repo, whose state says nothing about them.
-# -mod=readonly: go.sum is committed and complete, so a build never rewrites it.
-export GOFLAGS="-mod=readonly -buildvcs=false"
-export CGO_ENABLED=0 # static binaries, no C toolchain needed
-
-# build <name> <module dir> <go build args...>: builds into a temp dir ("{out}" in the args),
-# then renames, so an interrupted or concurrent run never leaves a half-written binary under the
-# final name.
-build() {
-  local name="$1" dir="$2"; shift 2
-  local out="$bin/$name"
-  if [ -x "$out" ]; then echo "e2e-binaries: $name cached" >&2; return; fi
-  echo "e2e-binaries: building $name (a cold build of the Kubernetes ones takes minutes)" >&2
-  local tmp start
-  tmp="$(mktemp -d "$bin/.build.XXXXXX")"
-  start=$SECONDS
-  (cd "$dir" && "$GO" "${@//\{out\}/$tmp/}") >&2 || { rm -rf "$tmp"; echo "e2e-binaries: $name failed" >&2; exit 1; }
-  mv -f "$tmp"/* "$out"
-  rm -rf "$tmp"
-  echo "e2e-binaries: built $name in $((SECONDS - start))s ($(du -h "$out" | cut -f1))" >&2
-}
-
-# kubectl and kube-apiserver report this version (kubectl version, /version), as release builds do.
-kube_ldflags="-s -w"
-minor="${KUBE_VERSION#v1.}"; minor="${minor%%.*}"
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  kube_ldflags+=" -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
-done
-
+kube_flags="$(kube_ldflags "$KUBE_VERSION")"
 build "etcd-$ETCD_VERSION" "$tools/etcd" build -trimpath -ldflags="-s -w" -o "{out}" .
-build "kube-apiserver-$KUBE_VERSION" "$tools/kube" build -trimpath -ldflags="$kube_ldflags" -o "{out}" ./cmd/kube-apiserver
-build "kubectl-$KUBE_VERSION" "$tools/kube" build -trimpath -ldflags="$kube_ldflags" -o "{out}" ./cmd/kubectl
+build "kube-apiserver-$KUBE_VERSION" "$tools/kube" build -trimpath -ldflags="$kube_flags" -o "{out}" ./cmd/kube-apiserver
+build "kubectl-$KUBE_VERSION" "$tools/kube" build -trimpath -ldflags="$kube_flags" -o "{out}" ./cmd/kubectl
 build "nats-server-$NATS_VERSION" "$tools/nats" build -trimpath -ldflags="-s -w" -o "{out}" github.com/nats-io/nats-server/v2
 
 # helm reports its version, and defaults .Capabilities.KubeVersion (helm template, helm lint) to

@@ -11,16 +11,10 @@
 # stdout: only the bin dir, on the last line. Progress and timings go to stderr.
 set -euo pipefail
 
-root="$(cd "$(dirname "$0")/.." && pwd)"
-tools="$root/test/e2e/tools"
-bin="${SWITCHBOARD_CACHE:-$HOME/.cache/switchboard}/bin"
+tag=node-binaries
+# shellcheck source=lib/go-tools.sh
+source "$(dirname "$0")/lib/go-tools.sh"
 
-GO="$(command -v go || true)"
-[ -n "$GO" ] || GO=/usr/local/go/bin/go
-[ -x "$GO" ] || { echo "node-binaries: Go is required (go on PATH or /usr/local/go/bin/go)" >&2; exit 1; }
-
-# The go.mod files are the single source of truth for the pins (node-cluster.ts reads them too).
-req_version() { awk -v m="$2" '$1 == m { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$1"; }
 KUBE_VERSION="$(req_version "$tools/kube/go.mod" k8s.io/kubernetes)"
 CONTAINERD_VERSION="$(req_version "$tools/containerd/go.mod" github.com/containerd/containerd/v2)"
 CNI_VERSION="$(req_version "$tools/cni/go.mod" github.com/containernetworking/plugins)"
@@ -30,37 +24,9 @@ for v in KUBE_VERSION CONTAINERD_VERSION CNI_VERSION COREDNS_VERSION CRICTL_VERS
   [ -n "${!v}" ] || { echo "node-binaries: cannot read $v from test/e2e/tools/*/go.mod" >&2; exit 1; }
 done
 
-mkdir -p "$bin"
-# -buildvcs=false: the tool modules sit inside this git repo, whose state says nothing about them.
-# -mod=readonly: go.sum is committed and complete, so a build never rewrites it.
-export GOFLAGS="-mod=readonly -buildvcs=false"
-export CGO_ENABLED=0 # static binaries, no C toolchain needed
-
-# build <name> <module dir> <go build args...>: builds into a temp dir ("{out}" in the args), then
-# renames, so an interrupted or concurrent run never leaves a half-written result under the final
-# name. <name> is a file when the build writes one binary, a directory when it writes several.
-build() {
-  local name="$1" dir="$2"; shift 2
-  local out="$bin/$name"
-  if [ -e "$out" ]; then echo "node-binaries: $name cached" >&2; return; fi
-  echo "node-binaries: building $name" >&2
-  local tmp start
-  tmp="$(mktemp -d "$bin/.build.XXXXXX")"
-  start=$SECONDS
-  (cd "$dir" && "$GO" "${@//\{out\}/$tmp/}") >&2 || { rm -rf "$tmp"; echo "node-binaries: $name failed" >&2; exit 1; }
-  if [ "$(ls "$tmp" | wc -l)" = 1 ]; then mv -f "$tmp"/* "$out"; rmdir "$tmp"; else chmod 755 "$tmp"; mv -f "$tmp" "$out"; fi
-  echo "node-binaries: built $name in $((SECONDS - start))s ($(du -sh "$out" | cut -f1))" >&2
-}
-
-# Every Kubernetes component reports this version (/version, the node's kubeletVersion), as
-# release builds do; without it they say v0.0.0-master and version skew checks misfire.
-kube_ldflags="-s -w"
-minor="${KUBE_VERSION#v1.}"; minor="${minor%%.*}"
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  kube_ldflags+=" -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
-done
+kube_flags="$(kube_ldflags "$KUBE_VERSION")"
 for cmd in kube-controller-manager kube-scheduler kube-proxy kubelet; do
-  build "$cmd-$KUBE_VERSION" "$tools/kube" build -trimpath -ldflags="$kube_ldflags" -o "{out}" "./cmd/$cmd"
+  build "$cmd-$KUBE_VERSION" "$tools/kube" build -trimpath -ldflags="$kube_flags" -o "{out}" "./cmd/$cmd"
 done
 
 # containerd: no_btrfs because its btrfs snapshotter needs cgo (the overlayfs one is used);
