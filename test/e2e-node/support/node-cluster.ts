@@ -28,7 +28,7 @@ import type { Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { e2eBinaries, freePorts, kubeconfig, pin, writePki } from '../../e2e/support/control-plane.js';
+import { e2eBinaries, freePorts, kubeconfig, pin, singleEtcd, writePki } from '../../e2e/support/control-plane.js';
 
 export interface NodeCluster {
   readonly dir: string; // run dir: logs of every component, kubeconfig
@@ -1034,19 +1034,8 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
 
     // ---- etcd and the API server
     const [etcdClient, etcdPeer, apiPort, kubeletPort, kubeletHealthz, proxyHealthz, proxyMetrics] = await freePorts(7);
-    const etcdUrl = `http://127.0.0.1:${etcdClient}`;
-    const peerUrl = `http://127.0.0.1:${etcdPeer}`;
-    const etcd = components.spawn('etcd', control.etcd, [
-      '--name=node',
-      `--data-dir=${join(dir, 'etcd')}`,
-      `--listen-client-urls=${etcdUrl}`,
-      `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=node=${peerUrl}`,
-      '--unsafe-no-fsync',
-      '--log-level=warn',
-    ]);
+    const { url: etcdUrl, args: etcdArgs } = singleEtcd('node', join(dir, 'etcd'), etcdClient!, etcdPeer!);
+    const etcd = components.spawn('etcd', control.etcd, etcdArgs);
 
     const pkiDir = join(dir, 'pki');
     const pki = writePki(pkiDir, [`IP:${hostAddress}`, `IP:${apiServiceIp}`]);

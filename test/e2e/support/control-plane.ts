@@ -135,20 +135,8 @@ async function startOnce(options: StartOptions): Promise<ControlPlane> {
   const group = new ProcessGroup(dir);
   try {
     const [etcdClient, etcdPeer, apiPort] = await freePorts(3);
-    const etcdUrl = `http://127.0.0.1:${etcdClient}`;
-    const peerUrl = `http://127.0.0.1:${etcdPeer}`;
-    const etcd = group.spawn('etcd', bins.etcd, [
-      '--name=e2e',
-      `--data-dir=${join(dir, 'etcd')}`,
-      `--listen-client-urls=${etcdUrl}`,
-      `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=e2e=${peerUrl}`,
-      // A throwaway store: skipping fsync makes API writes several times faster on slow disks.
-      '--unsafe-no-fsync',
-      '--log-level=warn',
-    ]);
+    const { url: etcdUrl, args: etcdArgs } = singleEtcd('e2e', join(dir, 'etcd'), etcdClient!, etcdPeer!);
+    const etcd = group.spawn('etcd', bins.etcd, etcdArgs);
     await waitUntil(etcd, 'etcd /health', 30_000, async () => {
       const res = await fetch(`${etcdUrl}/health`).catch(() => null);
       return res?.ok === true && ((await res.json()) as { health?: string }).health === 'true';
@@ -371,6 +359,25 @@ function run(binary: string, args: string[], env: NodeJS.ProcessEnv, stdin?: str
 }
 
 /** Ports free right now; held open together so the OS hands out distinct ones. */
+/** A one-member etcd on loopback, as both tiers run it: its client URL and its arguments. */
+export function singleEtcd(name: string, dataDir: string, clientPort: number, peerPort: number): { url: string; args: string[] } {
+  const url = `http://127.0.0.1:${clientPort}`;
+  const peerUrl = `http://127.0.0.1:${peerPort}`;
+  const args = [
+    `--name=${name}`,
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${url}`,
+    `--advertise-client-urls=${url}`,
+    `--listen-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-cluster=${name}=${peerUrl}`,
+    // A throwaway store: skipping fsync makes API writes several times faster on slow disks.
+    '--unsafe-no-fsync',
+    '--log-level=warn',
+  ];
+  return { url, args };
+}
+
 export async function freePorts(count: number): Promise<number[]> {
   const servers = Array.from({ length: count }, () => createServer());
   const ports = await Promise.all(
