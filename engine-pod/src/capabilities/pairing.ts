@@ -1,4 +1,5 @@
-import type { PasskeyAssertionRequest, PasskeyChallenge, PasskeyConfirmationResponse } from '@switchboard/protocol';
+import type { EngineName, PasskeyAssertionRequest, PasskeyChallenge, PasskeyConfirmationResponse, RequestCodeRequest } from '@switchboard/protocol';
+import { CommandError } from '../command-error.js';
 
 /**
  * Passkey pairing (spec 4.1), for engines whose messaging service can ask for one. The host
@@ -14,4 +15,23 @@ export interface PasskeyPairing {
   passkeyConfirmation?(): Promise<PasskeyConfirmationResponse>;
   /** The user saw the same code on the phone: WORKING. */
   confirmPasskey?(): Promise<void>;
+}
+
+/** The QR code an engine holds while SCAN_QR_CODE: WRONG_STATUS until its service sent the first. */
+export function currentQr(session: string, value: string | null): string {
+  if (!value) throw new CommandError('WRONG_STATUS', `session '${session}' has no QR code yet; try again shortly`);
+  return value;
+}
+
+/**
+ * Engines that link a device by a code typed on the phone cannot register a number by SMS or
+ * voice (`method`): 422 naming the engine.
+ */
+export function refuseNumberRegistration(engine: EngineName, session: string, request: RequestCodeRequest): void {
+  if (!request.method) return;
+  throw new CommandError(
+    'NOT_SUPPORTED',
+    `${engine} links a device by a code typed on the phone; registering a number by ${request.method} is not supported by ${engine}`,
+    { session, engine, method: request.method },
+  );
 }

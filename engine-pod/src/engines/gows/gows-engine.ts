@@ -11,6 +11,7 @@ import {
 import { JSONRPCErrorCode, JSONRPCErrorException } from 'json-rpc-2.0';
 import { z } from 'zod';
 import { CommandError, reasonOf } from '../../command-error.js';
+import { currentQr, refuseNumberRegistration } from '../../capabilities/pairing.js';
 import { METHOD_OF } from '../../dispatch/support.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { describeExit, EngineProcess, type ProcessExit } from './engine-process.js';
@@ -97,18 +98,11 @@ export class GowsEngine implements Engine {
   }
 
   qr(): string {
-    if (!this.qrValue) throw new CommandError('WRONG_STATUS', `session '${this.context.session}' has no QR code yet; try again shortly`);
-    return this.qrValue;
+    return currentQr(this.context.session, this.qrValue);
   }
 
   async requestCode(request: RequestCodeRequest): Promise<{ code: string }> {
-    if (request.method) {
-      throw new CommandError(
-        'NOT_SUPPORTED',
-        `GOWS links a device by a code typed on the phone; registering a number by ${request.method} is not supported by GOWS`,
-        { session: this.context.session, engine: this.name, method: request.method },
-      );
-    }
+    refuseNumberRegistration(this.name, this.context.session, request);
     return this.checked('requestCode', CodeResult, await this.call('requestCode', request));
   }
 

@@ -12,6 +12,7 @@ import {
 import makeWASocket, { type BaileysEventMap, DisconnectReason } from '@whiskeysockets/baileys';
 import type { CommandArgs, OutgoingButtonReply, OutgoingContacts, OutgoingLinkPreview, OutgoingMedia } from '../../capabilities/chatting.js';
 import { CommandError, reasonOf } from '../../command-error.js';
+import { currentQr, refuseNumberRegistration } from '../../capabilities/pairing.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { AccountEvents } from './account-events.js';
@@ -128,18 +129,11 @@ export class NowebEngine implements Engine {
   }
 
   qr(): string {
-    if (!this.qrValue) throw new CommandError('WRONG_STATUS', `session '${this.context.session}' has no QR code yet; try again shortly`);
-    return this.qrValue;
+    return currentQr(this.context.session, this.qrValue);
   }
 
   async requestCode(request: RequestCodeRequest): Promise<{ code: string }> {
-    if (request.method) {
-      throw new CommandError(
-        'NOT_SUPPORTED',
-        `NOWEB links a device by a code typed on the phone; registering a number by ${request.method} is not supported by NOWEB`,
-        { session: this.context.session, engine: this.name, method: request.method },
-      );
-    }
+    refuseNumberRegistration(this.name, this.context.session, request);
     const code = await this.requireSocket()
       .requestPairingCode(request.phoneNumber)
       .catch((error: unknown) => {
