@@ -18,7 +18,8 @@ for (const file of process.argv.slice(2)) {
   failed += report.numFailedTests;
   skipped += report.numPendingTests + report.numTodoTests;
   // A file whose setup threw fails no test (its tests count as skipped), yet the run failed.
-  failedFiles += report.numFailedTestSuites;
+  // (numFailedTestSuites would count each describe block around a failed test too.)
+  failedFiles += report.testResults.filter((file) => file.status === 'failed').length;
 }
 if (missing.length > 0) console.log(`No test report at ${missing.join(', ')}: that suite did not run to the end.`);
 console.log(

@@ -180,17 +180,17 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
 
       // Several resyncs later: still no pod, and not one reconcile ended in an error to retry.
       await sleep(1_500);
-      expect(await cluster.pod(ns, 'gows')).toBeNull();
+      expect(await cluster.pod(ns, 'wpp')).toBeNull();
       expect(await cluster.pod(ns, 'ftp')).toBeNull();
       const metrics = await (await fetch(`http://127.0.0.1:${operator.httpPort}/metrics`)).text();
       expect(sample(metrics, 'switchboard_operator_reconciles_total', { outcome: 'error' })).toBe(0);
-      expect((await statusOf(ns, 'gows'))?.status).toBe('FAILED');
+      expect((await statusOf(ns, 'wpp'))?.status).toBe('FAILED');
 
       // A spec this build can run clears it: a pod, and the condition moves on.
-      await cluster.patchSession(ns, 'gows', { spec: { engine: 'SANDBOX' } });
-      await waitForApiServer(() => cluster.pod(ns, 'gows'), 'a pod for the engine this build has');
+      await cluster.patchSession(ns, 'wpp', { spec: { engine: 'SANDBOX' } });
+      await waitForApiServer(() => cluster.pod(ns, 'wpp'), 'a pod for the engine this build has');
       await waitForApiServer(
-        async () => (await statusOf(ns, 'gows'))?.conditions?.find((c) => c.type === 'Ready')?.reason !== 'EngineNotAvailable',
+        async () => (await statusOf(ns, 'wpp'))?.conditions?.find((c) => c.type === 'Ready')?.reason !== 'EngineNotAvailable',
         'the refusal cleared',
       );
     });
