@@ -323,7 +323,8 @@ describe('chart against a real API server', () => {
         const resource = await waitFor(
           async () => {
             const r = JSON.parse((await ok(kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo', '-o', 'json']), 'get')).stdout) as Manifest;
-            return r.metadata.finalizers?.includes('switchboard.dev/logout') && r.status?.status === 'STARTING' ? r : null;
+            // The pod's name comes in a status write of its own, after the first STARTING.
+            return r.metadata.finalizers?.includes('switchboard.dev/logout') && r.status?.status === 'STARTING' && r.status?.podName ? r : null;
           },
           'finalizer and status',
           CHART_WAIT_MS,
