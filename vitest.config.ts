@@ -26,7 +26,7 @@ export default defineConfig({
           name: 'packages',
           globalSetup: [SCRATCH_TMPDIR],
           include: [
-            '{protocol,kube,engine-pod,gateway,operator,testkit,cli}/test/**/*.test.ts',
+            '{protocol,kube,engine-pod,gateway,operator,testkit,cli,bench}/test/**/*.test.ts',
             'test/docs/**/*.test.ts',
             'test/dashboard/**/*.test.ts',
             'test/cli/**/*.test.ts',

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { RESULTS_FILE, startRun } from './results.js';
 
 /**
  * `make bench`: every benchmark, one after the other, each in a process of its own so that none
@@ -16,12 +17,16 @@ async function main(): Promise<number> {
     console.error(`unknown benchmark ${unknown.join(', ')}; there are ${BENCHMARKS.join(', ')}`);
     return 2;
   }
+  // A whole run starts bench/results/latest.json afresh (the last run's becomes previous.json);
+  // a part run alone replaces only its own entries.
+  if (picked.length === 0) startRun();
   const failed: string[] = [];
   for (const name of picked.length > 0 ? picked : BENCHMARKS) {
     console.log(`\n=== ${name} ===`);
     const code = await run(fileURLToPath(new URL(`./${name}.js`, import.meta.url)));
     if (code !== 0) failed.push(`${name} (exit ${code})`);
   }
+  console.log(`\nresults: ${RESULTS_FILE}`);
   if (failed.length > 0) console.error(`\nbenchmarks that did not finish: ${failed.join(', ')}`);
   return failed.length > 0 ? 1 : 0;
 }

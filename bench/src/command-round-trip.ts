@@ -8,6 +8,7 @@ import { CommandReply, EngineCommand, STREAMS, SUBJECTS } from '@switchboard/pro
 import { freePort, startNatsServer } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { pino } from 'pino';
+import { recordResults } from './results.js';
 import { elapsedMs, type Summary, summarize } from './stats.js';
 import { numberSetting } from './settings.js';
 
@@ -252,6 +253,16 @@ function print(seq: { local: Measured; remote: Measured }, con: { local: Measure
     `target: added median under ${TARGET_ADDED_MEDIAN_MS} ms (sequential): ${addedSeq < TARGET_ADDED_MEDIAN_MS ? 'met' : 'NOT met'}` +
       `   (at ${IN_FLIGHT} in flight: ${addedCon < TARGET_ADDED_MEDIAN_MS ? 'met' : 'not met'})\n`,
   );
+  const rate = (m: Measured) => m.samples.length / (m.wallMs / 1000);
+  recordResults('command-round-trip', [
+    { name: 'command round trip median, sequential', value: sr.medianMs, unit: 'ms', baseline: sl.medianMs },
+    { name: 'command round trip p99, sequential', value: sr.p99Ms, unit: 'ms', baseline: sl.p99Ms },
+    // The target is on the difference, so it is its own figure (the baseline is 0 added).
+    { name: 'command round trip added median, sequential', value: addedSeq, unit: 'ms', target: { of: 'value', atMost: TARGET_ADDED_MEDIAN_MS } },
+    { name: `command round trip median, ${IN_FLIGHT} in flight`, value: cr.medianMs, unit: 'ms', baseline: cl.medianMs },
+    { name: `command round trip p99, ${IN_FLIGHT} in flight`, value: cr.p99Ms, unit: 'ms', baseline: cl.p99Ms },
+    { name: `commands per second, ${IN_FLIGHT} in flight`, value: rate(con.remote), unit: '/s', baseline: rate(con.local) },
+  ]);
 }
 
 main().catch((error: unknown) => {

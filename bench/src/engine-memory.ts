@@ -1,4 +1,5 @@
 import { type FakeWaServer, MEASURE, startFakeWa } from './engine-pod-sources.js';
+import { type FigureInput, recordResults } from './results.js';
 
 /**
  * Resident memory of idle sessions: NOWEB (real Baileys, paired with and connected to the fake
@@ -128,6 +129,18 @@ function print(rows: readonly Row[]): void {
   } else if (largest) {
     console.log(`ours:      at N=${largest.count}, ${mb(largest.rss / largest.count)} MB per NOWEB session`);
   }
+  const figures: FigureInput[] = [];
+  for (const row of rows) {
+    const sandbox = rows.find((other) => other.engine === 'SANDBOX' && other.count === row.count);
+    figures.push({
+      name: `${row.engine} RSS per idle session in one process, N=${row.count}`,
+      value: mib(row.rss / row.count),
+      unit: 'MiB',
+      ...(row.engine === 'SANDBOX' || !sandbox ? {} : { baseline: mib(sandbox.rss / sandbox.count) }),
+      at: row.count,
+    });
+  }
+  recordResults('engine-memory', figures);
 }
 
 main().then(

@@ -9,6 +9,7 @@ import { connect, type NatsConnection } from 'nats';
 import { type FakeWaServer, startFakeWa } from './engine-pod-sources.js';
 import { LoopbackWeb } from './loopback-web.js';
 import { peakRss, treeCpuSeconds, type TreeMemory, TreeMemorySampler, treeMemory } from './process-tree-memory.js';
+import { type FigureInput, recordResults } from './results.js';
 import { numberSetting } from './settings.js';
 
 /**
@@ -124,6 +125,21 @@ async function main(): Promise<void> {
   writeFileSync(OUTPUT, `${JSON.stringify(data, null, 2)}\n`);
   console.log(`engine-pods data: ${JSON.stringify(data)}`);
   console.log(`(written to ${OUTPUT})`);
+  recordResults('engine-pods', figures.flatMap(asFigures));
+}
+
+/** Issue 17's targets for an idle engine pod process (WORKING, connected); the others are sized, not held to one. */
+const IDLE_RSS_TARGET_MIB: Partial<Record<Engine, number>> = { NOWEB: 64, SANDBOX: 50 };
+
+function asFigures(f: EngineFigures): FigureInput[] {
+  const inMib = (bytes: number) => bytes / 1024 / 1024;
+  const target = IDLE_RSS_TARGET_MIB[f.engine];
+  return [
+    { name: `${f.engine} engine pod idle RSS`, value: inMib(f.idle.rss), unit: 'MiB', ...(target ? { target: { of: 'value', atMost: target } } : {}) },
+    { name: `${f.engine} engine pod idle PSS`, value: inMib(f.idle.pss), unit: 'MiB' },
+    ...(f.busy ? [{ name: `${f.engine} engine pod busy RSS`, value: inMib(f.busy.rss), unit: 'MiB' }] : []),
+    { name: `${f.engine} engine pod spawn to WORKING`, value: f.firstStart.workingMs / 1000, unit: 's' },
+  ];
 }
 
 async function measureEngine(h: Harness, engine: Engine): Promise<EngineFigures> {

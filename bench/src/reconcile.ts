@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Pod, Watch } from '@kubernetes/client-node';
 import { buildEnginePod, readConfig, type RunningOperator, startOperator } from '@switchboard/operator';
 import { enginePodName, LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
+import { recordResults } from './results.js';
 import { elapsedMs, inPool } from './stats.js';
 import { numberSetting } from './settings.js';
 
@@ -214,7 +215,17 @@ function print(r: { directMs: number; directCreatedMs: number; operatorMs: numbe
   console.log(`creates: ${CREATE_CONCURRENCY} in flight; operator workers: ${r.workers}`);
   console.log(row('direct: create the pods through the API', r.directMs, `(creates answered after ${(r.directCreatedMs / 1000).toFixed(2)} s)`));
   console.log(row('operator: create CRs, wait for engine pods', r.operatorMs, `(CRs created after ${(r.crsCreatedMs / 1000).toFixed(2)} s)`));
-  console.log(`throughput ratio (operator / direct): ${(rate(r.operatorMs) / rate(r.directMs)).toFixed(2)}\n`);
+  const ratio = rate(r.operatorMs) / rate(r.directMs);
+  console.log(`throughput ratio (operator / direct): ${ratio.toFixed(2)}   target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'}\n`);
+  recordResults('reconcile', [
+    {
+      name: `reconcile ${SESSIONS} sessions`,
+      value: rate(r.operatorMs),
+      unit: 'sessions/s',
+      baseline: rate(r.directMs),
+      target: { of: 'ratio', atLeast: 0.5 },
+    },
+  ]);
 }
 
 main().catch((error: unknown) => {

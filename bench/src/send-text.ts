@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type LoadResult, runLoad } from './load.js';
 import { startBenchGateway } from './local-gateway.js';
+import { recordResults } from './results.js';
 import { numberSetting } from './settings.js';
 
 /**
@@ -145,6 +146,22 @@ function print(bare: Side, calibration: Side | null, product: Side): void {
     );
   }
   console.log(`added median latency: ${(medianRun(product.runs).latencyMs.p50 - medianRun(bare.runs).latencyMs.p50).toFixed(2)} ms\n`);
+  const p = medianRun(product.runs);
+  const b = medianRun(bare.runs);
+  const cpu = (side: Side) => median(side.runs.map((run) => run.cpuMicrosPerRequest));
+  recordResults('send-text', [
+    {
+      name: 'sendText throughput',
+      value: p.requestsPerSecond,
+      unit: 'req/s',
+      baseline: b.requestsPerSecond,
+      ratio,
+      target: { of: 'ratio', atLeast: 0.5 },
+    },
+    { name: 'sendText latency p50', value: p.latencyMs.p50, unit: 'ms', baseline: b.latencyMs.p50 },
+    { name: 'sendText latency p99', value: p.latencyMs.p99, unit: 'ms', baseline: b.latencyMs.p99 },
+    { name: 'sendText CPU per request', value: cpu(product), unit: 'µs', baseline: cpu(bare) },
+  ]);
 }
 
 main().catch((error: unknown) => {

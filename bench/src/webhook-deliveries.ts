@@ -6,6 +6,7 @@ import { monotonicFactory } from 'ulid';
 import { runLoad } from './load.js';
 import { startBenchGateway } from './local-gateway.js';
 import { runPacedLoad } from './paced-load.js';
+import { type FigureInput, recordResults } from './results.js';
 import { numberSetting } from './settings.js';
 
 /**
@@ -133,8 +134,14 @@ async function main(): Promise<void> {
         `per round: ${roundRatios.map((r) => r.toFixed(2)).join(', ')} (median ${median(roundRatios).toFixed(2)})`,
     );
     console.log(`target >= 10,000 deliveries/s: ${product >= 10_000 ? 'met' : 'NOT met'}`);
+    const figures: FigureInput[] = [
+      { name: 'webhook deliveries', value: product, unit: '/s', baseline, ratio: median(roundRatios), target: { of: 'ratio', atLeast: 0.5 } },
+      { name: 'webhook deliveries (absolute)', value: product, unit: '/s', target: { of: 'value', atLeast: 10_000 } },
+      { name: 'webhook CPU per delivery', value: cpuPerDelivery, unit: 'µs' },
+    ];
 
-    if (LATENCY_SECONDS > 0) await latency(url, receiver);
+    if (LATENCY_SECONDS > 0) figures.push(...(await latency(url, receiver)));
+    recordResults('webhook-deliveries', figures);
   } finally {
     await bench.close();
     receiver.stop();
@@ -173,7 +180,8 @@ async function deliver(
  * Engine-to-receiver latency at RATE events per second: all from one session (one ordered queue,
  * so one request in flight: the hardest case), then spread over ten sessions.
  */
-async function latency(url: string, receiver: Receiver): Promise<void> {
+async function latency(url: string, receiver: Receiver): Promise<FigureInput[]> {
+  const figures: FigureInput[] = [];
   const hook = { url: receiver.url, events: ['message'], hmac: { key: HMAC_KEY } };
   const sessions = Array.from({ length: 10 }, (_, i) => `paced${i}`);
   for (const name of sessions) {
@@ -209,7 +217,14 @@ event latency, engine (envelope timestamp) to receiver, at ${RATE} events/s for 
         `late p99 ${run.sendLateMs.p99.toFixed(1)} ms), ${sorted.length} events received   ` +
         `median ${at(50).toFixed(2)} ms   p99 ${at(99).toFixed(2)} ms   max ${sorted.at(-1)!.toFixed(2)} ms`,
     );
+    const on = `${RATE}/s on ${over.length} session${over.length === 1 ? '' : 's'}`;
+    figures.push(
+      { name: `event to receiver p50, ${on}`, value: at(50), unit: 'ms', at: over.length },
+      { name: `event to receiver p99, ${on}`, value: at(99), unit: 'ms', at: over.length },
+      { name: `event to receiver max, ${on}`, value: sorted.at(-1)!, unit: 'ms', at: over.length },
+    );
   }
+  return figures;
 }
 
 async function waitForStatus(url: string, session: string, status: string): Promise<void> {
