@@ -9,6 +9,9 @@ import { defineConfig } from 'vitest/config';
 const resolve = { conditions: ['source'] };
 const ssr = { resolve: { conditions: ['source'] } };
 // Each run's temp files in a dir of its own, removed at the end.
+// eventsource-parser (under the MCP SDK's client transport) exports TypeScript under a `source`
+// condition of its own: with `source` on, node would be handed its .ts, so vite transforms it instead.
+export const INLINED = [/@modelcontextprotocol\/sdk\/dist\/esm\/client\/streamableHttp/, 'eventsource-parser'];
 const SCRATCH_TMPDIR = fileURLToPath(new URL('./test/support/scratch-tmpdir.ts', import.meta.url));
 
 export default defineConfig({
@@ -45,6 +48,7 @@ export default defineConfig({
           globalSetup: [SCRATCH_TMPDIR],
           include: ['test/contract/**/*.test.ts', 'test/compat/**/*.test.ts'],
           env: { SWITCHBOARD_CONTRACT_MODE: 'local' },
+          server: { deps: { inline: INLINED } },
           testTimeout: 20_000,
           hookTimeout: 30_000,
         },

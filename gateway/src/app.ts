@@ -9,6 +9,7 @@ import { installRouteGuard } from './auth/route-guard.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/errors.js';
 import './http/request-principal.js';
 import { installJsonBodyParser } from './http/json-body.js';
+import { mcpRoutes } from './mcp/routes.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { appRoutes } from './routes/apps.js';
 import { chattingRoutes } from './routes/chatting.js';
@@ -100,6 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.metrics) {
     await app.register(metricsRoutes, { metrics: deps.metrics.registry, auth: deps.auth, public: deps.metrics.public });
   }
+
+  // Outside /api: it takes the key itself, and each tool call goes through the /api route's own checks.
+  await app.register(mcpRoutes, { auth: deps.auth, version: deps.version });
 
   // Declared up front so every request object keeps one shape (V8 hidden class).
   app.decorateRequest('principal', null);

@@ -173,7 +173,12 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
   },
   'POST /api/{session}/media/convert/voice': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
   'POST /api/{session}/media/convert/video': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
-  'POST /mcp': { differs: 'not-served', reason: 'not served yet: the MCP endpoint (issue 16)' },
+  'POST /mcp': {
+    differs: 'status',
+    status: 400,
+    reason:
+      "the document gives no body: an MCP request is a JSON-RPC message, and an empty POST is refused naming what to send; with one, the MCP server answers as the protocol says (200), not the peer's framework default 201 (test/contract/mcp.test.ts drives it with the SDK's client)",
+  },
 };
 
 /**

@@ -3,6 +3,7 @@
 // contract suite against cluster mode. Run: make e2e (it builds the packages first).
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { INLINED } from '../../vitest.config.js';
 
 export default defineConfig({
   // Paths below are from the repo root, whatever the working directory or --root.
@@ -17,6 +18,7 @@ export default defineConfig({
     teardownTimeout: 60_000,
     pool: 'forks',
     fileParallelism: false,
+    server: { deps: { inline: INLINED } },
     projects: [
       {
         extends: true,
