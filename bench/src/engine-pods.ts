@@ -135,7 +135,12 @@ function asFigures(f: EngineFigures): FigureInput[] {
   const inMib = (bytes: number) => bytes / 1024 / 1024;
   const target = IDLE_RSS_TARGET_MIB[f.engine];
   return [
-    { name: `${f.engine} engine pod idle RSS`, value: inMib(f.idle.rss), unit: 'MiB', ...(target ? { target: { of: 'value', atMost: target } } : {}) },
+    {
+      name: `${f.engine} engine pod idle RSS`,
+      value: inMib(f.idle.rss),
+      unit: 'MiB',
+      ...(target ? { target: { of: 'value', atMost: target } } : {}),
+    },
     { name: `${f.engine} engine pod idle PSS`, value: inMib(f.idle.pss), unit: 'MiB' },
     ...(f.busy ? [{ name: `${f.engine} engine pod busy RSS`, value: inMib(f.busy.rss), unit: 'MiB' }] : []),
     { name: `${f.engine} engine pod spawn to WORKING`, value: f.firstStart.workingMs / 1000, unit: 's' },

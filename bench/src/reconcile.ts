@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Pod, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { buildEnginePod, readConfig, type RunningOperator, startOperator } from '@switchboard/operator';
-import { enginePodName, LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
+import { enginePodName, MESSAGING_SESSION } from '@switchboard/protocol';
+import { CRD, fakeSession, names, startControlPlane, watchPods, withTimeout } from './cluster-bench.js';
 import { recordResults } from './results.js';
 import { elapsedMs, inPool } from './stats.js';
 import { numberSetting } from './settings.js';
@@ -19,42 +19,13 @@ const SESSIONS = numberSetting('BENCH_SESSIONS', 200);
 /** Creates in flight, for the CRs and for the baseline's pods alike. */
 const CREATE_CONCURRENCY = numberSetting('BENCH_CREATE_CONCURRENCY', 16);
 const WARMUP = numberSetting('BENCH_RECONCILE_WARMUP', 5);
-const TIMEOUT_MS = numberSetting('BENCH_RECONCILE_TIMEOUT_MS', 300_000);
 const DIRECT_NS = 'bench-direct';
 const OPERATOR_NS = 'bench-operator';
-const ENGINE_SELECTOR = `${LABELS.component}=engine`;
 const { group, version, plural, kind } = MESSAGING_SESSION;
 
-/** The part of test/e2e/support/control-plane.ts this benchmark uses. */
-interface ControlPlane {
-  readonly kubeconfigPath: string;
-  kubectl(args: string[], stdin?: string): Promise<string>;
-  ensureNamespace(name: string): Promise<void>;
-  stop(): Promise<void>;
-}
-interface Nats {
-  readonly url: string;
-  stop(): Promise<void>;
-}
-interface ControlPlaneModule {
-  start: () => Promise<ControlPlane>;
-  startNats: () => Promise<Nats>;
-}
-
-/**
- * The e2e suite's control plane, imported from its TypeScript source by relative path (Node runs
- * it with type stripping). It lives outside this package's rootDir, so tsc does not compile it
- * here; the interfaces above are what this file relies on.
- */
-const CONTROL_PLANE = new URL('../../test/e2e/support/control-plane.ts', import.meta.url);
-const CRD = new URL('../../crds/messagingsession.yaml', import.meta.url);
-
-type SessionResource = Parameters<typeof buildEnginePod>[0];
-
 async function main(): Promise<void> {
-  const { start, startNats } = (await import(CONTROL_PLANE.href)) as ControlPlaneModule;
   const started = process.hrtime.bigint();
-  const [cp, nats] = await Promise.all([start(), startNats()]);
+  const { cp, nats } = await startControlPlane();
   let operator: RunningOperator | null = null;
   const watches: AbortController[] = [];
   try {
@@ -144,66 +115,6 @@ async function main(): Promise<void> {
     await operator?.stop();
     await nats.stop();
     await cp.stop();
-  }
-}
-
-const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `bench-${prefix}-${String(i).padStart(4, '0')}`);
-
-/**
- * A MessagingSession as the API server would hand it to the operator, for building the
- * baseline's pods; its uid is made up, so their owner reference points at nothing (no garbage
- * collector runs here to care).
- */
-function fakeSession(name: string, namespace: string): SessionResource {
-  return {
-    apiVersion: `${group}/${version}`,
-    kind,
-    metadata: { name, namespace, uid: randomUUID(), generation: 1 },
-    spec: { engine: 'SANDBOX', desiredState: 'Running', config: {}, apps: [] },
-  };
-}
-
-/**
- * Watches the engine pods of a namespace from now on; `allSeen` resolves with the hrtime at
- * which the last of `expected` was added. Resolves once the watch is open.
- */
-async function watchPods(
-  kubeConfig: KubeConfig,
-  core: CoreV1Api,
-  namespace: string,
-  expected: readonly string[],
-): Promise<{ controller: AbortController; allSeen: Promise<bigint> }> {
-  const list = await core.listNamespacedPod({ namespace, labelSelector: ENGINE_SELECTOR, limit: 1 });
-  const missing = new Set(expected);
-  let resolveSeen!: (at: bigint) => void;
-  let rejectSeen!: (error: Error) => void;
-  const allSeen = new Promise<bigint>((resolve, reject) => {
-    resolveSeen = resolve;
-    rejectSeen = reject;
-  });
-  const controller = await new Watch(kubeConfig).watch(
-    `/api/v1/namespaces/${namespace}/pods`,
-    { labelSelector: ENGINE_SELECTOR, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: false },
-    (phase: string, pod: V1Pod) => {
-      if (phase !== 'ADDED' || !pod.metadata?.name || !missing.delete(pod.metadata.name)) return;
-      if (missing.size === 0) resolveSeen(process.hrtime.bigint());
-    },
-    (error: unknown) => {
-      if (missing.size > 0) rejectSeen(new Error(`pod watch in ${namespace} ended with ${missing.size} pods not seen: ${String(error)}`));
-    },
-  );
-  return { controller, allSeen };
-}
-
-async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${TIMEOUT_MS} ms waiting for ${what}`)), TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

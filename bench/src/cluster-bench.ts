@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { type CoreV1Api, type KubeConfig, type V1Pod, Watch } from '@kubernetes/client-node';
+import type { buildEnginePod } from '@switchboard/operator';
+import { LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
+import { numberSetting } from './settings.js';
+
+/**
+ * What the benchmarks against a real control plane share (reconcile.ts, scale.ts): the e2e
+ * suite's etcd + kube-apiserver and NATS, and watching for the pods a run makes.
+ */
+const TIMEOUT_MS = numberSetting('BENCH_RECONCILE_TIMEOUT_MS', 300_000);
+export const ENGINE_SELECTOR = `${LABELS.component}=engine`;
+const { group, version, kind } = MESSAGING_SESSION;
+type SessionResource = Parameters<typeof buildEnginePod>[0];
+
+/** The part of test/e2e/support/control-plane.ts this benchmark uses. */
+export interface ControlPlane {
+  readonly kubeconfigPath: string;
+  kubectl(args: string[], stdin?: string): Promise<string>;
+  ensureNamespace(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+export interface Nats {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+interface ControlPlaneModule {
+  start: () => Promise<ControlPlane>;
+  startNats: () => Promise<Nats>;
+}
+
+/**
+ * The e2e suite's control plane, imported from its TypeScript source by relative path (Node runs
+ * it with type stripping). It lives outside this package's rootDir, so tsc does not compile it
+ * here; the interfaces above are what this file relies on.
+ */
+const CONTROL_PLANE_SOURCE = new URL('../../test/e2e/support/control-plane.ts', import.meta.url);
+export const CRD = new URL('../../crds/messagingsession.yaml', import.meta.url);
+
+export const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `bench-${prefix}-${String(i).padStart(4, '0')}`);
+
+/**
+ * A MessagingSession as the API server would hand it to the operator, for building the
+ * baseline's pods; its uid is made up, so their owner reference points at nothing (no garbage
+ * collector runs here to care).
+ */
+export function fakeSession(name: string, namespace: string): SessionResource {
+  return {
+    apiVersion: `${group}/${version}`,
+    kind,
+    metadata: { name, namespace, uid: randomUUID(), generation: 1 },
+    spec: { engine: 'SANDBOX', desiredState: 'Running', config: {}, apps: [] },
+  };
+}
+
+/**
+ * Watches the engine pods of a namespace from now on; `allSeen` resolves with the hrtime at
+ * which the last of `expected` was added. Resolves once the watch is open.
+ */
+export async function watchPods(
+  kubeConfig: KubeConfig,
+  core: CoreV1Api,
+  namespace: string,
+  expected: readonly string[],
+): Promise<{ controller: AbortController; allSeen: Promise<bigint> }> {
+  const list = await core.listNamespacedPod({ namespace, labelSelector: ENGINE_SELECTOR, limit: 1 });
+  const missing = new Set(expected);
+  let resolveSeen!: (at: bigint) => void;
+  let rejectSeen!: (error: Error) => void;
+  const allSeen = new Promise<bigint>((resolve, reject) => {
+    resolveSeen = resolve;
+    rejectSeen = reject;
+  });
+  const controller = await new Watch(kubeConfig).watch(
+    `/api/v1/namespaces/${namespace}/pods`,
+    { labelSelector: ENGINE_SELECTOR, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: false },
+    (phase: string, pod: V1Pod) => {
+      if (phase !== 'ADDED' || !pod.metadata?.name || !missing.delete(pod.metadata.name)) return;
+      if (missing.size === 0) resolveSeen(process.hrtime.bigint());
+    },
+    (error: unknown) => {
+      if (missing.size > 0) rejectSeen(new Error(`pod watch in ${namespace} ended with ${missing.size} pods not seen: ${String(error)}`));
+    },
+  );
+  return { controller, allSeen };
+}
+
+export async function withTimeout<T>(promise: Promise<T>, what: string, timeoutMs: number = TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Starts the e2e suite's control plane and a NATS server (without authentication), side by side. */
+export async function startControlPlane(): Promise<{ cp: ControlPlane; nats: Nats }> {
+  const { start, startNats } = (await import(CONTROL_PLANE_SOURCE.href)) as ControlPlaneModule;
+  const [cp, nats] = await Promise.all([start(), startNats()]);
+  return { cp, nats };
+}
