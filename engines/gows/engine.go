@@ -44,7 +44,7 @@ type Engine struct {
 	log    *Logger
 	cfg    Config
 	cfgErr error
-	peer   *Peer
+	peer   HostLink
 
 	mu       sync.Mutex
 	kv       *KV
@@ -91,7 +91,14 @@ func NewEngine(log *Logger, getenv func(string) string) *Engine {
 	return &Engine{log: log, cfg: cfg, cfgErr: err}
 }
 
-func (e *Engine) Attach(peer *Peer) {
+// HostLink is the engine's way to its host: the engine RPC's Peer in stdio mode, the engine
+// pod's Host in nats mode (natshost).
+type HostLink interface {
+	Notify(method string, params any)
+	Call(ctx context.Context, method string, params any, result any) error
+}
+
+func (e *Engine) Attach(peer HostLink) {
 	e.peer = peer
 	e.kv = NewKV(rpcAuth{peer: peer})
 	e.store = NewStore(e.kv, e.log.Sub("Store"))

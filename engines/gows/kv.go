@@ -16,7 +16,7 @@ type AuthBackend interface {
 }
 
 // rpcAuth is AuthBackend over `auth.get` / `auth.set` / `auth.clear`.
-type rpcAuth struct{ peer *Peer }
+type rpcAuth struct{ peer HostLink }
 
 func (a rpcAuth) Get(ctx context.Context, typ string, ids []string) (map[string]json.RawMessage, error) {
 	found := map[string]json.RawMessage{}

@@ -17,6 +17,8 @@ type Logger struct {
 	mu     *sync.Mutex
 	module string
 	debug  bool
+	// fields go on every line (With): the session and pod in nats mode.
+	fields []any
 }
 
 func NewLogger(out io.Writer, debug bool) *Logger {
@@ -28,6 +30,7 @@ func (l *Logger) log(level, msg string, kv ...any) {
 	if l.module != "" {
 		entry["module"] = l.module
 	}
+	kv = append(append([]any(nil), l.fields...), kv...)
 	for i := 0; i+1 < len(kv); i += 2 {
 		if key, ok := kv[i].(string); ok {
 			entry[key] = kv[i+1]
@@ -62,5 +65,10 @@ func (l *Logger) Sub(module string) waLog.Logger {
 	if l.module != "" {
 		name = l.module + "/" + module
 	}
-	return &Logger{out: l.out, mu: l.mu, module: name, debug: l.debug}
+	return &Logger{out: l.out, mu: l.mu, module: name, debug: l.debug, fields: l.fields}
+}
+
+// With is this logger with fields on every line.
+func (l *Logger) With(kv ...any) *Logger {
+	return &Logger{out: l.out, mu: l.mu, module: l.module, debug: l.debug, fields: append(append([]any(nil), l.fields...), kv...)}
 }

@@ -1,5 +1,6 @@
 // Command switchboard-gows is Switchboard's GOWS engine: one WhatsApp account on whatsmeow,
-// driven by its host over the engine RPC (PROTOCOL.md).
+// driven by its host over the engine RPC (PROTOCOL.md), or its own cluster-mode engine pod on
+// NATS (`nats`, natshost/).
 package main
 
 import (
@@ -11,13 +12,26 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 || os.Args[1] != "stdio" {
-		fmt.Fprintln(os.Stderr, "usage: switchboard-gows stdio   (the engine RPC on stdin/stdout, see PROTOCOL.md)")
-		os.Exit(2)
+	mode := ""
+	if len(os.Args) >= 2 {
+		mode = os.Args[1]
 	}
 	log := NewLogger(os.Stderr, os.Getenv("SWITCHBOARD_GOWS_DEBUG") == "1")
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer cancel()
+	switch mode {
+	case "stdio":
+		runStdio(ctx, log)
+	case "nats":
+		os.Exit(runNats(ctx, log))
+	default:
+		fmt.Fprintln(os.Stderr, "usage: switchboard-gows stdio   (the engine RPC on stdin/stdout, see PROTOCOL.md)\n"+
+			"       switchboard-gows nats    (a cluster-mode engine pod: the session on NATS, see natshost/README.md)")
+		os.Exit(2)
+	}
+}
+
+func runStdio(ctx context.Context, log *Logger) {
 	engine := NewEngine(log, os.Getenv)
 	peer := NewPeer(os.Stdout, engine.Handle, log)
 	engine.Attach(peer)

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { MessageTextRequest } from './chatting.js';
 import { SendSeenResult } from './chatting-actions.js';
 import { WANumberExistResult } from './account.js';
-import { CommandErrorCode } from './commands.js';
+import { CommandErrorCode, CommandReply, SessionCommand } from './commands.js';
+import { ENGINE_CATALOG } from './engine-catalog.js';
+import { EventEnvelope } from './events/envelope.js';
 import { EngineSettings } from './engine-settings.js';
 import { EVENT_NAMES, type EventName } from './events/names.js';
 import { EVENT_PAYLOADS } from './events/payloads.js';
@@ -17,7 +19,8 @@ import { SessionStatus } from './status.js';
 /**
  * What crosses the GOWS engine RPC (engines/gows/PROTOCOL.md), by the name the Go side looks it
  * up by: the params the host sends, the results and notifications the engine sends back, and the
- * payload of every event (`event.<name>`) but `session.status`, which the host makes itself.
+ * payload of every event (`event.<name>`) but `session.status`, which the host makes itself. Then
+ * what the Go engine pod (`switchboard-gows nats`) speaks on NATS: commands, replies, envelopes.
  */
 const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   // host -> engine
@@ -45,6 +48,12 @@ const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   MediaSaveParams: z.object({ mimetype: z.string(), filename: z.string().nullish(), data: z.base64() }),
   SessionStatus,
   MeInfo,
+  // the engine pod protocol on NATS (`switchboard-gows nats`, engines/gows/natshost/): sb.cmd.<session> and SB_EVENTS
+  SessionCommand,
+  CommandReply,
+  EventEnvelope,
+  // the operations the engine catalog gives GOWS: each needs its line in natshost/ops.go
+  GowsOperations: z.array(z.enum(ENGINE_CATALOG.GOWS.operations)).length(ENGINE_CATALOG.GOWS.operations.length),
   ...Object.fromEntries(
     EVENT_NAMES.filter((name): name is Exclude<EventName, 'session.status'> => name !== 'session.status').map((name) => [
       `event.${name}`,

@@ -1,0 +1,172 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { CommandReply, EventEnvelope } from '@switchboard/protocol';
+import { freePort, type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
+import { connect, type NatsConnection } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NatsAuthStateStore } from '../../src/cluster/nats-auth-state-store.js';
+import { NatsMessageStore } from '../../src/cluster/nats-message-store.js';
+import { eventIssues } from '../../src/event-validator.js';
+import { FakeWaServer } from '../fake-wa/index.js';
+import { buildGows } from './driver.js';
+
+/** `switchboard-gows nats`: the Go engine as its own cluster-mode engine pod, as the operator runs one. */
+class GoPod {
+  readonly lines: string[] = [];
+  readonly exited: Promise<number | null>;
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly healthPort: number,
+  ) {
+    let buffered = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      this.lines.push(...parts);
+      if (process.env.GOWS_LOG) for (const line of parts) process.stderr.write(`[gows-pod] ${line}\n`);
+    });
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  static async start(binary: string, env: Record<string, string>): Promise<GoPod> {
+    const healthPort = await freePort();
+    const child = spawn(binary, ['nats'], {
+      env: { PATH: process.env.PATH, SWITCHBOARD_HEALTH_PORT: String(healthPort), ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    return new GoPod(child, healthPort);
+  }
+
+  async probe(path: '/healthz' | '/readyz'): Promise<number> {
+    try {
+      return (await fetch(`http://127.0.0.1:${this.healthPort}${path}`)).status;
+    } catch {
+      return 0;
+    }
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
+const SESSION = 'gows-nats';
+let nats: NatsServer;
+let nc: NatsConnection;
+let fake: FakeWaServer;
+let binary: string;
+const pods: GoPod[] = [];
+const envelopes: EventEnvelope[] = [];
+
+beforeAll(async () => {
+  [nats, fake, binary] = await Promise.all([startNatsServer(), FakeWaServer.start({ signal: true }), buildGows()]);
+  nc = await connect({ servers: nats.url });
+  const sub = nc.subscribe(`sb.evt.${SESSION}.>`);
+  void (async () => {
+    for await (const msg of sub) envelopes.push(msg.json<EventEnvelope>());
+  })();
+}, 180_000);
+
+afterAll(async () => {
+  for (const pod of pods) await pod.kill();
+  await nc?.close();
+  await nats?.stop();
+  await fake?.close();
+});
+
+async function startPod(name: string): Promise<GoPod> {
+  const pod = await GoPod.start(binary, {
+    SWITCHBOARD_SESSION: SESSION,
+    SWITCHBOARD_ENGINE: 'GOWS',
+    SWITCHBOARD_NATS_URL: nats.url,
+    SWITCHBOARD_POD_NAME: name,
+    SWITCHBOARD_METADATA: '{"team":"go"}',
+    SWITCHBOARD_BASE_URL: 'https://api.example.test',
+    SWITCHBOARD_GOWS_WS_URL: fake.url,
+    SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey,
+  });
+  pods.push(pod);
+  return pod;
+}
+
+async function command<T = unknown>(op: string, args: Record<string, unknown> = {}): Promise<T> {
+  const msg = await nc.request(`sb.cmd.${SESSION}`, JSON.stringify({ op, args }), { timeout: 20_000 });
+  const reply = msg.json<CommandReply>();
+  if (!reply.ok) throw Object.assign(new Error(reply.error.message), reply.error);
+  return reply.result as T;
+}
+
+const status = async () => (await command<{ status: string }>('host.status')).status;
+
+async function event(name: string, match: (payload: Record<string, unknown>) => boolean, since = 0): Promise<EventEnvelope> {
+  let found: EventEnvelope | undefined;
+  await waitFor(() => (found = envelopes.slice(since).find((e) => e.event === name && match(e.payload))) !== undefined, `event ${name}`, 20_000);
+  return found!;
+}
+
+describe('switchboard-gows nats: the Go engine as a cluster-mode engine pod', () => {
+  it('takes the lease, pairs, reaches WORKING, sends and receives, and a replacement pod resumes without a QR code', async () => {
+    const pod = await startPod('engine-gows-1');
+    await waitFor(async () => (await pod.probe('/readyz')) === 200, 'the pod ready', 20_000);
+    expect(await pod.probe('/healthz')).toBe(200);
+    const lease = await (await nc.jetstream().views.kv('sb_leases', { bindOnly: true })).get(SESSION);
+    expect(lease?.json()).toMatchObject({ holder: 'engine-gows-1' });
+
+    await waitFor(async () => (await status()) === 'SCAN_QR_CODE', 'SCAN_QR_CODE', 20_000);
+    await expect(command('send.text', { chatId: '15551230001@c.us', text: 'too early' })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
+    await expect(command('message.star', { messageId: 'x', chatId: 'y', star: true })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
+    const { value } = await command<{ value: string }>('auth.qr');
+    const phone = await fake.scanQr(value, { phone: '15550001111', pushName: 'Ada' });
+    await waitFor(async () => (await status()) === 'WORKING', 'WORKING', 20_000);
+    const working = await event('session.status', (p) => p.status === 'WORKING');
+    expect(working).toMatchObject({
+      session: SESSION,
+      engine: 'GOWS',
+      metadata: { team: 'go' },
+      environment: { tier: 'CORE', engine: 'GOWS', worker: { id: 'engine-gows-1' } },
+    });
+    expect(working.id).toMatch(/^evt_[0-9a-z]{26}$/);
+    expect(await command('me')).toMatchObject({ id: '15550001111@c.us' });
+
+    fake.contact('15551230001', '245120000000001');
+    const inboundId = phone.text('15551230001', 'hello from Bob', { pushName: 'Bob' });
+    const inbound = await event('message', (p) => p.body === 'hello from Bob');
+    expect(inbound.me).toMatchObject({ id: '15550001111@c.us' });
+    expect(inbound.payload).toMatchObject({ id: `false_15551230001@c.us_${inboundId}`, from: '15551230001@c.us' });
+    // Every envelope the Go pod publishes matches the protocol's schema of its event.
+    for (const envelope of envelopes) expect(eventIssues(envelope), envelope.event).toBeNull();
+
+    const sent = await command<{ id: string; body: string }>('send.text', { chatId: '15551230001@c.us', text: 'hi Bob', linkPreview: true });
+    expect(sent).toMatchObject({ body: 'hi Bob', fromMe: true });
+    await event('message.ack', (p) => p.id === sent.id && p.ackName === 'SERVER');
+    expect(await phone.read(sent.id.split('_')[2]!)).toMatchObject({ conversation: 'hi Bob' });
+
+    // History in sb_messages, and the auth state under the Node pod's keys.
+    const history = await NatsMessageStore.open(nc, { bind: true });
+    const sentId = sent.id.split('_')[2]!;
+    await waitFor(
+      async () => (await history.get(SESSION, '15551230001@c.us', sentId))?.ackName === 'SERVER',
+      'the sent message in the history',
+      10_000,
+    );
+    expect(await history.get(SESSION, '15551230001@c.us', inboundId)).toMatchObject({ body: 'hello from Bob', fromMe: false });
+    const auth = await NatsAuthStateStore.open(nc, SESSION, { bind: true });
+    expect(Object.keys(await auth.get('gows-index', ['device']))).toEqual(['device']);
+
+    // A clean stop hands the lease over; the replacement logs in on the stored auth state.
+    const before = envelopes.length;
+    pod.signal('SIGTERM');
+    expect(await pod.exited).toBe(0);
+    const next = await startPod('engine-gows-2');
+    await waitFor(async () => (await next.probe('/readyz')) === 200, 'the replacement ready', 20_000);
+    await waitFor(async () => (await status()) === 'WORKING', 'WORKING again', 20_000);
+    expect(envelopes.slice(before).some((e) => e.event === 'session.status' && e.payload.status === 'SCAN_QR_CODE')).toBe(false);
+    const third = phone.text('15551230001', 'after the replacement');
+    await event('message', (p) => p.id === `false_15551230001@c.us_${third}`, before);
+  });
+});

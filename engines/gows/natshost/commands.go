@@ -1,0 +1,248 @@
+package natshost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+const commandObjectHeader = "Sb-Command-Object"
+
+// commands is cluster mode's command channel (engine-pod/src/cluster/command-server.ts): it
+// answers NATS requests on `sb.cmd.<session>` with a CommandReply, concurrently, lifecycle
+// commands (logout) one at a time.
+type commands struct {
+	nc        *nats.Conn
+	js        jetstream.JetStream
+	session   string
+	host      *Host
+	events    *publisher
+	log       Logger
+	sub       *nats.Subscription
+	inFlight  sync.WaitGroup
+	lifecycle sync.Mutex
+}
+
+type sessionCommand struct {
+	Op   string          `json:"op"`
+	Args json.RawMessage `json:"args"`
+}
+
+type replyError struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+type commandReply struct {
+	OK     bool        `json:"ok"`
+	Result any         `json:"result,omitempty"`
+	Error  *replyError `json:"error,omitempty"`
+}
+
+func (c *commands) start() error {
+	sub, err := c.nc.Subscribe("sb.cmd."+c.session, func(msg *nats.Msg) {
+		c.inFlight.Add(1)
+		go func() {
+			defer c.inFlight.Done()
+			reply := c.answer(msg.Data, msg.Header)
+			if msg.Reply == "" {
+				return
+			}
+			raw, _ := json.Marshal(reply)
+			if err := msg.Respond(raw); err != nil {
+				c.log.Warn("command reply not sent", "err", err.Error())
+			}
+		}()
+	})
+	c.sub = sub
+	return err
+}
+
+// close stops taking commands, then waits for the ones already taken to be answered.
+func (c *commands) close() {
+	if c.sub != nil {
+		_ = c.sub.Drain()
+		for c.sub.IsValid() {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	c.inFlight.Wait()
+}
+
+// answer never fails: every failure is a CommandReply.
+func (c *commands) answer(data []byte, header nats.Header) commandReply {
+	result, err := c.run(data, header)
+	if err == nil {
+		if result == nil {
+			result = json.RawMessage("null")
+		}
+		return commandReply{OK: true, Result: result}
+	}
+	var refusal *CommandError
+	if errors.As(err, &refusal) {
+		return commandReply{Error: &replyError{Code: refusal.Code, Message: refusal.Message, Details: refusal.Details}}
+	}
+	c.log.Error("engine command failed", "err", err.Error())
+	// The cause stays in the pod's log: a client gets the code and where to look, nothing internal.
+	return commandReply{Error: &replyError{Code: "ENGINE_ERROR", Message: fmt.Sprintf("the engine of session '%s' failed; see its engine pod's log", c.session)}}
+}
+
+func (c *commands) run(data []byte, header nats.Header) (any, error) {
+	if name := header.Get(commandObjectHeader); name != "" {
+		taken, err := c.takeObject(name)
+		if err != nil {
+			return nil, err
+		}
+		data = taken
+	}
+	var command sessionCommand
+	if err := json.Unmarshal(data, &command); err != nil {
+		return nil, &CommandError{Code: "INVALID", Message: "command is not JSON", Details: issues("command", "not valid JSON")}
+	}
+	args := map[string]any{}
+	if len(command.Args) > 0 && string(command.Args) != "null" {
+		if err := decodeNumbers(command.Args, &args); err != nil {
+			return nil, &CommandError{Code: "INVALID", Message: "invalid command: args: must be an object", Details: issues("args", "must be an object")}
+		}
+	}
+	ctx := context.Background()
+	switch command.Op {
+	case "":
+		return nil, &CommandError{Code: "INVALID", Message: "invalid command: op: required", Details: issues("op", "required")}
+	case "host.status":
+		status, recent, me, failure := c.host.Status()
+		answer := map[string]any{"status": status, "statuses": recent, "me": me}
+		if me == nil {
+			answer["me"] = nil
+		}
+		if failure != "" {
+			answer["reason"] = failure
+		}
+		return answer, nil
+	case "host.setMetadata":
+		var p struct {
+			Metadata map[string]string `json:"metadata"`
+		}
+		if err := json.Unmarshal(command.Args, &p); err != nil || p.Metadata == nil {
+			return nil, &CommandError{Code: "INVALID", Message: "invalid command: args.metadata: must be an object of strings", Details: issues("args.metadata", "must be an object of strings")}
+		}
+		c.host.SetMetadata(p.Metadata)
+		return nil, nil
+	case "host.setApps":
+		var p struct {
+			Apps []json.RawMessage `json:"apps"`
+		}
+		if err := json.Unmarshal(command.Args, &p); err != nil {
+			return nil, &CommandError{Code: "INVALID", Message: "invalid command: args.apps: must be an array of apps", Details: issues("args.apps", "must be an array of apps")}
+		}
+		c.host.apps.set(p.Apps)
+		return nil, nil
+	case "host.logout":
+		c.lifecycle.Lock()
+		defer c.lifecycle.Unlock()
+		// Spec part 3, rule 4: the pod exists, so the session is running; it starts again unpaired.
+		if err := c.host.Logout(ctx); err != nil {
+			return nil, err
+		}
+		c.host.Stop(ctx)
+		c.host.Start(ctx)
+		return nil, nil
+	case "me":
+		_, _, me, _ := c.host.Status()
+		return me, nil
+	}
+	if failing := c.events.failing(); failing != "" {
+		return nil, eventsNotStored(failing, false)
+	}
+	result, err := c.execute(ctx, command.Op, args)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.events.stored(5 * time.Second); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// execute is EngineHost.execute: the catalog's refusal, then the status the op needs, then the engine.
+func (c *commands) execute(ctx context.Context, name string, args map[string]any) (any, error) {
+	operation, ok := ops[name]
+	if !ok {
+		return nil, &CommandError{Code: "NOT_SUPPORTED", Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", opName(name), c.session),
+			Details: map[string]any{"session": c.session, "engine": "GOWS"}}
+	}
+	status, _, _, _ := c.host.Status()
+	c.host.mu.Lock()
+	running := c.host.running
+	c.host.mu.Unlock()
+	if !running || !slices.Contains(operation.needs, status) {
+		return nil, &CommandError{Code: "WRONG_STATUS", Message: fmt.Sprintf("session '%s' is %s; this needs %s", c.session, status, strings.Join(operation.needs, " or ")),
+			Details: map[string]any{"session": c.session, "status": status, "expected": operation.needs}}
+	}
+	var params any = args
+	if operation.params != nil {
+		var err error
+		if params, err = operation.params(args); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	result, err := c.host.engine(ctx, operation.method, raw)
+	if err != nil {
+		return nil, err
+	}
+	encoded, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	if operation.result != nil {
+		return operation.result(encoded), nil
+	}
+	if bytes.Contains(encoded, []byte(`"hasMedia"`)) {
+		var record map[string]any
+		if decodeNumbers(encoded, &record) == nil && record != nil {
+			return withMediaURL(record), nil
+		}
+	}
+	return json.RawMessage(encoded), nil
+}
+
+// takeObject reads and deletes the command object a request names (kube/src/nats/command-objects.ts);
+// it must be this session's.
+func (c *commands) takeObject(name string) ([]byte, error) {
+	if !strings.HasPrefix(name, c.session+"/") {
+		return nil, &CommandError{Code: "INVALID", Message: fmt.Sprintf("command object '%s' is not one of session '%s'", name, c.session)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	store, err := openObjects(ctx, c.js, "sb_commands_"+sessionStoreToken(c.session), commandsTTL)
+	if err != nil {
+		return nil, err
+	}
+	data, err := store.GetBytes(ctx, name)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrObjectNotFound) {
+			return nil, &CommandError{Code: "INVALID", Message: fmt.Sprintf("command object '%s' is gone (expired, or taken already)", name)}
+		}
+		return nil, err
+	}
+	_ = store.Delete(ctx, name)
+	return data, nil
+}
+
+func issues(path, reason string) map[string]any {
+	return map[string]any{"issues": []map[string]string{{"path": path, "reason": reason}}}
+}

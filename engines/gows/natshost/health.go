@@ -1,0 +1,38 @@
+package natshost
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+)
+
+// startHealth serves the kubelet's probes (engine-pod/src/pod/health-server.ts): `/healthz` 200
+// while the process serves at all (a pod waiting for the lease is healthy), `/readyz` 200 only
+// while ready() holds (this pod owns the session and its engine runs).
+func startHealth(port int, ready func() bool) (*http.Server, int, error) {
+	listener, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+	if err != nil {
+		return nil, 0, err
+	}
+	answer := func(w http.ResponseWriter, status int, text string) {
+		w.Header().Set("content-type", "text/plain")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(text + "\n"))
+	}
+	server := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			answer(w, http.StatusOK, "ok")
+		case "/readyz":
+			if ready() {
+				answer(w, http.StatusOK, "ok")
+			} else {
+				answer(w, http.StatusServiceUnavailable, "not ready")
+			}
+		default:
+			answer(w, http.StatusNotFound, "not found")
+		}
+	})}
+	go func() { _ = server.Serve(listener) }()
+	return server, listener.Addr().(*net.TCPAddr).Port, nil
+}

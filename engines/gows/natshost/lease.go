@@ -1,0 +1,189 @@
+package natshost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Lease is invariant 1, as engine-pod/src/cluster/session-lease.ts keeps it: at most one live
+// engine connection per session. One KV key in `sb_leases`: `create` succeeds for one pod only,
+// renewals are compare-and-set on the revision last written, and the bucket's max age is the ttl,
+// so a crashed pod's lease lapses. The revision it was acquired at is the fencing token.
+type Lease struct {
+	kv      jetstream.KeyValue
+	session string
+	holder  string
+	log     Logger
+	ttl     time.Duration
+	renew   time.Duration
+	retry   time.Duration
+
+	mu         sync.Mutex
+	revision   uint64 // 0: not held
+	token      uint64
+	acquiredAt string
+	renewTimer *time.Timer
+	lapseTimer *time.Timer
+	lost       func(reason string)
+}
+
+func newLease(kv jetstream.KeyValue, session, holder string, log Logger) *Lease {
+	return &Lease{kv: kv, session: session, holder: holder, log: log, ttl: leaseTTL, renew: leaseRenew, retry: time.Second}
+}
+
+// Held says whether this pod holds the lease now.
+func (l *Lease) Held() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.revision != 0
+}
+
+// FencingToken is the revision the lease was acquired at.
+func (l *Lease) FencingToken() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.token
+}
+
+// OnLost is called once, when the lease is lost: the holder must stop its engine at once.
+func (l *Lease) OnLost(callback func(reason string)) { l.lost = callback }
+
+// Acquire returns once this pod holds the lease, or with the context's error.
+func (l *Lease) Acquire(ctx context.Context) (uint64, error) {
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		sentAt := time.Now()
+		l.mu.Lock()
+		l.acquiredAt = sentAt.UTC().Format("2006-01-02T15:04:05.000Z")
+		l.mu.Unlock()
+		revision, err := l.kv.Create(ctx, l.session, l.value())
+		if err == nil {
+			l.mu.Lock()
+			l.revision, l.token = revision, revision
+			l.scheduleRenewal(sentAt)
+			l.mu.Unlock()
+			l.log.Info("session lease acquired", "holder", l.holder, "fencingToken", revision)
+			return revision, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			l.log.Warn("session lease: acquire failed", "err", err.Error())
+		} else if attempt == 0 {
+			l.log.Info("session lease held by another pod; waiting", "holder", l.holder)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(l.retry):
+		}
+	}
+}
+
+// Release deletes the key, but only the revision this pod wrote: a lease taken over is not ours to end.
+func (l *Lease) Release(ctx context.Context) {
+	l.mu.Lock()
+	l.stopTimers()
+	revision := l.revision
+	l.revision = 0
+	l.mu.Unlock()
+	if revision == 0 {
+		return
+	}
+	if err := l.kv.Delete(ctx, l.session, jetstream.LastRevision(revision)); err != nil {
+		l.log.Warn("session lease: release failed; it lapses after its ttl", "err", err.Error())
+		return
+	}
+	l.log.Info("session lease released", "fencingToken", l.token)
+}
+
+// scheduleRenewal arms the renewal and the lapse (mu held). The server counts the ttl from when it
+// stored the write, after it was sent; the lease is given up a little earlier still, so the next
+// holder never overlaps with this one.
+func (l *Lease) scheduleRenewal(sentAt time.Time) {
+	l.stopTimers()
+	l.renewTimer = time.AfterFunc(l.renew, l.renewNow)
+	margin := min(l.renew/2, time.Second)
+	l.lapseTimer = time.AfterFunc(time.Until(sentAt.Add(l.ttl-margin)), func() { l.lose("not renewed within its ttl") })
+}
+
+func (l *Lease) renewNow() {
+	l.mu.Lock()
+	revision := l.revision
+	l.mu.Unlock()
+	if revision == 0 {
+		return
+	}
+	sentAt := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), l.renew)
+	defer cancel()
+	next, err := l.kv.Update(ctx, l.session, l.value(), revision)
+	l.mu.Lock()
+	if l.revision != revision {
+		l.mu.Unlock()
+		return
+	}
+	if err == nil {
+		l.revision = next
+		l.scheduleRenewal(sentAt)
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
+	if errors.Is(err, jetstream.ErrKeyExists) || isWrongLastSequence(err) {
+		l.lose("another holder wrote the lease key")
+		return
+	}
+	// NATS unreachable: keep trying until the lapse timer says the ttl has run out.
+	l.log.Warn("session lease: renewal failed; retrying", "err", err.Error())
+	l.mu.Lock()
+	if l.revision == revision {
+		l.renewTimer = time.AfterFunc(min(l.renew, time.Second), l.renewNow)
+	}
+	l.mu.Unlock()
+}
+
+func (l *Lease) lose(reason string) {
+	l.mu.Lock()
+	if l.revision == 0 {
+		l.mu.Unlock()
+		return
+	}
+	l.revision = 0
+	l.stopTimers()
+	l.mu.Unlock()
+	l.log.Error("session lease lost", "reason", reason, "fencingToken", l.token)
+	if l.lost != nil {
+		l.lost(reason)
+	}
+}
+
+func (l *Lease) stopTimers() {
+	if l.renewTimer != nil {
+		l.renewTimer.Stop()
+	}
+	if l.lapseTimer != nil {
+		l.lapseTimer.Stop()
+	}
+	l.renewTimer, l.lapseTimer = nil, nil
+}
+
+// value is what the key holds (LeaseRecord): enough to tell an operator who has the session.
+func (l *Lease) value() []byte {
+	l.mu.Lock()
+	acquiredAt := l.acquiredAt
+	l.mu.Unlock()
+	raw, _ := json.Marshal(map[string]string{"holder": l.holder, "acquiredAt": acquiredAt, "renewedAt": time.Now().UTC().Format("2006-01-02T15:04:05.000Z")})
+	return raw
+}
+
+// isWrongLastSequence: JetStream's 10071, a compare-and-set that lost.
+func isWrongLastSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}

@@ -1,0 +1,112 @@
+package natshost
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// op is how the engine host carries out one engine command on GOWS (engine-pod/src/dispatch/):
+// the engine method it calls, how the command's args become the method's params, how its result
+// becomes the reply, and the statuses it needs (engine-pod/src/command-rules.ts).
+type op struct {
+	method string
+	// params: the method's params from the command's args; nil passes args as they are.
+	params func(args map[string]any) (any, error)
+	// result: the reply from the method's result; nil answers the result as it is.
+	result func(result json.RawMessage) any
+	needs  []string
+}
+
+var (
+	working   = []string{"WORKING"}
+	scanning  = []string{"SCAN_QR_CODE"}
+	liveAtAll = []string{"STARTING", "SCAN_QR_CODE", "PASSKEY_REQUIRED", "PASSKEY_CONFIRMATION_REQUIRED", "WORKING"}
+)
+
+func param(name, field string) func(map[string]any) (any, error) {
+	return func(args map[string]any) (any, error) { return map[string]any{name: args[field]}, nil }
+}
+
+func wrap(key string) func(json.RawMessage) any {
+	return func(result json.RawMessage) any { return map[string]any{key: result} }
+}
+
+func success(json.RawMessage) any { return map[string]bool{"success": true} }
+
+// ops: the GOWS operations of protocol's engine catalog. Another operation answers NOT_SUPPORTED;
+// a new one gets one line here beside its engine method.
+var ops = map[string]op{
+	"auth.qr":              {method: "qr", result: wrap("value"), needs: scanning},
+	"auth.requestCode":     {method: "requestCode", needs: scanning},
+	"account.newMessageId": {method: "newMessageId", result: wrap("id"), needs: liveAtAll},
+	"account.checkNumber":  {method: "checkNumber", params: param("phone", "phone"), needs: working},
+	"profile.get":          {method: "profile", needs: working},
+	"profile.setStatus":    {method: "setProfileStatus", params: param("status", "status"), result: success, needs: working},
+	"send.text":            {method: "sendText", needs: working},
+	"send.media":           {method: "sendMedia", params: fileParams("file"), needs: working},
+	"send.location":        {method: "sendLocation", needs: working},
+	"send.poll":            {method: "sendPoll", needs: working},
+	"send.contactVcard":    {method: "sendContactVcard", params: vcardParams, needs: working},
+	"message.react":        {method: "react", needs: working},
+	"chat.seen":            {method: "sendSeen", needs: working},
+	"chat.typing":          {method: "setTyping", needs: working},
+}
+
+// opNames: how a refusal names an op ("engine GOWS does not support <this>"), protocol's OP_NAMES.
+var opNames = map[string]string{
+	"auth.passkey.challenge": "passkey pairing", "auth.passkey.submit": "passkey pairing", "auth.passkey.confirmation": "passkey pairing",
+	"auth.passkey.confirm": "passkey pairing", "profile.setName": "changing the profile", "profile.setPicture": "changing the profile",
+	"profile.deletePicture": "changing the profile", "send.linkCustomPreview": "custom link previews", "send.buttons": "buttons",
+	"send.list": "lists", "send.pollVote": "poll votes", "send.buttonReply": "button replies", "message.forward": "forwarding",
+	"message.star": "starring", "sandbox.simulate": "simulate",
+}
+
+func opName(name string) string {
+	if known, ok := opNames[name]; ok {
+		return known
+	}
+	return name
+}
+
+// vcardParams: contact cards as vCards (engine-pod/src/chatting/vcard.ts): the one given, or a
+// vCard 3.0 built from the card's fields the way the messaging service's apps write them.
+func vcardParams(args map[string]any) (any, error) {
+	params := map[string]any{}
+	for key, value := range args {
+		if key != "contacts" {
+			params[key] = value
+		}
+	}
+	contacts, _ := args["contacts"].([]any)
+	vcards := make([]string, 0, len(contacts))
+	for _, item := range contacts {
+		contact, _ := item.(map[string]any)
+		vcards = append(vcards, vcardOf(contact))
+	}
+	params["vcards"] = vcards
+	return params, nil
+}
+
+var (
+	vcardEscape = strings.NewReplacer(`\`, `\\`, `,`, `\,`, `;`, `\;`, "\r\n", `\n`, "\n", `\n`)
+	nonDigits   = regexp.MustCompile(`\D`)
+)
+
+func vcardOf(contact map[string]any) string {
+	if vcard, ok := contact["vcard"].(string); ok {
+		return vcard
+	}
+	phone, _ := contact["phoneNumber"].(string)
+	fullName, _ := contact["fullName"].(string)
+	waid, ok := contact["whatsappId"].(string)
+	if !ok {
+		waid = nonDigits.ReplaceAllString(phone, "")
+	}
+	lines := []string{"BEGIN:VCARD", "VERSION:3.0", "FN:" + vcardEscape.Replace(fullName)}
+	if org, _ := contact["organization"].(string); org != "" {
+		lines = append(lines, "ORG:"+vcardEscape.Replace(org)+";")
+	}
+	lines = append(lines, "TEL;type=CELL;type=VOICE;waid="+waid+":"+phone, "END:VCARD")
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,235 @@
+package natshost
+
+import (
+	"context"
+	"encoding/json"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+const (
+	flushTimeout = 10 * time.Second
+	drainTimeout = 5 * time.Second
+)
+
+// Link is how the engine reaches its host: what it would send over the engine RPC.
+type Link interface {
+	Notify(method string, params any)
+	Call(ctx context.Context, method string, params any, result any) error
+}
+
+// Pod is one engine pod's life (engine-pod/src/pod/engine-pod.ts): the engine connects only after
+// this pod holds the session's lease, and is stopped the moment the lease is lost.
+type Pod struct {
+	cfg    Config
+	log    Logger
+	engine EngineFunc
+	Host   *Host
+
+	nc        *nats.Conn
+	lease     *Lease
+	events    *publisher
+	history   *history
+	cmds      *commands
+	health    interface{ Close() error }
+	mu        sync.Mutex
+	started   bool
+	stopping  bool
+	acquiring context.CancelFunc
+	ended     chan int
+}
+
+// NewPod makes the pod; its Host is the engine's Link, to attach before Run.
+func NewPod(cfg Config, engine EngineFunc, log Logger) *Pod {
+	platform := runtime.GOOS + "/" + map[string]string{"amd64": "x64", "386": "ia32"}[runtime.GOARCH]
+	if platform[len(platform)-1] == '/' {
+		platform += runtime.GOARCH
+	}
+	setup, _ := json.Marshal(map[string]any{"session": cfg.Session, "settings": cfg.Settings})
+	host := &Host{session: cfg.Session, engine: engine, log: log, setup: setup, status: "STOPPED", metadata: cfg.Metadata,
+		env:  map[string]any{"tier": "CORE", "version": cfg.Version, "engine": "GOWS", "platform": platform, "worker": map[string]any{"id": cfg.PodName}},
+		apps: &apps{engine: engine, log: log}}
+	host.apps.set(cfg.Apps)
+	return &Pod{cfg: cfg, log: log, engine: engine, Host: host, ended: make(chan int, 1)}
+}
+
+// Ready: this pod holds the lease and its engine runs.
+func (p *Pod) Ready() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.stopping && p.started && p.lease != nil && p.lease.Held()
+}
+
+// Run starts the pod and returns the process's exit code once it has ended (ctx done: a clean stop).
+func (p *Pod) Run(ctx context.Context) int {
+	go func() {
+		if err := p.startUp(); err != nil {
+			p.mu.Lock()
+			stopping := p.stopping
+			p.mu.Unlock()
+			if !stopping {
+				p.log.Error("engine pod failed to start", "err", err.Error())
+				p.terminate(1, "start-up failed")
+			}
+		}
+	}()
+	select {
+	case <-ctx.Done():
+		go p.terminate(0, "signal")
+		return <-p.ended
+	case code := <-p.ended:
+		return code
+	}
+}
+
+func (p *Pod) startUp() error {
+	nc, err := connect(p.cfg, p.log, func(err error) {
+		p.mu.Lock()
+		stopping := p.stopping
+		p.mu.Unlock()
+		if !stopping {
+			reason := "NATS connection closed"
+			if err != nil {
+				reason += ": " + err.Error()
+			}
+			go p.terminate(1, reason)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	p.nc = nc
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// With credentials the pod may only use what the operator created for it: it binds.
+	bind := p.cfg.NatsCredentials != ""
+	if err := ensureEventStream(ctx, js, bind); err != nil {
+		return err
+	}
+	p.events = newPublisher(js, p.log)
+	authKV, err := openKV(ctx, js, authBucket, 0, bind)
+	if err != nil {
+		return err
+	}
+	messagesKV, err := openKV(ctx, js, messagesBucket, 0, bind)
+	if err != nil {
+		return err
+	}
+	p.history = newHistory(messagesKV, p.cfg.Session, p.log)
+	leaseKV, err := openKV(ctx, js, leaseBucket, leaseTTL, bind)
+	if err != nil {
+		return err
+	}
+	lease := newLease(leaseKV, p.cfg.Session, p.cfg.PodName, p.log)
+	host := p.Host
+	host.auth = authState{kv: authKV, session: p.cfg.Session}
+	host.media = &mediaStore{js: js, session: p.cfg.Session, baseURL: p.cfg.BaseURL}
+	host.publish = func(id, event string, envelope []byte, payload map[string]any) {
+		p.events.publish(id, p.cfg.Session, event, envelope)
+		p.history.record(event, payload)
+	}
+	p.mu.Lock()
+	p.lease = lease
+	p.mu.Unlock()
+	server, port, err := startHealth(p.cfg.HealthPort, p.Ready)
+	if err != nil {
+		return err
+	}
+	p.health = server
+	p.log.Info("engine pod up; waiting for the session lease", "healthPort", port)
+
+	lease.OnLost(p.abandon)
+	acquireCtx, stopAcquiring := context.WithCancel(context.Background())
+	p.mu.Lock()
+	p.acquiring = stopAcquiring
+	stopping := p.stopping
+	p.mu.Unlock()
+	if stopping {
+		stopAcquiring()
+	}
+	if _, err := lease.Acquire(acquireCtx); err != nil {
+		return nil // stopping
+	}
+	p.cmds = &commands{nc: nc, js: js, session: p.cfg.Session, host: host, events: p.events, log: p.log}
+	if err := p.cmds.start(); err != nil {
+		return err
+	}
+	host.Start(context.Background())
+	p.mu.Lock()
+	p.started = !p.stopping
+	p.mu.Unlock()
+	status, _, _, _ := host.Status()
+	p.log.Info("engine started", "engine", "GOWS", "fencingToken", lease.FencingToken(), "status", status)
+	return nil
+}
+
+// abandon: the lease is gone, someone else may be connecting with these credentials right now.
+func (p *Pod) abandon(reason string) {
+	p.mu.Lock()
+	p.started = false
+	p.mu.Unlock()
+	go p.Host.Stop(context.Background())
+	go p.terminate(1, "session lease lost: "+reason)
+}
+
+func (p *Pod) terminate(exitCode int, reason string) {
+	p.mu.Lock()
+	if p.stopping {
+		p.mu.Unlock()
+		return
+	}
+	p.stopping = true
+	p.started = false
+	if p.acquiring != nil {
+		p.acquiring()
+	}
+	p.mu.Unlock()
+	p.log.Info("engine pod stopping", "reason", reason)
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout+drainTimeout)
+	defer cancel()
+	if p.cmds != nil {
+		p.cmds.close()
+	}
+	p.Host.Stop(ctx)
+	if p.history != nil {
+		p.history.close()
+	}
+	if p.events != nil {
+		if !p.events.flush(flushTimeout) {
+			p.log.Error("events not acked before shutdown")
+		}
+		p.events.close()
+	}
+	// A lost lease is not ours to delete; a clean stop hands it over without waiting for the ttl.
+	if exitCode == 0 && p.lease != nil {
+		p.lease.Release(ctx)
+	}
+	if p.health != nil {
+		_ = p.health.Close()
+	}
+	if p.nc != nil && !p.nc.IsClosed() {
+		done := make(chan struct{})
+		go func() {
+			_ = p.nc.Drain()
+			for !p.nc.IsClosed() {
+				time.Sleep(10 * time.Millisecond)
+			}
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(drainTimeout):
+			p.nc.Close()
+		}
+	}
+	p.log.Info("engine pod stopped", "exitCode", exitCode)
+	p.ended <- exitCode
+}

@@ -1,0 +1,190 @@
+package natshost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// The engine pod's replies and envelopes checked against the JSON Schema generated from the
+// protocol's zod schemas (../engine-rpc.schema.json, kept fresh by protocol/test/engine-rpc-schema.test.ts).
+
+var schemaFile, _ = filepath.Abs("../engine-rpc.schema.json")
+
+func schemaOf(t *testing.T, name string) *jsonschema.Schema {
+	t.Helper()
+	compiler := jsonschema.NewCompiler()
+	compiler.UseRegexpEngine(goRegexp)
+	schema, err := compiler.Compile(schemaFile + "#/$defs/" + name)
+	if err != nil {
+		t.Fatalf("compile %s: %v", name, err)
+	}
+	return schema
+}
+
+// goRegexp: Go's regexp, with repeat counts above its limit of 1000 capped there (the protocol's
+// `{1,1024}` of a passkey credential id), which no value of these tests comes near.
+func goRegexp(pattern string) (jsonschema.Regexp, error) {
+	return regexp.Compile(bigRepeat.ReplaceAllStringFunc(pattern, func(repeat string) string {
+		parts := bigRepeat.FindStringSubmatch(repeat)
+		return "{" + parts[1] + ",1000}"
+	}))
+}
+
+var bigRepeat = regexp.MustCompile(`\{(\d+),(\d{4,})\}`)
+
+func validate(t *testing.T, schema *jsonschema.Schema, value any) {
+	t.Helper()
+	raw, err := json.Marshal(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(decoded); err != nil {
+		t.Errorf("%s does not match: %v", raw, err)
+	}
+}
+
+func TestEveryGowsOperationOfTheCatalogHasItsLine(t *testing.T) {
+	raw, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs map[string]struct {
+			Items struct {
+				Enum []string `json:"enum"`
+			} `json:"items"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	catalog := doc.Defs["GowsOperations"].Items.Enum
+	served := []string{"me"}
+	for name := range ops {
+		served = append(served, name)
+	}
+	sort.Strings(catalog)
+	sort.Strings(served)
+	if !slices.Equal(catalog, served) {
+		t.Errorf("protocol's catalog gives GOWS %v; ops.go serves %v", catalog, served)
+	}
+}
+
+type fakeEngine struct{ calls []string }
+
+func (f *fakeEngine) call(_ context.Context, method string, _ json.RawMessage) (any, error) {
+	f.calls = append(f.calls, method)
+	switch method {
+	case "sendText":
+		return map[string]any{"id": "true_1@c.us_ABC", "hasMedia": false, "media": nil}, nil
+	case "qr":
+		return nil, &CommandError{Code: "WRONG_STATUS", Message: "no QR code"}
+	}
+	return nil, nil
+}
+
+func testHost(engine EngineFunc, published *[][]byte) *Host {
+	host := &Host{session: "s1", engine: engine, log: nopLog{}, setup: json.RawMessage(`{}`), status: "STOPPED", metadata: map[string]string{"a": "b"},
+		env:  map[string]any{"tier": "CORE", "version": "0.0.0", "engine": "GOWS", "platform": "linux/x64", "worker": map[string]any{"id": "engine-s1"}},
+		apps: &apps{engine: engine, log: nopLog{}}}
+	host.publish = func(_, _ string, envelope []byte, _ map[string]any) { *published = append(*published, envelope) }
+	return host
+}
+
+type nopLog struct{}
+
+func (nopLog) Info(string, ...any)  {}
+func (nopLog) Warn(string, ...any)  {}
+func (nopLog) Error(string, ...any) {}
+
+func TestEnvelopesMatchTheProtocol(t *testing.T) {
+	var published [][]byte
+	engine := &fakeEngine{}
+	host := testHost(engine.call, &published)
+	host.Start(context.Background())
+	host.Notify("me", map[string]any{"me": map[string]any{"id": "15550001111@c.us", "pushName": "Ada"}})
+	host.Notify("status", map[string]any{"status": "WORKING"})
+	host.Notify("event", map[string]any{"event": "presence.update", "payload": map[string]any{"id": "15551230001@c.us", "presences": []any{map[string]any{"participant": "15551230001@c.us", "lastKnownPresence": "online", "lastSeen": nil}}}})
+	host.Notify("status", map[string]any{"status": "FAILED", "reason": "gone"})
+	if len(published) != 4 {
+		t.Fatalf("published %d envelopes, want 4 (STARTING, WORKING, presence.update, FAILED)", len(published))
+	}
+	schema := schemaOf(t, "EventEnvelope")
+	for _, raw := range published {
+		var envelope any
+		_ = json.Unmarshal(raw, &envelope)
+		validate(t, schema, envelope)
+	}
+	var working, presence map[string]any
+	_ = json.Unmarshal(published[1], &working)
+	_ = json.Unmarshal(published[2], &presence)
+	var starting map[string]any
+	_ = json.Unmarshal(published[0], &starting)
+	if _, ok := starting["me"]; ok {
+		t.Errorf("an event outside WORKING carries me: %s", published[0])
+	}
+	if working["me"] == nil || presence["me"] == nil {
+		t.Errorf("an event while WORKING carries me: %s", published[2])
+	}
+	validate(t, schemaOf(t, "event.presence.update"), presence["payload"])
+}
+
+func TestCommandRepliesMatchTheProtocol(t *testing.T) {
+	var published [][]byte
+	engine := &fakeEngine{}
+	host := testHost(engine.call, &published)
+	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
+	schema := schemaOf(t, "CommandReply")
+	for _, tc := range []struct {
+		name, data, code string
+	}{
+		{"not JSON", `{`, "INVALID"},
+		{"no op", `{"args":{}}`, "INVALID"},
+		{"an op GOWS lacks", `{"op":"message.star","args":{}}`, "NOT_SUPPORTED"},
+		{"status", `{"op":"host.status"}`, ""},
+		{"me", `{"op":"me"}`, ""},
+		{"metadata", `{"op":"host.setMetadata","args":{"metadata":{"x":"y"}}}`, ""},
+	} {
+		reply := c.answer([]byte(tc.data), nil)
+		validate(t, schema, reply)
+		if tc.code == "" && !reply.OK || tc.code != "" && (reply.OK || reply.Error.Code != tc.code) {
+			t.Errorf("%s: reply %+v, want code %q", tc.name, reply, tc.code)
+		}
+	}
+}
+
+func TestCommandsNeedTheirStatus(t *testing.T) {
+	var published [][]byte
+	engine := &fakeEngine{}
+	host := testHost(engine.call, &published)
+	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
+	_, err := c.execute(context.Background(), "send.text", map[string]any{"chatId": "1@c.us", "text": "hi"})
+	if refusal, ok := err.(*CommandError); !ok || refusal.Code != "WRONG_STATUS" || refusal.Message != "session 's1' is STOPPED; this needs WORKING" {
+		t.Fatalf("a send on a stopped session: %v", err)
+	}
+	host.Start(context.Background())
+	host.Notify("status", map[string]any{"status": "WORKING"})
+	result, err := c.execute(context.Background(), "send.text", map[string]any{"chatId": "1@c.us", "text": "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if record := result.(map[string]any); record["mediaUrl"] != nil || record["id"] != "true_1@c.us_ABC" {
+		t.Errorf("sendText's record: %v", record)
+	}
+	if _, err := c.execute(context.Background(), "auth.qr", nil); err.(*CommandError).Code != "WRONG_STATUS" {
+		t.Errorf("a QR while WORKING: %v", err)
+	}
+}
