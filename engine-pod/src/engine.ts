@@ -12,6 +12,7 @@ import type {
 } from '@switchboard/protocol';
 import type { AuthStateStore } from './auth-state/store.js';
 import type { ChattingCapability } from './capabilities/chatting.js';
+import type { GroupManagement } from './capabilities/groups.js';
 import type { PasskeyPairing } from './capabilities/pairing.js';
 import type { ProfileEditing } from './capabilities/profile.js';
 import type { AccountLookups } from './capabilities/account.js';
@@ -57,7 +58,7 @@ export type SendTextArgs = Omit<MessageTextRequest, 'session'>;
  * service and report through the context; status bookkeeping, envelopes and the command
  * contract live in the EngineHost, the same for every engine.
  */
-export interface Engine extends PasskeyPairing, ChattingCapability, ProfileEditing, AccountLookups {
+export interface Engine extends PasskeyPairing, ChattingCapability, ProfileEditing, AccountLookups, GroupManagement {
   readonly name: EngineName;
   start(): Promise<void>;
   /** Close the connection, keep the auth state. */

@@ -20,6 +20,7 @@ import { contactRoutes } from './routes/contacts.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { fileRoutes } from './routes/files.js';
+import { groupRoutes } from './routes/groups.js';
 import { historyRoutes } from './routes/history.js';
 import { registerDocs } from './routes/docs.js';
 import { keyRoutes } from './routes/keys.js';
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       chattingActionRoutes,
       messageIdRoutes,
       contactRoutes,
+      groupRoutes,
       appRoutes,
       sandboxRoutes,
     ]) {

@@ -3,6 +3,7 @@ import { AppConfig } from './apps.js';
 import { accountCommands } from './commands/account.js';
 import { chattingCommands } from './commands/chatting.js';
 import { command } from './commands/command.js';
+import { groupCommands } from './commands/groups.js';
 import { pairingCommands } from './commands/pairing.js';
 import { profileCommands } from './commands/profile.js';
 import { sandboxCommands } from './commands/sandbox.js';
@@ -18,6 +19,7 @@ export const EngineCommand = z.discriminatedUnion('op', [
   ...accountCommands,
   ...profileCommands,
   ...chattingCommands,
+  ...groupCommands,
   ...sandboxCommands,
 ]);
 export type EngineCommand = z.infer<typeof EngineCommand>;

@@ -76,6 +76,24 @@ const OP_NAMES: Readonly<Record<EngineOp, string>> = {
   'message.star': 'starring',
   'chat.seen': 'read receipts',
   'chat.typing': 'typing indicators',
+  'group.create': 'creating groups',
+  'group.list': 'listing groups',
+  'group.refresh': 'listing groups',
+  'group.get': 'reading groups',
+  'group.delete': 'deleting groups',
+  'group.leave': 'leaving groups',
+  'group.joinInfo': 'group invites',
+  'group.join': 'joining groups',
+  'group.picture': 'group pictures',
+  'group.setPicture': 'changing group pictures',
+  'group.deletePicture': 'changing group pictures',
+  'group.setSubject': 'changing groups',
+  'group.setDescription': 'changing groups',
+  'group.settings': 'reading groups',
+  'group.setSetting': 'changing group settings',
+  'group.inviteCode': 'group invites',
+  'group.revokeInvite': 'revoking group invites',
+  'group.participants': 'changing group participants',
   'sandbox.simulate': 'simulate',
 };
 
@@ -125,6 +143,8 @@ const REGISTRATION: RefusedArgument = {
 
 const PASSKEY_OPS = ['auth.passkey.challenge', 'auth.passkey.submit', 'auth.passkey.confirmation', 'auth.passkey.confirm'] as const;
 
+const GROUP_OPS = ENGINE_OPS.filter((op) => op.startsWith('group.'));
+
 function opsExcept(...left: readonly EngineOp[]): readonly EngineOp[] {
   return ENGINE_OPS.filter((op) => !left.includes(op));
 }
@@ -152,7 +172,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'socket',
     description: "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser.",
     pairing: ['qr', 'code'],
-    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate'),
+    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', ...GROUP_OPS),
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
     settings: ['proxy', 'ignore', 'client', 'noweb'],

@@ -16,6 +16,7 @@ export * from './events/names.js';
 export * from './events/payloads.js';
 export * from './events/summaries.js';
 export * from './group.js';
+export * from './group-requests.js';
 export * from './history.js';
 export * from './ids.js';
 export * from './keys.js';

@@ -87,6 +87,7 @@ export const SimulateGroupJoin = z.object({
   ...GroupSettings.partial().shape,
   participants: z.array(MemberId).max(256).default([]).meta({ description: 'The other members' }),
   by: MemberId.optional().meta({ description: 'The admin who added you; default 15557770001@c.us' }),
+  role: z.enum(['participant', 'admin', 'superadmin']).default('participant').meta({ description: 'Your role in the group' }),
 });
 
 export const SimulateGroupLeave = z.object({

@@ -27,6 +27,9 @@ const PATH_VALUES: Record<string, string> = {
   labelId: '1',
   id: '123456789@c.us',
 };
+/** The group and the member the document's Groups examples name. */
+const GROUP_ID = '123123123@g.us';
+const MEMBER_ID = '123456789@c.us';
 /** Required query parameters the document leaves without an example or default. */
 const QUERY_VALUES: Record<string, string> = { phone: '123456789', text: 'Hi there!', chatId: '123456789@c.us' };
 
@@ -155,6 +158,19 @@ async function callsApp(gw: ContractGateway): Promise<void> {
   expect(made.status).toBe(201);
 }
 
+/**
+ * The group the `/groups/{id}` operations name (the document's example id), made afresh before
+ * each with you its superadmin, as a client would call them on a group it runs. The member the
+ * document's bodies name is in it, except before an add.
+ */
+async function exampleGroup(gw: ContractGateway, withMember: boolean): Promise<void> {
+  const simulate = (body: Record<string, unknown>) => gw.api('POST', `/api/${SESSION}/sandbox/simulate`, body);
+  // Not in it (404) when an operation before left or deleted it.
+  await simulate({ kind: 'group-leave', groupId: GROUP_ID });
+  const joined = await simulate({ kind: 'group-join', groupId: GROUP_ID, role: 'superadmin', participants: withMember ? [MEMBER_ID] : [] });
+  expect(joined.status).toBe(201);
+}
+
 async function loggedOut(gw: ContractGateway): Promise<void> {
   await gw.api('POST', `/api/sessions/${SESSION}/logout`);
   await waitForStatus(gw, SESSION, 'SCAN_QR_CODE');
@@ -181,6 +197,7 @@ describe('the peer document, operation by operation (issue 16)', () => {
     for (const operation of operations) {
       await ensureWorking(gw);
       await PRECONDITIONS[operation.key]?.(gw);
+      if (operation.path.startsWith('/api/{session}/groups/{id}')) await exampleGroup(gw, !operation.path.endsWith('/participants/add'));
       outcomes.set(operation.key, await call(gw, operation, files.base));
     }
     const served = [...outcomes.values()].filter((outcome) => outcome.differs !== 'not-served').length;

@@ -1,6 +1,7 @@
 import type { EngineOp } from '@switchboard/protocol';
 import { accountHandlers } from './account.js';
 import { chattingHandlers } from './chatting.js';
+import { groupHandlers } from './groups.js';
 import { pairingHandlers } from './pairing.js';
 import { profileHandlers } from './profile.js';
 import { sandboxHandlers } from './sandbox.js';
@@ -16,5 +17,6 @@ export const COMMAND_HANDLERS: CommandHandlers<Exclude<EngineOp, 'me'>> = {
   ...accountHandlers,
   ...profileHandlers,
   ...chattingHandlers,
+  ...groupHandlers,
   ...sandboxHandlers,
 };

@@ -1,4 +1,6 @@
 import {
+  GroupInfo,
+  GroupParticipant,
   MessageReactionPayload,
   MessageRecord,
   MyProfile,
@@ -56,6 +58,23 @@ export const FORWARDED_METHODS: Readonly<Record<ForwardedMethod, { readonly para
   sendSeen: { result: SendSeenResult },
   setTyping: { result: NOTHING },
   rejectCall: { result: NOTHING },
+  createGroup: { result: GroupInfo },
+  groups: { param: 'refresh', result: z.array(GroupInfo) },
+  group: { param: 'id', result: GroupInfo },
+  deleteGroup: { param: 'id', result: NOTHING },
+  leaveGroup: { param: 'id', result: NOTHING },
+  groupJoinInfo: { param: 'code', result: GroupInfo },
+  joinGroup: { param: 'code', result: z.string() },
+  groupPicture: { result: z.string().nullable() },
+  setGroupPicture: { result: NOTHING },
+  deleteGroupPicture: { param: 'id', result: NOTHING },
+  setGroupSubject: { result: NOTHING },
+  setGroupDescription: { result: NOTHING },
+  groupSettings: { param: 'id', result: z.object({ infoAdminOnly: z.boolean(), messagesAdminOnly: z.boolean() }) },
+  setGroupSetting: { result: NOTHING },
+  groupInviteCode: { param: 'id', result: z.string() },
+  revokeGroupInvite: { param: 'id', result: z.string() },
+  updateGroupParticipants: { result: z.array(GroupParticipant) },
 };
 
 export function isForwarded(method: string): method is ForwardedMethod {

@@ -4,6 +4,9 @@ import {
   type MeInfo,
   type MessageReactionPayload,
   type MessageRecord,
+  type GroupInfo,
+  type GroupParticipant,
+  type GroupSecurity,
   type MyProfile,
   type PasskeyAssertionRequest,
   type PasskeyChallenge,
@@ -24,11 +27,13 @@ import type {
   OutgoingLinkPreview,
   OutgoingMedia,
 } from '../../capabilities/chatting.js';
+import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { pairingCode, sandboxMessageId, sandboxQrValue } from './codes.js';
 import { DelayQueue } from './delay-queue.js';
 import { sandboxNumberLookup } from './directory.js';
+import { SandboxGroups } from './groups.js';
 import { SandboxPasskey } from './passkey.js';
 import { SandboxProfile } from './profile.js';
 import type { SandboxSide } from './sandbox-side.js';
@@ -70,6 +75,7 @@ export class SandboxEngine implements Engine {
   private readonly side: SandboxSide;
   private readonly passkey: SandboxPasskey;
   private readonly myProfile: SandboxProfile;
+  private readonly myGroups: SandboxGroups;
 
   /** The host's context, remembering every message on its way out (sandbox-world.ts). */
   private readonly context: EngineContext;
@@ -114,6 +120,7 @@ export class SandboxEngine implements Engine {
       },
     };
     this.passkey = new SandboxPasskey(this.side);
+    this.myGroups = new SandboxGroups(this.side);
     this.myProfile = new SandboxProfile({
       context: this.context,
       requireWorking: () => this.requireWorking(),
@@ -188,6 +195,76 @@ export class SandboxEngine implements Engine {
 
   async deleteProfilePicture(): Promise<void> {
     await this.myProfile.deletePicture();
+  }
+
+  // The peer's Groups operations: groups.ts.
+
+  async createGroup(args: CommandArgs<'group.create'>): Promise<GroupInfo> {
+    return this.myGroups.create(args);
+  }
+
+  async groups(): Promise<GroupInfo[]> {
+    return this.myGroups.list();
+  }
+
+  async group(id: string): Promise<GroupInfo> {
+    return this.myGroups.get(id);
+  }
+
+  async deleteGroup(id: string): Promise<void> {
+    await this.myGroups.delete(id);
+  }
+
+  async leaveGroup(id: string): Promise<void> {
+    await this.myGroups.leave(id);
+  }
+
+  async groupJoinInfo(code: string): Promise<GroupInfo> {
+    return this.myGroups.joinInfo(code);
+  }
+
+  async joinGroup(code: string): Promise<string> {
+    return this.myGroups.join(code);
+  }
+
+  async groupPicture(args: CommandArgs<'group.picture'>): Promise<string | null> {
+    return this.myGroups.picture(args.id);
+  }
+
+  async setGroupPicture(args: GroupPictureArgs): Promise<void> {
+    await this.myGroups.setPicture(args.id, args.file);
+  }
+
+  async deleteGroupPicture(id: string): Promise<void> {
+    await this.myGroups.deletePicture(id);
+  }
+
+  async setGroupSubject(args: CommandArgs<'group.setSubject'>): Promise<void> {
+    await this.myGroups.setSubject(args.id, args.subject);
+  }
+
+  async setGroupDescription(args: CommandArgs<'group.setDescription'>): Promise<void> {
+    await this.myGroups.setDescription(args.id, args.description);
+  }
+
+  async groupSettings(id: string): Promise<GroupSecurity> {
+    return this.myGroups.settings(id);
+  }
+
+  async setGroupSetting(args: CommandArgs<'group.setSetting'>): Promise<void> {
+    await this.myGroups.setSetting(args.id, args.setting, args.adminsOnly);
+  }
+
+  async groupInviteCode(id: string): Promise<string> {
+    return this.myGroups.inviteCode(id);
+  }
+
+  async revokeGroupInvite(id: string): Promise<string> {
+    return this.myGroups.revokeInvite(id);
+  }
+
+  async updateGroupParticipants(args: GroupParticipantsArgs): Promise<GroupParticipant[]> {
+    return this.myGroups.participants(args.id, args.action, args.participants);
   }
 
   async newMessageId(): Promise<string> {

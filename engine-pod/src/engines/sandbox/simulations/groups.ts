@@ -33,16 +33,16 @@ export async function simulateGroupJoin(side: SandboxSide, request: z.infer<type
     membersCanSendMessages: request.membersCanSendMessages ?? true,
     newMembersApprovalRequired: request.newMembersApprovalRequired ?? false,
     participants: [
-      { id: by, role: 'superadmin' },
+      { id: by, role: request.role === 'superadmin' ? 'admin' : 'superadmin' },
       ...others.map((member) => ({ id: member, role: 'participant' as const })),
-      { id: me.id, role: 'participant' },
+      { id: me.id, role: request.role },
     ],
   };
   side.world.groups.set(id, group);
   const timestamp = nowSeconds();
   const _data = notification(id, 'add', by, [me.id], timestamp);
   side.context.emit('group.v2.join', { group, timestamp, _data });
-  const participants = [{ id: me.id, role: 'participant' }];
+  const participants = [{ id: me.id, role: request.role }];
   side.context.emit('group.v2.participants', { type: 'join', group: { id }, participants, timestamp, _data });
   side.context.emit('group.join', _data);
   return { id };
