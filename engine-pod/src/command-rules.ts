@@ -38,6 +38,21 @@ const NEEDS: Partial<Record<EngineCommand['op'], readonly SessionStatus[]>> = {
   'message.star': ['WORKING'],
   'chat.seen': ['WORKING'],
   'chat.typing': ['WORKING'],
+  'chat.delete': ['WORKING'],
+  'chat.picture': ['WORKING'],
+  'chat.clearMessages': ['WORKING'],
+  'chat.read': ['WORKING'],
+  'chat.archive': ['WORKING'],
+  'chat.unread': ['WORKING'],
+  'message.edit': ['WORKING'],
+  'message.delete': ['WORKING'],
+  'message.pin': ['WORKING'],
+  'presence.set': ['WORKING'],
+  'presence.list': ['WORKING'],
+  'presence.get': ['WORKING'],
+  'presence.subscribe': ['WORKING'],
+  'call.reject': ['WORKING'],
+  'send.event': ['WORKING'],
 };
 
 /** Commands not listed above need a live engine, in any of its live statuses. */

@@ -11,6 +11,7 @@ import type {
   SimulateRequest,
 } from '@switchboard/protocol';
 import type { AuthStateStore } from './auth-state/store.js';
+import type { ChatsCapability, PresenceCapability } from './capabilities/chats.js';
 import type { ChattingCapability } from './capabilities/chatting.js';
 import type { GroupManagement } from './capabilities/groups.js';
 import type { PasskeyPairing } from './capabilities/pairing.js';
@@ -58,7 +59,7 @@ export type SendTextArgs = Omit<MessageTextRequest, 'session'>;
  * service and report through the context; status bookkeeping, envelopes and the command
  * contract live in the EngineHost, the same for every engine.
  */
-export interface Engine extends PasskeyPairing, ChattingCapability, ProfileEditing, AccountLookups, GroupManagement {
+export interface Engine extends PasskeyPairing, ChattingCapability, ProfileEditing, AccountLookups, GroupManagement, ChatsCapability, PresenceCapability {
   readonly name: EngineName;
   start(): Promise<void>;
   /** Close the connection, keep the auth state. */

@@ -12,6 +12,8 @@ import { installJsonBodyParser } from './http/json-body.js';
 import { mcpRoutes } from './mcp/routes.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { appRoutes } from './routes/apps.js';
+import { chatListRoutes } from './routes/chat-lists.js';
+import { chatRoutes } from './routes/chats.js';
 import { chattingRoutes } from './routes/chatting.js';
 import { chattingActionRoutes } from './routes/chatting-actions.js';
 import { chattingInteractiveRoutes } from './routes/chatting-interactive.js';
@@ -28,6 +30,7 @@ import { messageIdRoutes } from './routes/message-ids.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pairingRoutes } from './routes/pairing.js';
 import { passkeyRoutes } from './routes/passkey.js';
+import { presenceRoutes } from './routes/presence.js';
 import { profileRoutes } from './routes/profile.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { healthRoutes } from './routes/health.js';
@@ -124,6 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       chattingMediaRoutes,
       chattingInteractiveRoutes,
       chattingActionRoutes,
+      chatRoutes,
+      presenceRoutes,
       messageIdRoutes,
       contactRoutes,
       groupRoutes,
@@ -134,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     if (deps.deliveries) await api.register(deliveryRoutes, { ...routeDeps, ...deps.deliveries });
     if (deps.messages) await api.register(historyRoutes, { ...routeDeps, messages: deps.messages });
+    if (deps.messages) await api.register(chatListRoutes, { ...routeDeps, messages: deps.messages });
     if (deps.media) await api.register(fileRoutes, { media: deps.media });
     await api.register(keyRoutes, { keys: deps.keys, incarnations: deps.auth.incarnations });
     await api.register(serverRoutes, deps.server);

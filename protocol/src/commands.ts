@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { AppConfig } from './apps.js';
 import { accountCommands } from './commands/account.js';
+import { callAndEventCommands } from './commands/calls.js';
+import { chatsCommands } from './commands/chats.js';
 import { chattingCommands } from './commands/chatting.js';
 import { command } from './commands/command.js';
 import { groupCommands } from './commands/groups.js';
 import { pairingCommands } from './commands/pairing.js';
+import { presenceCommands } from './commands/presence.js';
 import { profileCommands } from './commands/profile.js';
 import { sandboxCommands } from './commands/sandbox.js';
 
@@ -20,6 +23,9 @@ export const EngineCommand = z.discriminatedUnion('op', [
   ...profileCommands,
   ...chattingCommands,
   ...groupCommands,
+  ...chatsCommands,
+  ...presenceCommands,
+  ...callAndEventCommands,
   ...sandboxCommands,
 ]);
 export type EngineCommand = z.infer<typeof EngineCommand>;

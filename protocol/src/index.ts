@@ -1,5 +1,7 @@
 export * from './account.js';
 export * from './apps.js';
+export * from './calls.js';
+export * from './chats.js';
 export * from './chatting.js';
 export * from './chatting-actions.js';
 export * from './chatting-interactive.js';
@@ -11,6 +13,7 @@ export * from './engine-catalog.js';
 export * from './engine-settings.js';
 export * from './engines.js';
 export * from './errors.js';
+export * from './event-messages.js';
 export * from './events/envelope.js';
 export * from './events/names.js';
 export * from './events/payloads.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChatId } from './ids.js';
 
 /** Spec 2.7. */
 export const PresenceStatus = z.enum(['online', 'offline', 'typing', 'recording', 'paused']).meta({ id: 'PresenceStatus' });
@@ -30,3 +31,23 @@ export const SessionPresence = z
   .object({ presence: PresenceStatus.optional().meta({ description: 'Not tracked by this build: always absent' }) })
   .meta({ id: 'SessionPresence' });
 export type SessionPresence = z.infer<typeof SessionPresence>;
+
+/** The presences that are about one chat: they need `chatId`. */
+const CHAT_PRESENCES: readonly PresenceStatus[] = ['typing', 'recording', 'paused'];
+
+/** `POST /api/{session}/presence`: the account's own presence, everywhere or in one chat. */
+export const SessionPresenceRequest = z
+  .object({
+    chatId: ChatId.optional().meta({
+      description: 'The chat (contact or group): required for typing, recording and paused; leave it out for online and offline',
+    }),
+    presence: PresenceStatus,
+  })
+  .refine((request) => request.chatId !== undefined || !CHAT_PRESENCES.includes(request.presence), {
+    path: ['chatId'],
+    message: `is required for presence ${CHAT_PRESENCES.join(', ')}`,
+  })
+  .meta({ id: 'SessionPresenceRequest' });
+export type SessionPresenceRequest = z.infer<typeof SessionPresenceRequest>;
+
+export const PresenceChatArgs = z.object({ chatId: ChatId });

@@ -168,7 +168,8 @@ export const SimulateCall = z
     from: MemberId.optional().meta({ description: 'The caller; needed for an offer' }),
     id: z
       .string()
-      .regex(/^[0-9A-F]{16,64}$/, { message: 'must be 16-64 upper-case hex digits' })
+      // WhatsApp's are upper-case hex; letters too, so a client's own test ids (the peer document's example) can ring.
+      .regex(/^[0-9A-Za-z]{16,64}$/, { message: 'must be 16-64 letters or digits' })
       .optional()
       .meta({ description: 'The call id; default a new one for an offer, needed to accept or reject' }),
     isVideo: z.boolean().default(false),

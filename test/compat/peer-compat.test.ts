@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
+import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, type ContractGateway, startGateway, waitForStatus } from '../contract/harness.js';
 import { renderCompatibility, COMPATIBILITY_DOC } from './compatibility-doc.js';
@@ -142,7 +143,21 @@ const PRECONDITIONS: Record<string, (gw: ContractGateway) => Promise<unknown>> =
   'PUT /api/apps/{id}': (gw) => callsApp(gw),
   'DELETE /api/apps/{id}': (gw) => callsApp(gw),
   'POST /api/{session}/auth/request-code': (gw) => loggedOut(gw),
+  'GET /api/{session}/chats/{chatId}/messages/{messageId}': (gw) => sentMessage(gw),
+  'POST /api/{session}/calls/reject': (gw) => gw.api('POST', `/api/${SESSION}/sandbox/simulate`, CALL),
 };
+
+/** The message the document's chat operations name (PATH_VALUES.messageId), sent with that id and in the history. */
+async function sentMessage(gw: ContractGateway): Promise<void> {
+  const chatId = PATH_VALUES.chatId!;
+  const messageId = PATH_VALUES.messageId!;
+  await gw.api('POST', '/api/sendText', { session: SESSION, chatId, text: 'Hi there!', id: messageId.split('_').at(-1) });
+  const url = `/api/${SESSION}/chats/${encodeURIComponent(chatId)}/messages/${encodeURIComponent(messageId)}`;
+  await waitFor(async () => (await gw.api('GET', url)).status === 200 || undefined, 'the sent message in the history');
+}
+
+/** The call the document's reject request names, ringing. */
+const CALL = { kind: 'call', status: 'offer', id: 'ABCDEFGABCDEFGABCDEFGABCDEFG', from: '11111111111@c.us' };
 
 /** The app the `/api/apps/{id}` operations name (APP_ID), on the session. */
 const APP_ID = 'app_compat';

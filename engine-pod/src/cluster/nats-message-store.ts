@@ -2,7 +2,7 @@ import { JS_ERR, jsErrorCode, latestValues, openMessagesBucket, type StoreOption
 import { KV_BUCKETS, type MessageRecord } from '@switchboard/protocol';
 import type { KV, KvEntry, NatsConnection } from 'nats';
 import { selectPage, type OrderedRecord } from '../history/history-page.js';
-import type { HistoryPage, MessageStore } from '../history/message-store.js';
+import type { HistoryPage, MessageStore, StoredChat } from '../history/message-store.js';
 import { authKeyToken } from './nats-auth-state-store.js';
 
 const STREAM = `KV_${KV_BUCKETS.messages}`;
@@ -69,6 +69,24 @@ export class NatsMessageStore implements MessageStore {
     return selectPage(entries, page);
   }
 
+  /** One pass over the session's keys: a message key has three tokens, a chat's alias two. */
+  async chats(session: string): Promise<StoredChat[]> {
+    const chats = new Map<string, { last: OrderedRecord; messages: number }>();
+    for (const entry of await latestValues(this.kv, `${session}.*.*`, 'message history')) {
+      const stored = valueOf(entry);
+      if (!stored) continue;
+      const chatId = Buffer.from(entry.key.split('.')[1] ?? '', 'base64url').toString('utf8');
+      const record = { record: stored.record, order: stored.order ?? entry.revision };
+      const chat = chats.get(chatId);
+      if (!chat) chats.set(chatId, { last: record, messages: 1 });
+      else {
+        chat.messages++;
+        chat.last = newer(chat.last, record);
+      }
+    }
+    return [...chats].map(([chatId, { last, messages }]) => ({ chatId, last: last.record, messages }));
+  }
+
   async purgeSession(session: string): Promise<void> {
     await purgeSessionMessages(this.nc, session);
   }
@@ -87,6 +105,10 @@ export async function purgeSessionMessages(nc: NatsConnection, session: string):
 
 const chatKey = (session: string, chatId: string) => `${session}.${authKeyToken(chatId)}`;
 const messageKey = (session: string, chatId: string, messageId: string) => `${chatKey(session, chatId)}.${authKeyToken(messageId)}`;
+
+function newer(a: OrderedRecord, b: OrderedRecord): OrderedRecord {
+  return (b.record.timestamp - a.record.timestamp || b.order - a.order) > 0 ? b : a;
+}
 
 function valueOf(entry: KvEntry | null): StoredValue | null {
   return entry?.operation === 'PUT' ? entry.json<StoredValue>() : null;

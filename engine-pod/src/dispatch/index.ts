@@ -1,5 +1,6 @@
 import type { EngineOp } from '@switchboard/protocol';
 import { accountHandlers } from './account.js';
+import { chatsHandlers } from './chats.js';
 import { chattingHandlers } from './chatting.js';
 import { groupHandlers } from './groups.js';
 import { pairingHandlers } from './pairing.js';
@@ -18,5 +19,6 @@ export const COMMAND_HANDLERS: CommandHandlers<Exclude<EngineOp, 'me'>> = {
   ...profileHandlers,
   ...chattingHandlers,
   ...groupHandlers,
+  ...chatsHandlers,
   ...sandboxHandlers,
 };

@@ -3,6 +3,13 @@ import type { Ack, HistoryQuery, MessageRecord } from '@switchboard/protocol';
 /** One page of one or more chats: the query once the chat's addresses are known. */
 export type HistoryPage = Omit<HistoryQuery, 'chatId' | 'merge'>;
 
+/** A chat of the history: its newest message (by timestamp, then arrival) and how many it has. */
+export interface StoredChat {
+  readonly chatId: string;
+  readonly last: MessageRecord;
+  readonly messages: number;
+}
+
 /**
  * Where a session's messages are kept so the history endpoints answer on every engine. Local
  * mode keeps them in the gateway's SQLite file; cluster mode in NATS KV, written by the engine
@@ -31,6 +38,8 @@ export interface MessageStore {
   aliasOf(session: string, chatId: string): Promise<string | null>;
   /** The records of these chats: filtered, by timestamp (then arrival), one page. */
   query(session: string, chatIds: readonly string[], page: HistoryPage): Promise<MessageRecord[]>;
+  /** Every chat of the session that has a message, each with its newest one (the chats list). */
+  chats(session: string): Promise<StoredChat[]>;
   /** Forgets every message of a session (logout, delete). */
   purgeSession(session: string): Promise<void>;
 }

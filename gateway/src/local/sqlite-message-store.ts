@@ -1,5 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import type { HistoryPage, MessageStore } from '@switchboard/engine-pod';
+import type { HistoryPage, MessageStore, StoredChat } from '@switchboard/engine-pod';
 import { type Ack, ACKS, ackName, type MessageRecord } from '@switchboard/protocol';
 import type { SchemaPart } from './store/database.js';
 import { DirectWrites, type SqlWrite, type SqlWrites } from './store/sql-writes.js';
@@ -54,6 +54,7 @@ const INSERT = `INSERT INTO messages (session, chat_id, message_id, timestamp, f
 export class SqliteMessageStore implements MessageStore {
   private readonly selectOne: StatementSync;
   private readonly selectAlias: StatementSync;
+  private readonly selectChats: StatementSync;
   private readonly replace: SqlWrite;
   private readonly merge: SqlWrite;
   private readonly forward: SqlWrite;
@@ -69,6 +70,13 @@ export class SqliteMessageStore implements MessageStore {
   ) {
     this.selectOne = db.prepare('SELECT ack, record FROM messages WHERE session = ? AND chat_id = ? AND message_id = ?');
     this.selectAlias = db.prepare('SELECT alias FROM chat_aliases WHERE session = ? AND chat_id = ?');
+    this.selectChats = db.prepare(
+      `SELECT chat_id, ack, record, messages FROM (
+         SELECT chat_id, ack, record, COUNT(*) OVER (PARTITION BY chat_id) AS messages,
+                ROW_NUMBER() OVER (PARTITION BY chat_id ORDER BY timestamp DESC, rowid DESC) AS newest
+         FROM messages WHERE session = ?)
+       WHERE newest = 1`,
+    );
     this.replace = writes.statement(`${INSERT}, ack = excluded.ack`);
     this.merge = writes.statement(`${INSERT}, ack = ${furtherAckSql('ack', 'excluded.ack')}`);
     // Only a row whose acknowledgement moves is written at all. Numbered parameters: binding an
@@ -129,6 +137,12 @@ export class SqliteMessageStore implements MessageStore {
     let statement = this.pages.get(sql);
     if (!statement) this.pages.set(sql, (statement = this.db.prepare(sql)));
     return (statement.all(...values, page.limit, page.offset) as unknown as StoredRow[]).map(recordOf);
+  }
+
+  async chats(session: string): Promise<StoredChat[]> {
+    await this.writes.flush();
+    const rows = this.selectChats.all(session) as unknown as (StoredRow & { chat_id: string; messages: number })[];
+    return rows.map((row) => ({ chatId: row.chat_id, last: recordOf(row), messages: row.messages }));
   }
 
   async purgeSession(session: string): Promise<void> {

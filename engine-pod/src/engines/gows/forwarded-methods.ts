@@ -1,4 +1,6 @@
 import {
+  ChatPictureResponse,
+  ChatPresences,
   GroupInfo,
   GroupParticipant,
   MessageReactionPayload,
@@ -7,6 +9,7 @@ import {
   PasskeyChallenge,
   PasskeyConfirmationResponse,
   PollVotePayload,
+  ReadChatMessagesResponse,
   SendSeenResult,
   WANumberExistResult,
 } from '@switchboard/protocol';
@@ -75,6 +78,20 @@ export const FORWARDED_METHODS: Readonly<Record<ForwardedMethod, { readonly para
   groupInviteCode: { param: 'id', result: z.string() },
   revokeGroupInvite: { param: 'id', result: z.string() },
   updateGroupParticipants: { result: z.array(GroupParticipant) },
+  deleteChat: { result: NOTHING },
+  chatPicture: { result: ChatPictureResponse },
+  clearMessages: { result: NOTHING },
+  readChatMessages: { result: ReadChatMessagesResponse },
+  archiveChat: { result: NOTHING },
+  markChatUnread: { result: NOTHING },
+  editMessage: { result: NOTHING },
+  deleteMessage: { result: NOTHING },
+  pinMessage: { result: NOTHING },
+  sendEvent: { result: MessageRecord },
+  setPresence: { result: NOTHING },
+  presences: { result: z.array(ChatPresences) },
+  presence: { result: ChatPresences },
+  subscribePresence: { result: NOTHING },
 };
 
 export function isForwarded(method: string): method is ForwardedMethod {

@@ -1,5 +1,6 @@
 import type {
   CallPayload,
+  ChatPresences,
   GroupInfo,
   GroupInfoUpdate,
   GroupParticipant,
@@ -51,7 +52,7 @@ export class AccountEvents {
 
   constructor(private readonly deps: AccountEventsDeps) {}
 
-  async presence({ id, presences }: BaileysEventMap['presence.update']): Promise<void> {
+  async presence({ id, presences }: BaileysEventMap['presence.update']): Promise<ChatPresences> {
     const chatId = isGroupJid(id) ? id : await this.deps.contactId(id);
     const entries = await Promise.all(
       Object.entries(presences).map(async ([participant, data]) => ({
@@ -60,7 +61,9 @@ export class AccountEvents {
         lastSeen: data.lastSeen ?? null,
       })),
     );
-    this.deps.context.emit('presence.update', { id: chatId, presences: entries });
+    const payload: ChatPresences = { id: chatId, presences: entries };
+    this.deps.context.emit('presence.update', payload);
+    return payload;
   }
 
   async calls(calls: BaileysEventMap['call']): Promise<void> {

@@ -158,7 +158,7 @@ export class MessageActions {
   }
 
   /** The key of a message as the library writes it: from the recent messages, else from its full id. */
-  private libraryKey(key: MessageKey): WAMessageKey {
+  libraryKey(key: MessageKey): WAMessageKey {
     const known = this.deps.messages.recent.byKey(key)?.msg.key;
     if (known)
       return { remoteJid: known.remoteJid, fromMe: known.fromMe, id: known.id, ...(known.participant ? { participant: known.participant } : {}) };

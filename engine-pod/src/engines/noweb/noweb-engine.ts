@@ -1,10 +1,14 @@
 import { describeRefusal } from '@switchboard/kube/pod';
 import {
+  type ChatPictureResponse,
+  type ChatPresences,
   type MeInfo,
   type MessageReactionPayload,
   type MessageRecord,
   type MyProfile,
   type PollVotePayload,
+  type PresenceStatus,
+  type ReadChatMessagesResponse,
   type SendSeenResult,
   type RequestCodeRequest,
   type WANumberExistResult,
@@ -19,6 +23,7 @@ import { AccountEvents } from './account-events.js';
 import { AccountQueries } from './account-queries.js';
 import { BaileysAuthState } from './auth-state.js';
 import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
+import { NowebChats } from './chats.js';
 import { MessageActions } from './message-actions.js';
 import { MessageEvents } from './message-events.js';
 import { blockedAddressOf } from '../../outbound/guarded-agent.js';
@@ -76,6 +81,7 @@ export class NowebEngine implements Engine {
   private readonly queries: AccountQueries;
   private readonly outgoing: Outgoing;
   private readonly actions: MessageActions;
+  private readonly chatActions: NowebChats;
 
   constructor(
     private readonly context: EngineContext,
@@ -99,6 +105,13 @@ export class NowebEngine implements Engine {
     });
     this.outgoing = new Outgoing({ context, messages: this.messages, account: () => this.live() });
     this.actions = new MessageActions({ context, messages: this.messages, outgoing: this.outgoing, account: () => this.live() });
+    this.chatActions = new NowebChats({
+      context,
+      messages: this.messages,
+      outgoing: this.outgoing,
+      account: () => this.live(),
+      libraryKey: (key) => this.actions.libraryKey(key),
+    });
     this.queries = new AccountQueries({ socket: () => this.requireSocket(), me: () => this.me(), meJid: () => this.auth?.creds.me?.id });
   }
 
@@ -223,6 +236,64 @@ export class NowebEngine implements Engine {
         throw new CommandError('ENGINE_ERROR', `NOWEB could not reject call ${call.id}: ${reasonOf(error)}`);
       });
     this.account.callDeclined(call.id);
+  }
+
+  // The chats operations, presence and event messages: chats.ts.
+
+  async deleteChat(args: CommandArgs<'chat.delete'>): Promise<void> {
+    await this.chatActions.deleteChat(args);
+  }
+
+  async chatPicture(args: CommandArgs<'chat.picture'>): Promise<ChatPictureResponse> {
+    return this.chatActions.chatPicture(args);
+  }
+
+  async clearMessages(args: CommandArgs<'chat.clearMessages'>): Promise<void> {
+    await this.chatActions.clearMessages(args);
+  }
+
+  async readChatMessages(args: CommandArgs<'chat.read'>): Promise<ReadChatMessagesResponse> {
+    return this.chatActions.readChatMessages(args);
+  }
+
+  async archiveChat(args: CommandArgs<'chat.archive'>): Promise<void> {
+    await this.chatActions.archiveChat(args);
+  }
+
+  async markChatUnread(args: CommandArgs<'chat.unread'>): Promise<void> {
+    await this.chatActions.markChatUnread(args);
+  }
+
+  async editMessage(args: CommandArgs<'message.edit'>): Promise<void> {
+    await this.chatActions.editMessage(args);
+  }
+
+  async deleteMessage(args: CommandArgs<'message.delete'>): Promise<void> {
+    await this.chatActions.deleteMessage(args);
+  }
+
+  async pinMessage(args: CommandArgs<'message.pin'>): Promise<void> {
+    await this.chatActions.pinMessage(args);
+  }
+
+  async sendEvent(args: CommandArgs<'send.event'>): Promise<MessageRecord> {
+    return this.chatActions.sendEvent(args);
+  }
+
+  async setPresence(args: { readonly chatId?: string | undefined; readonly presence: PresenceStatus }): Promise<void> {
+    await this.chatActions.setPresence(args);
+  }
+
+  async presences(): Promise<ChatPresences[]> {
+    return this.chatActions.presences();
+  }
+
+  async presence(args: CommandArgs<'presence.get'>): Promise<ChatPresences> {
+    return this.chatActions.presence(args);
+  }
+
+  async subscribePresence(args: CommandArgs<'presence.subscribe'>): Promise<void> {
+    await this.chatActions.subscribePresence(args);
   }
 
   async profile(): Promise<MyProfile> {
@@ -401,7 +472,7 @@ export class NowebEngine implements Engine {
     }
     if (events['messages.update']) await this.messages.update(events['messages.update']);
     if (events['message-receipt.update']) await this.messages.receipts(events['message-receipt.update']);
-    if (events['presence.update']) await this.account.presence(events['presence.update']);
+    if (events['presence.update']) this.chatActions.remember(await this.account.presence(events['presence.update']));
     if (events['chats.update']) await this.account.chats(events['chats.update']);
     if (events['groups.upsert']) await this.account.groupsJoined(events['groups.upsert']);
     if (events['groups.update']) await this.account.groupsUpdated(events['groups.update']);

@@ -44,6 +44,11 @@ export class RecentMessages {
     return found;
   }
 
+  /** The chat's newest message this engine saw. */
+  latest(chatId: string): RecentMessage | undefined {
+    return [...this.messages.values()].findLast((m) => m.address.chatId === chatId);
+  }
+
   /** The incoming messages of a chat this session has not read yet, oldest first. */
   unread(chatId: string): RecentMessage[] {
     return [...this.messages.values()].filter((m) => !m.read && m.address.chatId === chatId);

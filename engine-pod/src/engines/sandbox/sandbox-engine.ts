@@ -1,6 +1,8 @@
 import {
   ACKS,
   ackName,
+  type ChatPictureResponse,
+  type ChatPresences,
   type MeInfo,
   type MessageReactionPayload,
   type MessageRecord,
@@ -12,6 +14,8 @@ import {
   type PasskeyChallenge,
   type PasskeyConfirmationResponse,
   type PollVotePayload,
+  type PresenceStatus,
+  type ReadChatMessagesResponse,
   type RequestCodeRequest,
   type SendSeenResult,
   type SessionStatus,
@@ -30,6 +34,7 @@ import type {
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
+import * as chats from './chats.js';
 import { pairingCode, sandboxMessageId, sandboxQrValue } from './codes.js';
 import { DelayQueue } from './delay-queue.js';
 import { sandboxNumberLookup } from './directory.js';
@@ -336,6 +341,64 @@ export class SandboxEngine implements Engine {
 
   async setTyping(args: CommandArgs<'chat.typing'>): Promise<void> {
     return actions.setTyping(this.side, args);
+  }
+
+  // The chats operations, presence and event messages: chats.ts.
+
+  async deleteChat(args: CommandArgs<'chat.delete'>): Promise<void> {
+    return chats.deleteChat(this.side, args);
+  }
+
+  async chatPicture(args: CommandArgs<'chat.picture'>): Promise<ChatPictureResponse> {
+    return chats.chatPicture(this.side, args);
+  }
+
+  async clearMessages(args: CommandArgs<'chat.clearMessages'>): Promise<void> {
+    return chats.clearMessages(this.side, args);
+  }
+
+  async readChatMessages(args: CommandArgs<'chat.read'>): Promise<ReadChatMessagesResponse> {
+    return chats.readChatMessages(this.side, args);
+  }
+
+  async archiveChat(args: CommandArgs<'chat.archive'>): Promise<void> {
+    return chats.archiveChat(this.side, args);
+  }
+
+  async markChatUnread(args: CommandArgs<'chat.unread'>): Promise<void> {
+    return chats.markChatUnread(this.side, args);
+  }
+
+  async editMessage(args: CommandArgs<'message.edit'>): Promise<void> {
+    return chats.editMessage(this.side, args);
+  }
+
+  async deleteMessage(args: CommandArgs<'message.delete'>): Promise<void> {
+    return chats.deleteMessage(this.side, args);
+  }
+
+  async pinMessage(args: CommandArgs<'message.pin'>): Promise<void> {
+    return chats.pinMessage(this.side, args);
+  }
+
+  async sendEvent(args: CommandArgs<'send.event'>): Promise<MessageRecord> {
+    return chats.sendEvent(this.side, args);
+  }
+
+  async setPresence(args: { readonly chatId?: string | undefined; readonly presence: PresenceStatus }): Promise<void> {
+    return chats.setPresence(this.side, args);
+  }
+
+  async presences(): Promise<ChatPresences[]> {
+    return chats.presences(this.side);
+  }
+
+  async presence(args: CommandArgs<'presence.get'>): Promise<ChatPresences> {
+    return chats.subscribePresence(this.side, args);
+  }
+
+  async subscribePresence(args: CommandArgs<'presence.subscribe'>): Promise<void> {
+    await chats.subscribePresence(this.side, args);
   }
 
   /** Declines a ringing call (the calls app): `call.rejected`, as when the phone declines it. */

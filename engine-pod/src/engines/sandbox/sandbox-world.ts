@@ -1,4 +1,4 @@
-import type { CallPayload, EventName, GroupInfo, Label, MessageRecord } from '@switchboard/protocol';
+import type { CallPayload, ChatPresences, EventName, GroupInfo, Label, MessageRecord, PresenceStatus } from '@switchboard/protocol';
 import type { EngineContext } from '../../engine.js';
 
 /** A map that forgets its oldest entries beyond `limit`, so a long-running session stays small. */
@@ -20,6 +20,21 @@ class Recent<V> {
   delete(key: string): void {
     this.entries.delete(key);
   }
+
+  values(): IterableIterator<V> {
+    return this.entries.values();
+  }
+}
+
+/** What the account's chat list shows of a chat besides its messages. */
+export interface SandboxChatState {
+  archived: boolean;
+  /** Marked unread by hand (a badge without unread messages). */
+  markedUnread: boolean;
+  /** The pinned message's full id, and until when (Unix seconds). */
+  pinned: { readonly messageId: string; readonly until: number } | null;
+  /** The picture's download address, once made. */
+  picture?: string | null;
 }
 
 /**
@@ -34,6 +49,14 @@ export class SandboxWorld {
   readonly groups = new Map<string, GroupInfo>();
   /** Offered calls, by call id, until they end. */
   readonly calls = new Recent<CallPayload>(256);
+  /** Chats as the account's chat list has them (sandbox/chats.ts), by chat id. */
+  readonly chats = new Recent<SandboxChatState>(5_000);
+  /** Incoming messages the account has read, by full id. */
+  readonly read = new Recent<true>(5_000);
+  /** The chats whose presence the account watches, with what it last heard. */
+  readonly presences = new Recent<ChatPresences>(1_000);
+  /** The account's own presence, as last set. */
+  ownPresence: PresenceStatus | null = null;
 
   /**
    * The engine's context, with every `message.any` remembered on its way out: whatever sends or

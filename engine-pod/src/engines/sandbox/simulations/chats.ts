@@ -22,6 +22,9 @@ export async function simulatePresence(side: SandboxSide, request: z.infer<typeo
     id: request.chatId,
     presences: [{ participant, lastKnownPresence: request.presence, lastSeen: request.lastSeen }],
   };
+  // The account hears it: GET /api/{session}/presence/{chatId} answers the last of each participant.
+  const others = side.world.presences.get(request.chatId)?.presences.filter((known) => known.participant !== participant) ?? [];
+  side.world.presences.set(request.chatId, { id: request.chatId, presences: [...others, ...payload.presences] });
   side.context.emit('presence.update', payload);
   return { id: request.chatId, participant };
 }

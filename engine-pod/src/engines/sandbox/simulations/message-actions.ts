@@ -107,7 +107,12 @@ export async function simulateRevoke(side: SandboxSide, request: z.infer<typeof 
 }
 
 /** A protocol message (edit, revoke) from the author of `record`, in the same chat. */
-function authorAction(record: MessageRecord, chatId: string, fromMe: boolean, participant: string | null) {
+export function authorAction(
+  record: Pick<MessageRecord, 'from' | 'to' | 'participant'>,
+  chatId: string,
+  fromMe: boolean,
+  participant: string | null,
+) {
   return {
     id: messageId(fromMe, chatId, sandboxMessageId(), participant),
     from: record.from,

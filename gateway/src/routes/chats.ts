@@ -1,0 +1,143 @@
+import {
+  ChatMessagePathParams,
+  ChatPathParams,
+  ChatPictureQuery,
+  ChatPictureResponse,
+  EditMessageRequest,
+  PinMessageRequest,
+  ReadChatMessagesQuery,
+  ReadChatMessagesResponse,
+  Result,
+} from '@switchboard/protocol';
+import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from './context.js';
+import { sessionCommandRoute } from './session-command-route.js';
+
+const tags = ['Chats'];
+
+/**
+ * The chats operations that act on the account (the peer product's `/api/{session}/chats...`;
+ * chat-lists.ts reads the lists and messages from the history). Each is one engine command; an
+ * engine without it answers 422 from the engine catalog.
+ */
+export async function chatRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
+  sessionCommandRoute(app, sessions, {
+    method: 'DELETE',
+    url: '/api/:session/chats/:chatId',
+    tags,
+    summary: 'Delete the chat',
+    params: ChatPathParams,
+    status: 200,
+    response: Result,
+    command: ({ params }) => ({ op: 'chat.delete', args: { chatId: params.chatId } }),
+  });
+
+  sessionCommandRoute(app, sessions, {
+    method: 'GET',
+    url: '/api/:session/chats/:chatId/picture',
+    tags,
+    summary: 'The chat’s picture',
+    params: ChatPathParams,
+    querystring: ChatPictureQuery,
+    status: 200,
+    response: ChatPictureResponse,
+    command: ({ params, query }) => ({ op: 'chat.picture', args: { chatId: params.chatId, refresh: query.refresh } }),
+  });
+
+  sessionCommandRoute(app, sessions, {
+    method: 'DELETE',
+    url: '/api/:session/chats/:chatId/messages',
+    tags,
+    summary: 'Clear every message of the chat',
+    params: ChatPathParams,
+    status: 200,
+    response: Result,
+    command: ({ params }) => ({ op: 'chat.clearMessages', args: { chatId: params.chatId } }),
+  });
+
+  sessionCommandRoute(app, sessions, {
+    method: 'POST',
+    url: '/api/:session/chats/:chatId/messages/read',
+    tags,
+    summary: 'Mark the chat’s unread messages read',
+    description: 'The unread incoming messages of the last `days` (default 7), at most the newest `messages`; answers their ids.',
+    params: ChatPathParams,
+    querystring: ReadChatMessagesQuery,
+    status: 201,
+    response: ReadChatMessagesResponse,
+    command: ({ params, query }) => ({ op: 'chat.read', args: { chatId: params.chatId, messages: query.messages, days: query.days } }),
+  });
+
+  sessionCommandRoute(app, sessions, {
+    method: 'PUT',
+    url: '/api/:session/chats/:chatId/messages/:messageId',
+    tags,
+    summary: 'Edit a message the account sent',
+    description: '`message.edited` follows.',
+    params: ChatMessagePathParams,
+    body: EditMessageRequest,
+    status: 200,
+    response: Result,
+    command: ({ params, body }) => ({ op: 'message.edit', args: { chatId: params.chatId, messageId: params.messageId, ...body } }),
+  });
+
+  sessionCommandRoute(app, sessions, {
+    method: 'DELETE',
+    url: '/api/:session/chats/:chatId/messages/:messageId',
+    tags,
+    summary: 'Delete a message for everyone',
+    description: 'The account’s own, or (as a group admin) another member’s; `message.revoked` follows.',
+    params: ChatMessagePathParams,
+    status: 200,
+    response: Result,
+    command: ({ params }) => ({ op: 'message.delete', args: { chatId: params.chatId, messageId: params.messageId } }),
+  });
+
+  sessionCommandRoute(app, sessions, {
+    method: 'POST',
+    url: '/api/:session/chats/:chatId/messages/:messageId/pin',
+    tags,
+    summary: 'Pin a message in the chat',
+    params: ChatMessagePathParams,
+    body: PinMessageRequest,
+    status: 201,
+    response: Result,
+    command: ({ params, body }) => ({ op: 'message.pin', args: { chatId: params.chatId, messageId: params.messageId, duration: body.duration } }),
+  });
+
+  sessionCommandRoute(app, sessions, {
+    method: 'POST',
+    url: '/api/:session/chats/:chatId/messages/:messageId/unpin',
+    tags,
+    summary: 'Unpin a message in the chat',
+    params: ChatMessagePathParams,
+    status: 201,
+    response: Result,
+    command: ({ params }) => ({ op: 'message.pin', args: { chatId: params.chatId, messageId: params.messageId, duration: null } }),
+  });
+
+  for (const archive of [true, false]) {
+    sessionCommandRoute(app, sessions, {
+      method: 'POST',
+      url: `/api/:session/chats/:chatId/${archive ? 'archive' : 'unarchive'}`,
+      tags,
+      summary: archive ? 'Archive the chat' : 'Unarchive the chat',
+      description: '`chat.archive` follows.',
+      params: ChatPathParams,
+      status: 201,
+      response: Result,
+      command: ({ params }) => ({ op: 'chat.archive', args: { chatId: params.chatId, archive } }),
+    });
+  }
+
+  sessionCommandRoute(app, sessions, {
+    method: 'POST',
+    url: '/api/:session/chats/:chatId/unread',
+    tags,
+    summary: 'Mark the chat unread',
+    params: ChatPathParams,
+    status: 201,
+    response: Result,
+    command: ({ params }) => ({ op: 'chat.unread', args: { chatId: params.chatId } }),
+  });
+}
