@@ -51,6 +51,7 @@ var ops = map[string]op{
 	"message.react":        {method: "react", needs: working},
 	"chat.seen":            {method: "sendSeen", needs: working},
 	"chat.typing":          {method: "setTyping", needs: working},
+	"call.reject":          {method: "rejectCall", result: success, needs: working},
 }
 
 // opNames: how a refusal names an op ("engine GOWS does not support <this>"), protocol's OP_NAMES.
