@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 STAMP_TOOLS := .tools/bin/pnpm
 STAMP_DEPS := node_modules/.modules.yaml
 
-.PHONY: all toolchain install build gows run test unit fuzz e2e e2e-binaries e2e-node node-binaries bench typecheck lint format clean test-services
+.PHONY: all toolchain install build gows run test unit fuzz e2e e2e-binaries e2e-node node-binaries bench typecheck lint format clean test-services peer-clients
 
 all: build
 
@@ -71,6 +71,13 @@ test-services:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; }
 	@bash scripts/ensure-chromium.sh
 
+## The peer product's own clients the compatibility tests drive (test/compat/clients/): its Python
+## client from PyPI into a cached venv, its n8n node built from its source at a pinned commit, both
+## under ~/.cache/switchboard (scripts/peer-clients.sh). One that cannot be installed does not stop
+## the run: the test that drives it fails, naming it and why.
+peer-clients:
+	@bash scripts/peer-clients.sh >/dev/null || echo "peer-clients: not every peer client could be installed; the tests that drive them say which"
+
 ## Everything: unit and integration tests, the contract suite in local mode, the fuzz pass, the
 ## e2e suite, then the real-node tier. Each part runs even when an earlier one failed, so one run reports every failure;
 ## the last line is the plain total over the vitest reports ("Tests: N passed, N failed"), and
@@ -87,7 +94,7 @@ test: build test-services e2e-binaries
 
 ## Unit and integration tests (real server, HTTP, websocket and webhook receivers, SQLite, NATS)
 ## and the REST contract suite against local mode.
-unit: build test-services
+unit: build test-services peer-clients
 	@mkdir -p .cache
 	pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest-unit.json \
 	  --reporter=junit --outputFile.junit=test-results/unit.xml \
@@ -106,7 +113,7 @@ e2e-binaries:
 
 ## Cluster mode end to end: real etcd, kube-apiserver and NATS; operator, gateway, engine pods
 ## (run by the test node agent); the contract suite against cluster mode.
-e2e: build test-services e2e-binaries
+e2e: build test-services e2e-binaries peer-clients
 	@mkdir -p .cache
 	pnpm exec vitest run --config test/e2e/vitest.config.ts --reporter=default --reporter=json --outputFile.json=.cache/vitest-e2e.json \
 	  --reporter=junit --outputFile.junit=test-results/e2e.xml \

@@ -1,5 +1,6 @@
 import { BUILT_ENGINES, ENGINE_CATALOG, type EngineOp } from '@switchboard/protocol';
 import type { PeerOperation } from './peer-document.js';
+import { MODE_DIFFERENCES } from './mode-differences.js';
 import { PEER_DIFFERENCES, SPEC_OVER_PEER } from './peer-differences.js';
 
 export const COMPATIBILITY_DOC = new URL('../../docs/compatibility.md', import.meta.url);
@@ -95,7 +96,7 @@ export function renderCompatibility(operations: readonly PeerOperation[]): strin
     '',
     'Clients, bots and workflows written for the most used product of this interface read its published OpenAPI document',
     '(`shared/reference/peer-openapi.json` beside this repository). The compatibility test',
-    '(`test/compat/peer-compat.test.ts`) calls every operation of that document on this gateway (local mode, SANDBOX) with',
+    '(`test/compat/peer-compat.test.ts`) calls every operation of that document on this gateway (SANDBOX, in local and in cluster mode) with',
     "the document's example request, and checks the status and that the answer validates against the document's schema.",
     '',
     `This build serves **${served.length} of ${operations.length}** operations of that document.`,
@@ -122,6 +123,12 @@ export function renderCompatibility(operations: readonly PeerOperation[]): strin
       return `| \`${operation.key}\` | ${what} | ${escape(difference.reason)} |`;
     }),
     '',
+    '## Differences in one mode only',
+    '',
+    'The test runs in both modes; where one answers otherwise than the list above (`test/compat/mode-differences.ts`):',
+    '',
+    ...modeLines(),
+    '',
     '## Where the spec and the peer disagree',
     '',
     'The interface spec (`shared/spec/interface-spec.md`) wins over the peer document; each case:',
@@ -130,4 +137,14 @@ export function renderCompatibility(operations: readonly PeerOperation[]): strin
     '',
   ];
   return lines.join('\n');
+}
+
+function modeLines(): string[] {
+  const entries = (['local', 'cluster'] as const).flatMap((mode) =>
+    Object.entries(MODE_DIFFERENCES[mode]).map(([key, difference]) => {
+      const what = difference.differs === 'status' ? `status ${difference.status}` : difference.differs;
+      return `- ${mode} mode, \`${key}\`: ${what}; ${difference.reason}`;
+    }),
+  );
+  return entries.length > 0 ? entries : ['None: both modes answer every operation alike.'];
 }

@@ -36,7 +36,7 @@ export default defineConfig({
         test: {
           name: 'contract-cluster',
           // The same files as the contract-local project of the root config, against cluster mode.
-          include: ['test/contract/**/*.test.ts'],
+          include: ['test/contract/**/*.test.ts', 'test/compat/**/*.test.ts'],
           env: { SWITCHBOARD_CONTRACT_MODE: 'cluster' },
           // One cluster environment for every file (built binaries first); each file starts its own
           // gateway in it.
