@@ -1,4 +1,4 @@
-import { CoordinationV1Api, type KubeConfig, V1MicroTime, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
+import { CoordinationV1Api, type KubeConfig, V1MicroTime, type V1Lease, type V1LeaseSpec, Watch } from '@kubernetes/client-node';
 import { httpStatusOf, withTimeout } from '@switchboard/kube';
 import type { Logger } from 'pino';
 
@@ -42,7 +42,8 @@ export interface LeadershipCallbacks {
  *   candidate again, in the same process: an API server that was away (a restart, an upgrade of
  *   the control plane) comes back to a replica that campaigns, rather than to one that exited
  *   and waits out a restart backoff;
- * - `stop` releases a held lease (empty holder), so the next replica takes over at once.
+ * - `stop` releases a held lease (empty holder), so the next replica takes over at once: a
+ *   candidate watches the lease while it waits, and a release wakes it (below).
  */
 export class LeaderElector {
   private readonly api: CoordinationV1Api;
@@ -96,13 +97,58 @@ export class LeaderElector {
   /** Retries until this replica holds the lease (true) or is stopped (false). */
   private async acquire(): Promise<boolean> {
     const { retryPeriodMs } = this.timings;
-    // Jittered as client-go's JitterUntil (factor 1.2), so candidates do not retry in step.
-    while (!this.stopped && !this.leading) {
-      this.leading = await this.tryAcquireOrRenew(retryPeriodMs);
-      if (!this.leading && !this.stopped) await this.sleep(retryPeriodMs * (1 + Math.random() * 1.2));
+    const unwatch = this.watchForRelease();
+    try {
+      // Jittered as client-go's JitterUntil (factor 1.2), so candidates do not retry in step.
+      while (!this.stopped && !this.leading) {
+        this.leading = await this.tryAcquireOrRenew(retryPeriodMs);
+        if (!this.leading && !this.stopped) await this.sleep(retryPeriodMs * (1 + Math.random() * 1.2));
+      }
+    } finally {
+      unwatch();
     }
     // Stopped while acquiring: `stop` releases what was just taken.
     return !this.stopped;
+  }
+
+  /**
+   * While this replica waits for the lease: a watch on it, so that a release (an empty holder)
+   * wakes the wait at once instead of at the next retry, 2 to 4.4 s later. That is what makes a
+   * deleted leader's standby the next leader: the Deployment's replacement pod campaigns as soon
+   * as it runs, and without the watch it won the race about one time in five on a real node.
+   * A watch that cannot be opened (an older RBAC without list and watch) leaves the retries,
+   * which find the released lease anyway.
+   */
+  private watchForRelease(): () => void {
+    const { kubeConfig, namespace, leaseName: name, log } = this.options;
+    let done = false;
+    let controller: AbortController | null = null;
+    const open = (): void => {
+      if (done) return;
+      new Watch(kubeConfig)
+        .watch(
+          `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`,
+          { fieldSelector: `metadata.name=${name}` },
+          (_type: string, lease: V1Lease) => {
+            if ((lease.spec?.holderIdentity ?? '') === '') this.wake?.();
+          },
+          (error: unknown) => {
+            if (!done) setTimeout(open, error ? this.timings.retryPeriodMs : 0);
+          },
+        )
+        .then(
+          (opened) => (done ? opened.abort() : (controller = opened)),
+          (error: unknown) => {
+            log.debug({ lease: name, err: error }, 'cannot watch the lease; a release is found at the next retry');
+            if (!done) setTimeout(open, this.timings.retryPeriodMs * 5);
+          },
+        );
+    };
+    open();
+    return () => {
+      done = true;
+      controller?.abort();
+    };
   }
 
   /** Renews every retry period; true once a renewal has failed for the renew deadline, false when stopped. */

@@ -75,6 +75,21 @@ describe('leader election between two replicas', { timeout: 60_000 }, () => {
     expect(await reporters(ns, 's2')).toEqual(['operator-b']);
   });
 
+  it('a standby wakes on the release: with a retry period of a minute it still takes the released lease at once (it watches the lease)', async () => {
+    const ns = await cluster.namespace('woken');
+    const a = await replica(ns, 'operator-a');
+    await waitForApiServer(async () => a.isLeader, 'a leader');
+    const slow = { leaseDurationMs: 120_000, renewDeadlineMs: 90_000, retryPeriodMs: 60_000 };
+    const b = await startOperator(cluster.operatorConfig(ns, nats.url, { identity: 'operator-b' }), { log: testLog, leaseTimings: slow });
+    cleanups.push(() => b.stop());
+    await sleep(2_500); // b has tried once, found the lease held, and sleeps for 60 to 132 s
+
+    await a.stop();
+    // Its next retry is a minute away at least: only the watch can bring b in before this waits out.
+    await waitForApiServer(async () => b.isLeader, 'b leading', 20_000);
+    expect(await holder(ns)).toBe('operator-b');
+  });
+
   it('a leader cut off from the API server stops leading after the renew deadline; the other takes over within about 20 s', async () => {
     const ns = await cluster.namespace('cutoff');
     const proxy = await TcpProxy.start(cluster.cp.server);

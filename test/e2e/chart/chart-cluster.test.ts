@@ -151,6 +151,7 @@ describe('chart against a real API server', () => {
       ['create', 'leases.coordination.k8s.io'],
       ['get', `leases.coordination.k8s.io/${FULL}-operator`],
       ['update', `leases.coordination.k8s.io/${FULL}-operator`],
+      ['watch', `leases.coordination.k8s.io/${FULL}-operator`],
       // NATS authentication: the Secret of its keys, and one of credentials per engine pod.
       ['create', 'secrets'],
       ['get', `secrets/${FULL}-nats-auth`],

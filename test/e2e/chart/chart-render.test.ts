@@ -318,7 +318,7 @@ describe('chart: lint, schema and templates', () => {
     });
     const role = find(m, 'Role', `${FULL}-operator`);
     const leaseRule = role.rules.find((r: any) => r.resourceNames && r.resources.includes('leases'));
-    expect(leaseRule).toEqual({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['sb-leader'], verbs: ['get', 'update'] });
+    expect(leaseRule).toEqual({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['sb-leader'], verbs: ['get', 'update', 'list', 'watch'] });
   });
 
   it("engine pods: each engine's resources, the chart's defaults the operator's own, one engine's field overridden alone; the pull secrets", async () => {
