@@ -40,6 +40,22 @@ export function messageStoreSuite(open: () => Promise<MessageStore>): void {
       expect(await store.get(`${session}x`, chat, 'A1')).toBeNull();
     });
 
+    it('lists each chat of the session once, with its newest message (ties: the last to arrive) and how many it has', async () => {
+      const other = '15550002222@c.us';
+      await store.put(session, chat, 'A', record({ id: 'A', body: 'A', timestamp: 10 }));
+      await store.put(session, chat, 'B', record({ id: 'B', body: 'B', timestamp: 30 }));
+      await store.put(session, chat, 'C', record({ id: 'C', body: 'C', timestamp: 30 }));
+      await store.put(session, other, 'D', record({ id: 'D', body: 'D', timestamp: 20 }));
+      await store.setAlias(session, chat, '123@lid');
+      await store.put(`${session}x`, chat, 'E', record({ id: 'E', body: 'E', timestamp: 40 }));
+      const chats = (await store.chats(session)).map(({ chatId, last, messages }) => [chatId, last.body, messages]);
+      expect(chats.sort()).toEqual([
+        [chat, 'C', 3],
+        [other, 'D', 1],
+      ]);
+      expect(await store.chats(`${session}y`)).toEqual([]);
+    });
+
     it('sorts by timestamp both ways; equal timestamps keep their arrival order, also after an update', async () => {
       for (const [id, timestamp] of [
         ['B', 20],
