@@ -82,9 +82,10 @@ export class NowebChats {
     try {
       return { url: (await socket.profilePictureUrl(toLibraryJid(chatId), 'image')) ?? null };
     } catch (error) {
-      // The server answers 404 (item-not-found) or 401 (not-authorized) for a picture the account may not see.
-      const status = (error as { output?: { statusCode?: number } }).output?.statusCode;
-      if (status === 404 || status === 401) return { url: null };
+      // The server answers 404 (item-not-found) or 401 (not-authorized) for a picture the account may not see;
+      // the library throws it with the node's error code as `data`.
+      const code = (error as { data?: unknown }).data;
+      if (code === 404 || code === 401) return { url: null };
       throw new CommandError('ENGINE_ERROR', `NOWEB could not read the picture of ${chatId}: ${reasonOf(error)}`);
     }
   }
