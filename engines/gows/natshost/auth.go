@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"sync"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // authState is the session's auth state in KV bucket `sb_auth`, key `<session>.<type>.<id>` with
@@ -15,7 +12,7 @@ import (
 // stored: the keys and values engine-pod/src/cluster/nats-auth-state-store.ts writes, so a pod
 // switched between the Node engine pod and this one resumes without a new QR code.
 type authState struct {
-	kv      jetstream.KeyValue
+	kv      *kv
 	session string
 }
 
@@ -39,17 +36,16 @@ func (a authState) get(ctx context.Context, typ string, ids []string) (map[strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			entry, err := a.kv.Get(ctx, a.key(typ, id))
+			entry, err := a.kv.get(ctx, a.key(typ, id))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted):
 			case err != nil:
 				if firstErr == nil {
 					firstErr = err
 				}
-			case entry.Operation() == jetstream.KeyValuePut:
-				found[id] = json.RawMessage(entry.Value())
+			case entry != nil && !entry.deleted:
+				found[id] = json.RawMessage(entry.value)
 			}
 		}()
 	}
@@ -63,9 +59,9 @@ func (a authState) set(ctx context.Context, data map[string]map[string]json.RawM
 			key := a.key(typ, id)
 			var err error
 			if len(value) == 0 || string(value) == "null" {
-				err = a.kv.Delete(ctx, key)
+				err = a.kv.remove(ctx, key, 0)
 			} else {
-				_, err = a.kv.Put(ctx, key, value)
+				_, err = a.kv.put(ctx, key, value)
 			}
 			if err != nil {
 				return err
@@ -78,16 +74,12 @@ func (a authState) set(ctx context.Context, data map[string]map[string]json.RawM
 // clear purges each of the session's keys: a pod may not purge the bucket's stream, only write
 // its own keys (nats-auth-state-store.ts).
 func (a authState) clear(ctx context.Context) error {
-	lister, err := a.kv.ListKeysFiltered(ctx, a.session+".>")
+	keys, err := a.kv.keys(ctx, a.session+".>")
 	if err != nil {
 		return err
 	}
-	var keys []string
-	for key := range lister.Keys() {
-		keys = append(keys, key)
-	}
 	for _, key := range keys {
-		if err := a.kv.Purge(ctx, key); err != nil {
+		if err := a.kv.purge(ctx, key); err != nil {
 			return err
 		}
 	}

@@ -228,19 +228,12 @@ func (c *commands) takeObject(name string) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	store, err := openObjects(ctx, c.js, "sb_commands_"+sessionStoreToken(c.session), commandsTTL)
-	if err != nil {
-		return nil, err
+	store := &objects{nc: c.nc, js: c.js, bucket: "sb_commands_" + sessionStoreToken(c.session)}
+	data, err := store.take(ctx, name)
+	if errors.Is(err, errNoObject) {
+		return nil, &CommandError{Code: "INVALID", Message: fmt.Sprintf("command object '%s' is gone (expired, or taken already)", name)}
 	}
-	data, err := store.GetBytes(ctx, name)
-	if err != nil {
-		if errors.Is(err, jetstream.ErrObjectNotFound) {
-			return nil, &CommandError{Code: "INVALID", Message: fmt.Sprintf("command object '%s' is gone (expired, or taken already)", name)}
-		}
-		return nil, err
-	}
-	_ = store.Delete(ctx, name)
-	return data, nil
+	return data, err
 }
 
 func issues(path, reason string) map[string]any {

@@ -3,12 +3,9 @@ package natshost
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // history is the message history recorder (engine-pod/src/history/history-recorder.ts) over KV
@@ -17,7 +14,7 @@ import (
 // address. Operations run one at a time in event order; a failing write is retried a few times,
 // then logged and dropped: history is a convenience record and must not hold back events.
 type history struct {
-	kv      jetstream.KeyValue
+	kv      *kv
 	session string
 	log     Logger
 	queue   chan func(context.Context) error
@@ -28,7 +25,7 @@ var retryDelays = []time.Duration{100 * time.Millisecond, 400 * time.Millisecond
 
 var ackNames = map[int]string{-1: "ERROR", 0: "PENDING", 1: "SERVER", 2: "DEVICE", 3: "READ", 4: "PLAYED"}
 
-func newHistory(kv jetstream.KeyValue, session string, log Logger) *history {
+func newHistory(kv *kv, session string, log Logger) *history {
 	h := &history{kv: kv, session: session, log: log, queue: make(chan func(context.Context) error, 4096), done: make(chan struct{})}
 	go h.run()
 	return h
@@ -108,20 +105,17 @@ type storedValue struct {
 }
 
 func (h *history) get(ctx context.Context, chat, message string) (map[string]any, *uint64, error) {
-	entry, err := h.kv.Get(ctx, h.messageKey(chat, message))
-	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
-		return nil, nil, nil
-	}
-	if err != nil || entry.Operation() != jetstream.KeyValuePut {
+	entry, err := h.kv.get(ctx, h.messageKey(chat, message))
+	if err != nil || entry == nil || entry.deleted {
 		return nil, nil, err
 	}
 	var stored storedValue
-	if err := decodeNumbers(entry.Value(), &stored); err != nil {
+	if err := decodeNumbers(entry.value, &stored); err != nil {
 		return nil, nil, err
 	}
 	order := stored.Order
 	if order == nil {
-		revision := entry.Revision()
+		revision := entry.revision
 		order = &revision
 	}
 	return stored.Record, order, nil
@@ -132,7 +126,7 @@ func (h *history) put(ctx context.Context, chat, message string, record map[stri
 	if err != nil {
 		return err
 	}
-	_, err = h.kv.Put(ctx, h.messageKey(chat, message), raw)
+	_, err = h.kv.put(ctx, h.messageKey(chat, message), raw)
 	return err
 }
 
@@ -258,14 +252,11 @@ func (h *history) change(ctx context.Context, actionID, targetID any, apply func
 }
 
 func (h *history) aliasOf(ctx context.Context, chat string) (string, error) {
-	entry, err := h.kv.Get(ctx, h.chatKey(chat))
-	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
-		return "", nil
-	}
-	if err != nil || entry.Operation() != jetstream.KeyValuePut {
+	entry, err := h.kv.get(ctx, h.chatKey(chat))
+	if err != nil || entry == nil || entry.deleted {
 		return "", err
 	}
-	return string(entry.Value()), nil
+	return string(entry.value), nil
 }
 
 func (h *history) setAlias(ctx context.Context, chat, other string) error {
@@ -273,7 +264,7 @@ func (h *history) setAlias(ctx context.Context, chat, other string) error {
 	if err != nil || current == other {
 		return err
 	}
-	_, err = h.kv.Put(ctx, h.chatKey(chat), []byte(other))
+	_, err = h.kv.put(ctx, h.chatKey(chat), []byte(other))
 	return err
 }
 

@@ -15,7 +15,7 @@ import (
 // renewals are compare-and-set on the revision last written, and the bucket's max age is the ttl,
 // so a crashed pod's lease lapses. The revision it was acquired at is the fencing token.
 type Lease struct {
-	kv      jetstream.KeyValue
+	kv      *kv
 	session string
 	holder  string
 	log     Logger
@@ -32,7 +32,7 @@ type Lease struct {
 	lost       func(reason string)
 }
 
-func newLease(kv jetstream.KeyValue, session, holder string, log Logger) *Lease {
+func newLease(kv *kv, session, holder string, log Logger) *Lease {
 	return &Lease{kv: kv, session: session, holder: holder, log: log, ttl: leaseTTL, renew: leaseRenew, retry: time.Second}
 }
 
@@ -63,7 +63,7 @@ func (l *Lease) Acquire(ctx context.Context) (uint64, error) {
 		l.mu.Lock()
 		l.acquiredAt = sentAt.UTC().Format("2006-01-02T15:04:05.000Z")
 		l.mu.Unlock()
-		revision, err := l.kv.Create(ctx, l.session, l.value())
+		revision, err := l.kv.create(ctx, l.session, l.value())
 		if err == nil {
 			l.mu.Lock()
 			l.revision, l.token = revision, revision
@@ -72,7 +72,7 @@ func (l *Lease) Acquire(ctx context.Context) (uint64, error) {
 			l.log.Info("session lease acquired", "holder", l.holder, "fencingToken", revision)
 			return revision, nil
 		}
-		if !errors.Is(err, jetstream.ErrKeyExists) {
+		if !errors.Is(err, errKeyExists) {
 			l.log.Warn("session lease: acquire failed", "err", err.Error())
 		} else if attempt == 0 {
 			l.log.Info("session lease held by another pod; waiting", "holder", l.holder)
@@ -95,7 +95,7 @@ func (l *Lease) Release(ctx context.Context) {
 	if revision == 0 {
 		return
 	}
-	if err := l.kv.Delete(ctx, l.session, jetstream.LastRevision(revision)); err != nil {
+	if err := l.kv.remove(ctx, l.session, revision); err != nil {
 		l.log.Warn("session lease: release failed; it lapses after its ttl", "err", err.Error())
 		return
 	}
@@ -122,7 +122,7 @@ func (l *Lease) renewNow() {
 	sentAt := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), l.renew)
 	defer cancel()
-	next, err := l.kv.Update(ctx, l.session, l.value(), revision)
+	next, err := l.kv.update(ctx, l.session, l.value(), revision)
 	l.mu.Lock()
 	if l.revision != revision {
 		l.mu.Unlock()
@@ -135,7 +135,7 @@ func (l *Lease) renewNow() {
 		return
 	}
 	l.mu.Unlock()
-	if errors.Is(err, jetstream.ErrKeyExists) || isWrongLastSequence(err) {
+	if isWrongLastSequence(err) {
 		l.lose("another holder wrote the lease key")
 		return
 	}
@@ -185,5 +185,5 @@ func (l *Lease) value() []byte {
 // isWrongLastSequence: JetStream's 10071, a compare-and-set that lost.
 func isWrongLastSequence(err error) bool {
 	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -26,12 +27,14 @@ func sessionStoreToken(session string) string {
 // `<session>/<id>`, as engine-pod/src/cluster/nats-media-store.ts does: every gateway replica
 // serves them from there.
 type mediaStore struct {
+	nc      *nats.Conn
 	js      jetstream.JetStream
 	session string
 	baseURL string
+	bind    bool
 
-	mu sync.Mutex
-	os jetstream.ObjectStore
+	mu    sync.Mutex
+	ready *objects
 }
 
 // Media is what an engine gets back for a kept file (the record's `media`).
@@ -41,38 +44,44 @@ type Media struct {
 	Filename *string `json:"filename"`
 }
 
-func (m *mediaStore) bucket(ctx context.Context) (jetstream.ObjectStore, error) {
+// bucket binds to the session's media bucket; without credentials, creates it when missing (the
+// operator makes it before the pod otherwise).
+func (m *mediaStore) bucket(ctx context.Context) (*objects, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.os != nil {
-		return m.os, nil
+	if m.ready != nil {
+		return m.ready, nil
 	}
-	os, err := openObjects(ctx, m.js, "sb_media_"+sessionStoreToken(m.session), mediaLifetime)
-	if err == nil {
-		m.os = os
+	bucket := "sb_media_" + sessionStoreToken(m.session)
+	if !m.bind {
+		if _, err := openObjects(ctx, m.js, bucket, mediaLifetime); err != nil {
+			return nil, err
+		}
 	}
-	return os, err
+	m.ready = &objects{nc: m.nc, js: m.js, bucket: bucket}
+	return m.ready, nil
 }
 
 func (m *mediaStore) put(ctx context.Context, mimetype, filename string, data []byte) (*Media, error) {
-	os, err := m.bucket(ctx)
+	bucket, err := m.bucket(ctx)
 	if err != nil {
 		return nil, err
 	}
-	status, err := os.Status(ctx)
+	// The bucket's TTL now, as the gateway last set it: that is when JetStream removes the file.
+	ttl, err := bucket.ttl(ctx)
 	if err != nil {
 		return nil, err
 	}
 	id := newMediaID()
 	expiresAt := int64(9007199254740991) // Number.MAX_SAFE_INTEGER: no TTL
-	if status.TTL() > 0 {
-		expiresAt = time.Now().Add(status.TTL()).UnixMilli()
+	if ttl > 0 {
+		expiresAt = time.Now().Add(ttl).UnixMilli()
 	}
 	metadata := map[string]string{"mimetype": mimetype, "expiresAt": strconv.FormatInt(expiresAt, 10)}
 	if filename != "" {
 		metadata["filename"] = filename
 	}
-	if _, err := os.Put(ctx, jetstream.ObjectMeta{Name: m.session + "/" + id, Metadata: metadata}, bytes.NewReader(data)); err != nil {
+	if err := bucket.put(ctx, m.session+"/"+id, metadata, data); err != nil {
 		return nil, err
 	}
 	media := &Media{URL: mediaURL(m.baseURL, m.session, id, mimetype, filename), Mimetype: mimetype}

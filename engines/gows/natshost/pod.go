@@ -115,23 +115,23 @@ func (p *Pod) startUp() error {
 		return err
 	}
 	p.events = newPublisher(js, p.log)
-	authKV, err := openKV(ctx, js, authBucket, 0, bind)
+	authKV, err := openKV(ctx, nc, js, authBucket, 0, bind)
 	if err != nil {
 		return err
 	}
-	messagesKV, err := openKV(ctx, js, messagesBucket, 0, bind)
+	messagesKV, err := openKV(ctx, nc, js, messagesBucket, 0, bind)
 	if err != nil {
 		return err
 	}
 	p.history = newHistory(messagesKV, p.cfg.Session, p.log)
-	leaseKV, err := openKV(ctx, js, leaseBucket, leaseTTL, bind)
+	leaseKV, err := openKV(ctx, nc, js, leaseBucket, leaseTTL, bind)
 	if err != nil {
 		return err
 	}
 	lease := newLease(leaseKV, p.cfg.Session, p.cfg.PodName, p.log)
 	host := p.Host
 	host.auth = authState{kv: authKV, session: p.cfg.Session}
-	host.media = &mediaStore{js: js, session: p.cfg.Session, baseURL: p.cfg.BaseURL}
+	host.media = &mediaStore{nc: nc, js: js, session: p.cfg.Session, baseURL: p.cfg.BaseURL, bind: bind}
 	host.publish = func(id, event string, envelope []byte, payload map[string]any) {
 		p.events.publish(id, p.cfg.Session, event, envelope)
 		p.history.record(event, payload)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -25,16 +26,26 @@ const (
 	day            = 24 * time.Hour
 )
 
-func openKV(ctx context.Context, js jetstream.JetStream, bucket string, ttl time.Duration, bind bool) (jetstream.KeyValue, error) {
-	kv, err := js.KeyValue(ctx, bucket)
-	if err == nil || bind || !errors.Is(err, jetstream.ErrBucketNotFound) {
-		return kv, err
+// openKV binds to a bucket; without credentials it first creates it when missing.
+func openKV(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, bucket string, ttl time.Duration, bind bool) (*kv, error) {
+	if !bind {
+		if _, err := js.KeyValue(ctx, bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+			_, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, History: 1, TTL: ttl, Storage: jetstream.FileStorage})
+			if err != nil && !errors.Is(err, jetstream.ErrBucketExists) {
+				return nil, err
+			}
+		} else if err != nil {
+			return nil, err
+		}
 	}
-	return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, History: 1, TTL: ttl, Storage: jetstream.FileStorage})
+	return &kv{nc: nc, js: js, bucket: bucket}, nil
 }
 
 func ensureEventStream(ctx context.Context, js jetstream.JetStream, bind bool) error {
-	if _, err := js.Stream(ctx, eventsStream); err == nil || bind || !errors.Is(err, jetstream.ErrStreamNotFound) {
+	if bind {
+		return nil
+	}
+	if _, err := js.Stream(ctx, eventsStream); err == nil || !errors.Is(err, jetstream.ErrStreamNotFound) {
 		return err
 	}
 	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
