@@ -13,7 +13,9 @@ mkdir -p "$(dirname "$out")"
 start=$SECONDS
 # -mod=readonly: go.sum is committed and complete. -buildvcs=false: the repo's state says nothing
 # about the binary. A temp name, then a rename: a build cut short leaves no half-written binary.
+# main.version: `environment.version` of the events a `nats` engine pod makes, the engine pod package's version.
+version="$(sed -nE 's/^  "version": "([^"]+)".*/\1/p' "$root/engine-pod/package.json")"
 (cd "$root/engines/gows" && CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false" \
-  "$GO" build -trimpath -ldflags='-s -w' -o "$out.tmp" .)
+  "$GO" build -trimpath -ldflags="-s -w -X main.version=$version" -o "$out.tmp" .)
 mv -f "$out.tmp" "$out"
 echo "gows: built $out in $((SECONDS - start))s ($(du -h "$out" | cut -f1))" >&2

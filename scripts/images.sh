@@ -29,8 +29,8 @@ tag="${IMAGE_TAG:-dev}"
 out="${IMAGES_DIR:-$root/.cache/images}"
 base_cache="${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/images"
 suite=bookworm
-# Every FROM ... AS <name> stage that is an image (not build or runtime).
-targets="${TARGETS:-$(sed -nE 's/^FROM[[:space:]]+[^[:space:]]+[[:space:]]+AS[[:space:]]+([a-z-]+).*/\1/ip' docker/Dockerfile | grep -vxE 'build|runtime' | tr '\n' ' ')}"
+# Every FROM ... AS <name> stage that is an image (not build, runtime or gows-ca).
+targets="${TARGETS:-$(sed -nE 's/^FROM[[:space:]]+[^[:space:]]+[[:space:]]+AS[[:space:]]+([a-z-]+).*/\1/ip' docker/Dockerfile | grep -vxE 'build|runtime|gows-ca' | tr '\n' ' ')}"
 
 log() { echo "images: $*" >&2; }
 

@@ -27,6 +27,11 @@ export interface EnginePodSettings {
   readonly engineImage: string;
   /** Image of the browser engine (WEBJS): Chromium inside. */
   readonly browserEngineImage: string;
+  /**
+   * Image of the Go engine (GOWS): `switchboard-gows nats` alone on a minimal base. Unset: GOWS
+   * pods run the socket engines' image, whose Node engine pod runs the Go engine as its child.
+   */
+  readonly gowsEngineImage?: string;
   /** Each engine's requests and limits (engine-resources.ts: measured defaults, the release's overrides). */
   readonly resources: Readonly<Record<BuiltEngine, EngineResources>>;
   /**
@@ -172,6 +177,7 @@ const Env = z.object({
     .optional(),
   SWITCHBOARD_ENGINE_IMAGE: required('the image of the socket engines (SANDBOX, NOWEB)'),
   SWITCHBOARD_BROWSER_ENGINE_IMAGE: required('the image of the browser engine (WEBJS)'),
+  SWITCHBOARD_GOWS_ENGINE_IMAGE: z.string().min(1).optional(),
   SWITCHBOARD_IDENTITY: z.string().min(1).optional(),
   SWITCHBOARD_LEASE_NAME: z
     .string()
@@ -249,6 +255,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
       ...(natsCredentials ? { natsCredentials } : {}),
       engineImage: e.SWITCHBOARD_ENGINE_IMAGE,
       browserEngineImage: e.SWITCHBOARD_BROWSER_ENGINE_IMAGE,
+      ...(e.SWITCHBOARD_GOWS_ENGINE_IMAGE ? { gowsEngineImage: e.SWITCHBOARD_GOWS_ENGINE_IMAGE } : {}),
       ...(e.SWITCHBOARD_BASE_URL ? { baseUrl: e.SWITCHBOARD_BASE_URL.replace(/\/+$/, '') } : {}),
       ...(e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS ? { nowebConnectAttempts: e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS } : {}),
       ...(outbound.deny || outbound.allow ? { outbound } : {}),

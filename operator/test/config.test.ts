@@ -26,6 +26,9 @@ describe('operator configuration', () => {
       },
     });
     expect(config.pods.imagePullSecrets).toBeUndefined();
+    // No image of the Go engine: GOWS pods run the socket engines' image.
+    expect(config.pods.gowsEngineImage).toBeUndefined();
+    expect(readConfig({ ...required, SWITCHBOARD_GOWS_ENGINE_IMAGE: 'gows:1' }, kubeConfig).pods.gowsEngineImage).toBe('gows:1');
     expect(config.identity).toMatch(/_\d+$/);
     expect(config.kubeConfig).toBe(kubeConfig);
   });

@@ -46,6 +46,14 @@ describe('engine pod spec', () => {
     expect(container('WEBJS').resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } });
   });
 
+  it("GOWS gets the Go engine's own image when the release names one, else the socket engines' image (whose Node pod runs it as a child)", () => {
+    const gows = (podSettings: typeof settings) => buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), podSettings).spec!.containers[0]!;
+    expect(gows({ ...settings, gowsEngineImage: 'ghcr.io/switchboard/gows:1' }).image).toBe('ghcr.io/switchboard/gows:1');
+    expect(gows(settings).image).toBe(settings.engineImage);
+    // The pod spec is the same otherwise: the image's own entry point runs `switchboard-gows nats`.
+    expect(gows({ ...settings, gowsEngineImage: 'ghcr.io/switchboard/gows:1' })).not.toHaveProperty('command');
+  });
+
   it("gets the release's image pull secrets, and none without them", () => {
     const pulled = buildEnginePod(sessionResource({ spec: { engine: 'WEBJS' } }), { ...settings, imagePullSecrets: ['regcred', 'mirror'] });
     expect(pulled.spec!.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'mirror' }]);

@@ -30,9 +30,10 @@ export const BuiltEngineName = z.enum(BUILT_ENGINES).meta({
 
 /**
  * Which image an engine pod runs: `socket` speaks to the messaging service itself (small, no
- * browser), `browser` drives a browser (Chromium in the image).
+ * browser), `browser` drives a browser (Chromium in the image), `gows` is the Go engine's static
+ * binary alone (`switchboard-gows nats`, engines/gows/natshost/), no Node.
  */
-export const EngineImageKind = z.enum(['socket', 'browser']).meta({ id: 'EngineImageKind' });
+export const EngineImageKind = z.enum(['socket', 'browser', 'gows']).meta({ id: 'EngineImageKind' });
 export type EngineImageKind = z.infer<typeof EngineImageKind>;
 
 /** How an account is paired: a QR code, a code typed on the phone, a passkey (spec 4.1). */
@@ -234,7 +235,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     ],
   },
   GOWS: {
-    image: 'socket',
+    image: 'gows',
     description:
       "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
       'Sends text, media (image, file, voice, video), locations, polls and contact cards, reacts, marks read, types, rejects calls, checks numbers, reads the profile and sets its About text, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence and calls so far; every other operation answers 422 until it is built.',

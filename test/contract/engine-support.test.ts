@@ -192,7 +192,7 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(webjs).toMatchObject({ image: 'browser', callRejection: false, operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text'] });
     expect(webjs.events).toContain('message');
     expect(webjs.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'send.text', field: 'id' })]));
-    expect(gows).toMatchObject({ image: 'socket', callRejection: true, settings: [], pairing: ['qr', 'code'] });
+    expect(gows).toMatchObject({ image: 'gows', callRejection: true, settings: [], pairing: ['qr', 'code'] });
     // What GOWS does grows with its Go engine (engine-pod/test/gows/gows-binary.test.ts holds the catalog to the binary).
     expect(gows.operations).toEqual(expect.arrayContaining(['auth.qr', 'auth.requestCode', 'me', 'send.text']));
     expect(gows.operations).not.toContain('auth.passkey.challenge');

@@ -116,11 +116,12 @@ export function engineLabels(resourceName: string): Record<string, string> {
 export function buildEnginePod(resource: StoredMessagingSession, settings: EnginePodSettings): V1Pod {
   const spec = specOf(resource);
   const name = resource.metadata.name;
-  // Which image: the engine catalog says whether the engine drives a browser.
-  const browser = ENGINE_CATALOG[spec.engine].image === 'browser';
+  // Which image: the engine catalog's kind (socket, browser, or the Go engine's own).
+  const kind = ENGINE_CATALOG[spec.engine].image;
+  const browser = kind === 'browser';
   const container: V1Container = {
     name: CONTAINER,
-    image: browser ? settings.browserEngineImage : settings.engineImage,
+    image: browser ? settings.browserEngineImage : kind === 'gows' ? (settings.gowsEngineImage ?? settings.engineImage) : settings.engineImage,
     imagePullPolicy: settings.pullPolicy ?? 'IfNotPresent',
     env: [
       { name: 'SWITCHBOARD_SESSION', value: sessionNameOf(resource) },

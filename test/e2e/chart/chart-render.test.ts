@@ -125,6 +125,7 @@ describe('chart: lint, schema and templates', () => {
         operator: container(manifests, `${FULL}-operator`).image,
         engine: op.SWITCHBOARD_ENGINE_IMAGE,
         browserEngine: op.SWITCHBOARD_BROWSER_ENGINE_IMAGE,
+        gowsEngine: op.SWITCHBOARD_GOWS_ENGINE_IMAGE,
       };
     };
     expect(imagesOf(await render())).toEqual({
@@ -132,6 +133,7 @@ describe('chart: lint, schema and templates', () => {
       operator: `localhost/switchboard/operator:${appVersion}`,
       engine: `localhost/switchboard/engine:${appVersion}`,
       browserEngine: `localhost/switchboard/browser-engine:${appVersion}`,
+      gowsEngine: `localhost/switchboard/gows:${appVersion}`,
     });
     const custom = await render({ image: { registry: 'registry.example.com/sb/', tag: '2026.12.0-rc1', repositories: { engine: 'engine-socket' } } });
     expect(imagesOf(custom)).toEqual({
@@ -139,6 +141,7 @@ describe('chart: lint, schema and templates', () => {
       operator: 'registry.example.com/sb/operator:2026.12.0-rc1',
       engine: 'registry.example.com/sb/engine-socket:2026.12.0-rc1',
       browserEngine: 'registry.example.com/sb/browser-engine:2026.12.0-rc1',
+      gowsEngine: 'registry.example.com/sb/gows:2026.12.0-rc1',
     });
     // No other image anywhere but the bundled NATS.
     const all = podTemplates(custom).flatMap((t) => t.spec.containers.map((c: any) => c.image));

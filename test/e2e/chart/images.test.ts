@@ -47,8 +47,20 @@ describe('docker/Dockerfile', () => {
 
   it("has one target per image, named as the chart's default repositories (make kind-up relies on it)", () => {
     const values = parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as { image: { repositories: Record<string, string> } };
-    expect(Object.values(values.image.repositories).sort()).toEqual(Object.keys(targets).sort());
-    for (const target of Object.keys(targets)) expect(byStage.has(target), target).toBe(true);
+    expect(Object.values(values.image.repositories).sort()).toEqual([...Object.keys(targets), 'gows'].sort());
+    for (const target of [...Object.keys(targets), 'gows']) expect(byStage.has(target), target).toBe(true);
+  });
+
+  it('makes the gows image of the static Go engine alone, started as `switchboard-gows nats` as uid 10001', () => {
+    const gows = byStage.get('gows')!;
+    expect(dockerfile).toMatch(/^FROM scratch AS gows$/m);
+    expect(gows).toContain('COPY engines/gows/bin/switchboard-gows /usr/local/bin/switchboard-gows');
+    expect(gows).toContain('COPY --from=gows-ca /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt');
+    expect(gows).toContain('ENTRYPOINT ["/usr/local/bin/switchboard-gows"]');
+    expect(gows).toContain('CMD ["nats"]');
+    expect(gows).toContain('USER 10001:10001');
+    // scripts/images.sh builds every stage but build, runtime and gows-ca as an image.
+    expect(read('scripts/images.sh')).toContain("grep -vxE 'build|runtime|gows-ca'");
   });
 
   it('builds on node:24-slim with the pnpm of package.json', () => {

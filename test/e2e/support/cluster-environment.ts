@@ -20,6 +20,8 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The images the operator puts in engine pods; the node agent knows what the socket one runs. */
 const ENGINE_IMAGE = 'switchboard/engine-socket:e2e';
 const BROWSER_ENGINE_IMAGE = 'switchboard/engine-browser:e2e';
+/** GOWS: the Go engine's own image, `switchboard-gows nats` (the binary `make build` and `buildGows()` make). */
+const GOWS_ENGINE_IMAGE = 'switchboard/engine-gows:e2e';
 export const ADMIN_KEY = 'e2e-admin-key-0123456789';
 const OPERATOR_LEASE = 'switchboard-operator';
 /**
@@ -113,7 +115,10 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
       kubeconfigPath: cp.kubeconfigPath,
       namespace,
       labelSelector: `${LABELS.component}=engine`,
-      images: { [ENGINE_IMAGE]: { command: process.execPath, args: [join(repoRoot, 'engine-pod/dist/pod/main.js')] } },
+      images: {
+        [ENGINE_IMAGE]: { command: process.execPath, args: [join(repoRoot, 'engine-pod/dist/pod/main.js')] },
+        [GOWS_ENGINE_IMAGE]: { command: join(repoRoot, 'engines/gows/bin/switchboard-gows'), args: ['nats'] },
+      },
       workDir: nodeDir,
       envOverrides: {
         SWITCHBOARD_NATS_URL: nats.url,
@@ -164,6 +169,7 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
             SWITCHBOARD_NATS_AUTH_SECRET: NATS_AUTH_SECRET,
             SWITCHBOARD_ENGINE_IMAGE: ENGINE_IMAGE,
             SWITCHBOARD_BROWSER_ENGINE_IMAGE: BROWSER_ENGINE_IMAGE,
+            SWITCHBOARD_GOWS_ENGINE_IMAGE: GOWS_ENGINE_IMAGE,
             SWITCHBOARD_IDENTITY: identity,
             // Several operators may run on this host: each on a free port, which its start-up line says.
             SWITCHBOARD_HTTP_PORT: '0',
