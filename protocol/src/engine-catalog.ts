@@ -159,8 +159,6 @@ const REGISTRATION: RefusedArgument = {
 
 const PASSKEY_OPS = ['auth.passkey.challenge', 'auth.passkey.submit', 'auth.passkey.confirmation', 'auth.passkey.confirm'] as const;
 
-const GROUP_OPS = ENGINE_OPS.filter((op) => op.startsWith('group.'));
-
 function opsExcept(...left: readonly EngineOp[]): readonly EngineOp[] {
   return ENGINE_OPS.filter((op) => !left.includes(op));
 }
@@ -188,7 +186,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'socket',
     description: "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser.",
     pairing: ['qr', 'code'],
-    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', ...GROUP_OPS),
+    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete'),
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
     settings: ['proxy', 'ignore', 'client', 'noweb'],

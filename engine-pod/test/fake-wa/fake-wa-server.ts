@@ -142,6 +142,11 @@ export class FakeWaServer implements ConnectionHandler {
     return group;
   }
 
+  /** A group the server has, by its id (`<id>@g.us`), as the clients' queries left it. */
+  groupById(id: string): FakeGroup | undefined {
+    return this.groups.get(id);
+  }
+
   peer(jid: string): FakePeer {
     const user = jidDecode(jid)?.user ?? jid;
     const key = this.lidToPhone.get(user) ?? user;
@@ -269,7 +274,8 @@ export class FakeWaServer implements ConnectionHandler {
         phone,
         peer: (jid) => this.peer(jid),
         group: (jid) => this.groups.get(jid),
-        groupsOf: (number) => [...this.groups.values()].filter((g) => g.participants.some((p) => p.jid.split('@')[0] === number)),
+        allGroups: () => [...this.groups.values()],
+        addGroup: (group) => this.groups.set(group.id, group),
         lidOf: (jid) => this.lidOf(jid),
         isRegistered: (phone) => !this.unregistered.has(phone),
         mediaConn: () => this.media?.mediaConn(),

@@ -6,21 +6,15 @@ import {
   jidDecode,
   type WAPatchName,
 } from '@whiskeysockets/baileys';
-import type { FakeGroup } from './groups.js';
-import { groupNode } from './groups.js';
+import { answerGroupIq, answerGroupPicture, type GroupIqContext } from './groups.js';
 import type { FakePeer } from './peer.js';
 import type { FakePhone } from './phone.js';
 
 /** What answering an iq needs to know about the rest of the fake. */
-export interface IqContext {
+export interface IqContext extends GroupIqContext {
   readonly phone: FakePhone | null;
   peer(jid: string): FakePeer;
-  group(jid: string): FakeGroup | undefined;
-  /** The groups a number is in. */
-  groupsOf(phone: string): FakeGroup[];
   lidOf(jid: string): string | undefined;
-  /** Whether a phone number (digits) has an account; usync answers `contact type="out"` when not. */
-  isRegistered(phone: string): boolean;
   /** The `media_conn` node naming the media host, when the fake has one (`serveMedia`). */
   mediaConn(): BinaryNode | undefined;
 }
@@ -68,21 +62,17 @@ export function answerIq(context: IqContext, iq: BinaryNode): IqAnswer {
     }
     case 'status':
       return context.phone?.profile.setAbout(iq) ?? null;
-    case 'w:profile:picture':
+    case 'w:profile:picture': {
+      const group = iq.attrs.target?.endsWith('@g.us') ? context.group(iq.attrs.target) : undefined;
+      if (group) return answerGroupPicture(group, context.phone?.phone ?? '', iq);
       return context.phone?.profile.answer(iq) ?? null;
+    }
     case 'w:m': {
       const mediaConn = first?.tag === 'media_conn' ? context.mediaConn() : undefined;
       return mediaConn ? result([mediaConn]) : null;
     }
-    case 'w:g2': {
-      if (first?.tag === 'participating') {
-        const groups = context.groupsOf(context.phone?.phone ?? '').map(groupNode);
-        return result([{ tag: 'groups', attrs: {}, content: groups }]);
-      }
-      const group = context.group(iq.attrs.to ?? '');
-      if (!group) return { error: { code: '404', text: 'item-not-found' } };
-      return result([groupNode(group)]);
-    }
+    case 'w:g2':
+      return answerGroupIq(context, iq);
     default:
       return null;
   }

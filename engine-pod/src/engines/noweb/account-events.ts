@@ -195,7 +195,8 @@ export class AccountEvents {
     }
   }
 
-  private async groupInfo(group: GroupMetadata): Promise<GroupInfo> {
+  /** Spec 2.8's record of the library's metadata (also what the group operations answer, groups.ts). */
+  async groupInfo(group: GroupMetadata): Promise<GroupInfo> {
     return {
       id: group.id,
       subject: group.subject ?? '',

@@ -2,6 +2,9 @@ import { describeRefusal } from '@switchboard/kube/pod';
 import {
   type ChatPictureResponse,
   type ChatPresences,
+  type GroupInfo,
+  type GroupParticipant,
+  type GroupSecurity,
   type MeInfo,
   type MessageReactionPayload,
   type MessageRecord,
@@ -15,12 +18,14 @@ import {
 } from '@switchboard/protocol';
 import makeWASocket, { type BaileysEventMap, DisconnectReason } from '@whiskeysockets/baileys';
 import type { CommandArgs, OutgoingButtonReply, OutgoingContacts, OutgoingLinkPreview, OutgoingMedia } from '../../capabilities/chatting.js';
+import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import { CommandError, reasonOf } from '../../command-error.js';
 import { currentQr, refuseNumberRegistration } from '../../capabilities/pairing.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { AccountEvents } from './account-events.js';
 import { AccountQueries } from './account-queries.js';
+import { NowebGroups } from './groups.js';
 import { BaileysAuthState } from './auth-state.js';
 import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
 import { NowebChats } from './chats.js';
@@ -79,6 +84,7 @@ export class NowebEngine implements Engine {
   private readonly messages: MessageEvents;
   private readonly account: AccountEvents;
   private readonly queries: AccountQueries;
+  private readonly myGroups: NowebGroups;
   private readonly outgoing: Outgoing;
   private readonly actions: MessageActions;
   private readonly chatActions: NowebChats;
@@ -113,6 +119,7 @@ export class NowebEngine implements Engine {
       libraryKey: (key) => this.actions.libraryKey(key),
     });
     this.queries = new AccountQueries({ socket: () => this.requireSocket(), me: () => this.me(), meJid: () => this.auth?.creds.me?.id });
+    this.myGroups = new NowebGroups({ socket: () => this.live().socket, groupInfo: async (group) => this.account.groupInfo(group), contactId });
   }
 
   async start(): Promise<void> {
@@ -314,6 +321,73 @@ export class NowebEngine implements Engine {
 
   async deleteProfilePicture(): Promise<void> {
     await this.queries.deletePicture();
+  }
+
+  // The peer's Groups operations: groups.ts.
+
+  async createGroup(args: CommandArgs<'group.create'>): Promise<GroupInfo> {
+    return this.myGroups.create(args);
+  }
+
+  /** Baileys keeps no groups: every list asks the service. */
+  async groups(): Promise<GroupInfo[]> {
+    return this.myGroups.list();
+  }
+
+  async group(id: string): Promise<GroupInfo> {
+    return this.myGroups.get(id);
+  }
+
+  async leaveGroup(id: string): Promise<void> {
+    await this.myGroups.leave(id);
+  }
+
+  async groupJoinInfo(code: string): Promise<GroupInfo> {
+    return this.myGroups.joinInfo(code);
+  }
+
+  async joinGroup(code: string): Promise<string> {
+    return this.myGroups.join(code);
+  }
+
+  async groupPicture(args: CommandArgs<'group.picture'>): Promise<string | null> {
+    return this.myGroups.picture(args.id);
+  }
+
+  async setGroupPicture(args: GroupPictureArgs): Promise<void> {
+    await this.myGroups.setPicture(args);
+  }
+
+  async deleteGroupPicture(id: string): Promise<void> {
+    await this.myGroups.deletePicture(id);
+  }
+
+  async setGroupSubject(args: CommandArgs<'group.setSubject'>): Promise<void> {
+    await this.myGroups.setSubject(args);
+  }
+
+  async setGroupDescription(args: CommandArgs<'group.setDescription'>): Promise<void> {
+    await this.myGroups.setDescription(args);
+  }
+
+  async groupSettings(id: string): Promise<GroupSecurity> {
+    return this.myGroups.settings(id);
+  }
+
+  async setGroupSetting(args: CommandArgs<'group.setSetting'>): Promise<void> {
+    await this.myGroups.setSetting(args);
+  }
+
+  async groupInviteCode(id: string): Promise<string> {
+    return this.myGroups.inviteCode(id);
+  }
+
+  async revokeGroupInvite(id: string): Promise<string> {
+    return this.myGroups.revokeInvite(id);
+  }
+
+  async updateGroupParticipants(args: GroupParticipantsArgs): Promise<GroupParticipant[]> {
+    return this.myGroups.participants(args);
   }
 
   async checkNumber(phone: string): Promise<WANumberExistResult> {
