@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_ENGINE_RESOURCES, engineNodeOptions } from '@switchboard/operator';
 import { CommandReply, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { freePort, type NatsServer, startNatsServer } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { type FakeWaServer, startFakeWa } from './engine-pod-sources.js';
+import { PROBE_SCRIPT, type Probe, printImportCosts, printProbe, summarizeSnapshot } from './engine-pod-breakdown.js';
 import { LoopbackWeb } from './loopback-web.js';
 import { peakRss, treeCpuSeconds, type TreeMemory, TreeMemorySampler, treeMemory } from './process-tree-memory.js';
 import { type FigureInput, recordResults } from './results.js';
@@ -34,6 +36,8 @@ import { numberSetting } from './settings.js';
 const BURST = numberSetting('BENCH_POD_BURST', 1_000);
 const RESTARTS = numberSetting('BENCH_POD_RESTARTS', 3);
 const IN_FLIGHT = 16;
+/** The sweep's bursts: smaller, there are many of them. */
+const SWEEP_BURST = numberSetting('BENCH_POD_SWEEP_BURST', 300);
 const IDLE_SETTLE_MS = numberSetting('BENCH_POD_IDLE_SETTLE_MS', 5_000);
 const POD_MAIN = fileURLToPath(new URL('./pod/main.js', import.meta.resolve('@switchboard/engine-pod')));
 const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -45,6 +49,16 @@ const PICKED = process.env.BENCH_POD_ENGINES?.split(',').map((name) => name.trim
 /** The Go engine's binary (`make build` puts it there); GOWS is measured when it exists. */
 const GOWS_BIN = process.env.SWITCHBOARD_GOWS_BIN ?? fileURLToPath(new URL('../../engines/gows/bin/switchboard-gows', import.meta.url));
 type Engine = (typeof ENGINES)[number];
+/** `BENCH_POD_BREAKDOWN=0` skips the breakdown (a probed pod per engine, a heap snapshot, the import costs). */
+const BREAKDOWN = process.env.BENCH_POD_BREAKDOWN !== '0';
+/**
+ * V8 flag sets measured beside the operator's (`BENCH_POD_FLAG_SWEEP=0` skips them): the idle
+ * and busy memory and the busy CPU of SANDBOX and NOWEB pods run with each instead.
+ */
+const FLAG_SWEEP = process.env.BENCH_POD_FLAG_SWEEP !== '0';
+const SWEPT_FLAGS = ['', '--max-semi-space-size=1', '--max-semi-space-size=2', '--lite-mode', '--jitless', '--optimize-for-size', '--no-opt'];
+/** What the operator gives each engine's pod (NODE_OPTIONS, from its default memory limit): the bench runs pods as the operator does. */
+const podNodeOptions = (engine: Engine) => engineNodeOptions(engine, DEFAULT_ENGINE_RESOURCES[engine]);
 
 interface StartTimes {
   readonly healthyMs: number;
@@ -96,6 +110,8 @@ async function main(): Promise<void> {
   const nc = await connect({ servers: nats.url, name: 'bench client' });
   const harness: Harness = { nats, nc, fake, gowsFake, web, dir };
   const figures: EngineFigures[] = [];
+  const probes: [Engine, Probe, string[]][] = [];
+  const sweep: SweepRow[] = [];
   try {
     for (const engine of ENGINES) {
       if (PICKED && !PICKED.includes(engine)) continue;
@@ -110,6 +126,10 @@ async function main(): Promise<void> {
       const started = performance.now();
       figures.push(await measureEngine(harness, engine));
       console.error(`${engine} measured in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      if (BREAKDOWN && engine !== 'WEBJS') probes.push([engine, ...(await probeEngine(harness, engine))]);
+      if (FLAG_SWEEP && (engine === 'SANDBOX' || engine === 'NOWEB')) {
+        for (const flags of SWEPT_FLAGS) sweep.push(await sweepPoint(harness, engine, flags));
+      }
     }
   } finally {
     await nc.close();
@@ -120,6 +140,9 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   print(figures, web);
+  for (const [engine, probe, snapshot] of probes) printProbe(engine, probe, snapshot);
+  if (BREAKDOWN) await printImportCosts(podNodeOptions('NOWEB').split(' '));
+  if (sweep.length > 0) printSweep(sweep);
   const data = { measuredAt: new Date().toISOString(), burst: BURST, restarts: RESTARTS, engines: figures };
   mkdirSync(dirname(OUTPUT), { recursive: true });
   writeFileSync(OUTPUT, `${JSON.stringify(data, null, 2)}\n`);
@@ -147,11 +170,16 @@ function asFigures(f: EngineFigures): FigureInput[] {
   ];
 }
 
+/** The fake phone of each paired engine's account: restarted pods reconnect as the same device. */
+const phones = new Map<Engine, Pod['phone']>();
+const sessionOf = (engine: Engine) => `sizing-${engine.toLowerCase()}`;
+
 async function measureEngine(h: Harness, engine: Engine): Promise<EngineFigures> {
-  const session = `sizing-${engine.toLowerCase()}`;
+  const session = sessionOf(engine);
   const pod = await Pod.start(h, engine, session);
   try {
     const firstStart = await pod.untilWorking(h, true);
+    phones.set(engine, pod.phone);
     await sleep(IDLE_SETTLE_MS);
     const idle = await idleMemory(pod.pid);
     const idleNodePeakRss = peakRss(pod.pid);
@@ -185,6 +213,52 @@ async function measureEngine(h: Harness, engine: Engine): Promise<EngineFigures>
   }
 }
 
+/**
+ * The breakdown: one more pod of the (paired) session with pod-probe.ts loaded, asked once WORKING
+ * and idle for what it holds and for a heap snapshot. Not the pod measured above: the probe's
+ * module hook and the snapshot would change what it measured.
+ */
+async function probeEngine(h: Harness, engine: Engine): Promise<[Probe, string[]]> {
+  const out = join(h.dir, `${engine}-probe.json`);
+  const snapshot = join(h.dir, `${engine}.heapsnapshot`);
+  const pod = await Pod.start(h, engine, sessionOf(engine), { nodeArgs: ['--import', PROBE_SCRIPT], probeOut: out, snapshot });
+  try {
+    await pod.untilWorking(h, false);
+    await sleep(IDLE_SETTLE_MS);
+    process.kill(pod.pid, 'SIGUSR2');
+    // `out` appears once the snapshot is written too.
+    await pod.waitFor('the probe', () => existsSync(out), 60_000);
+    return [JSON.parse(readFileSync(out, 'utf8')) as Probe, summarizeSnapshot(snapshot)];
+  } finally {
+    await pod.stop();
+  }
+}
+
+type SweepRow = { readonly engine: Engine; readonly flags: string } & (
+  | { readonly idle: TreeMemory; readonly busy: NonNullable<EngineFigures['busy']> }
+  /** The engine does not run with these flags (NOWEB's Baileys needs WebAssembly, which --jitless and --lite-mode turn off). */
+  | { readonly failed: string }
+);
+
+/** The paired session again, its node run with `flags` instead of the operator's NODE_OPTIONS: idle memory, then a burst. */
+async function sweepPoint(h: Harness, engine: Engine, flags: string): Promise<SweepRow> {
+  // On the command line: NODE_OPTIONS refuses some V8 flags (--lite-mode, --no-opt).
+  const pod = await Pod.start(h, engine, sessionOf(engine), { nodeOptions: '', nodeArgs: flags.split(' ').filter(Boolean) });
+  try {
+    await pod.untilWorking(h, false);
+    pod.phone = phones.get(engine) ?? null;
+    await sleep(IDLE_SETTLE_MS);
+    const idle = await idleMemory(pod.pid);
+    const busy = await burst(h, pod, engine, sessionOf(engine), SWEEP_BURST);
+    return { engine, flags, idle, busy };
+  } catch (error) {
+    const said = pod.output.findLast((line) => /error/i.test(line)) ?? String(error);
+    return { engine, flags, failed: said.slice(0, 160) };
+  } finally {
+    await pod.stop();
+  }
+}
+
 /** The median of ten samples over three seconds (the pod's steady figure, not one moment's), and the CPU it used meanwhile. */
 async function idleMemory(pid: number): Promise<EngineFigures['idle']> {
   const samples: TreeMemory[] = [];
@@ -200,7 +274,7 @@ async function idleMemory(pid: number): Promise<EngineFigures['idle']> {
 }
 
 /** BURST texts sent and BURST received at once; the peak until every event is stored. */
-async function burst(h: Harness, pod: Pod, engine: Engine, session: string): Promise<NonNullable<EngineFigures['busy']>> {
+async function burst(h: Harness, pod: Pod, engine: Engine, session: string, count = BURST): Promise<NonNullable<EngineFigures['busy']>> {
   const chatId = `${CONTACT}@c.us`;
   const phone = pod.phone;
   const sampler = new TreeMemorySampler(pod.pid);
@@ -220,7 +294,7 @@ async function burst(h: Harness, pod: Pod, engine: Engine, session: string): Pro
   // keeps publishing them): under a burst that is load all the same, counted rather than fatal.
   let notStored = 0;
   const sender = async () => {
-    while (sent < BURST) {
+    while (sent < count) {
       const i = sent++;
       await command(h.nc, session, { op: 'send.text', args: { chatId, text: `burst message ${i}` } }, 30_000).catch((error: unknown) => {
         if (!String(error).includes('NOT_STORED')) throw error;
@@ -230,7 +304,7 @@ async function burst(h: Harness, pod: Pod, engine: Engine, session: string): Pro
   };
   let received = 0;
   const receiver = async () => {
-    while (received < BURST) {
+    while (received < count) {
       const i = received++;
       if (engine === 'NOWEB' || engine === 'GOWS') {
         phone!.text(CONTACT, `incoming ${i}`);
@@ -247,7 +321,7 @@ async function burst(h: Harness, pod: Pod, engine: Engine, session: string): Pro
   const seconds = (performance.now() - started) / 1000;
   const cores = (treeCpuSeconds(pod.pid) - cpuBefore) / seconds;
   const peak = sampler.stop();
-  return { ...peak, cores, nodePeakRss: peakRss(pod.pid), messages: 2 * BURST, notStored, seconds, slowestHealthzMs };
+  return { ...peak, cores, nodePeakRss: peakRss(pod.pid), messages: 2 * count, notStored, seconds, slowestHealthzMs };
 }
 
 /** Until the events stream stops growing: the pod publishes each event and waits for its ack. */
@@ -271,6 +345,15 @@ async function command(nc: NatsConnection, session: string, body: object, timeou
   return reply.result;
 }
 
+interface PodOptions {
+  /** Instead of the operator's NODE_OPTIONS. */
+  readonly nodeOptions?: string;
+  readonly nodeArgs?: readonly string[];
+  /** pod-probe.ts's output files. */
+  readonly probeOut?: string;
+  readonly snapshot?: string;
+}
+
 class Pod {
   readonly output: string[] = [];
   phone: Awaited<ReturnType<FakeWaServer['scanQr']>> | null = null;
@@ -289,14 +372,17 @@ class Pod {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
   }
 
-  static async start(h: Harness, engine: Engine, session: string): Promise<Pod> {
+  static async start(h: Harness, engine: Engine, session: string, options: PodOptions = {}): Promise<Pod> {
     const healthPort = await freePort();
     const home = join(h.dir, session);
     mkdirSync(home, { recursive: true });
     const spawnedAt = performance.now();
-    const child = spawn(process.execPath, [POD_MAIN], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), POD_MAIN], {
       env: {
         PATH: process.env.PATH,
+        NODE_OPTIONS: options.nodeOptions ?? podNodeOptions(engine),
+        ...(options.probeOut ? { BENCH_PROBE_OUT: options.probeOut } : {}),
+        ...(options.snapshot ? { BENCH_PROBE_SNAPSHOT: options.snapshot } : {}),
         HOME: home,
         SWITCHBOARD_SESSION: session,
         SWITCHBOARD_ENGINE: engine,
@@ -381,6 +467,10 @@ class Pod {
       20,
     );
     return at;
+  }
+
+  waitFor(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+    return this.poll(what, check, timeoutMs);
   }
 
   private async poll(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<void> {
@@ -471,3 +561,26 @@ main().then(
     process.exit(1);
   },
 );
+
+function printSweep(rows: readonly SweepRow[]): void {
+  console.log(
+    `\nV8 flags measured (instead of the operator's NODE_OPTIONS; idle, then a burst of ${SWEEP_BURST} sent and ${SWEEP_BURST} received; MiB, cores):`,
+  );
+  console.log(
+    `operator's: ${ENGINES.filter((e) => e !== 'WEBJS')
+      .map((e) => `${e} '${podNodeOptions(e)}'`)
+      .join(', ')}`,
+  );
+  const width = Math.max(...rows.map((r) => r.flags.length), 'none'.length);
+  console.log(`engine   ${'flags'.padEnd(width)}  idle RSS  idle anon  busy RSS  busy anon  busy CPU  busy s`);
+  for (const r of rows) {
+    if ('failed' in r) {
+      console.log(`${r.engine.padEnd(8)} ${(r.flags || 'none').padEnd(width)}  does not run: ${r.failed}`);
+      continue;
+    }
+    console.log(
+      `${r.engine.padEnd(8)} ${(r.flags || 'none').padEnd(width)}  ${mib(r.idle.rss).padStart(8)}  ${mib(r.idle.anon).padStart(9)}  ` +
+        `${mib(r.busy.rss).padStart(8)}  ${mib(r.busy.anon).padStart(9)}  ${r.busy.cores.toFixed(2).padStart(8)}  ${r.busy.seconds.toFixed(1).padStart(6)}`,
+    );
+  }
+}

@@ -15,7 +15,6 @@ import {
   type SessionStatusPoint,
   withMediaUrl,
 } from '@switchboard/protocol';
-import type { Dispatcher } from 'undici';
 import type { AuthStateStore } from './auth-state/store.js';
 import { SessionApps } from './apps/session-apps.js';
 import { COMMAND_HANDLERS } from './dispatch/index.js';
@@ -27,7 +26,7 @@ import type { Engine, EngineFactory, EngineLog } from './engine.js';
 import { newEventId } from './event-ids.js';
 import { eventIssues, type InvalidEvent } from './event-validator.js';
 import type { MediaStore, StoredMedia } from './media/media-store.js';
-import { guardedAgent } from './outbound/guarded-agent.js';
+import { type Downloads, lazyGuardedAgent } from './outbound/downloads.js';
 
 /** An envelope and its JSON, serialized once so every consumer sends the same bytes. */
 export interface HostedEvent {
@@ -71,9 +70,9 @@ export interface EngineHostOptions {
   readonly media?: { readonly store: MediaStore; urlFor(stored: StoredMedia): string };
   /**
    * The agent files sent by URL are downloaded with, guarded by the configured outbound address
-   * policy (`guardedAgent`). Left out: one guarded by the built-in rules only.
+   * policy (`guardedAgent`, or `lazyGuardedAgent` to load undici only when a file is downloaded). Left out: one guarded by the built-in rules only.
    */
-  readonly downloads?: Dispatcher;
+  readonly downloads?: Downloads;
 }
 
 function isGroupAck(payload: Record<string, unknown>): boolean {
@@ -87,7 +86,7 @@ function hostEnvironment(engine: EngineName, { tier, version, worker }: EngineHo
 }
 
 /** For hosts given no agent of their own: the built-in rules, one agent shared. */
-let builtInDownloads: Dispatcher | undefined;
+let builtInDownloads: Downloads | undefined;
 
 /**
  * Runs one session's engine: takes commands in, sends normalized events out in the envelope of
@@ -219,7 +218,7 @@ export class EngineHost {
     }
     // The union of handlers is too wide for TS to pair each with its own command type.
     const handler = COMMAND_HANDLERS[command.op] as CommandHandler<typeof command.op>;
-    const downloads = this.options.downloads ?? (builtInDownloads ??= guardedAgent(new OutboundPolicy()));
+    const downloads = this.options.downloads ?? (builtInDownloads ??= lazyGuardedAgent(new OutboundPolicy()));
     return withMediaUrl(await handler(engine, command, this.options.session, downloads));
   }
 

@@ -29,7 +29,8 @@ export { NatsMediaStore, purgeSessionMedia } from './cluster/nats-media-store.js
 export { type HistoryPage, type MessageStore, readHistory, type StoredChat } from './history/message-store.js';
 export { HistoryRecorder } from './history/history-recorder.js';
 export { NatsMessageStore, purgeSessionMessages } from './cluster/nats-message-store.js';
-export { blockedAddressOf, guardedAgent } from './outbound/guarded-agent.js';
+export { guardedAgent } from './outbound/guarded-agent.js';
+export { blockedAddressOf } from './outbound/guarded-lookup.js';
 export { proxyServerUrl } from './engines/noweb/socket-settings.js';
 export { GowsEngine, gowsEngineFactory } from './engines/gows/gows-engine.js';
 export { type GowsOptions, gowsBinaryProblem, gowsOptionsFromEnv } from './engines/gows/options.js';

@@ -9,20 +9,20 @@ export interface EngineResources {
 
 /**
  * Each engine's defaults, from the engine pods' measured memory (`node bench/dist/all.js
- * engine-pods`; docs/operations.md, "Sizing engine pods", has the figures): the memory request
- * is the idle pod's resident set rounded up, the limit its peak under a burst of 2000 messages
- * with room to spare (SANDBOX 2.6x; NOWEB 2x and GOWS 1.9x of their highest peaks, for a real
- * account's first history sync, which the fake server's is far smaller than; WEBJS the Chromium
+ * engine-pods`; docs/operations.md, "Sizing engine pods", has the figures), with the V8 settings
+ * below (engineNodeOptions): the memory request is the idle pod's resident set rounded up, the
+ * limit its peak under a burst of messages with room to spare (SANDBOX 2x; NOWEB 2x and GOWS
+ * 1.9x of their highest peaks before those settings, for a real account's first history sync, which the fake server's is far smaller than; WEBJS the Chromium
  * measured here plus WhatsApp Web, which needs the internet and was not). Idle engines use under
  * 3m of CPU and a burst about half a core. The chart's `engines.resources` holds the same values (a test keeps the two equal); a
  * release overrides them per engine.
  */
 export const DEFAULT_ENGINE_RESOURCES: Readonly<Record<BuiltEngine, EngineResources>> = {
-  SANDBOX: { requests: { cpu: '25m', memory: '128Mi' }, limits: { memory: '384Mi' } },
-  NOWEB: { requests: { cpu: '50m', memory: '224Mi' }, limits: { memory: '768Mi' } },
+  SANDBOX: { requests: { cpu: '25m', memory: '96Mi' }, limits: { memory: '256Mi' } },
+  NOWEB: { requests: { cpu: '50m', memory: '144Mi' }, limits: { memory: '768Mi' } },
   WEBJS: { requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } },
   // The Node engine pod and its Go child: idle below NOWEB, a busy peak as high (396 MiB at most).
-  GOWS: { requests: { cpu: '50m', memory: '192Mi' }, limits: { memory: '768Mi' } },
+  GOWS: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '768Mi' } },
 };
 
 const QUANTITY = /^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/;
@@ -89,4 +89,24 @@ export function engineResources(overrides: EngineResourcesOverrides): { resource
     }),
   ) as Record<BuiltEngine, EngineResources>;
   return { resources, problems };
+}
+
+/** The share of an engine's memory limit its Node process's old generation may grow to: the rest is code, the young generation, buffers and, for GOWS and WEBJS, the Go child or Chromium. */
+const OLD_SPACE_SHARE: Readonly<Record<BuiltEngine, number>> = { SANDBOX: 0.75, NOWEB: 0.75, GOWS: 0.5, WEBJS: 0.25 };
+
+/**
+ * The V8 settings an engine pod's Node runs with (`NODE_OPTIONS`), measured with
+ * `node bench/dist/all.js engine-pods`, which runs its pods with these and prints the flags it
+ * tried beside them (docs/performance.md, "Engine pod memory"):
+ * - `--max-semi-space-size=1`: V8 sizes its young generation for a server's throughput, and an
+ *   engine pod's grew to 32 MiB (SANDBOX) and 64 MiB (NOWEB) of resident pages it never gave
+ *   back; held to 1 MiB semi-spaces, idle RSS fell by 11 (SANDBOX) and 32 MiB (NOWEB), and a
+ *   burst of messages costs a few more scavenges, not more memory.
+ * - `--max-old-space-size`: the old generation held to a share of the pod's memory limit, so V8
+ *   collects harder as it nears the limit instead of the kernel OOM-killing the pod at it.
+ */
+export function engineNodeOptions(engine: BuiltEngine, resources: EngineResources): string {
+  const limit = bytes(resources.limits.memory);
+  const oldSpace = Number.isFinite(limit) ? Math.max(32, Math.floor((limit * OLD_SPACE_SHARE[engine]) / 2 ** 20)) : null;
+  return ['--max-semi-space-size=1', ...(oldSpace !== null ? [`--max-old-space-size=${oldSpace}`] : [])].join(' ');
 }

@@ -33,6 +33,7 @@ describe('engine pod spec', () => {
       SWITCHBOARD_METADATA: '{"team":"a"}',
       SWITCHBOARD_APPS: JSON.stringify(apps),
       SWITCHBOARD_HEALTH_PORT: '8080',
+      NODE_OPTIONS: '--max-semi-space-size=1 --max-old-space-size=96',
     });
   });
 
@@ -246,6 +247,20 @@ describe('engine pod replacement', () => {
     });
     const names = everything.spec!.containers[0]!.env!.map((e) => e.name);
     expect([...names].sort()).toEqual([...ENGINE_OWN_ENV].sort());
+  });
+
+  it("runs each engine's node with a young generation sized for one session and an old generation held below the pod's memory limit", () => {
+    const noweb = envOf(buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings)).NODE_OPTIONS;
+    expect(noweb).toContain('--max-semi-space-size=1');
+    // 3/4 of NOWEB's limit, in MiB.
+    const nowebLimit = settings.resources.NOWEB.limits.memory;
+    expect(noweb).toContain(`--max-old-space-size=${Math.floor((Number.parseInt(nowebLimit, 10) * 3) / 4)}`);
+    expect(nowebLimit).toMatch(/^\d+Mi$/);
+    // A release that raises the limit raises the old generation's with it; the pod is replaced once.
+    const raised = { ...settings, resources: { ...settings.resources, NOWEB: { ...settings.resources.NOWEB, limits: { memory: '2Gi' } } } };
+    const bigger = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), raised);
+    expect(envOf(bigger).NODE_OPTIONS).toContain('--max-old-space-size=1536');
+    expect(replacementReason(buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings), bigger)).not.toBeNull();
   });
 
   it('apps alone do not replace the pod either (they are sent to the running engine)', () => {

@@ -1,7 +1,7 @@
 import { type EngineCommand, type EngineOp, operationName } from '@switchboard/protocol';
-import type { Dispatcher } from 'undici';
 import { notSupported } from '../command-rules.js';
 import type { Engine } from '../engine.js';
+import type { Downloads } from '../outbound/downloads.js';
 
 export type CommandOf<Op extends EngineOp> = Extract<EngineCommand, { op: Op }>;
 
@@ -9,12 +9,7 @@ export type CommandOf<Op extends EngineOp> = Extract<EngineCommand, { op: Op }>;
  * Carries out one engine command on a live engine whose status allows it. `downloads` is the
  * agent files sent by URL are fetched with (guarded by the outbound address policy).
  */
-export type CommandHandler<Op extends EngineOp> = (
-  engine: Engine,
-  command: CommandOf<Op>,
-  session: string,
-  downloads: Dispatcher,
-) => Promise<unknown>;
+export type CommandHandler<Op extends EngineOp> = (engine: Engine, command: CommandOf<Op>, session: string, downloads: Downloads) => Promise<unknown>;
 
 export type CommandHandlers<Ops extends EngineOp> = { readonly [Op in Ops]: CommandHandler<Op> };
 

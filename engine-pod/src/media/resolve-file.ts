@@ -1,9 +1,10 @@
 import { posix } from 'node:path';
 import { describeRefusal } from '@switchboard/kube/pod';
 import { decodeBase64, MediaFilename, MediaMimetype } from '@switchboard/protocol';
-import { type Dispatcher, fetch, type Response } from 'undici';
+import type { Dispatcher, Response } from 'undici';
 import { CommandError, invalidField as invalid } from '../command-error.js';
-import { blockedAddressOf } from '../outbound/guarded-agent.js';
+import { dispatcherOf, type Downloads } from '../outbound/downloads.js';
+import { blockedAddressOf } from '../outbound/guarded-lookup.js';
 import type { MediaFile } from './media-store.js';
 
 /** A file as a send request gives it: by URL or by base64 data (protocol FileInput). */
@@ -36,7 +37,7 @@ const OCTET_STREAM = 'application/octet-stream';
 export async function resolveFile(
   source: FileSource,
   field: string,
-  downloads: Dispatcher,
+  downloads: Downloads,
   limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS,
 ): Promise<MediaFile> {
   if (source.data !== undefined) {
@@ -46,7 +47,7 @@ export async function resolveFile(
   }
   if (source.url === undefined) throw invalid(`${field}.url`, 'give url (http or https) or data (base64)');
   const url = parseHttpUrl(source.url, `${field}.url`);
-  const { data, contentType } = await download(url, `${field}.url`, downloads, limits);
+  const { data, contentType } = await download(url, `${field}.url`, await dispatcherOf(downloads), limits);
   return {
     mimetype: source.mimetype ?? (MediaMimetype.safeParse(contentType).success ? contentType! : OCTET_STREAM),
     filename: source.filename ?? filenameOf(url),
@@ -75,6 +76,8 @@ async function download(
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let response: Response;
   try {
+    // Loaded with the first download, not with the pod (see ../outbound/downloads.ts).
+    const { fetch } = await import('undici');
     response = await fetch(url, { signal, redirect: 'follow', dispatcher });
   } catch (error) {
     throw failed(whyFetchFailed(error, limits));

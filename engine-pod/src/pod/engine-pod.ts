@@ -11,7 +11,7 @@ import type { EngineFactory } from '../engine.js';
 import { EngineHost } from '../engine-host.js';
 import { HistoryRecorder } from '../history/history-recorder.js';
 import { mediaUrl } from '../media/media-url.js';
-import { guardedAgent } from '../outbound/guarded-agent.js';
+import { lazyGuardedAgent } from '../outbound/downloads.js';
 import type { PodConfig } from './config.js';
 import { engineFactory } from './engine-catalog.js';
 import { type HealthServer, startHealthServer } from './health-server.js';
@@ -109,7 +109,7 @@ export class EnginePod {
       },
       log: this.log,
       media: { store: media, urlFor: (stored) => mediaUrl(this.config.baseUrl, stored) },
-      downloads: guardedAgent(this.config.outbound),
+      downloads: lazyGuardedAgent(this.config.outbound),
     });
     this.host = host;
     this.commands = new CommandServer({ nc, session, host, log: this.log, events: publisher });

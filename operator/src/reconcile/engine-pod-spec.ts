@@ -12,6 +12,7 @@ import {
   type MessagingSessionSpec,
 } from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
+import { engineNodeOptions } from '../engine-resources.js';
 
 export const HEALTH_PORT = 8080;
 const USER_ID = 10001;
@@ -144,6 +145,8 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
             { name: 'SWITCHBOARD_OUTBOUND_ALLOW', value: settings.outbound.allow },
           ]
         : []),
+      // V8 sized for one session's pod, from its memory limit (engine-resources.ts).
+      { name: 'NODE_OPTIONS', value: engineNodeOptions(spec.engine, settings.resources[spec.engine]) },
       // The release's extra env (engines.extraEnv), last; only when set, like the ones above.
       ...(settings.extraEnv ?? []).map(({ name, value }) => ({ name, value })),
     ],

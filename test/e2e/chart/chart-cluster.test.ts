@@ -320,7 +320,7 @@ describe('chart against a real API server', () => {
         );
         expect(pod.spec.containers[0].image).toBe(operatorEnv.SWITCHBOARD_ENGINE_IMAGE);
         // The chart's default for SANDBOX (values.yaml, engines.resources), which is the operator's own.
-        expect(pod.spec.containers[0].resources).toEqual({ requests: { cpu: '25m', memory: '128Mi' }, limits: { memory: '384Mi' } });
+        expect(pod.spec.containers[0].resources).toEqual({ requests: { cpu: '25m', memory: '96Mi' }, limits: { memory: '256Mi' } });
         const resource = await waitFor(
           async () => {
             const r = JSON.parse((await ok(kubectl(cp, ['get', 'msess', '-n', ns, 'chart-demo', '-o', 'json']), 'get')).stdout) as Manifest;

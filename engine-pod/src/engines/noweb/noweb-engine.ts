@@ -31,7 +31,7 @@ import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
 import { NowebChats } from './chats.js';
 import { MessageActions } from './message-actions.js';
 import { MessageEvents } from './message-events.js';
-import { blockedAddressOf } from '../../outbound/guarded-agent.js';
+import { blockedAddressOf } from '../../outbound/guarded-lookup.js';
 import { type Account, Outgoing } from './outgoing.js';
 import {
   buttonReplyContent,

@@ -4,7 +4,7 @@ import type { UserFacingSocketConfig } from '@whiskeysockets/baileys';
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { HttpsProxyAgent } from 'https-proxy-agent';
-import { BlockedAddressError, guardedLookup } from '../../outbound/guarded-agent.js';
+import { BlockedAddressError, guardedLookup } from '../../outbound/guarded-lookup.js';
 
 /** Baileys' own version string of the linked-device description: kept, only the names change. */
 const CLIENT_VERSION = '22.04.4';
