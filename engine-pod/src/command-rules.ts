@@ -53,6 +53,20 @@ const NEEDS: Partial<Record<EngineCommand['op'], readonly SessionStatus[]>> = {
   'presence.subscribe': ['WORKING'],
   'call.reject': ['WORKING'],
   'send.event': ['WORKING'],
+  'contacts.list': ['WORKING'],
+  'contacts.get': ['WORKING'],
+  'contacts.about': ['WORKING'],
+  'contacts.picture': ['WORKING'],
+  'contacts.block': ['WORKING'],
+  'contacts.unblock': ['WORKING'],
+  'contacts.update': ['WORKING'],
+  'labels.list': ['WORKING'],
+  'labels.create': ['WORKING'],
+  'labels.update': ['WORKING'],
+  'labels.delete': ['WORKING'],
+  'labels.ofChat': ['WORKING'],
+  'labels.setForChat': ['WORKING'],
+  'labels.chats': ['WORKING'],
 };
 
 /** Commands not listed above need a live engine, in any of its live statuses. */

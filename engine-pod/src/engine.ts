@@ -17,6 +17,7 @@ import type { GroupManagement } from './capabilities/groups.js';
 import type { PasskeyPairing } from './capabilities/pairing.js';
 import type { ProfileEditing } from './capabilities/profile.js';
 import type { AccountLookups } from './capabilities/account.js';
+import type { ContactsCapability, LabelsCapability } from './capabilities/contacts.js';
 import type { MediaFile } from './media/media-store.js';
 
 /** What the host gives an engine: where to report, where to keep its auth state. */
@@ -59,7 +60,17 @@ export type SendTextArgs = Omit<MessageTextRequest, 'session'>;
  * service and report through the context; status bookkeeping, envelopes and the command
  * contract live in the EngineHost, the same for every engine.
  */
-export interface Engine extends PasskeyPairing, ChattingCapability, ProfileEditing, AccountLookups, GroupManagement, ChatsCapability, PresenceCapability {
+export interface Engine
+  extends
+    PasskeyPairing,
+    ChattingCapability,
+    ProfileEditing,
+    AccountLookups,
+    GroupManagement,
+    ChatsCapability,
+    PresenceCapability,
+    ContactsCapability,
+    LabelsCapability {
   readonly name: EngineName;
   start(): Promise<void>;
   /** Close the connection, keep the auth state. */

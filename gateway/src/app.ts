@@ -18,7 +18,10 @@ import { chattingRoutes } from './routes/chatting.js';
 import { chattingActionRoutes } from './routes/chatting-actions.js';
 import { chattingInteractiveRoutes } from './routes/chatting-interactive.js';
 import { chattingMediaRoutes } from './routes/chatting-media.js';
+import { contactBookRoutes } from './routes/contact-book.js';
 import { contactRoutes } from './routes/contacts.js';
+import { labelRoutes } from './routes/labels.js';
+import { lidRoutes } from './routes/lids.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { fileRoutes } from './routes/files.js';
@@ -132,6 +135,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       messageIdRoutes,
       contactRoutes,
       groupRoutes,
+      contactBookRoutes,
+      labelRoutes,
       appRoutes,
       sandboxRoutes,
     ]) {
@@ -140,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.deliveries) await api.register(deliveryRoutes, { ...routeDeps, ...deps.deliveries });
     if (deps.messages) await api.register(historyRoutes, { ...routeDeps, messages: deps.messages });
     if (deps.messages) await api.register(chatListRoutes, { ...routeDeps, messages: deps.messages });
+    if (deps.messages) await api.register(lidRoutes, { ...routeDeps, messages: deps.messages });
     if (deps.media) await api.register(fileRoutes, { media: deps.media });
     await api.register(keyRoutes, { keys: deps.keys, incarnations: deps.auth.incarnations });
     await api.register(serverRoutes, deps.server);

@@ -6,6 +6,7 @@ import { chatsCommands } from './commands/chats.js';
 import { chattingCommands } from './commands/chatting.js';
 import { command } from './commands/command.js';
 import { groupCommands } from './commands/groups.js';
+import { contactCommands, labelCommands } from './commands/contacts.js';
 import { pairingCommands } from './commands/pairing.js';
 import { presenceCommands } from './commands/presence.js';
 import { profileCommands } from './commands/profile.js';
@@ -27,6 +28,8 @@ export const EngineCommand = z.discriminatedUnion('op', [
   ...presenceCommands,
   ...callAndEventCommands,
   ...sandboxCommands,
+  ...contactCommands,
+  ...labelCommands,
 ]);
 export type EngineCommand = z.infer<typeof EngineCommand>;
 export type EngineOp = EngineCommand['op'];

@@ -111,6 +111,20 @@ const OP_NAMES: Readonly<Record<EngineOp, string>> = {
   'call.reject': 'rejecting calls',
   'send.event': 'event messages',
   'sandbox.simulate': 'simulate',
+  'contacts.list': 'listing contacts',
+  'contacts.get': 'reading contacts',
+  'contacts.about': "reading contacts' About text",
+  'contacts.picture': "reading contacts' profile pictures",
+  'contacts.block': 'blocking contacts',
+  'contacts.unblock': 'blocking contacts',
+  'contacts.update': 'editing contacts',
+  'labels.list': 'labels',
+  'labels.create': 'labels',
+  'labels.update': 'labels',
+  'labels.delete': 'labels',
+  'labels.ofChat': 'labels',
+  'labels.setForChat': 'labels',
+  'labels.chats': 'labels',
 };
 
 const MEDIA_NAMES = { image: 'images', file: 'files', voice: 'voice messages', video: 'videos' } as const;
@@ -157,6 +171,18 @@ const REGISTRATION: RefusedArgument = {
   what: 'registering a number by SMS or voice (`method`): it links a device by a code typed on the phone; leave `method` out',
 };
 
+/** Issue 16's Contacts and Labels ops, which only some engines carry out. */
+const CONTACT_OPS = [
+  'contacts.list',
+  'contacts.get',
+  'contacts.about',
+  'contacts.picture',
+  'contacts.block',
+  'contacts.unblock',
+  'contacts.update',
+] as const;
+const LABEL_OPS = ['labels.list', 'labels.create', 'labels.update', 'labels.delete', 'labels.ofChat', 'labels.setForChat', 'labels.chats'] as const;
+
 const PASSKEY_OPS = ['auth.passkey.challenge', 'auth.passkey.submit', 'auth.passkey.confirmation', 'auth.passkey.confirm'] as const;
 
 function opsExcept(...left: readonly EngineOp[]): readonly EngineOp[] {
@@ -186,7 +212,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'socket',
     description: "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser.",
     pairing: ['qr', 'code'],
-    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete'),
+    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete', ...CONTACT_OPS, ...LABEL_OPS),
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
     settings: ['proxy', 'ignore', 'client', 'noweb'],

@@ -47,3 +47,65 @@ const LABEL_PALETTE = [
 export function labelColorHex(color: number): string {
   return LABEL_PALETTE[((color % LABEL_PALETTE.length) + LABEL_PALETTE.length) % LABEL_PALETTE.length]!;
 }
+
+/** The palette index of a `#rrggbb` colour: the nearest of the 20 (the app has no other colours). */
+export function labelColorOf(colorHex: string): number {
+  const rgb = (hex: string) => {
+    const digits = hex.slice(1);
+    const full = digits.length < 6 ? [...digits.slice(0, 3)].map((digit) => digit + digit).join('') : digits.slice(0, 6);
+    return [0, 2, 4].map((at) => parseInt(full.slice(at, at + 2), 16));
+  };
+  const wanted = rgb(colorHex);
+  const distance = (hex: string) => rgb(hex).reduce((sum, value, at) => sum + (value - wanted[at]!) ** 2, 0);
+  return LABEL_PALETTE.reduce((best, hex, index) => (distance(hex) < distance(LABEL_PALETTE[best]!) ? index : best), 0);
+}
+
+export const LabelId = z
+  .string()
+  .trim()
+  .regex(/^[0-9A-Za-z_-]{1,64}$/, { message: 'must be a label id: 1-64 letters, digits, "_" or "-"' })
+  .meta({ examples: ['1'] });
+
+/** A label as a command makes or changes it: its name and palette index. */
+export const LabelSpec = z.object({
+  name: z.string().trim().min(1).max(100),
+  color: z
+    .number()
+    .int()
+    .min(0)
+    .max(LABEL_PALETTE.length - 1),
+});
+export type LabelSpec = z.infer<typeof LabelSpec>;
+
+/**
+ * `POST /api/{session}/labels`, `PUT /api/{session}/labels/{labelId}`. The colour by its palette
+ * index (`color`) or as `colorHex`, which becomes the nearest of the palette's; neither: the first.
+ */
+export const LabelBody = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .meta({ examples: ['Lead'] }),
+    colorHex: Label.shape.colorHex.nullable().optional(),
+    color: z
+      .number()
+      .int()
+      .min(0)
+      .max(LABEL_PALETTE.length - 1)
+      .nullable()
+      .optional()
+      .meta({ description: `Palette index, 0 to ${LABEL_PALETTE.length - 1}; wins over colorHex` }),
+  })
+  .transform(({ name, color, colorHex }) => ({ name, color: color ?? (colorHex ? labelColorOf(colorHex) : 0) }))
+  .meta({ id: 'LabelBody' });
+
+/** `PUT /api/{session}/labels/chats/{chatId}`: the chat's labels from now on (any other is taken off). */
+export const SetLabelsRequest = z.object({ labels: z.array(z.object({ id: LabelId })).max(20) }).meta({ id: 'SetLabelsRequest' });
+export type SetLabelsRequest = z.infer<typeof SetLabelsRequest>;
+
+/** A chat that carries a label, as `GET /api/{session}/labels/{labelId}/chats` lists them. */
+export const LabelledChat = z.object({ id: z.string().meta({ examples: ['123456789@c.us'] }) }).meta({ id: 'LabelledChat' });
+export type LabelledChat = z.infer<typeof LabelledChat>;

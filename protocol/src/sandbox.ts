@@ -26,6 +26,15 @@ export const SimulateMessage = z
       .regex(/^[0-9A-Za-z]{1,64}$/, { message: 'must be 1-64 letters or digits' })
       .optional(),
     media: SimulatedMediaFile.optional().meta({ description: 'A received file: stored, and downloadable at `media.url`' }),
+    pn: ContactId.optional().meta({
+      description:
+        "The sender's phone-number id, when the sender is a linked id (`from`, or `participant` in a group, is `<id>@lid`): " +
+        'the record carries it in `_data.key` (`remoteJidAlt` or `participantAlt`), and the session’s LID map learns it',
+    }),
+  })
+  .refine((message) => message.pn === undefined || (message.from.endsWith('@g.us') ? message.participant : message.from)?.endsWith('@lid'), {
+    path: ['pn'],
+    message: 'only for a sender that is a linked id: `from` (or `participant` in a group) "<id>@lid"',
   })
   // A caption may be empty, as "body": "" or left out; a text message without media has text.
   .refine((message) => message.media !== undefined || (message.body ?? '') !== '', {

@@ -2,7 +2,7 @@ import { JS_ERR, jsErrorCode, latestValues, openMessagesBucket, type StoreOption
 import { KV_BUCKETS, type MessageRecord } from '@switchboard/protocol';
 import type { KV, KvEntry, NatsConnection } from 'nats';
 import { selectPage, type OrderedRecord } from '../history/history-page.js';
-import type { HistoryPage, MessageStore, StoredChat } from '../history/message-store.js';
+import type { HistoryPage, LidPair, MessageStore, StoredChat } from '../history/message-store.js';
 import { authKeyToken } from './nats-auth-state-store.js';
 
 const STREAM = `KV_${KV_BUCKETS.messages}`;
@@ -56,6 +56,25 @@ export class NatsMessageStore implements MessageStore {
   async aliasOf(session: string, chatId: string): Promise<string | null> {
     const entry = await this.kv.get(chatKey(session, chatId));
     return entry?.operation === 'PUT' ? entry.string() : null;
+  }
+
+  async lids(session: string, page: { readonly limit: number; readonly offset: number }): Promise<LidPair[]> {
+    return (await this.lidMap(session)).slice(page.offset, page.offset + page.limit);
+  }
+
+  async lidCount(session: string): Promise<number> {
+    return (await this.lidMap(session)).length;
+  }
+
+  /** Every alias of the session (its two-token keys) whose chat is a linked id, by linked id. */
+  private async lidMap(session: string): Promise<LidPair[]> {
+    const pairs: LidPair[] = [];
+    for (const entry of await latestValues(this.kv, `${session}.*`, 'LID map')) {
+      if (entry.operation !== 'PUT') continue;
+      const chatId = Buffer.from(entry.key.slice(session.length + 1), 'base64url').toString('utf8');
+      if (chatId.endsWith('@lid')) pairs.push({ lid: chatId, pn: entry.string() });
+    }
+    return pairs.sort((a, b) => a.lid.localeCompare(b.lid));
   }
 
   async query(session: string, chatIds: readonly string[], page: HistoryPage): Promise<MessageRecord[]> {

@@ -3,6 +3,7 @@ import { accountHandlers } from './account.js';
 import { chatsHandlers } from './chats.js';
 import { chattingHandlers } from './chatting.js';
 import { groupHandlers } from './groups.js';
+import { contactHandlers, labelHandlers } from './contacts.js';
 import { pairingHandlers } from './pairing.js';
 import { profileHandlers } from './profile.js';
 import { sandboxHandlers } from './sandbox.js';
@@ -21,4 +22,6 @@ export const COMMAND_HANDLERS: CommandHandlers<Exclude<EngineOp, 'me'>> = {
   ...groupHandlers,
   ...chatsHandlers,
   ...sandboxHandlers,
+  ...contactHandlers,
+  ...labelHandlers,
 };

@@ -71,6 +71,20 @@ export const METHOD_OF: Readonly<Record<EngineOp, keyof Engine | null>> = {
   'call.reject': 'rejectCall',
   'send.event': 'sendEvent',
   'sandbox.simulate': 'simulate',
+  'contacts.list': 'contacts',
+  'contacts.get': 'contact',
+  'contacts.about': 'contactAbout',
+  'contacts.picture': 'contactPicture',
+  'contacts.block': 'setBlocked',
+  'contacts.unblock': 'setBlocked',
+  'contacts.update': 'updateContact',
+  'labels.list': 'labels',
+  'labels.create': 'createLabel',
+  'labels.update': 'updateLabel',
+  'labels.delete': 'deleteLabel',
+  'labels.ofChat': 'chatLabels',
+  'labels.setForChat': 'setChatLabels',
+  'labels.chats': 'labelChats',
 };
 
 /**

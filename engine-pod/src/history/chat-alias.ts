@@ -23,3 +23,17 @@ export function chatAliasOf(record: MessageRecord, chatId: string): string | nul
   if (!lid || !phone) return null;
   return chatId === lid ? phone : chatId === phone ? lid : null;
 }
+
+/**
+ * The linked id and phone-number id of a group message's sender, when its raw key shows both
+ * (`_data.key.participant` and `participantAlt`, as NOWEB, GOWS and SANDBOX write it): the
+ * LID map learns from group messages too, not only from direct chats.
+ */
+export function participantLidPair(record: MessageRecord): { lid: string; pn: string } | null {
+  const key = (record._data as { key?: { participant?: unknown; participantAlt?: unknown } } | undefined)?.key;
+  if (!key) return null;
+  const addresses = [contactOf(key.participant), contactOf(key.participantAlt)];
+  const lid = addresses.find((id) => id?.endsWith('@lid'));
+  const pn = addresses.find((id) => id?.endsWith('@c.us'));
+  return lid && pn ? { lid, pn } : null;
+}

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Ack, ACKS, ackName, type MessageRecord, parseMessageId } from '@switchboard/protocol';
 import type { EngineLog } from '../engine.js';
-import { chatAliasOf } from './chat-alias.js';
+import { chatAliasOf, participantLidPair } from './chat-alias.js';
 import type { MessageStore } from './message-store.js';
 
 /** The part of an event envelope the recorder reads. */
@@ -119,6 +119,11 @@ async function upsert(store: MessageStore, session: string, record: MessageRecor
   if (alias) {
     await store.setAlias(session, chatId, alias);
     await store.setAlias(session, alias, chatId);
+  }
+  const sender = participantLidPair(record);
+  if (sender) {
+    await store.setAlias(session, sender.lid, sender.pn);
+    await store.setAlias(session, sender.pn, sender.lid);
   }
 }
 

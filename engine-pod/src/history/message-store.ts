@@ -1,5 +1,11 @@
 import type { Ack, HistoryQuery, MessageRecord } from '@switchboard/protocol';
 
+/** A contact's linked id (`<id>@lid`) and its phone-number id (`<number>@c.us`). */
+export interface LidPair {
+  readonly lid: string;
+  readonly pn: string;
+}
+
 /** One page of one or more chats: the query once the chat's addresses are known. */
 export type HistoryPage = Omit<HistoryQuery, 'chatId' | 'merge'>;
 
@@ -36,6 +42,13 @@ export interface MessageStore {
   /** Remembers that two addresses are the same chat (a contact's `@lid` and its `@c.us`). */
   setAlias(session: string, chatId: string, otherId: string): Promise<void>;
   aliasOf(session: string, chatId: string): Promise<string | null>;
+  /**
+   * The session's LID map, which is its aliases seen from the `@lid` side: each linked id with its
+   * phone-number id, by linked id, one page (`GET /api/{session}/lids`).
+   */
+  lids(session: string, page: { readonly limit: number; readonly offset: number }): Promise<LidPair[]>;
+  /** How many linked ids the LID map has. */
+  lidCount(session: string): Promise<number>;
   /** The records of these chats: filtered, by timestamp (then arrival), one page. */
   query(session: string, chatIds: readonly string[], page: HistoryPage): Promise<MessageRecord[]>;
   /** Every chat of the session that has a message, each with its newest one (the chats list). */

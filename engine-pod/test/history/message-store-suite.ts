@@ -115,6 +115,23 @@ export function messageStoreSuite(open: () => Promise<MessageStore>): void {
       expect((await store.get(other, chat, 'A'))?.body).toBe('kept');
     });
 
+    it('serves its aliases from the @lid side as the LID map: by linked id, paged, counted, per session', async () => {
+      await store.setAlias(session, '9550000002@lid', '15550000002@c.us');
+      await store.setAlias(session, '15550000002@c.us', '9550000002@lid');
+      await store.setAlias(session, '9550000001@lid', '15550000001@c.us');
+      await store.setAlias(session, '15550000001@c.us', '9550000001@lid');
+      await store.setAlias(`${session}-other`, '9550000003@lid', '15550000003@c.us');
+      expect(await store.lids(session, { limit: 10, offset: 0 })).toEqual([
+        { lid: '9550000001@lid', pn: '15550000001@c.us' },
+        { lid: '9550000002@lid', pn: '15550000002@c.us' },
+      ]);
+      expect(await store.lids(session, { limit: 1, offset: 1 })).toEqual([{ lid: '9550000002@lid', pn: '15550000002@c.us' }]);
+      expect(await store.lidCount(session)).toBe(2);
+      await store.purgeSession(session);
+      expect(await store.lidCount(session)).toBe(0);
+      expect(await store.lids(session, { limit: 10, offset: 0 })).toEqual([]);
+    });
+
     it('what was written is there for a store opened afterwards (a restart)', async () => {
       await store.put(session, chat, 'A', record({ id: 'A', body: 'durable' }));
       const reopened = await open();
@@ -217,6 +234,19 @@ export function messageStoreSuite(open: () => Promise<MessageStore>): void {
       expect(await store.aliasOf(session, lid)).toBe(chat);
       expect(await bodies()).toEqual(['edited through the alias', 'after']);
       expect(await bodies({ merge: false })).toEqual(['after']);
+    });
+
+    it('learns a group sender’s phone number from participantAlt, for the LID map', async () => {
+      const group = '120363000000000001@g.us';
+      const sender = record({
+        id: 'G1',
+        chat: group,
+        _data: { key: { remoteJid: group, participant: '8550002222@lid', participantAlt: '15550002222@s.whatsapp.net', id: 'G1' } },
+      });
+      await recorded(['message.any', sender]);
+      expect(await store.aliasOf(session, '8550002222@lid')).toBe('15550002222@c.us');
+      expect(await store.aliasOf(session, '15550002222@c.us')).toBe('8550002222@lid');
+      expect(await store.lids(session, { limit: 10, offset: 0 })).toEqual([{ lid: '8550002222@lid', pn: '15550002222@c.us' }]);
     });
   });
 }

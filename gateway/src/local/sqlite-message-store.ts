@@ -1,5 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import type { HistoryPage, MessageStore, StoredChat } from '@switchboard/engine-pod';
+import type { HistoryPage, LidPair, MessageStore, StoredChat } from '@switchboard/engine-pod';
 import { type Ack, ACKS, ackName, type MessageRecord } from '@switchboard/protocol';
 import type { SchemaPart } from './store/database.js';
 import { DirectWrites, type SqlWrite, type SqlWrites } from './store/sql-writes.js';
@@ -55,6 +55,8 @@ export class SqliteMessageStore implements MessageStore {
   private readonly selectOne: StatementSync;
   private readonly selectAlias: StatementSync;
   private readonly selectChats: StatementSync;
+  private readonly selectLids: StatementSync;
+  private readonly countLids: StatementSync;
   private readonly replace: SqlWrite;
   private readonly merge: SqlWrite;
   private readonly forward: SqlWrite;
@@ -77,6 +79,10 @@ export class SqliteMessageStore implements MessageStore {
          FROM messages WHERE session = ?)
        WHERE newest = 1`,
     );
+    this.selectLids = db.prepare(
+      "SELECT chat_id AS lid, alias AS pn FROM chat_aliases WHERE session = ? AND chat_id LIKE '%@lid' ORDER BY chat_id LIMIT ? OFFSET ?",
+    );
+    this.countLids = db.prepare("SELECT count(*) AS count FROM chat_aliases WHERE session = ? AND chat_id LIKE '%@lid'");
     this.replace = writes.statement(`${INSERT}, ack = excluded.ack`);
     this.merge = writes.statement(`${INSERT}, ack = ${furtherAckSql('ack', 'excluded.ack')}`);
     // Only a row whose acknowledgement moves is written at all. Numbered parameters: binding an
@@ -118,6 +124,16 @@ export class SqliteMessageStore implements MessageStore {
   async aliasOf(session: string, chatId: string): Promise<string | null> {
     await this.writes.flush();
     return (this.selectAlias.get(session, chatId) as { alias: string } | undefined)?.alias ?? null;
+  }
+
+  async lids(session: string, page: { readonly limit: number; readonly offset: number }): Promise<LidPair[]> {
+    await this.writes.flush();
+    return (this.selectLids.all(session, page.limit, page.offset) as unknown as LidPair[]).map(({ lid, pn }) => ({ lid, pn }));
+  }
+
+  async lidCount(session: string): Promise<number> {
+    await this.writes.flush();
+    return (this.countLids.get(session) as { count: number }).count;
   }
 
   async query(session: string, chatIds: readonly string[], page: HistoryPage): Promise<MessageRecord[]> {

@@ -3,6 +3,10 @@ import {
   ackName,
   type ChatPictureResponse,
   type ChatPresences,
+  type Contact,
+  type Label,
+  type LabelledChat,
+  type LabelSpec,
   type MeInfo,
   type MessageReactionPayload,
   type MessageRecord,
@@ -37,6 +41,7 @@ import type { MediaFile } from '../../media/media-store.js';
 import * as chats from './chats.js';
 import { pairingCode, sandboxMessageId, sandboxQrValue } from './codes.js';
 import { DelayQueue } from './delay-queue.js';
+import { SandboxBook } from './contacts.js';
 import { sandboxNumberLookup } from './directory.js';
 import { SandboxGroups } from './groups.js';
 import { SandboxPasskey } from './passkey.js';
@@ -81,6 +86,8 @@ export class SandboxEngine implements Engine {
   private readonly passkey: SandboxPasskey;
   private readonly myProfile: SandboxProfile;
   private readonly myGroups: SandboxGroups;
+  /** Contacts and labels (issue 16): contacts.ts. */
+  private readonly book: SandboxBook;
 
   /** The host's context, remembering every message on its way out (sandbox-world.ts). */
   private readonly context: EngineContext;
@@ -126,6 +133,7 @@ export class SandboxEngine implements Engine {
     };
     this.passkey = new SandboxPasskey(this.side);
     this.myGroups = new SandboxGroups(this.side);
+    this.book = new SandboxBook({ context: this.context, world: this.world, requireWorking: () => this.requireWorking() });
     this.myProfile = new SandboxProfile({
       context: this.context,
       requireWorking: () => this.requireWorking(),
@@ -279,6 +287,60 @@ export class SandboxEngine implements Engine {
   async checkNumber(phone: string): Promise<WANumberExistResult> {
     this.requireWorking();
     return sandboxNumberLookup(phone);
+  }
+
+  // Contacts and labels (issue 16): contacts.ts.
+
+  async contacts(): Promise<Contact[]> {
+    return this.book.contacts();
+  }
+
+  async contact(id: string): Promise<Contact> {
+    return this.book.contact(id);
+  }
+
+  async contactAbout(id: string): Promise<string | null> {
+    return this.book.about(id);
+  }
+
+  async contactPicture(id: string): Promise<string | null> {
+    return this.book.picture(id);
+  }
+
+  async setBlocked({ id, blocked }: { readonly id: string; readonly blocked: boolean }): Promise<void> {
+    return this.book.setBlocked(id, blocked);
+  }
+
+  async updateContact({ id, ...name }: { readonly id: string; readonly firstName: string; readonly lastName: string }): Promise<void> {
+    return this.book.update(id, name);
+  }
+
+  async labels(): Promise<Label[]> {
+    return this.book.labels();
+  }
+
+  async createLabel(label: LabelSpec): Promise<Label> {
+    return this.book.createLabel(label);
+  }
+
+  async updateLabel({ id, ...label }: LabelSpec & { readonly id: string }): Promise<Label> {
+    return this.book.updateLabel(id, label);
+  }
+
+  async deleteLabel(id: string): Promise<void> {
+    return this.book.deleteLabel(id);
+  }
+
+  async chatLabels(chatId: string): Promise<Label[]> {
+    return this.book.chatLabels(chatId);
+  }
+
+  async setChatLabels({ chatId, labelIds }: { readonly chatId: string; readonly labelIds: readonly string[] }): Promise<void> {
+    return this.book.setChatLabels(chatId, labelIds);
+  }
+
+  async labelChats(id: string): Promise<LabelledChat[]> {
+    return this.book.labelChats(id);
   }
 
   async sendText(args: SendTextArgs): Promise<MessageRecord> {

@@ -57,6 +57,28 @@ export class SandboxWorld {
   readonly presences = new Recent<ChatPresences>(1_000);
   /** The account's own presence, as last set. */
   ownPresence: PresenceStatus | null = null;
+  /** The labels on each chat: chat id to label ids. */
+  readonly labelledChats = new Map<string, Set<string>>();
+  /** The names the account gave contacts (`PUT /contacts/{chatId}`), by contact id. */
+  readonly contactNames = new Map<string, { firstName: string; lastName: string }>();
+  readonly blocked = new Set<string>();
+  /** The phone number of each linked id the simulated service revealed (a `message` simulation's `pn`). */
+  readonly lids = new Map<string, string>();
+
+  /** Puts a label on a chat or takes it off. */
+  labelChat(chatId: string, labelId: string, on: boolean): void {
+    const ids = this.labelledChats.get(chatId) ?? new Set<string>();
+    if (on) ids.add(labelId);
+    else ids.delete(labelId);
+    if (ids.size > 0) this.labelledChats.set(chatId, ids);
+    else this.labelledChats.delete(chatId);
+  }
+
+  /** The linked id of a phone-number id, when one is known. */
+  lidOf(pn: string): string | undefined {
+    for (const [lid, phone] of this.lids) if (phone === pn) return lid;
+    return undefined;
+  }
 
   /**
    * The engine's context, with every `message.any` remembered on its way out: whatever sends or

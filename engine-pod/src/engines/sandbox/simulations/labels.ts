@@ -17,6 +17,7 @@ export async function simulateLabel(side: SandboxSide, request: z.infer<typeof S
       });
     }
     labels.delete(known.id);
+    for (const [chatId, ids] of side.world.labelledChats) if (ids.has(known.id)) side.world.labelChat(chatId, known.id, false);
     const deleted: Label = { ...known, name: '' };
     side.context.emit('label.deleted', deleted);
     return { label: deleted };
@@ -40,6 +41,7 @@ export async function simulateLabelChat(side: SandboxSide, request: z.infer<type
     chatId: request.chatId,
     label: side.world.labels.get(request.labelId) ?? null,
   };
+  side.world.labelChat(request.chatId, request.labelId, !request.removed);
   side.context.emit(request.removed ? 'label.chat.deleted' : 'label.chat.added', payload);
   return { labelId: request.labelId, chatId: request.chatId };
 }

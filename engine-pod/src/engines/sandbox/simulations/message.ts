@@ -22,8 +22,25 @@ export async function simulateMessage(side: SandboxSide, request: z.infer<typeof
     body: request.body ?? '',
     hasMedia: request.media !== undefined,
     media,
+    _data: { engine: 'SANDBOX', key: rawKey(request) },
   });
+  if (request.pn) side.world.lids.set(rawKey(request).participant ?? request.from, request.pn);
   side.context.emit('message', record);
   side.context.emit('message.any', record);
   return media ? { id: record.id, media } : { id: record.id };
+}
+
+/**
+ * The message's key as NOWEB and GOWS put it in `_data`: the chat, the sender in a group, and the
+ * phone-number id beside a linked id (`remoteJidAlt`, `participantAlt`) when the service told it.
+ */
+function rawKey(request: z.infer<typeof SimulateMessage>): Record<string, string> & { participant?: string } {
+  const group = request.from.endsWith('@g.us');
+  const participant = group ? request.participant : undefined;
+  return {
+    remoteJid: request.from,
+    ...(request.pn && !group ? { remoteJidAlt: request.pn } : {}),
+    ...(participant ? { participant } : {}),
+    ...(request.pn && group ? { participantAlt: request.pn } : {}),
+  };
 }
