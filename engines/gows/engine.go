@@ -105,7 +105,7 @@ func (e *Engine) Attach(peer HostLink) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus"}
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "setPresence", "subscribePresence"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -147,6 +147,14 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.profile(ctx)
 	case "setProfileStatus":
 		return e.setProfileStatus(ctx, params)
+	case "editMessage":
+		return e.editMessage(ctx, params)
+	case "deleteMessage":
+		return e.deleteMessage(ctx, params)
+	case "setPresence":
+		return e.setPresence(ctx, params)
+	case "subscribePresence":
+		return e.subscribePresence(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}

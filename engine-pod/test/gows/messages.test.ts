@@ -127,6 +127,29 @@ describe('GOWS messages (spec 2.5, 6.2) against the fake', () => {
   });
 });
 
+describe('GOWS chats operations against the fake', () => {
+  it('edits and deletes its own message for everyone (the phone decrypts each; message.edited, message.revoked), sets presence', async () => {
+    const sent = await sendText('helo');
+    let since = gows.notifications.length;
+    await gows.request('editMessage', { chatId: bob, messageId: sent.id, text: 'hello' });
+    const edited = await gows.event('message.edited', (p) => p.editedMessageId === bareId(sent.id), since);
+    expect(edited.body).toBe('hello');
+    // whatsmeow wraps an edit as the apps send it: editedMessage.message.protocolMessage.
+    expect(await phone.read(bareId(edited.id))).toMatchObject({
+      editedMessage: { message: { protocolMessage: { key: { id: bareId(sent.id) }, editedMessage: { conversation: 'hello' } } } },
+    });
+    since = gows.notifications.length;
+    await gows.request('deleteMessage', { chatId: bob, messageId: sent.id });
+    const revoked = await gows.event('message.revoked', (p) => p.revokedMessageId === bareId(sent.id), since);
+    expect(await phone.read(bareId((revoked.after as { id: string }).id))).toMatchObject({ protocolMessage: { key: { id: bareId(sent.id) } } });
+
+    await gows.request('setPresence', { chatId: bob, presence: 'paused' });
+    await waitFor(() => phone.chatStates.find((c) => c.state === 'paused' && c.to.startsWith(BOB)), 'paused', 10_000);
+    await gows.request('subscribePresence', { chatId: bob });
+    await expect(gows.request('editMessage', { chatId: bob, messageId: `false_${bob}_ABCDEF0123456789`, text: 'x' })).rejects.toThrow(/account sent/);
+  });
+});
+
 describe('GOWS calls and presence against the fake', () => {
   it('emits call.received, declines it (the phone sees the reject), then call.rejected with the same fields', async () => {
     const since = gows.notifications.length;

@@ -52,6 +52,10 @@ var ops = map[string]op{
 	"chat.seen":            {method: "sendSeen", needs: working},
 	"chat.typing":          {method: "setTyping", needs: working},
 	"call.reject":          {method: "rejectCall", result: success, needs: working},
+	"message.edit":         {method: "editMessage", result: success, needs: working},
+	"message.delete":       {method: "deleteMessage", result: success, needs: working},
+	"presence.set":         {method: "setPresence", result: success, needs: working},
+	"presence.subscribe":   {method: "subscribePresence", result: success, needs: working},
 }
 
 // opNames: how a refusal names an op ("engine GOWS does not support <this>"), protocol's OP_NAMES.

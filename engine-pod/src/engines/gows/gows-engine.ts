@@ -277,5 +277,6 @@ export function gowsCatalogMethods(): ForwardedMethod[] {
     const method = METHOD_OF[op];
     return method && isForwarded(method) ? [method] : [];
   });
-  return [...new Set(methods), ...(entry.callRejection ? (['rejectCall'] as const) : [])];
+  // rejectCall is call.reject's method too: once each.
+  return [...new Set([...methods, ...(entry.callRejection ? (['rejectCall'] as const) : [])])];
 }
