@@ -13,9 +13,9 @@ export interface BenchGateway {
 /**
  * A local-mode gateway configured as `make run` configures it (from the environment it reads,
  * every other setting at its default), but SANDBOX by default, logs off, on a free loopback port
- * and in a fresh data dir.
+ * and in a fresh data dir. `beforeListen` may add routes to its app (send-text.ts's baseline).
  */
-export async function startBenchGateway(apiKey: string): Promise<BenchGateway> {
+export async function startBenchGateway(apiKey: string, beforeListen?: (gateway: LocalGateway) => void): Promise<BenchGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
   const gateway = await createLocalGateway(
     readConfig({
@@ -27,6 +27,7 @@ export async function startBenchGateway(apiKey: string): Promise<BenchGateway> {
       SWITCHBOARD_LOG_LEVEL: 'silent',
     }),
   );
+  beforeListen?.(gateway);
   const url = await gateway.listen();
   return {
     gateway,

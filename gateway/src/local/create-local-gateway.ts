@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { DatabaseSync } from 'node:sqlite';
-import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, type InvalidEvent, type SandboxOptions } from '@switchboard/engine-pod';
+import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, type InvalidEvent, type MessageStore, type SandboxOptions } from '@switchboard/engine-pod';
 import { OutboundPolicy } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -32,6 +32,7 @@ import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from '../version.js';
 import { OutboxDeadDeliveries, WebhookDispatcher, WebhookFanout, WebhookOutbox, webhookOutboxSchema } from './webhooks/index.js';
 import { countedWsHub } from '../ws/counted-hub.js';
+import type { EventLogWriter } from '../webhooks/ports.js';
 
 export interface LocalGatewayOptions extends GatewayConfig {
   readonly logger?: Logger;
@@ -51,6 +52,11 @@ export interface LocalGateway {
   readonly metrics: GatewayMetrics;
   /** The in-process event bus: what the engines publish to, and every fan-out reads. */
   readonly events: EventBus;
+  /**
+   * The event log and the message history, as the gateway writes them: what sendText's baseline
+   * route in the benchmark (bench/src/send-text.ts) writes to, so both sides pay the same SQLite.
+   */
+  readonly history: { readonly eventLog: EventLogWriter; readonly messages: MessageStore };
   /** The current QR value of a session waiting for a scan (SWITCHBOARD_TERMINAL_QR prints it). */
   qr(session: string): Promise<string>;
   /** Listens, then starts again the sessions that were running. Returns the base URL. */
@@ -208,6 +214,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     dispatcher,
     metrics,
     events: bus,
+    history: { eventLog, messages: accountData.messages },
     qr: async (session) => ((await sessions.command(session, { op: 'auth.qr' })) as { value: string }).value,
     async listen() {
       const url = await app.listen({ port: options.port, host: options.host });
