@@ -140,6 +140,12 @@ function print(rows: readonly Row[]): void {
       at: row.count,
     });
   }
+  // GOWS has no row here: switchboard-gows holds one session per process (one pod per session in
+  // cluster mode), so an extra idle session costs a whole process; engine-pods measures that.
+  console.log(
+    'GOWS: one session per switchboard-gows process, so no per-session share in one process to measure here; ' +
+      'its whole process per session is the GOWS-GO row of `node bench/dist/all.js engine-pods`',
+  );
   recordResults('engine-memory', figures);
 }
 

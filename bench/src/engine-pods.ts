@@ -24,6 +24,8 @@ import { numberSetting } from './settings.js';
  *    Chromium's first page request; then the same again for restarts of the paired session
  *    (`BENCH_POD_RESTARTS`, no QR code), and the time a SIGTERM takes to end the pod;
  *  - idle memory: the pod's process tree (Chromium included) once WORKING and quiet;
+ *  - the send round trip (not WEBJS): `BENCH_POD_ROUND_TRIPS` send.text commands one at a time,
+ *    each answered once the server (the fake, for NOWEB and GOWS) acknowledged it;
  *  - busy memory (SANDBOX, NOWEB, GOWS): the peak while `BENCH_POD_BURST` messages are sent (16 commands
  *    in flight) while as many arrive, until every event is in JetStream. WEBJS has no busy figure:
  *    without WhatsApp Web (the internet) it has nothing to send or receive.
@@ -43,7 +45,13 @@ const POD_MAIN = fileURLToPath(new URL('./pod/main.js', import.meta.resolve('@sw
 const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL('../../.cache/bench/engine-pods.json', import.meta.url));
 const CONTACT = '15551230001';
-const ENGINES = ['SANDBOX', 'NOWEB', 'GOWS', 'WEBJS'] as const;
+/**
+ * GOWS twice: in the Node engine pod, which runs the Go engine as its child (`GOWS`), and as the
+ * Go engine pod of its own image (`GOWS-GO`: `switchboard-gows nats`, no Node).
+ */
+const ENGINES = ['SANDBOX', 'NOWEB', 'GOWS', 'GOWS-GO', 'WEBJS'] as const;
+/** Sends one after the other, each answered once the server acknowledged it: the send round trip through the fake server. */
+const ROUND_TRIPS = numberSetting('BENCH_POD_ROUND_TRIPS', 50);
 /** `BENCH_POD_ENGINES`: a comma-separated few of them; all when unset. */
 const PICKED = process.env.BENCH_POD_ENGINES?.split(',').map((name) => name.trim());
 /** The Go engine's binary (`make build` puts it there); GOWS is measured when it exists. */
@@ -58,7 +66,11 @@ const BREAKDOWN = process.env.BENCH_POD_BREAKDOWN !== '0';
 const FLAG_SWEEP = process.env.BENCH_POD_FLAG_SWEEP !== '0';
 const SWEPT_FLAGS = ['', '--max-semi-space-size=1', '--max-semi-space-size=2', '--lite-mode', '--jitless', '--optimize-for-size', '--no-opt'];
 /** What the operator gives each engine's pod (NODE_OPTIONS, from its default memory limit): the bench runs pods as the operator does. */
-const podNodeOptions = (engine: Engine) => engineNodeOptions(engine, DEFAULT_ENGINE_RESOURCES[engine]);
+const podNodeOptions = (engine: Engine) => {
+  // GOWS-GO runs no Node: the Go binary ignores NODE_OPTIONS.
+  const node = engine === 'GOWS-GO' ? 'GOWS' : engine;
+  return engineNodeOptions(node, DEFAULT_ENGINE_RESOURCES[node]);
+};
 
 interface StartTimes {
   readonly healthyMs: number;
@@ -72,6 +84,8 @@ interface EngineFigures {
   readonly firstStart: StartTimes;
   readonly restarts: StartTimes[];
   readonly stopMs: number;
+  /** The median and 95th percentile of a send.text command's reply, in ms, sends one at a time; null for WEBJS. */
+  readonly sendRoundTrip: { readonly medianMs: number; readonly p95Ms: number } | null;
   /** `cores`: CPU time over wall time while measured (1 = one core busy). */
   readonly idle: TreeMemory & { readonly cores: number };
   readonly idleNodePeakRss: number;
@@ -119,14 +133,14 @@ async function main(): Promise<void> {
         console.error(`WEBJS skipped: no chromium at ${CHROMIUM} (scripts/ensure-chromium.sh)`);
         continue;
       }
-      if (engine === 'GOWS' && !gowsFake) {
+      if ((engine === 'GOWS' || engine === 'GOWS-GO') && !gowsFake) {
         console.error(`GOWS skipped: no ${GOWS_BIN} (make build)`);
         continue;
       }
       const started = performance.now();
       figures.push(await measureEngine(harness, engine));
       console.error(`${engine} measured in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      if (BREAKDOWN && engine !== 'WEBJS') probes.push([engine, ...(await probeEngine(harness, engine))]);
+      if (BREAKDOWN && engine !== 'WEBJS' && engine !== 'GOWS-GO') probes.push([engine, ...(await probeEngine(harness, engine))]);
       if (FLAG_SWEEP && (engine === 'SANDBOX' || engine === 'NOWEB')) {
         for (const flags of SWEPT_FLAGS) sweep.push(await sweepPoint(harness, engine, flags));
       }
@@ -152,7 +166,7 @@ async function main(): Promise<void> {
 }
 
 /** Issue 17's targets for an idle engine pod process (WORKING, connected); the others are sized, not held to one. */
-const IDLE_RSS_TARGET_MIB: Partial<Record<Engine, number>> = { NOWEB: 64, SANDBOX: 50 };
+const IDLE_RSS_TARGET_MIB: Partial<Record<Engine, number>> = { NOWEB: 64, SANDBOX: 50, 'GOWS-GO': 25 };
 
 function asFigures(f: EngineFigures): FigureInput[] {
   const inMib = (bytes: number) => bytes / 1024 / 1024;
@@ -167,6 +181,7 @@ function asFigures(f: EngineFigures): FigureInput[] {
     { name: `${f.engine} engine pod idle PSS`, value: inMib(f.idle.pss), unit: 'MiB' },
     ...(f.busy ? [{ name: `${f.engine} engine pod busy RSS`, value: inMib(f.busy.rss), unit: 'MiB' }] : []),
     { name: `${f.engine} engine pod spawn to WORKING`, value: f.firstStart.workingMs / 1000, unit: 's' },
+    ...(f.sendRoundTrip ? [{ name: `${f.engine} send round trip (median)`, value: f.sendRoundTrip.medianMs, unit: 'ms' }] : []),
   ];
 }
 
@@ -183,6 +198,7 @@ async function measureEngine(h: Harness, engine: Engine): Promise<EngineFigures>
     await sleep(IDLE_SETTLE_MS);
     const idle = await idleMemory(pod.pid);
     const idleNodePeakRss = peakRss(pod.pid);
+    const sendRoundTrip = engine === 'WEBJS' ? null : await roundTrips(h, session);
     const busy = engine === 'WEBJS' ? null : await burst(h, pod, engine, session);
     const stopMs = await pod.stop();
     const restarts: StartTimes[] = [];
@@ -200,6 +216,7 @@ async function measureEngine(h: Harness, engine: Engine): Promise<EngineFigures>
       firstStart,
       restarts,
       stopMs,
+      sendRoundTrip,
       idle,
       idleNodePeakRss,
       busy,
@@ -273,6 +290,18 @@ async function idleMemory(pid: number): Promise<EngineFigures['idle']> {
   return { rss: median((m) => m.rss), pss: median((m) => m.pss), anon: median((m) => m.anon), processes: median((m) => m.processes), cores };
 }
 
+/** ROUND_TRIPS texts, one after the other: each reply comes once the server (the fake, or the SANDBOX) acknowledged the send. */
+async function roundTrips(h: Harness, session: string): Promise<NonNullable<EngineFigures['sendRoundTrip']>> {
+  const times: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const started = performance.now();
+    await command(h.nc, session, { op: 'send.text', args: { chatId: `${CONTACT}@c.us`, text: `round trip ${i}`, linkPreview: true } });
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { medianMs: times[Math.floor(times.length / 2)]!, p95Ms: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))]! };
+}
+
 /** BURST texts sent and BURST received at once; the peak until every event is stored. */
 async function burst(h: Harness, pod: Pod, engine: Engine, session: string, count = BURST): Promise<NonNullable<EngineFigures['busy']>> {
   const chatId = `${CONTACT}@c.us`;
@@ -306,7 +335,7 @@ async function burst(h: Harness, pod: Pod, engine: Engine, session: string, coun
   const receiver = async () => {
     while (received < count) {
       const i = received++;
-      if (engine === 'NOWEB' || engine === 'GOWS') {
+      if (engine === 'NOWEB' || engine === 'GOWS' || engine === 'GOWS-GO') {
         phone!.text(CONTACT, `incoming ${i}`);
         if (i % IN_FLIGHT === 0) await sleep(0);
       } else {
@@ -377,7 +406,9 @@ class Pod {
     const home = join(h.dir, session);
     mkdirSync(home, { recursive: true });
     const spawnedAt = performance.now();
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), POD_MAIN], {
+    // GOWS-GO: the gows image's entry point, the Go binary alone.
+    const [program, args] = engine === 'GOWS-GO' ? [GOWS_BIN, ['nats']] : [process.execPath, [...(options.nodeArgs ?? []), POD_MAIN]];
+    const child = spawn(program, args, {
       env: {
         PATH: process.env.PATH,
         NODE_OPTIONS: options.nodeOptions ?? podNodeOptions(engine),
@@ -385,7 +416,7 @@ class Pod {
         ...(options.snapshot ? { BENCH_PROBE_SNAPSHOT: options.snapshot } : {}),
         HOME: home,
         SWITCHBOARD_SESSION: session,
-        SWITCHBOARD_ENGINE: engine,
+        SWITCHBOARD_ENGINE: engine === 'GOWS-GO' ? 'GOWS' : engine,
         SWITCHBOARD_NATS_URL: h.nats.url,
         SWITCHBOARD_POD_NAME: `engine-${session}`,
         SWITCHBOARD_HEALTH_PORT: String(healthPort),
@@ -434,7 +465,7 @@ class Pod {
           },
           60_000,
         );
-        this.phone = await (this.engine === 'GOWS' ? h.gowsFake! : h.fake).scanQr(qr);
+        this.phone = await (this.engine === 'GOWS' || this.engine === 'GOWS-GO' ? h.gowsFake! : h.fake).scanQr(qr);
       }
     }
     await this.poll('WORKING', async () => (await this.status(h)) === 'WORKING', 60_000);
@@ -519,6 +550,7 @@ function print(figures: readonly EngineFigures[], web: LoopbackWeb | null): void
       'WORKING',
       'restart WORKING (max)',
       'SIGTERM',
+      'send RTT ms (median/p95)',
     ],
     ...figures.map((f) => [
       f.engine,
@@ -537,6 +569,7 @@ function print(figures: readonly EngineFigures[], web: LoopbackWeb | null): void
       s(f.firstStart.workingMs),
       f.restarts.length > 0 ? s(Math.max(...f.restarts.map((r) => r.workingMs))) : 'n/a',
       s(f.stopMs),
+      f.sendRoundTrip ? `${f.sendRoundTrip.medianMs.toFixed(1)}/${f.sendRoundTrip.p95Ms.toFixed(1)}` : 'n/a',
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
@@ -550,6 +583,12 @@ function print(figures: readonly EngineFigures[], web: LoopbackWeb | null): void
       );
     }
     if (f.note) console.log(`${f.engine}: ${f.note}; its WORKING column is Chromium's first page request`);
+  }
+  if (figures.some((f) => f.engine === 'GOWS-GO')) {
+    console.log(
+      'GOWS-GO: the Go engine pod (`switchboard-gows nats`, the gows image), no Node; its "node peak" column is the Go process\'s own peak RSS (VmHWM). ' +
+        'One session per process, as one pod per session: an extra idle session costs a whole process (its idle RSS), there is no per-session share to measure',
+    );
   }
   if (web) console.log(`Chromium asked the loopback proxy for: ${[...new Set(web.hosts)].join(', ') || '(nothing)'}`);
 }
