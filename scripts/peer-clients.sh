@@ -29,9 +29,36 @@ python_client() {
   echo "$venv/bin/python"
 }
 
+# What building and running the node needs, at the versions of its own package-lock.json: its
+# dependencies, and of its dev dependencies the compiler, the types n8n-workflow (which n8n
+# hands a node at run time) and the test types its sources need. The rest (n8n-core, jest, gulp, eslint) is for its own tests and publishing.
+N8N_NODE_PACKAGES='["@devlikeapro/n8n-openapi-node","lodash","openapi-types","pino","n8n-workflow","typescript","@types/node","@types/lodash","@types/express","@types/request-promise-native","@types/jest"]'
+
 n8n_node() {
-  say "the n8n node is not built yet (scripts/peer-clients.sh)"
-  return 1
+  local dir="$cache/n8n-nodes-waha-$N8N_NODES_WAHA_COMMIT"
+  if [ ! -f "$dir/dist/nodes/WAHA/WAHA.node.js" ]; then
+    local source="${N8N_NODES_WAHA_GIT:-https://github.com/devlikeapro/n8n-nodes-waha.git}"
+    say "building the peer's n8n node (n8n-nodes-waha at ${N8N_NODES_WAHA_COMMIT:0:7}) from $source into $dir"
+    rm -rf "$dir" "$dir.tmp"
+    git clone --quiet "$source" "$dir.tmp"
+    git -C "$dir.tmp" checkout --quiet "$N8N_NODES_WAHA_COMMIT"
+    (
+      cd "$dir.tmp"
+      N8N_NODE_PACKAGES="$N8N_NODE_PACKAGES" node -e '
+        const fs = require("node:fs");
+        const lock = JSON.parse(fs.readFileSync("package-lock.json", "utf8")).packages;
+        const manifest = JSON.parse(fs.readFileSync("package.json", "utf8"));
+        const pinned = Object.fromEntries(JSON.parse(process.env.N8N_NODE_PACKAGES).map((name) => [name, lock["node_modules/" + name].version]));
+        manifest.dependencies = pinned;
+        delete manifest.devDependencies;
+        fs.writeFileSync("package.json", JSON.stringify(manifest, null, 2));'
+      rm -f package-lock.json
+      pnpm install --ignore-scripts --config.node-linker=hoisted --reporter=silent
+      node node_modules/typescript/bin/tsc
+    )
+    mv "$dir.tmp" "$dir"
+  fi
+  echo "$dir"
 }
 
 if [ $# -eq 0 ]; then set -- python n8n; fi
