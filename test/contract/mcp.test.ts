@@ -96,4 +96,13 @@ describe('POST /mcp: the API as MCP tools (issue 16)', () => {
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ statusCode: 401, message: expect.stringContaining('X-Api-Key') });
   });
+
+  it('is stateless: POST only, and a POST without a JSON-RPC body is a 400 saying what to send', async () => {
+    const get = await fetch(`${gw.url}/mcp`, { headers: { 'x-api-key': ADMIN_KEY } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    const empty = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY } });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ message: expect.stringContaining('JSON-RPC') });
+  });
 });
