@@ -94,12 +94,13 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     resyncMs: options.resyncMs,
     quietTimeoutMs: options.watchQuietTimeoutMs,
   });
+  const events = new EventRecorder(kube, identity, log);
   const reconciler = new SessionReconciler(
     {
       kube,
       nc,
       engines,
-      events: new EventRecorder(kube, identity, log),
+      events,
       expectations: new PodExpectations(),
       pods: config.pods,
       ...(natsAuth ? { natsSigner: natsAuth } : {}),
@@ -157,7 +158,7 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
       stopping = true;
       queue.shutDown();
       await informers.stop();
-      await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
+      await Promise.race([Promise.all([workers, events.settled()]), new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
       await leader.stop();
       engines.stop();
       await http.close();

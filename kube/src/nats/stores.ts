@@ -86,8 +86,7 @@ export async function objectStoreExists(nc: NatsConnection, bucket: string): Pro
  * create them (operator/src/nats-auth/permissions.ts).
  */
 export async function ensureSessionStores(nc: NatsConnection, session: string): Promise<void> {
-  await openMediaObjects(nc, session);
-  await openCommandObjects(nc, session);
+  await Promise.all([openMediaObjects(nc, session), openCommandObjects(nc, session)]);
 }
 
 /**

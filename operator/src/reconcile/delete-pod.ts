@@ -10,5 +10,5 @@ export async function deleteEnginePod(ctx: ReconcileContext, resource: StoredMes
   // What the old engine said no longer describes the session.
   ctx.engines.forget(sessionNameOf(resource));
   ctx.log.info({ resource: resource.metadata.name, pod: name, reason }, 'deleted engine pod');
-  await ctx.events.normal(resource, 'PodDeleted', `Deleted engine pod ${name}: ${reason}`);
+  ctx.events.normal(resource, 'PodDeleted', `Deleted engine pod ${name}: ${reason}`);
 }

@@ -38,7 +38,7 @@ export async function finalize(ctx: ReconcileContext, resource: StoredMessagingS
   if (pod) return WAIT_FOR_POD;
   if (logout) {
     const purged = await purgeSessionAuth(ctx.nc, session);
-    await ctx.events.normal(resource, 'AuthPurged', `Removed the session's auth state (${purged} entries)`);
+    ctx.events.normal(resource, 'AuthPurged', `Removed the session's auth state (${purged} entries)`);
   }
   await dropSessionStores(ctx.nc, session);
   await ctx.kube.removeFinalizer(resource);
@@ -55,9 +55,9 @@ export async function finalize(ctx: ReconcileContext, resource: StoredMessagingS
 async function logOut(ctx: ReconcileContext, resource: StoredMessagingSession, session: string): Promise<void> {
   try {
     await sendHostCommand(ctx.nc, session, { op: 'host.logout' }, LOGOUT_TIMEOUT_MS);
-    await ctx.events.normal(resource, 'LoggedOut', `Session '${session}' logged out of its account`);
+    ctx.events.normal(resource, 'LoggedOut', `Session '${session}' logged out of its account`);
   } catch (error) {
     ctx.log.warn({ resource: resource.metadata.name, err: error }, 'logout before delete failed');
-    await ctx.events.warning(resource, 'LogoutFailed', `${(error as Error).message}; deleting without unpairing the device`);
+    ctx.events.warning(resource, 'LogoutFailed', `${(error as Error).message}; deleting without unpairing the device`);
   }
 }

@@ -66,7 +66,7 @@ export class SessionReconciler {
     await this.writeStatus(resource, 'Running', pod, refusal);
     if (told?.reason !== refusal.reason || told.message !== refusal.message) {
       this.ctx.log.warn({ resource: resource.metadata.name, reason: refusal.reason }, refusal.message);
-      await this.ctx.events.warning(resource, refusal.reason, refusal.message);
+      this.ctx.events.warning(resource, refusal.reason, refusal.message);
     }
     return pod ? WAIT_FOR_POD : DONE;
   }
@@ -91,7 +91,7 @@ export class SessionReconciler {
     await this.ctx.kube.patchStatus(resource, next);
     const before = resource.status?.status;
     if (before !== next.status) {
-      await this.ctx.events.normal(resource, 'StatusChanged', `Status ${before ?? '(none)'} → ${next.status}`);
+      this.ctx.events.normal(resource, 'StatusChanged', `Status ${before ?? '(none)'} → ${next.status}`);
     }
   }
 

@@ -18,14 +18,14 @@ const ASK_AGAIN: ReconcileResult = { requeueAfterMs: 5_000 };
 export async function ensureRunning(ctx: ReconcileContext, resource: StoredMessagingSession, pod: V1Pod | null): Promise<ReconcileResult> {
   const desired = buildEnginePod(resource, ctx.pods);
   if (!pod) {
-    await ensureEngineCredentials(ctx, resource);
-    // The session's own media and command buckets: its pod's NATS user may use them, not make them.
-    await ensureSessionStores(ctx.nc, sessionNameOf(resource));
+    // The session's own media and command buckets: its pod's NATS user may use them, not make
+    // them. Independent of its credentials, so both are made at once.
+    await Promise.all([ensureEngineCredentials(ctx, resource), ensureSessionStores(ctx.nc, sessionNameOf(resource))]);
     await ctx.kube.createPod(desired);
     ctx.expectations.expectCreate(resource.metadata.name);
     const name = desired.metadata!.name!;
     ctx.log.info({ resource: resource.metadata.name, pod: name }, 'created engine pod');
-    await ctx.events.normal(resource, 'PodCreated', `Created engine pod ${name}`);
+    ctx.events.normal(resource, 'PodCreated', `Created engine pod ${name}`);
     return DONE;
   }
   if (isTerminating(pod)) return WAIT_FOR_POD;
