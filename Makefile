@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.tools/bin:$(PATH)
 STAMP_TOOLS := .tools/bin/pnpm
 STAMP_DEPS := node_modules/.modules.yaml
 
-.PHONY: all toolchain install build gows run test unit fuzz e2e e2e-binaries e2e-node node-binaries bench typecheck lint format clean test-services peer-clients
+.PHONY: all toolchain install build gows run test unit fuzz e2e e2e-binaries e2e-node node-binaries bench bench-charts typecheck lint format clean test-services peer-clients
 
 all: build
 
@@ -138,6 +138,10 @@ e2e-node: build test-services e2e-binaries node-binaries images
 ## Benchmarks: ratios against a baseline measured in the same run; never fails on absolute times.
 bench: build
 	node bench/dist/all.js
+
+## The charts of docs/performance.md from bench/results/latest.json (make bench ends with them too).
+bench-charts: build
+	node bench/dist/charts.js
 
 clean:
 	rm -rf node_modules */node_modules */dist test/*/node_modules engines/gows/bin

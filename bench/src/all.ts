@@ -27,6 +27,8 @@ async function main(): Promise<number> {
     if (code !== 0) failed.push(`${name} (exit ${code})`);
   }
   console.log(`\nresults: ${RESULTS_FILE}`);
+  // The charts of docs/performance.md, from every figure the file holds now.
+  if ((await run(fileURLToPath(new URL('./charts.js', import.meta.url)))) !== 0) failed.push('charts');
   if (failed.length > 0) console.error(`\nbenchmarks that did not finish: ${failed.join(', ')}`);
   return failed.length > 0 ? 1 : 0;
 }

@@ -55,14 +55,17 @@ export function fakeSession(name: string, namespace: string): SessionResource {
 
 /**
  * Watches the engine pods of a namespace from now on; `allSeen` resolves with the hrtime at
- * which the last of `expected` was added. Resolves once the watch is open.
+ * which the last of `expected` was added, `missing` says how many are still to come. Resolves
+ * once the watch is open. The client ends a watch that is quiet for 30 s (or that a busy API
+ * server is slow to answer): it is resumed from the last resourceVersion seen, so nothing is
+ * missed and nothing is counted twice.
  */
 export async function watchPods(
   kubeConfig: KubeConfig,
   core: CoreV1Api,
   namespace: string,
   expected: readonly string[],
-): Promise<{ controller: AbortController; allSeen: Promise<bigint> }> {
+): Promise<{ controller: AbortController; allSeen: Promise<bigint>; missing: () => number }> {
   const list = await core.listNamespacedPod({ namespace, labelSelector: ENGINE_SELECTOR, limit: 1 });
   const missing = new Set(expected);
   let resolveSeen!: (at: bigint) => void;
@@ -71,18 +74,32 @@ export async function watchPods(
     resolveSeen = resolve;
     rejectSeen = reject;
   });
-  const controller = await new Watch(kubeConfig).watch(
-    `/api/v1/namespaces/${namespace}/pods`,
-    { labelSelector: ENGINE_SELECTOR, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: false },
-    (phase: string, pod: V1Pod) => {
-      if (phase !== 'ADDED' || !pod.metadata?.name || !missing.delete(pod.metadata.name)) return;
-      if (missing.size === 0) resolveSeen(process.hrtime.bigint());
-    },
-    (error: unknown) => {
-      if (missing.size > 0) rejectSeen(new Error(`pod watch in ${namespace} ended with ${missing.size} pods not seen: ${String(error)}`));
-    },
-  );
-  return { controller, allSeen };
+  const controller = new AbortController();
+  let resourceVersion = list.metadata?.resourceVersion;
+  let resumes = 0;
+  const watch = async (): Promise<void> => {
+    const watching = await new Watch(kubeConfig).watch(
+      `/api/v1/namespaces/${namespace}/pods`,
+      { labelSelector: ENGINE_SELECTOR, resourceVersion, allowWatchBookmarks: false },
+      (phase: string, pod: V1Pod) => {
+        resourceVersion = pod.metadata?.resourceVersion ?? resourceVersion;
+        if (phase !== 'ADDED' || !pod.metadata?.name || !missing.delete(pod.metadata.name)) return;
+        if (missing.size === 0) resolveSeen(process.hrtime.bigint());
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted || missing.size === 0) return;
+        if (++resumes > 100) {
+          rejectSeen(new Error(`pod watch in ${namespace} ended with ${missing.size} pods not seen: ${String(error)}`));
+          return;
+        }
+        watch().catch((failure: unknown) => rejectSeen(new Error(`pod watch in ${namespace} could not resume: ${String(failure)}`)));
+      },
+    );
+    if (controller.signal.aborted) watching.abort();
+    else controller.signal.addEventListener('abort', () => watching.abort(), { once: true });
+  };
+  await watch();
+  return { controller, allSeen, missing: () => missing.size };
 }
 
 export async function withTimeout<T>(promise: Promise<T>, what: string, timeoutMs: number = TIMEOUT_MS): Promise<T> {

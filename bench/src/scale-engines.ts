@@ -73,19 +73,21 @@ async function main(): Promise<void> {
     });
   };
 
-  // The kubelet's side: pods assigned to "this node" are every engine pod of the namespace.
-  const list = await core.listNamespacedPod({ namespace, labelSelector: ENGINE_SELECTOR });
-  for (const pod of list.items) start(pod);
-  await new Watch(kubeConfig).watch(
-    `/api/v1/namespaces/${namespace}/pods`,
-    { labelSelector: ENGINE_SELECTOR, resourceVersion: list.metadata?.resourceVersion },
-    (phase: string, pod: V1Pod) => {
-      if (phase === 'ADDED') start(pod);
-    },
-    (error: unknown) => {
-      if (error) console.error('scale engines: pod watch ended:', error);
-    },
-  );
+  // The kubelet's side: pods assigned to "this node" are every engine pod of the namespace. The
+  // client ends a watch that has been quiet for 30 s; a kubelet lists and watches again.
+  const watchPods = async (): Promise<void> => {
+    const list = await core.listNamespacedPod({ namespace, labelSelector: ENGINE_SELECTOR });
+    for (const pod of list.items) start(pod);
+    await new Watch(kubeConfig).watch(
+      `/api/v1/namespaces/${namespace}/pods`,
+      { labelSelector: ENGINE_SELECTOR, resourceVersion: list.metadata?.resourceVersion },
+      (phase: string, pod: V1Pod) => {
+        if (phase === 'ADDED') start(pod);
+      },
+      () => void watchPods().catch((error: unknown) => console.error('scale engines: pod watch failed:', error)),
+    );
+  };
+  await watchPods();
 
   // Readiness probes, as a kubelet runs them (every 250 ms, like the e2e node agent), and the
   // pairing of sessions that show a QR code.

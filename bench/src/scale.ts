@@ -116,11 +116,14 @@ async function main(): Promise<void> {
     const started = performance.now();
     results.push(await measureSize(sessions));
     console.error(`scale: ${sessions} sessions measured in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    // After each size, every size so far: a larger size that does not finish leaves the smaller ones' figures.
+    print(results);
   }
-  print(results);
 }
 
 async function measureSize(sessions: number): Promise<SizeFigures> {
+  const began = performance.now();
+  const step = (what: string) => console.error(`scale ${sessions}: ${what} (${((performance.now() - began) / 1000).toFixed(0)} s)`);
   const { cp, nats } = await startControlPlane();
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-scale-'));
   const stops: (() => Promise<unknown>)[] = [() => cp.stop(), () => nats.stop()];
@@ -169,6 +172,7 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
     const directMs = elapsedMs(directStart, await withTimeout(directSeen.allSeen, 'the direct pods'));
     directSeen.controller.abort();
 
+    step('direct pods created');
     const { child: engines } = await Child.fork('./scale-engines.js', {
       KUBECONFIG: cp.kubeconfigPath,
       BENCH_NAMESPACE: NS,
@@ -223,8 +227,12 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
         },
       });
     });
+    step('CRs created');
+    const progress = setInterval(() => step(`${sessions - podsSeen.missing()} pods, ${sessions - working.missing()} sessions WORKING`), 15_000);
+    stops.push(() => Promise.resolve(clearInterval(progress)));
     const podsMs = elapsedMs(createStart, await withTimeout(podsSeen.allSeen, 'the operator creating the pods', 900_000));
     podsSeen.controller.abort();
+    step('every pod created');
     const workingMs = elapsedMs(createStart, await withTimeout(working.allWorking, 'every session WORKING', 900_000));
     working.controller.abort();
 
@@ -267,7 +275,9 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
       const after = await Promise.all(urls.map(webhookDeliveries));
       return { ...run, seconds, webhook: stats.webhook, ws: stats.ws, perReplica: after.map((count, i) => count - before[i]!) };
     };
+    step('every session WORKING, list and memory measured');
     const one = await load([gatewayA.url]);
+    step('load through one gateway done');
     const gatewayB = await startGateway('gateway-b');
     await waitForList(gatewayB.url, sessions);
     const two = await load([gatewayA.url, gatewayB.url]);
@@ -325,24 +335,43 @@ function startProcess(options: { label: string; script: string; env: Record<stri
   };
 }
 
-/** Resolves, once the watch is open, to a promise of when the last of `expected` reported WORKING. */
+/**
+ * Resolves, once the watch is open, to a promise of when the last of `expected` reported WORKING.
+ * The client ends a watch that has been quiet for 30 s: it is opened again (with a list first).
+ */
 async function watchWorking(
   kubeConfig: KubeConfig,
   expected: readonly string[],
-): Promise<{ controller: AbortController; allWorking: Promise<bigint> }> {
+): Promise<{ controller: AbortController; allWorking: Promise<bigint>; missing: () => number }> {
   const missing = new Set(expected);
   let resolveAll!: (at: bigint) => void;
   const allWorking = new Promise<bigint>((resolve) => (resolveAll = resolve));
-  const controller = await new Watch(kubeConfig).watch(
-    `/apis/${group}/${version}/namespaces/${NS}/${plural}`,
-    {},
-    (_phase: string, resource: { metadata?: { name?: string }; status?: { status?: string } }) => {
-      if (resource.status?.status !== 'WORKING' || !resource.metadata?.name || !missing.delete(resource.metadata.name)) return;
-      if (missing.size === 0) resolveAll(process.hrtime.bigint());
-    },
-    () => undefined,
-  );
-  return { controller, allWorking };
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const controller = new AbortController();
+  const seen = (resource: { metadata?: { name?: string }; status?: { status?: string } }) => {
+    if (resource.status?.status !== 'WORKING' || !resource.metadata?.name || !missing.delete(resource.metadata.name)) return;
+    if (missing.size === 0) resolveAll(process.hrtime.bigint());
+  };
+  const watch = async (): Promise<void> => {
+    const list = (await custom.listNamespacedCustomObject({ group, version, namespace: NS, plural })) as {
+      items: Parameters<typeof seen>[0][];
+      metadata?: { resourceVersion?: string };
+    };
+    for (const item of list.items) seen(item);
+    if (controller.signal.aborted || missing.size === 0) return;
+    const watching = await new Watch(kubeConfig).watch(
+      `/apis/${group}/${version}/namespaces/${NS}/${plural}`,
+      { resourceVersion: list.metadata?.resourceVersion },
+      (_phase: string, resource: Parameters<typeof seen>[0]) => seen(resource),
+      () => {
+        if (!controller.signal.aborted && missing.size > 0)
+          void watch().catch((error: unknown) => console.error('scale: status watch failed:', error));
+      },
+    );
+    controller.signal.addEventListener('abort', () => watching.abort());
+  };
+  await watch();
+  return { controller, allWorking, missing: () => missing.size };
 }
 
 async function waitForList(url: string, sessions: number): Promise<void> {
