@@ -57,20 +57,28 @@ async function main(): Promise<void> {
   // The load's own connection, for the commands a user's API calls would send.
   const nc = await connect({ servers: natsUrl, name: 'bench scale load' });
   const standIns = new Map<string, StandIn>();
-  let failures = 0;
+  let restarts = 0;
 
+  let stopping = false;
+  /** Runs a pod's engine; one that exits is started again after a second, as a kubelet restarts a container (restartPolicy Always). */
+  const run = (name: string, config: PodConfig) => {
+    const engine = new EnginePod(config, log);
+    standIns.set(name, { pod: name, session: config.session, engine, reportedReady: false, paired: false });
+    void engine.run().then((code) => {
+      if (stopping) return;
+      // Under a starved event loop the lease may not be renewed in time: the pod's own code then stops.
+      restarts++;
+      console.error(`scale engines: the stand-in of ${name} exited (${code}); starting it again`);
+      setTimeout(() => run(name, config), 1_000);
+    });
+  };
   const start = (pod: V1Pod) => {
     const name = pod.metadata!.name!;
     if (standIns.has(name)) return;
     const env: NodeJS.ProcessEnv = { SWITCHBOARD_POD_NAME: name };
     for (const variable of pod.spec?.containers[0]?.env ?? []) if (variable.value !== undefined) env[variable.name] = variable.value;
     Object.assign(env, { SWITCHBOARD_NATS_URL: natsUrl, SWITCHBOARD_HEALTH_PORT: '0', SWITCHBOARD_LOG_LEVEL: 'silent' });
-    const config = readPodConfig(env);
-    const engine = new EnginePod(config, log);
-    standIns.set(name, { pod: name, session: config.session, engine, reportedReady: false, paired: false });
-    void engine.run().then((code) => {
-      if (code !== 0) failures++;
-    });
+    run(name, readPodConfig(env));
   };
 
   // The kubelet's side: pods assigned to "this node" are every engine pod of the namespace. The
@@ -139,10 +147,11 @@ async function main(): Promise<void> {
         pods: standIn.length,
         ready: standIn.filter((s) => s.reportedReady).length,
         paired: standIn.filter((s) => s.paired).length,
-        failures,
+        restarts,
         rss: process.memoryUsage.rss(),
       });
     } else if (message.type === 'stop') {
+      stopping = true;
       void Promise.allSettled([...standIns.values()].map((s) => s.engine.shutdown('SIGTERM'))).then(async () => {
         await nc.drain();
         process.exit(0);

@@ -63,6 +63,8 @@ interface LoadFigures {
 }
 interface SizeFigures {
   readonly sessions: number;
+  /** Stand-ins whose engine stopped (its lease not renewed in time) and were started again. */
+  readonly restarts: number;
   readonly directMs: number;
   readonly podsMs: number;
   readonly workingMs: number;
@@ -234,6 +236,7 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
     podsSeen.controller.abort();
     step('every pod created');
     const workingMs = elapsedMs(createStart, await withTimeout(working.allWorking, 'every session WORKING', 900_000));
+    clearInterval(progress);
     working.controller.abort();
 
     // The gateway with every session: its list answers, then its memory.
@@ -248,6 +251,7 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const gatewayRssAfter = rssOf(gatewayA.process.pid);
     const enginesRss = (await engines.ask<{ rss: number }>({ type: 'stats' })).rss;
+    const restartsOf = async () => (await engines.ask<{ restarts: number }>({ type: 'stats' })).restarts;
 
     const load = async (urls: string[]): Promise<LoadFigures> => {
       await observer.ask({ type: 'ws', urls, apiKey: API_KEY });
@@ -279,9 +283,12 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
     const one = await load([gatewayA.url]);
     step('load through one gateway done');
     const gatewayB = await startGateway('gateway-b');
-    await waitForList(gatewayB.url, sessions);
+    // Its list in sync; a stand-in restarted meanwhile may be on its way back to WORKING.
+    await waitForList(gatewayB.url, sessions, false);
     const two = await load([gatewayA.url, gatewayB.url]);
+    const restarts = await restartsOf();
     return {
+      restarts,
       sessions,
       directMs,
       podsMs,
@@ -295,7 +302,8 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
     };
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(`scale: stop failed: ${String(error)}`));
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP) console.error(`scale: logs kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -374,14 +382,17 @@ async function watchWorking(
   return { controller, allWorking, missing: () => missing.size };
 }
 
-async function waitForList(url: string, sessions: number): Promise<void> {
+/** Until the gateway lists every session, and (`working`) lists them WORKING. */
+async function waitForList(url: string, sessions: number, working = true): Promise<void> {
+  let last = '';
   for (let i = 0; i < 600; i++) {
     const res = await fetch(`${url}/api/sessions?all=true`, { headers: { 'x-api-key': API_KEY } });
     const list = (await res.json()) as { status?: string }[];
-    if (Array.isArray(list) && list.filter((s) => s.status === 'WORKING').length >= sessions) return;
+    if (Array.isArray(list) && (working ? list.filter((s) => s.status === 'WORKING') : list).length >= sessions) return;
+    last = `${res.status}: ${Array.isArray(list) ? `${list.filter((s) => s.status === 'WORKING').length} of ${list.length} WORKING` : JSON.stringify(list).slice(0, 500)}`;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  throw new Error(`the gateway at ${url} never listed ${sessions} WORKING sessions`);
+  throw new Error(`the gateway at ${url} never listed ${sessions} WORKING sessions; last answer ${last}`);
 }
 
 /** The sum of the replica's webhook deliveries answered 2xx, from its /metrics. */
@@ -409,6 +420,7 @@ function print(results: readonly SizeFigures[]): void {
     ['gateway RSS with every session WORKING', (r) => `${mib(r.gatewayRssAfter).toFixed(0)} MiB`, ''],
     ['gateway RSS per session', (r) => `${((r.gatewayRssAfter - r.gatewayRssBefore) / r.sessions / 1024).toFixed(0)} KiB`, ''],
     ['load process RSS (every stand-in engine)', (r) => `${mib(r.enginesRss).toFixed(0)} MiB`, ''],
+    ['stand-ins restarted (lease lapsed under load)', (r) => String(r.restarts), ''],
     ['GET /api/sessions p50', (r) => `${r.list.p50.toFixed(1)} ms`, ''],
     ['GET /api/sessions p99', (r) => `${r.list.p99.toFixed(1)} ms`, '<= 50 ms'],
   ];
