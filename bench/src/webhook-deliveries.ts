@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import type { LocalGateway } from '@switchboard/gateway';
 import type { EventEnvelope } from '@switchboard/protocol';
 import { monotonicFactory } from 'ulid';
+import { profiled, topCosts } from './cpu-profile.js';
 import { runLoad } from './load.js';
 import { startBenchGateway } from './local-gateway.js';
 import { runPacedLoad } from './paced-load.js';
@@ -18,7 +19,8 @@ import { numberSetting } from './settings.js';
  * autocannon posting the same signed body to the same receiver. Both have at most 64 requests in
  * flight, one per connection: autocannon's 64 connections, the gateway's 64 ordered queues (64
  * sessions with one webhook each; a queue has one request in flight, and the dispatcher runs up to
- * 64 at once). Target: 10,000 deliveries/s and half of the generator's rate.
+ * 64 at once). Targets: 10,000 deliveries/s and 0.6 of the generator's rate (issue 17). Then one
+ * more delivery round under the CPU profiler, whose top three costs it prints: what bounds it.
  *
  * Latency: WORKING SANDBOX sessions receive messages through the API at 1,000 per second, evenly
  * spaced (`paced-load.ts`), first all on one session, then over ten; the receiver takes each
@@ -34,6 +36,9 @@ const LATENCY_WARMUP_SECONDS = numberSetting('BENCH_LATENCY_WARMUP_SECONDS', 2);
 const KEY = 'bench-key';
 const HMAC_KEY = 'bench-hmac-key';
 const CONCURRENCY = 64;
+/** Issue 17's targets: deliveries at least this share of the bare generator's rate, and the p99 of event to receiver at most this. */
+const RATIO_TARGET = 0.6;
+const LATENCY_P99_TARGET_MS = 10;
 
 interface ReceiverStats {
   readonly ok: number;
@@ -130,14 +135,41 @@ async function main(): Promise<void> {
     // Each round's two runs are next to each other in time, so they met the machine in about the same state.
     const roundRatios = products.map((p, i) => p / baselines[i]!);
     console.log(
-      `ratio (deliveries / generator): ${ratio.toFixed(3)}   target >= 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'}   ` +
+      `ratio (deliveries / generator): ${ratio.toFixed(3)}   target >= ${RATIO_TARGET}: ${median(roundRatios) >= RATIO_TARGET ? 'met' : 'NOT met'} (on the rounds' median)   ` +
         `per round: ${roundRatios.map((r) => r.toFixed(2)).join(', ')} (median ${median(roundRatios).toFixed(2)})`,
     );
     console.log(`target >= 10,000 deliveries/s: ${product >= 10_000 ? 'met' : 'NOT met'}`);
+    // What bounds the deliveries: one more round (not measured) under the CPU profiler.
+    const { profile } = await profiled(() => deliver(gateway, receiver, sessions, EVENTS));
+    const costs = topCosts(profile);
+    const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+    console.log(
+      `deliveries' CPU profile (one more round, main thread, ${pct(costs.idle)} of it idle), top costs by self time, as shares of the busy time (garbage collection ${pct(costs.gc)}):`,
+    );
+    console.log(
+      `  by place: ${costs.byPlace
+        .slice(0, 3)
+        .map((c) => `${c.name} ${pct(c.share)}`)
+        .join(', ')}`,
+    );
+    console.log(
+      `  by function: ${costs.byFunction
+        .slice(0, 3)
+        .map((c) => `${c.name} ${pct(c.share)}`)
+        .join(', ')}`,
+    );
     const figures: FigureInput[] = [
-      { name: 'webhook deliveries', value: product, unit: '/s', baseline, ratio: median(roundRatios), target: { of: 'ratio', atLeast: 0.5 } },
+      {
+        name: 'webhook deliveries',
+        value: product,
+        unit: '/s',
+        baseline,
+        ratio: median(roundRatios),
+        target: { of: 'ratio', atLeast: RATIO_TARGET },
+      },
       { name: 'webhook deliveries (absolute)', value: product, unit: '/s', target: { of: 'value', atLeast: 10_000 } },
       { name: 'webhook CPU per delivery', value: cpuPerDelivery, unit: 'µs' },
+      ...costs.byPlace.slice(0, 3).map((c, i) => ({ name: `webhook profile cost ${i + 1}: ${c.name}`, value: c.share * 100, unit: '% of samples' })),
     ];
 
     if (LATENCY_SECONDS > 0) figures.push(...(await latency(url, receiver)));
@@ -215,12 +247,13 @@ event latency, engine (envelope timestamp) to receiver, at ${RATE} events/s for 
     console.log(
       `${String(over.length).padStart(2)} session(s): ${run.requestsPerSecond.toFixed(0)} API calls/s (non-2xx ${run.non2xx}, ` +
         `late p99 ${run.sendLateMs.p99.toFixed(1)} ms), ${sorted.length} events received   ` +
-        `median ${at(50).toFixed(2)} ms   p99 ${at(99).toFixed(2)} ms   max ${sorted.at(-1)!.toFixed(2)} ms`,
+        `median ${at(50).toFixed(2)} ms   p99 ${at(99).toFixed(2)} ms   max ${sorted.at(-1)!.toFixed(2)} ms   ` +
+        `p99 target <= ${LATENCY_P99_TARGET_MS} ms: ${at(99) <= LATENCY_P99_TARGET_MS ? 'met' : 'NOT met'}`,
     );
     const on = `${RATE}/s on ${over.length} session${over.length === 1 ? '' : 's'}`;
     figures.push(
       { name: `event to receiver p50, ${on}`, value: at(50), unit: 'ms', at: over.length },
-      { name: `event to receiver p99, ${on}`, value: at(99), unit: 'ms', at: over.length },
+      { name: `event to receiver p99, ${on}`, value: at(99), unit: 'ms', at: over.length, target: { of: 'value', atMost: LATENCY_P99_TARGET_MS } },
       { name: `event to receiver max, ${on}`, value: sorted.at(-1)!, unit: 'ms', at: over.length },
     );
   }
