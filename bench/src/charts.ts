@@ -98,7 +98,7 @@ export function chartSpec(bench: string, figures: readonly Figure[]): TopLevelSp
             mark: { type: 'line', point: true },
             encoding: {
               x: { field: 'at', type: 'quantitative', title: 'sessions (N)', scale: { type: 'log' } },
-              y: { field: 'value', type: 'quantitative', title: null, axis: { format: '~g' } },
+              y: { field: 'value', type: 'quantitative', title: null, axis: { format: ',' } },
               color: { field: 'side', type: 'nominal', title: null, scale: { domain: ['switchboard', 'baseline (same run)'] } },
             },
           },
