@@ -171,16 +171,7 @@ const REGISTRATION: RefusedArgument = {
   what: 'registering a number by SMS or voice (`method`): it links a device by a code typed on the phone; leave `method` out',
 };
 
-/** Issue 16's Contacts and Labels ops, which only some engines carry out. */
-const CONTACT_OPS = [
-  'contacts.list',
-  'contacts.get',
-  'contacts.about',
-  'contacts.picture',
-  'contacts.block',
-  'contacts.unblock',
-  'contacts.update',
-] as const;
+/** Issue 16's Labels ops, which only some engines carry out. */
 const LABEL_OPS = ['labels.list', 'labels.create', 'labels.update', 'labels.delete', 'labels.ofChat', 'labels.setForChat', 'labels.chats'] as const;
 
 const PASSKEY_OPS = ['auth.passkey.challenge', 'auth.passkey.submit', 'auth.passkey.confirmation', 'auth.passkey.confirm'] as const;
@@ -212,7 +203,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'socket',
     description: "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser.",
     pairing: ['qr', 'code'],
-    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete', ...CONTACT_OPS, ...LABEL_OPS),
+    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete', ...LABEL_OPS),
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
     settings: ['proxy', 'ignore', 'client', 'noweb'],

@@ -2,6 +2,7 @@ import { describeRefusal } from '@switchboard/kube/pod';
 import {
   type ChatPictureResponse,
   type ChatPresences,
+  type Contact,
   type GroupInfo,
   type GroupParticipant,
   type GroupSecurity,
@@ -25,6 +26,7 @@ import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../e
 import type { MediaFile } from '../../media/media-store.js';
 import { AccountEvents } from './account-events.js';
 import { AccountQueries } from './account-queries.js';
+import { NowebContacts } from './contacts.js';
 import { NowebGroups } from './groups.js';
 import { BaileysAuthState } from './auth-state.js';
 import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
@@ -84,6 +86,8 @@ export class NowebEngine implements Engine {
   private readonly messages: MessageEvents;
   private readonly account: AccountEvents;
   private readonly queries: AccountQueries;
+  /** Issue 16's Contacts: contacts.ts. */
+  private readonly book: NowebContacts;
   private readonly myGroups: NowebGroups;
   private readonly outgoing: Outgoing;
   private readonly actions: MessageActions;
@@ -119,6 +123,7 @@ export class NowebEngine implements Engine {
       libraryKey: (key) => this.actions.libraryKey(key),
     });
     this.queries = new AccountQueries({ socket: () => this.requireSocket(), me: () => this.me(), meJid: () => this.auth?.creds.me?.id });
+    this.book = new NowebContacts({ socket: () => this.requireSocket(), meId: () => this.me()?.id ?? null });
     this.myGroups = new NowebGroups({ socket: () => this.live().socket, groupInfo: async (group) => this.account.groupInfo(group), contactId });
   }
 
@@ -390,6 +395,30 @@ export class NowebEngine implements Engine {
     return this.myGroups.participants(args);
   }
 
+  async contacts(): Promise<Contact[]> {
+    return this.book.contacts();
+  }
+
+  async contact(id: string): Promise<Contact> {
+    return this.book.contact(id);
+  }
+
+  async contactAbout(id: string): Promise<string | null> {
+    return this.book.about(id);
+  }
+
+  async contactPicture(id: string): Promise<string | null> {
+    return this.book.picture(id);
+  }
+
+  async setBlocked({ id, blocked }: { readonly id: string; readonly blocked: boolean }): Promise<void> {
+    await this.book.setBlocked(id, blocked);
+  }
+
+  async updateContact({ id, ...name }: { readonly id: string; readonly firstName: string; readonly lastName: string }): Promise<void> {
+    await this.book.update(id, name);
+  }
+
   async checkNumber(phone: string): Promise<WANumberExistResult> {
     return this.queries.checkNumber(phone);
   }
@@ -412,6 +441,7 @@ export class NowebEngine implements Engine {
       if (this.socket !== socket) return;
       if (events['creds.update']) this.credsUpdated();
       if (events['connection.update']) this.connectionUpdated(socket, events['connection.update']);
+      this.book.observe(events);
       this.queue = this.queue
         .then(() => this.translate(events))
         .catch((error: unknown) => {
