@@ -119,9 +119,10 @@ e2e: build test-services e2e-binaries peer-clients
 	  --reporter=junit --outputFile.junit=test-results/e2e.xml \
 	  && status=0 || status=$$?; node scripts/test-summary.mjs .cache/vitest-e2e.json; exit $$status
 
-## The node components of the real-node tier: Debian's runc, nftables, conntrack, iproute2 and
-## buildah (apt-get, when missing), then kube-controller-manager, kube-scheduler, kubelet,
-## kube-proxy, containerd, the CNI plugins, CoreDNS, crictl and the pause and CoreDNS images, built
+## The node components of the real-node tier: Debian's runc, nftables, conntrack, iproute2,
+## buildah, iptables and ipset (apt-get, when missing), then kube-controller-manager, kube-scheduler,
+## kubelet, kube-proxy, containerd, the CNI plugins, CoreDNS, crictl, kube-router and the pause and
+## CoreDNS images, built
 ## once from the Go module proxy into ~/.cache/switchboard (cold: see scripts/node-binaries.sh).
 node-binaries:
 	bash scripts/ensure-node-packages.sh

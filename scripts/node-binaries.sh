@@ -4,7 +4,8 @@
 # and kubectl): kube-controller-manager, kube-scheduler, kubelet, kube-proxy (test/e2e/tools/kube),
 # containerd + ctr + containerd-shim-runc-v2 (tools/containerd), the CNI reference plugins bridge,
 # host-local, loopback and portmap (tools/cni), CoreDNS (tools/coredns), crictl (tools/crictl) and
-# the pod sandbox's pause process (tools/pause, ours).
+# the pod sandbox's pause process (tools/pause, ours), and kube-router (tools/kube-router), whose
+# network policy controller enforces NetworkPolicies on the node.
 # Why from source: no container registry or release download is reachable here; Go modules are.
 # Idempotent: a binary whose version-tagged file already exists is not rebuilt. A cold build takes
 # about 20 minutes on 2 shared cores (the four Kubernetes ones dominate); warm it is instant.
@@ -20,7 +21,8 @@ CONTAINERD_VERSION="$(req_version "$tools/containerd/go.mod" github.com/containe
 CNI_VERSION="$(req_version "$tools/cni/go.mod" github.com/containernetworking/plugins)"
 COREDNS_VERSION="$(req_version "$tools/coredns/go.mod" github.com/coredns/coredns)"
 CRICTL_VERSION="$(req_version "$tools/crictl/go.mod" sigs.k8s.io/cri-tools)"
-for v in KUBE_VERSION CONTAINERD_VERSION CNI_VERSION COREDNS_VERSION CRICTL_VERSION; do
+KUBE_ROUTER_VERSION="$(req_version "$tools/kube-router/go.mod" github.com/cloudnativelabs/kube-router/v2)"
+for v in KUBE_VERSION CONTAINERD_VERSION CNI_VERSION COREDNS_VERSION CRICTL_VERSION KUBE_ROUTER_VERSION; do
   [ -n "${!v}" ] || { echo "node-binaries: cannot read $v from test/e2e/tools/*/go.mod" >&2; exit 1; }
 done
 
@@ -41,9 +43,15 @@ build "cni-plugins-$CNI_VERSION" "$tools/cni" build -trimpath \
   -ldflags="-s -w -X $cni/pkg/utils/buildversion.BuildVersion=$CNI_VERSION" -o "{out}" \
   "$cni/plugins/main/bridge" "$cni/plugins/ipam/host-local" "$cni/plugins/main/loopback" "$cni/plugins/meta/portmap"
 
-build "coredns-$COREDNS_VERSION" "$tools/coredns" build -trimpath -ldflags="-s -w" -o "{out}" github.com/coredns/coredns
+# CoreDNS from our main.go (tools/coredns: only the plugins the tier's Corefile uses), so its name
+# carries a hash of that source as well as upstream's version.
+coredns_tag="$COREDNS_VERSION-$(cat "$tools/coredns/go.mod" "$tools/coredns/main.go" | sha256sum | cut -c1-12)"
+build "coredns-$coredns_tag" "$tools/coredns" build -trimpath -ldflags="-s -w" -o "{out}" .
 build "crictl-$CRICTL_VERSION" "$tools/crictl" build -trimpath \
   -ldflags="-s -w -X sigs.k8s.io/cri-tools/pkg/version.Version=$CRICTL_VERSION" -o "{out}" sigs.k8s.io/cri-tools/cmd/crictl
+kr=github.com/cloudnativelabs/kube-router/v2
+build "kube-router-$KUBE_ROUTER_VERSION" "$tools/kube-router" build -trimpath \
+  -ldflags="-s -w -X $kr/pkg/version.Version=$KUBE_ROUTER_VERSION" -o "{out}" "$kr/cmd/kube-router"
 # The pause binary has no upstream version; its name carries a hash of its source instead, so a
 # change to main.go builds a new one.
 pause_hash="$(cat "$tools/pause/go.mod" "$tools/pause/main.go" | sha256sum | cut -c1-12)"
@@ -72,6 +80,6 @@ image() {
 }
 # 65535: the user the upstream pause image runs as.
 image pause "$pause_hash" "$bin/pause-$pause_hash" 65535:65535
-image coredns "$COREDNS_VERSION" "$bin/coredns-$COREDNS_VERSION"
+image coredns "$coredns_tag" "$bin/coredns-$coredns_tag"
 
 echo "$bin"

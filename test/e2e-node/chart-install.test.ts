@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { waitFor } from '@switchboard/testkit';
 import { ensureNatsImage, type Manifest, must, nodeValues, Release, seconds, USER_ID } from './release.js';
+import { probePod, tcpReach } from './reach.js';
 import { connectNodeCluster } from './support/node-cluster.js';
 
 const info = inject('nodeCluster');
@@ -23,7 +24,7 @@ const leaseHolder = async () => (await release.json('lease', `${full}-operator`)
 
 beforeAll(async () => {
   const nats = await ensureNatsImage(cluster);
-  const took = await release.install(nodeValues(nats));
+  const took = await release.install(nodeValues(cluster, nats));
   console.log(`e2e-node: helm install --wait of the chart took ${seconds(took)} (namespace ${release.namespace})`);
 }, 900_000);
 
@@ -100,21 +101,41 @@ describe('helm install on a real node, as docs/operations.md tells a platform te
       250,
     );
     const tookOver = Date.now() - started;
-    // A live operator pod leads: the standby, or (1 run in 5 here) the Deployment's replacement
-    // for the deleted pod, which campaigns as it starts and can win before the standby's next try.
-    const pods = await componentPods('operator');
-    expect(
-      pods.map((pod) => pod.metadata.name as string),
-      `the Lease went to ${holder}`,
-    ).toContain(holder);
-    const by = holder === other ? 'the standby' : 'the replacement pod';
+    // The standby: it watches the Lease and takes it when the leader releases it on SIGTERM,
+    // ahead of the Deployment's replacement pod, which campaigns only once it runs (before the
+    // watch, the replacement won about one run in five here).
+    expect(holder, 'the standby replica takes the Lease').toBe(other);
     const created = await release.api('POST', '/api/sessions', { name: 'after-failover', engine: 'SANDBOX' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     await release.waitForStatus('after-failover', 'SCAN_QR_CODE');
-    console.log(`e2e-node: operator failover: ${holder} (${by}) leads ${seconds(tookOver)} after the leader's pod was deleted`);
+    console.log(`e2e-node: operator failover: the standby ${holder} leads ${seconds(tookOver)} after the leader's pod was deleted`);
     // The Deployment replaces the deleted pod; the new leader keeps the Lease.
     await waitFor(async () => (await componentPods('operator')).filter(ready).length === 2, 'two ready operators again', 120_000);
     expect(await leaseHolder()).toBe(holder);
+  });
+
+  it("holds to the chart's NetworkPolicies (kube-router enforces them): a pod not of the release reaches the gateway's port, not NATS, not an engine pod", async () => {
+    const session = await release.api('POST', '/api/sessions', { name: 'policy-probe', engine: 'SANDBOX' });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    await release.waitForStatus('policy-probe', 'SCAN_QR_CODE');
+    await must(release.kubectl(['apply', '-f', '-'], JSON.stringify(probePod('outsider', release.namespace))), 'apply the outsider pod');
+    try {
+      await must(release.kubectl(['wait', '--for=condition=Ready', 'pod/outsider', '--timeout=150s']), 'wait for the outsider');
+      const ipOf = (pod: Manifest) => pod.status.podIP as string;
+      const [gateway] = await componentPods('gateway');
+      const [nats] = await componentPods('nats');
+      const engine = await release.enginePod('policy-probe');
+      const gatewayPort = Number(gateway!.spec.containers[0].ports.find((p: Manifest) => p.name === 'http').containerPort);
+      expect(await tcpReach(cluster, release.namespace, 'outsider', ipOf(gateway), gatewayPort)).toBe('open');
+      expect(await tcpReach(cluster, release.namespace, 'outsider', ipOf(nats), 4222)).not.toBe('open');
+      expect(await tcpReach(cluster, release.namespace, 'outsider', ipOf(engine), 8080)).not.toBe('open');
+      // What the policies let through still flows: the gateway reads the session, through NATS, from its engine pod.
+      expect((await release.api('GET', '/api/sessions/policy-probe')).status).toBe(200);
+      expect((await release.api('GET', '/api/policy-probe/auth/qr?format=raw')).status).toBe(200);
+    } finally {
+      await release.kubectl(['delete', 'pod', 'outsider', '--wait=true', '--timeout=60s']);
+      await release.api('DELETE', '/api/sessions/policy-probe');
+    }
   });
 
   it('removed as docs/operations.md says (sessions, helm uninstall, the volume), leaves no pod behind', async () => {

@@ -1,76 +1,89 @@
-// NetworkPolicy on the real node. The node's network is the CNI reference bridge plugin, which
-// has no policy engine: NetworkPolicies are stored and ignored, as docs/operations.md says of
-// any cluster without a policy-capable network plugin. A policy controller that builds from the
-// Go module proxy (kube-router) is not part of this tier yet, so what the chart's policies allow
-// and deny is not tested here: this file checks, and says by name, that they are not enforced,
-// so the day a policy engine is added the test fails and is replaced by the real checks.
+// NetworkPolicy on the real node, enforced by kube-router's policy controller (support/
+// node-cluster.ts; iptables-nft and ipset on the bridge's traffic). Plain policies first, each
+// with the connection it allows beside the one it refuses, so that a refusal cannot come from a
+// server that is not up; the chart's own policies are checked in chart-install.test.ts.
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { waitFor } from '@switchboard/testkit';
+import { probePod, tcpReach } from './reach.js';
 import { must } from './release.js';
 import { connectNodeCluster } from './support/node-cluster.js';
 
 const cluster = connectNodeCluster(inject('nodeCluster'));
 const namespace = 'node-netpol';
-const image = 'localhost/switchboard/engine:dev';
-
-const pod = (name: string, script: string, labels: Record<string, string> = {}) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, namespace, labels },
-  spec: {
-    terminationGracePeriodSeconds: 1,
-    automountServiceAccountToken: false,
-    securityContext: { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } },
-    containers: [
-      {
-        name: 'main',
-        image,
-        imagePullPolicy: 'Never',
-        command: ['node', '-e', script],
-        securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-      },
-    ],
-  },
+const policy = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name, namespace },
+  spec,
 });
+let serverIp = '';
+/** A TCP server on the host at the bridge address: a destination outside the cluster for egress checks. */
+let hostServer: Server;
 
 beforeAll(async () => {
-  const denyAll = {
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'NetworkPolicy',
-    metadata: { name: 'deny-all-ingress', namespace },
-    spec: { podSelector: {}, policyTypes: ['Ingress'] },
-  };
-  await must(cluster.kubectl(['create', 'namespace', namespace]), 'create namespace');
+  hostServer = createServer((socket) => socket.end());
+  await new Promise<void>((done) => hostServer.listen(0, cluster.hostAddress, done));
+  const serve = `require('http').createServer((q, r) => r.end('reached')).listen(8080); require('http').createServer((q, r) => r.end('other')).listen(9090)`;
   const objects = [
-    denyAll,
-    pod('server', `require('http').createServer((q, r) => r.end('reached')).listen(8080)`, { app: 'server' }),
-    pod('client', 'setInterval(() => {}, 1 << 30)'),
+    probePod('server', namespace, { app: 'server' }, serve),
+    probePod('client', namespace, { role: 'client' }),
+    probePod('stranger', namespace),
   ];
+  await must(cluster.kubectl(['create', 'namespace', namespace]), 'create namespace');
   await must(cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }) }), 'apply');
-  await must(cluster.kubectl(['-n', namespace, 'wait', '--for=condition=Ready', 'pod/server', 'pod/client', '--timeout=150s']), 'wait for the pods');
+  await must(
+    cluster.kubectl(['-n', namespace, 'wait', '--for=condition=Ready', 'pod/server', 'pod/client', 'pod/stranger', '--timeout=150s']),
+    'wait for the pods',
+  );
+  serverIp = (await must(cluster.kubectl(['-n', namespace, 'get', 'pod', 'server', '-o', 'jsonpath={.status.podIP}']), 'server ip')).trim();
+  expect(serverIp).toMatch(/^10\.222\.0\.\d+$/);
 }, 300_000);
 
 afterAll(async () => {
+  hostServer?.close();
   await cluster.kubectl(['delete', 'namespace', namespace, '--timeout=120s']);
 }, 180_000);
 
-describe('NetworkPolicy on this node', () => {
-  it('is NOT enforced here: the CNI bridge plugin has no policy engine (no kube-router or other policy controller in this tier), so a deny-all ingress policy lets traffic through', async () => {
-    const serverIp = (await must(cluster.kubectl(['-n', namespace, 'get', 'pod', 'server', '-o', 'jsonpath={.status.podIP}']), 'server ip')).trim();
-    expect(serverIp).toMatch(/^10\.222\.0\.\d+$/);
-    const answer = await must(
-      cluster.kubectl([
-        '-n',
-        namespace,
-        'exec',
-        'client',
-        '--',
-        'node',
-        '-e',
-        `fetch('http://${serverIp}:8080').then((r) => r.text()).then((t) => process.stdout.write(t), (e) => process.stdout.write('refused: ' + e.cause?.code))`,
-      ]),
-      'fetch from the client',
+/** Applies the policies and waits until kube-router's rules say what `expected` says (its sync follows the watch). */
+async function settle(objects: object[], expected: () => Promise<boolean>): Promise<void> {
+  await must(cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }) }), 'apply policies');
+  await waitFor(expected, 'kube-router to apply the policies', 60_000, 500);
+}
+
+describe('NetworkPolicy on this node (kube-router)', () => {
+  it('without a policy, every pod reaches the server', async () => {
+    expect(await tcpReach(cluster, namespace, 'client', serverIp, 8080)).toBe('open');
+    expect(await tcpReach(cluster, namespace, 'stranger', serverIp, 8080)).toBe('open');
+  });
+
+  it('a deny-all ingress policy refuses every pod; one allowing role=client on 8080 lets that pod in on that port only', async () => {
+    await settle(
+      [policy('deny-all-ingress', { podSelector: {}, policyTypes: ['Ingress'] })],
+      async () => (await tcpReach(cluster, namespace, 'client', serverIp, 8080)) !== 'open',
     );
-    // With a policy engine this would be refused (a timeout); here the policy is stored and ignored.
-    expect(answer).toBe('reached');
+    expect(await tcpReach(cluster, namespace, 'stranger', serverIp, 8080)).not.toBe('open');
+
+    const allowClient = policy('allow-client', {
+      podSelector: { matchLabels: { app: 'server' } },
+      policyTypes: ['Ingress'],
+      ingress: [{ from: [{ podSelector: { matchLabels: { role: 'client' } } }], ports: [{ port: 8080, protocol: 'TCP' }] }],
+    });
+    await settle([allowClient], async () => (await tcpReach(cluster, namespace, 'client', serverIp, 8080)) === 'open');
+    expect(await tcpReach(cluster, namespace, 'client', serverIp, 9090)).not.toBe('open');
+    expect(await tcpReach(cluster, namespace, 'stranger', serverIp, 8080)).not.toBe('open');
+  });
+
+  it('an egress policy holds a pod to what it names: the server on 8080, not a server on the host', async () => {
+    const hostPort = (hostServer.address() as AddressInfo).port;
+    expect(await tcpReach(cluster, namespace, 'client', cluster.hostAddress, hostPort)).toBe('open');
+    const clientEgress = policy('client-egress', {
+      podSelector: { matchLabels: { role: 'client' } },
+      policyTypes: ['Egress'],
+      egress: [{ to: [{ podSelector: { matchLabels: { app: 'server' } } }], ports: [{ port: 8080, protocol: 'TCP' }] }],
+    });
+    await settle([clientEgress], async () => (await tcpReach(cluster, namespace, 'client', cluster.hostAddress, hostPort)) !== 'open');
+    expect(await tcpReach(cluster, namespace, 'client', serverIp, 8080)).toBe('open');
+    expect(await tcpReach(cluster, namespace, 'stranger', cluster.hostAddress, hostPort)).toBe('open');
   });
 });

@@ -40,14 +40,30 @@ export async function ensureNatsImage(cluster: NodeCluster): Promise<{ registry:
   return { registry: 'localhost', repository: repository!, tag: tag! };
 }
 
-/** The values every release here is installed with: the images of `make images` (tag dev), imported, never pulled. */
+/**
+ * The values every release here is installed with: the images of `make images` (tag dev),
+ * imported, never pulled; and the NetworkPolicy values this node needs, which kube-router enforces
+ * here, set as docs/operations.md tells a platform team: the gateway's egress to the API server
+ * names where it really listens (a pod's connection to the `kubernetes` Service's 443 is
+ * rewritten to the node address and the API server's port before policies see it), and the
+ * servers the tests run on the host, at private addresses the chart's egress leaves out, are let
+ * in one URL at a time (`hostServers`: URLs the gateway or the engine pods must reach).
+ */
 export function nodeValues(
+  cluster: NodeCluster,
   nats: { registry: string; repository: string; tag: string },
   extra: Record<string, unknown> = {},
+  hostServers: { gateway?: readonly string[]; engines?: readonly string[] } = {},
 ): Record<string, unknown> {
+  const host = { ipBlock: { cidr: `${cluster.hostAddress}/32` } };
+  const toHost = (urls: readonly string[] = []) => urls.map((url) => ({ to: [host], ports: [{ port: Number(new URL(url).port), protocol: 'TCP' }] }));
   return {
     image: { tag: 'dev', pullPolicy: 'Never' },
     nats: { bundled: { image: { ...nats, pullPolicy: 'Never' } } },
+    networkPolicy: {
+      gateway: { apiServer: { ports: [Number(new URL(cluster.apiServerUrl).port)], to: [host] }, extraEgress: toHost(hostServers.gateway) },
+      engines: { extraEgress: toHost(hostServers.engines) },
+    },
     ...extra,
   };
 }

@@ -32,10 +32,13 @@ beforeAll(async () => {
   receiver = await new WebhookReceiver().start(0, cluster.hostAddress);
   const nats = await ensureNatsImage(cluster);
   const took = await release.install(
-    nodeValues(nats, {
+    nodeValues(
+      cluster,
+      nats,
       // NOWEB pods dial the fake server, not WhatsApp; a wrong address fails fast.
-      engines: { extraEnv: [{ name: 'SWITCHBOARD_NOWEB_WS_URL', value: fake.url }], nowebConnectAttempts: 3 },
-    }),
+      { engines: { extraEnv: [{ name: 'SWITCHBOARD_NOWEB_WS_URL', value: fake.url }], nowebConnectAttempts: 3 } },
+      { gateway: [receiver.url], engines: [fake.url] },
+    ),
   );
   console.log(`e2e-node: helm install --wait took ${seconds(took)} (namespace ${release.namespace})`);
 }, 900_000);

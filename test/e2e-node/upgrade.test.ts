@@ -16,7 +16,7 @@ let values: Record<string, unknown>;
 
 beforeAll(async () => {
   receiver = await new WebhookReceiver().start(0, cluster.hostAddress);
-  values = nodeValues(await ensureNatsImage(cluster));
+  values = nodeValues(cluster, await ensureNatsImage(cluster), {}, { gateway: [receiver.url] });
   const took = await release.install(values);
   console.log(`e2e-node: helm install --wait took ${seconds(took)} (namespace ${release.namespace})`);
 }, 900_000);

@@ -70,7 +70,9 @@ export interface NodeClusterInfo {
     readonly containerdSocket: string;
   };
   /** Milliseconds from startNodeCluster() to the end of each step of the bring-up (clusterReady: CoreDNS ready; imagesImported: the images of the options too, the whole of it). */
-  readonly timings: Readonly<Record<'binaries' | 'lock' | 'cleanup' | 'apiServerReady' | 'nodeReady' | 'clusterReady' | 'imagesImported', number>>;
+  readonly timings: Readonly<
+    Record<'binaries' | 'lock' | 'cleanup' | 'apiServerReady' | 'nodeReady' | 'policyReady' | 'clusterReady' | 'imagesImported', number>
+  >;
 }
 
 export interface CommandResult {
@@ -106,6 +108,11 @@ const cgroupRoot = 'switchboard-node';
 const cgroupFs = '/sys/fs/cgroup';
 /** Our nftables table: forwarding only between the bridge's ports, so no pod packet leaves the machine. */
 const guardTable = 'switchboard-node-guard';
+/** The user kube-router's policy controller runs as (a bearer token of its own, RBAC below). */
+const kubeRouterUser = 'system:switchboard:kube-router';
+/** iptables chains and ipsets of kube-router's policy controller (pkg/controllers/netpol). */
+const kubeRouterChain = /^KUBE-(ROUTER-(FORWARD|INPUT|OUTPUT)|POD-FW-|NWPLCY-)/;
+const kubeRouterIpset = /^(inet6:)?KUBE-(SRC|DST)-/;
 /** Host sysctls the kubelet sets with protectKernelDefaults: false (restored by close()). */
 const kubeletSysctls = [
   'vm/overcommit_memory',
@@ -117,7 +124,7 @@ const kubeletSysctls = [
 ];
 /** Executables of ours a crashed run can leave running (matched on /proc/<pid>/exe's name). */
 const ourExecutables =
-  /^(etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubelet|kube-proxy|containerd|containerd-shim-runc-v2|coredns)(-v[\d.]+)?$/;
+  /^(etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubelet|kube-proxy|containerd|containerd-shim-runc-v2|coredns|kube-router)(-v[\d.]+)?$/;
 
 interface NodeBinaries {
   kubeControllerManager: string;
@@ -129,6 +136,7 @@ interface NodeBinaries {
   shim: string;
   cniDir: string;
   crictl: string;
+  kubeRouter: string;
   pauseImage: { archive: string; ref: string };
   corednsImage: { archive: string; ref: string };
 }
@@ -142,8 +150,8 @@ function nodeBinaries(): Promise<NodeBinaries> {
       const images = join(dirname(bin), 'images');
       const kube = pin('kube', 'k8s.io/kubernetes');
       const containerd = join(bin, `containerd-${pin('containerd', 'github.com/containerd/containerd/v2')}`);
-      const coredns = pin('coredns', 'github.com/coredns/coredns');
-      const pauseTag = pauseHash();
+      const coredns = `${pin('coredns', 'github.com/coredns/coredns')}-${sourceHash('coredns')}`;
+      const pauseTag = sourceHash('pause');
       resolvePromise({
         kubeControllerManager: join(bin, `kube-controller-manager-${kube}`),
         kubeScheduler: join(bin, `kube-scheduler-${kube}`),
@@ -154,6 +162,7 @@ function nodeBinaries(): Promise<NodeBinaries> {
         shim: join(containerd, 'containerd-shim-runc-v2'),
         cniDir: join(bin, `cni-plugins-${pin('cni', 'github.com/containernetworking/plugins')}`),
         crictl: join(bin, `crictl-${pin('crictl', 'sigs.k8s.io/cri-tools')}`),
+        kubeRouter: join(bin, `kube-router-${pin('kube-router', 'github.com/cloudnativelabs/kube-router/v2')}`),
         pauseImage: { archive: join(images, `pause-${pauseTag}.oci.tar`), ref: `localhost/switchboard/pause:${pauseTag}` },
         corednsImage: { archive: join(images, `coredns-${coredns}.oci.tar`), ref: `localhost/switchboard/coredns:${coredns}` },
       });
@@ -161,9 +170,12 @@ function nodeBinaries(): Promise<NodeBinaries> {
   });
 }
 
-/** The pause binary's and image's tag, as scripts/node-binaries.sh names them: a hash of its source. */
-function pauseHash(): string {
-  const tool = join(repoRoot, 'test/e2e/tools/pause');
+/**
+ * The tag scripts/node-binaries.sh gives a binary and image built from a main.go of ours (pause,
+ * CoreDNS): a hash of that tool's go.mod and main.go, so a change to either builds anew.
+ */
+function sourceHash(name: 'pause' | 'coredns'): string {
+  const tool = join(repoRoot, 'test/e2e/tools', name);
   return createHash('sha256')
     .update(readFileSync(join(tool, 'go.mod')))
     .update(readFileSync(join(tool, 'main.go')))
@@ -408,6 +420,7 @@ async function cleanupHost(): Promise<void> {
   for (const cidr of [podCidr, serviceCidr]) await quietly('ip', ['route', 'del', 'blackhole', cidr]);
   for (const table of [`inet ${guardTable}`, 'ip kube-proxy', 'ip6 kube-proxy', 'inet cni_hostport'])
     await quietly('nft', ['delete', 'table', ...table.split(' ')]);
+  await removeKubeRouterRules();
   // The kubelet's own iptables chains (through iptables-nft): a firewall rule for 127.0.0.0/8 and
   // empty canary and hint chains, whatever the configuration.
   for (const iptables of ['iptables', 'ip6tables']) {
@@ -434,6 +447,57 @@ async function cleanupHost(): Promise<void> {
     // socket, container log links) when this run made them.
     for (const path of before.absentPaths) if (existsSync(path)) await quietly('rm', ['-rf', '--one-file-system', path]);
   }
+}
+
+/**
+ * What kube-router's policy controller leaves in the filter tables and ipset: its jumps from the
+ * FORWARD, INPUT and OUTPUT chains, its chains (flushed first: they jump to one another), then
+ * the ipsets they matched on. Its own `--cleanup-config` would also tear down IPVS and routes of
+ * the parts not run here.
+ */
+async function removeKubeRouterRules(): Promise<void> {
+  for (const iptables of ['iptables', 'ip6tables']) {
+    const rules = (await command(`${iptables}-save`, ['-t', 'filter'])).stdout.split('\n');
+    for (const rule of rules) {
+      const jump = /^-A (FORWARD|INPUT|OUTPUT) (.*-j (KUBE-ROUTER-\S+).*)$/.exec(rule);
+      if (jump) await quietly(iptables, ['-w', '-t', 'filter', '-D', jump[1]!, ...splitRule(jump[2]!)]);
+    }
+    const chains = rules
+      .map((line) => /^:(\S+) /.exec(line)?.[1])
+      .filter((chain): chain is string => chain !== undefined && kubeRouterChain.test(chain));
+    for (const chain of chains) await quietly(iptables, ['-w', '-t', 'filter', '-F', chain]);
+    for (const chain of chains) await quietly(iptables, ['-w', '-t', 'filter', '-X', chain]);
+  }
+  const sets = (await command('ipset', ['list', '-n'])).stdout.split('\n').filter((name) => kubeRouterIpset.test(name));
+  for (const set of sets) await quietly('ipset', ['destroy', set]);
+}
+
+/** An iptables-save rule's words, its quoted comments kept whole. */
+function splitRule(rule: string): string[] {
+  return [...rule.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+}
+
+/** kube-router's policy controller reads what its informers list; it writes nothing but events. */
+function kubeRouterRbac(): string {
+  const role = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'switchboard:kube-router' },
+    rules: [
+      { apiGroups: [''], resources: ['namespaces', 'pods', 'nodes', 'services', 'endpoints'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
+    ],
+  };
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'switchboard:kube-router' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchboard:kube-router' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: kubeRouterUser }],
+  };
+  return JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [role, binding] });
 }
 
 /** "<family> <table> <chain>" of every chain in iptables-nft's tables (ip and ip6 filter, nat, mangle). */
@@ -1048,6 +1112,7 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
       'kube-proxy': ['system:kube-proxy', ''],
       'kube-controller-manager': ['system:kube-controller-manager', ''],
       'kube-scheduler': ['system:kube-scheduler', ''],
+      'kube-router': [kubeRouterUser, ''],
     } as const;
     const tokens = Object.fromEntries(Object.keys(identities).map((name) => [name, randomBytes(24).toString('hex')])) as Record<
       keyof typeof identities,
@@ -1139,7 +1204,29 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
     );
     writeFileSync(join(dir, 'kube-proxy.json'), kubeProxyConfig(dir, proxyHealthz!, proxyMetrics!));
     const kubeProxy = components.spawn('kube-proxy', bins.kubeProxy, [`--config=${join(dir, 'kube-proxy.json')}`]);
-    const all = [etcd, apiserver, controllerManager, scheduler, containerd, kubelet, kubeProxy];
+
+    // ---- NetworkPolicy: kube-router's policy controller alone (no routing, no service proxy),
+    // through iptables-nft and ipset, in the FORWARD, INPUT and OUTPUT hooks the bridge's traffic
+    // passes (br_netfilter). Its rules exist before any pod of a test starts.
+    const rbac = await kubectl(['apply', '-f', '-'], { input: kubeRouterRbac() });
+    if (rbac.code !== 0) throw new Error(`kube-router RBAC: ${rbac.stderr}`);
+    const kubeRouter = components.spawn(
+      'kube-router',
+      bins.kubeRouter,
+      [
+        `--kubeconfig=${join(dir, 'kube-router.kubeconfig')}`,
+        `--hostname-override=${nodeName}`,
+        '--run-firewall=true',
+        '--run-router=false',
+        '--run-service-proxy=false',
+        `--service-cluster-ip-range=${serviceCidr}`,
+        '--health-port=0',
+        '--iptables-sync-period=1m',
+        '--v=1',
+      ],
+      { ...process.env, PATH: toolPath },
+    );
+    const all = [etcd, apiserver, controllerManager, scheduler, containerd, kubelet, kubeProxy, kubeRouter];
     await waitFor(
       `node ${nodeName} Ready`,
       120_000,
@@ -1147,6 +1234,8 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
       all,
     );
     step('nodeReady');
+    await waitFor('kube-router policy chains', 120_000, async () => (await command('iptables', ['-w', '-S', 'KUBE-ROUTER-FORWARD'])).code === 0, all);
+    step('policyReady');
 
     // ---- CoreDNS
     const applied = await kubectl(['apply', '-f', '-'], { input: corednsManifests(bins.corednsImage.ref) });

@@ -321,7 +321,12 @@ describe('chart: lint, schema and templates', () => {
     });
     const role = find(m, 'Role', `${FULL}-operator`);
     const leaseRule = role.rules.find((r: any) => r.resourceNames && r.resources.includes('leases'));
-    expect(leaseRule).toEqual({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['sb-leader'], verbs: ['get', 'update', 'list', 'watch'] });
+    expect(leaseRule).toEqual({
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      resourceNames: ['sb-leader'],
+      verbs: ['get', 'update', 'list', 'watch'],
+    });
   });
 
   it("engine pods: each engine's resources, the chart's defaults the operator's own, one engine's field overridden alone; the pull secrets", async () => {
@@ -495,7 +500,8 @@ describe('chart: lint, schema and templates', () => {
     expect(engines.podSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': 'switchboard', 'app.kubernetes.io/component': 'engine' } });
     expect(engines.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(engines.ingress).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }], from: [{ ipBlock: { cidr: '10.0.0.0/24' } }] }]);
-    const [dns, nats, internet] = engines.egress;
+    const [dns, nats, internet, ...engineExtra] = engines.egress;
+    expect(engineExtra).toEqual([]);
     expect(dns.ports.map((p: any) => `${p.port}/${p.protocol}`)).toEqual(['53/UDP', '53/TCP']);
     expect(nats).toEqual({
       ports: [{ port: 4222, protocol: 'TCP' }],
@@ -509,6 +515,11 @@ describe('chart: lint, schema and templates', () => {
     });
     expect(internet.to[0].ipBlock.except).toContain('10.0.0.0/8');
     expect(internet.to[1].ipBlock).toEqual({ cidr: '::/0', except: ['fc00::/7', 'fe80::/10'] });
+    // A proxy on a private network, which internetExcept leaves out, let in by one more rule.
+    const toProxy = { ports: [{ port: 3128, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '10.1.2.3/32' } }] };
+    const withProxy = find(await render({ networkPolicy: { engines: { extraEgress: [toProxy] } } }), 'NetworkPolicy', `${FULL}-engines`).spec.egress;
+    expect(withProxy.slice(0, 3)).toEqual([dns, nats, internet]);
+    expect(withProxy[3]).toEqual(toProxy);
 
     const natsFrom = find(m, 'NetworkPolicy', `${FULL}-nats`).spec.ingress[0].from;
     expect(natsFrom.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/component'] ?? peer.podSelector.matchLabels.app)).toEqual([
