@@ -105,7 +105,9 @@ func (e *Engine) Attach(peer HostLink) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "setPresence", "subscribePresence"}
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "setPresence", "subscribePresence",
+	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
+	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -155,6 +157,32 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.setPresence(ctx, params)
 	case "subscribePresence":
 		return e.subscribePresence(ctx, params)
+	case "createGroup":
+		return e.createGroup(ctx, params)
+	case "groups":
+		return e.groups(ctx)
+	case "group":
+		return e.group(ctx, params)
+	case "leaveGroup":
+		return e.leaveGroup(ctx, params)
+	case "groupJoinInfo":
+		return e.groupJoinInfo(ctx, params)
+	case "joinGroup":
+		return e.joinGroup(ctx, params)
+	case "setGroupSubject":
+		return e.setGroupSubject(ctx, params)
+	case "setGroupDescription":
+		return e.setGroupDescription(ctx, params)
+	case "groupSettings":
+		return e.groupSettings(ctx, params)
+	case "setGroupSetting":
+		return e.setGroupSetting(ctx, params)
+	case "groupInviteCode":
+		return e.groupInviteLink(ctx, params, false)
+	case "revokeGroupInvite":
+		return e.groupInviteLink(ctx, params, true)
+	case "updateGroupParticipants":
+		return e.updateGroupParticipants(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}

@@ -253,7 +253,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'gows',
     description:
       "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
-      'Sends text, media (image, file, voice, video), locations, polls and contact cards, reacts, edits and deletes messages, marks read, types, sets its presence and subscribes to presence, rejects calls, checks numbers, reads the profile and sets its About text, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence and calls so far; every other operation answers 422 until it is built.',
+      'Sends text, media (image, file, voice, video), locations, polls and contact cards, reacts, edits and deletes messages, marks read, types, sets its presence and subscribes to presence, rejects calls, checks numbers, reads the profile and sets its About text, creates, reads, joins, leaves and administers groups (not their pictures), and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence and calls so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -276,6 +276,20 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'message.delete',
       'presence.set',
       'presence.subscribe',
+      'group.create',
+      'group.list',
+      'group.refresh',
+      'group.get',
+      'group.leave',
+      'group.joinInfo',
+      'group.join',
+      'group.setSubject',
+      'group.setDescription',
+      'group.settings',
+      'group.setSetting',
+      'group.inviteCode',
+      'group.revokeInvite',
+      'group.participants',
     ],
     events: [
       'session.status',

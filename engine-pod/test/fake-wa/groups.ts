@@ -172,7 +172,7 @@ export function answerGroupIq(context: GroupIqContext, iq: BinaryNode): IqAnswer
   switch (first?.tag) {
     case 'subject':
     case 'description': {
-      if (group.locked && !admin) return error('403', 'not-authorized');
+      if (group.locked && !admin) return error('403', 'forbidden');
       if (first.tag === 'subject') {
         group.subject = Buffer.from(first.content as Uint8Array).toString('utf8');
         notify(subjectChange(group.subject));
@@ -187,13 +187,13 @@ export function answerGroupIq(context: GroupIqContext, iq: BinaryNode): IqAnswer
     case 'not_announcement':
     case 'locked':
     case 'unlocked':
-      if (!admin) return error('403', 'not-authorized');
+      if (!admin) return error('403', 'forbidden');
       if (first.tag === 'announcement' || first.tag === 'not_announcement') group.announce = first.tag === 'announcement';
       else group.locked = first.tag === 'locked';
       notify({ tag: first.tag, attrs: {} });
       return { content: [] };
     case 'invite':
-      if (!admin) return error('403', 'not-authorized');
+      if (!admin) return error('403', 'forbidden');
       if (iq.attrs.type === 'set') {
         group.invite = inviteCode();
         notify({ tag: 'invite', attrs: { code: group.invite } });
@@ -203,7 +203,7 @@ export function answerGroupIq(context: GroupIqContext, iq: BinaryNode): IqAnswer
     case 'remove':
     case 'promote':
     case 'demote':
-      if (!admin) return error('403', 'not-authorized');
+      if (!admin) return error('403', 'forbidden');
       return { content: [changeMembers(context, group, first, notify)] };
     default:
       return null;

@@ -56,6 +56,38 @@ var ops = map[string]op{
 	"message.delete":       {method: "deleteMessage", result: success, needs: working},
 	"presence.set":         {method: "setPresence", result: success, needs: working},
 	"presence.subscribe":   {method: "subscribePresence", result: success, needs: working},
+	"group.create":         {method: "createGroup", needs: working},
+	"group.list":           {method: "groups", params: fixed(map[string]any{"refresh": false}), needs: working},
+	"group.refresh":        {method: "groups", params: fixed(map[string]any{"refresh": true}), result: success, needs: working},
+	"group.get":            {method: "group", needs: working},
+	"group.leave":          {method: "leaveGroup", result: success, needs: working},
+	"group.joinInfo":       {method: "groupJoinInfo", needs: working},
+	"group.join":           {method: "joinGroup", result: wrap("id"), needs: working},
+	"group.setSubject":     {method: "setGroupSubject", result: success, needs: working},
+	"group.setDescription": {method: "setGroupDescription", result: success, needs: working},
+	"group.settings":       {method: "groupSettings", needs: working},
+	"group.setSetting":     {method: "setGroupSetting", result: success, needs: working},
+	"group.inviteCode":     {method: "groupInviteCode", needs: working},
+	"group.revokeInvite":   {method: "revokeGroupInvite", needs: working},
+	"group.participants":   {method: "updateGroupParticipants", params: memberIDs, needs: working},
+}
+
+func fixed(params map[string]any) func(map[string]any) (any, error) {
+	return func(map[string]any) (any, error) { return params, nil }
+}
+
+// memberIDs: the members of a participants change as ids, as engine-pod's dispatch sends them.
+func memberIDs(args map[string]any) (any, error) {
+	params := map[string]any{"id": args["id"], "action": args["action"]}
+	members, _ := args["participants"].([]any)
+	ids := make([]any, 0, len(members))
+	for _, member := range members {
+		if m, ok := member.(map[string]any); ok {
+			ids = append(ids, m["id"])
+		}
+	}
+	params["participants"] = ids
+	return params, nil
 }
 
 // opNames: how a refusal names an op ("engine GOWS does not support <this>"), protocol's OP_NAMES.
@@ -64,7 +96,8 @@ var opNames = map[string]string{
 	"auth.passkey.confirm": "passkey pairing", "profile.setName": "changing the profile", "profile.setPicture": "changing the profile",
 	"profile.deletePicture": "changing the profile", "send.linkCustomPreview": "custom link previews", "send.buttons": "buttons",
 	"send.list": "lists", "send.pollVote": "poll votes", "send.buttonReply": "button replies", "message.forward": "forwarding",
-	"message.star": "starring", "sandbox.simulate": "simulate",
+	"message.star": "starring", "sandbox.simulate": "simulate", "group.delete": "deleting groups", "group.picture": "group pictures",
+	"group.setPicture": "changing group pictures", "group.deletePicture": "changing group pictures",
 }
 
 func opName(name string) string {
