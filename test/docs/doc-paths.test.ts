@@ -18,7 +18,7 @@ const DOCUMENTS = [
 /** Made by builds, installs and runs, never part of the repository. */
 const NOT_IN_REPOSITORY = new Set(['node_modules', 'dist', '.git', '.tools', '.cache', 'data', 'test-results']);
 /** Folders that builds and runs write into (all ignored by git): a document may name what lands there. */
-const RUN_OUTPUTS = ['.cache/', 'test-results/', 'engines/gows/bin/'];
+const RUN_OUTPUTS = ['.cache/', 'test-results/', 'engines/gows/bin/', 'bench/results/'];
 const FILE_EXTENSIONS = /\.(ts|mjs|js|md|ya?ml|json|sh)$/;
 
 /** Every file and folder of the repository, as paths from its root ('/'-separated, folders ending in '/'). */
