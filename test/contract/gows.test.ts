@@ -1,23 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
 import { type ContractGateway, mode, restarted, startGateway, waitForStatus } from './harness.js';
 
 /**
- * A GOWS session through the REST surface, as `make run` serves it: the gateway runs the Go engine
- * (switchboard-gows) as the session's child process, pointed here at the fake WhatsApp server,
- * which a phone of the test pairs by QR code. Local mode only for now: cluster mode's engine pods
- * are started by the test environment before any test runs, with no fake server to point them at
- * (docs/architecture.md, "GOWS", says what remains).
+ * A GOWS session through the REST surface, against the fake WhatsApp server, which a phone of the
+ * test pairs by QR code. Local mode, as `make run` serves it: the gateway runs the Go engine
+ * (switchboard-gows) as the session's child process. Cluster mode: the engine pod is the Go
+ * engine's own (`switchboard-gows nats`), whose environment the suite's setup fixed before this
+ * file runs, so the fake starts on the port and with the certificate root the setup gave them
+ * (test/e2e/support/contract-cluster-setup.ts).
  */
 const CONTACT = '15551113333';
 let fake: FakeWaServer;
 let gw: ContractGateway;
 let phone: FakePhone;
 
-describe.runIf(mode === 'local')('a GOWS session over the REST surface (local mode: the Go engine as a child process)', () => {
+describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
   beforeAll(async () => {
-    const [server, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
+    const cluster = mode === 'cluster' ? inject('gowsFake') : undefined;
+    const [server, binary] = await Promise.all([FakeWaServer.start({ signal: true, port: cluster?.port, certRoot: cluster?.certRoot }), buildGows()]);
     fake = server;
     process.env.SWITCHBOARD_GOWS_BIN = binary;
     process.env.SWITCHBOARD_GOWS_WS_URL = fake.url;
@@ -62,6 +64,8 @@ describe.runIf(mode === 'local')('a GOWS session over the REST surface (local mo
 
   it('a restart resumes the pairing from the saved auth state: WORKING again, no QR code', async () => {
     await restarted(gw, 'gows');
+    // Cluster mode: the session record follows the new pod's events a moment later.
+    await waitForStatus(gw, 'gows', 'WORKING');
     expect((await gw.api('GET', '/api/sessions/gows')).body).toMatchObject({ status: 'WORKING' });
     expect((await gw.api('GET', '/api/gows/auth/qr?format=raw')).status).toBe(422);
   });

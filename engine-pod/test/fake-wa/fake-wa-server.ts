@@ -31,6 +31,23 @@ export interface FakeWaOptions {
    * WhatsApp does; whatsmeow (GOWS) needs it. Unset: `plaintext`, which Baileys reads without sessions.
    */
   readonly signal?: boolean;
+  /**
+   * The root key pair of the certificate chain, hex (`newCertRoot`): the contract suite's cluster
+   * mode gives engine pods the public key before the test that starts this server runs
+   * (test/e2e/support/contract-cluster-setup.ts). Default: a new pair.
+   */
+  readonly certRoot?: CertRoot;
+}
+
+/** A root key pair of the certificate chain, hex; `publicKey` is what `SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY` gives whatsmeow. */
+export interface CertRoot {
+  readonly privateKey: string;
+  readonly publicKey: string;
+}
+
+export function newCertRoot(): CertRoot {
+  const pair = Curve.generateKeyPair();
+  return { privateKey: Buffer.from(pair.private).toString('hex'), publicKey: Buffer.from(pair.public).toString('hex') };
 }
 
 export interface PhoneOptions {
@@ -47,8 +64,8 @@ export interface PhoneOptions {
  */
 export class FakeWaServer implements ConnectionHandler {
   private readonly staticKey = Curve.generateKeyPair();
-  private readonly certRoot = Curve.generateKeyPair();
-  private readonly certChain = certChain(this.certRoot, this.staticKey);
+  private readonly certRoot: ReturnType<typeof Curve.generateKeyPair>;
+  private readonly certChain: Uint8Array;
   private readonly ws: WebSocketServer;
   private readonly phones = new Map<string, FakePhone>();
   private readonly refs = new Map<string, FakeConnection>();
@@ -74,6 +91,10 @@ export class FakeWaServer implements ConnectionHandler {
 
   private constructor(options: FakeWaOptions) {
     this.signal = !!options.signal;
+    this.certRoot = options.certRoot
+      ? { private: Buffer.from(options.certRoot.privateKey, 'hex'), public: Buffer.from(options.certRoot.publicKey, 'hex') }
+      : Curve.generateKeyPair();
+    this.certChain = certChain(this.certRoot, this.staticKey);
     this.log = options.log ?? (process.env.FAKE_WA_DEBUG ? (line) => process.stderr.write(`[fake-wa] ${line}\n`) : () => {});
     this.ws = new WebSocketServer((socket) => {
       this.connections.add(new FakeConnection(socket, this.staticKey, this.certChain, this));

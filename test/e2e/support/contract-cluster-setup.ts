@@ -1,17 +1,31 @@
 // Global setup of the contract-cluster project: one cluster environment (control plane, NATS, the
 // node agent, one operator process) for the whole run, handed to the test files through vitest's
 // provide/inject. Each file's gateway is its own process in it (test/contract/cluster-harness.ts).
+import { freePort } from '@switchboard/testkit';
 import type { TestProject } from 'vitest/node';
+import { type CertRoot, newCertRoot } from '../../../engine-pod/test/fake-wa/index.js';
+import { buildGows } from '../../../engine-pod/test/gows/driver.js';
 import { type ClusterEnvironmentInfo, startClusterEnvironment } from './cluster-environment.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     clusterEnvironment: ClusterEnvironmentInfo;
+    /**
+     * Where GOWS engine pods look for the fake WhatsApp server, and its certificate root: the
+     * pods' environment is fixed here, so test/contract/gows.test.ts starts its fake with these.
+     */
+    gowsFake: { readonly port: number; readonly certRoot: CertRoot };
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const env = await startClusterEnvironment({ namespace: 'contract' });
+  // GOWS pods run the Go binary (the gows image's entry point) against a fake the GOWS file starts.
+  const [, port] = await Promise.all([buildGows(), freePort()]);
+  const certRoot = newCertRoot();
+  const env = await startClusterEnvironment({
+    namespace: 'contract',
+    engineEnv: { SWITCHBOARD_GOWS_WS_URL: `ws://127.0.0.1:${port}/ws/chat`, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: certRoot.publicKey },
+  });
   try {
     await env.startOperator('contract-operator');
     await env.waitForOperatorLeader('contract-operator');
@@ -20,5 +34,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw error;
   }
   project.provide('clusterEnvironment', env.info);
+  project.provide('gowsFake', { port, certRoot });
   return () => env.stop();
 }
