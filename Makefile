@@ -63,13 +63,15 @@ run: build
 	node gateway/dist/main.js
 
 ## Real services the tests start themselves, installed from Debian when missing: nats-server
-## (JetStream), openssl (the e2e control plane's certificates), chromium (the WEBJS engine).
+## (JetStream), openssl (the e2e control plane's certificates), chromium (the WEBJS engine), ffmpeg
+## (media conversion).
 test-services:
 	@command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
 	@command -v openssl >/dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; }
 	@bash scripts/ensure-chromium.sh
+	@bash scripts/ensure-ffmpeg.sh
 
 ## The peer product's own clients the compatibility tests drive (test/compat/clients/): its Python
 ## client from PyPI into a cached venv, its n8n node built from its source at a pinned commit, both

@@ -67,6 +67,19 @@ const NEEDS: Partial<Record<EngineCommand['op'], readonly SessionStatus[]>> = {
   'labels.ofChat': ['WORKING'],
   'labels.setForChat': ['WORKING'],
   'labels.chats': ['WORKING'],
+  'channels.list': ['WORKING'],
+  'channels.create': ['WORKING'],
+  'channels.get': ['WORKING'],
+  'channels.delete': ['WORKING'],
+  'channels.follow': ['WORKING'],
+  'channels.unfollow': ['WORKING'],
+  'channels.mute': ['WORKING'],
+  'channels.unmute': ['WORKING'],
+  'channels.preview': ['WORKING'],
+  'channels.search': ['WORKING'],
+  'status.text': ['WORKING'],
+  'status.media': ['WORKING'],
+  'status.delete': ['WORKING'],
 };
 
 /** Commands not listed above need a live engine, in any of its live statuses. */

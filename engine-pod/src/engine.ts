@@ -18,6 +18,8 @@ import type { PasskeyPairing } from './capabilities/pairing.js';
 import type { ProfileEditing } from './capabilities/profile.js';
 import type { AccountLookups } from './capabilities/account.js';
 import type { ContactsCapability, LabelsCapability } from './capabilities/contacts.js';
+import type { ChannelsCapability } from './capabilities/channels.js';
+import type { StatusCapability } from './capabilities/stories.js';
 import type { MediaFile } from './media/media-store.js';
 
 /** What the host gives an engine: where to report, where to keep its auth state. */
@@ -70,7 +72,9 @@ export interface Engine
     ChatsCapability,
     PresenceCapability,
     ContactsCapability,
-    LabelsCapability {
+    LabelsCapability,
+    ChannelsCapability,
+    StatusCapability {
   readonly name: EngineName;
   start(): Promise<void>;
   /** Close the connection, keep the auth state. */
@@ -86,6 +90,8 @@ export interface Engine
    * with the fields of the call's `call.received`.
    */
   rejectCall?(call: { readonly id: string; readonly from: string }): Promise<void>;
+  /** Browser engines: a PNG of what the browser's page shows now. */
+  screenshot?(): Promise<MediaFile>;
   /** SANDBOX only: play the other side. */
   simulate?(request: SimulateRequest): Promise<Record<string, unknown>>;
 }

@@ -34,3 +34,5 @@ export { blockedAddressOf } from './outbound/guarded-lookup.js';
 export { proxyServerUrl } from './engines/noweb/socket-settings.js';
 export { GowsEngine, gowsEngineFactory } from './engines/gows/gows-engine.js';
 export { type GowsOptions, gowsBinaryProblem, gowsOptionsFromEnv } from './engines/gows/options.js';
+export { resolveFile } from './media/resolve-file.js';
+export { type ConversionLimits, type ConversionTarget, convertMedia, DEFAULT_CONVERSION_LIMITS } from './media/convert.js';

@@ -14,6 +14,7 @@ import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { appRoutes } from './routes/apps.js';
 import { chatListRoutes } from './routes/chat-lists.js';
 import { chatRoutes } from './routes/chats.js';
+import { channelRoutes } from './routes/channels.js';
 import { chattingRoutes } from './routes/chatting.js';
 import { chattingActionRoutes } from './routes/chatting-actions.js';
 import { chattingInteractiveRoutes } from './routes/chatting-interactive.js';
@@ -41,6 +42,9 @@ import { type ServerDeps, serverRoutes } from './routes/server.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deprecatedSessionRoutes } from './routes/sessions-deprecated.js';
 import { selectProtocol, wsRoutes } from './routes/ws.js';
+import { storyRoutes } from './routes/stories.js';
+import { mediaConvertRoutes } from './routes/media-convert.js';
+import { screenshotRoutes } from './routes/screenshot.js';
 import type { SessionBackend } from './sessions/backend.js';
 import type { DeadDeliveries, EventLog } from './webhooks/ports.js';
 import type { WsHub } from './ws/hub.js';
@@ -139,6 +143,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       labelRoutes,
       appRoutes,
       sandboxRoutes,
+      channelRoutes,
+      storyRoutes,
+      mediaConvertRoutes,
+      screenshotRoutes,
     ]) {
       await api.register(routes, routeDeps);
     }

@@ -64,8 +64,8 @@ function fileInput<M extends z.ZodType<string, string | undefined>>(id: string, 
 
 export const FileInput = fileInput('RemoteOrBinaryFile', MediaMimetype);
 export type FileInput = z.infer<typeof FileInput>;
-const VoiceFileInput = fileInput('VoiceRemoteOrBinaryFile', MediaMimetype.default('audio/ogg; codecs=opus'));
-const VideoFileInput = fileInput('VideoRemoteOrBinaryFile', MediaMimetype.default('video/mp4'));
+export const VoiceFileInput = fileInput('VoiceRemoteOrBinaryFile', MediaMimetype.default('audio/ogg; codecs=opus'));
+export const VideoFileInput = fileInput('VideoRemoteOrBinaryFile', MediaMimetype.default('video/mp4'));
 
 const Caption = z.string().max(65536).nullish();
 const Convert = z.boolean().default(false).meta({ description: 'Convert the file to the format the messaging service needs before sending' });

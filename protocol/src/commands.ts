@@ -3,6 +3,7 @@ import { AppConfig } from './apps.js';
 import { accountCommands } from './commands/account.js';
 import { callAndEventCommands } from './commands/calls.js';
 import { chatsCommands } from './commands/chats.js';
+import { channelCommands } from './commands/channels.js';
 import { chattingCommands } from './commands/chatting.js';
 import { command } from './commands/command.js';
 import { groupCommands } from './commands/groups.js';
@@ -11,6 +12,8 @@ import { pairingCommands } from './commands/pairing.js';
 import { presenceCommands } from './commands/presence.js';
 import { profileCommands } from './commands/profile.js';
 import { sandboxCommands } from './commands/sandbox.js';
+import { screenshotCommands } from './commands/screenshot.js';
+import { storyCommands } from './commands/stories.js';
 
 /**
  * The engine command contract: what the gateway asks of one session's engine host. In local
@@ -30,6 +33,9 @@ export const EngineCommand = z.discriminatedUnion('op', [
   ...sandboxCommands,
   ...contactCommands,
   ...labelCommands,
+  ...channelCommands,
+  ...storyCommands,
+  ...screenshotCommands,
 ]);
 export type EngineCommand = z.infer<typeof EngineCommand>;
 export type EngineOp = EngineCommand['op'];

@@ -125,14 +125,45 @@ const OP_NAMES: Readonly<Record<EngineOp, string>> = {
   'labels.ofChat': 'labels',
   'labels.setForChat': 'labels',
   'labels.chats': 'labels',
+  'channels.list': 'listing channels',
+  'channels.create': 'creating channels',
+  'channels.get': 'reading channels',
+  'channels.delete': 'deleting channels',
+  'channels.follow': 'following channels',
+  'channels.unfollow': 'following channels',
+  'channels.mute': 'muting channels',
+  'channels.unmute': 'muting channels',
+  'channels.preview': 'previewing channel posts',
+  'channels.search': 'searching the channel directory',
+  'status.text': 'text statuses',
+  'status.media': 'statuses with files',
+  'status.delete': 'deleting statuses',
+  'session.screenshot': 'screenshots (a browser engine shows a page; this one has none)',
 };
 
 const MEDIA_NAMES = { image: 'images', file: 'files', voice: 'voice messages', video: 'videos' } as const;
+const STATUS_NAMES = { image: 'image statuses', voice: 'voice statuses', video: 'video statuses' } as const;
 
 /** What a refusal of `command` calls it (a media send by its kind: "sending voice messages"). */
 export function operationName(command: EngineCommand): string {
-  return command.op === 'send.media' ? `sending ${MEDIA_NAMES[command.args.kind]}` : OP_NAMES[command.op];
+  if (command.op === 'send.media') return `sending ${MEDIA_NAMES[command.args.kind]}`;
+  if (command.op === 'status.media') return STATUS_NAMES[command.args.kind];
+  return OP_NAMES[command.op];
 }
+
+const CHANNEL_OPS = [
+  'channels.list',
+  'channels.create',
+  'channels.get',
+  'channels.delete',
+  'channels.follow',
+  'channels.unfollow',
+  'channels.mute',
+  'channels.unmute',
+  'channels.preview',
+  'channels.search',
+] as const;
+const STATUS_OPS = ['status.text', 'status.media', 'status.delete'] as const;
 
 /**
  * An argument an engine refuses in an op it otherwise carries out: set (not null, false or
@@ -193,7 +224,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'socket',
     description: 'A simulated account: no phone, no network. Tests and bots play the other side with POST /api/{session}/sandbox/simulate.',
     pairing: ['qr', 'code', 'passkey'],
-    operations: ENGINE_OPS,
+    operations: opsExcept('session.screenshot'),
     events: EVENT_NAMES,
     callRejection: true,
     settings: [],
@@ -203,7 +234,17 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'socket',
     description: "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser.",
     pairing: ['qr', 'code'],
-    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete', ...LABEL_OPS),
+    operations: opsExcept(
+      ...PASSKEY_OPS,
+      'send.buttons',
+      'send.list',
+      'sandbox.simulate',
+      'group.delete',
+      ...LABEL_OPS,
+      ...CHANNEL_OPS,
+      ...STATUS_OPS,
+      'session.screenshot',
+    ),
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
     settings: ['proxy', 'ignore', 'client', 'noweb'],
@@ -220,7 +261,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description: 'WhatsApp Web in a headless Chromium (whatsapp-web.js).',
     pairing: ['qr', 'code'],
-    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text'],
+    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text', 'session.screenshot'],
     events: [
       'session.status',
       'message',

@@ -68,31 +68,34 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
   'GET /api/{session}/chats/{chatId}/messages': { differs: 'schema', reason: 'message record, as POST /api/sendText' },
   'GET /api/{session}/chats/{chatId}/messages/{messageId}': { differs: 'schema', reason: 'message record, as POST /api/sendText' },
   'POST /api/{session}/events': { differs: 'schema', reason: 'message record, as POST /api/sendText' },
-  'GET /api/{session}/channels': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'POST /api/{session}/channels': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'DELETE /api/{session}/channels/{id}': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'GET /api/{session}/channels/{id}': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'GET /api/{session}/channels/{id}/messages/preview': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'POST /api/{session}/channels/{id}/follow': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'POST /api/{session}/channels/{id}/unfollow': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'POST /api/{session}/channels/{id}/mute': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'POST /api/{session}/channels/{id}/unmute': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'POST /api/{session}/channels/search/by-view': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'POST /api/{session}/channels/search/by-text': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'GET /api/{session}/channels/search/views': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'GET /api/{session}/channels/search/countries': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'GET /api/{session}/channels/search/categories': { differs: 'not-served', reason: 'not served yet: channels / newsletters (issue 16)' },
-  'POST /api/{session}/status/text': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
-  'POST /api/{session}/status/image': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
-  'POST /api/{session}/status/voice': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
-  'POST /api/{session}/status/video': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
-  'POST /api/{session}/status/delete': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
-  'GET /api/{session}/status/new-message-id': { differs: 'not-served', reason: 'not served yet: status / stories (issue 16)' },
   'PUT /api/{session}/labels/chats/{chatId}': {
     differs: 'status',
     status: 400,
     reason:
       "the document's example puts label 1 on the chat, and the test deleted label 1 one operation before (DELETE /labels/{labelId}): a label the session does not have is refused naming `labels[0].id`",
+  },
+  'DELETE /api/{session}/channels/{id}': {
+    differs: 'status',
+    status: 422,
+    reason:
+      "the document's example id names a channel the account does not own, and only a channel's owner may delete it (test/contract/channels.test.ts deletes its own)",
+  },
+  'GET /api/{session}/channels/{id}/messages/preview': { differs: 'schema', reason: 'message record (of each post), as POST /api/sendText' },
+  'POST /api/{session}/status/voice': {
+    differs: 'status',
+    status: 400,
+    reason:
+      "the body asks to `convert` the document's example file, and the test's file server answers the same few bytes for every path, which no ffmpeg reads as audio; the 400 names `file` (test/contract/media-convert.test.ts converts real files)",
+  },
+  'POST /api/{session}/status/video': {
+    differs: 'status',
+    status: 400,
+    reason: 'as POST .../status/voice: the example file to `convert` is no video',
+  },
+  'POST /api/{session}/status/delete': {
+    differs: 'status',
+    status: 400,
+    reason: 'the body made from the schema has no `id` (the document requires none), and a delete must name the status; the 400 names `id`',
   },
   'GET /api/{session}/groups': {
     differs: 'schema',
@@ -109,7 +112,12 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
     differs: 'schema',
     reason: '`url` is null while the group has no picture, as the peer answers it too; the document types `url` as a string',
   },
-  'GET /api/screenshot': { differs: 'not-served', reason: 'not served yet: screenshots of the browser engines (issue 16)' },
+  'GET /api/screenshot': {
+    differs: 'status',
+    status: 422,
+    reason:
+      "the test's session is SANDBOX, which has no browser page: screenshots are WEBJS's (engine-pod/test/webjs/webjs-screenshot.test.ts), as the peer's are its browser engines'",
+  },
   'GET /api/server/debug/cpu': {
     differs: 'not-served',
     reason: 'off unless SWITCHBOARD_DEBUG_ROUTES=true (admin only; gateway/test/server tests it): the test runs a gateway as configured by default',
@@ -122,8 +130,17 @@ export const PEER_DIFFERENCES: Readonly<Record<string, PeerDifference>> = {
     differs: 'not-served',
     reason: 'not built: a trace of the Chromium a WEBJS session drives',
   },
-  'POST /api/{session}/media/convert/voice': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
-  'POST /api/{session}/media/convert/video': { differs: 'not-served', reason: 'not served yet: media conversion with ffmpeg (issue 16)' },
+  'POST /api/{session}/media/convert/voice': {
+    differs: 'status',
+    status: 400,
+    reason:
+      'the body made from the schema is empty (the document requires neither `url` nor `data`): a conversion needs a file, and the 400 names `url` (test/contract/media-convert.test.ts converts real files)',
+  },
+  'POST /api/{session}/media/convert/video': {
+    differs: 'status',
+    status: 400,
+    reason: 'as POST .../media/convert/voice: the body made from the schema names no file',
+  },
   'POST /mcp': {
     differs: 'status',
     status: 400,

@@ -1,12 +1,15 @@
 import type { EngineOp } from '@switchboard/protocol';
 import { accountHandlers } from './account.js';
 import { chatsHandlers } from './chats.js';
+import { channelHandlers } from './channels.js';
 import { chattingHandlers } from './chatting.js';
 import { groupHandlers } from './groups.js';
 import { contactHandlers, labelHandlers } from './contacts.js';
 import { pairingHandlers } from './pairing.js';
 import { profileHandlers } from './profile.js';
 import { sandboxHandlers } from './sandbox.js';
+import { screenshotHandlers } from './screenshot.js';
+import { storyHandlers } from './stories.js';
 import type { CommandHandlers } from './types.js';
 
 /**
@@ -24,4 +27,7 @@ export const COMMAND_HANDLERS: CommandHandlers<Exclude<EngineOp, 'me'>> = {
   ...sandboxHandlers,
   ...contactHandlers,
   ...labelHandlers,
+  ...channelHandlers,
+  ...storyHandlers,
+  ...screenshotHandlers,
 };

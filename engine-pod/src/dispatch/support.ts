@@ -85,6 +85,20 @@ export const METHOD_OF: Readonly<Record<EngineOp, keyof Engine | null>> = {
   'labels.ofChat': 'chatLabels',
   'labels.setForChat': 'setChatLabels',
   'labels.chats': 'labelChats',
+  'channels.list': 'channels',
+  'channels.create': 'createChannel',
+  'channels.get': 'channel',
+  'channels.delete': 'deleteChannel',
+  'channels.follow': 'followChannel',
+  'channels.unfollow': 'unfollowChannel',
+  'channels.mute': 'muteChannel',
+  'channels.unmute': 'unmuteChannel',
+  'channels.preview': 'channelPosts',
+  'channels.search': 'searchChannels',
+  'status.text': 'sendTextStatus',
+  'status.media': 'sendMediaStatus',
+  'status.delete': 'deleteStatus',
+  'session.screenshot': 'screenshot',
 };
 
 /**

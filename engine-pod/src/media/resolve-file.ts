@@ -31,7 +31,7 @@ const OCTET_STREAM = 'application/octet-stream';
  * through `downloads`, the agent that holds every connection to the outbound address policy
  * (`../outbound/guarded-agent.ts`), the redirects' too. `field` is where the file sits in the
  * request body (`file`, `preview.image`), so that a failure is a 400 naming `body.<field>.data`
- * or `body.<field>.url` and the reason. The MIME type is the request's, else the download's
+ * or `body.<field>.url` and the reason (`body.url` when `field` is empty: the body is the file). The MIME type is the request's, else the download's
  * Content-Type; the file name the request's, else the URL's last path segment.
  */
 export async function resolveFile(
@@ -40,14 +40,15 @@ export async function resolveFile(
   downloads: Downloads,
   limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS,
 ): Promise<MediaFile> {
+  const at = (member: string) => (field ? `${field}.${member}` : member);
   if (source.data !== undefined) {
     const data = decodeBase64(source.data);
-    if (!data) throw invalid(`${field}.data`, 'must be base64');
+    if (!data) throw invalid(at('data'), 'must be base64');
     return { mimetype: source.mimetype ?? OCTET_STREAM, filename: source.filename ?? null, data };
   }
-  if (source.url === undefined) throw invalid(`${field}.url`, 'give url (http or https) or data (base64)');
-  const url = parseHttpUrl(source.url, `${field}.url`);
-  const { data, contentType } = await download(url, `${field}.url`, await dispatcherOf(downloads), limits);
+  if (source.url === undefined) throw invalid(at('url'), 'give url (http or https) or data (base64)');
+  const url = parseHttpUrl(source.url, at('url'));
+  const { data, contentType } = await download(url, at('url'), await dispatcherOf(downloads), limits);
   return {
     mimetype: source.mimetype ?? (MediaMimetype.safeParse(contentType).success ? contentType! : OCTET_STREAM),
     filename: source.filename ?? filenameOf(url),

@@ -24,6 +24,8 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
   /** What a send resolves with; by default a new own message in that chat. */
   sendResult: ((chatId: string, text: string) => WebjsMessage | null) | null = null;
   readonly sendOptions: WebjsSendOptions[] = [];
+  /** The browser page (screenshots); none until a test gives one. */
+  pupPage: WebjsClientLike['pupPage'] = null;
   private sent = 0;
 
   async initialize(): Promise<void> {

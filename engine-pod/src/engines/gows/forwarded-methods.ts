@@ -6,6 +6,9 @@ import {
   Contact,
   Label,
   LabelledChat,
+  Channel,
+  ChannelListResult,
+  ChannelMessage,
   MessageReactionPayload,
   MessageRecord,
   MyProfile,
@@ -19,12 +22,12 @@ import {
 import { z } from 'zod';
 import type { Engine } from '../../engine.js';
 
-/** The Engine methods a messaging engine may have or not (SANDBOX's `simulate` is no such one). */
+/** The Engine methods a messaging engine may have or not (SANDBOX's `simulate` and the browser's `screenshot` are no such ones). */
 export type ForwardedMethod = Exclude<
   {
     [K in keyof Engine]-?: undefined extends Engine[K] ? K : never;
   }[keyof Engine],
-  'simulate'
+  'simulate' | 'screenshot'
 >;
 
 /** A method whose answer is nothing: the engine's `null` (or whatever it sent) is dropped. */
@@ -108,6 +111,20 @@ export const FORWARDED_METHODS: Readonly<Record<ForwardedMethod, { readonly para
   chatLabels: { param: 'chatId', result: z.array(Label) },
   setChatLabels: { result: NOTHING },
   labelChats: { param: 'id', result: z.array(LabelledChat) },
+  channels: { param: 'role', result: z.array(Channel) },
+  // A picture is a file: sent as { mimetype, filename, data } like every file.
+  createChannel: { result: Channel },
+  channel: { result: Channel },
+  deleteChannel: { param: 'id', result: NOTHING },
+  followChannel: { param: 'id', result: NOTHING },
+  unfollowChannel: { param: 'id', result: NOTHING },
+  muteChannel: { param: 'id', result: NOTHING },
+  unmuteChannel: { param: 'id', result: NOTHING },
+  channelPosts: { result: z.array(ChannelMessage) },
+  searchChannels: { result: ChannelListResult },
+  sendTextStatus: { result: MessageRecord },
+  sendMediaStatus: { result: MessageRecord },
+  deleteStatus: { result: NOTHING },
 };
 
 export function isForwarded(method: string): method is ForwardedMethod {

@@ -7,6 +7,14 @@ import {
   type Label,
   type LabelledChat,
   type LabelSpec,
+  type Channel,
+  type ChannelListResult,
+  type ChannelMessage,
+  type ChannelRef,
+  type ChannelRole,
+  type ChannelSearchArgs,
+  type DeleteStatusRequest,
+  type TextStatus,
   type MeInfo,
   type MessageReactionPayload,
   type MessageRecord,
@@ -36,6 +44,8 @@ import type {
   OutgoingMedia,
 } from '../../capabilities/chatting.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
+import type { NewChannel } from '../../capabilities/channels.js';
+import type { OutgoingMediaStatus } from '../../capabilities/stories.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import * as chats from './chats.js';
@@ -45,6 +55,7 @@ import { SandboxBook } from './contacts.js';
 import { sandboxNumberLookup } from './directory.js';
 import { SandboxGroups } from './groups.js';
 import { SandboxPasskey } from './passkey.js';
+import * as channels from './channels.js';
 import { SandboxProfile } from './profile.js';
 import type { SandboxSide } from './sandbox-side.js';
 import { SandboxWorld } from './sandbox-world.js';
@@ -52,6 +63,7 @@ import * as sending from './sending.js';
 import * as actions from './sending-actions.js';
 import { rejectRingingCall } from './simulations/calls.js';
 import { runSimulation } from './simulations/index.js';
+import * as stories from './stories.js';
 
 export interface SandboxOptions {
   /** How often the QR is renewed while waiting for a scan (spec: each renewal is an event). */
@@ -461,6 +473,60 @@ export class SandboxEngine implements Engine {
 
   async subscribePresence(args: CommandArgs<'presence.subscribe'>): Promise<void> {
     await chats.subscribePresence(this.side, args);
+  }
+
+  // Channels (channels.ts) and status updates (stories.ts).
+
+  async channels(role: Exclude<ChannelRole, 'GUEST'> | undefined): Promise<Channel[]> {
+    return channels.listChannels(this.side, role);
+  }
+
+  async createChannel(channel: NewChannel): Promise<Channel> {
+    return channels.createChannel(this.side, channel);
+  }
+
+  async channel(ref: ChannelRef): Promise<Channel> {
+    return channels.getChannel(this.side, ref);
+  }
+
+  async deleteChannel(id: string): Promise<void> {
+    return channels.deleteChannel(this.side, id);
+  }
+
+  async followChannel(id: string): Promise<void> {
+    return channels.followChannel(this.side, id);
+  }
+
+  async unfollowChannel(id: string): Promise<void> {
+    return channels.unfollowChannel(this.side, id);
+  }
+
+  async muteChannel(id: string): Promise<void> {
+    return channels.muteChannel(this.side, id, true);
+  }
+
+  async unmuteChannel(id: string): Promise<void> {
+    return channels.muteChannel(this.side, id, false);
+  }
+
+  async channelPosts(query: { readonly channel: ChannelRef; readonly limit: number; readonly downloadMedia: boolean }): Promise<ChannelMessage[]> {
+    return channels.channelPosts(this.side, query);
+  }
+
+  async searchChannels(query: ChannelSearchArgs): Promise<ChannelListResult> {
+    return channels.searchChannels(this.side, query);
+  }
+
+  async sendTextStatus(status: TextStatus): Promise<MessageRecord> {
+    return stories.sendTextStatus(this.side, status);
+  }
+
+  async sendMediaStatus(status: OutgoingMediaStatus): Promise<MessageRecord> {
+    return stories.sendMediaStatus(this.side, status);
+  }
+
+  async deleteStatus(request: DeleteStatusRequest): Promise<void> {
+    return stories.deleteStatus(this.side, request);
   }
 
   /** Declines a ringing call (the calls app): `call.rejected`, as when the phone declines it. */

@@ -1,5 +1,6 @@
 import type { CallPayload, ChatPresences, EventName, GroupInfo, Label, MessageRecord, PresenceStatus } from '@switchboard/protocol';
 import type { EngineContext } from '../../engine.js';
+import { SandboxChannels } from './channels.js';
 
 /** A map that forgets its oldest entries beyond `limit`, so a long-running session stays small. */
 class Recent<V> {
@@ -79,6 +80,8 @@ export class SandboxWorld {
     for (const [lid, phone] of this.lids) if (phone === pn) return lid;
     return undefined;
   }
+  /** The channels it made, follows and mutes, and the simulated directory (channels.ts). */
+  readonly channels = new SandboxChannels();
 
   /**
    * The engine's context, with every `message.any` remembered on its way out: whatever sends or

@@ -147,4 +147,6 @@ export interface WebjsClientLike {
   sendMessage(chatId: string, content: string, options?: WebjsSendOptions): Promise<WebjsMessage | null | undefined>;
   requestPairingCode(phoneNumber: string, showNotification?: boolean, intervalMs?: number): Promise<string>;
   getChatById(chatId: string): Promise<WebjsChat>;
+  /** The browser page, once `initialize` has opened it (whatsapp-web.js's `pupPage`). */
+  readonly pupPage?: { screenshot(options: { type: 'png' }): Promise<Uint8Array> } | null | undefined;
 }

@@ -1,6 +1,7 @@
 import type { MeInfo, MessageRecord, RequestCodeRequest, SessionStatus } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
+import type { MediaFile } from '../../media/media-store.js';
 import { ApiSendGate } from './api-send-gate.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
 import { ackPayload, callPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
@@ -254,6 +255,18 @@ export class WebjsEngine implements Engine {
     this.qrValue = null;
     this.account = null;
     this.context.setMe(null);
+  }
+
+  /** What the page shows now: the QR code while it waits for a scan, the chats once WORKING. */
+  async screenshot(): Promise<MediaFile> {
+    const page = this.liveClient().pupPage;
+    if (!page)
+      throw new CommandError(
+        'WRONG_STATUS',
+        `session '${this.context.session}' has no browser page yet (status ${this.status}); try again in a moment`,
+      );
+    const png = await page.screenshot({ type: 'png' }).catch(this.engineError('take a screenshot'));
+    return { mimetype: 'image/png', filename: 'screenshot.png', data: Buffer.from(png) };
   }
 
   private liveClient(): WebjsClientLike {
