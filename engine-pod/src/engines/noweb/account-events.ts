@@ -47,6 +47,8 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
  */
 export class AccountEvents {
   private readonly labels = new LabelBook();
+  /** The archived state of each chat as last reported (archived() below). */
+  private readonly archivedChats = new Map<string, boolean>();
   /** Offered calls until they end, by call id; few ring at once. */
   private readonly ringing = new Map<string, { readonly creator: string; readonly payload: CallPayload }>();
 
@@ -187,12 +189,20 @@ export class AccountEvents {
   async chats(updates: BaileysEventMap['chats.update']): Promise<void> {
     for (const update of updates) {
       if (typeof update.archived !== 'boolean' || !update.id) continue;
-      this.deps.context.emit('chat.archive', {
-        id: isGroupJid(update.id) ? update.id : await this.deps.contactId(update.id),
-        timestamp: nowSeconds(),
-        archived: update.archived,
-      });
+      this.archived(isGroupJid(update.id) ? update.id : await this.deps.contactId(update.id), update.archived);
     }
+  }
+
+  /**
+   * `chat.archive`, once per change of a chat's archived state, whoever changed it. Baileys
+   * reports a change the account made itself only when its event buffer is not holding the
+   * update back for a chat it has not seen yet (right after connecting it is), so the archive
+   * operation reports its own change here too, and the second report of the same state is dropped.
+   */
+  archived(chatId: string, archived: boolean): void {
+    if (this.archivedChats.get(chatId) === archived) return;
+    this.archivedChats.set(chatId, archived);
+    this.deps.context.emit('chat.archive', { id: chatId, timestamp: nowSeconds(), archived });
   }
 
   /** Spec 2.8's record of the library's metadata (also what the group operations answer, groups.ts). */

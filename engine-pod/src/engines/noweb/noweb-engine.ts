@@ -270,6 +270,7 @@ export class NowebEngine implements Engine {
 
   async archiveChat(args: CommandArgs<'chat.archive'>): Promise<void> {
     await this.chatActions.archiveChat(args);
+    this.account.archived(args.chatId, args.archive);
   }
 
   async markChatUnread(args: CommandArgs<'chat.unread'>): Promise<void> {
