@@ -189,7 +189,11 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(noweb).toMatchObject({ image: 'socket', callRejection: true, settings: ['proxy', 'ignore', 'client', 'noweb'] });
     expect(noweb.operations).toContain('send.poll');
     expect(noweb.operations).not.toContain('send.buttons');
-    expect(webjs).toMatchObject({ image: 'browser', callRejection: false, operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text'] });
+    expect(webjs).toMatchObject({
+      image: 'browser',
+      callRejection: false,
+      operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text', 'session.screenshot'],
+    });
     expect(webjs.events).toContain('message');
     expect(webjs.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'send.text', field: 'id' })]));
     expect(gows).toMatchObject({ image: 'gows', callRejection: true, settings: [], pairing: ['qr', 'code'] });
