@@ -78,7 +78,12 @@ describe("the peer's n8n node (n8n-nodes-waha)", () => {
     expect(sent).toMatchObject({ fromMe: true, body: 'Hi from n8n' });
 
     // Chats → Get Chats with the node's defaults (limit=0, offset=0).
-    const chats = await n8n.run('Chats', 'Get Chats', { session: SESSION });
+    // The list is read from the message history, which the engine pod writes after the send in
+    // cluster mode: the chat shows up a moment later there (this failed once in a full CI run).
+    const chats = await waitFor(async () => {
+      const listed = await n8n.run('Chats', 'Get Chats', { session: SESSION });
+      return listed.some((chat) => chat.id === CHAT) ? listed : undefined;
+    }, 'the chat in Get Chats');
     expect(chats.map((chat) => chat.id)).toContain(CHAT);
 
     // A message comes in: the gateway's webhook reaches the trigger node, on its `message` output.
