@@ -38,6 +38,12 @@ $(GOWS_BIN): $(shell find engines/gows -name '*.go' -not -name '*_test.go') engi
 
 gows: $(GOWS_BIN)
 
+## The gateway image's ffmpeg: Debian's ffmpeg source built static with the codecs media conversion
+## needs (scripts/ffmpeg-build.sh; cached in ~/.cache/switchboard/ffmpeg by Debian version).
+FFMPEG_BIN := docker/bin/ffmpeg
+$(FFMPEG_BIN): scripts/ffmpeg-build.sh
+	bash scripts/ffmpeg-build.sh
+
 ## Every package as built, then the whole tree as one program (tsconfig.test.json: sources, tests,
 ## test/, configs), since vitest runs the tests from source without checking types; then the
 ## dashboard's browser code, a program of its own (DOM types, Preact's JSX), which Vite never checks.
@@ -147,7 +153,7 @@ bench-charts: build
 	node bench/dist/charts.js
 
 clean:
-	rm -rf node_modules */node_modules */dist test/*/node_modules engines/gows/bin
+	rm -rf node_modules */node_modules */dist test/*/node_modules engines/gows/bin docker/bin
 
 ## Every image of docker/Dockerfile, built without a Docker daemon: Debian's buildah (installed
 ## with apt-get when missing), one OCI archive per image in .cache/images, sizes printed, then the
@@ -155,7 +161,7 @@ clean:
 ## without it a local Debian + Node 24 base is made once and cached in ~/.cache/switchboard/images.
 ## See scripts/images.sh and docker/README.md.
 .PHONY: images
-images: install gows
+images: install gows $(FFMPEG_BIN)
 	bash scripts/images.sh
 	pnpm exec vitest run --config test/images/vitest.config.ts
 

@@ -160,6 +160,8 @@ main() {
   [ -n "$ca" ] && [ "$ca" != undefined ] && [ -f "$ca" ] && secrets+=(--secret "id=npm-ca,src=$ca")
   [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ] && secrets=(--secret "id=npm-ca,src=$NODE_EXTRA_CA_CERTS")
   mkdir -p "$out"
+  # The gateway image's static ffmpeg (make images has it built already; kind-up.sh may not).
+  case " $targets " in *" gateway "*) [ -x "$root/docker/bin/ffmpeg" ] || bash "$root/scripts/ffmpeg-build.sh" ;; esac
   local t ref
   for t in $targets; do
     ref="$prefix/$t:$tag"

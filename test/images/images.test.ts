@@ -180,6 +180,53 @@ describe('image contents', () => {
     },
   );
 
+  it.runIf(targets.includes('gateway'))(
+    "gateway: its static ffmpeg, driven by the gateway's own media conversion, turns what clients send into OGG/Opus and MP4, with no library beside it",
+    () => {
+      // Files as clients send them (test/images/fixtures: MP3, a browser's WebM/Opus recording,
+      // a phone's MOV with H.264/AAC, WebM with VP8/Vorbis at odd dimensions), converted by
+      // engine-pod's convertMedia as POST /api/{session}/media/convert/* does, as 10001 on the
+      // read-only root. The image gets them as base64 in the script: it has no volume.
+      const fixtures = Object.fromEntries(
+        ['tone.mp3', 'voice.webm', 'clip.mov', 'clip.webm'].map((name) => [name, readFileSync(join(repoRoot, 'test/images/fixtures', name)).toString('base64')]),
+      );
+      type Converted = { name: string; target: string; mimetype: string; head: string; size: number };
+      const seen = nodeIn<{ converted: Converted[]; ffmpeg: string; libs: string[] }>(
+        'gateway',
+        `const fs = require('node:fs');
+         const { execFileSync } = require('node:child_process');
+         const fixtures = ${JSON.stringify(fixtures)};
+         const jobs = [['tone.mp3', 'voice'], ['voice.webm', 'voice'], ['clip.mov', 'voice'], ['clip.mov', 'video'], ['clip.webm', 'video']];
+         (async () => {
+           const { convertMedia } = await import('/app/node_modules/@switchboard/engine-pod/dist/media/convert.js');
+           const converted = [];
+           for (const [name, target] of jobs) {
+             const file = await convertMedia({ data: Buffer.from(fixtures[name], 'base64'), mimetype: 'application/octet-stream', filename: name }, target, 'file');
+             converted.push({ name, target, mimetype: file.mimetype, head: file.data.subarray(0, 12).toString('latin1'), size: file.data.length });
+           }
+           const ffmpeg = execFileSync('ffmpeg', ['-hide_banner', '-version'], { encoding: 'utf8' }).split('\\n')[0];
+           // The image ships no shared library for ffmpeg: Debian's package brought 213.
+           const libs = fs.readdirSync('/usr/lib/x86_64-linux-gnu').filter((f) => /^lib(av|sw|x26|opus)/.test(f));
+           console.log(JSON.stringify({ converted, ffmpeg, libs }));
+         })().catch((error) => { console.error(error); process.exit(1); });`,
+      );
+      expect(seen.ffmpeg).toMatch(/^ffmpeg version /);
+      expect(seen.libs).toEqual([]);
+      expect(seen.converted).toHaveLength(5);
+      for (const file of seen.converted) {
+        if (file.target === 'voice') {
+          expect(file, file.name).toMatchObject({ mimetype: 'audio/ogg; codecs=opus' });
+          expect(file.head.startsWith('OggS'), file.name).toBe(true);
+          expect(file.size, file.name).toBeGreaterThan(200);
+        } else {
+          expect(file, file.name).toMatchObject({ mimetype: 'video/mp4' });
+          expect(file.head.slice(4, 8), file.name).toBe('ftyp');
+          expect(file.size, file.name).toBeGreaterThan(1000);
+        }
+      }
+    },
+  );
+
   it.runIf(targets.includes('browser-engine'))("browser-engine: Debian's chromium runs as 10001 on the read-only root", () => {
     const result = podman(['run', ...runFlags, ref('browser-engine'), '/usr/bin/chromium', '--version']);
     expect(result.code, result.stderr).toBe(0);
