@@ -188,7 +188,10 @@ describe('image contents', () => {
       // engine-pod's convertMedia as POST /api/{session}/media/convert/* does, as 10001 on the
       // read-only root. The image gets them as base64 in the script: it has no volume.
       const fixtures = Object.fromEntries(
-        ['tone.mp3', 'voice.webm', 'clip.mov', 'clip.webm'].map((name) => [name, readFileSync(join(repoRoot, 'test/images/fixtures', name)).toString('base64')]),
+        ['tone.mp3', 'voice.webm', 'clip.mov', 'clip.webm'].map((name) => [
+          name,
+          readFileSync(join(repoRoot, 'test/images/fixtures', name)).toString('base64'),
+        ]),
       );
       type Converted = { name: string; target: string; mimetype: string; head: string; size: number };
       const seen = nodeIn<{ converted: Converted[]; ffmpeg: string; libs: string[] }>(
