@@ -202,9 +202,6 @@ const REGISTRATION: RefusedArgument = {
   what: 'registering a number by SMS or voice (`method`): it links a device by a code typed on the phone; leave `method` out',
 };
 
-/** Issue 16's Labels ops, which only some engines carry out. */
-const LABEL_OPS = ['labels.list', 'labels.create', 'labels.update', 'labels.delete', 'labels.ofChat', 'labels.setForChat', 'labels.chats'] as const;
-
 const PASSKEY_OPS = ['auth.passkey.challenge', 'auth.passkey.submit', 'auth.passkey.confirmation', 'auth.passkey.confirm'] as const;
 
 function opsExcept(...left: readonly EngineOp[]): readonly EngineOp[] {
@@ -232,7 +229,8 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
   },
   NOWEB: {
     image: 'socket',
-    description: "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser.",
+    description:
+      "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser. Labels (WhatsApp Business) are app state patches, as on the phone.",
     pairing: ['qr', 'code'],
     operations: opsExcept(
       ...PASSKEY_OPS,
@@ -240,7 +238,6 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'send.list',
       'sandbox.simulate',
       'group.delete',
-      ...LABEL_OPS,
       ...CHANNEL_OPS,
       ...STATUS_OPS,
       'session.screenshot',

@@ -74,6 +74,13 @@ const ENGINE_OPS: Readonly<Record<string, readonly EngineOp[]>> = {
   'POST /api/{session}/groups/{id}/participants/remove': ['group.participants'],
   'POST /api/{session}/groups/{id}/admin/promote': ['group.participants'],
   'POST /api/{session}/groups/{id}/admin/demote': ['group.participants'],
+  'GET /api/{session}/labels': ['labels.list'],
+  'POST /api/{session}/labels': ['labels.create'],
+  'PUT /api/{session}/labels/{labelId}': ['labels.update'],
+  'DELETE /api/{session}/labels/{labelId}': ['labels.delete'],
+  'GET /api/{session}/labels/chats/{chatId}': ['labels.ofChat'],
+  'PUT /api/{session}/labels/chats/{chatId}': ['labels.setForChat'],
+  'GET /api/{session}/labels/{labelId}/chats': ['labels.chats'],
 };
 
 /** Which engines do an operation: ✓ each op in the engine's catalog entry, — not served here. */

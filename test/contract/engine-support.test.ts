@@ -189,6 +189,18 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(noweb).toMatchObject({ image: 'socket', callRejection: true, settings: ['proxy', 'ignore', 'client', 'noweb'] });
     expect(noweb.operations).toContain('send.poll');
     expect(noweb.operations).not.toContain('send.buttons');
+    expect(noweb.operations).toEqual(
+      expect.arrayContaining([
+        'labels.list',
+        'labels.create',
+        'labels.update',
+        'labels.delete',
+        'labels.ofChat',
+        'labels.setForChat',
+        'labels.chats',
+      ]),
+    );
+    expect(noweb.events).toEqual(expect.arrayContaining(['label.upsert', 'label.deleted', 'label.chat.added', 'label.chat.deleted']));
     expect(webjs).toMatchObject({
       image: 'browser',
       callRejection: false,

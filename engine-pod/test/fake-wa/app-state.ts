@@ -45,6 +45,8 @@ export class FakeAppState {
 
   /** Records a change as the phone would; returns the collection it went to. */
   async change(modification: ChatModification, jid: string): Promise<string> {
+    // After the patches linked devices uploaded: each is a version of the collection, in order, as on the server.
+    await this.uploads;
     const create = chatModificationToAppPatch(modification, jid);
     const collection = this.collection(create.type);
     const { patch, state } = await encodeSyncdPatch(create, this.keyId.toString('base64'), collection.state, async () => this.keyData);

@@ -11,7 +11,6 @@ import type {
 import { type BaileysEventMap, type GroupMetadata, type proto, type WAMessage, WAMessageStubType, type WAPresence } from '@whiskeysockets/baileys';
 import type { EngineContext } from '../../engine.js';
 import { isGroupJid, sameUser } from './jids.js';
-import { LabelBook } from './labels.js';
 import { rawData } from './message-record.js';
 
 /** What translating the account's other events needs from the engine. */
@@ -42,11 +41,10 @@ const CHANGE: Partial<Record<BaileysEventMap['group-participants.update']['actio
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
- * Presence, groups, calls, labels and archived chats: library events to `presence.update`,
- * `group.v2.*`, `call.*`, `label.*` and `chat.archive`.
+ * Presence, groups, calls and archived chats: library events to `presence.update`, `group.v2.*`,
+ * `call.*` and `chat.archive` (labels: labels.ts).
  */
 export class AccountEvents {
-  private readonly labels = new LabelBook();
   /** The archived state of each chat as last reported (archived() below). */
   private readonly archivedChats = new Map<string, boolean>();
   /** Offered calls until they end, by call id; few ring at once. */
@@ -169,21 +167,6 @@ export class AccountEvents {
       });
       if (metadata) this.deps.context.emit('group.v2.join', { group: await this.groupInfo(metadata), timestamp, _data: rawData(metadata) });
     }
-  }
-
-  labelEdited(label: BaileysEventMap['labels.edit']): void {
-    const color = label.color ?? 0;
-    if (label.deleted) this.deps.context.emit('label.deleted', this.labels.delete(label.id, color));
-    else this.deps.context.emit('label.upsert', this.labels.upsert(label.id, label.name ?? '', color));
-  }
-
-  async labelAssociation({ type, association }: BaileysEventMap['labels.association']): Promise<void> {
-    if (!('chatId' in association) || 'messageId' in association) return;
-    this.deps.context.emit(type === 'add' ? 'label.chat.added' : 'label.chat.deleted', {
-      labelId: association.labelId,
-      chatId: isGroupJid(association.chatId) ? association.chatId : await this.deps.contactId(association.chatId),
-      label: this.labels.get(association.labelId),
-    });
   }
 
   async chats(updates: BaileysEventMap['chats.update']): Promise<void> {

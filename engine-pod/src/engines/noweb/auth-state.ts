@@ -8,8 +8,11 @@ import {
   type SignalDataTypeMap,
 } from '@whiskeysockets/baileys';
 import type { AuthStateStore } from '../../auth-state/store.js';
+import type { StoredLabels } from './labels.js';
 
 const CREDS = 'creds';
+/** The engine's label book (labels.ts), next to the app state versions it goes with. */
+const LABELS = 'switchboard-labels';
 
 /** Buffers become `{type: 'Buffer', data: <base64>}`, as in Baileys' own file store. */
 const toStored = (value: unknown): unknown => JSON.parse(JSON.stringify(value, BufferJSON.replacer));
@@ -77,6 +80,16 @@ export class BaileysAuthState {
     const next = this.writes.then(() => (this.cleared ? undefined : this.store.set({ [CREDS]: { [CREDS]: toStored(this.creds) } })));
     this.writes = next.catch(() => {});
     return next;
+  }
+
+  /** The label book as last saved; undefined when none was. */
+  async labels(): Promise<StoredLabels | undefined> {
+    return (await this.store.get<StoredLabels>(LABELS, [LABELS]))[LABELS];
+  }
+
+  saveLabels(labels: StoredLabels): Promise<void> {
+    if (this.cleared) return Promise.resolve();
+    return this.track(this.store.set({ [LABELS]: { [LABELS]: labels } }));
   }
 
   /** Waits for the writes already started. */

@@ -6,6 +6,9 @@ import {
   type GroupInfo,
   type GroupParticipant,
   type GroupSecurity,
+  type Label,
+  type LabelledChat,
+  type LabelSpec,
   type MeInfo,
   type MessageReactionPayload,
   type MessageRecord,
@@ -28,6 +31,7 @@ import { AccountEvents } from './account-events.js';
 import { AccountQueries } from './account-queries.js';
 import { NowebContacts } from './contacts.js';
 import { NowebGroups } from './groups.js';
+import { NowebLabels } from './labels.js';
 import { BaileysAuthState } from './auth-state.js';
 import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
 import { NowebChats } from './chats.js';
@@ -92,6 +96,8 @@ export class NowebEngine implements Engine {
   private readonly outgoing: Outgoing;
   private readonly actions: MessageActions;
   private readonly chatActions: NowebChats;
+  /** Issue 16's Labels: labels.ts. */
+  private readonly labelBook: NowebLabels;
 
   constructor(
     private readonly context: EngineContext,
@@ -122,6 +128,17 @@ export class NowebEngine implements Engine {
       account: () => this.live(),
       libraryKey: (key) => this.actions.libraryKey(key),
     });
+    this.labelBook = new NowebLabels({
+      context,
+      account: () => this.live(),
+      contactId,
+      translated: () => this.queue,
+      save: (labels) => {
+        void this.auth?.saveLabels(labels).catch((error: unknown) => {
+          this.context.log.error({ session: this.context.session, err: error }, 'NOWEB could not save its labels');
+        });
+      },
+    });
     this.queries = new AccountQueries({ socket: () => this.requireSocket(), me: () => this.me(), meJid: () => this.auth?.creds.me?.id });
     this.book = new NowebContacts({ socket: () => this.requireSocket(), meId: () => this.me()?.id ?? null });
     this.myGroups = new NowebGroups({ socket: () => this.live().socket, groupInfo: async (group) => this.account.groupInfo(group), contactId });
@@ -129,6 +146,7 @@ export class NowebEngine implements Engine {
 
   async start(): Promise<void> {
     this.auth = await BaileysAuthState.load(this.context.authState);
+    this.labelBook.restore(await this.auth.labels());
     if (!this.stopped) this.connect();
   }
 
@@ -150,6 +168,7 @@ export class NowebEngine implements Engine {
     await this.queue;
     if (this.auth) await this.auth.clear();
     else await this.context.authState.clear();
+    this.labelBook.forget();
     this.context.setMe(null);
   }
 
@@ -420,6 +439,36 @@ export class NowebEngine implements Engine {
     await this.book.update(id, name);
   }
 
+  // Labels: labels.ts.
+
+  async labels(): Promise<Label[]> {
+    return this.labelBook.labels();
+  }
+
+  async createLabel(label: LabelSpec): Promise<Label> {
+    return this.labelBook.create(label);
+  }
+
+  async updateLabel(change: LabelSpec & { readonly id: string }): Promise<Label> {
+    return this.labelBook.update(change);
+  }
+
+  async deleteLabel(id: string): Promise<void> {
+    await this.labelBook.delete(id);
+  }
+
+  async chatLabels(chatId: string): Promise<Label[]> {
+    return this.labelBook.chatLabels(chatId);
+  }
+
+  async setChatLabels(change: { readonly chatId: string; readonly labelIds: readonly string[] }): Promise<void> {
+    await this.labelBook.setChatLabels(change);
+  }
+
+  async labelChats(id: string): Promise<LabelledChat[]> {
+    return this.labelBook.labelChats(id);
+  }
+
   async checkNumber(phone: string): Promise<WANumberExistResult> {
     return this.queries.checkNumber(phone);
   }
@@ -583,8 +632,8 @@ export class NowebEngine implements Engine {
     if (events['groups.update']) await this.account.groupsUpdated(events['groups.update']);
     if (events['group-participants.update']) await this.account.participantsChanged(events['group-participants.update']);
     if (events.call) await this.account.calls(events.call);
-    if (events['labels.edit']) this.account.labelEdited(events['labels.edit']);
-    if (events['labels.association']) await this.account.labelAssociation(events['labels.association']);
+    if (events['labels.edit']) this.labelBook.edited(events['labels.edit']);
+    if (events['labels.association']) await this.labelBook.associated(events['labels.association']);
     for (const payload of relayedEngineEvents(events)) this.context.emit('engine.event', payload);
   }
 
