@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type CoreV1Api, type KubeConfig, type V1Pod, Watch } from '@kubernetes/client-node';
-import type { buildEnginePod } from '@switchboard/operator';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Pod, Watch } from '@kubernetes/client-node';
+import { buildEnginePod, readConfig } from '@switchboard/operator';
 import { LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
 import { numberSetting } from './settings.js';
 
@@ -10,7 +10,7 @@ import { numberSetting } from './settings.js';
  */
 const TIMEOUT_MS = numberSetting('BENCH_RECONCILE_TIMEOUT_MS', 300_000);
 export const ENGINE_SELECTOR = `${LABELS.component}=engine`;
-const { group, version, kind } = MESSAGING_SESSION;
+const { group, version, plural, kind } = MESSAGING_SESSION;
 type SessionResource = Parameters<typeof buildEnginePod>[0];
 
 /** The part of test/e2e/support/control-plane.ts this benchmark uses. */
@@ -35,7 +35,7 @@ interface ControlPlaneModule {
  * here; the interfaces above are what this file relies on.
  */
 const CONTROL_PLANE_SOURCE = new URL('../../test/e2e/support/control-plane.ts', import.meta.url);
-export const CRD = new URL('../../crds/messagingsession.yaml', import.meta.url);
+const CRD = new URL('../../crds/messagingsession.yaml', import.meta.url);
 
 export const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `bench-${prefix}-${String(i).padStart(4, '0')}`);
 
@@ -119,4 +119,49 @@ export async function startControlPlane(): Promise<{ cp: ControlPlane; nats: Nat
   const { start, startNats } = (await import(CONTROL_PLANE_SOURCE.href)) as ControlPlaneModule;
   const [cp, nats] = await Promise.all([start(), startNats()]);
   return { cp, nats };
+}
+
+/**
+ * The cluster a benchmark measures on: the CRD installed, a namespace for the baseline's pods and
+ * one the operator serves, API clients, and the operator's configuration read through the
+ * product's own path and defaults (workers, resources; BENCH_WORKERS sets the workers) with a
+ * KubeConfig of its own. `createDirectPod` makes the pod the operator would build for a session
+ * of that name, straight through the API (the baseline); `createSession` makes the
+ * MessagingSession (SANDBOX, desiredState Running) the operator is to reconcile.
+ */
+export async function prepareCluster(cp: ControlPlane, nats: Nats, namespaces: { direct: string; operator: string }) {
+  await cp.kubectl(['apply', '-f', CRD.pathname]);
+  await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${plural}.${group}`]);
+  await cp.ensureNamespace(namespaces.direct);
+  await cp.ensureNamespace(namespaces.operator);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(cp.kubeconfigPath);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const operatorKube = new KubeConfig();
+  operatorKube.loadFromFile(cp.kubeconfigPath);
+  const config = readConfig(
+    {
+      SWITCHBOARD_NAMESPACE: namespaces.operator,
+      SWITCHBOARD_NATS_URL: nats.url,
+      SWITCHBOARD_ENGINE_IMAGE: 'ghcr.io/switchboard/engine:bench',
+      SWITCHBOARD_BROWSER_ENGINE_IMAGE: 'ghcr.io/switchboard/engine-browser:bench',
+      SWITCHBOARD_IDENTITY: 'bench-operator',
+      SWITCHBOARD_HTTP_PORT: '0',
+      SWITCHBOARD_LOG_LEVEL: 'silent',
+      ...(process.env.BENCH_WORKERS ? { SWITCHBOARD_WORKERS: process.env.BENCH_WORKERS } : {}),
+    },
+    operatorKube,
+  );
+  const createDirectPod = (session: string) =>
+    core.createNamespacedPod({ namespace: namespaces.direct, body: buildEnginePod(fakeSession(session, namespaces.direct), config.pods) });
+  const createSession = (name: string, spec: Record<string, unknown> = {}) =>
+    custom.createNamespacedCustomObject({
+      group,
+      version,
+      namespace: namespaces.operator,
+      plural,
+      body: { apiVersion: `${group}/${version}`, kind, metadata: { name }, spec: { engine: 'SANDBOX', desiredState: 'Running', ...spec } },
+    });
+  return { kubeConfig, core, config, createDirectPod, createSession };
 }

@@ -1,7 +1,6 @@
-import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { buildEnginePod, readConfig, type RunningOperator, startOperator } from '@switchboard/operator';
-import { enginePodName, MESSAGING_SESSION } from '@switchboard/protocol';
-import { CRD, fakeSession, names, startControlPlane, watchPods, withTimeout } from './cluster-bench.js';
+import { type RunningOperator, startOperator } from '@switchboard/operator';
+import { enginePodName } from '@switchboard/protocol';
+import { names, prepareCluster, startControlPlane, watchPods, withTimeout } from './cluster-bench.js';
 import { recordResults } from './results.js';
 import { elapsedMs, inPool } from './stats.js';
 import { numberSetting } from './settings.js';
@@ -21,7 +20,6 @@ const CREATE_CONCURRENCY = numberSetting('BENCH_CREATE_CONCURRENCY', 16);
 const WARMUP = numberSetting('BENCH_RECONCILE_WARMUP', 5);
 const DIRECT_NS = 'bench-direct';
 const OPERATOR_NS = 'bench-operator';
-const { group, version, plural, kind } = MESSAGING_SESSION;
 
 async function main(): Promise<void> {
   const started = process.hrtime.bigint();
@@ -30,49 +28,8 @@ async function main(): Promise<void> {
   const watches: AbortController[] = [];
   try {
     console.error(`control plane and NATS up in ${(elapsedMs(started) / 1000).toFixed(1)} s`);
-    await cp.kubectl(['apply', '-f', CRD.pathname]);
-    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${plural}.${group}`]);
-    await cp.ensureNamespace(DIRECT_NS);
-    await cp.ensureNamespace(OPERATOR_NS);
+    const { kubeConfig, core, config, createDirectPod, createSession } = await prepareCluster(cp, nats, { direct: DIRECT_NS, operator: OPERATOR_NS });
 
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(cp.kubeconfigPath);
-    const core = kubeConfig.makeApiClient(CoreV1Api);
-    const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-
-    // The product's own configuration path and defaults (workers, resources); its own KubeConfig.
-    const operatorKube = new KubeConfig();
-    operatorKube.loadFromFile(cp.kubeconfigPath);
-    const config = readConfig(
-      {
-        SWITCHBOARD_NAMESPACE: OPERATOR_NS,
-        SWITCHBOARD_NATS_URL: nats.url,
-        SWITCHBOARD_ENGINE_IMAGE: 'ghcr.io/switchboard/engine:bench',
-        SWITCHBOARD_BROWSER_ENGINE_IMAGE: 'ghcr.io/switchboard/engine-browser:bench',
-        SWITCHBOARD_IDENTITY: 'bench-operator',
-        SWITCHBOARD_HTTP_PORT: '0',
-        SWITCHBOARD_LOG_LEVEL: 'silent',
-        ...(process.env.BENCH_WORKERS ? { SWITCHBOARD_WORKERS: process.env.BENCH_WORKERS } : {}),
-      },
-      operatorKube,
-    );
-
-    // The pod the operator would build for a session of that name, created by us instead.
-    const createPod = (session: string) =>
-      core.createNamespacedPod({ namespace: DIRECT_NS, body: buildEnginePod(fakeSession(session, DIRECT_NS), config.pods) });
-    const createSession = (name: string) =>
-      custom.createNamespacedCustomObject({
-        group,
-        version,
-        namespace: OPERATOR_NS,
-        plural,
-        body: {
-          apiVersion: `${group}/${version}`,
-          kind,
-          metadata: { name },
-          spec: { engine: 'SANDBOX', desiredState: 'Running' },
-        },
-      });
     /** Resolves, once the watch is open, to a promise of when the last of `podNames` was added. */
     const podsSeen = async (namespace: string, podNames: readonly string[]) => {
       const { controller, allSeen } = await watchPods(kubeConfig, core, namespace, podNames);
@@ -84,7 +41,7 @@ async function main(): Promise<void> {
     // also proof that the operator leads, its caches are synced and its workers run.
     const warmDirect = names('warm', WARMUP);
     const warmDirectSeen = await podsSeen(DIRECT_NS, warmDirect.map(enginePodName));
-    await inPool(warmDirect, CREATE_CONCURRENCY, async (name) => void (await createPod(name)));
+    await inPool(warmDirect, CREATE_CONCURRENCY, async (name) => void (await createDirectPod(name)));
     await withTimeout(warmDirectSeen.allSeen, 'warm-up pods');
 
     operator = await startOperator(config);
@@ -97,7 +54,7 @@ async function main(): Promise<void> {
     const direct = names('s', SESSIONS);
     const directSeen = await podsSeen(DIRECT_NS, direct.map(enginePodName));
     const directStart = process.hrtime.bigint();
-    await inPool(direct, CREATE_CONCURRENCY, async (name) => void (await createPod(name)));
+    await inPool(direct, CREATE_CONCURRENCY, async (name) => void (await createDirectPod(name)));
     const directCreatedMs = elapsedMs(directStart);
     const directMs = elapsedMs(directStart, await withTimeout(directSeen.allSeen, 'the direct pods'));
 

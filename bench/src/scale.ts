@@ -3,11 +3,11 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
-import { buildEnginePod, readConfig, type RunningOperator, startOperator } from '@switchboard/operator';
+import { CustomObjectsApi, type KubeConfig, Watch } from '@kubernetes/client-node';
+import { type RunningOperator, startOperator } from '@switchboard/operator';
 import { enginePodName, MESSAGING_SESSION, STREAMS } from '@switchboard/protocol';
 import { connect } from 'nats';
-import { CRD, fakeSession, names, startControlPlane, watchPods, withTimeout } from './cluster-bench.js';
+import { names, prepareCluster, startControlPlane, watchPods, withTimeout } from './cluster-bench.js';
 import { runLoad } from './load.js';
 import { type FigureInput, recordResults } from './results.js';
 import { numberSetting } from './settings.js';
@@ -39,7 +39,7 @@ const CREATE_CONCURRENCY = numberSetting('BENCH_CREATE_CONCURRENCY', 16);
 const API_KEY = 'bench-scale-admin-key-0123456789';
 const DIRECT_NS = 'bench-direct';
 const NS = 'bench-scale';
-const { group, version, plural, kind } = MESSAGING_SESSION;
+const { group, version, plural } = MESSAGING_SESSION;
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 interface Delivery {
@@ -133,14 +133,7 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-scale-'));
   const stops: (() => Promise<unknown>)[] = [() => cp.stop(), () => nats.stop()];
   try {
-    await cp.kubectl(['apply', '-f', CRD.pathname]);
-    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${plural}.${group}`]);
-    await cp.ensureNamespace(DIRECT_NS);
-    await cp.ensureNamespace(NS);
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(cp.kubeconfigPath);
-    const core = kubeConfig.makeApiClient(CoreV1Api);
-    const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    const { kubeConfig, core, config, createDirectPod, createSession } = await prepareCluster(cp, nats, { direct: DIRECT_NS, operator: NS });
     const nc = await connect({ servers: nats.url, name: 'bench scale' });
     stops.push(() => nc.close());
     const messagesStored = async () => {
@@ -152,34 +145,16 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
     stops.push(() => observer.stop());
     const hookUrl = `http://127.0.0.1:${String(up.port)}/hook`;
 
-    const operatorKube = new KubeConfig();
-    operatorKube.loadFromFile(cp.kubeconfigPath);
-    const config = readConfig(
-      {
-        SWITCHBOARD_NAMESPACE: NS,
-        SWITCHBOARD_NATS_URL: nats.url,
-        SWITCHBOARD_ENGINE_IMAGE: 'ghcr.io/switchboard/engine:bench',
-        SWITCHBOARD_BROWSER_ENGINE_IMAGE: 'ghcr.io/switchboard/engine-browser:bench',
-        SWITCHBOARD_IDENTITY: 'bench-operator',
-        SWITCHBOARD_HTTP_PORT: '0',
-        SWITCHBOARD_LOG_LEVEL: 'silent',
-        ...(process.env.BENCH_WORKERS ? { SWITCHBOARD_WORKERS: process.env.BENCH_WORKERS } : {}),
-      },
-      operatorKube,
-    );
-
     // Baseline: the same number of pods, as the operator builds them, straight to the API.
-    const createPod = (name: string) =>
-      core.createNamespacedPod({ namespace: DIRECT_NS, body: buildEnginePod(fakeSession(name, DIRECT_NS), config.pods) });
     const warm = names('warm', 5);
     const warmSeen = await watchPods(kubeConfig, core, DIRECT_NS, warm.map(enginePodName));
-    await inPool(warm, CREATE_CONCURRENCY, async (name) => void (await createPod(name)));
+    await inPool(warm, CREATE_CONCURRENCY, async (name) => void (await createDirectPod(name)));
     await withTimeout(warmSeen.allSeen, 'warm-up pods');
     warmSeen.controller.abort();
     const direct = names('d', sessions);
     const directSeen = await watchPods(kubeConfig, core, DIRECT_NS, direct.map(enginePodName));
     const directStart = process.hrtime.bigint();
-    await inPool(direct, CREATE_CONCURRENCY, async (name) => void (await createPod(name)));
+    await inPool(direct, CREATE_CONCURRENCY, async (name) => void (await createDirectPod(name)));
     const directMs = elapsedMs(directStart, await withTimeout(directSeen.allSeen, 'the direct pods'));
     directSeen.controller.abort();
 
@@ -225,18 +200,7 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
     const working = await watchWorking(kubeConfig, crs);
     const createStart = process.hrtime.bigint();
     await inPool(crs, CREATE_CONCURRENCY, async (name) => {
-      await custom.createNamespacedCustomObject({
-        group,
-        version,
-        namespace: NS,
-        plural,
-        body: {
-          apiVersion: `${group}/${version}`,
-          kind,
-          metadata: { name },
-          spec: { engine: 'SANDBOX', desiredState: 'Running', config: { webhooks: [{ url: hookUrl, events: ['message'] }] } },
-        },
-      });
+      await createSession(name, { config: { webhooks: [{ url: hookUrl, events: ['message'] }] } });
     });
     step('CRs created');
     const progress = setInterval(() => step(`${sessions - podsSeen.missing()} pods, ${sessions - working.missing()} sessions WORKING`), 15_000);
