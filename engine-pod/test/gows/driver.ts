@@ -1,11 +1,14 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { EVENT_PAYLOADS, type EventName } from '@switchboard/protocol';
-import type { AuthStateStore } from '../../src/index.js';
+import { expect } from 'vitest';
+import { type AuthStateStore, FileAuthStateStore } from '../../src/index.js';
+import type { FakePhone, FakeWaServer } from '../fake-wa/index.js';
 
 export const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../engines/gows');
 const BINARY = join(ENGINE_DIR, 'bin/switchboard-gows');
@@ -176,4 +179,42 @@ export class GowsDriver {
       this.write({ jsonrpc: '2.0', id, error: { code: -32000, message: (error as Error).message } });
     }
   }
+}
+
+/**
+ * A child that connects to `fake` as `session`, its auth state in files (under `authDir`, or a
+ * new temporary folder); `env` adds to what it is started with.
+ */
+export function fakeServerDriver(
+  binary: string,
+  fake: FakeWaServer,
+  session: string,
+  options: { env?: Record<string, string>; authDir?: string } = {},
+): GowsDriver {
+  return new GowsDriver(
+    binary,
+    { SWITCHBOARD_SESSION: session, SWITCHBOARD_GOWS_WS_URL: fake.url, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey, ...options.env },
+    new FileAuthStateStore(options.authDir ?? mkdtempSync(join(tmpdir(), `sb-${session}-`))),
+  );
+}
+
+/**
+ * Starts the session and pairs it with a new phone of the fake that scans its QR code; the fake
+ * knows `contacts` (number to LID) before the session is WORKING. Resolves with the phone once it is.
+ */
+export async function pairWithFake(gows: GowsDriver, fake: FakeWaServer, session: string, contacts: Record<string, string> = {}): Promise<FakePhone> {
+  await gows.request('start', { session, settings: {} });
+  await gows.status('SCAN_QR_CODE');
+  const phone = await fake.scanQr(await gows.request<string>('qr'), { pushName: 'Me' });
+  for (const [number, lid] of Object.entries(contacts)) fake.contact(number, lid);
+  await gows.status('WORKING');
+  return phone;
+}
+
+/** Closes the child and the fake, and checks that neither met anything it does not understand. */
+export async function closeChecked(gows: GowsDriver | undefined, fake: FakeWaServer | undefined): Promise<void> {
+  await gows?.close();
+  expect(gows?.invalid).toEqual([]);
+  expect(fake?.unknown.map((node) => `${node.tag} ${JSON.stringify(node.attrs)}`)).toEqual([]);
+  await fake?.close();
 }

@@ -1,10 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileAuthStateStore } from '../../src/index.js';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { buildGows, GowsDriver } from './driver.js';
+import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
 
 /**
  * The Groups operations of the Go engine (engines/gows/groups.go) over its RPC, against the fake
@@ -21,23 +17,11 @@ let phone: FakePhone;
 beforeAll(async () => {
   let binary: string;
   [fake, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
-  gows = new GowsDriver(
-    binary,
-    { SWITCHBOARD_SESSION: 'gows-groups', SWITCHBOARD_GOWS_WS_URL: fake.url, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey },
-    new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-gows-groups-'))),
-  );
-  await gows.request('start', { session: 'gows-groups', settings: {} });
-  await gows.status('SCAN_QR_CODE');
-  phone = await fake.scanQr(await gows.request<string>('qr'), { pushName: 'Me' });
-  await gows.status('WORKING');
+  gows = fakeServerDriver(binary, fake, 'gows-groups');
+  phone = await pairWithFake(gows, fake, 'gows-groups');
 }, 180_000);
 
-afterAll(async () => {
-  await gows?.close();
-  expect(gows?.invalid).toEqual([]);
-  expect(fake?.unknown.map((node) => `${node.tag} ${JSON.stringify(node.attrs)}`)).toEqual([]);
-  await fake?.close();
-});
+afterAll(() => closeChecked(gows, fake));
 
 const failure = (method: string, params: Record<string, unknown>) =>
   gows.request(method, params).then(

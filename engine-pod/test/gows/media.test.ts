@@ -3,10 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileAuthStateStore } from '../../src/index.js';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
 import { FakeMediaServer } from '../fake-wa/media-server.js';
-import { buildGows, GowsDriver } from './driver.js';
+import { buildGows, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
 
 const BOB = '15551230021';
 const bob = `${BOB}@c.us`;
@@ -22,21 +21,8 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sb-gows-'));
   const ca = join(dir, 'media-ca.pem');
   writeFileSync(ca, media.certificate);
-  gows = new GowsDriver(
-    binary,
-    {
-      SWITCHBOARD_SESSION: 'gows',
-      SWITCHBOARD_GOWS_WS_URL: fake.url,
-      SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey,
-      SWITCHBOARD_GOWS_MEDIA_CA: ca,
-    },
-    new FileAuthStateStore(join(dir, 'auth')),
-  );
-  await gows.request('start', { session: 'gows', settings: {} });
-  await gows.status('SCAN_QR_CODE');
-  phone = await fake.scanQr(await gows.request<string>('qr'), { pushName: 'Me' });
-  fake.contact(BOB, '245120000000021');
-  await gows.status('WORKING');
+  gows = fakeServerDriver(binary, fake, 'gows', { env: { SWITCHBOARD_GOWS_MEDIA_CA: ca }, authDir: join(dir, 'auth') });
+  phone = await pairWithFake(gows, fake, 'gows', { [BOB]: '245120000000021' });
 }, 180_000);
 
 afterAll(async () => {

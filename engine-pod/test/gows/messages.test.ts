@@ -1,11 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileAuthStateStore } from '../../src/index.js';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { buildGows, GowsDriver } from './driver.js';
+import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
 
 const BOB = '15551230011';
 const bob = `${BOB}@c.us`;
@@ -16,24 +12,11 @@ let phone: FakePhone;
 beforeAll(async () => {
   let binary: string;
   [fake, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
-  gows = new GowsDriver(
-    binary,
-    { SWITCHBOARD_SESSION: 'gows', SWITCHBOARD_GOWS_WS_URL: fake.url, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey },
-    new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-gows-'))),
-  );
-  await gows.request('start', { session: 'gows', settings: {} });
-  await gows.status('SCAN_QR_CODE');
-  phone = await fake.scanQr(await gows.request<string>('qr'), { pushName: 'Me' });
-  fake.contact(BOB, '245120000000011');
-  await gows.status('WORKING');
+  gows = fakeServerDriver(binary, fake, 'gows');
+  phone = await pairWithFake(gows, fake, 'gows', { [BOB]: '245120000000011' });
 }, 180_000);
 
-afterAll(async () => {
-  await gows?.close();
-  expect(gows?.invalid).toEqual([]);
-  expect(fake?.unknown.map((node) => `${node.tag} ${JSON.stringify(node.attrs)}`)).toEqual([]);
-  await fake?.close();
-});
+afterAll(() => closeChecked(gows, fake));
 
 async function sendText(text: string): Promise<Record<string, unknown>> {
   return gows.request<Record<string, unknown>>('sendText', { chatId: bob, text });
