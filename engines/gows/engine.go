@@ -107,7 +107,9 @@ func (e *Engine) Attach(peer HostLink) {
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
 var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "setPresence", "subscribePresence",
 	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
-	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants"}
+	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
+	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
+	"contacts", "contact", "contactAbout", "contactPicture", "setBlocked"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -183,6 +185,28 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.groupInviteLink(ctx, params, true)
 	case "updateGroupParticipants":
 		return e.updateGroupParticipants(ctx, params)
+	case "setProfileName":
+		return e.setProfileName(ctx, params)
+	case "setProfilePicture":
+		return e.setProfilePicture(ctx, params)
+	case "deleteProfilePicture":
+		return e.deleteProfilePicture(ctx)
+	case "groupPicture":
+		return e.groupPicture(ctx, params)
+	case "setGroupPicture":
+		return e.setGroupPicture(ctx, params)
+	case "deleteGroupPicture":
+		return e.deleteGroupPicture(ctx, params)
+	case "contacts":
+		return e.contacts(ctx)
+	case "contact":
+		return e.contact(ctx, params)
+	case "contactAbout":
+		return e.contactAbout(ctx, params)
+	case "contactPicture":
+		return e.contactPicture(ctx, params)
+	case "setBlocked":
+		return e.setBlocked(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/appstate"
 )
 
 // profile: the account's id, name and picture URL (null when it has none).
@@ -47,6 +48,25 @@ func (e *Engine) setProfileStatus(ctx context.Context, params json.RawMessage) (
 	}
 	if err := client.SetStatusMessage(ctx, args.Status); err != nil {
 		return nil, commandError("ENGINE_ERROR", "GOWS could not set the About text: %v", err)
+	}
+	return nil, nil
+}
+
+// setProfileName: the push name, the `setting_pushName` mutation of the `critical_block` app
+// state collection, as the phone sets it.
+func (e *Engine) setProfileName(ctx context.Context, params json.RawMessage) (any, error) {
+	var args struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(params, &args); err != nil || args.Name == "" {
+		return nil, commandError("BAD_REQUEST", "setProfileName needs name")
+	}
+	client, err := e.loggedIn()
+	if err != nil {
+		return nil, err
+	}
+	if err := client.SendAppState(ctx, appstate.BuildSettingPushName(args.Name)); err != nil {
+		return nil, commandError("ENGINE_ERROR", "GOWS could not set the profile name: %v", err)
 	}
 	return nil, nil
 }

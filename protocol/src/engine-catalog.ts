@@ -291,7 +291,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'gows',
     description:
       "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
-      'Sends text, media (image, file, voice, video), locations, polls and contact cards, reacts, edits and deletes messages, marks read, types, sets its presence and subscribes to presence, rejects calls, checks numbers, reads the profile and sets its About text, creates, reads, joins, leaves and administers groups (not their pictures), and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence and calls so far; every other operation answers 422 until it is built.',
+      'Sends text, media (image, file, voice, video), locations, polls and contact cards, reacts, edits and deletes messages, marks read, types, sets its presence and subscribes to presence, rejects calls, checks numbers, reads the profile and sets its name, About text and picture, reads contacts (their About text and picture) and blocks them, creates, reads, joins, leaves and administers groups and their pictures, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence and calls so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -300,7 +300,10 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'account.newMessageId',
       'account.checkNumber',
       'profile.get',
+      'profile.setName',
       'profile.setStatus',
+      'profile.setPicture',
+      'profile.deletePicture',
       'send.text',
       'send.media',
       'send.location',
@@ -328,6 +331,15 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'group.inviteCode',
       'group.revokeInvite',
       'group.participants',
+      'group.picture',
+      'group.setPicture',
+      'group.deletePicture',
+      'contacts.list',
+      'contacts.get',
+      'contacts.about',
+      'contacts.picture',
+      'contacts.block',
+      'contacts.unblock',
     ],
     events: [
       'session.status',

@@ -57,18 +57,20 @@ export class FakeAppState {
   }
 
   /**
-   * A patch a linked device sent (a `w:sync:app:state` set with a `patch`), decoded with the
-   * shared key, MACs checked, as the next version of its collection. In order, in the background:
-   * `settled()` waits for it.
+   * A patch a linked device sent (a `w:sync:app:state` set with a `patch`): the next version of
+   * its collection at once (the client fetches it back right after the answer, as whatsmeow
+   * does), then decoded with the shared key, MACs checked, in order, in the background:
+   * `settled()` waits for it. The patch is kept as sent: Baileys' decodePatches empties the
+   * `mutations` of the patch it is given.
    */
   upload(name: WAPatchName, bytes: Uint8Array): void {
+    const collection = this.collection(name);
+    const version = { version: this.version(name) + 1 };
+    collection.patches.push({ version: version.version, bytes: proto.SyncdPatch.encode({ ...proto.SyncdPatch.decode(bytes), version }).finish() });
     this.uploads = this.uploads.then(async () => {
-      const collection = this.collection(name);
-      const version = { version: collection.state.version + 1 };
       const patch = { ...proto.SyncdPatch.decode(bytes), version };
       const { state, mutationMap } = await decodePatches(name, [patch], collection.state, async () => this.keyData, {}, undefined, undefined, true);
       collection.state = state;
-      collection.patches.push({ version: version.version, bytes: proto.SyncdPatch.encode(patch).finish() });
       for (const mutation of Object.values(mutationMap)) {
         this.uploaded.push({ collection: name, index: mutation.index, action: mutation.syncAction.value ?? {} });
       }
@@ -80,7 +82,7 @@ export class FakeAppState {
   }
 
   version(name: string): number {
-    return this.collections.get(name)?.state.version ?? 0;
+    return this.collections.get(name)?.patches.at(-1)?.version ?? 0;
   }
 
   /** The answer to a `w:sync:app:state` query: every patch newer than what the client has. */

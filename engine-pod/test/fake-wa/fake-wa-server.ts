@@ -74,6 +74,7 @@ export class FakeWaServer implements ConnectionHandler {
   private readonly phoneToLid = new Map<string, string>();
   private readonly groups = new Map<string, FakeGroup>();
   private readonly unregistered = new Set<string>();
+  private readonly abouts = new Map<string, string>();
   /** The media host `media_conn` names, for clients uploading files (`serveMedia`). */
   private media: FakeMediaServer | null = null;
   private readonly connections = new Set<FakeConnection>();
@@ -129,6 +130,11 @@ export class FakeWaServer implements ConnectionHandler {
   /** A phone number (digits) without an account: "is it on WhatsApp" queries answer no. */
   notOnWhatsApp(phone: string): void {
     this.unregistered.add(phone);
+  }
+
+  /** A user's About text, as usync `status` queries (Baileys' fetchStatus, whatsmeow's GetUserInfo) read it. */
+  about(phone: string, text: string): void {
+    this.abouts.set(phone, text);
   }
 
   /** Clients asking where to upload files (`media_conn`) are sent to this media server. */
@@ -299,6 +305,10 @@ export class FakeWaServer implements ConnectionHandler {
         addGroup: (group) => this.groups.set(group.id, group),
         lidOf: (jid) => this.lidOf(jid),
         isRegistered: (phone) => !this.unregistered.has(phone),
+        aboutOf: (jid) => {
+          const user = jidDecode(jid)?.user ?? '';
+          return user === phone?.phone ? (phone.profile.about ?? undefined) : this.abouts.get(user);
+        },
         mediaConn: () => this.media?.mediaConn(),
       },
       iq,

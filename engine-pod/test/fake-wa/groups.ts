@@ -248,7 +248,7 @@ export function answerGroupPicture(group: FakeGroup, asker: string, iq: BinaryNo
   if (iq.attrs.type === 'get') {
     if (!group.picture) return error('404', 'item-not-found');
     const url = `https://pps.whatsapp.net/v/t61/${group.id.split('@')[0]}_${group.picture}.jpg`;
-    return { content: [{ tag: 'picture', attrs: { id: group.picture, type: 'image', url } }] };
+    return { content: [{ tag: 'picture', attrs: { id: group.picture, type: 'image', url, direct_path: new URL(url).pathname } }] };
   }
   const admin = group.participants.some((member) => memberKey(member.jid) === asker && member.role !== undefined);
   if (!isMember(group, asker) || (group.locked && !admin)) return error('401', 'not-authorized');

@@ -15,6 +15,8 @@ export interface IqContext extends GroupIqContext {
   readonly phone: FakePhone | null;
   peer(jid: string): FakePeer;
   lidOf(jid: string): string | undefined;
+  /** A user's About text (usync `status`), when it has one; the account's own is what its companion set. */
+  aboutOf(jid: string): string | undefined;
   /** The `media_conn` node naming the media host, when the fake has one (`serveMedia`). */
   mediaConn(): BinaryNode | undefined;
 }
@@ -45,7 +47,7 @@ export function answerIq(context: IqContext, iq: BinaryNode): IqAnswer {
     case 'abt':
       return result([{ tag: 'props', attrs: { protocol: '1', hash: 'fake' }, content: [] }]);
     case 'blocklist':
-      return result([{ tag: 'list', attrs: {}, content: [] }]);
+      return context.phone?.profile.blocklist(iq) ?? result([{ tag: 'list', attrs: {}, content: [] }]);
     case 'privacy':
       return iq.attrs.type === 'get' ? result([privacySettings()]) : result([{ tag: 'tokens', attrs: {}, content: [] }]);
     case 'usync':
@@ -113,7 +115,7 @@ function privacySettings(): BinaryNode {
 
 /**
  * Device lists (each contact has its phone, device 0; the account also has its companion), the
- * LID of contacts that have one, and "is on WhatsApp" for phone numbers.
+ * LID of contacts that have one, "is on WhatsApp" for phone numbers, and About texts (`status`).
  */
 function usync(context: IqContext, request: BinaryNode | undefined): BinaryNode {
   const protocols = getAllBinaryNodeChildren(getBinaryNodeChild(request, 'query') ?? { tag: 'query', attrs: {} }).map((p) => p.tag);
@@ -130,6 +132,8 @@ function usync(context: IqContext, request: BinaryNode | undefined): BinaryNode 
       if (protocol === 'contact') content.push({ tag: 'contact', attrs: { type: context.isRegistered(jidDecode(jid)?.user ?? '') ? 'in' : 'out' } });
       const lid = protocol === 'lid' ? context.lidOf(jid) : undefined;
       if (lid) content.push({ tag: 'lid', attrs: { val: lid } });
+      const about = protocol === 'status' ? context.aboutOf(jid) : undefined;
+      if (about !== undefined) content.push({ tag: 'status', attrs: { t: String(Math.floor(Date.now() / 1000)) }, content: Buffer.from(about) });
     }
     return { tag: 'user', attrs: { jid }, content };
   });

@@ -1,0 +1,66 @@
+package natshost
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// The profile, contacts and picture commands reach the engine methods engines/gows implements,
+// with the params those read, and reply in the shape engine-pod's dispatch gives them.
+func TestProfileContactsAndPictureOps(t *testing.T) {
+	var published [][]byte
+	var gotMethod string
+	var gotParams map[string]any
+	answers := map[string]any{"contactAbout": "At sea", "contactPicture": nil, "groupPicture": "https://pps.whatsapp.net/v/t61/1_2.jpg",
+		"contact": map[string]any{"id": "15551230001@c.us"}}
+	engine := func(_ context.Context, method string, params json.RawMessage) (any, error) {
+		gotMethod, gotParams = method, nil
+		_ = json.Unmarshal(params, &gotParams)
+		return answers[method], nil
+	}
+	host := testHost(engine, &published)
+	host.Start(context.Background())
+	host.Notify("status", map[string]any{"status": "WORKING"})
+	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
+	const png = "iVBORw0KGgo="
+	for _, tc := range []struct {
+		op     string
+		args   map[string]any
+		method string
+		params string
+		reply  string
+	}{
+		{"profile.setName", map[string]any{"name": "Ada"}, "setProfileName", `{"name":"Ada"}`, `{"success":true}`},
+		{"profile.setPicture", map[string]any{"file": map[string]any{"mimetype": "image/png", "data": png}}, "setProfilePicture",
+			`{"file":{"data":"` + png + `","filename":null,"mimetype":"image/png"}}`, `{"success":true}`},
+		{"profile.deletePicture", nil, "deleteProfilePicture", `null`, `{"success":true}`},
+		{"contacts.list", nil, "contacts", `null`, `null`},
+		{"contacts.get", map[string]any{"contactId": "15551230001@c.us"}, "contact", `{"id":"15551230001@c.us"}`, `{"id":"15551230001@c.us"}`},
+		{"contacts.about", map[string]any{"contactId": "15551230001@c.us"}, "contactAbout", `{"id":"15551230001@c.us"}`, `{"about":"At sea"}`},
+		{"contacts.picture", map[string]any{"contactId": "15551230001@c.us", "refresh": true}, "contactPicture", `{"id":"15551230001@c.us"}`,
+			`{"profilePictureURL":null}`},
+		{"contacts.block", map[string]any{"contactId": "15551230001@c.us"}, "setBlocked", `{"blocked":true,"id":"15551230001@c.us"}`, `{"success":true}`},
+		{"contacts.unblock", map[string]any{"contactId": "15551230001@c.us"}, "setBlocked", `{"blocked":false,"id":"15551230001@c.us"}`, `{"success":true}`},
+		{"group.picture", map[string]any{"id": "1@g.us", "refresh": false}, "groupPicture", `{"id":"1@g.us","refresh":false}`,
+			`{"url":"https://pps.whatsapp.net/v/t61/1_2.jpg"}`},
+		{"group.setPicture", map[string]any{"id": "1@g.us", "file": map[string]any{"mimetype": "image/png", "data": png}}, "setGroupPicture",
+			`{"file":{"data":"` + png + `","filename":null,"mimetype":"image/png"},"id":"1@g.us"}`, `{"success":true}`},
+		{"group.deletePicture", map[string]any{"id": "1@g.us"}, "deleteGroupPicture", `{"id":"1@g.us"}`, `{"success":true}`},
+	} {
+		result, err := c.execute(context.Background(), tc.op, tc.args)
+		if err != nil {
+			t.Errorf("%s: %v", tc.op, err)
+			continue
+		}
+		params, _ := json.Marshal(gotParams)
+		reply, _ := json.Marshal(result)
+		if gotMethod != tc.method || string(params) != tc.params || string(reply) != tc.reply {
+			t.Errorf("%s: called %s %s and replied %s; want %s %s and %s", tc.op, gotMethod, params, reply, tc.method, tc.params, tc.reply)
+		}
+	}
+	if _, err := c.execute(context.Background(), "contacts.update", map[string]any{"contactId": "1@c.us"}); err == nil ||
+		err.(*CommandError).Message != "engine GOWS does not support editing contacts (session 's1')" {
+		t.Errorf("contacts.update: %v", err)
+	}
+}
