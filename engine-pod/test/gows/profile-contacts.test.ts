@@ -1,12 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Contact } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileAuthStateStore } from '../../src/index.js';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { buildGows, GowsDriver } from './driver.js';
+import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
 
 /**
  * The profile's name and picture, the Contacts operations and group pictures of the Go engine
@@ -24,23 +20,11 @@ let phone: FakePhone;
 beforeAll(async () => {
   let binary: string;
   [fake, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
-  gows = new GowsDriver(
-    binary,
-    { SWITCHBOARD_SESSION: 'gows-contacts', SWITCHBOARD_GOWS_WS_URL: fake.url, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey },
-    new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-gows-contacts-'))),
-  );
-  await gows.request('start', { session: 'gows-contacts', settings: {} });
-  await gows.status('SCAN_QR_CODE');
-  phone = await fake.scanQr(await gows.request<string>('qr'), { pushName: 'Me' });
-  await gows.status('WORKING');
+  gows = fakeServerDriver(binary, fake, 'gows-contacts');
+  phone = await pairWithFake(gows, fake, 'gows-contacts');
 }, 180_000);
 
-afterAll(async () => {
-  await gows?.close();
-  expect(gows?.invalid).toEqual([]);
-  expect(fake?.unknown.map((node) => `${node.tag} ${JSON.stringify(node.attrs)}`)).toEqual([]);
-  await fake?.close();
-});
+afterAll(() => closeChecked(gows, fake));
 
 const failure = (method: string, params: Record<string, unknown>) =>
   gows.request(method, params).then(
