@@ -1,66 +1,20 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import type { CommandReply, EventEnvelope } from '@switchboard/protocol';
-import { freePort, type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
+import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NatsAuthStateStore } from '../../src/cluster/nats-auth-state-store.js';
 import { NatsMessageStore } from '../../src/cluster/nats-message-store.js';
 import { eventIssues } from '../../src/event-validator.js';
+import { PodProcess } from '../cluster/pod-process.js';
 import { FakeWaServer } from '../fake-wa/index.js';
 import { buildGows } from './driver.js';
-
-/** `switchboard-gows nats`: the Go engine as its own cluster-mode engine pod, as the operator runs one. */
-class GoPod {
-  readonly lines: string[] = [];
-  readonly exited: Promise<number | null>;
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly healthPort: number,
-  ) {
-    let buffered = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const parts = buffered.split('\n');
-      buffered = parts.pop() ?? '';
-      this.lines.push(...parts);
-      if (process.env.GOWS_LOG) for (const line of parts) process.stderr.write(`[gows-pod] ${line}\n`);
-    });
-    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  }
-
-  static async start(binary: string, env: Record<string, string>): Promise<GoPod> {
-    const healthPort = await freePort();
-    const child = spawn(binary, ['nats'], {
-      env: { PATH: process.env.PATH, SWITCHBOARD_HEALTH_PORT: String(healthPort), ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    return new GoPod(child, healthPort);
-  }
-
-  async probe(path: '/healthz' | '/readyz'): Promise<number> {
-    try {
-      return (await fetch(`http://127.0.0.1:${this.healthPort}${path}`)).status;
-    } catch {
-      return 0;
-    }
-  }
-
-  signal(signal: NodeJS.Signals): void {
-    this.child.kill(signal);
-  }
-
-  async kill(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    await this.exited;
-  }
-}
 
 const SESSION = 'gows-nats';
 let nats: NatsServer;
 let nc: NatsConnection;
 let fake: FakeWaServer;
 let binary: string;
-const pods: GoPod[] = [];
+const pods: PodProcess[] = [];
 const envelopes: EventEnvelope[] = [];
 
 beforeAll(async () => {
@@ -79,17 +33,23 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function startPod(name: string): Promise<GoPod> {
-  const pod = await GoPod.start(binary, {
-    SWITCHBOARD_SESSION: SESSION,
-    SWITCHBOARD_ENGINE: 'GOWS',
-    SWITCHBOARD_NATS_URL: nats.url,
-    SWITCHBOARD_POD_NAME: name,
-    SWITCHBOARD_METADATA: '{"team":"go"}',
-    SWITCHBOARD_BASE_URL: 'https://api.example.test',
-    SWITCHBOARD_GOWS_WS_URL: fake.url,
-    SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey,
-  });
+/** `switchboard-gows nats`: the Go engine as its own cluster-mode engine pod, as the operator runs one. */
+async function startPod(name: string): Promise<PodProcess> {
+  const pod = await PodProcess.spawn(
+    binary,
+    ['nats'],
+    {
+      SWITCHBOARD_SESSION: SESSION,
+      SWITCHBOARD_ENGINE: 'GOWS',
+      SWITCHBOARD_NATS_URL: nats.url,
+      SWITCHBOARD_POD_NAME: name,
+      SWITCHBOARD_METADATA: '{"team":"go"}',
+      SWITCHBOARD_BASE_URL: 'https://api.example.test',
+      SWITCHBOARD_GOWS_WS_URL: fake.url,
+      SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey,
+    },
+    process.env.GOWS_LOG ? 'gows-pod' : undefined,
+  );
   pods.push(pod);
   return pod;
 }
