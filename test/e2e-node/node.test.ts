@@ -8,29 +8,16 @@ import { readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pin } from '../e2e/support/control-plane.js';
+import { engineImage, probePod } from './reach.js';
 import { connectNodeCluster } from './support/node-cluster.js';
 
 const cluster = connectNodeCluster(inject('nodeCluster'));
 const namespace = 'node-smoke';
-const engineImage = 'localhost/switchboard/engine:dev';
 
 async function kubectl(args: readonly string[], input?: string): Promise<string> {
   const result = await cluster.kubectl(args, input === undefined ? {} : { input });
   if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return result.stdout;
-}
-
-/** A pod of the engine image running `node -e <script>` in place of the engine. */
-function nodePod(name: string, script: string, labels: Record<string, string> = {}) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace, labels },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      containers: [{ name: 'main', image: engineImage, imagePullPolicy: 'Never', command: ['node', '-e', script] }],
-    },
-  };
 }
 
 /** Runs `node -e <script>` in the client pod (kubectl exec: API server to kubelet to the CRI), returns its stdout. */
@@ -41,10 +28,13 @@ function inClient(script: string): Promise<string> {
 let hostServer: Server;
 
 beforeAll(async () => {
-  const server = nodePod('server', `require('http').createServer((q, r) => r.end('pong from ' + require('os').hostname())).listen(8080)`, {
-    app: 'smoke',
-  });
-  const client = nodePod('client', 'setInterval(() => {}, 1 << 30)');
+  const server = probePod(
+    'server',
+    namespace,
+    { app: 'smoke' },
+    `require('http').createServer((q, r) => r.end('pong from ' + require('os').hostname())).listen(8080)`,
+  );
+  const client = probePod('client', namespace);
   const service = {
     apiVersion: 'v1',
     kind: 'Service',

@@ -6,7 +6,7 @@ import type { NodeCluster } from './support/node-cluster.js';
 import { must } from './release.js';
 
 /** The engine image: it has node, which the probes run. */
-const image = 'localhost/switchboard/engine:dev';
+export const engineImage = 'localhost/switchboard/engine:dev';
 
 /** A pod that only waits (or serves `script`), fit for a namespace enforcing the restricted Pod Security standard. */
 export function probePod(name: string, namespace: string, labels: Record<string, string> = {}, script = 'setInterval(() => {}, 1 << 30)') {
@@ -21,7 +21,7 @@ export function probePod(name: string, namespace: string, labels: Record<string,
       containers: [
         {
           name: 'main',
-          image,
+          image: engineImage,
           imagePullPolicy: 'Never',
           command: ['node', '-e', script],
           securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
