@@ -15,16 +15,23 @@ declare module 'vitest' {
      * pods' environment is fixed here, so test/contract/gows.test.ts starts its fake with these.
      */
     gowsFake: { readonly port: number; readonly certRoot: CertRoot };
+    /** Where NOWEB engine pods look for the fake WhatsApp server (test/contract/noweb-labels.test.ts starts it there). */
+    nowebFake: { readonly port: number };
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // GOWS pods run the Go binary (the gows image's entry point) against a fake the GOWS file starts.
-  const [, port] = await Promise.all([buildGows(), freePort()]);
+  const [, port, nowebPort] = await Promise.all([buildGows(), freePort(), freePort()]);
   const certRoot = newCertRoot();
   const env = await startClusterEnvironment({
     namespace: 'contract',
-    engineEnv: { SWITCHBOARD_GOWS_WS_URL: `ws://127.0.0.1:${port}/ws/chat`, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: certRoot.publicKey },
+    engineEnv: {
+      SWITCHBOARD_GOWS_WS_URL: `ws://127.0.0.1:${port}/ws/chat`,
+      SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: certRoot.publicKey,
+      // Nothing listens there but while the NOWEB file runs (its fake), so other files' NOWEB sessions still fail to connect.
+      SWITCHBOARD_NOWEB_WS_URL: `ws://127.0.0.1:${nowebPort}/ws/chat`,
+    },
   });
   try {
     await env.startOperator('contract-operator');
@@ -35,5 +42,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('clusterEnvironment', env.info);
   project.provide('gowsFake', { port, certRoot });
+  project.provide('nowebFake', { port: nowebPort });
   return () => env.stop();
 }
