@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"google.golang.org/protobuf/proto"
@@ -30,6 +31,17 @@ func parseMessageRef(ref string) (messageRef, bool) {
 		out.participant = parts[3]
 	}
 	return out, true
+}
+
+// messageTarget parses the message id a command names and resolves the chat it is in: the
+// reference, the logged-in client and the chat's JID, or the command's error.
+func (e *Engine) messageTarget(messageID string) (messageRef, *whatsmeow.Client, types.JID, error) {
+	ref, ok := parseMessageRef(messageID)
+	if !ok {
+		return messageRef{}, nil, types.EmptyJID, commandError("BAD_REQUEST", "messageId must be {fromMe}_{chatId}_{id}[_{participant}]")
+	}
+	client, chat, err := e.target(ref.chatID)
+	return ref, client, chat, err
 }
 
 // unreadMessages are the incoming messages not marked read yet, per chat: what sendSeen without
@@ -90,11 +102,7 @@ func (e *Engine) react(ctx context.Context, params json.RawMessage) (any, error)
 	if err := json.Unmarshal(params, &args); err != nil {
 		return nil, commandError("BAD_REQUEST", "react: %v", err)
 	}
-	ref, ok := parseMessageRef(args.MessageID)
-	if !ok {
-		return nil, commandError("BAD_REQUEST", "messageId must be {fromMe}_{chatId}_{id}[_{participant}]")
-	}
-	client, chat, err := e.target(ref.chatID)
+	ref, client, chat, err := e.messageTarget(args.MessageID)
 	if err != nil {
 		return nil, err
 	}

@@ -41,11 +41,7 @@ func (e *Engine) deleteMessage(ctx context.Context, params json.RawMessage) (any
 	if err := json.Unmarshal(params, &args); err != nil {
 		return nil, commandError("BAD_REQUEST", "deleteMessage: %v", err)
 	}
-	ref, ok := parseMessageRef(args.MessageID)
-	if !ok {
-		return nil, commandError("BAD_REQUEST", "messageId must be {fromMe}_{chatId}_{id}[_{participant}]")
-	}
-	client, chat, err := e.target(ref.chatID)
+	ref, client, chat, err := e.messageTarget(args.MessageID)
 	if err != nil {
 		return nil, err
 	}
