@@ -12,6 +12,8 @@ import { type ContractGateway, mode, restarted, startGateway, waitForStatus } fr
  * (test/e2e/support/contract-cluster-setup.ts).
  */
 const CONTACT = '15551113333';
+// A 2x1 PNG: the engine makes the square JPEG the service keeps of it.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg==';
 let fake: FakeWaServer;
 let gw: ContractGateway;
 let phone: FakePhone;
@@ -60,6 +62,40 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     const res = await gw.api('GET', '/api/gows/auth/passkey/challenge');
     expect(res.status).toBe(422);
     expect(res.body.message).toBe("engine GOWS does not support passkey pairing (session 'gows')");
+  });
+
+  it('sets the profile name and picture; the profile answers them, and the picture goes again', async () => {
+    expect((await gw.api('PUT', '/api/gows/profile/name', { name: 'Grace H.' })).body).toEqual({ success: true });
+    expect((await gw.api('PUT', '/api/gows/profile/picture', { file: { mimetype: 'image/png', data: PNG } })).body).toEqual({ success: true });
+    expect(phone.profile.picture?.jpeg.subarray(0, 2).toString('hex')).toBe('ffd8');
+    expect((await gw.api('GET', '/api/gows/profile')).body).toEqual({ id: '15550004444@c.us', name: 'Grace H.', picture: phone.profile.pictureUrl });
+    expect((await gw.api('DELETE', '/api/gows/profile/picture')).body).toEqual({ success: true });
+    expect((await gw.api('GET', '/api/gows/profile')).body).toMatchObject({ picture: null });
+  });
+
+  it('reads contacts, their About text and picture, and blocks one', async () => {
+    fake.about(CONTACT, 'At sea');
+    const query = `session=gows&contactId=${CONTACT}`;
+    expect((await gw.api('GET', `/api/contacts?${query}`)).body).toMatchObject({ id: `${CONTACT}@c.us`, number: CONTACT, isBlocked: false });
+    expect((await gw.api('GET', `/api/contacts/about?${query}`)).body).toEqual({ about: 'At sea' });
+    expect((await gw.api('GET', `/api/contacts/profile-picture?${query}`)).body).toEqual({ profilePictureURL: null });
+    expect((await gw.api('POST', '/api/contacts/block', { session: 'gows', contactId: CONTACT })).status).toBe(201);
+    expect((await gw.api('GET', `/api/gows/contacts/${CONTACT}@c.us`)).body).toMatchObject({ isBlocked: true });
+    const all = (await gw.api('GET', '/api/contacts/all?session=gows')).body as unknown as { id: string; isBlocked: boolean }[];
+    expect(all.find((contact) => contact.id === `${CONTACT}@c.us`)).toMatchObject({ isBlocked: true });
+    expect((await gw.api('POST', '/api/contacts/unblock', { session: 'gows', contactId: CONTACT })).status).toBe(201);
+    expect(phone.profile.blocked.size).toBe(0);
+  });
+
+  it("sets and reads a group's picture", async () => {
+    const group = await gw.api('POST', '/api/gows/groups', { name: 'Pics', participants: [{ id: `${CONTACT}@c.us` }] });
+    expect(group.status).toBe(201);
+    const id = String(group.body.id);
+    expect((await gw.api('PUT', `/api/gows/groups/${id}/picture`, { file: { mimetype: 'image/png', data: PNG } })).body).toEqual({ success: true });
+    expect(fake.groupById(id)?.picture).not.toBeNull();
+    expect((await gw.api('GET', `/api/gows/groups/${id}/picture?refresh=true`)).body).toEqual({
+      url: expect.stringMatching(/^https:\/\/pps\.whatsapp\.net\//),
+    });
   });
 
   it('a restart resumes the pairing from the saved auth state: WORKING again, no QR code', async () => {
