@@ -37,3 +37,11 @@ export function participantLidPair(record: MessageRecord): { lid: string; pn: st
   const pn = addresses.find((id) => id?.endsWith('@c.us'));
   return lid && pn ? { lid, pn } : null;
 }
+
+/** A library's `{lid, pn}` mapping (Baileys' `lid-mapping.update`) in the interface's addressing, when it is one. */
+export function libraryLidPair(data: unknown): { lid: string; pn: string } | null {
+  const { lid, pn } = (data ?? {}) as { lid?: unknown; pn?: unknown };
+  const linked = contactOf(lid);
+  const phone = contactOf(pn);
+  return linked?.endsWith('@lid') && phone?.endsWith('@c.us') ? { lid: linked, pn: phone } : null;
+}

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Ack, ACKS, ackName, type MessageRecord, parseMessageId } from '@switchboard/protocol';
 import type { EngineLog } from '../engine.js';
-import { chatAliasOf, participantLidPair } from './chat-alias.js';
+import { chatAliasOf, libraryLidPair, participantLidPair } from './chat-alias.js';
 import type { MessageStore } from './message-store.js';
 
 /** The part of an event envelope the recorder reads. */
@@ -72,6 +72,11 @@ export class HistoryRecorder {
 
 function operationFor({ event, payload }: RecordedEvent): Operation | null {
   switch (event) {
+    case 'engine.event': {
+      // NOWEB relays the library's own LID mappings (from the address book's app state, say): the map learns them too.
+      const pair = payload.event === 'lid-mapping.update' ? libraryLidPair(payload.data) : null;
+      return pair ? (store, session) => learnLid(store, session, pair) : null;
+    }
     case 'message.any':
       return (store, session) => upsert(store, session, payload as unknown as MessageRecord);
     case 'message.ack':
@@ -121,10 +126,12 @@ async function upsert(store: MessageStore, session: string, record: MessageRecor
     await store.setAlias(session, alias, chatId);
   }
   const sender = participantLidPair(record);
-  if (sender) {
-    await store.setAlias(session, sender.lid, sender.pn);
-    await store.setAlias(session, sender.pn, sender.lid);
-  }
+  if (sender) await learnLid(store, session, sender);
+}
+
+async function learnLid(store: MessageStore, session: string, pair: { readonly lid: string; readonly pn: string }): Promise<void> {
+  await store.setAlias(session, pair.lid, pair.pn);
+  await store.setAlias(session, pair.pn, pair.lid);
 }
 
 async function acknowledge(store: MessageStore, session: string, payload: Record<string, unknown>): Promise<void> {

@@ -327,6 +327,11 @@ export class FakePhone {
     await this.syncChange(modification, userJid(chat));
   }
 
+  /** An address book entry the phone syncs (`contactAction`), with the contact's linked id as WhatsApp adds it. */
+  async addressBookEntry(phone: string, entry: { fullName: string; lid: string }): Promise<void> {
+    await this.syncChange({ contact: { fullName: entry.fullName, lidJid: `${entry.lid}@lid` } }, userJid(phone));
+  }
+
   async archive(chat: string, archived: boolean): Promise<void> {
     await this.syncChange({ archive: archived, lastMessages: [] }, userJid(chat));
   }

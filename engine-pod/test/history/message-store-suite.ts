@@ -248,6 +248,16 @@ export function messageStoreSuite(open: () => Promise<MessageStore>): void {
       expect(await store.aliasOf(session, '15550002222@c.us')).toBe('8550002222@lid');
       expect(await store.lids(session, { limit: 10, offset: 0 })).toEqual([{ lid: '8550002222@lid', pn: '15550002222@c.us' }]);
     });
+
+    it('learns the pairs NOWEB relays from the library (engine.event lid-mapping.update), and nothing from other engine events', async () => {
+      await recorded(
+        ['engine.event', { event: 'lid-mapping.update', data: { lid: '8550003333@lid', pn: '15550003333@s.whatsapp.net' } }],
+        ['engine.event', { event: 'lid-mapping.update', data: { lid: '15550004444@s.whatsapp.net', pn: '8550004444@lid' } }],
+        ['engine.event', { event: 'contacts.update', data: { lid: '8550005555@lid', pn: '15550005555@s.whatsapp.net' } }],
+      );
+      expect(await store.lids(session, { limit: 10, offset: 0 })).toEqual([{ lid: '8550003333@lid', pn: '15550003333@c.us' }]);
+      expect(await store.aliasOf(session, '15550003333@c.us')).toBe('8550003333@lid');
+    });
   });
 }
 

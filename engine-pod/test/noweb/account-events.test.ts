@@ -152,6 +152,15 @@ describe('NOWEB groups (spec 2.8, 6.2 group.v2.*)', () => {
   });
 });
 
+describe("NOWEB relays the library's LID mappings, which the history's LID map learns (the interface has no LID event)", () => {
+  it('an address book entry the phone syncs with a linked id: engine.event lid-mapping.update with the pair', async () => {
+    const since = s.events.length;
+    await phone.addressBookEntry('15551250001', { fullName: 'Dora', lid: '245120000000099' });
+    const relayed = await s.waitForEvent('engine.event', (p) => p.event === 'lid-mapping.update', since);
+    expect(relayed.payload.data).toEqual({ lid: '245120000000099@lid', pn: '15551250001@s.whatsapp.net' });
+  });
+});
+
 describe('NOWEB labels and archive (spec 2.9, 6.2 label.*, chat.archive)', () => {
   it('emits label.upsert, label.chat.added with the label, label.chat.deleted and label.deleted', async () => {
     const since = s.events.length;

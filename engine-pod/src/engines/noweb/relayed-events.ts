@@ -21,6 +21,8 @@ const RELAYED = [
   'labels.edit',
   'labels.association',
   'blocklist.update',
+  // The history's LID map learns from it (history-recorder.ts): the interface has no LID event.
+  'lid-mapping.update',
 ] as const satisfies readonly (keyof BaileysEventMap)[];
 
 export function relayedEngineEvents(events: Partial<BaileysEventMap>): EngineEventPayload[] {
