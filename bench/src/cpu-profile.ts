@@ -61,6 +61,21 @@ export function topCosts(profile: CpuProfile): { byPlace: Cost[]; byFunction: Co
   return { byPlace: sorted(place), byFunction: sorted(fn), idle: idle / total, gc: gc / busy };
 }
 
+/** The top three costs by place and by function, as a bench prints them: whose profile, of which run. */
+export function costsReport(whose: string, run: string, costs: ReturnType<typeof topCosts>): string {
+  const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+  const top = (list: readonly Cost[]) =>
+    list
+      .slice(0, 3)
+      .map((c) => `${c.name} ${pct(c.share)}`)
+      .join(', ');
+  return [
+    `${whose} CPU profile (${run}, main thread, ${pct(costs.idle)} of it idle), top costs by self time, as shares of the busy time (garbage collection ${pct(costs.gc)}):`,
+    `  by place: ${top(costs.byPlace)}`,
+    `  by function: ${top(costs.byFunction)}`,
+  ].join('\n');
+}
+
 /** Profiles this process (every thread's JS is not included: the main thread's) while `work` runs. */
 export async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; profile: CpuProfile }> {
   const session = new Session();

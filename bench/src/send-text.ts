@@ -3,7 +3,7 @@ import { type PublishedEvent, sessionAccess } from '@switchboard/gateway';
 import type { MessageRecord } from '@switchboard/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { monotonicFactory } from 'ulid';
-import { profiled, topCosts } from './cpu-profile.js';
+import { costsReport, profiled, topCosts } from './cpu-profile.js';
 import { type LoadResult, runLoad } from './load.js';
 import { startBenchGateway } from './local-gateway.js';
 import { recordResults } from './results.js';
@@ -195,22 +195,7 @@ function print(bare: Side, calibration: Side | null, baseline: Side, product: Si
       `calibration: the bare route with ${CALIBRATION_US} µs of extra work per request reaches ${median(ratiosOf(calibration, bare)).toFixed(2)} of the bare route on this machine`,
     );
   }
-  const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
-  console.log(
-    `sendText's CPU profile (one more run, main thread, ${pct(costs.idle)} of it idle), top costs by self time, as shares of the busy time (garbage collection ${pct(costs.gc)}):`,
-  );
-  console.log(
-    `  by place: ${costs.byPlace
-      .slice(0, 3)
-      .map((c) => `${c.name} ${pct(c.share)}`)
-      .join(', ')}`,
-  );
-  console.log(
-    `  by function: ${costs.byFunction
-      .slice(0, 3)
-      .map((c) => `${c.name} ${pct(c.share)}`)
-      .join(', ')}\n`,
-  );
+  console.log(`${costsReport("sendText's", 'one more run', costs)}\n`);
   const p = medianRun(product.runs);
   const b = medianRun(baseline.runs);
   recordResults('send-text', [

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import type { LocalGateway } from '@switchboard/gateway';
 import type { EventEnvelope } from '@switchboard/protocol';
 import { monotonicFactory } from 'ulid';
-import { profiled, topCosts } from './cpu-profile.js';
+import { costsReport, profiled, topCosts } from './cpu-profile.js';
 import { runLoad } from './load.js';
 import { startBenchGateway } from './local-gateway.js';
 import { runPacedLoad } from './paced-load.js';
@@ -142,22 +142,7 @@ async function main(): Promise<void> {
     // What bounds the deliveries: one more round (not measured) under the CPU profiler.
     const { profile } = await profiled(() => deliver(gateway, receiver, sessions, EVENTS));
     const costs = topCosts(profile);
-    const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
-    console.log(
-      `deliveries' CPU profile (one more round, main thread, ${pct(costs.idle)} of it idle), top costs by self time, as shares of the busy time (garbage collection ${pct(costs.gc)}):`,
-    );
-    console.log(
-      `  by place: ${costs.byPlace
-        .slice(0, 3)
-        .map((c) => `${c.name} ${pct(c.share)}`)
-        .join(', ')}`,
-    );
-    console.log(
-      `  by function: ${costs.byFunction
-        .slice(0, 3)
-        .map((c) => `${c.name} ${pct(c.share)}`)
-        .join(', ')}`,
-    );
+    console.log(costsReport("deliveries'", 'one more round', costs));
     const figures: FigureInput[] = [
       {
         name: 'webhook deliveries',

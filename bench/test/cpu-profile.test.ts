@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CpuProfile, topCosts } from '../src/cpu-profile.js';
+import { costsReport, type CpuProfile, topCosts } from '../src/cpu-profile.js';
 
 const frame = (id: number, functionName: string, url: string) => ({ id, callFrame: { functionName, url, lineNumber: 9 } });
 
@@ -26,5 +26,26 @@ describe('topCosts', () => {
     expect(costs.byPlace.map((c) => c.name)).toEqual(expect.arrayContaining(['engine-pod/engine-host', 'node:_http_server', '(garbage collector)']));
     expect(costs.byFunction[0]!.name).toBe('parse zod:10');
     expect(costs.byFunction[0]!.share).toBeCloseTo(2 / 6);
+  });
+});
+
+describe('costsReport', () => {
+  it('prints the idle and collector shares and the top three costs by place and by function', () => {
+    const costs = {
+      byPlace: [
+        { name: 'zod', share: 0.5 },
+        { name: 'fastify', share: 0.25 },
+        { name: 'pino', share: 0.125 },
+        { name: 'nats', share: 0.0625 },
+      ],
+      byFunction: [{ name: 'parse zod:10', share: 0.3 }],
+      idle: 0.4,
+      gc: 0.05,
+    };
+    expect(costsReport("sendText's", 'one more run', costs).split('\n')).toEqual([
+      "sendText's CPU profile (one more run, main thread, 40.0 % of it idle), top costs by self time, as shares of the busy time (garbage collection 5.0 %):",
+      '  by place: zod 50.0 %, fastify 25.0 %, pino 12.5 %',
+      '  by function: parse zod:10 30.0 %',
+    ]);
   });
 });
