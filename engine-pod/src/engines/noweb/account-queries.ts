@@ -1,9 +1,10 @@
 import type { MeInfo, MyProfile, WANumberExistResult } from '@switchboard/protocol';
 import type makeWASocket from '@whiskeysockets/baileys';
 import { generateMessageIDV2, jidNormalizedUser } from '@whiskeysockets/baileys';
-import { CommandError, reasonOf } from '../../command-error.js';
+import { CommandError } from '../../command-error.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { toContactId } from './jids.js';
+import { askService, serviceFailure } from './service-query.js';
 
 type WASocket = ReturnType<typeof makeWASocket>;
 
@@ -34,7 +35,7 @@ export class AccountQueries {
       .profilePictureUrl(this.ownJid(), 'image')
       .catch((error: unknown) => {
         if (NO_PICTURE.has((error as { data?: unknown } | null)?.data)) return undefined;
-        throw failed('read the profile picture', error);
+        throw serviceFailure('read the profile picture', error);
       });
     return { id: me.id, name: me.pushName, picture: picture ?? null };
   }
@@ -69,12 +70,7 @@ export class AccountQueries {
 
   /** A query to the service; its failure is an ENGINE_ERROR saying what was being done. */
   private async ask<T>(doing: string, query: (socket: WASocket) => Promise<T>): Promise<T> {
-    try {
-      return await query(this.deps.socket());
-    } catch (error) {
-      if (error instanceof CommandError) throw error;
-      throw failed(doing, error);
-    }
+    return askService(() => this.deps.socket(), doing, query);
   }
 
   private requireMe(): MeInfo {
@@ -88,8 +84,4 @@ export class AccountQueries {
     if (!jid) throw new CommandError('WRONG_STATUS', 'the session is not paired');
     return jidNormalizedUser(jid);
   }
-}
-
-function failed(doing: string, error: unknown): CommandError {
-  return new CommandError('ENGINE_ERROR', `NOWEB could not ${doing}: ${reasonOf(error)}`);
 }

@@ -2,8 +2,9 @@ import type { Contact } from '@switchboard/protocol';
 import type makeWASocket from '@whiskeysockets/baileys';
 import type { BaileysEventMap, Contact as BaileysContact } from '@whiskeysockets/baileys';
 import { jidNormalizedUser } from '@whiskeysockets/baileys';
-import { CommandError, reasonOf } from '../../command-error.js';
+import { CommandError } from '../../command-error.js';
 import { toContactId } from './jids.js';
+import { askService, serviceFailure } from './service-query.js';
 
 type WASocket = ReturnType<typeof makeWASocket>;
 
@@ -118,25 +119,16 @@ export class NowebContacts {
     } catch (error) {
       if (error instanceof CommandError) throw error;
       if (HIDDEN.has((error as { data?: unknown } | null)?.data)) return null;
-      throw failed(doing, error);
+      throw serviceFailure(doing, error);
     }
   }
 
   private async ask<T>(doing: string, query: (socket: WASocket) => Promise<T>): Promise<T> {
-    try {
-      return await query(this.deps.socket());
-    } catch (error) {
-      if (error instanceof CommandError) throw error;
-      throw failed(doing, error);
-    }
+    return askService(() => this.deps.socket(), doing, query);
   }
 }
 
 /** The library's jid of a contact id: `@c.us` is `@s.whatsapp.net`. */
 function jidOf(id: string): string {
   return jidNormalizedUser(id.endsWith('@c.us') ? `${id.slice(0, -'@c.us'.length)}@s.whatsapp.net` : id);
-}
-
-function failed(doing: string, error: unknown): CommandError {
-  return new CommandError('ENGINE_ERROR', `NOWEB could not ${doing}: ${reasonOf(error)}`);
 }
