@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/appstate"
+	"go.mau.fi/whatsmeow/proto/waSyncAction"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 )
@@ -13,8 +15,8 @@ import (
 // Issue 16's Contacts (engine-pod/src/capabilities/contacts.ts) on whatsmeow: the contacts are
 // those its contact store holds (push names seen, the address book's app state, the history
 // sync) and those blocked; the rest are queries: IsOnWhatsApp, GetUserInfo (the About text),
-// GetProfilePictureInfo, GetBlocklist and UpdateBlocklist. Answered in NOWEB's shape. Not here:
-// naming a contact (`updateContact`, a `contactAction` app state patch).
+// GetProfilePictureInfo, GetBlocklist and UpdateBlocklist; naming a contact is a `contactAction`
+// app state patch, as the phone makes it. Answered in NOWEB's shape.
 
 // contactCall: the logged-in client and the contact's jid (`<number>@c.us` or `<id>@lid`).
 func (e *Engine) contactCall(params json.RawMessage, method string) (*whatsmeow.Client, string, types.JID, error) {
@@ -203,6 +205,40 @@ func (e *Engine) setBlocked(ctx context.Context, params json.RawMessage) (any, e
 	}
 	if _, err := client.UpdateBlocklist(ctx, jid, action); err != nil {
 		return nil, commandError("ENGINE_ERROR", "GOWS could not %s %s: %v", doing, id, err)
+	}
+	return nil, nil
+}
+
+// updateContact: the name the account keeps for the contact in its address book, a `contactAction`
+// mutation of the `critical_unblock_low` collection (whatsmeow has no builder for it; Baileys'
+// addOrEditContact makes the same). whatsmeow fetches its patch back and keeps the name in its store.
+func (e *Engine) updateContact(ctx context.Context, params json.RawMessage) (any, error) {
+	var args struct {
+		FirstName string `json:"firstName"`
+		LastName  string `json:"lastName"`
+	}
+	if err := json.Unmarshal(params, &args); err != nil || strings.TrimSpace(args.FirstName) == "" {
+		return nil, commandError("BAD_REQUEST", "updateContact needs id and firstName")
+	}
+	client, id, jid, err := e.contactCall(params, "updateContact")
+	if err != nil {
+		return nil, err
+	}
+	fullName := strings.TrimSpace(strings.TrimSpace(args.FirstName) + " " + strings.TrimSpace(args.LastName))
+	firstName := strings.TrimSpace(args.FirstName)
+	save := true
+	patch := appstate.PatchInfo{
+		Type: appstate.WAPatchCriticalUnblockLow,
+		Mutations: []appstate.MutationInfo{{
+			Index:   []string{appstate.IndexContact, jid.String()},
+			Version: 2,
+			Value: &waSyncAction.SyncActionValue{
+				ContactAction: &waSyncAction.ContactAction{FullName: &fullName, FirstName: &firstName, SaveOnPrimaryAddressbook: &save},
+			},
+		}},
+	}
+	if err := client.SendAppState(ctx, patch); err != nil {
+		return nil, commandError("ENGINE_ERROR", "GOWS could not name %s: %v", id, err)
 	}
 	return nil, nil
 }

@@ -109,7 +109,7 @@ var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "
 	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
-	"contacts", "contact", "contactAbout", "contactPicture", "setBlocked"}
+	"contacts", "contact", "contactAbout", "contactPicture", "setBlocked", "updateContact"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -207,6 +207,8 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.contactPicture(ctx, params)
 	case "setBlocked":
 		return e.setBlocked(ctx, params)
+	case "updateContact":
+		return e.updateContact(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}

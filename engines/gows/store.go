@@ -516,7 +516,9 @@ func (s *Store) PutBusinessName(ctx context.Context, user types.JID, businessNam
 	return changed, previous, err
 }
 
-func (s *Store) PutContactName(ctx context.Context, user types.JID, fullName, firstName string) error {
+// PutContactName: whatsmeow passes the first name first (its SQL store and its app state handler
+// agree on that order; only the interface's parameter names say otherwise).
+func (s *Store) PutContactName(ctx context.Context, user types.JID, firstName, fullName string) error {
 	_, err := s.updateContact(ctx, user, func(c *storedContact) bool {
 		changed := c.FullName != fullName || c.FirstName != firstName
 		c.FullName, c.FirstName = fullName, firstName

@@ -73,7 +73,7 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     expect((await gw.api('GET', '/api/gows/profile')).body).toMatchObject({ picture: null });
   });
 
-  it('reads contacts, their About text and picture, and blocks one', async () => {
+  it('reads contacts, their About text and picture, blocks one and names it', async () => {
     fake.about(CONTACT, 'At sea');
     const query = `session=gows&contactId=${CONTACT}`;
     expect((await gw.api('GET', `/api/contacts?${query}`)).body).toMatchObject({ id: `${CONTACT}@c.us`, number: CONTACT, isBlocked: false });
@@ -85,6 +85,8 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     expect(all.find((contact) => contact.id === `${CONTACT}@c.us`)).toMatchObject({ isBlocked: true });
     expect((await gw.api('POST', '/api/contacts/unblock', { session: 'gows', contactId: CONTACT })).status).toBe(201);
     expect(phone.profile.blocked.size).toBe(0);
+    expect((await gw.api('PUT', `/api/gows/contacts/${CONTACT}@c.us`, { firstName: 'Bob', lastName: 'Builder' })).body).toEqual({ success: true });
+    expect((await gw.api('GET', `/api/contacts?${query}`)).body).toMatchObject({ name: 'Bob Builder', shortName: 'Bob', isMyContact: true });
   });
 
   it("sets and reads a group's picture", async () => {

@@ -96,6 +96,13 @@ describe('GOWS contacts against the fake', () => {
     expect(await gows.request('contact', { id: bob })).toMatchObject({ isBlocked: false });
   });
 
+  it('names a contact with a contactAction app state patch, which whatsmeow fetches back into its store', async () => {
+    await gows.request('updateContact', { id: bob, firstName: 'Bob', lastName: 'Builder' });
+    await phone.appState.settled();
+    expect(phone.appState.uploaded.map((u) => u.action.contactAction?.fullName)).toContain('Bob Builder');
+    expect(Contact.parse(await gows.request('contact', { id: bob }))).toMatchObject({ name: 'Bob Builder', shortName: 'Bob', isMyContact: true });
+  });
+
   it('lists the contacts the store knows: a sender’s push name', async () => {
     phone.text('15551270003', 'hi', { pushName: 'Carol' });
     await waitFor(() => gows.notifications.some((n) => n.method === 'event' && n.params.event === 'message'), 'the message');

@@ -82,6 +82,12 @@ var ops = map[string]op{
 	"contacts.picture":      {method: "contactPicture", params: param("id", "contactId"), result: wrap("profilePictureURL"), needs: working},
 	"contacts.block":        {method: "setBlocked", params: blocking(true), result: success, needs: working},
 	"contacts.unblock":      {method: "setBlocked", params: blocking(false), result: success, needs: working},
+	"contacts.update":       {method: "updateContact", params: contactName, result: success, needs: working},
+}
+
+// contactName: a contact's new name as updateContact's params.
+func contactName(args map[string]any) (any, error) {
+	return map[string]any{"id": args["contactId"], "firstName": args["firstName"], "lastName": args["lastName"]}, nil
 }
 
 // blocking: a block or unblock as setBlocked's params.
@@ -114,7 +120,7 @@ var opNames = map[string]string{
 	"auth.passkey.challenge": "passkey pairing", "auth.passkey.submit": "passkey pairing", "auth.passkey.confirmation": "passkey pairing",
 	"auth.passkey.confirm": "passkey pairing", "send.linkCustomPreview": "custom link previews", "send.buttons": "buttons",
 	"send.list": "lists", "send.pollVote": "poll votes", "send.buttonReply": "button replies", "message.forward": "forwarding",
-	"message.star": "starring", "sandbox.simulate": "simulate", "group.delete": "deleting groups", "contacts.update": "editing contacts",
+	"message.star": "starring", "sandbox.simulate": "simulate", "group.delete": "deleting groups",
 }
 
 func opName(name string) string {
