@@ -37,18 +37,21 @@ func (e *Engine) contactCall(params json.RawMessage, method string) (*whatsmeow.
 	return client, args.ID, jid.ToNonAD(), nil
 }
 
-// blocked: the block list as the service has it now, as the interface's contact ids.
-func (e *Engine) blocked(ctx context.Context, client *whatsmeow.Client) (map[string]bool, error) {
+// blocked: the block list as the service has it now, by the interface's contact ids and by jid,
+// and its jids.
+func (e *Engine) blocked(ctx context.Context, client *whatsmeow.Client) (map[string]bool, []types.JID, error) {
 	list, err := client.GetBlocklist(ctx)
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not read the block list: %v", err)
+		return nil, nil, commandError("ENGINE_ERROR", "GOWS could not read the block list: %v", err)
 	}
 	out := make(map[string]bool, len(list.JIDs))
+	jids := make([]types.JID, 0, len(list.JIDs))
 	for _, jid := range list.JIDs {
 		out[e.contactID(ctx, jid.ToNonAD(), types.EmptyJID)] = true
 		out[jid.ToNonAD().String()] = true
+		jids = append(jids, jid.ToNonAD())
 	}
-	return out, nil
+	return out, jids, nil
 }
 
 // contactRecord is the protocol's Contact of what the store knows of jid.
@@ -97,7 +100,7 @@ func (e *Engine) contacts(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	blocked, err := e.blocked(ctx, client)
+	blocked, blockedJIDs, err := e.blocked(ctx, client)
 	if err != nil {
 		return nil, err
 	}
@@ -120,12 +123,9 @@ func (e *Engine) contacts(ctx context.Context) (any, error) {
 	for jid, info := range all {
 		add(jid, info)
 	}
-	list, err := client.GetBlocklist(ctx)
-	if err == nil {
-		for _, jid := range list.JIDs {
-			info, _ := client.Store.Contacts.GetContact(ctx, jid.ToNonAD())
-			add(jid.ToNonAD(), info)
-		}
+	for _, jid := range blockedJIDs {
+		info, _ := client.Store.Contacts.GetContact(ctx, jid)
+		add(jid, info)
 	}
 	return out, nil
 }
@@ -149,7 +149,7 @@ func (e *Engine) contact(ctx context.Context, params json.RawMessage) (any, erro
 			return nil, commandError("NOT_FOUND", "%s has no account with the messaging service", id)
 		}
 	}
-	blocked, err := e.blocked(ctx, client)
+	blocked, _, err := e.blocked(ctx, client)
 	if err != nil {
 		return nil, err
 	}
