@@ -87,6 +87,14 @@ export class GowsDriver {
     });
   }
 
+  /** The code a request fails with (`BAD_REQUEST`, `NOT_FOUND` ...), or null when it succeeds. */
+  failureCode(method: string, params: unknown = {}): Promise<string | null | undefined> {
+    return this.request(method, params).then(
+      () => null,
+      (error: unknown) => (error as { code?: string }).code,
+    );
+  }
+
   /** Resolves with the first notification (past `since`) that matches. */
   async waitFor(match: (n: Notification) => boolean, since = 0, timeoutMs = 20_000): Promise<Notification> {
     const deadline = Date.now() + timeoutMs;

@@ -26,12 +26,6 @@ beforeAll(async () => {
 
 afterAll(() => closeChecked(gows, fake));
 
-const failure = (method: string, params: Record<string, unknown>) =>
-  gows.request(method, params).then(
-    () => null,
-    (error: unknown) => (error as { code?: string }).code,
-  );
-
 describe('GOWS profile against the fake', () => {
   it('sets the picture: the server gets a square JPEG, and the profile answers its address', async () => {
     await gows.request('setProfilePicture', { mimetype: 'image/png', filename: null, data: PNG });
@@ -47,7 +41,9 @@ describe('GOWS profile against the fake', () => {
   });
 
   it('refuses a file that is not an image', async () => {
-    expect(await failure('setProfilePicture', { mimetype: 'text/plain', data: Buffer.from('hello').toString('base64') })).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('setProfilePicture', { mimetype: 'text/plain', data: Buffer.from('hello').toString('base64') })).toBe(
+      'BAD_REQUEST',
+    );
   });
 
   it('sets the name with an app state patch; me and the profile follow', async () => {
@@ -70,7 +66,7 @@ describe('GOWS contacts against the fake', () => {
     });
     expect(Contact.parse(await gows.request('contact', { id: phone.contactId }))).toMatchObject({ isMe: true });
     fake.notOnWhatsApp('15551270009');
-    expect(await failure('contact', { id: '15551270009@c.us' })).toBe('NOT_FOUND');
+    expect(await gows.failureCode('contact', { id: '15551270009@c.us' })).toBe('NOT_FOUND');
   });
 
   it('reads the About text (usync status); none is null', async () => {
