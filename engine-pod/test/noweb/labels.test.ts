@@ -1,4 +1,5 @@
 import type { Label } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakePhone } from '../fake-wa/index.js';
 import { ALICE, NowebSession, pairedSessionForTests } from './harness.js';
@@ -125,6 +126,21 @@ describe('NOWEB labels: operations as app state patches, with their label.* even
       expect(await again.host.execute({ op: 'labels.ofChat', args: { chatId: alice } })).toEqual([vip, expect.objectContaining({ id: '5' })]);
     } finally {
       await again.host.stop();
+    }
+  });
+
+  it('fetches the labels once when its auth state has no label book (kept before the engine kept one)', async () => {
+    await s.store.set({ 'switchboard-labels': { 'switchboard-labels': null } });
+    const older = new NowebSession(s.fake, { authDir: s.authDir });
+    try {
+      await older.host.start();
+      await older.waitForStatus('WORKING');
+      const ids = async () => ((await older.host.execute({ op: 'labels.list' })) as Label[]).map((label) => label.id);
+      await waitFor(async () => (await ids()).join() === '2,5,6', 'labels 2, 5 and 6 fetched again');
+      expect(await older.host.execute({ op: 'labels.ofChat', args: { chatId: alice } })).toEqual([vip, expect.objectContaining({ id: '5' })]);
+      await waitFor(async () => (await s.store.get('switchboard-labels', ['switchboard-labels']))['switchboard-labels'], 'the book kept');
+    } finally {
+      await older.host.stop();
     }
   });
 });

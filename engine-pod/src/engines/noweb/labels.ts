@@ -111,6 +111,11 @@ export class NowebLabels {
     this.book.restore(stored);
   }
 
+  /** The book as the auth state store keeps it. */
+  stored(): StoredLabels {
+    return this.book.snapshot();
+  }
+
   /** Logout: the next account has labels of its own. */
   forget(): void {
     this.book.clear();

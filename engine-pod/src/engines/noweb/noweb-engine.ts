@@ -98,6 +98,8 @@ export class NowebEngine implements Engine {
   private readonly chatActions: NowebChats;
   /** Issue 16's Labels: labels.ts. */
   private readonly labelBook: NowebLabels;
+  /** Set when the session's labels must be fetched again once connected (startLabelBook). */
+  private labelsToFetch = false;
 
   constructor(
     private readonly context: EngineContext,
@@ -146,7 +148,9 @@ export class NowebEngine implements Engine {
 
   async start(): Promise<void> {
     this.auth = await BaileysAuthState.load(this.context.authState);
-    this.labelBook.restore(await this.auth.labels());
+    const labels = await this.auth.labels();
+    this.labelBook.restore(labels);
+    if (labels === undefined) await this.startLabelBook(this.auth);
     if (!this.stopped) this.connect();
   }
 
@@ -530,7 +534,36 @@ export class NowebEngine implements Engine {
    * connection opens. WORKING waits for it a moment, so that its session.status names the account
    * (`me.pushName`), and goes ahead without it after PUSH_NAME_WAIT_MS.
    */
+  /**
+   * A session without a label book: a new device learns every label in its first app state sync,
+   * so its book starts empty now. One paired before the engine kept a book (its labels already
+   * synced, never to come again) fetches the labels' collection once more from the start, once connected.
+   */
+  private async startLabelBook(auth: BaileysAuthState): Promise<void> {
+    if (!auth.isPaired) {
+      await auth.saveLabels(this.labelBook.stored());
+      return;
+    }
+    this.labelsToFetch = true;
+    await auth.state.keys.set({ 'app-state-sync-version': { regular: null } });
+  }
+
+  private fetchLabels(socket: WASocket): void {
+    this.labelsToFetch = false;
+    void socket
+      .resyncAppState(['regular'], false)
+      .then(async () => {
+        await this.queue;
+        await this.auth?.saveLabels(this.labelBook.stored());
+      })
+      .catch((error: unknown) => {
+        // Tried again at the next start: the book is still not kept.
+        this.context.log.warn({ session: this.context.session, err: error }, 'NOWEB could not fetch its labels');
+      });
+  }
+
   private opened(): void {
+    if (this.labelsToFetch && this.socket) this.fetchLabels(this.socket);
     const me = this.me();
     this.context.setMe(me);
     if (me?.pushName) this.announceWorking();
