@@ -61,6 +61,8 @@ type Engine struct {
 	// working: connected and logged in; WORKING is announced once the push name is known.
 	working      bool
 	workingTimer *time.Timer
+	// archivedChats: each chat's archived state last reported (`chat.archive` once per change).
+	archivedChats map[string]bool
 }
 
 // pushNameWait is how long WORKING waits for the account's name after pairing (NOWEB's PUSH_NAME_WAIT_MS).
@@ -109,7 +111,8 @@ var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "
 	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
-	"contacts", "contact", "contactAbout", "contactPicture", "setBlocked", "updateContact"}
+	"contacts", "contact", "contactAbout", "contactPicture", "setBlocked",
+	"archiveChat", "markChatUnread", "deleteChat", "clearMessages", "updateContact"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -209,6 +212,14 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.setBlocked(ctx, params)
 	case "updateContact":
 		return e.updateContact(ctx, params)
+	case "archiveChat":
+		return e.archiveChat(ctx, params)
+	case "markChatUnread":
+		return e.markChatUnread(ctx, params)
+	case "deleteChat":
+		return e.deleteChat(ctx, params)
+	case "clearMessages":
+		return e.clearMessages(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}
@@ -538,6 +549,8 @@ func (e *Engine) handleEvent(raw any) {
 		e.callEvent(raw)
 	case *events.Presence, *events.ChatPresence:
 		e.presence(raw)
+	case *events.Archive:
+		e.archived(evt)
 	}
 }
 

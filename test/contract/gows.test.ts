@@ -100,6 +100,28 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     });
   });
 
+  it('archives, unarchives, marks unread, clears and deletes a chat: app state patches the phone decodes', async () => {
+    const chat = `/api/gows/chats/${CONTACT}@c.us`;
+    const uploaded = async (kind: string) => {
+      await phone.appState.settled();
+      return phone.appState.uploaded.filter((u) => u.index[0] === kind && u.index[1] === `${CONTACT}@s.whatsapp.net`);
+    };
+    for (const [method, path, status] of [
+      ['POST', '/archive', 201],
+      ['POST', '/unarchive', 201],
+      ['POST', '/unread', 201],
+      ['DELETE', '/messages', 200],
+      ['DELETE', '', 200],
+    ] as const) {
+      const res = await gw.api(method, `${chat}${path}`);
+      expect([path, res.status, res.body]).toEqual([path, status, { success: true }]);
+    }
+    expect((await uploaded('archive')).map((u) => u.action.archiveChatAction?.archived)).toEqual([true, false]);
+    expect((await uploaded('markChatAsRead')).map((u) => u.action.markChatAsReadAction?.read)).toEqual([false]);
+    expect(await uploaded('clearChat')).toHaveLength(1);
+    expect(await uploaded('deleteChat')).toHaveLength(1);
+  });
+
   it('a restart resumes the pairing from the saved auth state: WORKING again, no QR code', async () => {
     await restarted(gw, 'gows');
     // Cluster mode: the session record follows the new pod's events a moment later.

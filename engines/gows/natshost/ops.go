@@ -82,6 +82,10 @@ var ops = map[string]op{
 	"contacts.picture":      {method: "contactPicture", params: param("id", "contactId"), result: wrap("profilePictureURL"), needs: working},
 	"contacts.block":        {method: "setBlocked", params: blocking(true), result: success, needs: working},
 	"contacts.unblock":      {method: "setBlocked", params: blocking(false), result: success, needs: working},
+	"chat.archive":          {method: "archiveChat", result: success, needs: working},
+	"chat.unread":           {method: "markChatUnread", result: success, needs: working},
+	"chat.delete":           {method: "deleteChat", result: success, needs: working},
+	"chat.clearMessages":    {method: "clearMessages", result: success, needs: working},
 	"contacts.update":       {method: "updateContact", params: contactName, result: success, needs: working},
 }
 

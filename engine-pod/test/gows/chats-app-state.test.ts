@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
+
+/**
+ * The chats' app state operations of the Go engine (engines/gows/chat-state.go) over its RPC,
+ * against the fake server: whatsmeow's archive, markChatAsRead, deleteChat and clearChat patches,
+ * which the fake decodes as the phone would, and `chat.archive` for an archive change, the
+ * account's own or the phone's.
+ */
+const BOB = '15551270002';
+const bob = `${BOB}@c.us`;
+const bobJid = `${BOB}@s.whatsapp.net`;
+let fake: FakeWaServer;
+let gows: GowsDriver;
+let phone: FakePhone;
+
+beforeAll(async () => {
+  let binary: string;
+  [fake, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
+  gows = fakeServerDriver(binary, fake, 'gows-chats');
+  phone = await pairWithFake(gows, fake, 'gows-chats');
+}, 180_000);
+
+afterAll(() => closeChecked(gows, fake));
+
+/** The app state mutations the engine uploaded of one kind, for Bob's chat. */
+const uploaded = async (kind: string) => {
+  await phone.appState.settled();
+  return phone.appState.uploaded.filter((u) => u.index[0] === kind && u.index[1] === bobJid);
+};
+
+describe('GOWS chats: app state patches against the fake', () => {
+  it('archives and unarchives: archive patches the phone decodes, and chat.archive for each', async () => {
+    const since = gows.notifications.length;
+    await gows.request('archiveChat', { chatId: bob, archive: true });
+    await gows.event('chat.archive', (p) => p.id === bob && p.archived === true, since);
+    await gows.request('archiveChat', { chatId: bob, archive: false });
+    await gows.event('chat.archive', (p) => p.id === bob && p.archived === false, since);
+    expect((await uploaded('archive')).map((u) => u.action.archiveChatAction?.archived)).toEqual([true, false]);
+    expect(await gows.failureCode('archiveChat', { chatId: bob })).toBe('BAD_REQUEST');
+  });
+
+  it('emits chat.archive when the phone archives a chat', async () => {
+    const since = gows.notifications.length;
+    await phone.archive(BOB, true);
+    expect(await gows.event('chat.archive', (p) => p.archived === true, since)).toMatchObject({ id: bob, archived: true });
+  });
+
+  it('marks unread, clears and deletes: markChatAsRead false, clearChat and deleteChat patches', async () => {
+    await gows.request('markChatUnread', { chatId: bob });
+    expect((await uploaded('markChatAsRead')).map((u) => u.action.markChatAsReadAction?.read)).toEqual([false]);
+    await gows.request('clearMessages', { chatId: bob });
+    expect(await uploaded('clearChat')).toHaveLength(1);
+    await gows.request('deleteChat', { chatId: bob });
+    expect(await uploaded('deleteChat')).toHaveLength(1);
+    expect(await gows.failureCode('deleteChat', {})).toBe('BAD_REQUEST');
+  });
+});
