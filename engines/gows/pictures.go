@@ -188,3 +188,23 @@ func (e *Engine) deleteGroupPicture(ctx context.Context, params json.RawMessage)
 	}
 	return nil, setPicture(ctx, client, jid, nil, "remove the group picture")
 }
+
+// chatPicture: a chat's picture (a contact's or a group's) in NOWEB's shape, {url}, null when
+// there is none or the account may not see it.
+func (e *Engine) chatPicture(ctx context.Context, params json.RawMessage) (any, error) {
+	var args struct {
+		ChatID string `json:"chatId"`
+	}
+	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+		return nil, commandError("BAD_REQUEST", "chatPicture needs chatId")
+	}
+	client, chat, err := e.target(args.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	url, err := pictureURL(ctx, client, chat, "read the picture of "+args.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"url": url}, nil
+}

@@ -100,7 +100,7 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     });
   });
 
-  it('archives, unarchives, marks unread, clears and deletes a chat: app state patches the phone decodes', async () => {
+  it('archives, unarchives, marks unread, clears and deletes a chat: app state patches the phone decodes; reads its picture', async () => {
     const chat = `/api/gows/chats/${CONTACT}@c.us`;
     const uploaded = async (kind: string) => {
       await phone.appState.settled();
@@ -120,6 +120,7 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     expect((await uploaded('markChatAsRead')).map((u) => u.action.markChatAsReadAction?.read)).toEqual([false]);
     expect(await uploaded('clearChat')).toHaveLength(1);
     expect(await uploaded('deleteChat')).toHaveLength(1);
+    expect((await gw.api('GET', `${chat}/picture`)).body).toEqual({ url: null });
   });
 
   it('a restart resumes the pairing from the saved auth state: WORKING again, no QR code', async () => {

@@ -6,8 +6,10 @@ import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFak
  * The chats' app state operations of the Go engine (engines/gows/chat-state.go) over its RPC,
  * against the fake server: whatsmeow's archive, markChatAsRead, deleteChat and clearChat patches,
  * which the fake decodes as the phone would, and `chat.archive` for an archive change, the
- * account's own or the phone's.
+ * account's own or the phone's; and a chat's picture (`w:profile:picture`).
  */
+// A 2x1 PNG: the engine makes the square JPEG the service keeps of it.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg==';
 const BOB = '15551270002';
 const bob = `${BOB}@c.us`;
 const bobJid = `${BOB}@s.whatsapp.net`;
@@ -55,5 +57,14 @@ describe('GOWS chats: app state patches against the fake', () => {
     await gows.request('deleteChat', { chatId: bob });
     expect(await uploaded('deleteChat')).toHaveLength(1);
     expect(await gows.failureCode('deleteChat', {})).toBe('BAD_REQUEST');
+  });
+});
+
+describe('GOWS chats: the picture against the fake', () => {
+  it("answers a chat's picture address, null for one the service does not show", async () => {
+    expect(await gows.request('chatPicture', { chatId: bob, refresh: false })).toEqual({ url: null });
+    await gows.request('setProfilePicture', { mimetype: 'image/png', filename: null, data: PNG });
+    expect(await gows.request('chatPicture', { chatId: phone.contactId, refresh: true })).toEqual({ url: phone.profile.pictureUrl });
+    expect(await gows.failureCode('chatPicture', {})).toBe('BAD_REQUEST');
   });
 });

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The chats' app state commands (archive, unread, delete, clear) reach the engine methods
+// The chats' app state commands (archive, unread, delete, clear) and the chat's picture reach the engine methods
 // engines/gows implements with the command's args, and reply as engine-pod's dispatch does.
 func TestChatStateOps(t *testing.T) {
 	var published [][]byte
@@ -15,6 +15,9 @@ func TestChatStateOps(t *testing.T) {
 	engine := func(_ context.Context, method string, params json.RawMessage) (any, error) {
 		gotMethod, gotParams = method, nil
 		_ = json.Unmarshal(params, &gotParams)
+		if method == "chatPicture" {
+			return map[string]any{"url": nil}, nil
+		}
 		return nil, nil
 	}
 	host := testHost(engine, &published)
@@ -26,12 +29,14 @@ func TestChatStateOps(t *testing.T) {
 		args   map[string]any
 		method string
 		params string
+		reply  string
 	}{
-		{"chat.archive", map[string]any{"chatId": "15551230001@c.us", "archive": true}, "archiveChat", `{"archive":true,"chatId":"15551230001@c.us"}`},
-		{"chat.archive", map[string]any{"chatId": "1@g.us", "archive": false}, "archiveChat", `{"archive":false,"chatId":"1@g.us"}`},
-		{"chat.unread", map[string]any{"chatId": "15551230001@c.us"}, "markChatUnread", `{"chatId":"15551230001@c.us"}`},
-		{"chat.delete", map[string]any{"chatId": "15551230001@c.us"}, "deleteChat", `{"chatId":"15551230001@c.us"}`},
-		{"chat.clearMessages", map[string]any{"chatId": "15551230001@c.us"}, "clearMessages", `{"chatId":"15551230001@c.us"}`},
+		{"chat.archive", map[string]any{"chatId": "15551230001@c.us", "archive": true}, "archiveChat", `{"archive":true,"chatId":"15551230001@c.us"}`, `{"success":true}`},
+		{"chat.archive", map[string]any{"chatId": "1@g.us", "archive": false}, "archiveChat", `{"archive":false,"chatId":"1@g.us"}`, `{"success":true}`},
+		{"chat.unread", map[string]any{"chatId": "15551230001@c.us"}, "markChatUnread", `{"chatId":"15551230001@c.us"}`, `{"success":true}`},
+		{"chat.delete", map[string]any{"chatId": "15551230001@c.us"}, "deleteChat", `{"chatId":"15551230001@c.us"}`, `{"success":true}`},
+		{"chat.clearMessages", map[string]any{"chatId": "15551230001@c.us"}, "clearMessages", `{"chatId":"15551230001@c.us"}`, `{"success":true}`},
+		{"chat.picture", map[string]any{"chatId": "1@g.us", "refresh": true}, "chatPicture", `{"chatId":"1@g.us","refresh":true}`, `{"url":null}`},
 	} {
 		result, err := c.execute(context.Background(), tc.op, tc.args)
 		if err != nil {
@@ -40,8 +45,8 @@ func TestChatStateOps(t *testing.T) {
 		}
 		params, _ := json.Marshal(gotParams)
 		reply, _ := json.Marshal(result)
-		if gotMethod != tc.method || string(params) != tc.params || string(reply) != `{"success":true}` {
-			t.Errorf("%s: called %s %s and replied %s; want %s %s and {\"success\":true}", tc.op, gotMethod, params, reply, tc.method, tc.params)
+		if gotMethod != tc.method || string(params) != tc.params || string(reply) != tc.reply {
+			t.Errorf("%s: called %s %s and replied %s; want %s %s and %s", tc.op, gotMethod, params, reply, tc.method, tc.params, tc.reply)
 		}
 	}
 }

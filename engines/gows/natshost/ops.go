@@ -86,6 +86,7 @@ var ops = map[string]op{
 	"chat.unread":           {method: "markChatUnread", result: success, needs: working},
 	"chat.delete":           {method: "deleteChat", result: success, needs: working},
 	"chat.clearMessages":    {method: "clearMessages", result: success, needs: working},
+	"chat.picture":          {method: "chatPicture", needs: working},
 	"contacts.update":       {method: "updateContact", params: contactName, result: success, needs: working},
 }
 
