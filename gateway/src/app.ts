@@ -123,6 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       sessions: deps.sessions,
       outbound: deps.outbound ?? new OutboundPolicy(),
       ...(deps.mediaBodyLimit === undefined ? {} : { mediaBodyLimit: deps.mediaBodyLimit }),
+      // For routes/chats.ts, whose chat delete forgets the chat's history.
+      ...(deps.messages ? { messages: deps.messages } : {}),
     };
     for (const routes of [
       sessionRoutes,

@@ -218,6 +218,46 @@ describe('chat actions: archive, read, unread, picture, clear, delete', () => {
   });
 });
 
+describe('deleting a chat forgets its history: it leaves the chats list, and its messages list is empty', () => {
+  const S = 'chats-delete';
+  const CAROL_LID = '271000000000009@lid';
+  const CAROL_PN = '15550003333@c.us';
+  const listed = async () => (await gw.api('GET', `/api/${S}/chats?sortBy=id&sortOrder=asc`)).body.map((chat: { id: string }) => chat.id);
+  const messagesOf = async (chatId: string, query = '') => (await gw.api('GET', `/api/${S}/chats/${enc(chatId)}/messages?limit=100${query}`)).body;
+  beforeAll(async () => {
+    await workingSession(gw, S, { engine: 'SANDBOX' });
+  });
+
+  it('DELETE the chat: 200, then GET /chats and the overview no longer list it and its messages are gone; other chats stay', async () => {
+    await stored(S, ALICE, await sent(S, ALICE, 'to Alice'));
+    const bobs = await received(S, BOB, 'from Bob');
+    await stored(S, BOB, bobs);
+    expect(await listed()).toEqual([ALICE, BOB]);
+    expect((await gw.api('DELETE', `/api/${S}/chats/${enc(ALICE)}`)).status).toBe(200);
+    expect(await listed()).toEqual([BOB]);
+    expect((await gw.api('GET', `/api/${S}/chats/overview`)).body.map((chat: { id: string }) => chat.id)).toEqual([BOB]);
+    expect(await messagesOf(ALICE)).toEqual([]);
+    expect((await messagesOf(BOB)).map((r: { id: string }) => r.id)).toEqual([bobs]);
+  });
+
+  it('a contact’s chat under its linked id and its number is one: deleting it forgets both, and the LID map keeps the pair', async () => {
+    const fromLid = await gw.api('POST', `/api/${S}/sandbox/simulate`, { kind: 'message', from: CAROL_LID, pn: CAROL_PN, body: 'from a lid' });
+    expect(fromLid.status).toBe(201);
+    await stored(S, CAROL_LID, fromLid.body.id);
+    await stored(S, CAROL_PN, await sent(S, CAROL_PN, 'to the number'));
+    expect(await messagesOf(CAROL_PN)).toHaveLength(2);
+    // One chat, under the address of its newest message (both messages may share their second).
+    const [bob, carol, ...more] = await listed();
+    expect([bob, more]).toEqual([BOB, []]);
+    expect([CAROL_PN, CAROL_LID]).toContain(carol);
+    expect((await gw.api('DELETE', `/api/${S}/chats/${enc(CAROL_PN)}`)).status).toBe(200);
+    expect(await listed()).toEqual([BOB]);
+    expect(await messagesOf(CAROL_PN)).toEqual([]);
+    expect(await messagesOf(CAROL_LID, '&merge=false')).toEqual([]);
+    expect((await gw.api('GET', `/api/${S}/lids/pn/${CAROL_PN}`)).body).toEqual({ lid: CAROL_LID, pn: CAROL_PN });
+  });
+});
+
 describe('presence', () => {
   const S = 'chats-presence';
   beforeAll(async () => {

@@ -106,6 +106,11 @@ export class NatsMessageStore implements MessageStore {
     return [...chats].map(([chatId, { last, messages }]) => ({ chatId, last: last.record, messages }));
   }
 
+  /** The chat's message keys (three tokens) go; its alias, the two-token key `<session>.<chat>`, stays. */
+  async forgetChat(session: string, chatId: string): Promise<void> {
+    await purgeSubjects(this.nc, `$KV.${KV_BUCKETS.messages}.${chatKey(session, chatId)}.*`);
+  }
+
   async purgeSession(session: string): Promise<void> {
     await purgeSessionMessages(this.nc, session);
   }
@@ -113,9 +118,14 @@ export class NatsMessageStore implements MessageStore {
 
 /** Forgets a session's history without its engine pod (the gateway's logout and delete). */
 export async function purgeSessionMessages(nc: NatsConnection, session: string): Promise<number> {
+  return purgeSubjects(nc, sessionSubjects(session));
+}
+
+/** Purges the bucket's keys under `filter` (a subject), however many; none when there is no bucket yet. */
+async function purgeSubjects(nc: NatsConnection, filter: string): Promise<number> {
   const jsm = await nc.jetstreamManager();
   try {
-    return (await jsm.streams.purge(STREAM, { filter: sessionSubjects(session) })).purged;
+    return (await jsm.streams.purge(STREAM, { filter })).purged;
   } catch (error) {
     if (jsErrorCode(error) === JS_ERR.streamNotFound) return 0;
     throw error;

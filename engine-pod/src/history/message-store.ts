@@ -53,6 +53,11 @@ export interface MessageStore {
   query(session: string, chatIds: readonly string[], page: HistoryPage): Promise<MessageRecord[]>;
   /** Every chat of the session that has a message, each with its newest one (the chats list). */
   chats(session: string): Promise<StoredChat[]>;
+  /**
+   * Forgets every message of one chat (the chat was deleted): it goes from the chats list and its
+   * history is empty. Its aliases stay, as they say who the contact is, not what the chat held.
+   */
+  forgetChat(session: string, chatId: string): Promise<void>;
   /** Forgets every message of a session (logout, delete). */
   purgeSession(session: string): Promise<void>;
 }

@@ -115,6 +115,25 @@ export function messageStoreSuite(open: () => Promise<MessageStore>): void {
       expect((await store.get(other, chat, 'A'))?.body).toBe('kept');
     });
 
+    it('forgetChat forgets one chat’s messages: the other chat, its messages and the alias remain', async () => {
+      const other = '15550002222@c.us';
+      const lid = '8550001111@lid';
+      await store.put(session, chat, 'A', record({ id: 'A', body: 'gone', timestamp: 10 }));
+      await store.put(session, chat, 'B', record({ id: 'B', body: 'gone too', timestamp: 20 }));
+      await store.put(session, other, 'C', record({ id: 'C', chat: other, body: 'kept', timestamp: 30 }));
+      await store.put(`${session}-other`, chat, 'A', record({ id: 'A', body: 'another session’s' }));
+      await store.setAlias(session, chat, lid);
+      await store.setAlias(session, lid, chat);
+      await store.forgetChat(session, chat);
+      expect(await store.get(session, chat, 'A')).toBeNull();
+      expect(await bodies({ merge: false })).toEqual([]);
+      expect((await store.chats(session)).map(({ chatId, last, messages }) => [chatId, last.body, messages])).toEqual([[other, 'kept', 1]]);
+      expect(await bodies({ chatId: other, merge: false })).toEqual(['kept']);
+      expect(await store.aliasOf(session, chat)).toBe(lid);
+      expect(await store.lids(session, { limit: 10, offset: 0 })).toEqual([{ lid, pn: chat }]);
+      expect((await store.get(`${session}-other`, chat, 'A'))?.body).toBe('another session’s');
+    });
+
     it('serves its aliases from the @lid side as the LID map: by linked id, paged, counted, per session', async () => {
       await store.setAlias(session, '9550000002@lid', '15550000002@c.us');
       await store.setAlias(session, '15550000002@c.us', '9550000002@lid');

@@ -61,6 +61,7 @@ export class SqliteMessageStore implements MessageStore {
   private readonly merge: SqlWrite;
   private readonly forward: SqlWrite;
   private readonly upsertAlias: SqlWrite;
+  private readonly deleteChat: SqlWrite;
   private readonly deleteSession: SqlWrite;
   private readonly deleteAliases: SqlWrite;
   /** One statement per query shape (how many chats, which filters). */
@@ -95,6 +96,7 @@ export class SqliteMessageStore implements MessageStore {
       `INSERT INTO chat_aliases (session, chat_id, alias) VALUES (?, ?, ?)
        ON CONFLICT (session, chat_id) DO UPDATE SET alias = excluded.alias`,
     );
+    this.deleteChat = writes.statement('DELETE FROM messages WHERE session = ? AND chat_id = ?');
     this.deleteSession = writes.statement('DELETE FROM messages WHERE session = ?');
     this.deleteAliases = writes.statement('DELETE FROM chat_aliases WHERE session = ?');
   }
@@ -159,6 +161,11 @@ export class SqliteMessageStore implements MessageStore {
     await this.writes.flush();
     const rows = this.selectChats.all(session) as unknown as (StoredRow & { chat_id: string; messages: number })[];
     return rows.map((row) => ({ chatId: row.chat_id, last: recordOf(row), messages: row.messages }));
+  }
+
+  async forgetChat(session: string, chatId: string): Promise<void> {
+    this.deleteChat.add(session, chatId);
+    await this.writes.flush();
   }
 
   async purgeSession(session: string): Promise<void> {

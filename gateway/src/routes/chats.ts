@@ -9,27 +9,51 @@ import {
   ReadChatMessagesResponse,
   Result,
 } from '@switchboard/protocol';
+import type { MessageStore } from '@switchboard/engine-pod';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from './context.js';
 import { sessionCommandRoute } from './session-command-route.js';
 
 const tags = ['Chats'];
 
+export interface ChatRouteDeps extends RouteDeps {
+  /** The sessions' message history, which the chats list is read from (chat-lists.ts); absent: none is kept. */
+  readonly messages?: MessageStore;
+}
+
+/**
+ * A deleted chat's messages leave the history, so that it goes from the chats list and its
+ * messages list is empty, as on the phone. The gateway does it, after the engine deleted the
+ * chat: no engine tells of its own chat deletions (the spec has no such event), and here it is
+ * the same for every engine in both modes (cluster mode's gateway already purges a session's
+ * history at logout and delete). A contact's `@lid` and `@c.us` are one chat on the phone, so both
+ * go; the alias stays, as it says who the contact is. A message of the chat that the history
+ * recorder has yet to write when this runs comes back: the chat was in use as it was deleted.
+ */
+async function forgetChat(messages: MessageStore, session: string, chatId: string): Promise<void> {
+  const alias = await messages.aliasOf(session, chatId);
+  await Promise.all([chatId, ...(alias ? [alias] : [])].map((id) => messages.forgetChat(session, id)));
+}
+
 /**
  * The chats operations that act on the account (the peer product's `/api/{session}/chats...`;
  * chat-lists.ts reads the lists and messages from the history). Each is one engine command; an
  * engine without it answers 422 from the engine catalog.
  */
-export async function chatRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
+export async function chatRoutes(app: FastifyInstance, { sessions, messages }: ChatRouteDeps): Promise<void> {
   sessionCommandRoute(app, sessions, {
     method: 'DELETE',
     url: '/api/:session/chats/:chatId',
     tags,
     summary: 'Delete the chat',
+    description: 'Its messages leave the history too, so it leaves the chats lists.',
     params: ChatPathParams,
     status: 200,
     response: Result,
     command: ({ params }) => ({ op: 'chat.delete', args: { chatId: params.chatId } }),
+    after: async ({ params }) => {
+      if (messages) await forgetChat(messages, params.session, params.chatId);
+    },
   });
 
   sessionCommandRoute(app, sessions, {

@@ -30,6 +30,8 @@ export interface SessionCommandOperation<P extends Params, Q extends z.ZodType, 
   readonly command: (request: CommandRequest<P, Q, B>) => EngineCommand;
   /** What the client gets from the command's result; the result itself when absent. */
   readonly answer?: (result: unknown) => unknown;
+  /** What the gateway does itself once the command succeeded, before answering (its failure is the request's). */
+  readonly after?: (request: CommandRequest<P, Q, B>) => Promise<void>;
 }
 
 /**
@@ -41,7 +43,7 @@ export function sessionCommandRoute<P extends Params, Q extends z.ZodType = z.Zo
   sessions: SessionBackend,
   operation: SessionCommandOperation<P, Q, B>,
 ): void {
-  const { status, answer } = operation;
+  const { status, answer, after } = operation;
   // Widened: the success status is the operation's, which TS cannot pair with its schema here.
   const response: Record<number, z.ZodType> = { [status]: operation.response, ...sessionErrors };
   typed(app).route({
@@ -60,6 +62,7 @@ export function sessionCommandRoute<P extends Params, Q extends z.ZodType = z.Zo
     handler: async (request, reply) => {
       const input = request as unknown as CommandRequest<P, Q, B>;
       const result = await sessions.command(input.params.session, operation.command(input));
+      await after?.(input);
       return reply.code(status).send(answer ? answer(result) : result);
     },
   });
