@@ -155,6 +155,8 @@ const PRECONDITIONS: Record<string, (gw: ContractGateway) => Promise<unknown>> =
   'PUT /api/apps/{id}': (gw) => callsApp(gw),
   'DELETE /api/apps/{id}': (gw) => callsApp(gw),
   'POST /api/{session}/auth/request-code': (gw) => loggedOut(gw),
+  // The chat's messages are gone when DELETE /api/{session}/chats/{chatId} came before.
+  'GET /api/{session}/chats/{chatId}/messages': (gw) => sentMessage(gw),
   'GET /api/{session}/chats/{chatId}/messages/{messageId}': (gw) => sentMessage(gw),
   'POST /api/{session}/calls/reject': (gw) => gw.api('POST', `/api/${SESSION}/sandbox/simulate`, CALL),
 };
