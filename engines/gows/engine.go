@@ -112,7 +112,7 @@ var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
 	"contacts", "contact", "contactAbout", "contactPicture", "setBlocked",
-	"archiveChat", "markChatUnread", "deleteChat", "clearMessages", "chatPicture", "updateContact"}
+	"archiveChat", "markChatUnread", "deleteChat", "clearMessages", "chatPicture", "readChatMessages", "updateContact"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -222,6 +222,8 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.clearMessages(ctx, params)
 	case "chatPicture":
 		return e.chatPicture(ctx, params)
+	case "readChatMessages":
+		return e.readChatMessages(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}

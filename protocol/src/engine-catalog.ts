@@ -317,6 +317,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'chat.delete',
       'chat.clearMessages',
       'chat.picture',
+      'chat.read',
       'call.reject',
       'message.edit',
       'message.delete',

@@ -62,6 +62,7 @@ const ENGINE_OPS: Readonly<Record<string, readonly EngineOp[]>> = {
   'POST /api/{session}/chats/{chatId}/unarchive': ['chat.archive'],
   'POST /api/{session}/chats/{chatId}/unread': ['chat.unread'],
   'GET /api/{session}/chats/{chatId}/picture': ['chat.picture'],
+  'POST /api/{session}/chats/{chatId}/messages/read': ['chat.read'],
   'POST /api/{session}/groups': ['group.create'],
   'GET /api/{session}/groups': ['group.list'],
   'GET /api/{session}/groups/join-info': ['group.joinInfo'],

@@ -100,7 +100,7 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     });
   });
 
-  it('archives, unarchives, marks unread, clears and deletes a chat: app state patches the phone decodes; reads its picture', async () => {
+  it('archives, unarchives, marks unread, clears and deletes a chat: app state patches the phone decodes; reads its picture and marks it read', async () => {
     const chat = `/api/gows/chats/${CONTACT}@c.us`;
     const uploaded = async (kind: string) => {
       await phone.appState.settled();
@@ -121,6 +121,7 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     expect(await uploaded('clearChat')).toHaveLength(1);
     expect(await uploaded('deleteChat')).toHaveLength(1);
     expect((await gw.api('GET', `${chat}/picture`)).body).toEqual({ url: null });
+    expect((await gw.api('POST', `${chat}/messages/read`, {})).body).toEqual({ ids: [] });
   });
 
   it('a restart resumes the pairing from the saved auth state: WORKING again, no QR code', async () => {

@@ -1,3 +1,4 @@
+import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
 import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
@@ -6,7 +7,8 @@ import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFak
  * The chats' app state operations of the Go engine (engines/gows/chat-state.go) over its RPC,
  * against the fake server: whatsmeow's archive, markChatAsRead, deleteChat and clearChat patches,
  * which the fake decodes as the phone would, and `chat.archive` for an archive change, the
- * account's own or the phone's; and a chat's picture (`w:profile:picture`).
+ * account's own or the phone's; a chat's picture (`w:profile:picture`) and read receipts for its
+ * unread messages.
  */
 // A 2x1 PNG: the engine makes the square JPEG the service keeps of it.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg==';
@@ -21,7 +23,7 @@ beforeAll(async () => {
   let binary: string;
   [fake, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
   gows = fakeServerDriver(binary, fake, 'gows-chats');
-  phone = await pairWithFake(gows, fake, 'gows-chats');
+  phone = await pairWithFake(gows, fake, 'gows-chats', { [BOB]: '245120000000012' });
 }, 180_000);
 
 afterAll(() => closeChecked(gows, fake));
@@ -66,5 +68,25 @@ describe('GOWS chats: the picture against the fake', () => {
     await gows.request('setProfilePicture', { mimetype: 'image/png', filename: null, data: PNG });
     expect(await gows.request('chatPicture', { chatId: phone.contactId, refresh: true })).toEqual({ url: phone.profile.pictureUrl });
     expect(await gows.failureCode('chatPicture', {})).toBe('BAD_REQUEST');
+  });
+});
+
+describe('GOWS chats: read receipts against the fake', () => {
+  it('marks the unread messages read, the newest `messages` of them first, and answers their ids', async () => {
+    await gows.request('readChatMessages', { chatId: bob, days: 7 });
+    const older = phone.text(BOB, 'unread one');
+    const olderId = (await gows.event('message', (p) => p.body === 'unread one')).id;
+    const newer = phone.text(BOB, 'unread two');
+    const newerId = (await gows.event('message', (p) => p.body === 'unread two')).id;
+    const before = phone.receiptsSent.length;
+    expect(await gows.request('readChatMessages', { chatId: bob, messages: 1, days: 7 })).toEqual({ ids: [newerId] });
+    expect(await gows.request('readChatMessages', { chatId: bob, days: 7 })).toEqual({ ids: [olderId] });
+    const receipts = await waitFor(
+      () => (phone.receiptsSent.slice(before).filter((r) => r.type === 'read').length >= 2 ? phone.receiptsSent.slice(before) : undefined),
+      'two read receipts',
+    );
+    expect(receipts.filter((r) => r.type === 'read').flatMap((r) => r.ids)).toEqual([newer, older]);
+    expect(await gows.request('readChatMessages', { chatId: bob, days: 7 })).toEqual({ ids: [] });
+    expect(await gows.failureCode('readChatMessages', { chatId: bob })).toBe('BAD_REQUEST');
   });
 });

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The chats' app state commands (archive, unread, delete, clear) and the chat's picture reach the engine methods
+// The chats' app state commands (archive, unread, delete, clear) the chat's picture and read receipts reach the engine methods
 // engines/gows implements with the command's args, and reply as engine-pod's dispatch does.
 func TestChatStateOps(t *testing.T) {
 	var published [][]byte
@@ -15,8 +15,11 @@ func TestChatStateOps(t *testing.T) {
 	engine := func(_ context.Context, method string, params json.RawMessage) (any, error) {
 		gotMethod, gotParams = method, nil
 		_ = json.Unmarshal(params, &gotParams)
-		if method == "chatPicture" {
+		switch method {
+		case "chatPicture":
 			return map[string]any{"url": nil}, nil
+		case "readChatMessages":
+			return map[string]any{"ids": []string{}}, nil
 		}
 		return nil, nil
 	}
@@ -37,6 +40,7 @@ func TestChatStateOps(t *testing.T) {
 		{"chat.delete", map[string]any{"chatId": "15551230001@c.us"}, "deleteChat", `{"chatId":"15551230001@c.us"}`, `{"success":true}`},
 		{"chat.clearMessages", map[string]any{"chatId": "15551230001@c.us"}, "clearMessages", `{"chatId":"15551230001@c.us"}`, `{"success":true}`},
 		{"chat.picture", map[string]any{"chatId": "1@g.us", "refresh": true}, "chatPicture", `{"chatId":"1@g.us","refresh":true}`, `{"url":null}`},
+		{"chat.read", map[string]any{"chatId": "15551230001@c.us", "messages": 2, "days": 7}, "readChatMessages", `{"chatId":"15551230001@c.us","days":7,"messages":2}`, `{"ids":[]}`},
 	} {
 		result, err := c.execute(context.Background(), tc.op, tc.args)
 		if err != nil {

@@ -87,6 +87,7 @@ var ops = map[string]op{
 	"chat.delete":           {method: "deleteChat", result: success, needs: working},
 	"chat.clearMessages":    {method: "clearMessages", result: success, needs: working},
 	"chat.picture":          {method: "chatPicture", needs: working},
+	"chat.read":             {method: "readChatMessages", needs: working},
 	"contacts.update":       {method: "updateContact", params: contactName, result: success, needs: working},
 }
 
