@@ -122,7 +122,10 @@ afterAll(async () => {
   await hook?.stop();
 });
 
-describe('the dashboard in Debian chromium', () => {
+// Each browser step has its own limit (STEP_MS); a test is a journey of up to ten of them, so the
+// suite's 20 s per test would cut a journey short on a loaded machine (it did once, in a full run
+// at a load average of 12) while every step was still within its own limit.
+describe('the dashboard in Debian chromium', { timeout: 120_000 }, () => {
   it('enter the admin key (keyboard only): the session table, live from /ws', async () => {
     await login(page, ADMIN_KEY);
     expect(await text(page, '#who')).toContain('admin key');
