@@ -57,7 +57,12 @@ if [ ! -x "$cached" ]; then
   apt_private=(-o "APT::Sandbox::User=$(id -un)" -o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$work/apt/parts"
     -o "Dir::State::Lists=$work/apt/lists" -o "Dir::Cache=$work/apt/cache")
   apt-get "${apt_private[@]}" update -qq
-  (cd "$work" && apt-get "${apt_private[@]}" source --download-only -qq "ffmpeg=$version" >/dev/null)
+  # Package lists older than the mirror's name a version its pool may no longer hold (Debian keeps
+  # only the current one): then the newest source there is, which is the one apt would install.
+  if ! (cd "$work" && apt-get "${apt_private[@]}" source --download-only -qq "ffmpeg=$version" >/dev/null 2>&1); then
+    echo "ffmpeg-build: Debian's sources have no ffmpeg $version (older package lists here); building their newest" >&2
+    (cd "$work" && apt-get "${apt_private[@]}" source --download-only -qq ffmpeg >/dev/null)
+  fi
   mkdir "$work/src"
   for tarball in "$work"/ffmpeg_*.orig.tar.* "$work"/ffmpeg_*.debian.tar.*; do
     case "$tarball" in
