@@ -9,28 +9,10 @@ import (
 // The profile, contacts and picture commands reach the engine methods engines/gows implements,
 // with the params those read, and reply in the shape engine-pod's dispatch gives them.
 func TestProfileContactsAndPictureOps(t *testing.T) {
-	var published [][]byte
-	var gotMethod string
-	var gotParams map[string]any
 	answers := map[string]any{"contactAbout": "At sea", "contactPicture": nil, "groupPicture": "https://pps.whatsapp.net/v/t61/1_2.jpg",
 		"contact": map[string]any{"id": "15551230001@c.us"}}
-	engine := func(_ context.Context, method string, params json.RawMessage) (any, error) {
-		gotMethod, gotParams = method, nil
-		_ = json.Unmarshal(params, &gotParams)
-		return answers[method], nil
-	}
-	host := testHost(engine, &published)
-	host.Start(context.Background())
-	host.Notify("status", map[string]any{"status": "WORKING"})
-	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
 	const png = "iVBORw0KGgo="
-	for _, tc := range []struct {
-		op     string
-		args   map[string]any
-		method string
-		params string
-		reply  string
-	}{
+	checkOpRoutes(t, answers, []opRoute{
 		{"profile.setName", map[string]any{"name": "Ada"}, "setProfileName", `{"name":"Ada"}`, `{"success":true}`},
 		{"profile.setPicture", map[string]any{"file": map[string]any{"mimetype": "image/png", "data": png}}, "setProfilePicture",
 			`{"file":{"data":"` + png + `","filename":null,"mimetype":"image/png"}}`, `{"success":true}`},
@@ -49,7 +31,35 @@ func TestProfileContactsAndPictureOps(t *testing.T) {
 		{"group.setPicture", map[string]any{"id": "1@g.us", "file": map[string]any{"mimetype": "image/png", "data": png}}, "setGroupPicture",
 			`{"file":{"data":"` + png + `","filename":null,"mimetype":"image/png"},"id":"1@g.us"}`, `{"success":true}`},
 		{"group.deletePicture", map[string]any{"id": "1@g.us"}, "deleteGroupPicture", `{"id":"1@g.us"}`, `{"success":true}`},
-	} {
+	})
+}
+
+// opRoute is one command and what must come of it: the engine method called, its params and the reply, as JSON.
+type opRoute struct {
+	op     string
+	args   map[string]any
+	method string
+	params string
+	reply  string
+}
+
+// checkOpRoutes runs each command through a WORKING host whose engine answers answers[method],
+// and checks the method it called, the params it sent and the reply the command gave.
+func checkOpRoutes(t *testing.T, answers map[string]any, routes []opRoute) {
+	t.Helper()
+	var published [][]byte
+	var gotMethod string
+	var gotParams map[string]any
+	engine := func(_ context.Context, method string, params json.RawMessage) (any, error) {
+		gotMethod, gotParams = method, nil
+		_ = json.Unmarshal(params, &gotParams)
+		return answers[method], nil
+	}
+	host := testHost(engine, &published)
+	host.Start(context.Background())
+	host.Notify("status", map[string]any{"status": "WORKING"})
+	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
+	for _, tc := range routes {
 		result, err := c.execute(context.Background(), tc.op, tc.args)
 		if err != nil {
 			t.Errorf("%s: %v", tc.op, err)
