@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiClient, freePort, waitFor } from '@switchboard/testkit';
+import { apiClient, closedPort, freePort, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY } from './support/gateway.js';
 
@@ -27,7 +27,7 @@ async function gatewayWithUnreachableNoweb(env: Record<string, string> = {}) {
       HOST: '127.0.0.1',
       SWITCHBOARD_DATA_DIR: mkdtempSync(join(tmpdir(), 'switchboard-logs-')),
       SWITCHBOARD_API_KEY: ADMIN_KEY,
-      SWITCHBOARD_NOWEB_WS_URL: `ws://127.0.0.1:${await freePort()}/ws/chat`,
+      SWITCHBOARD_NOWEB_WS_URL: `ws://127.0.0.1:${String((await closedPort()).port)}/ws/chat`,
       SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '2',
       ...env,
     },

@@ -1,4 +1,4 @@
-import { freePort, waitFor, WsClient } from '@switchboard/testkit';
+import { closedPort, waitFor, WsClient } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startGateway, type TestGateway } from './support/gateway.js';
 
@@ -12,7 +12,7 @@ let ws: WsClient;
 
 beforeAll(async () => {
   // The gateway's engine catalog reads these when the gateway is built; nothing listens on the port.
-  process.env.SWITCHBOARD_NOWEB_WS_URL = `ws://127.0.0.1:${await freePort()}/ws/chat`;
+  process.env.SWITCHBOARD_NOWEB_WS_URL = `ws://127.0.0.1:${String((await closedPort()).port)}/ws/chat`;
   process.env.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS = '2';
   gw = await startGateway();
   ws = await WsClient.connect(gw.url, `x-api-key=${ADMIN_KEY}&session=refused&events=session.status`);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OutboundPolicy } from '@switchboard/kube';
-import { freePort, waitFor } from '@switchboard/testkit';
+import { closedPort, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../src/config.js';
 import { startGateway, type TestGateway, workingSession } from './support/gateway.js';
@@ -155,7 +155,7 @@ describe("a NOWEB session's proxy is held to the policy", () => {
     proxy.on('connection', () => (dialed += 1));
     const port = new URL(await listen(proxy, '127.0.0.1')).port;
     // Should the proxy be gone around, the engine would meet a closed loopback port, not WhatsApp.
-    process.env.SWITCHBOARD_NOWEB_WS_URL = `ws://127.0.0.1:${await freePort()}/ws/chat`;
+    process.env.SWITCHBOARD_NOWEB_WS_URL = `ws://127.0.0.1:${String((await closedPort()).port)}/ws/chat`;
     closing.push(async () => delete process.env.SWITCHBOARD_NOWEB_WS_URL);
     gw = await startGateway({ outbound: new OutboundPolicy({ deny: DENY_LOOPBACK }) });
     const created = await gw.api('POST', '/api/sessions', { name: 'proxied', engine: 'NOWEB', config: { proxy: { server: `localhost:${port}` } } });

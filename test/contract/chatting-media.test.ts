@@ -1,4 +1,4 @@
-import { freePort, waitFor } from '@switchboard/testkit';
+import { closedPort, waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chattingSession, expectSendEvents, expectStoredMedia, fieldsOf, FileServer, GROUP, PDF, PEER, PNG } from './chatting-support.js';
 
@@ -84,7 +84,9 @@ describe('4.5 POST /api/sendFile', () => {
     expect(missing.body.details).toEqual([{ path: 'body.file.url', reason: 'could not be downloaded: the server answered 404' }]);
 
     // A port nothing listens on.
-    const refused = await send('/api/sendFile', { file: { mimetype: 'application/pdf', url: `http://127.0.0.1:${await freePort()}/x.pdf` } });
+    const refused = await send('/api/sendFile', {
+      file: { mimetype: 'application/pdf', url: `http://127.0.0.1:${(await closedPort()).port}/x.pdf` },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.details[0]).toEqual({ path: 'body.file.url', reason: 'could not be downloaded: ECONNREFUSED' });
   });

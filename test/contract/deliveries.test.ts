@@ -1,5 +1,5 @@
 import { parseEnvelope } from '@switchboard/protocol';
-import { freePort, waitFor, WebhookReceiver } from '@switchboard/testkit';
+import { type ClosedPort, closedPort, waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, type ContractGateway, startGateway, workingSession } from './harness.js';
 
@@ -17,8 +17,10 @@ afterAll(async () => {
   await Promise.all(receivers.map((r) => r.stop()));
 });
 
-async function receiver(port = 0): Promise<WebhookReceiver> {
-  const started = await new WebhookReceiver().start(port);
+/** A receiver on a free port, or on a held one it takes over (back after an outage). */
+async function receiver(at: number | ClosedPort = 0): Promise<WebhookReceiver> {
+  if (typeof at !== 'number') await at.release();
+  const started = await new WebhookReceiver().start(typeof at === 'number' ? at : at.port);
   receivers.push(started);
   return started;
 }
@@ -61,8 +63,8 @@ describe('delivery guarantees through the API (docs/events.md)', () => {
   });
 
   it('keeps a delivery that used up its attempts as dead, lists it, and replays it when asked', async () => {
-    const port = await freePort();
-    const hook = { url: `http://127.0.0.1:${port}/hook`, events: ['message'], retries: { policy: 'constant', delaySeconds: 0.05, attempts: 2 } };
+    const port = await closedPort();
+    const hook = { url: `http://127.0.0.1:${port.port}/hook`, events: ['message'], retries: { policy: 'constant', delaySeconds: 0.05, attempts: 2 } };
     await workingSession(gw, 'dead', { config: { webhooks: [hook] } });
     const made = await incoming('dead', 2);
 

@@ -1,4 +1,4 @@
-import { freePort } from '@switchboard/testkit';
+import { closedPort } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContractGateway, mode, startGateway, waitForStatus } from './harness.js';
 
@@ -10,7 +10,7 @@ import { type ContractGateway, mode, startGateway, waitForStatus } from './harne
 let gw: ContractGateway;
 beforeAll(async () => {
   if (mode === 'local') {
-    process.env.SWITCHBOARD_NOWEB_WS_URL = `ws://127.0.0.1:${String(await freePort())}/ws/chat`;
+    process.env.SWITCHBOARD_NOWEB_WS_URL = `ws://127.0.0.1:${String((await closedPort()).port)}/ws/chat`;
     process.env.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS = '1';
   }
   gw = await startGateway();

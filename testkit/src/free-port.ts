@@ -1,6 +1,9 @@
-import { createServer } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
-/** A loopback port nobody listens on right now (the OS picks it). */
+/**
+ * A loopback port nobody listens on right now (the OS picks it). Another process may take it the
+ * next moment: for a port that must stay refusing, use `closedPort`.
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -10,4 +13,53 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/** A loopback port that refuses every connection until `release()`, when a server may listen on it. */
+export interface ClosedPort {
+  readonly port: number;
+  release(): Promise<void>;
+}
+
+/**
+ * A port held by the local end of a loopback connection. Nothing listens on it, so a connection to
+ * it is refused (RST: ECONNREFUSED); and the kernel gives no other listener a port a socket is
+ * bound to, so it keeps refusing. A port from `freePort` may be taken by a parallel test's server
+ * the next moment, and a webhook meant to die then gets an answer (a CI run lost a test that way).
+ */
+export async function closedPort(): Promise<ClosedPort> {
+  const server: Server = createServer();
+  const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port: serverPort } = server.address() as { port: number };
+  const client = connect(serverPort, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    client.once('error', reject);
+    client.once('connect', resolve);
+  });
+  const peer = await accepted;
+  // No more connections are wanted; the one made lives on without the listener (close's own
+  // callback would wait for it to end).
+  server.close();
+  for (const socket of [client, peer]) {
+    socket.unref();
+    socket.on('error', () => undefined);
+  }
+  let released: Promise<void> | undefined;
+  return {
+    port: client.localPort!,
+    release() {
+      // The peer closes first, so the held port's side is the passive one: no TIME_WAIT on it
+      // (a listener with SO_REUSEADDR, as Node's are, could bind anyway).
+      released ??= new Promise<void>((resolve) => {
+        client.once('close', () => resolve());
+        peer.end();
+        client.end();
+      });
+      return released;
+    },
+  };
 }

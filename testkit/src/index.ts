@@ -1,5 +1,5 @@
 export { WsClient } from './ws-client.js';
-export { freePort } from './free-port.js';
+export { closedPort, type ClosedPort, freePort } from './free-port.js';
 export { type ApiCall, apiClient } from './api-client.js';
 export { type NatsServer, type NatsServerOptions, startNatsServer } from './nats-server.js';
 export { OAuthIssuer, type TokenOptions } from './oauth-issuer.js';

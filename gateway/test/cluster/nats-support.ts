@@ -1,6 +1,6 @@
 import { ensureEventStream } from '@switchboard/kube';
 import { SUBJECTS, type WebhookConfig } from '@switchboard/protocol';
-import { type NatsServer, startNatsServer } from '@switchboard/testkit';
+import { type ClosedPort, type NatsServer, startNatsServer } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { pino, type Logger } from 'pino';
 import { afterEach } from 'vitest';
@@ -85,7 +85,7 @@ export function natsPerTest() {
         },
       };
     },
-    receiver: async (respond?: Responder, port?: number): Promise<Receiver> => {
+    receiver: async (respond?: Responder, port?: number | ClosedPort): Promise<Receiver> => {
       const receiver = await startReceiver(respond, port);
       receivers.push(receiver);
       return receiver;

@@ -2,11 +2,11 @@ import { createHmac } from 'node:crypto';
 import { OutboundPolicy } from '@switchboard/kube';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { STREAMS } from '@switchboard/protocol';
-import { waitFor } from '@switchboard/testkit';
+import { closedPort, waitFor } from '@switchboard/testkit';
 import { describe, expect, it } from 'vitest';
 import { DEAD_LETTERS } from '../../src/cluster/event-source.js';
 import { queueConsumerName, webhookTargets } from '../../src/cluster/webhook-targets.js';
-import { freePort, makeEvent } from '../webhooks/support.js';
+import { makeEvent } from '../webhooks/support.js';
 import { captureLog, natsPerTest, publishEvent } from './nats-support.js';
 
 const { connection, engine: engineConnection, replica, receiver } = natsPerTest();
@@ -168,7 +168,7 @@ describe('6.1 at least once across replicas', () => {
 
 describe('6.1 given up, not dropped', () => {
   it('publishes a delivery that used up its attempts to sb.dead.<session>, warns, and acks the event', async () => {
-    const down = `http://127.0.0.1:${await freePort()}/hook`;
+    const down = `http://127.0.0.1:${(await closedPort()).port}/hook`;
     const hook: WebhookConfig = {
       url: down,
       events: ['*'],

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { OutboundPolicy } from '@switchboard/kube';
 import { describe, expect, it } from 'vitest';
 import { WebhookSender } from '../../src/webhooks/http-delivery.js';
-import { closedAfterEach, freePort } from './support.js';
+import { closedPort } from '@switchboard/testkit';
+import { closedAfterEach } from './support.js';
 
 const { receiver } = closedAfterEach();
 
@@ -41,7 +42,7 @@ describe('6.1 one attempt over HTTP', () => {
 
   it('says why an attempt failed in a coarse reason, the details going to the logs only', async () => {
     const sender = new WebhookSender();
-    const refused = `http://127.0.0.1:${await freePort()}/hook`;
+    const refused = `http://127.0.0.1:${(await closedPort()).port}/hook`;
     const moved = await receiver(() => 302);
     const missing = await receiver(() => 404);
     const broken = await receiver(() => 503);

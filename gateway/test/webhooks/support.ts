@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { EventEnvelope, EventName, WebhookConfig } from '@switchboard/protocol';
+import { closedPort, type ClosedPort } from '@switchboard/testkit';
 import { afterEach } from 'vitest';
 import { pino, type Logger } from 'pino';
 import { monotonicFactory } from 'ulid';
@@ -38,8 +39,13 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real HTTP receiver on 127.0.0.1; port 0 picks a free one. */
-export async function startReceiver(respond: Responder = () => 200, port = 0): Promise<Receiver> {
+/**
+ * A real HTTP receiver on 127.0.0.1; port 0 picks a free one. Given a held `ClosedPort`, it
+ * releases it and listens there: the receiver that comes back after an outage.
+ */
+export async function startReceiver(respond: Responder = () => 200, at: number | ClosedPort = 0): Promise<Receiver> {
+  if (typeof at !== 'number') await at.release();
+  const port = typeof at === 'number' ? at : at.port;
   const received: ReceivedRequest[] = [];
   const accepted: EventEnvelope[] = [];
   const server = createServer((req, res) => {
@@ -60,26 +66,17 @@ export async function startReceiver(respond: Responder = () => 200, port = 0): P
   return { url: `http://127.0.0.1:${bound}/hook`, port: bound, received, accepted, close: () => closeServer(server) };
 }
 
-/** A port with nobody listening: connections to it are refused. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await closeServer(server);
-  return port;
-}
-
 /**
- * A webhook to a loopback port nobody listens on (yet), given up after two quick attempts: its
+ * A webhook to a loopback port held closed (see `closedPort`), given up after two quick attempts: its
  * deliveries die. A receiver started on `port` later gets what is replayed.
  */
 export async function unreachableWebhook(
   events: WebhookConfig['events'],
   extra: Partial<WebhookConfig> = {},
-): Promise<{ port: number; hook: WebhookConfig }> {
-  const port = await freePort();
+): Promise<{ port: ClosedPort; hook: WebhookConfig }> {
+  const port = await closedPort();
   const hook: WebhookConfig = {
-    url: `http://127.0.0.1:${port}/hook`,
+    url: `http://127.0.0.1:${port.port}/hook`,
     events,
     retries: { policy: 'constant', delaySeconds: 0.02, attempts: 2 },
     ...extra,
@@ -243,7 +240,7 @@ export function closedAfterEach() {
       fixtures.push(f);
       return f;
     },
-    receiver: async (respond?: Responder, port?: number): Promise<Receiver> => {
+    receiver: async (respond?: Responder, port?: number | ClosedPort): Promise<Receiver> => {
       const r = await startReceiver(respond, port);
       receivers.push(r);
       return r;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { loadOrCreateNatsAuthIn } from '@switchboard/operator';
 import { enginePodName, INBOX_PREFIXES, LABELS, MESSAGING_SESSION, resourceNameFor, type WebhookConfig } from '@switchboard/protocol';
-import { type ApiCall, apiClient, freePort, waitFor } from '@switchboard/testkit';
+import { type ApiCall, apiClient, closedPort, waitFor } from '@switchboard/testkit';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import { hostEnv } from '../node-agent/container-launch.js';
 import { type NodeAgent, startNodeAgent } from '../node-agent/node-agent.js';
@@ -125,7 +125,7 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
         SWITCHBOARD_SANDBOX_QR_RENEW_MS: String(QR_RENEW_MS),
         // NOWEB pods never reach WhatsApp from a test: they dial a loopback port nothing listens on
         // and are FAILED after one attempt, which is how tests get a FAILED session.
-        SWITCHBOARD_NOWEB_WS_URL: `ws://127.0.0.1:${String(await freePort())}/ws/chat`,
+        SWITCHBOARD_NOWEB_WS_URL: `ws://127.0.0.1:${String((await closedPort()).port)}/ws/chat`,
         SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '1',
         ...options.engineEnv,
       },

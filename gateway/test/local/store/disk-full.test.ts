@@ -6,11 +6,11 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebhookConfig } from '@switchboard/protocol';
-import { apiClient, waitFor } from '@switchboard/testkit';
+import { apiClient, freePort, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, workingSession } from '../../support/gateway.js';
 import { spawnGateway } from '../../support/gateway-process.js';
-import { freePort, startReceiver } from '../../webhooks/support.js';
+import { startReceiver } from '../../webhooks/support.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import type { WebhookConfig } from '@switchboard/protocol';
-import { waitFor } from '@switchboard/testkit';
+import { type ClosedPort, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway, workingSession } from '../../support/gateway.js';
 import { startReceiver, type Receiver, unreachableWebhook } from '../../webhooks/support.js';
@@ -15,7 +15,7 @@ afterEach(async () => {
 const FROM = '15557654321@c.us';
 
 /** A session whose only webhook is down, with two quick attempts per delivery. */
-async function sessionWithDeadWebhook(name: string): Promise<{ gw: TestGateway; port: number; hook: WebhookConfig }> {
+async function sessionWithDeadWebhook(name: string): Promise<{ gw: TestGateway; port: ClosedPort; hook: WebhookConfig }> {
   const { port, hook } = await unreachableWebhook(['message'], { hmac: { key: 'never-shown' } });
   gw = await startGateway();
   await workingSession(gw, name, { config: { webhooks: [hook] } });

@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
-import { closedAfterEach, countingInFlight, freePort, makeEvent, refusingFirstAttempts } from '../../webhooks/support.js';
+import { closedPort } from '@switchboard/testkit';
+import { closedAfterEach, countingInFlight, makeEvent, refusingFirstAttempts } from '../../webhooks/support.js';
 
 const { fixture, receiver } = closedAfterEach();
 
@@ -110,7 +111,7 @@ describe('6.1 retries', () => {
 
   it('after the last attempt keeps the delivery as dead and warns without secrets', async () => {
     const f = fixture();
-    const url = `http://127.0.0.1:${await freePort()}/hook`;
+    const url = `http://127.0.0.1:${(await closedPort()).port}/hook`;
     const event = makeEvent('alpha', 7);
     f.outbox.enqueue(event, [
       {

@@ -6,11 +6,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebhookConfig } from '@switchboard/protocol';
-import { type ApiCall, apiClient, sample, waitFor } from '@switchboard/testkit';
+import { type ApiCall, apiClient, closedPort, freePort, sample, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startGateway, type TestGateway, workingSession } from '../../support/gateway.js';
 import { spawnGateway as spawnGatewayProcess } from '../../support/gateway-process.js';
-import { freePort, startReceiver, type Receiver } from '../../webhooks/support.js';
+import { startReceiver, type Receiver } from '../../webhooks/support.js';
 
 const FROM = '15557654321@c.us';
 const cleanups: (() => unknown)[] = [];
@@ -95,10 +95,10 @@ describe('guarantee: retries until a 2xx ends the delivery', () => {
 
 describe('guarantee: given up, not dropped', () => {
   it('a receiver down for longer than its retry window gets every event back: from the event log, and by replay', async () => {
-    const port = await freePort();
+    const port = await closedPort();
     const gw = await gateway();
     const hook: WebhookConfig = {
-      url: `http://127.0.0.1:${port}/hook`,
+      url: `http://127.0.0.1:${port.port}/hook`,
       events: ['message'],
       retries: { policy: 'linear', delaySeconds: 0.02, attempts: 3 },
     };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
-import { closedAfterEach, freePort, makeEvent } from '../../webhooks/support.js';
+import { closedPort } from '@switchboard/testkit';
+import { closedAfterEach, makeEvent } from '../../webhooks/support.js';
 
 const { fixture, receiver } = closedAfterEach();
 
@@ -9,10 +10,10 @@ describe('6.1 deliveries survive a restart', () => {
   it('sends after a restart exactly the deliveries still pending, in order', async () => {
     const f = fixture();
     const up = await receiver();
-    const downPort = await freePort();
+    const downPort = await closedPort();
     const retries = { policy: 'constant', delaySeconds: 0.2, attempts: 10 } as const;
     const reachable: WebhookConfig = { url: up.url, events: ['*'], retries };
-    const unreachable: WebhookConfig = { url: `http://127.0.0.1:${downPort}/hook`, events: ['*'], retries };
+    const unreachable: WebhookConfig = { url: `http://127.0.0.1:${downPort.port}/hook`, events: ['*'], retries };
     const events = [0, 1, 2].map((seq) => makeEvent('alpha', seq));
     for (const event of events) f.outbox.enqueue(event, [reachable, unreachable]);
     f.dispatcher.start();
