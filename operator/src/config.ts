@@ -131,6 +131,7 @@ export const ENGINE_OWN_ENV = [
   'SWITCHBOARD_OUTBOUND_DENY',
   'SWITCHBOARD_OUTBOUND_ALLOW',
   'NODE_OPTIONS',
+  'GOMEMLIMIT',
 ] as const;
 
 const EngineExtraEnv = z
@@ -222,7 +223,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
       `invalid configuration:\n  ${retired.join(', ')}: no longer read; set SWITCHBOARD_ENGINE_RESOURCES per engine instead, e.g. {"NOWEB":{"limits":{"memory":"1Gi"}}}`,
     );
   }
-  const resources = engineResources(e.SWITCHBOARD_ENGINE_RESOURCES);
+  const resources = engineResources(e.SWITCHBOARD_ENGINE_RESOURCES, { gowsInNodePod: !e.SWITCHBOARD_GOWS_ENGINE_IMAGE });
   if (resources.problems.length > 0) {
     throw new ConfigError(
       `invalid configuration:\n  ${resources.problems.map((problem) => `SWITCHBOARD_ENGINE_RESOURCES: ${problem}`).join('\n  ')}`,

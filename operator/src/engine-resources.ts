@@ -11,8 +11,8 @@ export interface EngineResources {
  * Each engine's defaults, from the engine pods' measured memory (`node bench/dist/all.js
  * engine-pods`; docs/operations.md, "Sizing engine pods", has the figures), with the V8 settings
  * below (engineNodeOptions): the memory request is the idle pod's resident set rounded up, the
- * limit its peak under a burst of messages with room to spare (SANDBOX 2x; NOWEB 2x and GOWS
- * 1.9x of their highest peaks before those settings, for a real account's first history sync, which the fake server's is far smaller than; WEBJS the Chromium
+ * limit its peak under a burst of messages with room to spare (SANDBOX 2x; NOWEB 2x of its
+ * highest peak before those settings, for a real account's first history sync, which the fake server's is far smaller than; WEBJS the Chromium
  * measured here plus WhatsApp Web, which needs the internet and was not). Idle engines use under
  * 3m of CPU and a burst about half a core. The chart's `engines.resources` holds the same values (a test keeps the two equal); a
  * release overrides them per engine.
@@ -21,9 +21,18 @@ export const DEFAULT_ENGINE_RESOURCES: Readonly<Record<BuiltEngine, EngineResour
   SANDBOX: { requests: { cpu: '25m', memory: '96Mi' }, limits: { memory: '256Mi' } },
   NOWEB: { requests: { cpu: '50m', memory: '144Mi' }, limits: { memory: '768Mi' } },
   WEBJS: { requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } },
-  // The Node engine pod and its Go child: idle below NOWEB, a busy peak as high (396 MiB at most).
-  GOWS: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '768Mi' } },
+  // The Go engine pod (the `gows` image): idle at 23 MiB, 28 MiB at most under a burst of 300
+  // sends and 300 receipts; the limit leaves a real account's first history sync and a 16 MiB
+  // media upload (held whole while encrypted) the room the fake server's small one did not need.
+  GOWS: { requests: { cpu: '25m', memory: '48Mi' }, limits: { memory: '256Mi' } },
 };
+
+/**
+ * GOWS in the socket image's Node pod, with the Go engine as its child: what an operator without
+ * `SWITCHBOARD_GOWS_ENGINE_IMAGE` runs. Idle below NOWEB, a busy peak as high (396 MiB at most,
+ * most of it the Node process relaying the child's events): the limit leaves it 1.9 times that.
+ */
+export const NODE_HOSTED_GOWS_RESOURCES: EngineResources = { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '768Mi' } };
 
 const QUANTITY = /^[0-9.]+([eE][0-9]+|[numkKMGTPE]i?)?$/;
 const quantity = z.string().regex(QUANTITY, 'a Kubernetes quantity, e.g. 250m or 512Mi');
@@ -72,11 +81,14 @@ function bytes(text: string): number {
  * request above its limit is refused here, naming the engine: the API server would refuse every
  * pod of that engine instead, one session at a time.
  */
-export function engineResources(overrides: EngineResourcesOverrides): { resources: Record<BuiltEngine, EngineResources>; problems: string[] } {
+export function engineResources(
+  overrides: EngineResourcesOverrides,
+  { gowsInNodePod = false }: { gowsInNodePod?: boolean } = {},
+): { resources: Record<BuiltEngine, EngineResources>; problems: string[] } {
   const problems: string[] = [];
   const resources = Object.fromEntries(
     BUILT_ENGINES.map((engine) => {
-      const base = DEFAULT_ENGINE_RESOURCES[engine];
+      const base = engine === 'GOWS' && gowsInNodePod ? NODE_HOSTED_GOWS_RESOURCES : DEFAULT_ENGINE_RESOURCES[engine];
       const given = overrides[engine];
       const merged: EngineResources = {
         requests: { ...base.requests, ...given?.requests },
@@ -109,4 +121,14 @@ export function engineNodeOptions(engine: BuiltEngine, resources: EngineResource
   const limit = bytes(resources.limits.memory);
   const oldSpace = Number.isFinite(limit) ? Math.max(32, Math.floor((limit * OLD_SPACE_SHARE[engine]) / 2 ** 20)) : null;
   return ['--max-semi-space-size=1', ...(oldSpace !== null ? [`--max-old-space-size=${oldSpace}`] : [])].join(' ');
+}
+
+/**
+ * The Go engine pod's soft memory limit (`GOMEMLIMIT`), 80% of its memory limit: Go's collector
+ * otherwise lets the heap double before it runs, and a pod near its limit would be OOM-killed
+ * rather than collect. The rest is the runtime, stacks and the binary's pages.
+ */
+export function engineGoMemoryLimit(resources: EngineResources): string | null {
+  const limit = bytes(resources.limits.memory);
+  return Number.isFinite(limit) ? `${Math.floor((limit * 0.8) / 2 ** 20)}MiB` : null;
 }

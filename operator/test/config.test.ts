@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../src/config.js';
-import { DEFAULT_ENGINE_RESOURCES } from '../src/engine-resources.js';
+import { DEFAULT_ENGINE_RESOURCES, NODE_HOSTED_GOWS_RESOURCES } from '../src/engine-resources.js';
 
 const kubeConfig = new KubeConfig();
 const required = {
@@ -22,13 +22,19 @@ describe('operator configuration', () => {
       pods: {
         engineImage: 'engine:1',
         browserEngineImage: 'engine-browser:1',
-        resources: DEFAULT_ENGINE_RESOURCES,
+        // No Go engine image: GOWS runs in the Node pod, sized as such.
+        resources: { ...DEFAULT_ENGINE_RESOURCES, GOWS: NODE_HOSTED_GOWS_RESOURCES },
       },
     });
     expect(config.pods.imagePullSecrets).toBeUndefined();
     // No image of the Go engine: GOWS pods run the socket engines' image.
     expect(config.pods.gowsEngineImage).toBeUndefined();
-    expect(readConfig({ ...required, SWITCHBOARD_GOWS_ENGINE_IMAGE: 'gows:1' }, kubeConfig).pods.gowsEngineImage).toBe('gows:1');
+    const withGoImage = readConfig({ ...required, SWITCHBOARD_GOWS_ENGINE_IMAGE: 'gows:1' }, kubeConfig).pods;
+    expect(withGoImage.gowsEngineImage).toBe('gows:1');
+    expect(withGoImage.resources).toEqual(DEFAULT_ENGINE_RESOURCES);
+    // What a release sets is kept either way.
+    const sized = readConfig({ ...required, SWITCHBOARD_ENGINE_RESOURCES: '{"GOWS":{"limits":{"memory":"1Gi"}}}' }, kubeConfig).pods.resources.GOWS;
+    expect(sized).toEqual({ requests: NODE_HOSTED_GOWS_RESOURCES.requests, limits: { memory: '1Gi' } });
     expect(config.identity).toMatch(/_\d+$/);
     expect(config.kubeConfig).toBe(kubeConfig);
   });

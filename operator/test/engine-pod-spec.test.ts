@@ -245,7 +245,9 @@ describe('engine pod replacement', () => {
       nowebConnectAttempts: 3,
       outbound: { deny: '127.0.0.0/8', allow: '' },
     });
-    const names = everything.spec!.containers[0]!.env!.map((e) => e.name);
+    // The Go engine's pod sets Go's memory limit where a Node pod sets NODE_OPTIONS.
+    const goPod = buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), { ...settings, gowsEngineImage: 'gows:1' });
+    const names = new Set([everything, goPod].flatMap((pod) => pod.spec!.containers[0]!.env!.map((e) => e.name)));
     expect([...names].sort()).toEqual([...ENGINE_OWN_ENV].sort());
   });
 
@@ -261,6 +263,20 @@ describe('engine pod replacement', () => {
     const bigger = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), raised);
     expect(envOf(bigger).NODE_OPTIONS).toContain('--max-old-space-size=1536');
     expect(replacementReason(buildEnginePod(sessionResource({ spec: { engine: 'NOWEB' } }), settings), bigger)).not.toBeNull();
+  });
+
+  it("gives the Go engine's pod a Go soft memory limit at 4/5 of its memory limit, and no NODE_OPTIONS; GOWS in a Node pod gets V8's", () => {
+    const goSettings = { ...settings, gowsEngineImage: 'gows:1' };
+    const goEnv = envOf(buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), goSettings));
+    // The fixture's GOWS limit is 192Mi: 4/5 of it, in whole MiB.
+    expect(settings.resources.GOWS.limits.memory).toBe('192Mi');
+    expect(goEnv.GOMEMLIMIT).toBe('153MiB');
+    expect(goEnv).not.toHaveProperty('NODE_OPTIONS');
+    const raised = { ...goSettings, resources: { ...settings.resources, GOWS: { ...settings.resources.GOWS, limits: { memory: '1Gi' } } } };
+    expect(envOf(buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), raised)).GOMEMLIMIT).toBe('819MiB');
+    const nodeHosted = envOf(buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), settings));
+    expect(nodeHosted).not.toHaveProperty('GOMEMLIMIT');
+    expect(nodeHosted.NODE_OPTIONS).toContain('--max-old-space-size=96');
   });
 
   it('apps alone do not replace the pod either (they are sent to the running engine)', () => {

@@ -12,7 +12,7 @@ import {
   type MessagingSessionSpec,
 } from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
-import { engineNodeOptions } from '../engine-resources.js';
+import { engineGoMemoryLimit, engineNodeOptions } from '../engine-resources.js';
 
 export const HEALTH_PORT = 8080;
 const USER_ID = 10001;
@@ -120,6 +120,9 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
   // Which image: the engine catalog's kind (socket, browser, or the Go engine's own).
   const kind = ENGINE_CATALOG[spec.engine].image;
   const browser = kind === 'browser';
+  // GOWS runs the Go engine alone in its own image; without that image, the socket image's Node pod drives it.
+  const goPod = kind === 'gows' && settings.gowsEngineImage !== undefined;
+  const goMemoryLimit = goPod ? engineGoMemoryLimit(settings.resources[spec.engine]) : null;
   const container: V1Container = {
     name: CONTAINER,
     image: browser ? settings.browserEngineImage : kind === 'gows' ? (settings.gowsEngineImage ?? settings.engineImage) : settings.engineImage,
@@ -145,8 +148,13 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
             { name: 'SWITCHBOARD_OUTBOUND_ALLOW', value: settings.outbound.allow },
           ]
         : []),
-      // V8 sized for one session's pod, from its memory limit (engine-resources.ts).
-      { name: 'NODE_OPTIONS', value: engineNodeOptions(spec.engine, settings.resources[spec.engine]) },
+      // The runtime sized for one session's pod, from its memory limit (engine-resources.ts): V8's
+      // heap for a Node pod, Go's soft limit for the Go pod.
+      ...(goPod
+        ? goMemoryLimit !== null
+          ? [{ name: 'GOMEMLIMIT', value: goMemoryLimit }]
+          : []
+        : [{ name: 'NODE_OPTIONS', value: engineNodeOptions(spec.engine, settings.resources[spec.engine]) }]),
       // The release's extra env (engines.extraEnv), last; only when set, like the ones above.
       ...(settings.extraEnv ?? []).map(({ name, value }) => ({ name, value })),
     ],
