@@ -185,6 +185,11 @@ export const SPEC_OVER_PEER: readonly { readonly what: string; readonly choice: 
       "spec 4.5 requires `limit` (default 10) and says nothing of 0. In the peer's source, 0 sets no limit on its default engine (WEBJS: whatsapp-web.js loads no earlier messages and cuts nothing) and gives an empty list from NOWEB's SQLite store (`LIMIT 0`); its n8n node sends 0 by default. Here 0 sets no limit of its own: the largest page (1000 records), not a 400",
   },
   {
+    what: 'A cleared chat (`DELETE /api/{session}/chats/{chatId}/messages`)',
+    choice:
+      "its messages leave the history, so its messages list is empty as on the phone; the chats lists, which are read from that history, leave it out until its next message, where the peer's engines keep listing it with no last message",
+  },
+  {
     what: 'Creating a session under a name that is taken',
     choice: '422, as the peer answers (the spec does not say); it was 409 before',
   },

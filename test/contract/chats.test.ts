@@ -218,7 +218,7 @@ describe('chat actions: archive, read, unread, picture, clear, delete', () => {
   });
 });
 
-describe('deleting a chat forgets its history: it leaves the chats list, and its messages list is empty', () => {
+describe('deleting or clearing a chat forgets its history: it leaves the chats list, and its messages list is empty', () => {
   const S = 'chats-delete';
   const CAROL_LID = '271000000000009@lid';
   const CAROL_PN = '15550003333@c.us';
@@ -255,6 +255,20 @@ describe('deleting a chat forgets its history: it leaves the chats list, and its
     expect(await messagesOf(CAROL_PN)).toEqual([]);
     expect(await messagesOf(CAROL_LID, '&merge=false')).toEqual([]);
     expect((await gw.api('GET', `/api/${S}/lids/pn/${CAROL_PN}`)).body).toEqual({ lid: CAROL_LID, pn: CAROL_PN });
+  });
+
+  it('DELETE its messages (clear): 200, its messages list is empty, and it is listed again with its next message', async () => {
+    const DAN = '15550004444@c.us';
+    await stored(S, DAN, await received(S, DAN, 'from Dan'));
+    await stored(S, DAN, await sent(S, DAN, 'to Dan'));
+    expect(await messagesOf(DAN)).toHaveLength(2);
+    expect((await gw.api('DELETE', `/api/${S}/chats/${enc(DAN)}/messages`)).status).toBe(200);
+    expect(await messagesOf(DAN)).toEqual([]);
+    expect(await listed()).not.toContain(DAN);
+    const next = await received(S, DAN, 'after the clear');
+    await stored(S, DAN, next);
+    expect((await messagesOf(DAN)).map((r: { id: string }) => r.id)).toEqual([next]);
+    expect(await listed()).toContain(DAN);
   });
 });
 

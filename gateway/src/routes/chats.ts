@@ -22,8 +22,9 @@ export interface ChatRouteDeps extends RouteDeps {
 }
 
 /**
- * A deleted chat's messages leave the history, so that it goes from the chats list and its
- * messages list is empty, as on the phone. The gateway does it, after the engine deleted the
+ * A deleted or cleared chat's messages leave the history, so that its messages list is empty, as
+ * on the phone; the chats lists, read from the history, no longer list it either (for a cleared
+ * chat, until its next message: docs/compatibility.md says why). The gateway does it, after the engine deleted the
  * chat: no engine tells of its own chat deletions (the spec has no such event), and here it is
  * the same for every engine in both modes (cluster mode's gateway already purges a session's
  * history at logout and delete). A contact's `@lid` and `@c.us` are one chat on the phone, so both
@@ -73,10 +74,14 @@ export async function chatRoutes(app: FastifyInstance, { sessions, messages }: C
     url: '/api/:session/chats/:chatId/messages',
     tags,
     summary: 'Clear every message of the chat',
+    description: 'Its messages leave the history too; the chats lists show it again with its next message.',
     params: ChatPathParams,
     status: 200,
     response: Result,
     command: ({ params }) => ({ op: 'chat.clearMessages', args: { chatId: params.chatId } }),
+    after: async ({ params }) => {
+      if (messages) await forgetChat(messages, params.session, params.chatId);
+    },
   });
 
   sessionCommandRoute(app, sessions, {
