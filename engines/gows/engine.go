@@ -555,6 +555,10 @@ func (e *Engine) handleEvent(raw any) {
 		e.presence(raw)
 	case *events.Archive:
 		e.archived(evt)
+	case *events.JoinedGroup:
+		e.groupJoined(evt)
+	case *events.GroupInfo:
+		e.groupChanged(evt)
 	}
 }
 

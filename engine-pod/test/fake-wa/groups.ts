@@ -76,17 +76,22 @@ export function membersChange(action: 'add' | 'remove' | 'promote' | 'demote' | 
   return { tag: action, attrs: {}, content: members.map((jid) => ({ tag: 'participant', attrs: { jid: userJid(jid) } })) };
 }
 
-export function subjectChange(subject: string): BinaryNode {
-  return { tag: 'subject', attrs: { subject } };
+/** With when and by whom, as the service sends it (whatsmeow refuses a `subject` without `s_t`). */
+export function subjectChange(subject: string, author?: string): BinaryNode {
+  const attrs = { subject, s_t: String(Math.floor(Date.now() / 1000)), ...(author ? { s_o: userJid(author) } : {}) };
+  return { tag: 'subject', attrs };
 }
 
 export function descriptionChange(description: string): BinaryNode {
   return { tag: 'description', attrs: { id: 'D2' }, content: [{ tag: 'body', attrs: {}, content: Buffer.from(description) }] };
 }
 
-/** `announcement`: only admins may send; `not_announcement`: everyone may. */
+/**
+ * `announcement`: only admins may send; `not_announcement`: everyone may. With the setting's
+ * version id, as the service sends it (whatsmeow refuses one without `v_id`).
+ */
 export function announceChange(announce: boolean): BinaryNode {
-  return { tag: announce ? 'announcement' : 'not_announcement', attrs: {} };
+  return { tag: announce ? 'announcement' : 'not_announcement', attrs: { v_id: String(Date.now()) } };
 }
 
 export function createNotificationChild(group: FakeGroup): BinaryNode {
@@ -175,7 +180,7 @@ export function answerGroupIq(context: GroupIqContext, iq: BinaryNode): IqAnswer
       if (group.locked && !admin) return error('403', 'forbidden');
       if (first.tag === 'subject') {
         group.subject = Buffer.from(first.content as Uint8Array).toString('utf8');
-        notify(subjectChange(group.subject));
+        notify(subjectChange(group.subject, me));
       } else {
         const body = getBinaryNodeChild(first, 'body')?.content;
         group.description = body ? Buffer.from(body as Uint8Array).toString('utf8') : '';
@@ -188,9 +193,13 @@ export function answerGroupIq(context: GroupIqContext, iq: BinaryNode): IqAnswer
     case 'locked':
     case 'unlocked':
       if (!admin) return error('403', 'forbidden');
-      if (first.tag === 'announcement' || first.tag === 'not_announcement') group.announce = first.tag === 'announcement';
-      else group.locked = first.tag === 'locked';
-      notify({ tag: first.tag, attrs: {} });
+      if (first.tag === 'announcement' || first.tag === 'not_announcement') {
+        group.announce = first.tag === 'announcement';
+        notify(announceChange(group.announce));
+      } else {
+        group.locked = first.tag === 'locked';
+        notify({ tag: first.tag, attrs: {} });
+      }
       return { content: [] };
     case 'invite':
       if (!admin) return error('403', 'forbidden');

@@ -98,6 +98,12 @@ describe('switchboard-gows nats: the Go engine as a cluster-mode engine pod', ()
     const inbound = await event('message', (p) => p.body === 'hello from Bob');
     expect(inbound.me).toMatchObject({ id: '15550001111@c.us' });
     expect(inbound.payload).toMatchObject({ id: `false_15551230001@c.us_${inboundId}`, from: '15551230001@c.us' });
+    // The group.v2 events are the engine's own (engines/gows/group-events.go), published like any other event.
+    const group = await command<{ id: string }>('group.create', { name: 'Pod crew', participants: [{ id: '15551230001@c.us' }] });
+    await event('group.v2.join', (p) => (p.group as { id: string }).id === group.id);
+    await command('group.setSubject', { id: group.id, subject: 'Pod crew 2' });
+    const update = await event('group.v2.update', (p) => (p.group as { id: string }).id === group.id);
+    expect(update.payload.group).toEqual({ id: group.id, subject: 'Pod crew 2' });
     // Every envelope the Go pod publishes matches the protocol's schema of its event.
     for (const envelope of envelopes) expect(eventIssues(envelope), envelope.event).toBeNull();
 
