@@ -107,7 +107,7 @@ func (e *Engine) Attach(peer HostLink) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "setPresence", "subscribePresence",
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "setPresence", "subscribePresence",
 	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
@@ -156,6 +156,8 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.setProfileStatus(ctx, params)
 	case "editMessage":
 		return e.editMessage(ctx, params)
+	case "pinMessage":
+		return e.pinMessage(ctx, params)
 	case "deleteMessage":
 		return e.deleteMessage(ctx, params)
 	case "setPresence":

@@ -1,4 +1,5 @@
 import { waitFor } from '@switchboard/testkit';
+import { proto } from '@whiskeysockets/baileys';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
 import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
@@ -130,6 +131,28 @@ describe('GOWS chats operations against the fake', () => {
     await waitFor(() => phone.chatStates.find((c) => c.state === 'paused' && c.to.startsWith(BOB)), 'paused', 10_000);
     await gows.request('subscribePresence', { chatId: bob });
     await expect(gows.request('editMessage', { chatId: bob, messageId: `false_${bob}_ABCDEF0123456789`, text: 'x' })).rejects.toThrow(/account sent/);
+  });
+});
+
+describe('GOWS message.pin against the fake', () => {
+  it('pins a received message for everyone for the duration (PIN_FOR_ALL), then unpins it (UNPIN_FOR_ALL), as the phone decrypts them', async () => {
+    const original = phone.text(BOB, 'pin me');
+    const message = await gows.event('message', (p) => p.body === 'pin me');
+    const lastSent = () => phone.read(phone.sent.at(-1)!.id);
+    let before = phone.sent.length;
+    await gows.request('pinMessage', { chatId: bob, messageId: message.id, duration: 604800 });
+    expect(phone.sent.length).toBe(before + 1);
+    expect(await lastSent()).toMatchObject({
+      pinInChatMessage: { type: proto.PinInChat.Type.PIN_FOR_ALL, key: { id: original, fromMe: false, remoteJid: `${BOB}@s.whatsapp.net` } },
+      messageContextInfo: { messageAddOnDurationInSecs: 604800 },
+    });
+    before = phone.sent.length;
+    await gows.request('pinMessage', { chatId: bob, messageId: message.id, duration: null });
+    expect(phone.sent.length).toBe(before + 1);
+    const unpin = await lastSent();
+    expect(unpin.pinInChatMessage).toMatchObject({ type: proto.PinInChat.Type.UNPIN_FOR_ALL, key: { id: original } });
+    expect(unpin.messageContextInfo?.messageAddOnDurationInSecs ?? null).toBeNull();
+    expect(await gows.failureCode('pinMessage', { chatId: bob, messageId: message.id, duration: -1 })).toBe('BAD_REQUEST');
   });
 });
 

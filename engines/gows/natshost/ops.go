@@ -54,6 +54,7 @@ var ops = map[string]op{
 	"call.reject":           {method: "rejectCall", result: success, needs: working},
 	"message.edit":          {method: "editMessage", result: success, needs: working},
 	"message.delete":        {method: "deleteMessage", result: success, needs: working},
+	"message.pin":           {method: "pinMessage", result: success, needs: working},
 	"presence.set":          {method: "setPresence", result: success, needs: working},
 	"presence.subscribe":    {method: "subscribePresence", result: success, needs: working},
 	"group.create":          {method: "createGroup", needs: working},
