@@ -84,6 +84,22 @@ const ASK_WITH_REFUSED_ARGUMENT: Record<string, (engine: Engine) => Promise<unkn
   'WEBJS auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'voice' }),
   'GOWS auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'sms' }),
   'WEBJS send.text': (engine) => engine.sendText(MessageTextRequest.omit({ session: true }).parse({ chatId: PEER, text: 'x', id: 'CLIENTID0001' })),
+  'WEBJS send.media id': (engine) =>
+    engine.sendMedia!({ kind: 'image', chatId: PEER, file: { mimetype: 'image/png', filename: null, data: Buffer.from('x') }, id: 'CLIENTID0001' }),
+  'WEBJS send.media convert': (engine) => engine.sendMedia!(VOICE_TO_CONVERT),
+  'WEBJS send.media asNote': (engine) =>
+    engine.sendMedia!({
+      kind: 'video',
+      chatId: PEER,
+      file: { mimetype: 'video/mp4', filename: null, data: Buffer.from('x') },
+      asNote: true,
+      convert: false,
+    }),
+  'WEBJS send.poll': (engine) =>
+    engine.sendPoll!({ chatId: PEER, poll: { name: 'q', options: ['a', 'b'], multipleAnswers: false }, id: 'CLIENTID0001' }),
+  'WEBJS send.location': (engine) => engine.sendLocation!({ chatId: PEER, latitude: 1, longitude: 2, id: 'CLIENTID0001' }),
+  'WEBJS send.contactVcard': (engine) => engine.sendContactVcard!({ chatId: PEER, vcards: ['BEGIN:VCARD\nEND:VCARD'], id: 'CLIENTID0001' }),
+  'WEBJS message.forward': (engine) => engine.forwardMessage!({ chatId: PEER, messageId: `false_${PEER}_ABC`, id: 'CLIENTID0001' }),
   // NOWEB refuses it while it builds the message, before anything is uploaded.
   'NOWEB send.media': () => mediaContent(VOICE_TO_CONVERT, NO_UPLOAD),
 };
@@ -121,7 +137,7 @@ describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engi
     });
 
     it.each(entry.refusedArguments.map((refused) => [refused.op, refused.field] as const))('refuses %s with %s itself', async (op, field) => {
-      const ask = ASK_WITH_REFUSED_ARGUMENT[`${name} ${op}`];
+      const ask = ASK_WITH_REFUSED_ARGUMENT[`${name} ${op} ${field}`] ?? ASK_WITH_REFUSED_ARGUMENT[`${name} ${op}`];
       expect(ask, `a way to ask ${name} for ${op} with ${field}`).toBeDefined();
       await expect(ask!(engine)).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
     });
@@ -160,7 +176,7 @@ describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engi
 
   it('a host answers an op the table denies with NOT_SUPPORTED naming the engine, before it looks at the status', async () => {
     const cases: [BuiltEngine, EngineCommand, string][] = [
-      ['WEBJS', { op: 'send.poll', args: { chatId: '1@c.us', poll: { name: 'q', options: ['a', 'b'], multipleAnswers: false } } }, 'polls'],
+      ['WEBJS', { op: 'send.list', args: {} } as EngineCommand, 'lists'],
       ['WEBJS', { op: 'profile.get' }, 'reading the profile'],
       ['NOWEB', { op: 'send.list', args: {} } as EngineCommand, 'lists'],
     ];

@@ -3,6 +3,7 @@ import type {
   WebjsCall,
   WebjsChat,
   WebjsClientInfo,
+  WebjsContentClasses,
   WebjsGroupNotification,
   WebjsMessage,
   WebjsPollVote,
@@ -16,8 +17,13 @@ import type {
  */
 
 type Structure<T> = new (client: unknown, data: unknown) => T;
-const structures = createRequire(import.meta.url)('whatsapp-web.js/src/structures/index.js') as {
+/** The library's classes, as `whatsapp-web.js`'s index exports them (the same modules). */
+export const structures = createRequire(import.meta.url)('whatsapp-web.js/src/structures/index.js') as {
   Message: Structure<WebjsMessage>;
+  Chat: Structure<WebjsChat>;
+  MessageMedia: WebjsContentClasses['MessageMedia'];
+  Location: WebjsContentClasses['Location'];
+  Poll: WebjsContentClasses['Poll'];
   Reaction: Structure<WebjsReaction>;
   Call: Structure<WebjsCall>;
   GroupNotification: Structure<WebjsGroupNotification>;
@@ -64,7 +70,7 @@ export interface MessageSpec extends KeySpec {
 }
 
 /** The raw model `getMessageModel` serializes, as `message`, `message_create` ... carry it. */
-function messageData(spec: MessageSpec): Record<string, unknown> {
+export function messageData(spec: MessageSpec): Record<string, unknown> {
   const { fromMe, chatId, participant } = spec;
   const sender = fromMe ? ME : (participant ?? chatId);
   return {
@@ -137,8 +143,13 @@ export function groupNotification(
   });
 }
 
-export function groupChat(client: unknown, groupId: string): WebjsChat {
-  return new structures.GroupChat(client, {
+/** A direct chat as `getChatById` answers it (`ChatFactory`: a PrivateChat's data). */
+export function chatData(chatId: string): Record<string, unknown> {
+  return { id: widOf(chatId), formattedTitle: 'Someone', isGroup: false, t: 1_795_265_530, unreadCount: 2, archive: false, pin: 0 };
+}
+
+export function groupChatData(groupId: string): Record<string, unknown> {
+  return {
     id: widOf(groupId),
     formattedTitle: 'Switchboard testers',
     isGroup: true,
@@ -156,7 +167,7 @@ export function groupChat(client: unknown, groupId: string): WebjsChat {
         { id: widOf(ME), isAdmin: false, isSuperAdmin: false },
       ],
     },
-  });
+  };
 }
 
 export function pollVote(client: unknown, voter: string, poll: KeySpec, options: readonly string[], chosen: readonly number[]): WebjsPollVote {

@@ -1,64 +1,227 @@
 import { EventEmitter } from 'node:events';
 import type {
   WebjsChat,
+  WebjsChatHandle,
   WebjsClientEvents,
   WebjsClientInfo,
   WebjsClientLike,
   WebjsEventName,
   WebjsMessage,
+  WebjsMessageHandle,
   WebjsSendOptions,
 } from '../../src/engines/webjs/webjs-client.js';
-import { clientInfo, groupChat, message } from './library-shapes.js';
+import { wid } from '../../src/engines/webjs/webjs-ids.js';
+import { chatData, clientInfo, groupChatData, keyOf, ME, type MessageSpec, messageData, reaction, structures } from './library-shapes.js';
+
+/** Which kind of message the library makes of `sendMessage`'s content (src/util/Injected/Utils.js `sendMessage`). */
+function sentSpec(content: unknown, options: WebjsSendOptions): Pick<MessageSpec, 'body' | 'type' | 'extra'> {
+  if (content instanceof structures.MessageMedia) {
+    const media = content as unknown as { mimetype: string; filename?: string | null };
+    const type = options.sendMediaAsDocument
+      ? 'document'
+      : options.sendAudioAsVoice && media.mimetype.startsWith('audio/')
+        ? 'ptt'
+        : (media.mimetype.split('/')[0] ?? 'document');
+    const extra = { mimetype: media.mimetype, filename: media.filename, directPath: '/v/t62.7118-24/scripted', caption: options.caption };
+    return { body: options.caption ?? '', type, extra };
+  }
+  if (content instanceof structures.Location) {
+    const place = content as unknown as { latitude: number; longitude: number; description: string };
+    return { body: '', type: 'location', extra: { lat: place.latitude, lng: place.longitude, loc: place.description } };
+  }
+  if (content instanceof structures.Poll) {
+    const poll = content as unknown as { pollName: string; pollOptions: unknown[]; options: { allowMultipleAnswers: boolean } };
+    const extra = { pollName: poll.pollName, pollOptions: poll.pollOptions, pollSelectableOptionsCount: poll.options.allowMultipleAnswers ? 0 : 1 };
+    return { body: '', type: 'poll_creation', extra };
+  }
+  if (typeof content === 'string' && content.startsWith('BEGIN:VCARD')) return { body: content, type: 'vcard', extra: {} };
+  return { body: String(content), type: 'chat', extra: {} };
+}
+
+/** A `Message` whose browser-side actions are played by the scripted client. */
+class ScriptedMessage extends structures.Message implements WebjsMessageHandle {
+  private get scripted(): ScriptedClient {
+    return (this as unknown as { client: ScriptedClient }).client;
+  }
+
+  async edit(content: string, options: { linkPreview?: boolean } = {}): Promise<WebjsMessage | null> {
+    this.scripted.record(`edit ${this.id._serialized}`, content, options);
+    // The library answers null for a message that is not yours, before asking the browser.
+    if (!this.fromMe) return null;
+    const key = this.id;
+    const data = { ...this._data, body: content, latestEditMsgKey: keyOf({ fromMe: true, chatId: wid(key.remote), id: 'EDIT01' }) };
+    return new structures.Message(this.scripted, data);
+  }
+
+  async delete(everyone?: boolean): Promise<void> {
+    this.scripted.record(`delete ${this.id._serialized}`, everyone);
+  }
+
+  async forward(chatId: string): Promise<void> {
+    this.scripted.record(`forward ${this.id._serialized}`, chatId);
+    // The browser reports the copy; `forwardMessages` resolves with nothing.
+    this.scripted.fire('message_create', this.scripted.ownMessage(chatId, { body: this.body, type: this.type, extra: { isForwarded: true } }));
+  }
+
+  async star(): Promise<void> {
+    this.scripted.record(`star ${this.id._serialized}`);
+  }
+
+  async unstar(): Promise<void> {
+    this.scripted.record(`unstar ${this.id._serialized}`);
+  }
+}
+
+/** A `Chat` (or `GroupChat`) whose browser-side actions are played by the scripted client. */
+function scriptedChat<T extends new (...args: any[]) => WebjsChat>(Base: T) {
+  return class extends Base implements WebjsChatHandle {
+    private get scripted(): ScriptedClient {
+      return (this as unknown as { client: ScriptedClient }).client;
+    }
+    private get chatId(): string {
+      return (this.id as { _serialized: string })._serialized;
+    }
+    async clearMessages(): Promise<boolean> {
+      this.scripted.record(`clearMessages ${this.chatId}`);
+      return true;
+    }
+    async delete(): Promise<boolean> {
+      this.scripted.record(`deleteChat ${this.chatId}`);
+      return true;
+    }
+    async sendStateTyping(): Promise<void> {
+      this.scripted.record(`sendStateTyping ${this.chatId}`);
+    }
+    async clearState(): Promise<void> {
+      this.scripted.record(`clearState ${this.chatId}`);
+    }
+  };
+}
+const ScriptedChat = scriptedChat(structures.Chat);
+const ScriptedGroupChat = scriptedChat(structures.GroupChat);
 
 /**
  * A whatsapp-web.js client with no browser: the test plays the library's side by emitting its
  * events with library-built structures. A send behaves as the library's does: the browser
  * reports the new message and its first ack before `sendMessage` resolves, the device ack
- * after.
+ * after. Every call is recorded with its arguments (`calls`, `args`).
  */
 export class ScriptedClient extends EventEmitter implements WebjsClientLike {
   info: WebjsClientInfo | undefined;
   readonly calls: string[] = [];
+  /** The arguments of each call, beside `calls`, in the same order. */
+  readonly args: unknown[][] = [];
   /** What `initialize` rejects with, as when the browser cannot launch. */
   initializeError: Error | null = null;
   /** What a send resolves with; by default a new own message in that chat. */
   sendResult: ((chatId: string, text: string) => WebjsMessage | null) | null = null;
   readonly sendOptions: WebjsSendOptions[] = [];
+  /** What each send got as content: a string or one of the library's content classes. */
+  readonly sentContent: unknown[] = [];
   /** The browser page (screenshots); none until a test gives one. */
   pupPage: WebjsClientLike['pupPage'] = null;
+  /** The messages the browser knows, by serialized key: those sent, and those a test adds. */
+  readonly messages = new Map<string, Record<string, unknown>>();
   private sent = 0;
 
+  record(call: string, ...args: unknown[]): void {
+    this.calls.push(call);
+    this.args.push(args);
+  }
+
   async initialize(): Promise<void> {
-    this.calls.push('initialize');
+    this.record('initialize');
     if (this.initializeError) throw this.initializeError;
   }
 
   async destroy(): Promise<void> {
-    this.calls.push('destroy');
+    this.record('destroy');
   }
 
   async logout(): Promise<void> {
-    this.calls.push('logout');
+    this.record('logout');
   }
 
-  async sendMessage(chatId: string, text: string, options: WebjsSendOptions = {}): Promise<WebjsMessage | null> {
-    this.calls.push(`sendMessage ${chatId}`);
+  /** A new own message in `chatId`, known to the browser from now on. */
+  ownMessage(chatId: string, spec: Pick<MessageSpec, 'body' | 'type' | 'extra'>): WebjsMessage {
+    const data = messageData({ fromMe: true, chatId, id: `3EB0API${++this.sent}`, ack: 0, ...spec });
+    this.messages.set((data.id as { _serialized: string })._serialized, data);
+    return new structures.Message(this, data);
+  }
+
+  /** A message someone else sent, known to the browser (`getMessageById` finds it). */
+  know(spec: MessageSpec): WebjsMessage {
+    const data = messageData(spec);
+    this.messages.set((data.id as { _serialized: string })._serialized, data);
+    return new structures.Message(this, data);
+  }
+
+  async sendMessage(chatId: string, content: string | object, options: WebjsSendOptions = {}): Promise<WebjsMessage | null> {
+    this.record(`sendMessage ${chatId}`, chatId, content, options);
     this.sendOptions.push(options);
-    if (this.sendResult) return this.sendResult(chatId, text);
-    const sent = message(this, { fromMe: true, chatId, id: `3EB0API${++this.sent}`, body: text, ack: 0 });
+    this.sentContent.push(content);
+    if (this.sendResult) return this.sendResult(chatId, typeof content === 'string' ? content : '');
+    const sent = this.ownMessage(chatId, sentSpec(content, options));
     this.fire('message_create', sent);
     this.fire('message_ack', sent, 1);
     setTimeout(() => this.fire('message_ack', sent, 2), 1);
     return sent;
   }
 
+  /** The browser upserts the reaction (reactionTableMode.bulkUpsert), which the library reports. */
+  async sendReaction(messageId: string, text: string): Promise<void> {
+    this.record(`sendReaction ${messageId}`, text);
+    const parent = this.messages.get(messageId);
+    if (!parent) return;
+    const key = parent.id as { fromMe: boolean; remote: string; id: string; participant?: { _serialized: string } };
+    const parentSpec = {
+      fromMe: key.fromMe,
+      chatId: key.remote,
+      id: key.id,
+      ...(key.participant ? { participant: key.participant._serialized } : {}),
+    };
+    const group = key.remote.endsWith('@g.us');
+    const own = { fromMe: true, chatId: key.remote, id: `3EB0REACT${++this.sent}`, ...(group ? { participant: ME } : {}) };
+    this.fire('message_reaction', reaction(this, own, parentSpec, text, ME));
+  }
+
+  async getMessageById(messageId: string): Promise<WebjsMessageHandle | undefined> {
+    this.record(`getMessageById ${messageId}`);
+    const data = this.messages.get(messageId);
+    return data ? new ScriptedMessage(this, data) : undefined;
+  }
+
+  /** Chats the browser does not know: `sendSeen` answers false, `getChatById` fails as the library does. */
+  readonly unknownChats = new Set<string>();
+
+  async sendSeen(chatId: string): Promise<boolean> {
+    this.record(`sendSeen ${chatId}`);
+    return !this.unknownChats.has(chatId);
+  }
+
+  async archiveChat(chatId: string): Promise<boolean> {
+    this.record(`archiveChat ${chatId}`);
+    return true;
+  }
+
+  async unarchiveChat(chatId: string): Promise<boolean> {
+    this.record(`unarchiveChat ${chatId}`);
+    return false;
+  }
+
+  async markChatUnread(chatId: string): Promise<void> {
+    this.record(`markChatUnread ${chatId}`);
+  }
+
   async requestPairingCode(phoneNumber: string): Promise<string> {
-    this.calls.push(`requestPairingCode ${phoneNumber}`);
+    this.record(`requestPairingCode ${phoneNumber}`);
     return 'K7QW2M9X';
   }
 
-  async getChatById(chatId: string): Promise<WebjsChat> {
-    return groupChat(this, chatId);
+  async getChatById(chatId: string): Promise<WebjsChatHandle> {
+    // ChatFactory.create on the undefined the browser answers: the library throws reading its `isGroup`.
+    if (this.unknownChats.has(chatId)) throw new TypeError("Cannot read properties of undefined (reading 'isGroup')");
+    return chatId.endsWith('@g.us') ? new ScriptedGroupChat(this, groupChatData(chatId)) : new ScriptedChat(this, chatData(chatId));
   }
 
   /** Emits one library event, typed as the library emits it. */

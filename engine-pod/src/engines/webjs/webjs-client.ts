@@ -34,8 +34,21 @@ export interface WebjsMessage {
   readonly hasQuotedMsg?: boolean;
   readonly protocolMessageKey?: WebjsMessageKey | string;
   readonly latestEditMsgKey?: WebjsMessageKey | string;
+  readonly isForwarded?: boolean;
   /** The raw message model, as the browser serialized it. */
   readonly _data: Record<string, unknown>;
+}
+
+/** What `Client.getMessageById` answers: a `Message` and what can be done with it. */
+export interface WebjsMessageHandle extends WebjsMessage {
+  /** Null when WhatsApp Web will not edit it (not yours, not text, too old). */
+  edit(content: string, options?: { readonly linkPreview?: boolean }): Promise<WebjsMessage | null>;
+  /** `everyone`: revoke it for the whole chat, not only on this device. */
+  delete(everyone?: boolean): Promise<void>;
+  /** Resolves with nothing; the copy arrives as `message_create`. */
+  forward(chatId: string): Promise<void>;
+  star(): Promise<void>;
+  unstar(): Promise<void>;
 }
 
 /** `Reaction`: `id` is the reaction's own key, `msgId` the key of the message reacted to. */
@@ -101,6 +114,25 @@ export interface WebjsChat {
   readonly groupMetadata?: WebjsGroupMetadata;
 }
 
+/** A `Chat` with the actions on it the engine uses (src/structures/Chat.js). */
+export interface WebjsChatHandle extends WebjsChat {
+  /** Resolves with false when WhatsApp Web had nothing to clear. */
+  clearMessages(): Promise<boolean>;
+  delete(): Promise<boolean>;
+  sendStateTyping(): Promise<void>;
+  clearState(): Promise<void>;
+}
+
+/**
+ * The library's content classes (`MessageMedia`, `Location`, `Poll`): `sendMessage` tells what
+ * to send by `instanceof` against them, so the engine builds them with the library's own classes.
+ */
+export interface WebjsContentClasses {
+  MessageMedia: new (mimetype: string, data: string, filename?: string | null, filesize?: number | null) => object;
+  Location: new (latitude: number, longitude: number, options?: { readonly name?: string; readonly address?: string }) => object;
+  Poll: new (name: string, options: readonly string[], settings?: { readonly allowMultipleAnswers?: boolean }) => object;
+}
+
 /** The arguments of every client event the engine listens to (src/util/Constants.js `Events`). */
 export interface WebjsClientEvents {
   qr: [qr: string];
@@ -133,6 +165,11 @@ export interface WebjsSendOptions {
   readonly linkPreview?: boolean;
   readonly quotedMessageId?: string;
   readonly sendSeen?: boolean;
+  readonly caption?: string;
+  /** An audio `MessageMedia` goes as a voice note (ptt). */
+  readonly sendAudioAsVoice?: boolean;
+  /** Any `MessageMedia` goes as a document (a file). */
+  readonly sendMediaAsDocument?: boolean;
 }
 
 /** The subset of whatsapp-web.js's `Client` the engine uses. */
@@ -143,10 +180,19 @@ export interface WebjsClientLike {
   initialize(): Promise<void>;
   destroy(): Promise<void>;
   logout(): Promise<void>;
-  /** Resolves with undefined or null when the chat cannot be found. */
-  sendMessage(chatId: string, content: string, options?: WebjsSendOptions): Promise<WebjsMessage | null | undefined>;
+  /** Text, or an instance of one of the content classes. Resolves with undefined or null when the chat cannot be found. */
+  sendMessage(chatId: string, content: string | object, options?: WebjsSendOptions): Promise<WebjsMessage | null | undefined>;
+  /** `reaction` '' takes the reaction back; nothing happens when the message is unknown. */
+  sendReaction(messageId: string, reaction: string): Promise<void>;
+  /** By its serialized key (`true_123@c.us_3EB0...`); null or undefined when unknown. */
+  getMessageById(messageId: string): Promise<WebjsMessageHandle | null | undefined>;
+  /** Marks every message of the chat read; false when the chat is unknown. */
+  sendSeen(chatId: string): Promise<boolean>;
+  archiveChat(chatId: string): Promise<boolean>;
+  unarchiveChat(chatId: string): Promise<boolean>;
+  markChatUnread(chatId: string): Promise<void>;
   requestPairingCode(phoneNumber: string, showNotification?: boolean, intervalMs?: number): Promise<string>;
-  getChatById(chatId: string): Promise<WebjsChat>;
+  getChatById(chatId: string): Promise<WebjsChatHandle>;
   /** The browser page, once `initialize` has opened it (whatsapp-web.js's `pupPage`). */
   readonly pupPage?: { screenshot(options: { type: 'png' }): Promise<Uint8Array> } | null | undefined;
 }

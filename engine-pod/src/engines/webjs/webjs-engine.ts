@@ -1,11 +1,15 @@
-import type { MeInfo, MessageRecord, RequestCodeRequest, SessionStatus } from '@switchboard/protocol';
+import type { MeInfo, MessageReactionPayload, MessageRecord, RequestCodeRequest, SendSeenResult, SessionStatus } from '@switchboard/protocol';
+import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
 import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { ApiSendGate } from './api-send-gate.js';
+import { WebjsChatting } from './chatting.js';
+import type { WebjsDeps } from './deps.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
 import { ackPayload, callPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
-import type { WebjsClientEvents, WebjsClientLike, WebjsEventName, WebjsGroupNotification } from './webjs-client.js';
+import { OwnEchoes } from './own-echo.js';
+import type { WebjsClientEvents, WebjsClientLike, WebjsContentClasses, WebjsEventName, WebjsGroupNotification } from './webjs-client.js';
 import { recordId, wid } from './webjs-ids.js';
 
 /** How each client event's arguments are named in `engine.event`; also the events listened to. */
@@ -53,11 +57,27 @@ export class WebjsEngine implements Engine {
   private qrValue: string | null = null;
   private account: MeInfo | null = null;
   private readonly gate = new ApiSendGate();
+  private readonly echoes = new OwnEchoes();
+  private readonly chatting: WebjsChatting;
 
   constructor(
     private readonly context: EngineContext,
     private readonly createClient: () => Promise<WebjsClientLike>,
-  ) {}
+    /** The library's content classes; loaded from whatsapp-web.js on first use. */
+    private readonly loadContent: () => Promise<WebjsContentClasses> = loadLibraryContent,
+  ) {
+    const deps: WebjsDeps = {
+      context,
+      gate: this.gate,
+      echoes: this.echoes,
+      client: () => this.liveClient(),
+      content: () => this.loadContent(),
+      meId: () => this.meId(),
+      notSupported: (what) => this.notSupported(what),
+      engineError: (doing) => this.engineError(doing),
+    };
+    this.chatting = new WebjsChatting(deps);
+  }
 
   /** Returns once the browser is being launched; the login goes on in the background. */
   async start(): Promise<void> {
@@ -119,21 +139,51 @@ export class WebjsEngine implements Engine {
   }
 
   async sendText(args: SendTextArgs): Promise<MessageRecord> {
-    if (args.id) throw this.notSupported('sending with a pre-generated message id (`id`): WhatsApp Web makes up its own');
-    const client = this.liveClient();
-    const record = await this.gate
-      .send(
-        async () => {
-          const options = { linkPreview: args.linkPreview, sendSeen: false, ...(args.reply_to ? { quotedMessageId: args.reply_to } : {}) };
-          const sent = await client.sendMessage(args.chatId, args.text, options);
-          return sent ? messageRecord(sent, 'api') : null;
-        },
-        (sent) => sent?.id ?? null,
-        (sent) => this.context.emit('message.any', sent!),
-      )
-      .catch(this.engineError('send the message'));
-    if (!record) throw new CommandError('NOT_FOUND', `WEBJS found no chat ${args.chatId}`, { chatId: args.chatId });
-    return record;
+    return this.chatting.send(args, args.text, { linkPreview: args.linkPreview });
+  }
+
+  sendMedia(args: OutgoingMedia): Promise<MessageRecord> {
+    return this.chatting.sendMedia(args);
+  }
+
+  sendLocation(args: CommandArgs<'send.location'>): Promise<MessageRecord> {
+    return this.chatting.sendLocation(args);
+  }
+
+  sendPoll(args: CommandArgs<'send.poll'>): Promise<MessageRecord> {
+    return this.chatting.sendPoll(args);
+  }
+
+  sendContactVcard(args: OutgoingContacts): Promise<MessageRecord> {
+    return this.chatting.sendContactVcard(args);
+  }
+
+  forwardMessage(args: CommandArgs<'message.forward'>): Promise<MessageRecord> {
+    return this.chatting.forwardMessage(args);
+  }
+
+  react(args: CommandArgs<'message.react'>): Promise<MessageReactionPayload> {
+    return this.chatting.react(args);
+  }
+
+  star(args: CommandArgs<'message.star'>): Promise<void> {
+    return this.chatting.star(args);
+  }
+
+  sendSeen(args: CommandArgs<'chat.seen'>): Promise<SendSeenResult> {
+    return this.chatting.sendSeen(args);
+  }
+
+  setTyping(args: CommandArgs<'chat.typing'>): Promise<void> {
+    return this.chatting.setTyping(args);
+  }
+
+  editMessage(args: CommandArgs<'message.edit'>): Promise<void> {
+    return this.chatting.editMessage(args);
+  }
+
+  deleteMessage(args: CommandArgs<'message.delete'>): Promise<void> {
+    return this.chatting.deleteMessage(args);
   }
 
   private readonly handlers: Handlers = {
@@ -215,6 +265,8 @@ export class WebjsEngine implements Engine {
     if (this.stopped || client !== this.client) return;
     const names = EVENT_ARGS[event];
     this.context.emit('engine.event', { event, data: Object.fromEntries(names.map((name, i) => [name, jsonSafe(args[i])])) });
+    // What an API action made is answered and emitted by that action (own-echo.ts).
+    if (this.echoes.offer(event, args)) return;
     const handler = this.handlers[event] as ((...args: unknown[]) => void | Promise<void>) | undefined;
     const report = (error: unknown) =>
       this.context.log.error({ session: this.context.session, event, err: error }, 'WEBJS could not map a client event');
@@ -288,6 +340,12 @@ export class WebjsEngine implements Engine {
       throw new CommandError('ENGINE_ERROR', `WEBJS could not ${doing}: ${message}`, { session: this.context.session });
     };
   }
+}
+
+/** whatsapp-web.js's content classes; the library (and puppeteer with it) loads on first use. */
+async function loadLibraryContent(): Promise<WebjsContentClasses> {
+  const library = (await import('whatsapp-web.js')).default;
+  return { MessageMedia: library.MessageMedia, Location: library.Location, Poll: library.Poll } as unknown as WebjsContentClasses;
 }
 
 /** `engine.event` data must survive JSON: the library's structures do, minus their client. */
