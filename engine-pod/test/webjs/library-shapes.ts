@@ -3,6 +3,7 @@ import type {
   WebjsCall,
   WebjsChat,
   WebjsClientInfo,
+  WebjsContact,
   WebjsContentClasses,
   WebjsGroupNotification,
   WebjsMessage,
@@ -21,6 +22,7 @@ type Structure<T> = new (client: unknown, data: unknown) => T;
 export const structures = createRequire(import.meta.url)('whatsapp-web.js/src/structures/index.js') as {
   Message: Structure<WebjsMessage>;
   Chat: Structure<WebjsChat>;
+  Contact: Structure<WebjsContact>;
   MessageMedia: WebjsContentClasses['MessageMedia'];
   Location: WebjsContentClasses['Location'];
   Poll: WebjsContentClasses['Poll'];
@@ -33,7 +35,7 @@ export const structures = createRequire(import.meta.url)('whatsapp-web.js/src/st
 };
 
 /** A Wid as the browser serializes it. */
-function widOf(id: string) {
+export function widOf(id: string) {
   const [user = '', server = ''] = id.split('@');
   return { server, user, _serialized: id };
 }
@@ -182,4 +184,26 @@ export function pollVote(client: unknown, voter: string, poll: KeySpec, options:
       extra: { pollName: 'Lunch?', pollOptions: options.map((name, localId) => ({ name, localId })) },
     }),
   });
+}
+
+/** A contact as `WWebJS.getContactModel` serializes it; `known` false is one WhatsApp Web made up for an id. */
+export function contactData(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const [user = ''] = id.split('@');
+  return {
+    id: widOf(id),
+    userid: user,
+    name: undefined,
+    pushname: undefined,
+    shortName: undefined,
+    type: 'in',
+    isMe: id === ME,
+    isUser: !id.endsWith('@g.us'),
+    isGroup: id.endsWith('@g.us'),
+    isWAContact: false,
+    isMyContact: false,
+    isBlocked: false,
+    isBusiness: false,
+    isEnterprise: false,
+    ...extra,
+  };
 }

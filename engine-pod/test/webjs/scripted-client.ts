@@ -5,13 +5,28 @@ import type {
   WebjsClientEvents,
   WebjsClientInfo,
   WebjsClientLike,
+  WebjsContact,
+  WebjsContactHandle,
   WebjsEventName,
   WebjsMessage,
   WebjsMessageHandle,
   WebjsSendOptions,
+  WebjsWid,
 } from '../../src/engines/webjs/webjs-client.js';
 import { wid } from '../../src/engines/webjs/webjs-ids.js';
-import { chatData, clientInfo, groupChatData, keyOf, ME, type MessageSpec, messageData, reaction, structures } from './library-shapes.js';
+import {
+  chatData,
+  clientInfo,
+  contactData,
+  groupChatData,
+  keyOf,
+  ME,
+  type MessageSpec,
+  messageData,
+  reaction,
+  structures,
+  widOf,
+} from './library-shapes.js';
 
 /** Which kind of message the library makes of `sendMessage`'s content (src/util/Injected/Utils.js `sendMessage`). */
 function sentSpec(content: unknown, options: WebjsSendOptions): Pick<MessageSpec, 'body' | 'type' | 'extra'> {
@@ -70,6 +85,36 @@ class ScriptedMessage extends structures.Message implements WebjsMessageHandle {
   async unstar(): Promise<void> {
     this.scripted.record(`unstar ${this.id._serialized}`);
   }
+
+  /** `pinUnpinMsgAction` answers whether the server said OK. */
+  async pin(duration: number): Promise<boolean> {
+    this.scripted.record(`pin ${this.id._serialized}`, duration);
+    return this.scripted.pinsAccepted;
+  }
+
+  async unpin(): Promise<boolean> {
+    this.scripted.record(`unpin ${this.id._serialized}`);
+    return this.scripted.pinsAccepted;
+  }
+}
+
+/** A `Contact` whose browser-side actions are played by the scripted client. */
+class ScriptedContact extends structures.Contact implements WebjsContactHandle {
+  private get scripted(): ScriptedClient {
+    return (this as unknown as { client: ScriptedClient }).client;
+  }
+  async getAbout(): Promise<string | null> {
+    this.scripted.record(`getAbout ${wid(this.id)}`);
+    return this.scripted.abouts.get(wid(this.id)) ?? null;
+  }
+  async block(): Promise<boolean> {
+    this.scripted.record(`block ${wid(this.id)}`);
+    return !this.isGroup;
+  }
+  async unblock(): Promise<boolean> {
+    this.scripted.record(`unblock ${wid(this.id)}`);
+    return !this.isGroup;
+  }
 }
 
 /** A `Chat` (or `GroupChat`) whose browser-side actions are played by the scripted client. */
@@ -92,8 +137,20 @@ function scriptedChat<T extends new (...args: any[]) => WebjsChat>(Base: T) {
     async sendStateTyping(): Promise<void> {
       this.scripted.record(`sendStateTyping ${this.chatId}`);
     }
+    async sendStateRecording(): Promise<void> {
+      this.scripted.record(`sendStateRecording ${this.chatId}`);
+    }
     async clearState(): Promise<void> {
       this.scripted.record(`clearState ${this.chatId}`);
+    }
+    /** The messages the browser knows of this chat, oldest first, the newest `limit` of them. */
+    async fetchMessages(options: { limit: number; fromMe?: boolean }): Promise<WebjsMessage[]> {
+      this.scripted.record(`fetchMessages ${this.chatId}`, options);
+      const known = [...this.scripted.messages.values()].filter((data) => {
+        const key = data.id as { fromMe: boolean; remote: string };
+        return key.remote === this.chatId && (options.fromMe === undefined || key.fromMe === options.fromMe);
+      });
+      return known.slice(-options.limit).map((data) => new structures.Message(this.scripted, data));
     }
   };
 }
@@ -122,6 +179,8 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
   pupPage: WebjsClientLike['pupPage'] = null;
   /** The messages the browser knows, by serialized key: those sent, and those a test adds. */
   readonly messages = new Map<string, Record<string, unknown>>();
+  /** What `Message.pin` and `unpin` answer: whether WhatsApp said OK. */
+  pinsAccepted = true;
   private sent = 0;
 
   record(call: string, ...args: unknown[]): void {
@@ -199,14 +258,64 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     return !this.unknownChats.has(chatId);
   }
 
+  /** The browser's Chat fires change:archive, which the library reports as `chat_archived`. */
   async archiveChat(chatId: string): Promise<boolean> {
     this.record(`archiveChat ${chatId}`);
+    this.fire('chat_archived', await this.getChatById(chatId), true, false);
     return true;
   }
 
   async unarchiveChat(chatId: string): Promise<boolean> {
     this.record(`unarchiveChat ${chatId}`);
+    this.fire('chat_archived', await this.getChatById(chatId), false, true);
     return false;
+  }
+
+  /** Profile pictures by id; none (undefined, as the library answers) unless a test sets one. */
+  readonly pictures = new Map<string, string>();
+
+  async getProfilePicUrl(contactId: string): Promise<string | undefined> {
+    this.record(`getProfilePicUrl ${contactId}`);
+    return this.pictures.get(contactId);
+  }
+
+  /** The address book, by id: what `getContacts` lists. */
+  readonly contacts = new Map<string, Record<string, unknown>>();
+  /** Ids with a WhatsApp account (the server's answer to `queryWidExists`). */
+  readonly registered = new Set<string>();
+  readonly abouts = new Map<string, string>();
+
+  async getContacts(): Promise<WebjsContact[]> {
+    this.record('getContacts');
+    return [...this.contacts.values()].map((data) => new structures.Contact(this, data));
+  }
+
+  /** `WWebJS.getContact` finds or creates the contact model: an unknown id gives a made-up contact. */
+  async getContactById(contactId: string): Promise<WebjsContactHandle> {
+    this.record(`getContactById ${contactId}`);
+    return new ScriptedContact(this, this.contacts.get(contactId) ?? contactData(contactId));
+  }
+
+  async isRegisteredUser(id: string): Promise<boolean> {
+    this.record(`isRegisteredUser ${id}`);
+    return Boolean(await this.numberId(id.endsWith('@c.us') ? id : `${id}@c.us`));
+  }
+
+  async getNumberId(number: string): Promise<WebjsWid | null> {
+    this.record(`getNumberId ${number}`);
+    return this.numberId(number.endsWith('@c.us') ? number : `${number}@c.us`);
+  }
+
+  private async numberId(id: string): Promise<WebjsWid | null> {
+    return this.registered.has(id) ? widOf(id) : null;
+  }
+
+  async sendPresenceAvailable(): Promise<void> {
+    this.record('sendPresenceAvailable');
+  }
+
+  async sendPresenceUnavailable(): Promise<void> {
+    this.record('sendPresenceUnavailable');
   }
 
   async markChatUnread(chatId: string): Promise<void> {

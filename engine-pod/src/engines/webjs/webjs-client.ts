@@ -49,6 +49,9 @@ export interface WebjsMessageHandle extends WebjsMessage {
   forward(chatId: string): Promise<void>;
   star(): Promise<void>;
   unstar(): Promise<void>;
+  /** False when WhatsApp refused. */
+  pin(durationSeconds: number): Promise<boolean>;
+  unpin(): Promise<boolean>;
 }
 
 /** `Reaction`: `id` is the reaction's own key, `msgId` the key of the message reacted to. */
@@ -114,13 +117,42 @@ export interface WebjsChat {
   readonly groupMetadata?: WebjsGroupMetadata;
 }
 
+/** `Contact` (src/structures/Contact.js): the fields the mapping reads. */
+export interface WebjsContact {
+  readonly id: WebjsWid;
+  /** The digits of the id (`userid`). */
+  readonly number?: string | null;
+  readonly name?: string | null;
+  readonly pushname?: string | null;
+  readonly shortName?: string | null;
+  readonly isMe?: boolean;
+  readonly isUser?: boolean;
+  readonly isGroup?: boolean;
+  readonly isWAContact?: boolean;
+  readonly isMyContact?: boolean;
+  readonly isBlocked?: boolean;
+}
+
+/** A `Contact` with what the engine does with it. */
+export interface WebjsContactHandle extends WebjsContact {
+  /** Null when hidden or not set. */
+  getAbout(): Promise<string | null>;
+  /** False for a group, which cannot be blocked. */
+  block(): Promise<boolean>;
+  unblock(): Promise<boolean>;
+}
+
 /** A `Chat` with the actions on it the engine uses (src/structures/Chat.js). */
 export interface WebjsChatHandle extends WebjsChat {
   /** Resolves with false when WhatsApp Web had nothing to clear. */
   clearMessages(): Promise<boolean>;
   delete(): Promise<boolean>;
+  readonly unreadCount?: number;
   sendStateTyping(): Promise<void>;
+  sendStateRecording(): Promise<void>;
   clearState(): Promise<void>;
+  /** The newest `limit` messages (`fromMe` filters), oldest first. */
+  fetchMessages(options: { readonly limit: number; readonly fromMe?: boolean }): Promise<WebjsMessage[]>;
 }
 
 /**
@@ -157,6 +189,7 @@ export interface WebjsClientEvents {
   group_update: [notification: WebjsGroupNotification];
   call: [call: WebjsCall];
   vote_update: [vote: WebjsPollVote];
+  chat_archived: [chat: WebjsChat, archived: boolean, before: boolean];
 }
 
 export type WebjsEventName = keyof WebjsClientEvents;
@@ -191,6 +224,17 @@ export interface WebjsClientLike {
   archiveChat(chatId: string): Promise<boolean>;
   unarchiveChat(chatId: string): Promise<boolean>;
   markChatUnread(chatId: string): Promise<void>;
+  /** Undefined when there is none or it is hidden. */
+  getProfilePicUrl(contactId: string): Promise<string | undefined>;
+  getContacts(): Promise<WebjsContact[]>;
+  /** Any id gives a contact: WhatsApp Web makes one up for an id it does not know. */
+  getContactById(contactId: string): Promise<WebjsContactHandle>;
+  /** Asks the server; `getNumberId` without the id. */
+  isRegisteredUser(id: string): Promise<boolean>;
+  /** The registered id of a number, or null when it has no account. */
+  getNumberId(number: string): Promise<WebjsWid | null>;
+  sendPresenceAvailable(): Promise<void>;
+  sendPresenceUnavailable(): Promise<void>;
   requestPairingCode(phoneNumber: string, showNotification?: boolean, intervalMs?: number): Promise<string>;
   getChatById(chatId: string): Promise<WebjsChatHandle>;
   /** The browser page, once `initialize` has opened it (whatsapp-web.js's `pupPage`). */

@@ -1,10 +1,24 @@
-import type { MeInfo, MessageReactionPayload, MessageRecord, RequestCodeRequest, SendSeenResult, SessionStatus } from '@switchboard/protocol';
+import type {
+  ChatPictureResponse,
+  Contact,
+  MeInfo,
+  MessageReactionPayload,
+  MessageRecord,
+  PresenceStatus,
+  ReadChatMessagesResponse,
+  RequestCodeRequest,
+  SendSeenResult,
+  SessionStatus,
+  WANumberExistResult,
+} from '@switchboard/protocol';
 import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
 import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { ApiSendGate } from './api-send-gate.js';
+import { WebjsChats } from './chats.js';
 import { WebjsChatting } from './chatting.js';
+import { WebjsContacts } from './contacts.js';
 import type { WebjsDeps } from './deps.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
 import { ackPayload, callPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
@@ -36,6 +50,7 @@ const EVENT_ARGS: Record<WebjsEventName, readonly string[]> = {
   group_update: ['notification'],
   call: ['call'],
   vote_update: ['vote'],
+  chat_archived: ['chat', 'archived', 'before'],
 };
 
 /** Disconnect reasons after which the login is gone, not just the connection. */
@@ -59,6 +74,8 @@ export class WebjsEngine implements Engine {
   private readonly gate = new ApiSendGate();
   private readonly echoes = new OwnEchoes();
   private readonly chatting: WebjsChatting;
+  private readonly chats: WebjsChats;
+  private readonly contactBook: WebjsContacts;
 
   constructor(
     private readonly context: EngineContext,
@@ -77,6 +94,8 @@ export class WebjsEngine implements Engine {
       engineError: (doing) => this.engineError(doing),
     };
     this.chatting = new WebjsChatting(deps);
+    this.chats = new WebjsChats(deps);
+    this.contactBook = new WebjsContacts(deps);
   }
 
   /** Returns once the browser is being launched; the login goes on in the background. */
@@ -186,6 +205,62 @@ export class WebjsEngine implements Engine {
     return this.chatting.deleteMessage(args);
   }
 
+  deleteChat(args: CommandArgs<'chat.delete'>): Promise<void> {
+    return this.chats.deleteChat(args);
+  }
+
+  clearMessages(args: CommandArgs<'chat.clearMessages'>): Promise<void> {
+    return this.chats.clearMessages(args);
+  }
+
+  archiveChat(args: CommandArgs<'chat.archive'>): Promise<void> {
+    return this.chats.archiveChat(args);
+  }
+
+  markChatUnread(args: CommandArgs<'chat.unread'>): Promise<void> {
+    return this.chats.markChatUnread(args);
+  }
+
+  chatPicture(args: CommandArgs<'chat.picture'>): Promise<ChatPictureResponse> {
+    return this.chats.chatPicture(args);
+  }
+
+  readChatMessages(args: CommandArgs<'chat.read'>): Promise<ReadChatMessagesResponse> {
+    return this.chats.readChatMessages(args);
+  }
+
+  pinMessage(args: CommandArgs<'message.pin'>): Promise<void> {
+    return this.chats.pinMessage(args);
+  }
+
+  setPresence(args: { readonly chatId?: string | undefined; readonly presence: PresenceStatus }): Promise<void> {
+    return this.chats.setPresence(args);
+  }
+
+  contacts(): Promise<Contact[]> {
+    return this.contactBook.contacts();
+  }
+
+  contact(id: string): Promise<Contact> {
+    return this.contactBook.contact(id);
+  }
+
+  contactAbout(id: string): Promise<string | null> {
+    return this.contactBook.contactAbout(id);
+  }
+
+  contactPicture(id: string): Promise<string | null> {
+    return this.contactBook.contactPicture(id);
+  }
+
+  setBlocked(change: { readonly id: string; readonly blocked: boolean }): Promise<void> {
+    return this.contactBook.setBlocked(change);
+  }
+
+  checkNumber(phone: string): Promise<WANumberExistResult> {
+    return this.contactBook.checkNumber(phone);
+  }
+
   private readonly handlers: Handlers = {
     qr: (qr) => {
       this.qrValue = qr;
@@ -259,6 +334,7 @@ export class WebjsEngine implements Engine {
       if (!call.fromMe) this.context.emit('call.received', callPayload(call));
     },
     vote_update: (vote) => this.context.emit('poll.vote', pollVotePayload(vote, this.meId())),
+    chat_archived: (chat, archived) => this.context.emit('chat.archive', { id: wid(chat.id), timestamp: Date.now() / 1000, archived }),
   };
 
   private dispatch(client: WebjsClientLike, event: WebjsEventName, args: unknown[]): void {
