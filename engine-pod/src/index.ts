@@ -26,7 +26,7 @@ export { DEFAULT_NOWEB_OPTIONS, type NowebOptions, nowebOptionsFromEnv } from '.
 export type { MediaFile, MediaStore, StoredMedia } from './media/media-store.js';
 export { mediaUrl, newMediaId } from './media/media-url.js';
 export { NatsMediaStore, purgeSessionMedia } from './cluster/nats-media-store.js';
-export { type HistoryPage, type LidPair, type MessageStore, readHistory, type StoredChat } from './history/message-store.js';
+export { type HistoryPage, type LidPair, type MessageStore, forgetChatHistory, readHistory, type StoredChat } from './history/message-store.js';
 export { HistoryRecorder } from './history/history-recorder.js';
 export { NatsMessageStore, purgeSessionMessages } from './cluster/nats-message-store.js';
 export { guardedAgent } from './outbound/guarded-agent.js';

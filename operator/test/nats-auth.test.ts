@@ -163,6 +163,15 @@ describe('NATS authentication (cluster mode)', () => {
     const mediaId = /([A-Za-z0-9_-]{22})\.png$/.exec(records[0]!.media!.url)![1]!;
     expect((await (await NatsMediaStore.open(gateway)).get('carol', mediaId))?.data.toString()).toBe('png!');
 
+    // A chat the phone deleted (as NOWEB relays it): the pod's history forgets it, key by key, as its credentials allow.
+    await result({ op: 'sandbox.simulate', args: { kind: 'engine-event', event: 'chats.delete', data: { items: ['15551234567@s.whatsapp.net'] } } });
+    await waitFor(
+      async () => (await readHistory(history, 'carol', { chatId: chat, merge: true, limit: 100, offset: 0, sortOrder: 'asc' })).length === 0,
+      `the deleted chat forgotten\n${pod.log}`,
+      POD_WAIT_MS,
+    );
+    expect(pod.log).not.toMatch(/Permissions Violation|message history: write failed/i);
+
     // A command too large for one message: the gateway stores it in carol's command bucket, the pod takes it.
     const objects = new CommandObjects(gateway);
     const { headers } = await objects.put('carol', JSON.stringify({ op: 'host.status', args: {}, padding: 'x'.repeat(2 * 1024 * 1024) }));

@@ -31,10 +31,16 @@ export class NatsMessageStore implements MessageStore {
   private constructor(
     private readonly nc: NatsConnection,
     private readonly kv: KV,
+    private readonly forgetsByKey: boolean,
   ) {}
 
-  static async open(nc: NatsConnection, options: StoreOptions = {}): Promise<NatsMessageStore> {
-    return new NatsMessageStore(nc, await openMessagesBucket(nc, options));
+  /**
+   * `forgetsByKey`: the session's engine pod, which may write its own keys but not manage the
+   * stream (operator/src/nats-auth/permissions.ts), forgets a chat key by key; a gateway purges
+   * the stream by subject, which leaves no marker behind.
+   */
+  static async open(nc: NatsConnection, options: StoreOptions & { readonly forgetsByKey?: boolean } = {}): Promise<NatsMessageStore> {
+    return new NatsMessageStore(nc, await openMessagesBucket(nc, options), options.forgetsByKey ?? false);
   }
 
   async get(session: string, chatId: string, messageId: string): Promise<MessageRecord | null> {
@@ -108,7 +114,11 @@ export class NatsMessageStore implements MessageStore {
 
   /** The chat's message keys (three tokens) go; its alias, the two-token key `<session>.<chat>`, stays. */
   async forgetChat(session: string, chatId: string): Promise<void> {
-    await purgeSubjects(this.nc, `$KV.${KV_BUCKETS.messages}.${chatKey(session, chatId)}.*`);
+    if (!this.forgetsByKey) {
+      await purgeSubjects(this.nc, `$KV.${KV_BUCKETS.messages}.${chatKey(session, chatId)}.*`);
+      return;
+    }
+    for (const entry of await latestValues(this.kv, `${chatKey(session, chatId)}.*`, 'message history')) await this.kv.purge(entry.key);
   }
 
   async purgeSession(session: string): Promise<void> {

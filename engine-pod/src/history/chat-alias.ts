@@ -38,6 +38,19 @@ export function participantLidPair(record: MessageRecord): { lid: string; pn: st
   return lid && pn ? { lid, pn } : null;
 }
 
+/** A library's chat address in the interface's addressing: a contact's (as `contactOf`) or a group's. */
+function chatOf(jid: unknown): string | null {
+  if (typeof jid === 'string' && /^[\d-]+@g\.us$/.test(jid)) return jid;
+  return contactOf(jid);
+}
+
+/** The chats of a library's list of deleted chats (Baileys' `chats.delete`, relayed as `{items}`), in the interface's addressing. */
+export function libraryDeletedChats(data: unknown): string[] {
+  const items = (data as { items?: unknown } | null)?.items;
+  if (!Array.isArray(items)) return [];
+  return items.map(chatOf).filter((id): id is string => id !== null);
+}
+
 /** A library's `{lid, pn}` mapping (Baileys' `lid-mapping.update`) in the interface's addressing, when it is one. */
 export function libraryLidPair(data: unknown): { lid: string; pn: string } | null {
   const { lid, pn } = (data ?? {}) as { lid?: unknown; pn?: unknown };

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Ack, ACKS, ackName, type MessageRecord, parseMessageId } from '@switchboard/protocol';
 import type { EngineLog } from '../engine.js';
-import { chatAliasOf, libraryLidPair, participantLidPair } from './chat-alias.js';
-import type { MessageStore } from './message-store.js';
+import { chatAliasOf, libraryDeletedChats, libraryLidPair, participantLidPair } from './chat-alias.js';
+import { forgetChatHistory, type MessageStore } from './message-store.js';
 
 /** The part of an event envelope the recorder reads. */
 export interface RecordedEvent {
@@ -75,7 +75,10 @@ function operationFor({ event, payload }: RecordedEvent): Operation | null {
     case 'engine.event': {
       // NOWEB relays the library's own LID mappings (from the address book's app state, say): the map learns them too.
       const pair = payload.event === 'lid-mapping.update' ? libraryLidPair(payload.data) : null;
-      return pair ? (store, session) => learnLid(store, session, pair) : null;
+      if (pair) return (store, session) => learnLid(store, session, pair);
+      // And the chats deleted on the phone: in event order, after the messages recorded before.
+      const deleted = payload.event === 'chats.delete' ? libraryDeletedChats(payload.data) : [];
+      return deleted.length > 0 ? (store, session) => forgetChats(store, session, deleted) : null;
     }
     case 'message.any':
       return (store, session) => upsert(store, session, payload as unknown as MessageRecord);
@@ -127,6 +130,10 @@ async function upsert(store: MessageStore, session: string, record: MessageRecor
   }
   const sender = participantLidPair(record);
   if (sender) await learnLid(store, session, sender);
+}
+
+async function forgetChats(store: MessageStore, session: string, chatIds: readonly string[]): Promise<void> {
+  for (const chatId of chatIds) await forgetChatHistory(store, session, chatId);
 }
 
 async function learnLid(store: MessageStore, session: string, pair: { readonly lid: string; readonly pn: string }): Promise<void> {

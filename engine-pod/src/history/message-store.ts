@@ -68,3 +68,13 @@ export async function readHistory(store: MessageStore, session: string, query: H
   const alias = merge ? await store.aliasOf(session, chatId) : null;
   return store.query(session, alias ? [chatId, alias] : [chatId], page);
 }
+
+/**
+ * Forgets a deleted (or cleared) chat's history: the chat leaves the chats lists and its messages
+ * list is empty, as on the phone. A contact's `@lid` and `@c.us` are one chat on the phone, so
+ * both go; the alias stays, as it says who the contact is, not what the chat held.
+ */
+export async function forgetChatHistory(store: MessageStore, session: string, chatId: string): Promise<void> {
+  const alias = await store.aliasOf(session, chatId);
+  await Promise.all([chatId, ...(alias ? [alias] : [])].map((id) => store.forgetChat(session, id)));
+}

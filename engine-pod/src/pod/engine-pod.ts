@@ -79,7 +79,7 @@ export class EnginePod {
     const publisher = (this.publisher = await EventPublisher.open(nc, { log: this.log, bind }));
     const authState = await NatsAuthStateStore.open(nc, session, { bind });
     const media = await NatsMediaStore.open(nc);
-    const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc, { bind }), this.log));
+    const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc, { bind, forgetsByKey: true }), this.log));
     const lease = await SessionLease.open(nc, { session, holder: podName, log: this.log, bind });
     this.lease = lease;
     this.health = await startHealthServer(this.config.healthPort, () => this.ready);

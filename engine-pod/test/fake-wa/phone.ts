@@ -336,6 +336,11 @@ export class FakePhone {
     await this.syncChange({ archive: archived, lastMessages: [] }, userJid(chat));
   }
 
+  /** The chat deleted on the phone (`deleteChatAction`), as WhatsApp syncs it to the linked devices. */
+  async deleteChat(chat: string): Promise<void> {
+    await this.syncChange({ delete: true, lastMessages: [] }, userJid(chat));
+  }
+
   /** The phone unlinks the companion: the connection ends with 401 and the server forgets it. */
   removeCompanion(): void {
     this.companion = null;

@@ -8,11 +8,13 @@ import { HistoryRecorder, type MessageStore, readHistory } from '../../src/index
  * its real storage. `open` gives a store on storage that outlives it (a fresh session name per
  * test keeps tests apart).
  */
+/** Counted across the suite's runs: two runs on one storage (a file, a server) must not share a session. */
+let sessions = 0;
+
 export function messageStoreSuite(open: () => Promise<MessageStore>): void {
   const silent = { info() {}, warn() {}, error() {} };
   let store: MessageStore;
   let session: string;
-  let sessions = 0;
 
   beforeEach(async () => {
     store = await open();

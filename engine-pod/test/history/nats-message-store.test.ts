@@ -9,6 +9,10 @@ const nats = natsForTests();
 describe('NatsMessageStore (KV sb_messages, real nats-server)', () => {
   messageStoreSuite(() => NatsMessageStore.open(nats.nc));
 
+  describe('as an engine pod opens it: a chat forgotten key by key, not by a purge of the stream', () => {
+    messageStoreSuite(() => NatsMessageStore.open(nats.nc, { forgetsByKey: true }));
+  });
+
   it('purgeSessionMessages before any history exists finds nothing', async () => {
     expect(await purgeSessionMessages(nats.nc, 'never-written')).toBe(0);
   });

@@ -161,6 +161,15 @@ describe("NOWEB relays the library's LID mappings, which the history's LID map l
   });
 });
 
+describe('NOWEB relays chats deleted on the phone, which the history forgets (the interface has no chat-deleted event)', () => {
+  it('a chat deleted on the phone: engine.event chats.delete with its address', async () => {
+    const since = s.events.length;
+    await phone.deleteChat(BOB);
+    const relayed = await s.waitForEvent('engine.event', (p) => p.event === 'chats.delete', since);
+    expect(relayed.payload.data).toEqual({ items: [`${BOB}@s.whatsapp.net`] });
+  });
+});
+
 describe('NOWEB labels and archive (spec 2.9, 6.2 label.*, chat.archive)', () => {
   it('emits label.upsert, label.chat.added with the label, label.chat.deleted and label.deleted', async () => {
     const since = s.events.length;

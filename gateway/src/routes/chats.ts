@@ -9,7 +9,7 @@ import {
   ReadChatMessagesResponse,
   Result,
 } from '@switchboard/protocol';
-import type { MessageStore } from '@switchboard/engine-pod';
+import { forgetChatHistory, type MessageStore } from '@switchboard/engine-pod';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from './context.js';
 import { sessionCommandRoute } from './session-command-route.js';
@@ -19,21 +19,6 @@ const tags = ['Chats'];
 export interface ChatRouteDeps extends RouteDeps {
   /** The sessions' message history, which the chats list is read from (chat-lists.ts); absent: none is kept. */
   readonly messages?: MessageStore;
-}
-
-/**
- * A deleted or cleared chat's messages leave the history, so that its messages list is empty, as
- * on the phone; the chats lists, read from the history, no longer list it either (for a cleared
- * chat, until its next message: docs/compatibility.md says why). The gateway does it, after the engine deleted the
- * chat: no engine tells of its own chat deletions (the spec has no such event), and here it is
- * the same for every engine in both modes (cluster mode's gateway already purges a session's
- * history at logout and delete). A contact's `@lid` and `@c.us` are one chat on the phone, so both
- * go; the alias stays, as it says who the contact is. A message of the chat that the history
- * recorder has yet to write when this runs comes back: the chat was in use as it was deleted.
- */
-async function forgetChat(messages: MessageStore, session: string, chatId: string): Promise<void> {
-  const alias = await messages.aliasOf(session, chatId);
-  await Promise.all([chatId, ...(alias ? [alias] : [])].map((id) => messages.forgetChat(session, id)));
 }
 
 /**
@@ -52,8 +37,15 @@ export async function chatRoutes(app: FastifyInstance, { sessions, messages }: C
     status: 200,
     response: Result,
     command: ({ params }) => ({ op: 'chat.delete', args: { chatId: params.chatId } }),
+    // A deleted or cleared chat's messages leave the history (forgetChatHistory), so that its messages
+    // list is empty, as on the phone; the chats lists, read from the history, no longer list it either
+    // (for a cleared chat, until its next message: docs/compatibility.md says why). The gateway does
+    // it, after the engine's command succeeded: the spec has no chat-deleted event, and here it is the
+    // same for every engine in both modes (the history recorder also forgets the chats NOWEB reports
+    // deleted, on the phone or by this device). A message of the chat that the recorder has yet to
+    // write when this runs comes back: the chat was in use as it was deleted.
     after: async ({ params }) => {
-      if (messages) await forgetChat(messages, params.session, params.chatId);
+      if (messages) await forgetChatHistory(messages, params.session, params.chatId);
     },
   });
 
@@ -80,7 +72,7 @@ export async function chatRoutes(app: FastifyInstance, { sessions, messages }: C
     response: Result,
     command: ({ params }) => ({ op: 'chat.clearMessages', args: { chatId: params.chatId } }),
     after: async ({ params }) => {
-      if (messages) await forgetChat(messages, params.session, params.chatId);
+      if (messages) await forgetChatHistory(messages, params.session, params.chatId);
     },
   });
 

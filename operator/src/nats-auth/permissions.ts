@@ -46,6 +46,8 @@ export function enginePermissions(session: string): NatsPermissions {
         directGet(leases, session),
         // The key listing a logout purges by: an ordered consumer filtered on the session's keys.
         `${JS}.CONSUMER.CREATE.${kvStream(auth)}.*.$KV.${auth}.${session}.>`,
+        // Likewise the keys of a chat deleted on the phone, which the history forgets.
+        `${JS}.CONSUMER.CREATE.${kvStream(messages)}.*.$KV.${messages}.${session}.>`,
         // Account-level JetStream info (usage totals), which a JetStream manager asks for first.
         `${JS}.INFO`,
         `$O.${media}.>`,

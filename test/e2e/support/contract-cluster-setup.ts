@@ -15,7 +15,7 @@ declare module 'vitest' {
      * pods' environment is fixed here, so test/contract/gows.test.ts starts its fake with these.
      */
     gowsFake: { readonly port: number; readonly certRoot: CertRoot };
-    /** Where NOWEB engine pods look for the fake WhatsApp server (test/contract/noweb-labels.test.ts starts it there). */
+    /** Where NOWEB engine pods look for the fake WhatsApp server (test/contract/noweb-app-state.test.ts starts it there). */
     nowebFake: { readonly port: number };
   }
 }

@@ -23,6 +23,9 @@ const RELAYED = [
   'blocklist.update',
   // The history's LID map learns from it (history-recorder.ts): the interface has no LID event.
   'lid-mapping.update',
+  // A chat deleted on the phone (or by this device): the history forgets it (history-recorder.ts),
+  // so the chats lists drop it as the phone does; the interface has no chat-deleted event.
+  'chats.delete',
 ] as const satisfies readonly (keyof BaileysEventMap)[];
 
 export function relayedEngineEvents(events: Partial<BaileysEventMap>): EngineEventPayload[] {

@@ -5,13 +5,14 @@ import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/inde
 import { ADMIN_KEY, type ContractGateway, mode, restarted, startGateway, waitForStatus } from './harness.js';
 
 /**
- * Issue 16's Labels on a NOWEB session over the REST surface, against the fake WhatsApp server,
+ * What the phone and this device share as app state on a NOWEB session over the REST surface
+ * (issue 16's labels, a chat deleted on the phone), against the fake WhatsApp server,
  * which a phone of the test pairs by QR code (contact-book.test.ts covers them on SANDBOX). Local
  * mode: the gateway's engine reads the fake's address from the environment set here. Cluster mode:
  * NOWEB engine pods dial the port the suite's setup fixed (test/e2e/support/contract-cluster-setup.ts),
  * where this file starts its fake; files run one at a time, so the others find nothing there.
  */
-const S = 'noweb-labels';
+const S = 'noweb-app-state';
 const CHAT = '15552230001@c.us';
 let fake: FakeWaServer;
 let gw: ContractGateway;
@@ -26,7 +27,7 @@ async function delivered(name: EventName, match: (payload: any) => boolean = () 
   return frame;
 }
 
-describe(`labels on a NOWEB session over the REST surface (${mode} mode)`, () => {
+describe(`labels and deleted chats on a NOWEB session over the REST surface (${mode} mode)`, () => {
   beforeAll(async () => {
     const port = mode === 'cluster' ? inject('nowebFake').port : undefined;
     fake = await FakeWaServer.start({ port });
@@ -86,6 +87,24 @@ describe(`labels on a NOWEB session over the REST surface (${mode} mode)`, () =>
     expect((await gw.api('GET', `/api/${S}/labels/chats/${CHAT}`)).body).toEqual([]);
     expect((await gw.api('GET', `/api/${S}/labels`)).body.map((label: any) => label.id)).toEqual(['7']);
     expect((await gw.api('DELETE', `/api/${S}/labels/1`)).status).toBe(404);
+  });
+
+  it('a chat deleted on the phone leaves GET /chats, and its messages list is empty; the other chats stay', async () => {
+    const GONE = '15552230002';
+    const listed = async () => (await gw.api('GET', `/api/${S}/chats?sortBy=id&sortOrder=asc`)).body.map((chat: { id: string }) => chat.id);
+    const messagesOf = async (chatId: string) => (await gw.api('GET', `/api/${S}/chats/${chatId}/messages?limit=10`)).body;
+    phone.text(GONE, 'soon gone');
+    phone.text('15552230003', 'staying');
+    await waitFor(
+      async () => (await listed()).includes(`${GONE}@c.us`) && (await listed()).includes('15552230003@c.us'),
+      'both chats listed',
+      15_000,
+    );
+    expect(await messagesOf(`${GONE}@c.us`)).toHaveLength(1);
+    await phone.deleteChat(GONE);
+    await waitFor(async () => !(await listed()).includes(`${GONE}@c.us`), 'the deleted chat to leave the list', 15_000);
+    expect(await messagesOf(`${GONE}@c.us`)).toEqual([]);
+    expect(await listed()).toContain('15552230003@c.us');
   });
 
   it('keeps the labels across a restart (kept with the auth state)', async () => {
