@@ -112,6 +112,22 @@ describe('NOWEB labels: operations as app state patches, with their label.* even
     await expect(run({ op: 'labels.delete', args: { id: '1' } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('changes made at once go one after the other: two creates take two numbers, a chat set twice ends as the last set', async () => {
+    const [first, second] = await Promise.all([
+      run<Label>({ op: 'labels.create', args: { name: 'Cold', color: 2 } }),
+      run<Label>({ op: 'labels.create', args: { name: 'Warm', color: 4 } }),
+    ]);
+    expect([first!.id, second!.id]).toEqual(['7', '8']);
+    await Promise.all([
+      run({ op: 'labels.setForChat', args: { chatId: bob, labels: [{ id: first!.id }] } }),
+      run({ op: 'labels.setForChat', args: { chatId: bob, labels: [{ id: second!.id }] } }),
+    ]);
+    expect(await run({ op: 'labels.ofChat', args: { chatId: bob } })).toEqual([second]);
+    await Promise.all([run({ op: 'labels.delete', args: { id: first!.id } }), run({ op: 'labels.delete', args: { id: second!.id } })]);
+    expect((await run<Label[]>({ op: 'labels.list' })).map((label) => label.id)).toEqual(['2', '5', '6']);
+    expect(await run({ op: 'labels.ofChat', args: { chatId: bob } })).toEqual([]);
+  });
+
   it('keeps its labels across a restart: the library fetches only newer patches then', async () => {
     await s.host.stop();
     const again = new NowebSession(s.fake, { authDir: s.authDir });

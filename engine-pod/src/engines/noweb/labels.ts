@@ -104,6 +104,8 @@ export interface NowebLabelsDeps {
  */
 export class NowebLabels {
   private readonly book = new LabelBook();
+  /** The changes in the order they came, one at a time (`serially`). */
+  private changes: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: NowebLabelsDeps) {}
 
@@ -149,6 +151,10 @@ export class NowebLabels {
 
   /** The next free number, as the app numbers new labels. */
   async create(spec: LabelSpec): Promise<Label> {
+    return this.serially(() => this.createNow(spec));
+  }
+
+  private async createNow(spec: LabelSpec): Promise<Label> {
     this.deps.account();
     const id = String(
       Math.max(
@@ -163,13 +169,19 @@ export class NowebLabels {
   }
 
   async update(change: LabelSpec & { readonly id: string }): Promise<Label> {
-    this.deps.account();
-    this.require(change.id);
-    return this.write(change.id, change, 'update');
+    return this.serially(async () => {
+      this.deps.account();
+      this.require(change.id);
+      return this.write(change.id, change, 'update');
+    });
   }
 
   /** The chats carrying it lose it first, as on the phone (and as SANDBOX does). */
   async delete(id: string): Promise<void> {
+    return this.serially(() => this.deleteNow(id));
+  }
+
+  private async deleteNow(id: string): Promise<void> {
     this.deps.account();
     const label = this.require(id);
     for (const chatId of this.book.chatsOf(id))
@@ -190,7 +202,11 @@ export class NowebLabels {
     return this.book.chatsOf(id).map((chatId) => ({ id: chatId }));
   }
 
-  async setChatLabels({ chatId, labelIds }: { readonly chatId: string; readonly labelIds: readonly string[] }): Promise<void> {
+  async setChatLabels(change: { readonly chatId: string; readonly labelIds: readonly string[] }): Promise<void> {
+    return this.serially(() => this.setChatLabelsNow(change));
+  }
+
+  private async setChatLabelsNow({ chatId, labelIds }: { readonly chatId: string; readonly labelIds: readonly string[] }): Promise<void> {
     this.deps.account();
     labelIds.forEach((id, index) => {
       if (!this.book.get(id)) throw invalidField(`labels[${index}].id`, `session '${this.deps.context.session}' has no label ${id}`);
@@ -202,6 +218,17 @@ export class NowebLabels {
     for (const id of labelIds.filter((id) => !current.includes(id)))
       await this.patch({ addChatLabel: { labelId: id } }, jid, `put label ${id} on ${chatId}`);
     await this.deps.translated();
+  }
+
+  /**
+   * Runs a change once the ones before it are done: each reads the book (the next free number, a
+   * chat's labels now) that the one before may still change, and two creates at once would
+   * otherwise both take the same number.
+   */
+  private serially<T>(change: () => Promise<T>): Promise<T> {
+    const run = this.changes.then(change, change);
+    this.changes = run.catch(() => undefined);
+    return run;
   }
 
   private async write(id: string, spec: LabelSpec, what: string): Promise<Label> {
