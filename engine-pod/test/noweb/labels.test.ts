@@ -117,13 +117,13 @@ describe('NOWEB labels: operations as app state patches, with their label.* even
       run<Label>({ op: 'labels.create', args: { name: 'Cold', color: 2 } }),
       run<Label>({ op: 'labels.create', args: { name: 'Warm', color: 4 } }),
     ]);
-    expect([first!.id, second!.id]).toEqual(['7', '8']);
+    expect([first.id, second.id]).toEqual(['7', '8']);
     await Promise.all([
-      run({ op: 'labels.setForChat', args: { chatId: bob, labels: [{ id: first!.id }] } }),
-      run({ op: 'labels.setForChat', args: { chatId: bob, labels: [{ id: second!.id }] } }),
+      run({ op: 'labels.setForChat', args: { chatId: bob, labels: [{ id: first.id }] } }),
+      run({ op: 'labels.setForChat', args: { chatId: bob, labels: [{ id: second.id }] } }),
     ]);
     expect(await run({ op: 'labels.ofChat', args: { chatId: bob } })).toEqual([second]);
-    await Promise.all([run({ op: 'labels.delete', args: { id: first!.id } }), run({ op: 'labels.delete', args: { id: second!.id } })]);
+    await Promise.all([run({ op: 'labels.delete', args: { id: first.id } }), run({ op: 'labels.delete', args: { id: second.id } })]);
     expect((await run<Label[]>({ op: 'labels.list' })).map((label) => label.id)).toEqual(['2', '5', '6']);
     expect(await run({ op: 'labels.ofChat', args: { chatId: bob } })).toEqual([]);
   });
