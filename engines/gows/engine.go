@@ -63,6 +63,8 @@ type Engine struct {
 	workingTimer *time.Timer
 	// archivedChats: each chat's archived state last reported (`chat.archive` once per change).
 	archivedChats map[string]bool
+	// labelsMu: one change of the label book at a time (labels.go).
+	labelsMu sync.Mutex
 }
 
 // pushNameWait is how long WORKING waits for the account's name after pairing (NOWEB's PUSH_NAME_WAIT_MS).
@@ -112,7 +114,8 @@ var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
 	"contacts", "contact", "contactAbout", "contactPicture", "setBlocked",
-	"archiveChat", "markChatUnread", "deleteChat", "clearMessages", "chatPicture", "readChatMessages", "updateContact"}
+	"archiveChat", "markChatUnread", "deleteChat", "clearMessages", "chatPicture", "readChatMessages", "updateContact",
+	"labels", "createLabel", "updateLabel", "deleteLabel", "chatLabels", "setChatLabels", "labelChats"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -156,6 +159,20 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.setProfileStatus(ctx, params)
 	case "editMessage":
 		return e.editMessage(ctx, params)
+	case "labels":
+		return e.labels(params)
+	case "createLabel":
+		return e.createLabel(ctx, params)
+	case "updateLabel":
+		return e.updateLabel(ctx, params)
+	case "deleteLabel":
+		return e.deleteLabel(ctx, params)
+	case "chatLabels":
+		return e.chatLabels(params)
+	case "setChatLabels":
+		return e.setChatLabels(ctx, params)
+	case "labelChats":
+		return e.labelChats(params)
 	case "pinMessage":
 		return e.pinMessage(ctx, params)
 	case "deleteMessage":
@@ -557,6 +574,10 @@ func (e *Engine) handleEvent(raw any) {
 		e.presence(raw)
 	case *events.Archive:
 		e.archived(evt)
+	case *events.LabelEdit:
+		e.labelEdited(evt)
+	case *events.LabelAssociationChat:
+		e.chatLabelled(evt)
 	case *events.JoinedGroup:
 		e.groupJoined(evt)
 	case *events.GroupInfo:

@@ -47,7 +47,7 @@ type KV struct {
 // kvTypes are the types the engine keeps; Load reads each one's index.
 var kvTypes = []string{
 	"device", "identity", "session", "prekey", "senderkey", "appstatekey", "appstateversion", "appstatemac",
-	"contact", "chatsettings", "msgsecret", "privacytoken", "lid", "eventbuffer",
+	"contact", "chatsettings", "msgsecret", "privacytoken", "lid", "eventbuffer", labelBookType,
 }
 
 func NewKV(backend AuthBackend) *KV {

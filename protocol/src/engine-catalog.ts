@@ -334,7 +334,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'gows',
     description:
       "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
-      'Sends text, media (image, file, voice, video), locations, polls and contact cards, reacts, edits, deletes and pins messages, marks read, types, archives, marks unread, clears and deletes chats and reads their pictures, sets its presence and subscribes to presence, rejects calls, checks numbers, reads the profile and sets its name, About text and picture, reads contacts (their About text and picture), names and blocks them, creates, reads, joins, leaves and administers groups and their pictures, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence, calls, archive changes and group changes so far; every other operation answers 422 until it is built.',
+      'Sends text, media (image, file, voice, video), locations, polls and contact cards, reacts, edits, deletes and pins messages, marks read, types, archives, marks unread, clears and deletes chats and reads their pictures, sets its presence and subscribes to presence, rejects calls, checks numbers, reads the profile and sets its name, About text and picture, reads contacts (their About text and picture), names and blocks them, labels chats (app state patches, as on the phone), creates, reads, joins, leaves and administers groups and their pictures, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence, calls, archive, group and label changes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -391,6 +391,13 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'contacts.block',
       'contacts.unblock',
       'contacts.update',
+      'labels.list',
+      'labels.create',
+      'labels.update',
+      'labels.delete',
+      'labels.ofChat',
+      'labels.setForChat',
+      'labels.chats',
     ],
     events: [
       'session.status',
@@ -412,6 +419,10 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'group.v2.leave',
       'group.v2.participants',
       'group.v2.update',
+      'label.upsert',
+      'label.deleted',
+      'label.chat.added',
+      'label.chat.deleted',
     ],
     callRejection: true,
     settings: [],

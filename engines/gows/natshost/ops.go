@@ -90,6 +90,13 @@ var ops = map[string]op{
 	"chat.picture":          {method: "chatPicture", needs: working},
 	"chat.read":             {method: "readChatMessages", needs: working},
 	"contacts.update":       {method: "updateContact", params: contactName, result: success, needs: working},
+	"labels.list":           {method: "labels", needs: working},
+	"labels.create":         {method: "createLabel", needs: working},
+	"labels.update":         {method: "updateLabel", params: labelChange, needs: working},
+	"labels.delete":         {method: "deleteLabel", result: success, needs: working},
+	"labels.ofChat":         {method: "chatLabels", needs: working},
+	"labels.setForChat":     {method: "setChatLabels", params: chatLabelIDs, result: success, needs: working},
+	"labels.chats":          {method: "labelChats", needs: working},
 }
 
 // contactName: a contact's new name as updateContact's params.
