@@ -63,8 +63,9 @@ type Engine struct {
 	workingTimer *time.Timer
 	// archivedChats: each chat's archived state last reported (`chat.archive` once per change).
 	archivedChats map[string]bool
-	// labelsMu: one change of the label book at a time (labels.go).
-	labelsMu sync.Mutex
+	// labelsMu: one change of the label book at a time; labelOpsMu: one label operation at a time (labels.go).
+	labelsMu   sync.Mutex
+	labelOpsMu sync.Mutex
 }
 
 // pushNameWait is how long WORKING waits for the account's name after pairing (NOWEB's PUSH_NAME_WAIT_MS).

@@ -19,6 +19,10 @@ import (
 // (full) sync only with EmitAppStateEventsOnFullSync, which would replay every other kind of
 // state as events too; a label.chat.* for such a label carries `label: null`, as the protocol allows.
 
+// The operations that change labels run one after the other (labelOpsMu): each reads the book
+// the one before may still change, so two creates at once would take one number and a chat set
+// twice could end with both sets' labels.
+
 // changeLabels runs change on the book and keeps the book when it changed: change's payload, or nil.
 func (e *Engine) changeLabels(change func(*labelBook) map[string]any) map[string]any {
 	e.labelsMu.Lock()
@@ -145,6 +149,8 @@ func (e *Engine) labels(params json.RawMessage) (any, error) {
 
 // createLabel: the next free number, as the app numbers new labels.
 func (e *Engine) createLabel(ctx context.Context, params json.RawMessage) (any, error) {
+	e.labelOpsMu.Lock()
+	defer e.labelOpsMu.Unlock()
 	args, err := e.labelCall(params, "createLabel")
 	if err != nil {
 		return nil, err
@@ -154,6 +160,8 @@ func (e *Engine) createLabel(ctx context.Context, params json.RawMessage) (any, 
 }
 
 func (e *Engine) updateLabel(ctx context.Context, params json.RawMessage) (any, error) {
+	e.labelOpsMu.Lock()
+	defer e.labelOpsMu.Unlock()
 	args, err := e.labelCall(params, "updateLabel")
 	if err != nil {
 		return nil, err
@@ -174,6 +182,8 @@ func (e *Engine) writeLabel(ctx context.Context, id string, args labelArgs, doin
 
 // deleteLabel: the chats carrying it lose it first, as on the phone.
 func (e *Engine) deleteLabel(ctx context.Context, params json.RawMessage) (any, error) {
+	e.labelOpsMu.Lock()
+	defer e.labelOpsMu.Unlock()
 	args, err := e.labelCall(params, "deleteLabel")
 	if err != nil {
 		return nil, err
@@ -219,6 +229,8 @@ func (e *Engine) labelChats(params json.RawMessage) (any, error) {
 
 // setChatLabels: the chat's labels from now on; a patch for each label taken off or put on.
 func (e *Engine) setChatLabels(ctx context.Context, params json.RawMessage) (any, error) {
+	e.labelOpsMu.Lock()
+	defer e.labelOpsMu.Unlock()
 	args, err := e.labelCall(params, "setChatLabels")
 	if err != nil {
 		return nil, err

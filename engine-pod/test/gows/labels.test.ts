@@ -125,6 +125,22 @@ describe('GOWS labels: operations as app state patches, with their label.* event
     expect(await gows.failureCode('deleteLabel', { id: '1' })).toBe('NOT_FOUND');
   });
 
+  it('changes made at once go one after the other: two creates take two numbers, a chat set twice ends as the last set', async () => {
+    const [first, second] = await Promise.all([
+      gows.request<Label>('createLabel', { name: 'Cold', color: 2 }),
+      gows.request<Label>('createLabel', { name: 'Warm', color: 4 }),
+    ]);
+    expect([first.id, second.id].sort()).toEqual(['7', '8']);
+    await Promise.all([
+      gows.request('setChatLabels', { chatId: bob, labelIds: [first.id] }),
+      gows.request('setChatLabels', { chatId: bob, labelIds: [second.id] }),
+    ]);
+    expect((await gows.request<Label[]>('chatLabels', { chatId: bob })).length).toBe(1);
+    await Promise.all([gows.request('deleteLabel', { id: first.id }), gows.request('deleteLabel', { id: second.id })]);
+    expect((await gows.request<Label[]>('labels')).map((label) => label.id)).toEqual(['2', '5', '6']);
+    expect(await gows.request('chatLabels', { chatId: bob })).toEqual([]);
+  });
+
   it('keeps its labels across a restart (with the auth state): whatsmeow fetches only newer patches then', async () => {
     expect(await gows.close()).toBe(0);
     gows = fakeServerDriver(binary, fake, 'gows-labels', { authDir });
