@@ -8,6 +8,8 @@ import type {
   WebjsContact,
   WebjsContactHandle,
   WebjsEventName,
+  WebjsGroupChatHandle,
+  WebjsGroupMetadata,
   WebjsMessage,
   WebjsMessageHandle,
   WebjsSendOptions,
@@ -155,7 +157,73 @@ function scriptedChat<T extends new (...args: any[]) => WebjsChat>(Base: T) {
   };
 }
 const ScriptedChat = scriptedChat(structures.Chat);
-const ScriptedGroupChat = scriptedChat(structures.GroupChat);
+
+/** A `GroupChat`: each call recorded; a setter answers whether you are an admin, as the service does. */
+class ScriptedGroupChat extends scriptedChat(structures.GroupChat) implements WebjsGroupChatHandle {
+  private get owner(): ScriptedClient {
+    return (this as unknown as { client: ScriptedClient }).client;
+  }
+  private get gid(): string {
+    return wid(this.id);
+  }
+  private did(call: string, ...args: unknown[]): boolean {
+    this.owner.record(`${call} ${this.gid}`, ...args);
+    return this.owner.admin;
+  }
+  /** `addParticipantResultCodes`: 200 added, 404 not a WhatsApp user. */
+  async addParticipants(ids: readonly string[], options?: { autoSendInviteV4?: boolean }) {
+    this.did('addParticipants', ids, options);
+    return Object.fromEntries(
+      ids.map((id) => [
+        id,
+        this.owner.registered.has(id)
+          ? { code: 200, message: 'The participant was added successfully' }
+          : { code: 404, message: 'The participant is not a WhatsApp user' },
+      ]),
+    );
+  }
+  async removeParticipants(ids: readonly string[]) {
+    this.did('removeParticipants', ids);
+    return { status: 200 };
+  }
+  async promoteParticipants(ids: readonly string[]) {
+    this.did('promoteParticipants', ids);
+    return { status: 200 };
+  }
+  async demoteParticipants(ids: readonly string[]) {
+    this.did('demoteParticipants', ids);
+    return { status: 200 };
+  }
+  async setSubject(subject: string) {
+    return this.did('setSubject', subject);
+  }
+  async setDescription(description: string) {
+    return this.did('setDescription', description);
+  }
+  async setMessagesAdminsOnly(adminsOnly: boolean) {
+    return this.did('setMessagesAdminsOnly', adminsOnly);
+  }
+  async setInfoAdminsOnly(adminsOnly: boolean) {
+    return this.did('setInfoAdminsOnly', adminsOnly);
+  }
+  async setPicture(picture: object) {
+    return this.did('setPicture', picture);
+  }
+  async deletePicture() {
+    return this.did('deletePicture');
+  }
+  /** `fetchMexGroupInviteCode`'s ServerStatusCodeError for a non-admin is undefined. */
+  async getInviteCode() {
+    return this.did('getInviteCode') ? 'AbCdEfGhIjK0123' : undefined;
+  }
+  async revokeInvite() {
+    this.did('revokeInvite');
+    return 'NeWcOdE456789';
+  }
+  async leave() {
+    this.did('leave');
+  }
+}
 
 /**
  * A whatsapp-web.js client with no browser: the test plays the library's side by emitting its
@@ -308,6 +376,43 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
 
   private async numberId(id: string): Promise<WebjsWid | null> {
     return this.registered.has(id) ? widOf(id) : null;
+  }
+
+  /** Whether you are an admin of the groups: the service refuses an admin's changes otherwise. */
+  admin = true;
+  /** What `getChats` lists. */
+  readonly chatIds: string[] = [];
+  /** Invite codes the server knows, to the group each leads to. */
+  readonly invites = new Map<string, string>();
+
+  async getChats(): Promise<WebjsChat[]> {
+    this.record('getChats');
+    return Promise.all(this.chatIds.map((id) => this.getChatById(id)));
+  }
+
+  /** `createGroup`: the new group's id and what was done with each member. */
+  async createGroup(title: string, participants: readonly string[]) {
+    this.record('createGroup', title, participants);
+    const gid = '120363040000000099@g.us';
+    const results = Object.fromEntries(
+      participants.map((id) => [id, { statusCode: 200, message: 'ok', isGroupCreator: false, isInviteV4Sent: false }]),
+    );
+    return { title, gid: widOf(gid), participants: results };
+  }
+
+  /** `queryGroupInvite`: the group's metadata; the server's 404 for an unknown code makes the library throw. */
+  async getInviteInfo(code: string) {
+    this.record('getInviteInfo', code);
+    const gid = this.invites.get(code);
+    if (!gid) throw Object.assign(new Error('ServerStatusCodeError: 404'), { name: 'ServerStatusCodeError' });
+    return groupChatData(gid).groupMetadata as WebjsGroupMetadata;
+  }
+
+  async acceptInvite(code: string): Promise<string> {
+    this.record('acceptInvite', code);
+    const gid = this.invites.get(code);
+    if (!gid) throw Object.assign(new Error('ServerStatusCodeError: 404'), { name: 'ServerStatusCodeError' });
+    return gid;
   }
 
   async sendPresenceAvailable(): Promise<void> {

@@ -100,8 +100,10 @@ export interface WebjsClientInfo {
   readonly pushname?: string;
 }
 
-interface WebjsGroupMetadata {
+export interface WebjsGroupMetadata {
+  readonly id?: WebjsWid;
   readonly subject?: string;
+  readonly restrict?: boolean;
   readonly desc?: string;
   readonly announce?: boolean;
   readonly memberAddMode?: string;
@@ -140,6 +142,29 @@ export interface WebjsContactHandle extends WebjsContact {
   /** False for a group, which cannot be blocked. */
   block(): Promise<boolean>;
   unblock(): Promise<boolean>;
+}
+
+/** `GroupChat` (src/structures/GroupChat.js): false from a setter means the service refused (not an admin). */
+export interface WebjsGroupChatHandle extends WebjsChatHandle {
+  /** Per member: `code` 200 when added; a string when the whole call failed. */
+  addParticipants(
+    ids: readonly string[],
+    options?: { readonly autoSendInviteV4?: boolean },
+  ): Promise<Record<string, { readonly code: number; readonly message: string }> | string>;
+  removeParticipants(ids: readonly string[]): Promise<unknown>;
+  promoteParticipants(ids: readonly string[]): Promise<unknown>;
+  demoteParticipants(ids: readonly string[]): Promise<unknown>;
+  setSubject(subject: string): Promise<boolean>;
+  setDescription(description: string): Promise<boolean>;
+  setMessagesAdminsOnly(adminsOnly: boolean): Promise<boolean>;
+  setInfoAdminsOnly(adminsOnly: boolean): Promise<boolean>;
+  /** A `MessageMedia`. */
+  setPicture(picture: object): Promise<boolean>;
+  deletePicture(): Promise<boolean>;
+  /** Undefined when the service refused (not an admin). */
+  getInviteCode(): Promise<string | undefined>;
+  revokeInvite(): Promise<string>;
+  leave(): Promise<void>;
 }
 
 /** A `Chat` with the actions on it the engine uses (src/structures/Chat.js). */
@@ -227,6 +252,13 @@ export interface WebjsClientLike {
   /** Undefined when there is none or it is hidden. */
   getProfilePicUrl(contactId: string): Promise<string | undefined>;
   getContacts(): Promise<WebjsContact[]>;
+  getChats(): Promise<WebjsChat[]>;
+  /** An error comes back as a string, not thrown. */
+  createGroup(title: string, participants: readonly string[]): Promise<{ readonly gid: WebjsWid } | string>;
+  /** The group's metadata as the server answers an invite query. */
+  getInviteInfo(inviteCode: string): Promise<WebjsGroupMetadata | null | undefined>;
+  /** The id of the group joined. */
+  acceptInvite(inviteCode: string): Promise<string>;
   /** Any id gives a contact: WhatsApp Web makes one up for an id it does not know. */
   getContactById(contactId: string): Promise<WebjsContactHandle>;
   /** Asks the server; `getNumberId` without the id. */

@@ -1,6 +1,9 @@
 import type {
   ChatPictureResponse,
   Contact,
+  GroupInfo,
+  GroupParticipant,
+  GroupSecurity,
   MeInfo,
   MessageReactionPayload,
   MessageRecord,
@@ -12,6 +15,7 @@ import type {
   WANumberExistResult,
 } from '@switchboard/protocol';
 import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
+import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
@@ -19,6 +23,7 @@ import { ApiSendGate } from './api-send-gate.js';
 import { WebjsChats } from './chats.js';
 import { WebjsChatting } from './chatting.js';
 import { WebjsContacts } from './contacts.js';
+import { WebjsGroups } from './groups.js';
 import type { WebjsDeps } from './deps.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
 import { ackPayload, callPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
@@ -76,6 +81,7 @@ export class WebjsEngine implements Engine {
   private readonly chatting: WebjsChatting;
   private readonly chats: WebjsChats;
   private readonly contactBook: WebjsContacts;
+  private readonly groupAdmin: WebjsGroups;
 
   constructor(
     private readonly context: EngineContext,
@@ -96,6 +102,7 @@ export class WebjsEngine implements Engine {
     this.chatting = new WebjsChatting(deps);
     this.chats = new WebjsChats(deps);
     this.contactBook = new WebjsContacts(deps);
+    this.groupAdmin = new WebjsGroups(deps);
   }
 
   /** Returns once the browser is being launched; the login goes on in the background. */
@@ -259,6 +266,71 @@ export class WebjsEngine implements Engine {
 
   checkNumber(phone: string): Promise<WANumberExistResult> {
     return this.contactBook.checkNumber(phone);
+  }
+
+  createGroup(args: CommandArgs<'group.create'>): Promise<GroupInfo> {
+    return this.groupAdmin.createGroup(args);
+  }
+
+  /** WhatsApp Web keeps the groups up to date itself: `refresh` asks nothing more. */
+  groups(): Promise<GroupInfo[]> {
+    return this.groupAdmin.groups();
+  }
+
+  group(id: string): Promise<GroupInfo> {
+    return this.groupAdmin.group(id);
+  }
+
+  leaveGroup(id: string): Promise<void> {
+    return this.groupAdmin.leaveGroup(id);
+  }
+
+  groupJoinInfo(code: string): Promise<GroupInfo> {
+    return this.groupAdmin.groupJoinInfo(code);
+  }
+
+  joinGroup(code: string): Promise<string> {
+    return this.groupAdmin.joinGroup(code);
+  }
+
+  groupPicture(args: CommandArgs<'group.picture'>): Promise<string | null> {
+    return this.groupAdmin.groupPicture(args);
+  }
+
+  setGroupPicture(args: GroupPictureArgs): Promise<void> {
+    return this.groupAdmin.setGroupPicture(args);
+  }
+
+  deleteGroupPicture(id: string): Promise<void> {
+    return this.groupAdmin.deleteGroupPicture(id);
+  }
+
+  setGroupSubject(args: CommandArgs<'group.setSubject'>): Promise<void> {
+    return this.groupAdmin.setGroupSubject(args);
+  }
+
+  setGroupDescription(args: CommandArgs<'group.setDescription'>): Promise<void> {
+    return this.groupAdmin.setGroupDescription(args);
+  }
+
+  groupSettings(id: string): Promise<GroupSecurity> {
+    return this.groupAdmin.groupSettings(id);
+  }
+
+  setGroupSetting(args: CommandArgs<'group.setSetting'>): Promise<void> {
+    return this.groupAdmin.setGroupSetting(args);
+  }
+
+  groupInviteCode(id: string): Promise<string> {
+    return this.groupAdmin.groupInviteCode(id);
+  }
+
+  revokeGroupInvite(id: string): Promise<string> {
+    return this.groupAdmin.revokeGroupInvite(id);
+  }
+
+  updateGroupParticipants(args: GroupParticipantsArgs): Promise<GroupParticipant[]> {
+    return this.groupAdmin.updateGroupParticipants(args);
   }
 
   private readonly handlers: Handlers = {
