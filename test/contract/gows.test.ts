@@ -124,11 +124,47 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     expect((await gw.api('POST', `${chat}/messages/read`, {})).body).toEqual({ ids: [] });
   });
 
+  const lead = { id: '1', name: 'Lead', color: 0, colorHex: '#ff9484' };
+
+  it('labels: label_edit and label_jid patches the phone decodes; a chat carries one; an unknown label is 400 or 404', async () => {
+    const chat = `${CONTACT}@c.us`;
+    const made = await gw.api('POST', '/api/gows/labels', { name: 'Lead', colorHex: '#ff9485' });
+    expect([made.status, made.body]).toEqual([201, lead]);
+    expect((await gw.api('PUT', `/api/gows/labels/chats/${chat}`, { labels: [{ id: '1' }] })).status).toBe(200);
+    expect((await gw.api('GET', `/api/gows/labels/chats/${chat}`)).body).toEqual([lead]);
+    expect((await gw.api('GET', '/api/gows/labels/1/chats')).body).toEqual([{ id: chat }]);
+    expect((await gw.api('GET', '/api/gows/labels')).body).toEqual([lead]);
+    expect((await gw.api('PUT', `/api/gows/labels/chats/${chat}`, { labels: [{ id: '99' }] })).status).toBe(400);
+    expect((await gw.api('PUT', '/api/gows/labels/9', { name: 'x', color: 1 })).status).toBe(404);
+    await phone.appState.settled();
+    const labelPatches = phone.appState.uploaded.filter((u) => u.index[0] === 'label_edit' || u.index[0] === 'label_jid');
+    expect(labelPatches.map((u) => u.index)).toEqual([
+      ['label_edit', '1'],
+      ['label_jid', '1', `${CONTACT}@s.whatsapp.net`],
+    ]);
+  });
+
+  it('pins a message for everyone and unpins it: PinInChatMessage the phone decrypts', async () => {
+    const messageId = `false_${CONTACT}@c.us_${phone.text(CONTACT, 'pin me')}`;
+    const path = `/api/gows/chats/${CONTACT}@c.us/messages/${messageId}`;
+    expect((await gw.api('POST', `${path}/pin`, { duration: 86400 })).body).toEqual({ success: true });
+    const pinned = await phone.read(phone.sent.at(-1)!.id);
+    // type 1: PIN_FOR_ALL, 2: UNPIN_FOR_ALL.
+    expect(pinned).toMatchObject({
+      pinInChatMessage: { type: 1, key: { id: messageId.split('_')[2] } },
+      messageContextInfo: { messageAddOnDurationInSecs: 86400 },
+    });
+    expect((await gw.api('POST', `${path}/unpin`)).body).toEqual({ success: true });
+    expect((await phone.read(phone.sent.at(-1)!.id)).pinInChatMessage).toMatchObject({ type: 2 });
+  });
+
   it('a restart resumes the pairing from the saved auth state: WORKING again, no QR code', async () => {
     await restarted(gw, 'gows');
     // Cluster mode: the session record follows the new pod's events a moment later.
     await waitForStatus(gw, 'gows', 'WORKING');
     expect((await gw.api('GET', '/api/sessions/gows')).body).toMatchObject({ status: 'WORKING' });
     expect((await gw.api('GET', '/api/gows/auth/qr?format=raw')).status).toBe(422);
+    // The label book is kept with the auth state: whatsmeow fetches only newer patches now.
+    expect((await gw.api('GET', '/api/gows/labels')).body).toEqual([lead]);
   });
 });
