@@ -6,6 +6,7 @@ import type {
   WebjsContact,
   WebjsContentClasses,
   WebjsGroupNotification,
+  WebjsLabel,
   WebjsMessage,
   WebjsPollVote,
   WebjsReaction,
@@ -23,6 +24,7 @@ export const structures = createRequire(import.meta.url)('whatsapp-web.js/src/st
   Message: Structure<WebjsMessage>;
   Chat: Structure<WebjsChat>;
   Contact: Structure<WebjsContact>;
+  Label: Structure<WebjsLabel>;
   MessageMedia: WebjsContentClasses['MessageMedia'];
   Location: WebjsContentClasses['Location'];
   Poll: WebjsContentClasses['Poll'];

@@ -10,6 +10,7 @@ import type {
   WebjsEventName,
   WebjsGroupChatHandle,
   WebjsGroupMetadata,
+  WebjsLabel,
   WebjsMessage,
   WebjsMessageHandle,
   WebjsSendOptions,
@@ -413,6 +414,35 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     const gid = this.invites.get(code);
     if (!gid) throw Object.assign(new Error('ServerStatusCodeError: 404'), { name: 'ServerStatusCodeError' });
     return gid;
+  }
+
+  /** The account's labels as `getLabelModel` serializes them, and each chat's label ids. */
+  readonly labelData: { id: string; name: string; hexColor: string; colorIndex: number }[] = [];
+  readonly chatLabelIds = new Map<string, string[]>();
+  /** A WhatsApp Business account: the only kind `addOrRemoveLabels` works on. */
+  business = true;
+
+  async getLabels(): Promise<WebjsLabel[]> {
+    this.record('getLabels');
+    return this.labelData.map((data) => new structures.Label(this, data));
+  }
+
+  async getChatLabels(chatId: string): Promise<WebjsLabel[]> {
+    this.record(`getChatLabels ${chatId}`);
+    const ids = this.chatLabelIds.get(chatId) ?? [];
+    return this.labelData.filter((data) => ids.includes(data.id)).map((data) => new structures.Label(this, data));
+  }
+
+  async getChatsByLabelId(labelId: string): Promise<WebjsChat[]> {
+    this.record(`getChatsByLabelId ${labelId}`);
+    const chats = [...this.chatLabelIds].filter(([, ids]) => ids.includes(labelId)).map(([chatId]) => chatId);
+    return Promise.all(chats.map((chatId) => this.getChatById(chatId)));
+  }
+
+  async addOrRemoveLabels(labelIds: string[], chatIds: string[]): Promise<void> {
+    this.record('addOrRemoveLabels', labelIds, chatIds);
+    if (!this.business) throw new Error('[LT01] Only Whatsapp business');
+    for (const chatId of chatIds) this.chatLabelIds.set(chatId, [...labelIds]);
   }
 
   async sendPresenceAvailable(): Promise<void> {

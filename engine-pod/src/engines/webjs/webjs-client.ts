@@ -119,6 +119,13 @@ export interface WebjsChat {
   readonly groupMetadata?: WebjsGroupMetadata;
 }
 
+/** `Label` (src/structures/Label.js). */
+export interface WebjsLabel {
+  readonly id: string;
+  readonly name?: string;
+  readonly hexColor?: string;
+}
+
 /** `Contact` (src/structures/Contact.js): the fields the mapping reads. */
 export interface WebjsContact {
   readonly id: WebjsWid;
@@ -253,6 +260,11 @@ export interface WebjsClientLike {
   getProfilePicUrl(contactId: string): Promise<string | undefined>;
   getContacts(): Promise<WebjsContact[]>;
   getChats(): Promise<WebjsChat[]>;
+  getLabels(): Promise<WebjsLabel[]>;
+  getChatLabels(chatId: string): Promise<WebjsLabel[]>;
+  getChatsByLabelId(labelId: string): Promise<WebjsChat[]>;
+  /** Gives each chat exactly these labels (WhatsApp Business only; the library throws otherwise). */
+  addOrRemoveLabels(labelIds: string[], chatIds: string[]): Promise<unknown>;
   /** An error comes back as a string, not thrown. */
   createGroup(title: string, participants: readonly string[]): Promise<{ readonly gid: WebjsWid } | string>;
   /** The group's metadata as the server answers an invite query. */

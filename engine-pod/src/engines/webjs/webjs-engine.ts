@@ -4,6 +4,8 @@ import type {
   GroupInfo,
   GroupParticipant,
   GroupSecurity,
+  Label,
+  LabelledChat,
   MeInfo,
   MessageReactionPayload,
   MessageRecord,
@@ -24,6 +26,7 @@ import { WebjsChats } from './chats.js';
 import { WebjsChatting } from './chatting.js';
 import { WebjsContacts } from './contacts.js';
 import { WebjsGroups } from './groups.js';
+import { WebjsLabels } from './labels.js';
 import type { WebjsDeps } from './deps.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
 import { ackPayload, callPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
@@ -82,6 +85,7 @@ export class WebjsEngine implements Engine {
   private readonly chats: WebjsChats;
   private readonly contactBook: WebjsContacts;
   private readonly groupAdmin: WebjsGroups;
+  private readonly labelBook: WebjsLabels;
 
   constructor(
     private readonly context: EngineContext,
@@ -103,6 +107,7 @@ export class WebjsEngine implements Engine {
     this.chats = new WebjsChats(deps);
     this.contactBook = new WebjsContacts(deps);
     this.groupAdmin = new WebjsGroups(deps);
+    this.labelBook = new WebjsLabels(deps);
   }
 
   /** Returns once the browser is being launched; the login goes on in the background. */
@@ -331,6 +336,22 @@ export class WebjsEngine implements Engine {
 
   updateGroupParticipants(args: GroupParticipantsArgs): Promise<GroupParticipant[]> {
     return this.groupAdmin.updateGroupParticipants(args);
+  }
+
+  labels(): Promise<Label[]> {
+    return this.labelBook.labels();
+  }
+
+  chatLabels(chatId: string): Promise<Label[]> {
+    return this.labelBook.chatLabels(chatId);
+  }
+
+  setChatLabels(change: { readonly chatId: string; readonly labelIds: readonly string[] }): Promise<void> {
+    return this.labelBook.setChatLabels(change);
+  }
+
+  labelChats(id: string): Promise<LabelledChat[]> {
+    return this.labelBook.labelChats(id);
   }
 
   private readonly handlers: Handlers = {
