@@ -52,12 +52,14 @@ export async function closedPort(): Promise<ClosedPort> {
   return {
     port: client.localPort!,
     release() {
-      // The peer closes first, so the held port's side is the passive one: no TIME_WAIT on it
-      // (a listener with SO_REUSEADDR, as Node's are, could bind anyway).
+      // Reset, not closed: a socket that closes first (or at once with the other side) keeps its
+      // port in TIME_WAIT for a minute, and SO_REUSEADDR does not get a listener past it, as the
+      // held socket never set it (a CI run's receiver got EADDRINUSE). A reset leaves no TIME_WAIT.
       released ??= new Promise<void>((resolve) => {
+        if (client.closed) return resolve();
         client.once('close', () => resolve());
-        peer.end();
-        client.end();
+        client.resetAndDestroy();
+        peer.destroy();
       });
       return released;
     },

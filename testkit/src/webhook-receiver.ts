@@ -53,7 +53,8 @@ export class WebhookReceiver {
         response.writeHead(status).end();
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
+    // A port taken must fail the start, not throw later from the server's 'error' event.
+    await new Promise<void>((resolve, reject) => this.server!.once('error', reject).listen(port, host, resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }

@@ -41,6 +41,7 @@ describe('closedPort', () => {
     expect(await dial(held.port)).toBe('ECONNREFUSED');
 
     await held.release();
+    // At once: the held socket leaves no TIME_WAIT behind, which would keep a listener out for a minute.
     expect(await listenOn(held.port)).toBe('listened');
   });
 });

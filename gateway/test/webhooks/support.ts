@@ -61,7 +61,7 @@ export async function startReceiver(respond: Responder = () => 200, at: number |
       res.writeHead(status).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
   const bound = (server.address() as AddressInfo).port;
   return { url: `http://127.0.0.1:${bound}/hook`, port: bound, received, accepted, close: () => closeServer(server) };
 }
