@@ -99,6 +99,18 @@ func (e *Engine) archived(evt *events.Archive) {
 	e.reportArchive(evt.JID, evt.Action.GetArchived())
 }
 
+// chatDeleted: a chat deleted on the phone (or by this device, fetched back), relayed as Baileys
+// relays its own `chats.delete`, `engine.event` `{event: "chats.delete", data: {items: [jid]}}`: the
+// history forgets the chat (engine-pod/src/history/history-recorder.ts), so the chats lists drop it
+// as the phone does; the interface has no chat-deleted event. Not for a full sync's deletions, as
+// Baileys, which replays the app state's past rather than a change.
+func (e *Engine) chatDeleted(evt *events.DeleteChat) {
+	if evt.FromFullSync {
+		return
+	}
+	e.emit("engine.event", map[string]any{"event": "chats.delete", "data": map[string]any{"items": []string{evt.JID.String()}}})
+}
+
 func (e *Engine) reportArchive(chat types.JID, archived bool) {
 	id := chat.String()
 	if chat.Server != types.GroupServer {

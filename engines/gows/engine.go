@@ -575,6 +575,8 @@ func (e *Engine) handleEvent(raw any) {
 		e.presence(raw)
 	case *events.Archive:
 		e.archived(evt)
+	case *events.DeleteChat:
+		e.chatDeleted(evt)
 	case *events.LabelEdit:
 		e.labelEdited(evt)
 	case *events.LabelAssociationChat:

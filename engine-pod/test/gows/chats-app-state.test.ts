@@ -7,7 +7,7 @@ import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFak
  * The chats' app state operations of the Go engine (engines/gows/chat-state.go) over its RPC,
  * against the fake server: whatsmeow's archive, markChatAsRead, deleteChat and clearChat patches,
  * which the fake decodes as the phone would, and `chat.archive` for an archive change, the
- * account's own or the phone's; a chat's picture (`w:profile:picture`) and read receipts for its
+ * account's own or the phone's, and `engine.event` `chats.delete` for a chat the phone deletes; a chat's picture (`w:profile:picture`) and read receipts for its
  * unread messages.
  */
 // A 2x1 PNG: the engine makes the square JPEG the service keeps of it.
@@ -59,6 +59,15 @@ describe('GOWS chats: app state patches against the fake', () => {
     await gows.request('deleteChat', { chatId: bob });
     expect(await uploaded('deleteChat')).toHaveLength(1);
     expect(await gows.failureCode('deleteChat', {})).toBe('BAD_REQUEST');
+  });
+
+  it('relays a chat the phone deletes as engine.event chats.delete, which the history forgets (no interface event)', async () => {
+    const since = gows.notifications.length;
+    await phone.deleteChat(BOB);
+    expect(await gows.event('engine.event', (p) => p.event === 'chats.delete', since)).toEqual({
+      event: 'chats.delete',
+      data: { items: [bobJid] },
+    });
   });
 });
 
