@@ -1,3 +1,4 @@
+import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
@@ -156,6 +157,22 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     });
     expect((await gw.api('POST', `${path}/unpin`)).body).toEqual({ success: true });
     expect((await phone.read(phone.sent.at(-1)!.id)).pinInChatMessage).toMatchObject({ type: 2 });
+  });
+
+  it('a chat deleted on the phone leaves GET /chats, and its messages list is empty; the other chats stay', async () => {
+    const [GONE, STAYING] = ['15551113334', '15551113335'];
+    fake.contact(GONE, '245120000004445');
+    fake.contact(STAYING, '245120000004446');
+    const listed = async () => (await gw.api('GET', '/api/gows/chats?sortBy=id&sortOrder=asc')).body.map((chat: { id: string }) => chat.id);
+    const messagesOf = async (chatId: string) => (await gw.api('GET', `/api/gows/chats/${chatId}/messages?limit=10`)).body;
+    phone.text(GONE, 'soon gone');
+    phone.text(STAYING, 'staying');
+    await waitFor(async () => (await listed()).includes(`${GONE}@c.us`) && (await listed()).includes(`${STAYING}@c.us`), 'both chats listed', 15_000);
+    expect(await messagesOf(`${GONE}@c.us`)).toHaveLength(1);
+    await phone.deleteChat(GONE);
+    await waitFor(async () => !(await listed()).includes(`${GONE}@c.us`), 'the deleted chat to leave the list', 15_000);
+    expect(await messagesOf(`${GONE}@c.us`)).toEqual([]);
+    expect(await listed()).toContain(`${STAYING}@c.us`);
   });
 
   it('a restart resumes the pairing from the saved auth state: WORKING again, no QR code', async () => {

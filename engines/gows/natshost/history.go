@@ -76,6 +76,21 @@ func (h *history) record(event string, payload map[string]any) {
 				record["body"], record["hasMedia"], record["media"] = "", false, nil
 			})
 		}
+	case "engine.event":
+		// A chat deleted on the phone, relayed as Baileys' `chats.delete` (engines/gows/chat-state.go):
+		// the chats lists drop it as the phone does.
+		chats := deletedChats(payload)
+		if len(chats) == 0 {
+			return
+		}
+		operation = func(ctx context.Context) error {
+			for _, chat := range chats {
+				if err := h.forgetChat(ctx, chat); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 	default:
 		return
 	}
@@ -249,6 +264,51 @@ func (h *history) change(ctx context.Context, actionID, targetID any, apply func
 		}
 	}
 	return nil
+}
+
+// forgetChat: the chat's messages go, under both its addresses; its alias key stays (forgetChatHistory in
+// engine-pod/src/history/message-store.ts, the engine pod's key by key forgetChat in nats-message-store.ts).
+func (h *history) forgetChat(ctx context.Context, chat string) error {
+	alias, err := h.aliasOf(ctx, chat)
+	if err != nil {
+		return err
+	}
+	for _, id := range []string{chat, alias} {
+		if id == "" {
+			continue
+		}
+		keys, err := h.kv.keys(ctx, h.chatKey(id)+".*")
+		if err != nil {
+			return err
+		}
+		for _, key := range keys {
+			if err := h.kv.purge(ctx, key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var groupPattern = regexp.MustCompile(`^[\d-]+@g\.us$`)
+
+// deletedChats: the chats of an `engine.event` `chats.delete` (`{items: [jid]}`) in the interface's
+// addressing (libraryDeletedChats in engine-pod/src/history/chat-alias.ts).
+func deletedChats(payload map[string]any) []string {
+	if payload["event"] != "chats.delete" {
+		return nil
+	}
+	data, _ := payload["data"].(map[string]any)
+	items, _ := data["items"].([]any)
+	var chats []string
+	for _, item := range items {
+		if s, _ := item.(string); groupPattern.MatchString(s) {
+			chats = append(chats, s)
+		} else if contact := contactOf(item); contact != "" {
+			chats = append(chats, contact)
+		}
+	}
+	return chats
 }
 
 func (h *history) aliasOf(ctx context.Context, chat string) (string, error) {
