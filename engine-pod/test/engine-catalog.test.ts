@@ -177,7 +177,7 @@ describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engi
   it('a host answers an op the table denies with NOT_SUPPORTED naming the engine, before it looks at the status', async () => {
     const cases: [BuiltEngine, EngineCommand, string][] = [
       ['WEBJS', { op: 'send.list', args: {} } as EngineCommand, 'lists'],
-      ['WEBJS', { op: 'profile.get' }, 'reading the profile'],
+      ['WEBJS', { op: 'presence.list' }, 'reading presence'],
       ['NOWEB', { op: 'send.list', args: {} } as EngineCommand, 'lists'],
     ];
     for (const [engine, command, what] of cases) {

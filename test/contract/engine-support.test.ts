@@ -32,12 +32,12 @@ function notSupported(session: string, engine: string, what: string) {
 }
 
 describe("an operation the session's engine cannot do: 422 from the gateway's engine catalog, before the command travels", () => {
-  it('WEBJS: buttons, poll votes, the profile, passkey pairing, in any status', async () => {
+  it('WEBJS: buttons, creating labels, presence, passkey pairing, in any status', async () => {
     const session = 'ops-webjs';
     const cases: [string, string, unknown, string][] = [
       ['POST', '/api/sendButtons', { session, chatId: PEER, body: 'Pick one', buttons: [{ type: 'reply', text: 'Yes' }] }, 'buttons'],
-      ['POST', '/api/sendPollVote', { session, chatId: PEER, pollMessageId: `true_${PEER}_AAAA`, votes: ['a'] }, 'poll votes'],
-      ['GET', `/api/${session}/profile`, undefined, 'reading the profile'],
+      ['POST', `/api/${session}/labels`, { name: 'Lead' }, 'labels'],
+      ['GET', `/api/${session}/presence`, undefined, 'reading presence'],
       ['GET', `/api/${session}/auth/passkey/challenge`, undefined, 'passkey pairing'],
     ];
     for (const [method, path, body, what] of cases) {

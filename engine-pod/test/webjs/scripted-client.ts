@@ -26,6 +26,7 @@ import {
   ME,
   type MessageSpec,
   messageData,
+  pollVote,
   reaction,
   structures,
   widOf,
@@ -87,6 +88,18 @@ class ScriptedMessage extends structures.Message implements WebjsMessageHandle {
 
   async unstar(): Promise<void> {
     this.scripted.record(`unstar ${this.id._serialized}`);
+  }
+
+  /** `sendVote` with the options' local ids; the browser's vote table then reports it (`vote_update`). */
+  async vote(selected: string[]): Promise<void> {
+    this.scripted.record(`vote ${this.id._serialized}`, selected);
+    // The library's Message keeps them for a poll_creation (`pollOptions` of its data).
+    const pollOptions = (this as unknown as WebjsMessageHandle).pollOptions ?? [];
+    const options = pollOptions.map((option) => option.name);
+    const chosen = pollOptions.filter((option) => selected.includes(option.name)).map((option) => option.localId);
+    const key = this.id;
+    const poll = { fromMe: key.fromMe, chatId: wid(key.remote), id: key.id, ...(key.participant ? { participant: wid(key.participant) } : {}) };
+    this.scripted.fire('vote_update', pollVote(this.scripted, ME, poll, options, chosen));
   }
 
   /** `pinUnpinMsgAction` answers whether the server said OK. */
@@ -443,6 +456,28 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     this.record('addOrRemoveLabels', labelIds, chatIds);
     if (!this.business) throw new Error('[LT01] Only Whatsapp business');
     for (const chatId of chatIds) this.chatLabelIds.set(chatId, [...labelIds]);
+  }
+
+  /** What `setDisplayName` answers: whether WhatsApp Web may change the name now (`canSetMyPushname`). */
+  canRename = true;
+
+  async setDisplayName(name: string): Promise<boolean> {
+    this.record('setDisplayName', name);
+    return this.canRename;
+  }
+
+  async setStatus(status: string): Promise<void> {
+    this.record('setStatus', status);
+  }
+
+  async setProfilePicture(picture: object): Promise<boolean> {
+    this.record('setProfilePicture', picture);
+    return true;
+  }
+
+  async deleteProfilePicture(): Promise<boolean> {
+    this.record('deleteProfilePicture');
+    return true;
   }
 
   async sendPresenceAvailable(): Promise<void> {

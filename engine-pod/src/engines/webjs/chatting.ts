@@ -1,8 +1,8 @@
-import type { MessageReactionPayload, MessageRecord, SendSeenResult } from '@switchboard/protocol';
+import type { MessageReactionPayload, MessageRecord, PollVotePayload, SendSeenResult } from '@switchboard/protocol';
 import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
-import { CommandError } from '../../command-error.js';
+import { CommandError, invalidField } from '../../command-error.js';
 import { ECHO_WAIT_MS, type WebjsDeps } from './deps.js';
-import { messageRecord, reactionPayload } from './message-mapping.js';
+import { messageRecord, pollVotePayload, reactionPayload } from './message-mapping.js';
 import type { WebjsMessageHandle, WebjsSendOptions } from './webjs-client.js';
 import { parseKey, recordId, wid } from './webjs-ids.js';
 
@@ -102,6 +102,41 @@ export class WebjsChatting {
       )
       .catch(this.deps.engineError(`forward ${args.messageId}`));
     return record;
+  }
+
+  /**
+   * `Message.vote` with the options' names, checked against the poll; the library reports the
+   * vote as `vote_update`, which is answered and emitted as `poll.vote`. None takes the vote back.
+   */
+  async sendPollVote(args: CommandArgs<'send.pollVote'>): Promise<PollVotePayload> {
+    const poll = await this.message(args.pollMessageId);
+    if (poll.type !== 'poll_creation') throw invalidField('pollMessageId', 'is not a poll');
+    const options = new Set((poll.pollOptions ?? []).map((option) => option.name));
+    const unknown = args.votes.find((vote) => !options.has(vote));
+    if (unknown !== undefined) throw invalidField('votes', `"${unknown}" is not an option of the poll`);
+    if (!poll.allowMultipleAnswers && args.votes.length > 1) throw invalidField('votes', 'the poll takes one answer');
+    const me = this.deps.meId();
+    // The vote as the browser records it: on this poll, these options (the voter may be the account's LID).
+    const chosen = [...args.votes].sort().join('\n');
+    const echo = this.deps.echoes.expect(
+      'vote_update',
+      (vote) =>
+        recordId(vote.parentMsgKey) === args.pollMessageId &&
+        vote.selectedOptions
+          .map((option) => option.name ?? '')
+          .sort()
+          .join('\n') === chosen,
+    );
+    const [vote] = await poll
+      .vote([...args.votes])
+      .then(() => echo.within(ECHO_WAIT_MS, `the vote on ${args.pollMessageId}`))
+      .catch((error: unknown) => {
+        echo.cancel();
+        return this.deps.engineError(`vote on ${args.pollMessageId}`)(error);
+      });
+    const payload = pollVotePayload(vote, me);
+    this.deps.context.emit('poll.vote', payload);
+    return payload;
   }
 
   /** `message.reaction` once the library reports the reaction (its own key is made in the browser). */

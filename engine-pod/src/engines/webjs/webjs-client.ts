@@ -49,6 +49,11 @@ export interface WebjsMessageHandle extends WebjsMessage {
   forward(chatId: string): Promise<void>;
   star(): Promise<void>;
   unstar(): Promise<void>;
+  /** A poll's options (`poll_creation` only). */
+  readonly pollOptions?: readonly { readonly name: string; readonly localId: number }[];
+  readonly allowMultipleAnswers?: boolean;
+  /** Votes for the options named (their `name`); none takes the vote back. */
+  vote(selectedOptions: string[]): Promise<void>;
   /** False when WhatsApp refused. */
   pin(durationSeconds: number): Promise<boolean>;
   unpin(): Promise<boolean>;
@@ -277,6 +282,13 @@ export interface WebjsClientLike {
   isRegisteredUser(id: string): Promise<boolean>;
   /** The registered id of a number, or null when it has no account. */
   getNumberId(number: string): Promise<WebjsWid | null>;
+  /** False when WhatsApp Web may not change the name now. */
+  setDisplayName(name: string): Promise<boolean>;
+  /** The About text. */
+  setStatus(status: string): Promise<void>;
+  /** A `MessageMedia`; false when WhatsApp refused it. */
+  setProfilePicture(picture: object): Promise<boolean>;
+  deleteProfilePicture(): Promise<boolean>;
   sendPresenceAvailable(): Promise<void>;
   sendPresenceUnavailable(): Promise<void>;
   requestPairingCode(phoneNumber: string, showNotification?: boolean, intervalMs?: number): Promise<string>;

@@ -8,6 +8,8 @@ import type {
   LabelledChat,
   MeInfo,
   MessageReactionPayload,
+  MyProfile,
+  PollVotePayload,
   MessageRecord,
   PresenceStatus,
   ReadChatMessagesResponse,
@@ -27,6 +29,7 @@ import { WebjsChatting } from './chatting.js';
 import { WebjsContacts } from './contacts.js';
 import { WebjsGroups } from './groups.js';
 import { WebjsLabels } from './labels.js';
+import { WebjsProfile } from './profile.js';
 import type { WebjsDeps } from './deps.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
 import { ackPayload, callPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
@@ -86,6 +89,7 @@ export class WebjsEngine implements Engine {
   private readonly contactBook: WebjsContacts;
   private readonly groupAdmin: WebjsGroups;
   private readonly labelBook: WebjsLabels;
+  private readonly ownProfile: WebjsProfile;
 
   constructor(
     private readonly context: EngineContext,
@@ -108,6 +112,15 @@ export class WebjsEngine implements Engine {
     this.contactBook = new WebjsContacts(deps);
     this.groupAdmin = new WebjsGroups(deps);
     this.labelBook = new WebjsLabels(deps);
+    this.ownProfile = new WebjsProfile(
+      deps,
+      (name) => {
+        if (!this.account) return;
+        this.account = { ...this.account, pushName: name };
+        this.context.setMe(this.account);
+      },
+      () => this.account?.pushName ?? this.client?.info?.pushname ?? '',
+    );
   }
 
   /** Returns once the browser is being launched; the login goes on in the background. */
@@ -191,6 +204,10 @@ export class WebjsEngine implements Engine {
 
   forwardMessage(args: CommandArgs<'message.forward'>): Promise<MessageRecord> {
     return this.chatting.forwardMessage(args);
+  }
+
+  sendPollVote(args: CommandArgs<'send.pollVote'>): Promise<PollVotePayload> {
+    return this.chatting.sendPollVote(args);
   }
 
   react(args: CommandArgs<'message.react'>): Promise<MessageReactionPayload> {
@@ -352,6 +369,26 @@ export class WebjsEngine implements Engine {
 
   labelChats(id: string): Promise<LabelledChat[]> {
     return this.labelBook.labelChats(id);
+  }
+
+  profile(): Promise<MyProfile> {
+    return this.ownProfile.profile();
+  }
+
+  setProfileName(name: string): Promise<void> {
+    return this.ownProfile.setProfileName(name);
+  }
+
+  setProfileStatus(status: string): Promise<void> {
+    return this.ownProfile.setProfileStatus(status);
+  }
+
+  setProfilePicture(picture: MediaFile): Promise<void> {
+    return this.ownProfile.setProfilePicture(picture);
+  }
+
+  deleteProfilePicture(): Promise<void> {
+    return this.ownProfile.deleteProfilePicture();
   }
 
   private readonly handlers: Handlers = {
