@@ -28,6 +28,7 @@ export const structures = createRequire(import.meta.url)('whatsapp-web.js/src/st
   MessageMedia: WebjsContentClasses['MessageMedia'];
   Location: WebjsContentClasses['Location'];
   Poll: WebjsContentClasses['Poll'];
+  ScheduledEvent: WebjsContentClasses['ScheduledEvent'];
   Reaction: Structure<WebjsReaction>;
   Call: Structure<WebjsCall>;
   GroupNotification: Structure<WebjsGroupNotification>;

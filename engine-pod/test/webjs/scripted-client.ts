@@ -53,6 +53,10 @@ function sentSpec(content: unknown, options: WebjsSendOptions): Pick<MessageSpec
     const extra = { pollName: poll.pollName, pollOptions: poll.pollOptions, pollSelectableOptionsCount: poll.options.allowMultipleAnswers ? 0 : 1 };
     return { body: '', type: 'poll_creation', extra };
   }
+  if (content instanceof structures.ScheduledEvent) {
+    const event = content as unknown as { name: string; startTimeTs: number; eventSendOptions: Record<string, unknown> };
+    return { body: '', type: 'event_creation', extra: { eventName: event.name, eventStartTime: event.startTimeTs, ...event.eventSendOptions } };
+  }
   if (typeof content === 'string' && content.startsWith('BEGIN:VCARD')) return { body: content, type: 'vcard', extra: {} };
   return { body: String(content), type: 'chat', extra: {} };
 }
@@ -376,6 +380,10 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
   async getContactById(contactId: string): Promise<WebjsContactHandle> {
     this.record(`getContactById ${contactId}`);
     return new ScriptedContact(this, this.contacts.get(contactId) ?? contactData(contactId));
+  }
+
+  async saveOrEditAddressbookContact(phoneNumber: string, firstName: string, lastName: string, syncToAddressbook = false): Promise<void> {
+    this.record('saveOrEditAddressbookContact', phoneNumber, firstName, lastName, syncToAddressbook);
   }
 
   async isRegisteredUser(id: string): Promise<boolean> {

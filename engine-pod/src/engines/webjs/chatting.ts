@@ -66,6 +66,20 @@ export class WebjsChatting {
     return this.send(args, new Poll(args.poll.name, args.poll.options, { allowMultipleAnswers: args.poll.multipleAnswers }));
   }
 
+  /** A `ScheduledEvent`: an invitation its members answer going, not going or maybe. */
+  async sendEvent(args: CommandArgs<'send.event'>): Promise<MessageRecord> {
+    const { event } = args;
+    if (event.extraGuestsAllowed)
+      throw this.deps.notSupported('extra guests in event messages (`event.extraGuestsAllowed`): whatsapp-web.js cannot set it');
+    const { ScheduledEvent } = await this.deps.content();
+    const content = new ScheduledEvent(event.name, new Date(event.startTime * 1000), {
+      ...(event.description ? { description: event.description } : {}),
+      ...(event.endTime ? { endTime: new Date(event.endTime * 1000) } : {}),
+      ...(event.location ? { location: event.location.name } : {}),
+    });
+    return this.send(args, content);
+  }
+
   /** A vCard as the text of the message: WhatsApp Web parses it into a contact card. */
   async sendContactVcard(args: OutgoingContacts): Promise<MessageRecord> {
     const [vcard, ...more] = args.vcards;

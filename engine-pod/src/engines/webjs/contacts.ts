@@ -1,5 +1,5 @@
 import type { Contact, WANumberExistResult } from '@switchboard/protocol';
-import { CommandError } from '../../command-error.js';
+import { CommandError, invalidField } from '../../command-error.js';
 import type { WebjsDeps } from './deps.js';
 import type { WebjsContact, WebjsContactHandle } from './webjs-client.js';
 import { wid } from './webjs-ids.js';
@@ -56,6 +56,19 @@ export class WebjsContacts {
     const done = await (blocked ? contact.block() : contact.unblock()).catch(this.deps.engineError(`${blocked ? 'block' : 'unblock'} ${id}`));
     // The library answers false for a group, which cannot be blocked.
     if (!done) throw new CommandError('INVALID', `${id} cannot be ${blocked ? 'blocked' : 'unblocked'}: it is a group`, { id });
+  }
+
+  /**
+   * `saveOrEditAddressbookContact` by phone number, synced to the phone's address book. A LID
+   * has a number only when WhatsApp Web knows it.
+   */
+  async updateContact({ id, firstName, lastName }: { readonly id: string; readonly firstName: string; readonly lastName: string }): Promise<void> {
+    const number = id.endsWith('@lid') ? contactRecord(await this.known(id)).number : id.split('@')[0]!;
+    if (!number) throw invalidField('contactId', 'WEBJS saves contacts by phone number, and none is known for this LID');
+    await this.deps
+      .client()
+      .saveOrEditAddressbookContact(number, firstName, lastName, true)
+      .catch(this.deps.engineError(`save contact ${id}`));
   }
 
   async checkNumber(phone: string): Promise<WANumberExistResult> {

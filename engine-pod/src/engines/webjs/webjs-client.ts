@@ -193,13 +193,18 @@ export interface WebjsChatHandle extends WebjsChat {
 }
 
 /**
- * The library's content classes (`MessageMedia`, `Location`, `Poll`): `sendMessage` tells what
+ * The library's content classes (`MessageMedia`, `Location`, `Poll`, `ScheduledEvent`): `sendMessage` tells what
  * to send by `instanceof` against them, so the engine builds them with the library's own classes.
  */
 export interface WebjsContentClasses {
   MessageMedia: new (mimetype: string, data: string, filename?: string | null, filesize?: number | null) => object;
   Location: new (latitude: number, longitude: number, options?: { readonly name?: string; readonly address?: string }) => object;
   Poll: new (name: string, options: readonly string[], settings?: { readonly allowMultipleAnswers?: boolean }) => object;
+  ScheduledEvent: new (
+    name: string,
+    startTime: Date,
+    options?: { readonly description?: string; readonly endTime?: Date; readonly location?: string },
+  ) => object;
 }
 
 /** The arguments of every client event the engine listens to (src/util/Constants.js `Events`). */
@@ -280,6 +285,8 @@ export interface WebjsClientLike {
   getContactById(contactId: string): Promise<WebjsContactHandle>;
   /** Asks the server; `getNumberId` without the id. */
   isRegisteredUser(id: string): Promise<boolean>;
+  /** Saves a number under a name in the address book (`syncToAddressbook`: on the phone too). */
+  saveOrEditAddressbookContact(phoneNumber: string, firstName: string, lastName: string, syncToAddressbook?: boolean): Promise<unknown>;
   /** The registered id of a number, or null when it has no account. */
   getNumberId(number: string): Promise<WebjsWid | null>;
   /** False when WhatsApp Web may not change the name now. */

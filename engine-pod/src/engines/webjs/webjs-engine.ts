@@ -206,6 +206,10 @@ export class WebjsEngine implements Engine {
     return this.chatting.forwardMessage(args);
   }
 
+  sendEvent(args: CommandArgs<'send.event'>): Promise<MessageRecord> {
+    return this.chatting.sendEvent(args);
+  }
+
   sendPollVote(args: CommandArgs<'send.pollVote'>): Promise<PollVotePayload> {
     return this.chatting.sendPollVote(args);
   }
@@ -284,6 +288,10 @@ export class WebjsEngine implements Engine {
 
   setBlocked(change: { readonly id: string; readonly blocked: boolean }): Promise<void> {
     return this.contactBook.setBlocked(change);
+  }
+
+  updateContact(change: { readonly id: string; readonly firstName: string; readonly lastName: string }): Promise<void> {
+    return this.contactBook.updateContact(change);
   }
 
   checkNumber(phone: string): Promise<WANumberExistResult> {
@@ -551,7 +559,8 @@ export class WebjsEngine implements Engine {
 /** whatsapp-web.js's content classes; the library (and puppeteer with it) loads on first use. */
 async function loadLibraryContent(): Promise<WebjsContentClasses> {
   const library = (await import('whatsapp-web.js')).default;
-  return { MessageMedia: library.MessageMedia, Location: library.Location, Poll: library.Poll } as unknown as WebjsContentClasses;
+  const { MessageMedia, Location, Poll, ScheduledEvent } = library;
+  return { MessageMedia, Location, Poll, ScheduledEvent } as unknown as WebjsContentClasses;
 }
 
 /** `engine.event` data must survive JSON: the library's structures do, minus their client. */
