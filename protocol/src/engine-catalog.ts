@@ -163,7 +163,6 @@ const CHANNEL_OPS = [
   'channels.preview',
   'channels.search',
 ] as const;
-const STATUS_OPS = ['status.text', 'status.media', 'status.delete'] as const;
 
 /**
  * An argument an engine refuses in an op it otherwise carries out: set (not null, false or
@@ -232,16 +231,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     description:
       "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser. Labels (WhatsApp Business) are app state patches, as on the phone.",
     pairing: ['qr', 'code'],
-    operations: opsExcept(
-      ...PASSKEY_OPS,
-      'send.buttons',
-      'send.list',
-      'sandbox.simulate',
-      'group.delete',
-      ...CHANNEL_OPS,
-      ...STATUS_OPS,
-      'session.screenshot',
-    ),
+    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete', ...CHANNEL_OPS, 'session.screenshot'),
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
     settings: ['proxy', 'ignore', 'client', 'noweb'],

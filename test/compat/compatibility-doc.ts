@@ -100,6 +100,12 @@ const ENGINE_OPS: Readonly<Record<string, readonly EngineOp[]>> = {
   'GET /api/{session}/labels/chats/{chatId}': ['labels.ofChat'],
   'PUT /api/{session}/labels/chats/{chatId}': ['labels.setForChat'],
   'GET /api/{session}/labels/{labelId}/chats': ['labels.chats'],
+  'POST /api/{session}/status/text': ['status.text'],
+  'POST /api/{session}/status/image': ['status.media'],
+  'POST /api/{session}/status/voice': ['status.media'],
+  'POST /api/{session}/status/video': ['status.media'],
+  'POST /api/{session}/status/delete': ['status.delete'],
+  'GET /api/{session}/status/new-message-id': ['account.newMessageId'],
 };
 
 /** Which engines do an operation: ✓ each op in the engine's catalog entry, — not served here. */

@@ -174,6 +174,12 @@ export class FakeWaServer implements ConnectionHandler {
     return this.groups.get(id);
   }
 
+  /** The phone number of a user or device jid (`<number>[:<device>]@s.whatsapp.net` or a LID). */
+  phoneOf(jid: string): string {
+    const user = jidDecode(jid)?.user ?? jid;
+    return this.lidToPhone.get(user) ?? [...this.phones.values()].find((phone) => phone.lid === user)?.phone ?? user;
+  }
+
   peer(jid: string): FakePeer {
     const user = jidDecode(jid)?.user ?? jid;
     const key = this.lidToPhone.get(user) ?? user;

@@ -115,6 +115,24 @@ export class FakePeer {
     return { distribution, ciphertext };
   }
 
+  /**
+   * What this device reads of a sender-key send (a group's or a status's): the sender key from the
+   * distribution message that came to it (`pkmsg`/`msg`), then the content under that key (`skmsg`).
+   */
+  async decryptForGroup(
+    group: string,
+    senderJid: string,
+    authorJid: string,
+    distribution: { type: 'pkmsg' | 'msg'; ciphertext: Uint8Array },
+    ciphertext: Uint8Array,
+  ): Promise<proto.IMessage> {
+    const { senderKeyDistributionMessage: item } = await this.decrypt(senderJid, distribution.type, distribution.ciphertext);
+    if (!item) throw new Error(`no sender key distribution for ${group} from ${senderJid}`);
+    await this.signal().processSenderKeyDistributionMessage({ item, authorJid });
+    const plaintext = await this.signal().decryptGroupMessage({ group, authorJid, msg: ciphertext });
+    return proto.Message.decode(unpadRandomMax16(plaintext));
+  }
+
   private signal(): SignalRepositoryWithLIDStore {
     if (this.repository) return this.repository;
     const store = {

@@ -35,6 +35,8 @@ export interface PhoneServer {
   readonly signal: boolean;
   /** A number's LID (`<lid>@lid`), as the server stamps on stanzas (`sender_lid`). */
   lidOf(jid: string): string | undefined;
+  /** The phone number of a user or device jid, by its number or its LID. */
+  phoneOf(jid: string): string;
 }
 
 /** What the client acknowledges; the rest (presence, chat state, `ib`) is fire and forget. */
@@ -391,6 +393,32 @@ export class FakePhone {
     const message = await this.server.peer(sent.to).decrypt(this.companionJid, enc.attrs.type as 'pkmsg' | 'msg', enc.content);
     this.decrypted.set(id, message);
     return message;
+  }
+
+  /**
+   * A status the companion posted (or revoked), as each viewer's phone reads it: the user of every
+   * device its sender key went to (`participants`), and the content under the key (`skmsg`), read
+   * by the first of them. The account's sender key is named by its LID device, as the library does.
+   */
+  async readStatus(id: string): Promise<{ message: proto.IMessage; recipients: string[]; edit: string | null }> {
+    const sent = this.sent.find((s) => s.id === id && s.to === 'status@broadcast');
+    if (!sent) throw new Error(`the companion of ${this.phone} posted no status ${id}`);
+    const devices = getBinaryNodeChildren(getBinaryNodeChild(sent.node, 'participants'), 'to');
+    const recipients = [...new Set(devices.map((to) => this.server.phoneOf(to.attrs.jid ?? '')))].sort();
+    const skmsg = getBinaryNodeChildren(sent.node, 'enc').find((enc) => enc.attrs.type === 'skmsg');
+    const first = devices.find((to) => this.server.phoneOf(to.attrs.jid ?? '') !== this.phone) ?? devices[0];
+    const distribution = getBinaryNodeChild(first, 'enc');
+    if (!skmsg || !first || !distribution) throw new Error(`status ${id} has no sender key message or no recipient`);
+    const message = await this.server
+      .peer(first.attrs.jid ?? '')
+      .decryptForGroup(
+        'status@broadcast',
+        this.companionJid,
+        `${this.lid}:${this.companion?.device ?? 0}@lid`,
+        { type: distribution.attrs.type as 'pkmsg' | 'msg', ciphertext: distribution.content as Uint8Array },
+        skmsg.content as Uint8Array,
+      );
+    return { message, recipients, edit: sent.node.attrs.edit ?? null };
   }
 
   private async syncChange(modification: Parameters<FakeAppState['change']>[0], jid: string): Promise<void> {

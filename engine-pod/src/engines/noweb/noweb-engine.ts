@@ -3,6 +3,7 @@ import {
   type ChatPictureResponse,
   type ChatPresences,
   type Contact,
+  type DeleteStatusRequest,
   type GroupInfo,
   type GroupParticipant,
   type GroupSecurity,
@@ -18,10 +19,12 @@ import {
   type ReadChatMessagesResponse,
   type SendSeenResult,
   type RequestCodeRequest,
+  type TextStatus,
   type WANumberExistResult,
 } from '@switchboard/protocol';
 import makeWASocket, { type BaileysEventMap, DisconnectReason } from '@whiskeysockets/baileys';
 import type { CommandArgs, OutgoingButtonReply, OutgoingContacts, OutgoingLinkPreview, OutgoingMedia } from '../../capabilities/chatting.js';
+import type { OutgoingMediaStatus } from '../../capabilities/stories.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import { CommandError, reasonOf } from '../../command-error.js';
 import { currentQr, refuseNumberRegistration } from '../../capabilities/pairing.js';
@@ -53,6 +56,7 @@ import { DEFAULT_NOWEB_OPTIONS, type NowebOptions } from './options.js';
 import { receivedMedia } from './received-media.js';
 import { relayedEngineEvents } from './relayed-events.js';
 import { socketSettings } from './socket-settings.js';
+import { NowebStories } from './stories.js';
 
 type WASocket = ReturnType<typeof makeWASocket>;
 
@@ -98,6 +102,7 @@ export class NowebEngine implements Engine {
   private readonly chatActions: NowebChats;
   /** Issue 16's Labels: labels.ts. */
   private readonly labelBook: NowebLabels;
+  private readonly stories: NowebStories;
   /** Set when the session's labels must be fetched again once connected (startLabelBook). */
   private labelsToFetch = false;
 
@@ -143,6 +148,14 @@ export class NowebEngine implements Engine {
     });
     this.queries = new AccountQueries({ socket: () => this.requireSocket(), me: () => this.me(), meJid: () => this.auth?.creds.me?.id });
     this.book = new NowebContacts({ socket: () => this.requireSocket(), meId: () => this.me()?.id ?? null });
+    this.stories = new NowebStories({
+      context,
+      messages: this.messages,
+      outgoing: this.outgoing,
+      account: () => this.live(),
+      mediaUpload: () => this.mediaUpload(),
+      knownContacts: async () => (await this.book.contacts()).map((contact) => contact.id).filter((id) => id.endsWith('@c.us')),
+    });
     this.myGroups = new NowebGroups({ socket: () => this.live().socket, groupInfo: async (group) => this.account.groupInfo(group), contactId });
   }
 
@@ -306,6 +319,20 @@ export class NowebEngine implements Engine {
 
   async deleteMessage(args: CommandArgs<'message.delete'>): Promise<void> {
     await this.chatActions.deleteMessage(args);
+  }
+
+  // Status updates (stories): stories.ts.
+
+  async sendTextStatus(status: TextStatus): Promise<MessageRecord> {
+    return this.stories.sendText(status);
+  }
+
+  async sendMediaStatus(status: OutgoingMediaStatus): Promise<MessageRecord> {
+    return this.stories.sendMedia(status);
+  }
+
+  async deleteStatus(request: DeleteStatusRequest): Promise<void> {
+    await this.stories.delete(request);
   }
 
   async pinMessage(args: CommandArgs<'message.pin'>): Promise<void> {

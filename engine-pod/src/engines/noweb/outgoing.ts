@@ -45,6 +45,14 @@ export interface SendOptions {
   readonly media?: Media | null;
   /** Children of the stanza besides the encrypted ones (a poll's `meta`). */
   readonly additionalNodes?: BinaryNode[];
+  /** A status (to `status@broadcast`): the users whose devices get its sender key, as the library takes them. */
+  readonly statusJidList?: string[];
+}
+
+/** What the library's `relayMessage` takes besides the message: a status's recipients, a revoke's `edit`. */
+export interface RelayExtras {
+  readonly statusJidList?: string[];
+  readonly additionalAttributes?: Record<string, string>;
 }
 
 /**
@@ -69,7 +77,7 @@ export class Outgoing {
     this.deps.messages.remember(msg, address);
     this.deps.context.emit('message.any', record);
     try {
-      await this.relay(account, jid, msg, options.additionalNodes);
+      await this.relay(account, jid, msg, options.additionalNodes, options.statusJidList ? { statusJidList: options.statusJidList } : {});
     } catch (error) {
       this.deps.messages.ack(msg.key, address, account.me, ACKS.ERROR);
       throw error;
@@ -79,9 +87,9 @@ export class Outgoing {
   }
 
   /** Writes a message that is not one of the interface's (a reaction, a vote): no record, no acks. */
-  async relay(account: Account, jid: string, msg: WAMessage, additionalNodes?: BinaryNode[]): Promise<void> {
+  async relay(account: Account, jid: string, msg: WAMessage, additionalNodes?: BinaryNode[], extras: RelayExtras = {}): Promise<void> {
     try {
-      await account.socket.relayMessage(jid, msg.message!, { messageId: msg.key.id!, ...(additionalNodes ? { additionalNodes } : {}) });
+      await account.socket.relayMessage(jid, msg.message!, { messageId: msg.key.id!, ...(additionalNodes ? { additionalNodes } : {}), ...extras });
     } catch (error) {
       throw new CommandError('ENGINE_ERROR', `NOWEB could not send to ${toChatName(jid)}: ${(error as Error).message}`);
     }
