@@ -99,6 +99,15 @@ const ASK_WITH_REFUSED_ARGUMENT: Record<string, (engine: Engine) => Promise<unkn
     engine.sendPoll!({ chatId: PEER, poll: { name: 'q', options: ['a', 'b'], multipleAnswers: false }, id: 'CLIENTID0001' }),
   'WEBJS send.location': (engine) => engine.sendLocation!({ chatId: PEER, latitude: 1, longitude: 2, id: 'CLIENTID0001' }),
   'WEBJS send.contactVcard': (engine) => engine.sendContactVcard!({ chatId: PEER, vcards: ['BEGIN:VCARD\nEND:VCARD'], id: 'CLIENTID0001' }),
+  'WEBJS status.text id': (engine) =>
+    engine.sendTextStatus!({ text: 'x', backgroundColor: '#38b42f', font: 0, linkPreview: false, linkPreviewHighQuality: false, id: 'CLIENTID0001' }),
+  'WEBJS status.text contacts': (engine) =>
+    engine.sendTextStatus!({ text: 'x', backgroundColor: '#38b42f', font: 0, linkPreview: false, linkPreviewHighQuality: false, contacts: [PEER] }),
+  'WEBJS status.media id': (engine) =>
+    engine.sendMediaStatus!({ kind: 'image', file: { mimetype: 'image/png', filename: null, data: Buffer.from('x') }, id: 'CLIENTID0001' }),
+  'WEBJS status.media contacts': (engine) =>
+    engine.sendMediaStatus!({ kind: 'image', file: { mimetype: 'image/png', filename: null, data: Buffer.from('x') }, contacts: [PEER] }),
+  'WEBJS status.delete': (engine) => engine.deleteStatus!({ id: 'AAAAAAAAAAAAAAAAA', contacts: [PEER] }),
   'WEBJS message.forward': (engine) => engine.forwardMessage!({ chatId: PEER, messageId: `false_${PEER}_ABC`, id: 'CLIENTID0001' }),
   // NOWEB refuses it while it builds the message, before anything is uploaded.
   'NOWEB send.media': () => mediaContent(VOICE_TO_CONVERT, NO_UPLOAD),

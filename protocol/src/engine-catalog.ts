@@ -311,6 +311,9 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'profile.setStatus',
       'profile.setPicture',
       'profile.deletePicture',
+      'status.text',
+      'status.media',
+      'status.delete',
       'session.screenshot',
     ],
     events: [
@@ -341,7 +344,9 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     settings: [],
     refusedArguments: [
       REGISTRATION,
-      ...(['send.text', 'send.media', 'send.poll', 'send.location', 'send.contactVcard', 'message.forward'] as const).map((op) => ({
+      ...(
+        ['send.text', 'send.media', 'send.poll', 'send.location', 'send.contactVcard', 'message.forward', 'status.text', 'status.media'] as const
+      ).map((op) => ({
         op,
         field: 'id',
         what: 'sending with a pre-generated message id (`id`): WhatsApp Web makes up its own',
@@ -352,6 +357,11 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
         what: 'converting files (`convert`): it sends them as they are; send OGG/Opus voice and MP4 (H.264/AAC) video with convert false',
       },
       { op: 'send.media', field: 'asNote', what: 'video notes (`asNote`): whatsapp-web.js sends videos only as videos' },
+      ...(['status.text', 'status.media', 'status.delete'] as const).map((op) => ({
+        op,
+        field: 'contacts',
+        what: 'choosing who sees a status (`contacts`): WhatsApp Web posts to the recipients the account’s status privacy names',
+      })),
     ],
   },
   GOWS: {

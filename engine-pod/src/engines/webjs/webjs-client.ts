@@ -245,6 +245,8 @@ export interface WebjsSendOptions {
   readonly sendAudioAsVoice?: boolean;
   /** Any `MessageMedia` goes as a document (a file). */
   readonly sendMediaAsDocument?: boolean;
+  /** Passed on to the browser's send: a text status's colour and font (0 to 7). */
+  readonly extra?: { readonly backgroundColor?: string; readonly fontStyle?: number };
 }
 
 /** The subset of whatsapp-web.js's `Client` the engine uses. */

@@ -1,6 +1,7 @@
 import type {
   ChatPictureResponse,
   Contact,
+  DeleteStatusRequest,
   GroupInfo,
   GroupParticipant,
   GroupSecurity,
@@ -16,10 +17,12 @@ import type {
   RequestCodeRequest,
   SendSeenResult,
   SessionStatus,
+  TextStatus,
   WANumberExistResult,
 } from '@switchboard/protocol';
 import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
+import type { OutgoingMediaStatus } from '../../capabilities/stories.js';
 import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
@@ -30,6 +33,7 @@ import { WebjsContacts } from './contacts.js';
 import { WebjsGroups } from './groups.js';
 import { WebjsLabels } from './labels.js';
 import { WebjsProfile } from './profile.js';
+import { WebjsStories } from './stories.js';
 import type { WebjsDeps } from './deps.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
 import { ackPayload, callPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
@@ -90,6 +94,7 @@ export class WebjsEngine implements Engine {
   private readonly groupAdmin: WebjsGroups;
   private readonly labelBook: WebjsLabels;
   private readonly ownProfile: WebjsProfile;
+  private readonly stories: WebjsStories;
 
   constructor(
     private readonly context: EngineContext,
@@ -112,6 +117,7 @@ export class WebjsEngine implements Engine {
     this.contactBook = new WebjsContacts(deps);
     this.groupAdmin = new WebjsGroups(deps);
     this.labelBook = new WebjsLabels(deps);
+    this.stories = new WebjsStories(deps, this.chatting);
     this.ownProfile = new WebjsProfile(
       deps,
       (name) => {
@@ -377,6 +383,18 @@ export class WebjsEngine implements Engine {
 
   labelChats(id: string): Promise<LabelledChat[]> {
     return this.labelBook.labelChats(id);
+  }
+
+  sendTextStatus(status: TextStatus): Promise<MessageRecord> {
+    return this.stories.sendTextStatus(status);
+  }
+
+  sendMediaStatus(status: OutgoingMediaStatus): Promise<MessageRecord> {
+    return this.stories.sendMediaStatus(status);
+  }
+
+  deleteStatus(request: DeleteStatusRequest): Promise<void> {
+    return this.stories.deleteStatus(request);
   }
 
   profile(): Promise<MyProfile> {
