@@ -457,6 +457,8 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'label.deleted',
       'label.chat.added',
       'label.chat.deleted',
+      // Only what the history needs of the library's own events: a chat deleted on the phone.
+      'engine.event',
     ],
     callRejection: true,
     settings: [],
