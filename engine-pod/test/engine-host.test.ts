@@ -50,6 +50,18 @@ describe('EngineHost', () => {
     expect([...ids].sort()).toEqual(ids);
   });
 
+  it('acknowledges a SANDBOX send SERVER, then DEVICE, even when the DEVICE timer comes first', async () => {
+    // A DEVICE delay shorter than SERVER's stands in for timers that fire out of order on a loaded machine.
+    const { h, events } = host('SANDBOX', (ctx) => new SandboxEngine(ctx, { qrRenewMs: 60_000, ackDelaysMs: { server: 30, device: 0 } }));
+    await h.start();
+    await h.execute({ op: 'sandbox.simulate', args: { kind: 'scan' } });
+    const sent = (await h.execute({ op: 'send.text', args: { chatId: '15551234567@c.us', text: 'in order', linkPreview: false } })) as { id: string };
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await h.stop();
+    const acks = events.filter((e) => e.envelope.event === 'message.ack' && e.envelope.payload.id === sent.id).map((e) => e.envelope.payload.ack);
+    expect(acks).toEqual([1, 2]);
+  });
+
   it('start and stop are idempotent', async () => {
     const { h, events } = host('SANDBOX', sandbox);
     await h.start();

@@ -139,8 +139,20 @@ export class SandboxEngine implements Engine {
         this.context.setStatus(status);
       },
       acknowledgeLater: (record) => {
-        this.serverAcks.push(() => this.acknowledge(record, ACKS.SERVER));
-        this.deviceAcks.push(() => this.acknowledge(record, ACKS.DEVICE));
+        // SERVER before DEVICE whatever the timers do: the two queues' timers can fire out of
+        // order on a loaded machine (one fires early against Date.now(), is re-armed past the
+        // other's), and a client sees an ack go back. DEVICE sends a late SERVER first.
+        let serverSent = false;
+        const server = () => {
+          if (serverSent) return;
+          serverSent = true;
+          this.acknowledge(record, ACKS.SERVER);
+        };
+        this.serverAcks.push(server);
+        this.deviceAcks.push(() => {
+          server();
+          this.acknowledge(record, ACKS.DEVICE);
+        });
       },
     };
     this.passkey = new SandboxPasskey(this.side);
