@@ -248,8 +248,8 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium (whatsapp-web.js): sends text, media, locations, polls, votes, contact cards and events, ' +
-      'reacts, edits, deletes, forwards, stars and pins, marks read, types, manages chats, contacts, groups, labels (WhatsApp Business) ' +
-      'and the profile; what the library cannot do answers 422.',
+      'reacts, edits, deletes, forwards, stars and pins, marks read, types, posts statuses, manages chats, contacts, groups, ' +
+      'labels (WhatsApp Business) and the profile; what the library cannot do answers 422.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
