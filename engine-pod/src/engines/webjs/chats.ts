@@ -1,7 +1,7 @@
 import type { ChatPictureResponse, PresenceStatus, ReadChatMessagesResponse } from '@switchboard/protocol';
 import type { CommandArgs } from '../../capabilities/chatting.js';
 import { CommandError } from '../../command-error.js';
-import type { WebjsDeps } from './deps.js';
+import { findMessage, type WebjsDeps } from './deps.js';
 import type { WebjsChatHandle, WebjsMessageHandle } from './webjs-client.js';
 import { recordId } from './webjs-ids.js';
 
@@ -97,12 +97,7 @@ export class WebjsChats {
       .catch(this.deps.engineError(`find chat ${chatId}`));
   }
 
-  private async message(id: string): Promise<WebjsMessageHandle> {
-    const message = await this.deps
-      .client()
-      .getMessageById(id)
-      .catch(this.deps.engineError(`find message ${id}`));
-    if (!message) throw new CommandError('NOT_FOUND', `WEBJS found no message ${id}`, { messageId: id });
-    return message;
+  private message(id: string): Promise<WebjsMessageHandle> {
+    return findMessage(this.deps, id);
   }
 }

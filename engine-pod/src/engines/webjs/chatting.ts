@@ -1,7 +1,7 @@
 import type { MessageReactionPayload, MessageRecord, PollVotePayload, SendSeenResult } from '@switchboard/protocol';
 import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
 import { CommandError, invalidField } from '../../command-error.js';
-import { ECHO_WAIT_MS, type WebjsDeps } from './deps.js';
+import { ECHO_WAIT_MS, findMessage, type WebjsDeps } from './deps.js';
 import { messageRecord, pollVotePayload, reactionPayload } from './message-mapping.js';
 import type { WebjsMessageHandle, WebjsSendOptions } from './webjs-client.js';
 import { parseKey, recordId, wid } from './webjs-ids.js';
@@ -215,13 +215,7 @@ export class WebjsChatting {
     await message.delete(true).catch(this.deps.engineError(`delete ${args.messageId}`));
   }
 
-  /** A message by its full id, which is the library's serialized key. */
-  private async message(id: string): Promise<WebjsMessageHandle> {
-    const message = await this.deps
-      .client()
-      .getMessageById(id)
-      .catch(this.deps.engineError(`find message ${id}`));
-    if (!message) throw new CommandError('NOT_FOUND', `WEBJS found no message ${id}`, { messageId: id });
-    return message;
+  private message(id: string): Promise<WebjsMessageHandle> {
+    return findMessage(this.deps, id);
   }
 }
