@@ -81,6 +81,12 @@ export class FakeAppState {
     return this.uploads;
   }
 
+  /** The label mutations linked devices uploaded (`label_edit`, `label_jid`), as decoded, once every upload is in. */
+  async labelUploads(): Promise<FakeAppState['uploaded']> {
+    await this.settled();
+    return this.uploaded.filter((u) => u.index[0] === 'label_edit' || u.index[0] === 'label_jid');
+  }
+
   version(name: string): number {
     return this.collections.get(name)?.patches.at(-1)?.version ?? 0;
   }

@@ -38,10 +38,7 @@ const labelEvents = (since: number) =>
     .filter((n) => n.method === 'event' && String(n.params.event).startsWith('label.'))
     .map((n) => [n.params.event, n.params.payload]);
 /** The label mutations the engine uploaded, as the server decoded them. */
-const uploaded = async () => {
-  await phone.appState.settled();
-  return phone.appState.uploaded.filter((u) => u.index[0] === 'label_edit' || u.index[0] === 'label_jid');
-};
+const uploaded = () => phone.appState.labelUploads();
 
 describe('GOWS labels: operations as app state patches, with their label.* events', () => {
   let lead: Label;

@@ -28,10 +28,7 @@ const labelEvents = (since: number) =>
     .slice(since)
     .filter((e) => e.envelope.event.startsWith('label.'))
     .map((e) => [e.envelope.event, e.envelope.payload]);
-const uploaded = async () => {
-  await phone.appState.settled();
-  return phone.appState.uploaded.filter((u) => u.index[0] === 'label_edit' || u.index[0] === 'label_jid');
-};
+const uploaded = () => phone.appState.labelUploads();
 
 describe('NOWEB labels: operations as app state patches, with their label.* events', () => {
   let lead: Label;
