@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, type V1Pod, Watch } from '@kubernetes/client-node';
+import { reusingConnections } from '@switchboard/kube';
 import { buildEnginePod, readConfig } from '@switchboard/operator';
 import { LABELS, MESSAGING_SESSION } from '@switchboard/protocol';
 import { numberSetting } from './settings.js';
@@ -134,7 +135,9 @@ export async function prepareCluster(cp: ControlPlane, nats: Nats, namespaces: {
   await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${plural}.${group}`]);
   await cp.ensureNamespace(namespaces.direct);
   await cp.ensureNamespace(namespaces.operator);
-  const kubeConfig = new KubeConfig();
+  // The floor keeps its connections as the operator does (kube/src/kube-connections.ts), so the
+  // ratio compares the writes each side makes, not TLS handshakes.
+  const kubeConfig = reusingConnections(new KubeConfig());
   kubeConfig.loadFromFile(cp.kubeconfigPath);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);

@@ -13,5 +13,6 @@ export {
 export { ConflictError, httpStatusOf, isConflict, orUndefinedIfNotFound, ResourceGoneError } from './api-status.js';
 export { BOOKMARK_PERIOD_MS, DEFAULT_WATCH_QUIET_TIMEOUT_MS, ResourceInformer, type ResourceInformerOptions } from './resource-informer.js';
 export { CommandClient, CommandClientError } from './command-client.js';
+export { reusingConnections } from './kube-connections.js';
 // Everything that does not need the Kubernetes client, which engine pods import on its own.
 export * from './pod.js';

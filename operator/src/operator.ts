@@ -1,4 +1,4 @@
-import { ensureClusterStores } from '@switchboard/kube';
+import { ensureClusterStores, reusingConnections } from '@switchboard/kube';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';
@@ -49,7 +49,9 @@ const DRAIN_MS = 10_000;
  */
 export async function startOperator(config: OperatorConfig, options: OperatorOptions = {}): Promise<RunningOperator> {
   const log = options.log ?? createLogger(config.logLevel);
-  const { kubeConfig, namespace, identity } = config;
+  const { namespace, identity } = config;
+  // One kept connection pool for every API client this replica makes (kube-connections.ts).
+  const kubeConfig = reusingConnections(config.kubeConfig);
   // A new queue each time this replica starts leading: a queue that was shut down stays so.
   let queue = new WorkQueue();
   let stopping = false;

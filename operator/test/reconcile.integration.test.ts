@@ -404,6 +404,22 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
       await waitForApiServer(() => cluster.pod(ns, 'w3'), 'a pod from the restarted watch');
     });
 
+    it('keep their API calls on a few kept connections: ten sessions reconciled without a TLS handshake per call', async () => {
+      const ns = await cluster.namespace('keepalive');
+      const proxy = await TcpProxy.start(cluster.cp.server);
+      cleanups.push(() => proxy.stop());
+      const operator = await operatorIn(ns, { kubeConfig: cluster.kubeConfigVia(proxy.url) }, { resyncMs: 600_000 });
+      await waitForApiServer(async () => operator.isLeader, 'the replica leading');
+      const before = proxy.connections;
+      const names = Array.from({ length: 10 }, (_, i) => `k${i}`);
+      for (const name of names) await cluster.createSession(ns, name);
+      for (const name of names) await waitForApiServer(() => cluster.pod(ns, name), `the pod of ${name}`);
+      await waitForApiServer(async () => (await statusOf(ns, 'k9'))?.status === 'STARTING' && true, 'the last status written');
+      // Each session took a finalizer, a pod, a status and events: over forty calls, which
+      // @kubernetes/client-node alone makes on as many new connections (kube/src/kube-connections.ts).
+      expect(proxy.connections - before).toBeLessThanOrEqual(8);
+    });
+
     it('restart a watch that stays quiet longer than the timeout', async () => {
       const ns = await cluster.namespace('watch-quiet');
       const proxy = await TcpProxy.start(cluster.cp.server);

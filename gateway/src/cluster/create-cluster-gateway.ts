@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { NatsMediaStore, NatsMessageStore, purgeSessionMedia, purgeSessionMessages } from '@switchboard/engine-pod';
-import { DEFAULT_MEDIA_LIFETIME_MS, OutboundPolicy, purgeSessionAuth, sessionNameOf } from '@switchboard/kube';
+import { DEFAULT_MEDIA_LIFETIME_MS, OutboundPolicy, purgeSessionAuth, reusingConnections, sessionNameOf } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
@@ -68,7 +68,8 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const { apiKey, natsUrl } = requireClusterSettings(options);
   const logger = options.logger ?? createLogger(options.logLevel, undefined, options.logFormat);
   const outbound = options.outbound ?? new OutboundPolicy();
-  const kubeConfig = options.kubeConfig ?? defaultKubeConfig();
+  // One kept connection pool for every API client the gateway makes (kube/src/kube-connections.ts).
+  const kubeConfig = reusingConnections(options.kubeConfig ?? defaultKubeConfig());
   const namespace = options.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
   const nc = await connect({
     servers: natsUrl.split(','),
