@@ -26,7 +26,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { ApiError, SessionExists } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { appsToCheck, requireEngine, requireOperation } from '../sessions/engine-catalog.js';
-import { byCreation, effectiveStatus, toSessionDTO, toSessionInfo } from './messaging-session.js';
+import { effectiveStatus, inCreationOrder, toSessionDTO, toSessionInfo } from './messaging-session.js';
 import type { SessionCache } from './session-cache.js';
 import type { SessionCommandChannel } from './session-commands.js';
 import type { JsonPatchOperation, SessionResources } from './session-resources.js';
@@ -88,9 +88,7 @@ export class ClusterSessionBackend implements SessionBackend {
 
   async list({ all, expandApps }: { all: boolean; expandApps: boolean }): Promise<SessionInfo[]> {
     const resources = this.options.cache.list() ?? (await this.options.resources.list()).items;
-    return resources
-      .filter((resource) => !isDeleting(resource))
-      .sort(byCreation)
+    return inCreationOrder(resources.filter((resource) => !isDeleting(resource)))
       .map((resource) => this.info(resource, expandApps))
       .filter((info) => all || info.status !== 'STOPPED');
   }

@@ -4,10 +4,19 @@ import { apiConfigOf } from './webhook-secrets.js';
 
 /** How the API shows a MessagingSession (the resource itself and its helpers are @switchboard/kube's). */
 
-/** The order local mode lists sessions in: oldest first, then by name. */
-export function byCreation(a: MessagingSession, b: MessagingSession): number {
-  const at = (r: MessagingSession) => new Date(r.metadata?.creationTimestamp ?? 0).getTime();
-  return at(a) - at(b) || sessionNameOf(a).localeCompare(sessionNameOf(b));
+/** `String.prototype.localeCompare`'s order, made once rather than per comparison. */
+const byName = new Intl.Collator().compare;
+
+/**
+ * The order local mode lists sessions in: oldest first, then by name. Each resource's time and
+ * name are read once, not in every comparison: a list of a thousand sessions made about 20,000
+ * date parses and collations per request that way, the most of its cost.
+ */
+export function inCreationOrder<T extends MessagingSession>(resources: readonly T[]): T[] {
+  return resources
+    .map((resource) => ({ resource, at: new Date(resource.metadata?.creationTimestamp ?? 0).getTime() || 0, name: sessionNameOf(resource) }))
+    .sort((a, b) => a.at - b.at || byName(a.name, b.name))
+    .map(({ resource }) => resource);
 }
 
 /**
