@@ -58,6 +58,7 @@ type Engine struct {
 	unread   unreadMessages
 	calls    calls
 	polls    pollOptions
+	statuses sentStatuses
 	// working: connected and logged in; WORKING is announced once the push name is known.
 	working      bool
 	workingTimer *time.Timer
@@ -116,7 +117,8 @@ var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
 	"contacts", "contact", "contactAbout", "contactPicture", "setBlocked",
 	"archiveChat", "markChatUnread", "deleteChat", "clearMessages", "chatPicture", "readChatMessages", "updateContact",
-	"labels", "createLabel", "updateLabel", "deleteLabel", "chatLabels", "setChatLabels", "labelChats"}
+	"labels", "createLabel", "updateLabel", "deleteLabel", "chatLabels", "setChatLabels", "labelChats",
+	"sendTextStatus", "sendMediaStatus", "deleteStatus"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -244,6 +246,12 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.chatPicture(ctx, params)
 	case "readChatMessages":
 		return e.readChatMessages(ctx, params)
+	case "sendTextStatus":
+		return e.sendTextStatus(ctx, params)
+	case "sendMediaStatus":
+		return e.sendMediaStatus(ctx, params)
+	case "deleteStatus":
+		return e.deleteStatus(ctx, params)
 	case "capabilities":
 		return map[string]any{"methods": optionalMethods}, nil
 	}

@@ -120,31 +120,49 @@ func (e *Engine) sendMedia(ctx context.Context, params json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	mediaType := map[string]whatsmeow.MediaType{"image": whatsmeow.MediaImage, "file": whatsmeow.MediaDocument, "voice": whatsmeow.MediaAudio, "video": whatsmeow.MediaVideo}[args.Kind]
+	var contextInfo *waE2E.ContextInfo
+	if args.ReplyTo != nil && *args.ReplyTo != "" {
+		contextInfo = replyContext(*args.ReplyTo, chat, *client.Store.ID)
+	}
+	msg, err := uploadedMessage(ctx, client, args.Kind, args.File, data, args.Caption, args.AsNote, contextInfo)
+	if err != nil {
+		return nil, err
+	}
+	filename := ""
+	if args.File.Filename != nil {
+		filename = *args.File.Filename
+	}
+	saved := e.saveMedia(ctx, args.File.Mimetype, filename, data)
+	rec, err := e.sendWith(ctx, client, chat, args.ChatID, msg, args.ID, saved)
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// uploadedMessage uploads a file and makes the message that carries it: an image, a video (or
+// video note), a voice note or a document, with its caption and context (sends and statuses).
+func uploadedMessage(ctx context.Context, client *whatsmeow.Client, kind string, file mediaFile, data []byte, caption *string, asNote bool, contextInfo *waE2E.ContextInfo) (*waE2E.Message, error) {
+	mediaType := map[string]whatsmeow.MediaType{"image": whatsmeow.MediaImage, "file": whatsmeow.MediaDocument, "voice": whatsmeow.MediaAudio, "video": whatsmeow.MediaVideo}[kind]
 	if mediaType == "" {
-		return nil, commandError("BAD_REQUEST", "kind must be image, file, voice or video, got %q", args.Kind)
+		return nil, commandError("BAD_REQUEST", "kind must be image, file, voice or video, got %q", kind)
 	}
 	up, err := client.Upload(ctx, data, mediaType)
 	if err != nil {
 		return nil, commandError("ENGINE_ERROR", "GOWS could not upload the file: %v", err)
 	}
-	var contextInfo *waE2E.ContextInfo
-	if args.ReplyTo != nil && *args.ReplyTo != "" {
-		contextInfo = replyContext(*args.ReplyTo, chat, *client.Store.ID)
-	}
-	caption := args.Caption
 	if caption != nil && *caption == "" {
 		caption = nil
 	}
-	mimetype := args.File.Mimetype
+	mimetype := file.Mimetype
 	length := proto.Uint64(uint64(len(data)))
 	msg := &waE2E.Message{}
-	switch args.Kind {
+	switch kind {
 	case "image":
 		msg.ImageMessage = &waE2E.ImageMessage{URL: &up.URL, DirectPath: &up.DirectPath, MediaKey: up.MediaKey, FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: length, Mimetype: &mimetype, Caption: caption, ContextInfo: contextInfo}
 	case "video":
 		video := &waE2E.VideoMessage{URL: &up.URL, DirectPath: &up.DirectPath, MediaKey: up.MediaKey, FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: length, Mimetype: &mimetype, Caption: caption, ContextInfo: contextInfo}
-		if args.AsNote {
+		if asNote {
 			msg.PtvMessage = video
 		} else {
 			msg.VideoMessage = video
@@ -153,19 +171,10 @@ func (e *Engine) sendMedia(ctx context.Context, params json.RawMessage) (any, er
 		msg.AudioMessage = &waE2E.AudioMessage{URL: &up.URL, DirectPath: &up.DirectPath, MediaKey: up.MediaKey, FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: length, Mimetype: &mimetype, PTT: proto.Bool(true), ContextInfo: contextInfo}
 	case "file":
 		name := "file"
-		if args.File.Filename != nil && *args.File.Filename != "" {
-			name = *args.File.Filename
+		if file.Filename != nil && *file.Filename != "" {
+			name = *file.Filename
 		}
 		msg.DocumentMessage = &waE2E.DocumentMessage{URL: &up.URL, DirectPath: &up.DirectPath, MediaKey: up.MediaKey, FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: length, Mimetype: &mimetype, FileName: &name, Title: &name, Caption: caption, ContextInfo: contextInfo}
 	}
-	filename := ""
-	if args.File.Filename != nil {
-		filename = *args.File.Filename
-	}
-	saved := e.saveMedia(ctx, mimetype, filename, data)
-	rec, err := e.sendWith(ctx, client, chat, args.ChatID, msg, args.ID, saved)
-	if err != nil {
-		return nil, err
-	}
-	return rec, nil
+	return msg, nil
 }

@@ -567,6 +567,13 @@ func (s *Store) GetContact(ctx context.Context, user types.JID) (types.ContactIn
 
 func (s *Store) GetAllContacts(ctx context.Context) (map[types.JID]types.ContactInfo, error) {
 	out := map[types.JID]types.ContactInfo{}
+	// A status sent to the contacts it names: whatsmeow takes its viewers from here (stories.go).
+	if viewers, ok := statusViewers(ctx); ok {
+		for _, jid := range viewers {
+			out[jid] = types.ContactInfo{Found: true, FullName: jid.User}
+		}
+		return out, nil
+	}
 	for _, id := range s.kv.IDs("contact", "") {
 		jid, err := types.ParseJID(id)
 		if err != nil {

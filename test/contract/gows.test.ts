@@ -159,6 +159,20 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     expect((await phone.read(phone.sent.at(-1)!.id)).pinInChatMessage).toMatchObject({ type: 2 });
   });
 
+  it("posts a text status the contact's phone reads from status@broadcast, and deletes it with a revoke", async () => {
+    const contacts = [`${CONTACT}@c.us`];
+    const res = await gw.api('POST', '/api/gows/status/text', { text: 'On GOWS', backgroundColor: '#112233', font: 1, contacts });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ to: 'status@broadcast', fromMe: true, body: 'On GOWS', source: 'api' });
+    const id = String(res.body.id).split('_').pop()!;
+    const status = await phone.readStatus(id);
+    expect(status.message.extendedTextMessage).toMatchObject({ text: 'On GOWS', backgroundArgb: 0xff112233, font: 1 });
+    expect(status.recipients).toEqual([CONTACT, phone.phone].sort());
+    expect((await gw.api('POST', '/api/gows/status/delete', { id: res.body.id, contacts })).status).toBe(201);
+    const revoke = phone.sent.filter((m) => m.to === 'status@broadcast').at(-1)!;
+    expect((await phone.readStatus(revoke.id)).message.protocolMessage).toMatchObject({ type: 0, key: { id } });
+  });
+
   it('a chat deleted on the phone leaves GET /chats, and its messages list is empty; the other chats stay', async () => {
     const [GONE, STAYING] = ['15551113334', '15551113335'];
     fake.contact(GONE, '245120000004445');

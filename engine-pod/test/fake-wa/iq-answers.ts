@@ -63,6 +63,8 @@ export function answerIq(context: IqContext, iq: BinaryNode): IqAnswer {
       return result([phone.appState.syncAnswer(collections)]);
     }
     case 'status':
+      // whatsmeow asks whom statuses go to before it posts one: the default, the account's contacts.
+      if (first?.tag === 'privacy' && iq.attrs.type === 'get') return result([statusPrivacy()]);
       return context.phone?.profile.setAbout(iq) ?? null;
     case 'w:profile:picture': {
       const group = iq.attrs.target?.endsWith('@g.us') ? context.group(iq.attrs.target) : undefined;
@@ -111,6 +113,10 @@ function privacySettings(): BinaryNode {
     attrs: {},
     content: Object.entries(settings).map(([name, value]) => ({ tag: 'category', attrs: { name, value } })),
   };
+}
+
+function statusPrivacy(): BinaryNode {
+  return { tag: 'privacy', attrs: {}, content: [{ tag: 'list', attrs: { type: 'contacts', default: 'true' }, content: [] }] };
 }
 
 /**

@@ -97,6 +97,9 @@ var ops = map[string]op{
 	"labels.ofChat":         {method: "chatLabels", needs: working},
 	"labels.setForChat":     {method: "setChatLabels", params: chatLabelIDs, result: success, needs: working},
 	"labels.chats":          {method: "labelChats", needs: working},
+	"status.text":           {method: "sendTextStatus", needs: working},
+	"status.media":          {method: "sendMediaStatus", params: fileParams("file"), needs: working},
+	"status.delete":         {method: "deleteStatus", result: success, needs: working},
 }
 
 // contactName: a contact's new name as updateContact's params.
