@@ -23,6 +23,8 @@ type Config struct {
 	HealthPort      int
 	BaseURL         string
 	Version         string
+	// Outbound: where files sent by URL may be downloaded from (SWITCHBOARD_OUTBOUND_DENY and _ALLOW over the built-in rules).
+	Outbound *OutboundPolicy
 }
 
 var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)
@@ -87,6 +89,11 @@ func ReadConfig(getenv func(string) string) (Config, error) {
 		}
 		cfg.BaseURL = strings.TrimRight(raw, "/")
 	}
+	outbound, err := NewOutboundPolicy(getenv(outboundDenyVariable), getenv(outboundAllowVariable))
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	cfg.Outbound = outbound
 	if len(problems) > 0 {
 		return cfg, fmt.Errorf("invalid engine pod configuration:\n  %s", strings.Join(problems, "\n  "))
 	}

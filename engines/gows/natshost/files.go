@@ -9,10 +9,8 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"path"
-	"syscall"
 	"time"
 )
 
@@ -67,24 +65,28 @@ func invalidField(field, reason string) *CommandError {
 	return &CommandError{Code: "INVALID", Message: fmt.Sprintf("%s: %s", field, reason), Details: map[string]any{"issues": []map[string]string{{"path": field, "reason": reason}}}}
 }
 
-// guardedDialer refuses what the outbound policy's built-in rules refuse: loopback, private,
-// link-local, shared, multicast and unspecified addresses, checked on the address dialed (after
-// DNS, redirects included).
-var guardedDialer = &net.Dialer{Timeout: downloadTimeout, Control: func(_, address string, _ syscall.RawConn) error {
-	host, _, _ := net.SplitHostPort(address)
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return err
-	}
-	ip = ip.Unmap()
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) {
-		return fmt.Errorf("the address %s is not allowed by the outbound policy", ip)
-	}
-	return nil
-}}
+// downloads: every connection checked against the outbound address policy (outbound.go), the
+// redirects' too; the built-in rules until the pod sets the one its variables name.
+var downloads = downloadClient(mustOutboundPolicy(NewOutboundPolicy("", "")))
 
-var downloads = &http.Client{Timeout: downloadTimeout, Transport: &http.Transport{DialContext: guardedDialer.DialContext, Proxy: nil}}
+func downloadClient(policy *OutboundPolicy) *http.Client {
+	dialer := &net.Dialer{Timeout: downloadTimeout}
+	return &http.Client{Timeout: downloadTimeout, Transport: &http.Transport{DialContext: policy.DialContext(dialer), Proxy: nil}}
+}
+
+// useOutboundPolicy: SWITCHBOARD_OUTBOUND_DENY and _ALLOW over the built-in rules, for the pod's downloads.
+func useOutboundPolicy(policy *OutboundPolicy) {
+	if policy != nil {
+		downloads = downloadClient(policy)
+	}
+}
+
+func mustOutboundPolicy(policy *OutboundPolicy, err error) *OutboundPolicy {
+	if err != nil {
+		panic(err)
+	}
+	return policy
+}
 
 func download(raw, field string) ([]byte, string, string, error) {
 	u, err := url.Parse(raw)
@@ -96,8 +98,11 @@ func download(raw, field string) ([]byte, string, string, error) {
 	request, _ := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	response, err := downloads.Do(request)
 	if err != nil {
+		var blocked *BlockedAddressError
 		var urlErr *url.Error
-		if errors.As(err, &urlErr) {
+		if errors.As(err, &blocked) {
+			err = blocked
+		} else if errors.As(err, &urlErr) {
 			err = urlErr.Err
 		}
 		return nil, "", "", invalidField(field, "could not be downloaded: "+err.Error())

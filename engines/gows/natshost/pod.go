@@ -54,6 +54,7 @@ func NewPod(cfg Config, engine EngineFunc, log Logger) *Pod {
 		env:  map[string]any{"tier": "CORE", "version": cfg.Version, "engine": "GOWS", "platform": platform, "worker": map[string]any{"id": cfg.PodName}},
 		apps: &apps{engine: engine, log: log}}
 	host.apps.set(cfg.Apps)
+	useOutboundPolicy(cfg.Outbound)
 	return &Pod{cfg: cfg, log: log, engine: engine, Host: host, ended: make(chan int, 1)}
 }
 
