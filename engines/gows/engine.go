@@ -593,6 +593,8 @@ func (e *Engine) handleEvent(raw any) {
 		e.groupJoined(evt)
 	case *events.GroupInfo:
 		e.groupChanged(evt)
+	case *events.HistorySync:
+		e.historySynced(evt)
 	}
 }
 

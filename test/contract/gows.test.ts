@@ -13,6 +13,17 @@ import { type ContractGateway, mode, restarted, startGateway, waitForStatus } fr
  * (test/e2e/support/contract-cluster-setup.ts).
  */
 const CONTACT = '15551113333';
+// A chat the phone had before pairing: its first history sync carries it to the new companion.
+const EARLIER = '15551113336';
+const HISTORY = [
+  {
+    jid: `${EARLIER}@s.whatsapp.net`,
+    messages: [
+      { id: '3EB0A1B2C3D4E5F60001', fromMe: false, text: 'before pairing', timestamp: 1_700_000_000 },
+      { id: '3EB0A1B2C3D4E5F60002', fromMe: true, text: 'my answer then', timestamp: 1_700_000_060 },
+    ],
+  },
+];
 // A 2x1 PNG: the engine makes the square JPEG the service keeps of it.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg==';
 let fake: FakeWaServer;
@@ -24,6 +35,7 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     const cluster = mode === 'cluster' ? inject('gowsFake') : undefined;
     const [server, binary] = await Promise.all([FakeWaServer.start({ signal: true, port: cluster?.port, certRoot: cluster?.certRoot }), buildGows()]);
     fake = server;
+    fake.phone({ phone: '15550004444', pushName: 'Grace' }).history = HISTORY;
     process.env.SWITCHBOARD_GOWS_BIN = binary;
     process.env.SWITCHBOARD_GOWS_WS_URL = fake.url;
     process.env.SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY = fake.certRootPublicKey;
@@ -48,6 +60,17 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ id: '15550004444@c.us' });
     expect((await gw.api('GET', '/api/sessions/gows')).body).toMatchObject({ name: 'gows', engine: 'GOWS', status: 'WORKING' });
+  });
+
+  it("lists the chats and messages the phone had before pairing (whatsmeow's history sync)", async () => {
+    const chatId = `${EARLIER}@c.us`;
+    const listed = async () => (await gw.api('GET', '/api/gows/chats?sortBy=id&sortOrder=asc')).body.map((chat: { id: string }) => chat.id);
+    await waitFor(async () => (await listed()).includes(chatId), 'the chat from the history sync', 15_000);
+    const messages = (await gw.api('GET', `/api/gows/chats/${chatId}/messages?limit=10`)).body as { id: string; body: string; fromMe: boolean }[];
+    expect(messages.map(({ id, body, fromMe }) => ({ id, body, fromMe })).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      { id: `false_${chatId}_3EB0A1B2C3D4E5F60001`, body: 'before pairing', fromMe: false },
+      { id: `true_${chatId}_3EB0A1B2C3D4E5F60002`, body: 'my answer then', fromMe: true },
+    ]);
   });
 
   it("sends text: 201 with the message record, which the contact's phone reads", async () => {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Ack, ACKS, ackName, type MessageRecord, parseMessageId } from '@switchboard/protocol';
+import { type Ack, ACKS, ackName, MessageRecord, parseMessageId } from '@switchboard/protocol';
 import type { EngineLog } from '../engine.js';
 import { chatAliasOf, libraryDeletedChats, libraryLidPair, participantLidPair } from './chat-alias.js';
 import { forgetChatHistory, type MessageStore } from './message-store.js';
@@ -78,7 +78,10 @@ function operationFor({ event, payload }: RecordedEvent): Operation | null {
       if (pair) return (store, session) => learnLid(store, session, pair);
       // And the chats deleted on the phone: in event order, after the messages recorded before.
       const deleted = payload.event === 'chats.delete' ? libraryDeletedChats(payload.data) : [];
-      return deleted.length > 0 ? (store, session) => forgetChats(store, session, deleted) : null;
+      if (deleted.length > 0) return (store, session) => forgetChats(store, session, deleted);
+      // And the phone's history sync at pairing (GOWS: the messages' records), kept as message.any keeps one.
+      const synced = payload.event === 'messaging-history.set' ? historyRecords(payload.data) : [];
+      return synced.length > 0 ? (store, session) => upsertAll(store, session, synced) : null;
     }
     case 'message.any':
       return (store, session) => upsert(store, session, payload as unknown as MessageRecord);
@@ -130,6 +133,20 @@ async function upsert(store: MessageStore, session: string, record: MessageRecor
   }
   const sender = participantLidPair(record);
   if (sender) await learnLid(store, session, sender);
+}
+
+/** The message records of a history sync (`{messages: [record]}`); any that is no record is left out. */
+function historyRecords(data: unknown): MessageRecord[] {
+  const messages = (data as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.flatMap((message) => {
+    const parsed = MessageRecord.safeParse(message);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+async function upsertAll(store: MessageStore, session: string, records: readonly MessageRecord[]): Promise<void> {
+  for (const record of records) await upsert(store, session, record);
 }
 
 async function forgetChats(store: MessageStore, session: string, chatIds: readonly string[]): Promise<void> {

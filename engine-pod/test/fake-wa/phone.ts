@@ -18,6 +18,7 @@ import {
   type CallKind,
   callStanza,
   groupNotification,
+  type HistoryConversation,
   historySyncMessage,
   type MessageStanzaOptions,
   messageStanza,
@@ -70,6 +71,8 @@ export class FakePhone {
   readonly receiptsSent: { type: string; to: string; participant: string | null; ids: string[] }[] = [];
   /** Chat states the companion sent: `composing` (typing) or `paused`, and to whom. */
   readonly chatStates: { to: string; state: string }[] = [];
+  /** The chats and messages the phone had before pairing: its first history sync carries them (set before the scan). */
+  history: HistoryConversation[] = [];
   private historyDelivered = false;
   private readonly offline: BinaryNode[] = [];
   private readonly unacked = new Map<string, BinaryNode>();
@@ -217,7 +220,7 @@ export class FakePhone {
       if (this.server.signal) this.outbox = this.outbox.then(() => this.appState.change({ pushNameSetting: this.pushName }, '')).then(() => {});
       // What the phone sends a new companion: the app state key, then its first history sync.
       this.deliver(messageStanza({ from: this.jid, pushName: this.pushName }, this.appState.keyShare()));
-      this.deliver(messageStanza({ from: this.jid, pushName: this.pushName }, historySyncMessage(this.pushName, this.jid)));
+      this.deliver(messageStanza({ from: this.jid, pushName: this.pushName }, historySyncMessage(this.pushName, this.jid, this.history)));
     }
   }
 

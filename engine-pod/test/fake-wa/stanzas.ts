@@ -40,11 +40,24 @@ export function messageStanza(options: MessageStanzaOptions, message: proto.IMes
   return { tag: 'message', attrs, content: [{ tag: 'plaintext', attrs: {}, content: proto.Message.encode(message).finish() }] };
 }
 
+/** A chat the phone had before pairing, and its messages (text), as its first history sync carries it. */
+export interface HistoryConversation {
+  /** The chat's jid (`<number>@s.whatsapp.net`, `<id>@g.us`). */
+  readonly jid: string;
+  readonly messages: readonly { readonly id: string; readonly fromMe: boolean; readonly text: string; readonly timestamp: number }[];
+}
+
 /** The phone's first history sync, its payload inline (no media download). */
-export function historySyncMessage(pushName: string, ownJid: string): proto.IMessage {
+export function historySyncMessage(pushName: string, ownJid: string, conversations: readonly HistoryConversation[] = []): proto.IMessage {
   const history = proto.HistorySync.encode({
     syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
-    conversations: [],
+    conversations: conversations.map(({ jid, messages }) => ({
+      id: jid,
+      messages: messages.map(({ id, fromMe, text, timestamp }, i) => ({
+        msgOrderId: i + 1,
+        message: { key: { remoteJid: jid, fromMe, id }, message: { conversation: text }, messageTimestamp: timestamp },
+      })),
+    })),
     pushnames: [{ id: ownJid, pushname: pushName }],
     progress: 100,
   }).finish();

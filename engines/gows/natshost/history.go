@@ -79,6 +79,18 @@ func (h *history) record(event string, payload map[string]any) {
 	case "engine.event":
 		// A chat deleted on the phone, relayed as Baileys' `chats.delete` (engines/gows/chat-state.go):
 		// the chats lists drop it as the phone does.
+		// And the phone's history sync at pairing (engines/gows/history-sync.go): each record kept as message.any keeps one.
+		if synced := historyRecords(payload); len(synced) > 0 {
+			operation = func(ctx context.Context) error {
+				for _, record := range synced {
+					if err := h.upsert(ctx, record); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			break
+		}
 		chats := deletedChats(payload)
 		if len(chats) == 0 {
 			return
@@ -291,6 +303,24 @@ func (h *history) forgetChat(ctx context.Context, chat string) error {
 }
 
 var groupPattern = regexp.MustCompile(`^[\d-]+@g\.us$`)
+
+// historyRecords: the message records of an `engine.event` `messaging-history.set` (`{messages: [record]}`).
+func historyRecords(payload map[string]any) []map[string]any {
+	if payload["event"] != "messaging-history.set" {
+		return nil
+	}
+	data, _ := payload["data"].(map[string]any)
+	messages, _ := data["messages"].([]any)
+	var records []map[string]any
+	for _, message := range messages {
+		if record, ok := message.(map[string]any); ok {
+			if id, _ := record["id"].(string); id != "" {
+				records = append(records, record)
+			}
+		}
+	}
+	return records
+}
 
 // deletedChats: the chats of an `engine.event` `chats.delete` (`{items: [jid]}`) in the interface's
 // addressing (libraryDeletedChats in engine-pod/src/history/chat-alias.ts).

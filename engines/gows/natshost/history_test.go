@@ -17,3 +17,14 @@ func TestDeletedChats(t *testing.T) {
 		t.Fatalf("another engine event: %v, want none", got)
 	}
 }
+
+func TestHistoryRecords(t *testing.T) {
+	record := map[string]any{"id": "false_15551234567@c.us_ABC", "body": "before pairing"}
+	payload := map[string]any{"event": "messaging-history.set", "data": map[string]any{"messages": []any{record, map[string]any{"body": "no id"}, "x"}}}
+	if got := historyRecords(payload); !reflect.DeepEqual(got, []map[string]any{record}) {
+		t.Fatalf("historyRecords = %v, want the one record", got)
+	}
+	if got := historyRecords(map[string]any{"event": "chats.delete", "data": payload["data"]}); got != nil {
+		t.Fatalf("another engine event: %v, want none", got)
+	}
+}
