@@ -64,7 +64,10 @@ describe('GOWS status updates: sent with a sender key to the viewers, read back 
   it('without contacts: whatsmeow picks the viewers, the status privacy (contacts) over the address book: the named contacts', async () => {
     await gows.request('updateContact', { id: `${BOB}@c.us`, firstName: 'Bob', lastName: 'Builder' });
     await phone.appState.settled();
-    await waitFor(async () => (await gows.request<{ name: string | null }>('contact', { id: `${BOB}@c.us` })).name === 'Bob Builder', 'the name in the store');
+    await waitFor(
+      async () => (await gows.request<{ name: string | null }>('contact', { id: `${BOB}@c.us` })).name === 'Bob Builder',
+      'the name in the store',
+    );
     const record = MessageRecord.parse(await gows.request('sendTextStatus', { text: 'to my contacts', font: 0 }));
     expect((await posted(idOf(record))).recipients).toEqual([BOB, phone.phone].sort());
   });
