@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"go.mau.fi/whatsmeow/proto/waWeb"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 )
@@ -44,7 +45,7 @@ func (e *Engine) historySynced(evt *events.HistorySync) {
 			}
 			ack := ackDevice
 			if msg.Info.IsFromMe {
-				ack = ackServer
+				ack = sentAck(item.GetMessage().Status)
 			}
 			batch = append(batch, e.record(msg.Info, m, e.addressOf(ctx, msg.Info.MessageSource, me), me, "app", ack))
 			if len(batch) == historyBatch {
@@ -53,4 +54,13 @@ func (e *Engine) historySynced(evt *events.HistorySync) {
 		}
 	}
 	flush()
+}
+
+// sentAck: how far an own message had come when the phone synced it (its status: ERROR 0 to
+// PLAYED 5, one above the interface's acks); SERVER when the phone does not say.
+func sentAck(status *waWeb.WebMessageInfo_Status) int {
+	if status == nil {
+		return ackServer
+	}
+	return int(*status) - 1
 }

@@ -20,7 +20,8 @@ const HISTORY = [
     jid: `${EARLIER}@s.whatsapp.net`,
     messages: [
       { id: '3EB0A1B2C3D4E5F60001', fromMe: false, text: 'before pairing', timestamp: 1_700_000_000 },
-      { id: '3EB0A1B2C3D4E5F60002', fromMe: true, text: 'my answer then', timestamp: 1_700_000_060 },
+      // Read by the contact (WebMessageInfo.Status READ).
+      { id: '3EB0A1B2C3D4E5F60002', fromMe: true, text: 'my answer then', timestamp: 1_700_000_060, status: 4 },
     ],
   },
 ];
@@ -66,10 +67,15 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     const chatId = `${EARLIER}@c.us`;
     const listed = async () => (await gw.api('GET', '/api/gows/chats?sortBy=id&sortOrder=asc')).body.map((chat: { id: string }) => chat.id);
     await waitFor(async () => (await listed()).includes(chatId), 'the chat from the history sync', 15_000);
-    const messages = (await gw.api('GET', `/api/gows/chats/${chatId}/messages?limit=10`)).body as { id: string; body: string; fromMe: boolean }[];
-    expect(messages.map(({ id, body, fromMe }) => ({ id, body, fromMe })).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
-      { id: `false_${chatId}_3EB0A1B2C3D4E5F60001`, body: 'before pairing', fromMe: false },
-      { id: `true_${chatId}_3EB0A1B2C3D4E5F60002`, body: 'my answer then', fromMe: true },
+    const messages = (await gw.api('GET', `/api/gows/chats/${chatId}/messages?limit=10`)).body as {
+      id: string;
+      body: string;
+      fromMe: boolean;
+      ackName: string;
+    }[];
+    expect(messages.map(({ id, body, fromMe, ackName }) => ({ id, body, fromMe, ackName })).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      { id: `false_${chatId}_3EB0A1B2C3D4E5F60001`, body: 'before pairing', fromMe: false, ackName: 'DEVICE' },
+      { id: `true_${chatId}_3EB0A1B2C3D4E5F60002`, body: 'my answer then', fromMe: true, ackName: 'READ' },
     ]);
   });
 

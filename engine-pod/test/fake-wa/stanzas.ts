@@ -44,7 +44,14 @@ export function messageStanza(options: MessageStanzaOptions, message: proto.IMes
 export interface HistoryConversation {
   /** The chat's jid (`<number>@s.whatsapp.net`, `<id>@g.us`). */
   readonly jid: string;
-  readonly messages: readonly { readonly id: string; readonly fromMe: boolean; readonly text: string; readonly timestamp: number }[];
+  /** `status`: how far an own message came (proto.WebMessageInfo.Status: SERVER_ACK 2 ... READ 4). */
+  readonly messages: readonly {
+    readonly id: string;
+    readonly fromMe: boolean;
+    readonly text: string;
+    readonly timestamp: number;
+    readonly status?: number;
+  }[];
 }
 
 /** The phone's first history sync, its payload inline (no media download). */
@@ -53,9 +60,9 @@ export function historySyncMessage(pushName: string, ownJid: string, conversatio
     syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
     conversations: conversations.map(({ jid, messages }) => ({
       id: jid,
-      messages: messages.map(({ id, fromMe, text, timestamp }, i) => ({
+      messages: messages.map(({ id, fromMe, text, timestamp, status }, i) => ({
         msgOrderId: i + 1,
-        message: { key: { remoteJid: jid, fromMe, id }, message: { conversation: text }, messageTimestamp: timestamp },
+        message: { key: { remoteJid: jid, fromMe, id }, message: { conversation: text }, messageTimestamp: timestamp, status },
       })),
     })),
     pushnames: [{ id: ownJid, pushname: pushName }],
