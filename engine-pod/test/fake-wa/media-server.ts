@@ -76,7 +76,8 @@ export class FakeMediaServer {
       let self: FakeMediaServer | undefined;
       const server = createServer({ key, cert }, (request, response) => {
         if (request.method === 'POST') return void self?.receive(request, response);
-        const path = (request.url ?? '').split('?')[0]!;
+        // whatsmeow downloads by direct path with `&hash=...` appended, as the service's own direct paths carry a query.
+        const path = (request.url ?? '').split(/[?&]/)[0]!;
         const file = self?.files.get(path);
         self?.requests.push({ path, status: file ? 200 : 404 });
         if (!file) return response.writeHead(404).end();

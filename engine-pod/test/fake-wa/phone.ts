@@ -14,11 +14,13 @@ import type { FakeConnection } from './connection.js';
 import type { CodePairing } from './pairing.js';
 import type { FakePeer, UploadedKeys } from './peer.js';
 import { FakeProfile } from './profile.js';
+import type { FakeMediaServer } from './media-server.js';
 import {
   type CallKind,
   callStanza,
   groupNotification,
   type HistoryConversation,
+  historySyncBlob,
   historySyncMessage,
   type MessageStanzaOptions,
   messageStanza,
@@ -229,6 +231,33 @@ export class FakePhone {
     const node = messageStanza(options, message);
     this.deliver(node);
     return node.attrs.id!;
+  }
+
+  /**
+   * A later history sync (RECENT), as the phone sends its bigger ones: the zlib'd HistorySync
+   * encrypted on the media server, the notification naming it. Returns the notification's id.
+   */
+  async syncHistory(conversations: readonly HistoryConversation[], media: FakeMediaServer): Promise<string> {
+    const syncType = proto.HistorySync.HistorySyncType.RECENT;
+    const uploaded = await media.upload(historySyncBlob(syncType, conversations), 'md-msg-hist');
+    return this.message(
+      { from: this.jid },
+      {
+        protocolMessage: {
+          type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+          historySyncNotification: {
+            syncType,
+            directPath: uploaded.directPath,
+            mediaKey: uploaded.mediaKey,
+            fileSha256: uploaded.fileSha256,
+            fileEncSha256: uploaded.fileEncSha256,
+            fileLength: uploaded.fileLength,
+            progress: 100,
+            chunkOrder: 1,
+          },
+        },
+      },
+    );
   }
 
   text(from: string, text: string, options: Omit<MessageStanzaOptions, 'from'> = {}): string {

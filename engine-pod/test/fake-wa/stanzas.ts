@@ -54,10 +54,14 @@ export interface HistoryConversation {
   }[];
 }
 
-/** The phone's first history sync, its payload inline (no media download). */
-export function historySyncMessage(pushName: string, ownJid: string, conversations: readonly HistoryConversation[] = []): proto.IMessage {
+/** A HistorySync, zlib'd as the phone sends it (inline, or encrypted on the media server). */
+export function historySyncBlob(
+  syncType: proto.HistorySync.HistorySyncType,
+  conversations: readonly HistoryConversation[],
+  pushnames: proto.IPushname[] = [],
+): Buffer {
   const history = proto.HistorySync.encode({
-    syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
+    syncType,
     conversations: conversations.map(({ jid, messages }) => ({
       id: jid,
       messages: messages.map(({ id, fromMe, text, timestamp, status }, i) => ({
@@ -65,15 +69,21 @@ export function historySyncMessage(pushName: string, ownJid: string, conversatio
         message: { key: { remoteJid: jid, fromMe, id }, message: { conversation: text }, messageTimestamp: timestamp, status },
       })),
     })),
-    pushnames: [{ id: ownJid, pushname: pushName }],
+    pushnames,
     progress: 100,
   }).finish();
+  return deflateSync(history);
+}
+
+/** The phone's first history sync, its payload inline (no media download). */
+export function historySyncMessage(pushName: string, ownJid: string, conversations: readonly HistoryConversation[] = []): proto.IMessage {
+  const syncType = proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP;
   return {
     protocolMessage: {
       type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
       historySyncNotification: {
-        syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
-        initialHistBootstrapInlinePayload: deflateSync(history),
+        syncType,
+        initialHistBootstrapInlinePayload: historySyncBlob(syncType, conversations, [{ id: ownJid, pushname: pushName }]),
         progress: 100,
         chunkOrder: 0,
       },
