@@ -460,7 +460,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'label.deleted',
       'label.chat.added',
       'label.chat.deleted',
-      // Only what the history needs of the library's own events: a chat deleted on the phone.
+      // Only what the history needs of the library's own events: a chat deleted on the phone, the phone's history syncs.
       'engine.event',
     ],
     callRejection: true,
