@@ -151,19 +151,6 @@ export function operationName(command: EngineCommand): string {
   return OP_NAMES[command.op];
 }
 
-const CHANNEL_OPS = [
-  'channels.list',
-  'channels.create',
-  'channels.get',
-  'channels.delete',
-  'channels.follow',
-  'channels.unfollow',
-  'channels.mute',
-  'channels.unmute',
-  'channels.preview',
-  'channels.search',
-] as const;
-
 /**
  * An argument an engine refuses in an op it otherwise carries out: set (not null, false or
  * empty), the op answers 422 NOT_SUPPORTED, as an op the engine lacks does.
@@ -231,7 +218,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     description:
       "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser. Labels (WhatsApp Business) are app state patches, as on the phone.",
     pairing: ['qr', 'code'],
-    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete', ...CHANNEL_OPS, 'session.screenshot'),
+    operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete', 'channels.search', 'session.screenshot'),
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
     settings: ['proxy', 'ignore', 'client', 'noweb'],

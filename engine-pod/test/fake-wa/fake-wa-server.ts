@@ -12,6 +12,7 @@ import {
 import { type ConnectionHandler, FakeConnection, newId } from './connection.js';
 import { type FakeGroup, newGroup } from './groups.js';
 import { answerIq } from './iq-answers.js';
+import { FakeNewsletters } from './newsletters.js';
 import type { FakeMediaServer } from './media-server.js';
 import { certChain } from './noise.js';
 import { CodePairing, pairSuccess, parseQr } from './pairing.js';
@@ -82,6 +83,8 @@ export class FakeWaServer implements ConnectionHandler {
   private nextNumber = 15550100000 + Math.floor(Math.random() * 1000) * 100;
   /** Nodes the fake does not know, for tests and debugging: nothing here means nothing was missed. */
   readonly unknown: BinaryNode[] = [];
+  /** The service's channels: `newsletters.add({ name, ... })` for others' channels, `.post(id, text)` for their posts. */
+  readonly newsletters = new FakeNewsletters();
   url = '';
   readonly signal: boolean;
 
@@ -316,6 +319,7 @@ export class FakeWaServer implements ConnectionHandler {
           return user === phone?.phone ? (phone.profile.about ?? undefined) : this.abouts.get(user);
         },
         mediaConn: () => this.media?.mediaConn(),
+        newsletters: this.newsletters,
       },
       iq,
     );

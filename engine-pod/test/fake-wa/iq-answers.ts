@@ -7,6 +7,7 @@ import {
   type WAPatchName,
 } from '@whiskeysockets/baileys';
 import { answerGroupIq, answerGroupPicture, type GroupIqContext } from './groups.js';
+import type { FakeNewsletters } from './newsletters.js';
 import type { FakePeer } from './peer.js';
 import type { FakePhone } from './phone.js';
 
@@ -19,6 +20,8 @@ export interface IqContext extends GroupIqContext {
   aboutOf(jid: string): string | undefined;
   /** The `media_conn` node naming the media host, when the fake has one (`serveMedia`). */
   mediaConn(): BinaryNode | undefined;
+  /** The service's channels (newsletters.ts). */
+  readonly newsletters: FakeNewsletters;
 }
 
 /** The answer to an iq: the result's children, or an error code. */
@@ -77,6 +80,10 @@ export function answerIq(context: IqContext, iq: BinaryNode): IqAnswer {
     }
     case 'w:g2':
       return answerGroupIq(context, iq);
+    case 'w:mex':
+      return context.phone ? context.newsletters.answerMex(context.phone.phone, iq) : null;
+    case 'newsletter':
+      return context.newsletters.answerNewsletterIq(iq);
     default:
       return null;
   }

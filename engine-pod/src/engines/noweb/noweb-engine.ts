@@ -1,5 +1,9 @@
 import { describeRefusal } from '@switchboard/kube/pod';
 import {
+  type Channel,
+  type ChannelMessage,
+  type ChannelRef,
+  type ChannelRole,
   type ChatPictureResponse,
   type ChatPresences,
   type Contact,
@@ -24,6 +28,7 @@ import {
 } from '@switchboard/protocol';
 import makeWASocket, { type BaileysEventMap, DisconnectReason } from '@whiskeysockets/baileys';
 import type { CommandArgs, OutgoingButtonReply, OutgoingContacts, OutgoingLinkPreview, OutgoingMedia } from '../../capabilities/chatting.js';
+import type { NewChannel } from '../../capabilities/channels.js';
 import type { OutgoingMediaStatus } from '../../capabilities/stories.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import { CommandError, reasonOf } from '../../command-error.js';
@@ -37,6 +42,7 @@ import { NowebGroups } from './groups.js';
 import { NowebLabels } from './labels.js';
 import { BaileysAuthState } from './auth-state.js';
 import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
+import { NowebChannels } from './channels.js';
 import { NowebChats } from './chats.js';
 import { MessageActions } from './message-actions.js';
 import { MessageEvents } from './message-events.js';
@@ -103,6 +109,8 @@ export class NowebEngine implements Engine {
   /** Issue 16's Labels: labels.ts. */
   private readonly labelBook: NowebLabels;
   private readonly stories: NowebStories;
+  /** Issue 16's Channels: channels.ts. */
+  private readonly newsletters: NowebChannels;
   /** Set when the session's labels must be fetched again once connected (startLabelBook). */
   private labelsToFetch = false;
 
@@ -156,6 +164,7 @@ export class NowebEngine implements Engine {
       mediaUpload: () => this.mediaUpload(),
       knownContacts: async () => (await this.book.contacts()).map((contact) => contact.id).filter((id) => id.endsWith('@c.us')),
     });
+    this.newsletters = new NowebChannels({ account: () => this.live() });
     this.myGroups = new NowebGroups({ socket: () => this.live().socket, groupInfo: async (group) => this.account.groupInfo(group), contactId });
   }
 
@@ -319,6 +328,44 @@ export class NowebEngine implements Engine {
 
   async deleteMessage(args: CommandArgs<'message.delete'>): Promise<void> {
     await this.chatActions.deleteMessage(args);
+  }
+
+  // Channels (newsletters): channels.ts.
+
+  async channels(role: Exclude<ChannelRole, 'GUEST'> | undefined): Promise<Channel[]> {
+    return this.newsletters.list(role);
+  }
+
+  async createChannel(channel: NewChannel): Promise<Channel> {
+    return this.newsletters.create(channel);
+  }
+
+  async channel(ref: ChannelRef): Promise<Channel> {
+    return this.newsletters.get(ref);
+  }
+
+  async deleteChannel(id: string): Promise<void> {
+    await this.newsletters.delete(id);
+  }
+
+  async followChannel(id: string): Promise<void> {
+    await this.newsletters.follow(id);
+  }
+
+  async unfollowChannel(id: string): Promise<void> {
+    await this.newsletters.unfollow(id);
+  }
+
+  async muteChannel(id: string): Promise<void> {
+    await this.newsletters.mute(id, true);
+  }
+
+  async unmuteChannel(id: string): Promise<void> {
+    await this.newsletters.mute(id, false);
+  }
+
+  async channelPosts(query: { readonly channel: ChannelRef; readonly limit: number; readonly downloadMedia: boolean }): Promise<ChannelMessage[]> {
+    return this.newsletters.posts(query);
   }
 
   // Status updates (stories): stories.ts.
