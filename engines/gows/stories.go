@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"google.golang.org/protobuf/proto"
@@ -44,20 +45,22 @@ func statusViewers(ctx context.Context) ([]types.JID, bool) {
 	return viewers, ok
 }
 
-// viewersContext: the send's context, carrying `contacts` when they are given (null: whatsmeow's own choice).
-func viewersContext(ctx context.Context, contacts []string) (context.Context, error) {
-	if contacts == nil {
-		return ctx, nil
+// statusTarget: the client and status@broadcast, and the send's context carrying `contacts` when
+// they are given (null: whatsmeow's own choice).
+func (e *Engine) statusTarget(ctx context.Context, contacts []string) (*whatsmeow.Client, types.JID, context.Context, error) {
+	client, jid, err := e.target(statusChat)
+	if err != nil || contacts == nil {
+		return client, jid, ctx, err
 	}
 	viewers := make([]types.JID, 0, len(contacts))
 	for i, id := range contacts {
-		jid, err := libraryJID(id)
+		viewer, err := libraryJID(id)
 		if err != nil {
-			return nil, commandError("BAD_REQUEST", "contacts[%d]: %v", i, err)
+			return nil, types.EmptyJID, nil, commandError("BAD_REQUEST", "contacts[%d]: %v", i, err)
 		}
-		viewers = append(viewers, jid)
+		viewers = append(viewers, viewer)
 	}
-	return context.WithValue(ctx, statusViewersKey{}, viewers), nil
+	return client, jid, context.WithValue(ctx, statusViewersKey{}, viewers), nil
 }
 
 // argb: `#rrggbb` (opaque) or `#rrggbbaa` as the ARGB number WhatsApp stores; WhatsApp's green when left out.
@@ -129,11 +132,7 @@ func (e *Engine) sendMediaStatus(ctx context.Context, params json.RawMessage) (a
 }
 
 func (e *Engine) sendStatus(ctx context.Context, args statusArgs, m *waE2E.Message, media any) (any, error) {
-	client, jid, err := e.target(statusChat)
-	if err != nil {
-		return nil, err
-	}
-	sendCtx, err := viewersContext(ctx, args.Contacts)
+	client, jid, sendCtx, err := e.statusTarget(ctx, args.Contacts)
 	if err != nil {
 		return nil, err
 	}
@@ -153,11 +152,7 @@ func (e *Engine) deleteStatus(ctx context.Context, params json.RawMessage) (any,
 		return nil, commandError("BAD_REQUEST", "deleteStatus needs id")
 	}
 	id := strings.TrimPrefix(*args.ID, "true_"+statusChat+"_")
-	client, jid, err := e.target(statusChat)
-	if err != nil {
-		return nil, err
-	}
-	sendCtx, err := viewersContext(ctx, args.Contacts)
+	client, jid, sendCtx, err := e.statusTarget(ctx, args.Contacts)
 	if err != nil {
 		return nil, err
 	}

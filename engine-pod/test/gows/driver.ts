@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 import { EVENT_PAYLOADS, type EventName } from '@switchboard/protocol';
 import { expect } from 'vitest';
 import { type AuthStateStore, FileAuthStateStore } from '../../src/index.js';
-import type { FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import { FakeMediaServer } from '../fake-wa/media-server.js';
 
 export const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../engines/gows');
 const BINARY = join(ENGINE_DIR, 'bin/switchboard-gows');
@@ -217,6 +218,24 @@ export async function pairWithFake(gows: GowsDriver, fake: FakeWaServer, session
   for (const [number, lid] of Object.entries(contacts)) fake.contact(number, lid);
   await gows.status('WORKING');
   return phone;
+}
+
+/**
+ * A child paired with a new phone of a fake that serves media (the fake media server, whose
+ * certificate the child trusts through SWITCHBOARD_GOWS_MEDIA_CA): what tests of files need.
+ */
+export async function pairedWithMedia(
+  session: string,
+  contacts: Record<string, string>,
+): Promise<{ fake: FakeWaServer; media: FakeMediaServer; gows: GowsDriver; phone: FakePhone }> {
+  const [fake, media, binary] = await Promise.all([FakeWaServer.start({ signal: true }), FakeMediaServer.start(), buildGows()]);
+  fake.serveMedia(media);
+  const dir = mkdtempSync(join(tmpdir(), `sb-${session}-`));
+  const ca = join(dir, 'media-ca.pem');
+  writeFileSync(ca, media.certificate);
+  const gows = fakeServerDriver(binary, fake, session, { env: { SWITCHBOARD_GOWS_MEDIA_CA: ca }, authDir: join(dir, 'auth') });
+  const phone = await pairWithFake(gows, fake, session, contacts);
+  return { fake, media, gows, phone };
 }
 
 /** Closes the child and the fake, and checks that neither met anything it does not understand. */

@@ -1,11 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MessageRecord } from '@switchboard/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { FakeMediaServer } from '../fake-wa/media-server.js';
-import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
+import type { FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import type { FakeMediaServer } from '../fake-wa/media-server.js';
+import { closeChecked, type GowsDriver, pairedWithMedia } from './driver.js';
 
 // The phone's history syncs on GOWS: the first one inline at pairing (test/contract/gows.test.ts
 // follows it to the chats lists), later ones as the phone sends its bigger ones, encrypted on the
@@ -18,14 +15,7 @@ let gows: GowsDriver;
 let phone: FakePhone;
 
 beforeAll(async () => {
-  let binary: string;
-  [fake, media, binary] = await Promise.all([FakeWaServer.start({ signal: true }), FakeMediaServer.start(), buildGows()]);
-  fake.serveMedia(media);
-  const dir = mkdtempSync(join(tmpdir(), 'sb-gows-history-'));
-  const ca = join(dir, 'media-ca.pem');
-  writeFileSync(ca, media.certificate);
-  gows = fakeServerDriver(binary, fake, 'gows', { env: { SWITCHBOARD_GOWS_MEDIA_CA: ca }, authDir: join(dir, 'auth') });
-  phone = await pairWithFake(gows, fake, 'gows', { [ALICE]: '245120000000041' });
+  ({ fake, media, gows, phone } = await pairedWithMedia('gows', { [ALICE]: '245120000000041' }));
 }, 180_000);
 
 afterAll(async () => {

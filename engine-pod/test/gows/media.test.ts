@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { FakeMediaServer } from '../fake-wa/media-server.js';
-import { buildGows, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
+import type { FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import type { FakeMediaServer } from '../fake-wa/media-server.js';
+import { type GowsDriver, pairedWithMedia } from './driver.js';
 
 const BOB = '15551230021';
 const bob = `${BOB}@c.us`;
@@ -15,14 +12,7 @@ let gows: GowsDriver;
 let phone: FakePhone;
 
 beforeAll(async () => {
-  let binary: string;
-  [fake, media, binary] = await Promise.all([FakeWaServer.start({ signal: true }), FakeMediaServer.start(), buildGows()]);
-  fake.serveMedia(media);
-  const dir = mkdtempSync(join(tmpdir(), 'sb-gows-'));
-  const ca = join(dir, 'media-ca.pem');
-  writeFileSync(ca, media.certificate);
-  gows = fakeServerDriver(binary, fake, 'gows', { env: { SWITCHBOARD_GOWS_MEDIA_CA: ca }, authDir: join(dir, 'auth') });
-  phone = await pairWithFake(gows, fake, 'gows', { [BOB]: '245120000000021' });
+  ({ fake, media, gows, phone } = await pairedWithMedia('gows', { [BOB]: '245120000000021' }));
 }, 180_000);
 
 afterAll(async () => {

@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MessageRecord, STATUS_CHAT } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { FakeMediaServer } from '../fake-wa/media-server.js';
-import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
+import type { FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import type { FakeMediaServer } from '../fake-wa/media-server.js';
+import { closeChecked, type GowsDriver, pairedWithMedia } from './driver.js';
 
 // Status updates (stories) on GOWS: whatsmeow sends a status to `status@broadcast` as it sends to
 // a group, the content once under the account's sender key (`skmsg`) and the key to every device
@@ -20,14 +17,7 @@ let gows: GowsDriver;
 let phone: FakePhone;
 
 beforeAll(async () => {
-  let binary: string;
-  [fake, media, binary] = await Promise.all([FakeWaServer.start({ signal: true }), FakeMediaServer.start(), buildGows()]);
-  fake.serveMedia(media);
-  const dir = mkdtempSync(join(tmpdir(), 'sb-gows-stories-'));
-  const ca = join(dir, 'media-ca.pem');
-  writeFileSync(ca, media.certificate);
-  gows = fakeServerDriver(binary, fake, 'gows', { env: { SWITCHBOARD_GOWS_MEDIA_CA: ca }, authDir: join(dir, 'auth') });
-  phone = await pairWithFake(gows, fake, 'gows', { [ALICE]: '245120000000031', [BOB]: '245120000000032' });
+  ({ fake, media, gows, phone } = await pairedWithMedia('gows', { [ALICE]: '245120000000031', [BOB]: '245120000000032' }));
 }, 180_000);
 
 afterAll(async () => {
