@@ -118,7 +118,8 @@ var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "
 	"contacts", "contact", "contactAbout", "contactPicture", "setBlocked",
 	"archiveChat", "markChatUnread", "deleteChat", "clearMessages", "chatPicture", "readChatMessages", "updateContact",
 	"labels", "createLabel", "updateLabel", "deleteLabel", "chatLabels", "setChatLabels", "labelChats",
-	"sendTextStatus", "sendMediaStatus", "deleteStatus"}
+	"sendTextStatus", "sendMediaStatus", "deleteStatus",
+	"channels", "createChannel", "channel", "followChannel", "unfollowChannel", "muteChannel", "unmuteChannel", "channelPosts"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -172,6 +173,16 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.deleteLabel(ctx, params)
 	case "chatLabels":
 		return e.chatLabels(params)
+	case "channels":
+		return e.channels(ctx, params)
+	case "createChannel":
+		return e.createChannel(ctx, params)
+	case "channel":
+		return e.channel(ctx, params)
+	case "followChannel", "unfollowChannel", "muteChannel", "unmuteChannel":
+		return e.changeChannel(ctx, params, method)
+	case "channelPosts":
+		return e.channelPosts(ctx, params)
 	case "setChatLabels":
 		return e.setChatLabels(ctx, params)
 	case "labelChats":

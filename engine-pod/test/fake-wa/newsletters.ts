@@ -45,7 +45,13 @@ const QUERIES: Readonly<Record<string, { readonly op: string; readonly path: str
   '9864994326891137': { op: 'unmute', path: 'xwa2_newsletter_unmute_v2' },
   '30062808666639665': { op: 'delete', path: 'xwa2_newsletter_delete_v2' },
   '24250201037901610': { op: 'update', path: 'xwa2_newsletter_update' },
+  // whatsmeow's (WhatsApp Web's) ids for the same operations: its mutations' answers are not read.
   '6388546374527196': { op: 'subscribed', path: 'xwa2_newsletter_subscribed' },
+  '6234210096708695': { op: 'create', path: 'xwa2_newsletter_create' },
+  '9926858900719341': { op: 'follow', path: 'xwa2_newsletter_join_v2' },
+  '6392786840836363': { op: 'unfollow', path: 'xwa2_newsletter_leave_v2' },
+  '6274038279359549': { op: 'mute', path: 'xwa2_newsletter_update' },
+  '6068417879924485': { op: 'unmute', path: 'xwa2_newsletter_update' },
 };
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -117,8 +123,11 @@ export class FakeNewsletters {
     const { variables } = JSON.parse(Buffer.from(query.content as Uint8Array).toString()) as { variables: Record<string, any> };
     const data = (value: unknown) => graphql({ data: { [known.path]: value } });
     if (known.op === 'create') {
-      const input = variables.input as { name: string; description: string | null };
-      return data(this.metadata(this.add({ name: input.name, description: input.description ?? '', owner: me }), me));
+      // Baileys: `input` {name, description}; whatsmeow: `newsletter_input`, with the picture (a JPEG, base64).
+      const input = (variables.input ?? variables.newsletter_input) as { name: string; description?: string | null; picture?: string };
+      const made = this.add({ name: input.name, description: input.description ?? '', owner: me });
+      if (input.picture) made.picture = `/v/t61.24694-24/${randomBytes(8).toString('hex')}.jpg`;
+      return data(this.metadata(made, me));
     }
     if (known.op === 'subscribed') {
       const mine = [...this.byId.values()].filter((n) => !this.deleted.has(n.id) && (n.owner === me || n.followers.has(me)));
@@ -159,13 +168,21 @@ export class FakeNewsletters {
     }
   }
 
-  /** `newsletter` iqs to a channel: its latest posts (`message_updates`, `count` of them), live updates. */
+  /**
+   * `newsletter` iqs: a channel's latest posts, `count` of them, as `message_updates` to the channel
+   * (Baileys) or `messages` naming it (`type` jid or invite) to the server (whatsmeow); live updates.
+   */
   answerNewsletterIq(iq: BinaryNode): IqAnswer {
-    const newsletter = this.get(iq.attrs.to ?? '');
+    const named = getBinaryNodeChild(iq, 'messages');
+    const newsletter = named
+      ? named.attrs.type === 'invite'
+        ? this.find({ type: 'INVITE', key: named.attrs.key ?? '' })
+        : this.get(named.attrs.jid ?? '')
+      : this.get(iq.attrs.to ?? '');
     if (!newsletter) return { error: { code: '404', text: 'item-not-found' } };
     const live = getBinaryNodeChild(iq, 'live_updates');
     if (live) return { content: [{ tag: 'live_updates', attrs: { duration: '300' } }] };
-    const updates = getBinaryNodeChild(iq, 'message_updates') ?? getBinaryNodeChild(iq, 'messages');
+    const updates = getBinaryNodeChild(iq, 'message_updates') ?? named;
     if (!updates) return null;
     const count = Number(updates.attrs.count ?? '50');
     const messages = newsletter.posts.slice(-count).map((post): BinaryNode => ({
@@ -181,7 +198,8 @@ export class FakeNewsletters {
         },
       ],
     }));
-    return { content: [{ tag: updates.tag, attrs: {}, content: [{ tag: 'messages', attrs: {}, content: messages }] }] };
+    const list: BinaryNode = { tag: 'messages', attrs: {}, content: messages };
+    return { content: [named ? list : { tag: 'message_updates', attrs: {}, content: [list] }] };
   }
 
   private find(input: { key: string; type: string }): FakeNewsletter | undefined {

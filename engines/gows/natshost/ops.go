@@ -100,6 +100,24 @@ var ops = map[string]op{
 	"status.text":           {method: "sendTextStatus", needs: working},
 	"status.media":          {method: "sendMediaStatus", params: fileParams("file"), needs: working},
 	"status.delete":         {method: "deleteStatus", result: success, needs: working},
+	"channels.list":         {method: "channels", needs: working},
+	"channels.create":       {method: "createChannel", params: optionalFile("picture"), needs: working},
+	"channels.get":          {method: "channel", needs: working},
+	"channels.follow":       {method: "followChannel", result: success, needs: working},
+	"channels.unfollow":     {method: "unfollowChannel", result: success, needs: working},
+	"channels.mute":         {method: "muteChannel", result: success, needs: working},
+	"channels.unmute":       {method: "unmuteChannel", result: success, needs: working},
+	"channels.preview":      {method: "channelPosts", needs: working},
+}
+
+// optionalFile: fileParams for a file the command may leave out (a channel's picture).
+func optionalFile(field string) func(map[string]any) (any, error) {
+	return func(args map[string]any) (any, error) {
+		if args[field] == nil {
+			return args, nil
+		}
+		return fileParams(field)(args)
+	}
 }
 
 // contactName: a contact's new name as updateContact's params.

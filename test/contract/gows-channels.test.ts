@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
+import { buildGows } from '../../engine-pod/test/gows/driver.js';
+import { PNG } from './chatting-support.js';
+import { type ContractGateway, mode, startGateway, waitForStatus } from './harness.js';
+
+/**
+ * Channels (newsletters) on a GOWS session over the REST surface (issue 16), as noweb-channels.test.ts
+ * does them on NOWEB, against the fake WhatsApp server's channels (engine-pod/test/fake-wa/newsletters.ts).
+ * Local mode: the gateway runs the Go engine as a child process; cluster mode: its own engine pod
+ * (`switchboard-gows nats`), with the fake on the port and certificate root the suite's setup fixed
+ * (test/e2e/support/contract-cluster-setup.ts). whatsmeow has no query to delete a channel or to
+ * search the directory: both are 422.
+ */
+const S = 'gows-channels';
+let fake: FakeWaServer;
+let gw: ContractGateway;
+
+describe(`channels on a GOWS session over the REST surface (${mode} mode)`, () => {
+  beforeAll(async () => {
+    const cluster = mode === 'cluster' ? inject('gowsFake') : undefined;
+    const [server, binary] = await Promise.all([FakeWaServer.start({ signal: true, port: cluster?.port, certRoot: cluster?.certRoot }), buildGows()]);
+    fake = server;
+    process.env.SWITCHBOARD_GOWS_BIN = binary;
+    process.env.SWITCHBOARD_GOWS_WS_URL = fake.url;
+    process.env.SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY = fake.certRootPublicKey;
+    gw = await startGateway();
+    expect((await gw.api('POST', '/api/sessions', { name: S, engine: 'GOWS' })).status).toBe(201);
+    await waitForStatus(gw, S, 'SCAN_QR_CODE', 30_000);
+    const qr = await gw.api('GET', `/api/${S}/auth/qr?format=raw`);
+    await fake.scanQr(qr.body.value as string, { phone: '15550007777', pushName: 'Ida' });
+    await waitForStatus(gw, S, 'WORKING', 30_000);
+  }, 180_000);
+  afterAll(async () => {
+    await gw?.close();
+    await fake?.close();
+    delete process.env.SWITCHBOARD_GOWS_BIN;
+    delete process.env.SWITCHBOARD_GOWS_WS_URL;
+    delete process.env.SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY;
+  });
+
+  const list = async (query = '') => (await gw.api('GET', `/api/${S}/channels${query}`)).body as { id: string; role: string }[];
+
+  it('POST creates a channel the account OWNS (201, with its picture on the media host); listed, read by id, invite code and link; DELETE is 422', async () => {
+    const made = await gw.api('POST', `/api/${S}/channels`, {
+      name: 'Release notes',
+      description: 'What changed, weekly',
+      picture: { mimetype: 'image/png', data: PNG.toString('base64') },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({
+      name: 'Release notes',
+      description: 'What changed, weekly',
+      role: 'OWNER',
+      verified: false,
+      subscribersCount: 0,
+    });
+    expect(made.body.id).toMatch(/^\d+@newsletter$/);
+    expect(made.body.invite).toMatch(/^https:\/\/www\.whatsapp\.com\/channel\/[0-9A-Za-z]+$/);
+    expect(made.body.picture).toMatch(/^https:\/\/mmg\.whatsapp\.net\/v\//);
+    expect(fake.newsletters.get(made.body.id)?.owner).toBe('15550007777');
+
+    expect((await list('?role=OWNER')).map((c) => c.id)).toContain(made.body.id);
+    expect((await gw.api('GET', `/api/${S}/channels/${made.body.id}`)).body).toEqual(made.body);
+    const code = made.body.invite.split('/').pop();
+    expect((await gw.api('GET', `/api/${S}/channels/${code}`)).body).toEqual(made.body);
+    expect((await gw.api('GET', `/api/${S}/channels/${encodeURIComponent(made.body.invite)}`)).body).toEqual(made.body);
+
+    expect((await gw.api('POST', `/api/${S}/channels/${made.body.id}/unfollow`)).status).toBe(422);
+    const deleted = await gw.api('DELETE', `/api/${S}/channels/${made.body.id}`);
+    expect(deleted.status).toBe(422);
+    expect(deleted.body.message).toContain('GOWS');
+  });
+
+  it("follow, mute, unmute, unfollow someone else's channel (201 each); the role and count follow", async () => {
+    const other = fake.newsletters.add({ name: 'Harbour News', audience: 50, verified: true });
+    const read = async () => (await gw.api('GET', `/api/${S}/channels/${other.id}`)).body;
+    expect(await read()).toMatchObject({ name: 'Harbour News', role: 'GUEST', subscribersCount: 50, verified: true });
+    expect((await gw.api('POST', `/api/${S}/channels/${other.id}/follow`)).status).toBe(201);
+    expect(await read()).toMatchObject({ role: 'SUBSCRIBER', subscribersCount: 51 });
+    expect((await list('?role=SUBSCRIBER')).map((c) => c.id)).toEqual([other.id]);
+    expect((await gw.api('POST', `/api/${S}/channels/${other.id}/mute`)).status).toBe(201);
+    expect(other.muted.has('15550007777')).toBe(true);
+    expect((await gw.api('POST', `/api/${S}/channels/${other.id}/unmute`)).status).toBe(201);
+    expect(other.muted.size).toBe(0);
+    expect((await gw.api('POST', `/api/${S}/channels/${other.id}/unfollow`)).status).toBe(201);
+    expect(await read()).toMatchObject({ role: 'GUEST', subscribersCount: 50 });
+    expect((await gw.api('POST', `/api/${S}/channels/120363999999999999@newsletter/follow`)).status).toBe(404);
+  });
+
+  it("preview answers the channel's latest posts with reactions and views; the directory search is 422 on GOWS", async () => {
+    const other = fake.newsletters.add({ name: 'Tide Tables' });
+    fake.newsletters.post(other.id, 'Monday', { views: 9, reactions: { '👍': 2 } });
+    fake.newsletters.post(other.id, 'Tuesday', { views: 4 });
+    const res = await gw.api('GET', `/api/${S}/channels/${other.invite}/messages/preview?limit=1`);
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(1);
+    expect(res.body[0]).toMatchObject({ viewCount: 4, reactions: {}, message: { from: other.id, fromMe: false, body: 'Tuesday' } });
+    const all = (await gw.api('GET', `/api/${S}/channels/${other.id}/messages/preview`)).body;
+    expect(all.map((post: { message: { body: string }; reactions: object }) => [post.message.body, post.reactions])).toEqual([
+      ['Monday', { '👍': 2 }],
+      ['Tuesday', {}],
+    ]);
+
+    const search = await gw.api('POST', `/api/${S}/channels/search/by-text`, { text: 'tide' });
+    expect(search.status).toBe(422);
+    expect(search.body.message).toContain('GOWS');
+  });
+});
