@@ -301,6 +301,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'status.text',
       'status.media',
       'status.delete',
+      'call.reject',
       'session.screenshot',
     ],
     events: [
@@ -326,8 +327,9 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'chat.archive',
       'label.chat.added',
       'label.chat.deleted',
+      'call.rejected',
     ],
-    callRejection: false,
+    callRejection: true,
     settings: [],
     refusedArguments: [
       REGISTRATION,
@@ -508,9 +510,15 @@ export function unsupportedSettingsMessage(engine: EngineName, settings: readonl
  * The calls app's reject rules (`apps[i].config.dm.reject`, `.group.reject`) that are on for an
  * engine that cannot decline a call, as field paths: refused like a setting the engine cannot
  * honour, rather than an app that would only log each call. A disabled app asks nothing.
+ * Every built engine declines calls today; `callRejection` is the catalog's unless a test
+ * (protocol/test/call-rejection.test.ts) holds the check for an engine that could not.
  */
-export function unsupportedCallRejection(engine: BuiltEngine, apps: readonly AppConfig[]): string[] {
-  if (ENGINE_CATALOG[engine].callRejection) return [];
+export function unsupportedCallRejection(
+  engine: BuiltEngine,
+  apps: readonly AppConfig[],
+  callRejection = ENGINE_CATALOG[engine].callRejection,
+): string[] {
+  if (callRejection) return [];
   return apps.flatMap((app, index) =>
     app.enabled ? (['dm', 'group'] as const).filter((kind) => app.config[kind].reject).map((kind) => `apps[${index}].config.${kind}.reject`) : [],
   );

@@ -87,10 +87,10 @@ describe('/api/apps', () => {
     expect((await gw.api('GET', '/api/apps/any', undefined, key.key)).status).toBe(403);
   });
 
-  it('a calls app that would reject calls on WEBJS, which cannot decline them, is a 422 from the engine catalog', async () => {
+  it('a calls app that rejects calls on WEBJS is taken: WEBJS declines calls too', async () => {
     expect((await gw.api('POST', '/api/sessions', { name: 'apps-webjs', engine: 'WEBJS', start: false })).status).toBe(201);
     const res = await gw.api('POST', '/api/apps', { ...calls(), session: 'apps-webjs' });
-    expect(res.status).toBe(422);
-    expect(res.body.message).toContain('cannot decline calls');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ app: 'calls', session: 'apps-webjs', config: { dm: { reject: true } } });
   });
 });

@@ -353,19 +353,21 @@ describe('calls reject and event messages', () => {
 });
 
 describe('an engine that cannot: 422 from the engine catalog', () => {
-  it('WEBJS reads no presence (whatsapp-web.js has none) and declines no calls yet', async () => {
+  it('WEBJS reads no presence (whatsapp-web.js has none); it declines calls, so that is refused for the status only', async () => {
     const session = 'chats-webjs';
     expect((await gw.api('POST', '/api/sessions', { name: session, engine: 'WEBJS', start: false })).status).toBe(201);
     const cases: [string, string, unknown, string][] = [
       ['GET', `/api/${session}/presence`, undefined, 'reading presence'],
       ['POST', `/api/${session}/presence/${enc(ALICE)}/subscribe`, undefined, 'subscribing to presence'],
-      ['POST', `/api/${session}/calls/reject`, { from: ALICE, id: 'ABCDEF0123456789' }, 'rejecting calls'],
     ];
     for (const [method, path, body, what] of cases) {
       const res = await gw.api(method, path, body);
       expect(res.status, path).toBe(422);
       expect(res.body.message, path).toBe(`engine WEBJS does not support ${what} (session '${session}')`);
     }
+    const reject = await gw.api('POST', `/api/${session}/calls/reject`, { from: ALICE, id: 'ABCDEF0123456789' });
+    expect(reject.status).toBe(422);
+    expect(reject.body.message).toMatch(new RegExp(`^session '${session}' is STOPPED; this needs WORKING`));
     // The lists come from the history, whatever the engine.
     expect((await gw.api('GET', `/api/${session}/chats`)).body).toEqual([]);
   });

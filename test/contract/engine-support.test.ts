@@ -138,40 +138,30 @@ describe("an operation the session's engine cannot do: 422 from the gateway's en
   });
 });
 
-describe('a calls app on an engine that cannot decline calls: 422 naming each reject rule, nothing changed', () => {
-  const refusal = (fields: string[]) => ({
-    statusCode: 422,
-    error: 'Unprocessable Entity',
-    message: `engine WEBJS cannot decline calls, so the calls app cannot reject them (${fields.join(', ')}); set reject to false or pick an engine that can (SANDBOX, NOWEB, GOWS)`,
-    details: { fields: fields.map((field) => `body.${field}`), engine: 'WEBJS', engines: ['SANDBOX', 'NOWEB', 'GOWS'] },
-  });
-
-  it('on create: the session is not made; rules that do not reject, or a disabled app, are taken', async () => {
+describe("a calls app that rejects calls on WEBJS, which declines them (the library's Call.reject): taken like on any engine", () => {
+  // No built engine is left that cannot decline a call; protocol/test/call-rejection.test.ts holds the refusal for one.
+  it('on create, and a rule that does not reject or a disabled app as before', async () => {
     const apps = [{ app: 'calls', config: { dm: { reject: true }, group: { reject: false } } }];
-    const refused = await gw.api('POST', '/api/sessions', { name: 'calls-webjs', engine: 'WEBJS', start: false, apps });
-    expect(refused.status).toBe(422);
-    expect(refused.body).toEqual(refusal(['apps[0].config.dm.reject']));
-    expect((await gw.api('GET', '/api/sessions/calls-webjs')).status).toBe(404);
-
-    const quiet = [{ app: 'calls', config: { dm: { reject: false }, group: { reject: false } } }];
-    expect((await gw.api('POST', '/api/sessions', { name: 'calls-webjs', engine: 'WEBJS', start: false, apps: quiet })).status).toBe(201);
+    const created = await gw.api('POST', '/api/sessions', { name: 'calls-webjs', engine: 'WEBJS', start: false, apps });
+    expect(created.status).toBe(201);
+    expect((await gw.api('GET', '/api/sessions/calls-webjs?expand=apps')).body).toMatchObject({
+      engine: 'WEBJS',
+      apps: [{ app: 'calls', enabled: true, config: { dm: { reject: true }, group: { reject: false } } }],
+    });
     const disabled = [{ app: 'calls', enabled: false }];
     expect((await gw.api('PUT', '/api/sessions/calls-webjs', { apps: disabled })).status).toBe(200);
     expect((await gw.api('DELETE', '/api/sessions/calls-webjs')).status).toBe(200);
   });
 
-  it('on update: new apps, or a move to WEBJS that keeps rejecting apps, are refused and the session keeps what it had', async () => {
-    const refused = await gw.api('PUT', '/api/sessions/ops-webjs', { apps: [{ app: 'calls' }] });
-    expect(refused.status).toBe(422);
-    expect(refused.body).toEqual(refusal(['apps[0].config.dm.reject', 'apps[0].config.group.reject']));
-    expect((await gw.api('GET', '/api/sessions/ops-webjs?expand=apps')).body).toMatchObject({ engine: 'WEBJS', apps: [] });
-
+  it('on update: new rejecting apps, or a move to WEBJS that keeps them', async () => {
     const created = await gw.api('POST', '/api/sessions', { name: 'calls-noweb', engine: 'NOWEB', start: false, apps: [{ app: 'calls' }] });
     expect(created.status).toBe(201);
     const moved = await gw.api('PUT', '/api/sessions/calls-noweb', { engine: 'WEBJS' });
-    expect(moved.status).toBe(422);
-    expect(moved.body).toEqual(refusal(['apps[0].config.dm.reject', 'apps[0].config.group.reject']));
-    expect((await gw.api('GET', '/api/sessions/calls-noweb')).body).toMatchObject({ engine: 'NOWEB' });
+    expect(moved.status).toBe(200);
+    expect((await gw.api('GET', '/api/sessions/calls-noweb?expand=apps')).body).toMatchObject({
+      engine: 'WEBJS',
+      apps: [{ app: 'calls', config: { dm: { reject: true }, group: { reject: true } } }],
+    });
     expect((await gw.api('DELETE', '/api/sessions/calls-noweb')).status).toBe(200);
   });
 });
@@ -200,7 +190,7 @@ describe('GET /api/server/engines: the engines this build has and what each does
       ]),
     );
     expect(noweb.events).toEqual(expect.arrayContaining(['label.upsert', 'label.deleted', 'label.chat.added', 'label.chat.deleted']));
-    expect(webjs).toMatchObject({ image: 'browser', callRejection: false });
+    expect(webjs).toMatchObject({ image: 'browser', callRejection: true });
     // What whatsapp-web.js can do (engine-pod/test/webjs/ checks each op against the library's calls).
     expect(webjs.operations).toEqual(
       expect.arrayContaining([

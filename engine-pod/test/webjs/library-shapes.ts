@@ -115,7 +115,12 @@ export function reaction(client: unknown, key: KeySpec, parent: KeySpec, text: s
 }
 
 export function call(client: unknown, from: string, outgoing = false): WebjsCall {
-  return new structures.Call(client, {
+  return new structures.Call(client, callData(from, outgoing));
+}
+
+/** A call offer as the browser's call model serializes it. */
+export function callData(from: string, outgoing = false): Record<string, unknown> {
+  return {
     id: 'CALL5F1C0A2B9D',
     peerJid: from,
     offerTime: 1_795_265_520,
@@ -125,7 +130,7 @@ export function call(client: unknown, from: string, outgoing = false): WebjsCall
     canHandleLocally: false,
     webClientShouldHandle: false,
     participants: [],
-  });
+  };
 }
 
 /** A gp2 message: `subtype` is the change, `recipients` the members it is about. */

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type {
+  WebjsCall,
   WebjsChat,
   WebjsChatHandle,
   WebjsClientEvents,
@@ -18,6 +19,7 @@ import type {
 } from '../../src/engines/webjs/webjs-client.js';
 import { wid } from '../../src/engines/webjs/webjs-ids.js';
 import {
+  callData,
   chatData,
   clientInfo,
   contactData,
@@ -115,6 +117,13 @@ class ScriptedMessage extends structures.Message implements WebjsMessageHandle {
   async unpin(): Promise<boolean> {
     this.scripted.record(`unpin ${this.id._serialized}`);
     return this.scripted.pinsAccepted;
+  }
+}
+
+/** A `Call` whose `reject` (`WWebJS.rejectCall`) is played by the scripted client. */
+class ScriptedCall extends structures.Call {
+  override async reject(): Promise<void> {
+    (this as unknown as { client: ScriptedClient }).client.record(`rejectCall ${this.id}`, this.from);
   }
 }
 
@@ -509,6 +518,13 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     // ChatFactory.create on the undefined the browser answers: the library throws reading its `isGroup`.
     if (this.unknownChats.has(chatId)) throw new TypeError("Cannot read properties of undefined (reading 'isGroup')");
     return chatId.endsWith('@g.us') ? new ScriptedGroupChat(this, groupChatData(chatId)) : new ScriptedChat(this, chatData(chatId));
+  }
+
+  /** An incoming call offer, as the library reports it (`Call` from the browser's call model). */
+  ring(from: string): WebjsCall {
+    const offer = new ScriptedCall(this, callData(from));
+    this.fire('call', offer);
+    return offer;
   }
 
   /** Emits one library event, typed as the library emits it. */

@@ -78,6 +78,8 @@ export interface WebjsCall {
   readonly isVideo: boolean;
   readonly isGroup: boolean;
   readonly fromMe: boolean;
+  /** Declines the call (`WWebJS.rejectCall`). */
+  reject(): Promise<void>;
 }
 
 /** `GroupNotification`: `type` is the gp2 subtype (`add`, `remove`, `subject` ...). */

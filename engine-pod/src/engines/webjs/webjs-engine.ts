@@ -27,6 +27,7 @@ import { CommandError } from '../../command-error.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { ApiSendGate } from './api-send-gate.js';
+import { WebjsCalls } from './calls.js';
 import { WebjsChats } from './chats.js';
 import { WebjsChatting } from './chatting.js';
 import { WebjsContacts } from './contacts.js';
@@ -36,7 +37,7 @@ import { WebjsProfile } from './profile.js';
 import { WebjsStories } from './stories.js';
 import type { WebjsDeps } from './deps.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
-import { ackPayload, callPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
+import { ackPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
 import { OwnEchoes } from './own-echo.js';
 import type { WebjsClientEvents, WebjsClientLike, WebjsContentClasses, WebjsEventName, WebjsGroupNotification } from './webjs-client.js';
 import { recordId, wid } from './webjs-ids.js';
@@ -95,6 +96,7 @@ export class WebjsEngine implements Engine {
   private readonly labelBook: WebjsLabels;
   private readonly ownProfile: WebjsProfile;
   private readonly stories: WebjsStories;
+  private readonly calls: WebjsCalls;
 
   constructor(
     private readonly context: EngineContext,
@@ -127,6 +129,7 @@ export class WebjsEngine implements Engine {
       },
       () => this.account?.pushName ?? this.client?.info?.pushname ?? '',
     );
+    this.calls = new WebjsCalls(deps);
   }
 
   /** Returns once the browser is being launched; the login goes on in the background. */
@@ -417,6 +420,10 @@ export class WebjsEngine implements Engine {
     return this.ownProfile.deleteProfilePicture();
   }
 
+  rejectCall(call: { readonly id: string; readonly from: string }): Promise<void> {
+    return this.calls.rejectCall(call);
+  }
+
   private readonly handlers: Handlers = {
     qr: (qr) => {
       this.qrValue = qr;
@@ -487,7 +494,7 @@ export class WebjsEngine implements Engine {
       this.context.emit('group.v2.update', { group: groupUpdate(notification), timestamp, _data: notificationData(notification) });
     },
     call: (call) => {
-      if (!call.fromMe) this.context.emit('call.received', callPayload(call));
+      if (!call.fromMe) this.calls.received(call);
     },
     vote_update: (vote) => this.context.emit('poll.vote', pollVotePayload(vote, this.meId())),
     chat_archived: (chat, archived) => this.context.emit('chat.archive', { id: wid(chat.id), timestamp: Date.now() / 1000, archived }),
