@@ -17,12 +17,15 @@ import (
 // Channels (WhatsApp newsletters; engine-pod/src/capabilities/channels.ts) with whatsmeow's
 // newsletter functions, in the shapes NOWEB and SANDBOX answer (protocol/src/channels.ts):
 // `channels`, `createChannel`, `channel`, `followChannel`, `unfollowChannel`, `muteChannel`,
-// `unmuteChannel`, `channelPosts`. whatsmeow has no query to delete a channel or to search the
-// directory, so GOWS refuses those two (the engine catalog).
+// `unmuteChannel`, `channelPosts`, and `deleteChannel`, which whatsmeow has no function for: the
+// `w:mex` mutation WhatsApp Web sends (Baileys' QueryIds.DELETE), through whatsmeow's own mex
+// request. The directory search has no query in either library, so GOWS refuses it (the catalog).
 
 const (
-	channelInvitePrefix = "https://www.whatsapp.com/channel/"
-	channelMediaHost    = "https://mmg.whatsapp.net"
+	// mutationDeleteNewsletter: `xwa2_newsletter_delete_v2`, variables {newsletter_id}.
+	mutationDeleteNewsletter = "30062808666639665"
+	channelInvitePrefix      = "https://www.whatsapp.com/channel/"
+	channelMediaHost         = "https://mmg.whatsapp.net"
 )
 
 // channelArgs: every channel method's params, each reading what it needs.
@@ -224,7 +227,7 @@ func (e *Engine) channel(ctx context.Context, params json.RawMessage) (any, erro
 	return channelRecord(meta), nil
 }
 
-// followChannel, unfollowChannel, muteChannel, unmuteChannel. A channel is read first, for the
+// deleteChannel, followChannel, unfollowChannel, muteChannel, unmuteChannel. A channel is read first, for the
 // service's 404 (whatsmeow's mutations report no data) and for the owner's refusal to leave.
 func (e *Engine) changeChannel(ctx context.Context, params json.RawMessage, method string) (any, error) {
 	client, args, err := e.channelCall(params, method)
@@ -241,6 +244,11 @@ func (e *Engine) changeChannel(ctx context.Context, params json.RawMessage, meth
 	}
 	role := channelRecord(meta)["role"]
 	switch method {
+	case "deleteChannel":
+		if role != "OWNER" {
+			return nil, commandError("NOT_READY", "channel %s: only its owner may delete it; the account is its %s", args.ID, role)
+		}
+		_, err = client.DangerousInternals().SendMexIQ(ctx, mutationDeleteNewsletter, map[string]any{"newsletter_id": jid.String()})
 	case "followChannel":
 		if role == "GUEST" {
 			err = client.FollowNewsletter(ctx, jid)

@@ -119,7 +119,7 @@ var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "
 	"archiveChat", "markChatUnread", "deleteChat", "clearMessages", "chatPicture", "readChatMessages", "updateContact",
 	"labels", "createLabel", "updateLabel", "deleteLabel", "chatLabels", "setChatLabels", "labelChats",
 	"sendTextStatus", "sendMediaStatus", "deleteStatus",
-	"channels", "createChannel", "channel", "followChannel", "unfollowChannel", "muteChannel", "unmuteChannel", "channelPosts"}
+	"channels", "createChannel", "channel", "deleteChannel", "followChannel", "unfollowChannel", "muteChannel", "unmuteChannel", "channelPosts"}
 
 // Handle answers one host request (method names = the Engine interface's).
 func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -179,7 +179,7 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.createChannel(ctx, params)
 	case "channel":
 		return e.channel(ctx, params)
-	case "followChannel", "unfollowChannel", "muteChannel", "unmuteChannel":
+	case "deleteChannel", "followChannel", "unfollowChannel", "muteChannel", "unmuteChannel":
 		return e.changeChannel(ctx, params, method)
 	case "channelPosts":
 		return e.channelPosts(ctx, params)

@@ -9,8 +9,7 @@ import { type ContractGateway, mode, startGateway, waitForStatus } from './harne
  * does them on NOWEB, against the fake WhatsApp server's channels (engine-pod/test/fake-wa/newsletters.ts).
  * Local mode: the gateway runs the Go engine as a child process; cluster mode: its own engine pod
  * (`switchboard-gows nats`), with the fake on the port and certificate root the suite's setup fixed
- * (test/e2e/support/contract-cluster-setup.ts). whatsmeow has no query to delete a channel or to
- * search the directory: both are 422.
+ * (test/e2e/support/contract-cluster-setup.ts). The directory search has no query in whatsmeow: 422.
  */
 const S = 'gows-channels';
 let fake: FakeWaServer;
@@ -41,7 +40,7 @@ describe(`channels on a GOWS session over the REST surface (${mode} mode)`, () =
 
   const list = async (query = '') => (await gw.api('GET', `/api/${S}/channels${query}`)).body as { id: string; role: string }[];
 
-  it('POST creates a channel the account OWNS (201, with its picture on the media host); listed, read by id, invite code and link; DELETE is 422', async () => {
+  it('POST creates a channel the account OWNS (201, with its picture on the media host); listed, read by id, invite code and link; DELETE removes it', async () => {
     const made = await gw.api('POST', `/api/${S}/channels`, {
       name: 'Release notes',
       description: 'What changed, weekly',
@@ -67,9 +66,9 @@ describe(`channels on a GOWS session over the REST surface (${mode} mode)`, () =
     expect((await gw.api('GET', `/api/${S}/channels/${encodeURIComponent(made.body.invite)}`)).body).toEqual(made.body);
 
     expect((await gw.api('POST', `/api/${S}/channels/${made.body.id}/unfollow`)).status).toBe(422);
-    const deleted = await gw.api('DELETE', `/api/${S}/channels/${made.body.id}`);
-    expect(deleted.status).toBe(422);
-    expect(deleted.body.message).toContain('GOWS');
+    expect((await gw.api('DELETE', `/api/${S}/channels/${made.body.id}`)).status).toBe(200);
+    expect((await gw.api('GET', `/api/${S}/channels/${made.body.id}`)).status).toBe(404);
+    expect((await list()).map((c) => c.id)).not.toContain(made.body.id);
   });
 
   it("follow, mute, unmute, unfollow someone else's channel (201 each); the role and count follow", async () => {
@@ -83,6 +82,9 @@ describe(`channels on a GOWS session over the REST surface (${mode} mode)`, () =
     expect(other.muted.has('15550007777')).toBe(true);
     expect((await gw.api('POST', `/api/${S}/channels/${other.id}/unmute`)).status).toBe(201);
     expect(other.muted.size).toBe(0);
+    const refused = await gw.api('DELETE', `/api/${S}/channels/${other.id}`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toContain('owner');
     expect((await gw.api('POST', `/api/${S}/channels/${other.id}/unfollow`)).status).toBe(201);
     expect(await read()).toMatchObject({ role: 'GUEST', subscribersCount: 50 });
     expect((await gw.api('POST', `/api/${S}/channels/120363999999999999@newsletter/follow`)).status).toBe(404);

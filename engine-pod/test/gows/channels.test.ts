@@ -35,7 +35,7 @@ const channel = async (params: unknown) => ChannelSchema.parse(await gows.reques
 const list = async (role?: string) => (await gows.request<Channel[]>('channels', role ? { role } : {})).map((c) => ChannelSchema.parse(c));
 
 describe('GOWS channels', () => {
-  it('createChannel (with a picture): the account OWNS it; listed, read by id and by invite code', async () => {
+  it('createChannel (with a picture): the account OWNS it; listed, read by id and by invite code; deleteChannel removes it', async () => {
     const made = ChannelSchema.parse(
       await gows.request('createChannel', {
         name: 'Release notes',
@@ -52,6 +52,12 @@ describe('GOWS channels', () => {
     expect(await channel({ by: 'id', key: made.id })).toEqual(made);
     expect(await channel({ by: 'invite', key: kept?.invite })).toEqual(made);
     expect(await gows.failureCode('unfollowChannel', { id: made.id })).toBe('NOT_READY');
+
+    // Deleting: WhatsApp Web's mutation, which whatsmeow has no function for; then the channel is gone.
+    await gows.request('deleteChannel', { id: made.id });
+    expect(fake.newsletters.get(made.id)).toBeUndefined();
+    expect(await gows.failureCode('channel', { by: 'id', key: made.id })).toBe('NOT_FOUND');
+    expect(await list('OWNER')).toEqual([]);
   });
 
   it('follow, mute, unmute, unfollow: the role and the count follow the service', async () => {
@@ -68,6 +74,7 @@ describe('GOWS channels', () => {
     expect(news.muted.has(phone.phone)).toBe(true);
     await gows.request('unmuteChannel', { id: news.id });
     expect(news.muted.size).toBe(0);
+    expect(await gows.failureCode('deleteChannel', { id: news.id })).toBe('NOT_READY');
     await gows.request('unfollowChannel', { id: news.id });
     expect(await channel({ by: 'id', key: news.id })).toMatchObject({ role: 'GUEST', subscribersCount: 1200 });
   });

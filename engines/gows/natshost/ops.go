@@ -103,6 +103,7 @@ var ops = map[string]op{
 	"channels.list":         {method: "channels", needs: working},
 	"channels.create":       {method: "createChannel", params: optionalFile("picture"), needs: working},
 	"channels.get":          {method: "channel", needs: working},
+	"channels.delete":       {method: "deleteChannel", result: success, needs: working},
 	"channels.follow":       {method: "followChannel", result: success, needs: working},
 	"channels.unfollow":     {method: "unfollowChannel", result: success, needs: working},
 	"channels.mute":         {method: "muteChannel", result: success, needs: working},
