@@ -3,16 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EventEnvelope, type EventName, envelopeSchema } from '@switchboard/protocol';
 import { expect } from 'vitest';
-import { EngineHost, FileAuthStateStore, type InvalidEvent } from '../../src/index.js';
+import { EngineHost, type EngineHostOptions, FileAuthStateStore, type InvalidEvent } from '../../src/index.js';
 import { WebjsEngine } from '../../src/engines/webjs/webjs-engine.js';
 import { ScriptedClient } from './scripted-client.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 
 /** A WEBJS session on the real EngineHost, its client scripted, its events collected. */
-export function webjsSession() {
+export function webjsSession(options: { readonly media?: EngineHostOptions['media'] } = {}) {
   const client = new ScriptedClient();
   const events: EventEnvelope[] = [];
+  /** What the engine and host logged as warnings. */
+  const warnings: { obj: object; msg?: string | undefined }[] = [];
   /** What the host dropped for not matching its schema. */
   const dropped: InvalidEvent[] = [];
   const authState = new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-webjs-auth-')));
@@ -25,7 +27,8 @@ export function webjsSession() {
     environment: { tier: 'CORE', version: 'test' },
     publish: (event) => events.push(event.envelope),
     onInvalidEvent: (invalid) => dropped.push(invalid),
-    log: silent,
+    log: { ...silent, warn: (obj: object, msg?: string) => warnings.push({ obj, msg }) },
+    ...(options.media ? { media: options.media } : {}),
   });
   const named = (name: EventName) => events.filter((event) => event.event === name);
   return {
@@ -34,6 +37,7 @@ export function webjsSession() {
     authState,
     events,
     dropped,
+    warnings,
     named,
     payloads: (name: EventName) => named(name).map((event) => event.payload),
     statuses: () => named('session.status').map((event) => event.payload.status),

@@ -8,6 +8,7 @@ import type {
   WebjsClientLike,
   WebjsContact,
   WebjsContactHandle,
+  WebjsDownloadedMedia,
   WebjsEventName,
   WebjsGroupChatHandle,
   WebjsGroupMetadata,
@@ -86,6 +87,14 @@ class ScriptedMessage extends structures.Message implements WebjsMessageHandle {
     this.scripted.record(`forward ${this.id._serialized}`, chatId);
     // The browser reports the copy; `forwardMessages` resolves with nothing.
     this.scripted.fire('message_create', this.scripted.ownMessage(chatId, { body: this.body, type: this.type, extra: { isForwarded: true } }));
+  }
+
+  /** `Message.downloadMedia`: the file a test gave the browser for this message (received media). */
+  override async downloadMedia(): Promise<WebjsDownloadedMedia | undefined> {
+    this.scripted.record(`downloadMedia ${this.id._serialized}`);
+    const file = this.scripted.files.get(this.id._serialized!);
+    if (file === 'fail') throw new Error('Evaluation failed: TypeError: Cannot read properties of undefined (reading "mediaStage")');
+    return file ?? undefined;
   }
 
   async star(): Promise<void> {
@@ -276,6 +285,11 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
   readonly messages = new Map<string, Record<string, unknown>>();
   /** What `Message.pin` and `unpin` answer: whether WhatsApp said OK. */
   pinsAccepted = true;
+  /**
+   * What `Message.downloadMedia` answers for a received file, by the message's serialized key:
+   * the file, nothing (WhatsApp Web could not fetch it), or `fail` (the browser throws).
+   */
+  readonly files = new Map<string, WebjsDownloadedMedia | null | 'fail'>();
   private sent = 0;
 
   record(call: string, ...args: unknown[]): void {
@@ -518,6 +532,19 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     // ChatFactory.create on the undefined the browser answers: the library throws reading its `isGroup`.
     if (this.unknownChats.has(chatId)) throw new TypeError("Cannot read properties of undefined (reading 'isGroup')");
     return chatId.endsWith('@g.us') ? new ScriptedGroupChat(this, groupChatData(chatId)) : new ScriptedChat(this, chatData(chatId));
+  }
+
+  /**
+   * A received message with a file (an image unless `spec.type` says otherwise), fired as the
+   * library fires one: `message_create`, then `message`; `file` is what its download answers.
+   */
+  receiveMedia(spec: MessageSpec, file: WebjsDownloadedMedia | null | 'fail'): WebjsMessage {
+    const extra = { directPath: '/v/t62.7118-24/received.enc', mimetype: 'image/jpeg', caption: spec.body ?? '', ...spec.extra };
+    const received = new ScriptedMessage(this, messageData({ type: 'image', ...spec, extra }));
+    this.files.set(received.id._serialized!, file);
+    this.fire('message_create', received);
+    this.fire('message', received);
+    return received;
   }
 
   /** An incoming call offer, as the library reports it (`Call` from the browser's call model). */

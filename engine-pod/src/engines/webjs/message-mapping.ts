@@ -51,8 +51,8 @@ function replyTo(message: WebjsMessage): ReplyToMessage | null {
 }
 
 /**
- * Spec 2.5. Media is not downloaded by this engine yet, so `media` is null even when `hasMedia`
- * is true (the spec allows it when media download is off).
+ * Spec 2.5. `media` is null here: a received message's file is downloaded and kept by
+ * received-media.ts before its events go out, which then set it.
  */
 export function messageRecord(message: WebjsMessage, source: 'api' | 'app'): MessageRecord {
   const key = parseKey(message.id);

@@ -37,6 +37,16 @@ export interface WebjsMessage {
   readonly isForwarded?: boolean;
   /** The raw message model, as the browser serialized it. */
   readonly _data: Record<string, unknown>;
+  /** The file of a media message (`MessageMedia`, base64 data); nothing when it cannot be fetched. */
+  downloadMedia(): Promise<WebjsDownloadedMedia | null | undefined>;
+}
+
+/** `MessageMedia` as `Message.downloadMedia` resolves it. */
+export interface WebjsDownloadedMedia {
+  readonly mimetype: string;
+  /** Base64. */
+  readonly data: string;
+  readonly filename?: string | null;
 }
 
 /** What `Client.getMessageById` answers: a `Message` and what can be done with it. */

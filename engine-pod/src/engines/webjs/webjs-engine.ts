@@ -39,7 +39,15 @@ import type { WebjsDeps } from './deps.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
 import { ackPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
 import { OwnEchoes } from './own-echo.js';
-import type { WebjsClientEvents, WebjsClientLike, WebjsContentClasses, WebjsEventName, WebjsGroupNotification } from './webjs-client.js';
+import { WebjsReceivedMedia } from './received-media.js';
+import type {
+  WebjsClientEvents,
+  WebjsClientLike,
+  WebjsContentClasses,
+  WebjsEventName,
+  WebjsGroupNotification,
+  WebjsMessage,
+} from './webjs-client.js';
 import { recordId, wid } from './webjs-ids.js';
 
 /** How each client event's arguments are named in `engine.event`; also the events listened to. */
@@ -97,6 +105,7 @@ export class WebjsEngine implements Engine {
   private readonly ownProfile: WebjsProfile;
   private readonly stories: WebjsStories;
   private readonly calls: WebjsCalls;
+  private readonly receivedMedia: WebjsReceivedMedia;
 
   constructor(
     private readonly context: EngineContext,
@@ -130,6 +139,7 @@ export class WebjsEngine implements Engine {
       () => this.account?.pushName ?? this.client?.info?.pushname ?? '',
     );
     this.calls = new WebjsCalls(deps);
+    this.receivedMedia = new WebjsReceivedMedia(context);
   }
 
   /** Returns once the browser is being launched; the login goes on in the background. */
@@ -457,11 +467,10 @@ export class WebjsEngine implements Engine {
       await this.context.authState.clear();
     },
     change_state: (state) => this.context.emit('state.change', { state }),
-    message: (message) => this.context.emit('message', messageRecord(message, 'app')),
+    message: (message) => this.received('message', message),
     message_create: (message) => {
-      const announce = () => this.context.emit('message.any', messageRecord(message, 'app'));
-      if (message.id.fromMe) this.gate.created(recordId(message.id), announce);
-      else announce();
+      if (!message.id.fromMe) return this.received('message.any', message);
+      this.gate.created(recordId(message.id), () => this.context.emit('message.any', messageRecord(message, 'app')));
     },
     message_ciphertext: (message) => this.context.emit('message.waiting', messageRecord(message, 'app')),
     message_ack: (message, ack) => {
@@ -514,6 +523,16 @@ export class WebjsEngine implements Engine {
     } catch (error) {
       report(error);
     }
+  }
+
+  /**
+   * A received message's `message` or `message.any`; one with a file waits for it to be kept
+   * (received-media.ts), so that the record's `media.url` serves it when the events go out.
+   */
+  private received(event: 'message' | 'message.any', message: WebjsMessage): void | Promise<void> {
+    const record = messageRecord(message, 'app');
+    if (!record.hasMedia) return this.context.emit(event, record);
+    return this.receivedMedia.of(message).then((media) => this.context.emit(event, { ...record, media }));
   }
 
   /** You joined: the whole group, read from the client, since you may not have seen it before. */
