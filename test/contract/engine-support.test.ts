@@ -136,6 +136,24 @@ describe("an operation the session's engine cannot do: 422 from the gateway's en
     expect(res.status).toBe(422);
     expect((res.body as ErrorBody).message).toMatch(/^session 'ops-webjs' is STOPPED; this needs WORKING/);
   });
+
+  it('WEBJS channels: the list and a follow reach the status check; the posts preview and the directory search are refused by the catalog', async () => {
+    const channel = '120363000000000001@newsletter';
+    for (const [method, path] of [
+      ['GET', '/api/ops-webjs/channels'],
+      ['POST', `/api/ops-webjs/channels/${channel}/follow`],
+    ] as const) {
+      const res = await gw.api(method, path);
+      expect(res.status, path).toBe(422);
+      expect((res.body as ErrorBody).message, path).toMatch(/^session 'ops-webjs' is STOPPED; this needs WORKING/);
+    }
+    const preview = await gw.api('GET', `/api/ops-webjs/channels/${channel}/messages/preview`);
+    expect(preview.status).toBe(422);
+    expect((preview.body as ErrorBody).message).toBe("engine WEBJS does not support previewing channel posts (session 'ops-webjs')");
+    const search = await gw.api('POST', '/api/ops-webjs/channels/search/by-text', { text: 'news' });
+    expect(search.status).toBe(422);
+    expect((search.body as ErrorBody).message).toBe("engine WEBJS does not support searching the channel directory (session 'ops-webjs')");
+  });
 });
 
 describe("a calls app that rejects calls on WEBJS, which declines them (the library's Call.reject): taken like on any engine", () => {
@@ -203,8 +221,19 @@ describe('GET /api/server/engines: the engines this build has and what each does
         'contacts.list',
         'group.create',
         'labels.setForChat',
+        'call.reject',
+        'channels.list',
+        'channels.create',
+        'channels.get',
+        'channels.delete',
+        'channels.follow',
+        'channels.unfollow',
+        'channels.mute',
+        'channels.unmute',
       ]),
     );
+    expect(webjs.operations).not.toContain('channels.preview');
+    expect(webjs.operations).not.toContain('channels.search');
     expect(webjs.operations).not.toContain('send.buttons');
     expect(webjs.operations).not.toContain('labels.create');
     expect(webjs.events).toContain('message');

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type {
   WebjsCall,
+  WebjsChannel,
   WebjsChat,
   WebjsClientInfo,
   WebjsContact,
@@ -31,6 +32,7 @@ export const structures = createRequire(import.meta.url)('whatsapp-web.js/src/st
   ScheduledEvent: WebjsContentClasses['ScheduledEvent'];
   Reaction: Structure<WebjsReaction>;
   Call: Structure<WebjsCall>;
+  Channel: Structure<WebjsChannel>;
   GroupNotification: Structure<WebjsGroupNotification>;
   PollVote: Structure<WebjsPollVote>;
   GroupChat: Structure<WebjsChat>;
@@ -213,5 +215,21 @@ export function contactData(id: string, extra: Record<string, unknown> = {}): Re
     isBusiness: false,
     isEnterprise: false,
     ...extra,
+  };
+}
+
+/** A channel as `getChatModel(chat, {isChannel: true})` serializes it; `role` is WhatsApp Web's membership type. */
+export function channelData(id: string, name: string, role: 'owner' | 'admin' | 'subscriber' | 'guest', inviteCode: string): Record<string, unknown> {
+  return {
+    id: widOf(id),
+    name,
+    isChannel: true,
+    isGroup: false,
+    isReadOnly: role === 'subscriber' || role === 'guest',
+    unreadCount: 0,
+    t: 1_795_265_400,
+    isMuted: false,
+    muteExpiration: 0,
+    channelMetadata: { inviteCode, membershipType: role, verified: false, size: 42, description: `about ${name}`, privacy: 'public' },
   };
 }

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type {
   WebjsCall,
+  WebjsChannel,
   WebjsChat,
   WebjsChatHandle,
   WebjsClientEvents,
@@ -8,6 +9,7 @@ import type {
   WebjsClientLike,
   WebjsContact,
   WebjsContactHandle,
+  WebjsCreatedChannel,
   WebjsDownloadedMedia,
   WebjsEventName,
   WebjsGroupChatHandle,
@@ -21,6 +23,7 @@ import type {
 import { wid } from '../../src/engines/webjs/webjs-ids.js';
 import {
   callData,
+  channelData,
   chatData,
   clientInfo,
   contactData,
@@ -126,6 +129,23 @@ class ScriptedMessage extends structures.Message implements WebjsMessageHandle {
   async unpin(): Promise<boolean> {
     this.scripted.record(`unpin ${this.id._serialized}`);
     return this.scripted.pinsAccepted;
+  }
+}
+
+/** A `Channel` whose `mute` and `unmute` are played by the scripted client. */
+class ScriptedChannel extends structures.Channel {
+  private get scripted(): ScriptedClient {
+    return (this as unknown as { client: ScriptedClient }).client;
+  }
+
+  override async mute(): Promise<boolean> {
+    this.scripted.record(`muteChannel ${wid(this.id)}`);
+    return this.scripted.channelsAccepted;
+  }
+
+  override async unmute(): Promise<boolean> {
+    this.scripted.record(`unmuteChannel ${wid(this.id)}`);
+    return this.scripted.channelsAccepted;
   }
 }
 
@@ -528,7 +548,65 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     return 'K7QW2M9X';
   }
 
+  /** The channels WhatsApp Web knows, by id, as `getChatModel` serializes them (`channelData`). */
+  readonly channels = new Map<string, Record<string, unknown>>();
+  /** What the channel actions answer: whether WhatsApp said OK. */
+  channelsAccepted = true;
+  /** What `createChannel` answers instead of a channel: the library's error string. */
+  channelCreationError: string | null = null;
+
+  private channelMetadata(id: string): Record<string, unknown> {
+    return this.channels.get(id)!.channelMetadata as Record<string, unknown>;
+  }
+
+  async getChannels(): Promise<WebjsChannel[]> {
+    this.record('getChannels');
+    return [...this.channels.values()].map((data) => new ScriptedChannel(this, data));
+  }
+
+  async getChannelByInviteCode(inviteCode: string): Promise<WebjsChannel | undefined> {
+    this.record(`getChannelByInviteCode ${inviteCode}`);
+    const data = [...this.channels.values()].find((channel) => (channel.channelMetadata as { inviteCode?: string }).inviteCode === inviteCode);
+    return data ? new ScriptedChannel(this, data) : undefined;
+  }
+
+  async createChannel(title: string, options: { description?: string | null; picture?: object | null } = {}): Promise<WebjsCreatedChannel | string> {
+    this.record('createChannel', title, options);
+    if (this.channelCreationError) return this.channelCreationError;
+    const id = `1203630${String(100_000 + this.channels.size)}@newsletter`;
+    const inviteCode = `0029VaNEW${String(100_000 + this.channels.size)}`;
+    this.channels.set(id, { ...channelData(id, title, 'owner', inviteCode), channelMetadata: { inviteCode, membershipType: 'owner', size: 0 } });
+    return {
+      title,
+      nid: { server: 'newsletter', user: id.split('@')[0], _serialized: id } as WebjsWid,
+      inviteLink: `https://whatsapp.com/channel/${inviteCode}`,
+    };
+  }
+
+  async deleteChannel(channelId: string): Promise<boolean> {
+    this.record(`deleteChannel ${channelId}`);
+    if (this.channelsAccepted) this.channels.delete(channelId);
+    return this.channelsAccepted;
+  }
+
+  async subscribeToChannel(channelId: string): Promise<boolean> {
+    this.record(`subscribeToChannel ${channelId}`);
+    if (this.channelsAccepted) this.channelMetadata(channelId).membershipType = 'subscriber';
+    return this.channelsAccepted;
+  }
+
+  async unsubscribeFromChannel(channelId: string, options?: { deleteLocalModels?: boolean }): Promise<boolean> {
+    this.record(`unsubscribeFromChannel ${channelId}`, options);
+    if (this.channelsAccepted) this.channelMetadata(channelId).membershipType = 'guest';
+    return this.channelsAccepted;
+  }
+
   async getChatById(chatId: string): Promise<WebjsChatHandle> {
+    // A `@newsletter` id gives the library's Channel, or undefined when the browser has none.
+    if (chatId.endsWith('@newsletter')) {
+      const data = this.channels.get(chatId);
+      return (data ? new ScriptedChannel(this, data) : undefined) as unknown as WebjsChatHandle;
+    }
     // ChatFactory.create on the undefined the browser answers: the library throws reading its `isGroup`.
     if (this.unknownChats.has(chatId)) throw new TypeError("Cannot read properties of undefined (reading 'isGroup')");
     return chatId.endsWith('@g.us') ? new ScriptedGroupChat(this, groupChatData(chatId)) : new ScriptedChat(this, chatData(chatId));

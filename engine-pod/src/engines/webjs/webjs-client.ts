@@ -261,6 +261,37 @@ export interface WebjsSendOptions {
   readonly extra?: { readonly backgroundColor?: string; readonly fontStyle?: number };
 }
 
+/**
+ * `Channel` (src/structures/Channel.js), as `getChannels` and `getChatById` of a `@newsletter` id
+ * return it; `channelMetadata` is WhatsApp Web's newsletter metadata, serialized.
+ */
+export interface WebjsChannel {
+  readonly id: WebjsWid;
+  readonly name?: string;
+  readonly description?: string;
+  readonly isChannel?: boolean;
+  readonly channelMetadata?: {
+    readonly inviteCode?: string;
+    /** `owner`, `admin`, `subscriber` or `guest`. */
+    readonly membershipType?: string;
+    readonly verified?: boolean;
+    /** Subscribers. */
+    readonly size?: number;
+    readonly description?: string;
+  };
+  /** False when WhatsApp refused. */
+  mute(): Promise<boolean>;
+  unmute(): Promise<boolean>;
+}
+
+/** What `createChannel` answers when it made one. */
+export interface WebjsCreatedChannel {
+  readonly title: string;
+  readonly nid: WebjsWid;
+  /** `https://whatsapp.com/channel/<code>`. */
+  readonly inviteLink: string;
+}
+
 /** The subset of whatsapp-web.js's `Client` the engine uses. */
 export interface WebjsClientLike {
   /** Set by the library before `ready`; undefined until then. */
@@ -314,6 +345,19 @@ export interface WebjsClientLike {
   sendPresenceUnavailable(): Promise<void>;
   requestPairingCode(phoneNumber: string, showNotification?: boolean, intervalMs?: number): Promise<string>;
   getChatById(chatId: string): Promise<WebjsChatHandle>;
+  /** The channels WhatsApp Web has (followed, owned, administered). */
+  getChannels(): Promise<WebjsChannel[]>;
+  /** Undefined when the code names no channel. */
+  getChannelByInviteCode(inviteCode: string): Promise<WebjsChannel | undefined>;
+  /** An error comes back as a string (`CreateChannelError: ...`), not thrown. */
+  createChannel(
+    title: string,
+    options?: { readonly description?: string | null; readonly picture?: object | null },
+  ): Promise<WebjsCreatedChannel | string>;
+  /** False when WhatsApp refused (not the owner, or no such channel). */
+  deleteChannel(channelId: string): Promise<boolean>;
+  subscribeToChannel(channelId: string): Promise<boolean>;
+  unsubscribeFromChannel(channelId: string, options?: { readonly deleteLocalModels?: boolean }): Promise<boolean>;
   /** The browser page, once `initialize` has opened it (whatsapp-web.js's `pupPage`). */
   readonly pupPage?: { screenshot(options: { type: 'png' }): Promise<Uint8Array> } | null | undefined;
 }

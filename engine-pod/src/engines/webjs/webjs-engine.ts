@@ -1,4 +1,7 @@
 import type {
+  Channel,
+  ChannelRef,
+  ChannelRole,
   ChatPictureResponse,
   Contact,
   DeleteStatusRequest,
@@ -20,6 +23,7 @@ import type {
   TextStatus,
   WANumberExistResult,
 } from '@switchboard/protocol';
+import type { NewChannel } from '../../capabilities/channels.js';
 import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { OutgoingMediaStatus } from '../../capabilities/stories.js';
@@ -28,6 +32,7 @@ import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { ApiSendGate } from './api-send-gate.js';
 import { WebjsCalls } from './calls.js';
+import { WebjsChannels } from './channels.js';
 import { WebjsChats } from './chats.js';
 import { WebjsChatting } from './chatting.js';
 import { WebjsContacts } from './contacts.js';
@@ -106,6 +111,8 @@ export class WebjsEngine implements Engine {
   private readonly stories: WebjsStories;
   private readonly calls: WebjsCalls;
   private readonly receivedMedia: WebjsReceivedMedia;
+  /** Issue 16's Channels: channels.ts. */
+  private readonly newsletters: WebjsChannels;
 
   constructor(
     private readonly context: EngineContext,
@@ -140,6 +147,7 @@ export class WebjsEngine implements Engine {
     );
     this.calls = new WebjsCalls(deps);
     this.receivedMedia = new WebjsReceivedMedia(context);
+    this.newsletters = new WebjsChannels(deps);
   }
 
   /** Returns once the browser is being launched; the login goes on in the background. */
@@ -432,6 +440,40 @@ export class WebjsEngine implements Engine {
 
   rejectCall(call: { readonly id: string; readonly from: string }): Promise<void> {
     return this.calls.rejectCall(call);
+  }
+
+  // Channels (newsletters): channels.ts.
+
+  channels(role: Exclude<ChannelRole, 'GUEST'> | undefined): Promise<Channel[]> {
+    return this.newsletters.list(role);
+  }
+
+  createChannel(channel: NewChannel): Promise<Channel> {
+    return this.newsletters.create(channel);
+  }
+
+  channel(ref: ChannelRef): Promise<Channel> {
+    return this.newsletters.get(ref);
+  }
+
+  deleteChannel(id: string): Promise<void> {
+    return this.newsletters.delete(id);
+  }
+
+  followChannel(id: string): Promise<void> {
+    return this.newsletters.follow(id, true);
+  }
+
+  unfollowChannel(id: string): Promise<void> {
+    return this.newsletters.follow(id, false);
+  }
+
+  muteChannel(id: string): Promise<void> {
+    return this.newsletters.mute(id, true);
+  }
+
+  unmuteChannel(id: string): Promise<void> {
+    return this.newsletters.mute(id, false);
   }
 
   private readonly handlers: Handlers = {
