@@ -310,6 +310,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'channels.unfollow',
       'channels.mute',
       'channels.unmute',
+      'channels.search',
       'session.screenshot',
     ],
     events: [

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type {
   WebjsCall,
   WebjsChannel,
+  WebjsChannelData,
   WebjsChat,
   WebjsChatHandle,
   WebjsClientEvents,
@@ -599,6 +600,15 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     this.record(`unsubscribeFromChannel ${channelId}`, options);
     if (this.channelsAccepted) this.channelMetadata(channelId).membershipType = 'guest';
     return this.channelsAccepted;
+  }
+
+  /** The directory: the channels a test put in it (serialized, as the library answers them). */
+  readonly directory: Record<string, unknown>[] = [];
+
+  async searchChannels(options: { searchText?: string; limit?: number }): Promise<WebjsChannelData[]> {
+    this.record('searchChannels', options);
+    const text = options.searchText?.toLowerCase() ?? '';
+    return this.directory.filter((channel) => String(channel.name).toLowerCase().includes(text)) as unknown as WebjsChannelData[];
   }
 
   async getChatById(chatId: string): Promise<WebjsChatHandle> {

@@ -1,4 +1,4 @@
-import { Channel } from '@switchboard/protocol';
+import { Channel, ChannelListResult } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
 import { channelData, structures } from './library-shapes.js';
 import { webjsSession } from './harness.js';
@@ -122,15 +122,56 @@ describe('WEBJS channels', () => {
     await expect(s.run({ op: 'channels.get', args: { channel: { by: 'id', key: OWNED } } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('preview and search stay NOT_SUPPORTED (the engine catalog)', async () => {
+  it('search: searchChannels by text or by view and countries, one page without a cursor; a cursor or categories are refused naming them', async () => {
+    const s = await working();
+    s.client.directory.push(
+      channelData(STRANGER, 'Elsewhere News', 'guest', '0029VaGUEST1'),
+      channelData(FOLLOWED, 'Sports', 'subscriber', '0029VaNEWS01'),
+    );
+    const byText = await s.run<ChannelListResult>({
+      op: 'channels.search',
+      args: { by: 'text', text: 'news', categories: [], limit: 10, startCursor: '' },
+    });
+    expect(ChannelListResult.parse(byText)).toEqual({
+      page: { startCursor: null, endCursor: null, hasNextPage: false, hasPreviousPage: false },
+      channels: [
+        {
+          id: STRANGER,
+          name: 'Elsewhere News',
+          invite: 'https://www.whatsapp.com/channel/0029VaGUEST1',
+          description: 'about Elsewhere News',
+          verified: false,
+          subscribersCount: 42,
+        },
+      ],
+    });
+    expect(s.argsOf('searchChannels')).toEqual([{ searchText: 'news', limit: 10 }]);
+    const byView = await s.run<ChannelListResult>({
+      op: 'channels.search',
+      args: { by: 'view', view: 'POPULAR', countries: ['BR', 'DE'], categories: [], limit: 1, startCursor: '' },
+    });
+    expect(byView.channels).toHaveLength(1);
+    expect(s.argsOf('searchChannels')).toEqual([{ view: 2, countryCodes: ['BR', 'DE'], limit: 1 }]);
+
+    const before = s.client.calls.length;
+    await expect(
+      s.run({ op: 'channels.search', args: { by: 'text', text: 'news', categories: [], limit: 10, startCursor: 'b2Zmc2V0OjEw' } }),
+    ).rejects.toMatchObject({
+      code: 'INVALID',
+      details: [{ path: 'body.startCursor', reason: expect.stringContaining('first page only') }],
+    });
+    await expect(
+      s.run({ op: 'channels.search', args: { by: 'text', text: 'news', categories: ['NEWS'], limit: 10, startCursor: '' } }),
+    ).rejects.toMatchObject({ code: 'INVALID', details: [{ path: 'body.categories', reason: expect.stringContaining('category') }] });
+    expect(s.client.calls.slice(before)).toEqual([]);
+  });
+
+  it('the posts preview stays NOT_SUPPORTED (the engine catalog)', async () => {
     const s = await working();
     await expect(
       s.run({ op: 'channels.preview', args: { channel: { by: 'id', key: FOLLOWED }, downloadMedia: false, limit: 10 } }),
     ).rejects.toMatchObject({
       code: 'NOT_SUPPORTED',
     });
-    await expect(
-      s.run({ op: 'channels.search', args: { by: 'text', text: 'news', categories: [], limit: 10, startCursor: '' } }),
-    ).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
   });
 });

@@ -1,13 +1,23 @@
-import { CHANNEL_INVITE_PREFIX, type Channel, type ChannelRef, type ChannelRole } from '@switchboard/protocol';
+import {
+  CHANNEL_INVITE_PREFIX,
+  type Channel,
+  type ChannelListResult,
+  type ChannelRef,
+  type ChannelRole,
+  type ChannelSearchArgs,
+} from '@switchboard/protocol';
 import type { NewChannel } from '../../capabilities/channels.js';
-import { CommandError } from '../../command-error.js';
+import { CommandError, invalidField } from '../../command-error.js';
 import type { WebjsDeps } from './deps.js';
-import type { WebjsChannel } from './webjs-client.js';
+import type { WebjsChannel, WebjsChannelData } from './webjs-client.js';
 import { wid } from './webjs-ids.js';
 
 function refuse(channel: Channel, why: string): CommandError {
   return new CommandError('WRONG_STATUS', `channel ${channel.id}: ${why}`, { channel: channel.id, role: channel.role });
 }
+
+/** The library's view numbers, by index. */
+const VIEWS = ['RECOMMENDED', 'TRENDING', 'POPULAR', 'NEW'];
 
 const ROLES: ReadonlySet<string> = new Set(['OWNER', 'ADMIN', 'SUBSCRIBER', 'GUEST']);
 
@@ -20,7 +30,7 @@ function inviteCodeOf(link: string): string {
  * A `Channel` in the interface's shape (protocol/src/channels.ts). WhatsApp Web's metadata has no
  * picture link the service would serve, so `picture` and `preview` are left out.
  */
-export function toChannel(channel: WebjsChannel): Channel {
+export function toChannel(channel: WebjsChannelData): Channel {
   const metadata = channel.channelMetadata ?? {};
   const role = (metadata.membershipType ?? 'guest').toUpperCase();
   const description = metadata.description ?? channel.description;
@@ -103,6 +113,28 @@ export class WebjsChannels {
     const doing = `${mute ? 'mute' : 'unmute'} channel ${id}`;
     const done = await (mute ? channel.mute() : channel.unmute()).catch(this.deps.engineError(doing));
     if (!done) throw this.refused(doing, id);
+  }
+
+  /**
+   * The directory, with the library's `searchChannels`: one page of `limit` (it has no cursor, so
+   * a `startCursor` is refused, and the page says no next one), without categories (refused too).
+   */
+  async search(query: ChannelSearchArgs): Promise<ChannelListResult> {
+    if (query.startCursor !== '')
+      throw invalidField('startCursor', 'WEBJS answers the first page only (whatsapp-web.js has no cursor); leave it empty');
+    if (query.categories.length > 0) throw invalidField('categories', 'WEBJS cannot filter by category (whatsapp-web.js has none); leave it empty');
+    const options =
+      query.by === 'text'
+        ? { searchText: query.text, limit: query.limit }
+        : { view: VIEWS.indexOf(query.view), countryCodes: query.countries, limit: query.limit };
+    const found = await this.deps.client().searchChannels(options).catch(this.deps.engineError('search the channel directory'));
+    return {
+      page: { startCursor: null, endCursor: null, hasNextPage: false, hasPreviousPage: false },
+      channels: found.slice(0, query.limit).map((channel) => {
+        const { role: _role, ...info } = toChannel(channel);
+        return info;
+      }),
+    };
   }
 
   /** The channel by id or invite code; NOT_FOUND when WhatsApp Web knows none. */

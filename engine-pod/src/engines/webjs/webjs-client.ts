@@ -265,7 +265,14 @@ export interface WebjsSendOptions {
  * `Channel` (src/structures/Channel.js), as `getChannels` and `getChatById` of a `@newsletter` id
  * return it; `channelMetadata` is WhatsApp Web's newsletter metadata, serialized.
  */
-export interface WebjsChannel {
+export interface WebjsChannel extends WebjsChannelData {
+  /** False when WhatsApp refused. */
+  mute(): Promise<boolean>;
+  unmute(): Promise<boolean>;
+}
+
+/** A channel's serialized model: what `Channel` is made from, and what `searchChannels` answers as it is. */
+export interface WebjsChannelData {
   readonly id: WebjsWid;
   readonly name?: string;
   readonly description?: string;
@@ -279,9 +286,6 @@ export interface WebjsChannel {
     readonly size?: number;
     readonly description?: string;
   };
-  /** False when WhatsApp refused. */
-  mute(): Promise<boolean>;
-  unmute(): Promise<boolean>;
 }
 
 /** What `createChannel` answers when it made one. */
@@ -358,6 +362,17 @@ export interface WebjsClientLike {
   deleteChannel(channelId: string): Promise<boolean>;
   subscribeToChannel(channelId: string): Promise<boolean>;
   unsubscribeFromChannel(channelId: string, options?: { readonly deleteLocalModels?: boolean }): Promise<boolean>;
+  /**
+   * The directory: by text, or by view (0 recommended, 1 trending, 2 popular, 3 new) in the
+   * countries given (the account's region when none). One page of `limit`, no cursor.
+   */
+  searchChannels(options: {
+    readonly searchText?: string;
+    readonly countryCodes?: readonly string[];
+    readonly skipSubscribedNewsletters?: boolean;
+    readonly view?: number;
+    readonly limit?: number;
+  }): Promise<WebjsChannelData[]>;
   /** The browser page, once `initialize` has opened it (whatsapp-web.js's `pupPage`). */
   readonly pupPage?: { screenshot(options: { type: 'png' }): Promise<Uint8Array> } | null | undefined;
 }

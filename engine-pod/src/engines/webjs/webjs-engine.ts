@@ -1,7 +1,9 @@
 import type {
   Channel,
+  ChannelListResult,
   ChannelRef,
   ChannelRole,
+  ChannelSearchArgs,
   ChatPictureResponse,
   Contact,
   DeleteStatusRequest,
@@ -474,6 +476,10 @@ export class WebjsEngine implements Engine {
 
   unmuteChannel(id: string): Promise<void> {
     return this.newsletters.mute(id, false);
+  }
+
+  searchChannels(query: ChannelSearchArgs): Promise<ChannelListResult> {
+    return this.newsletters.search(query);
   }
 
   private readonly handlers: Handlers = {
