@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,6 +13,12 @@ import (
 // version is `environment.version` of every event; the image build sets it (-X main.version=...).
 var version = "0.0.0"
 
+// rpcSchema is the protocol's schemas as JSON Schema (generated; see PROTOCOL.md): the pod checks
+// every event against it before it goes out.
+//
+//go:embed engine-rpc.schema.json
+var rpcSchema []byte
+
 // runNats is `switchboard-gows nats`: the engine as a cluster-mode engine pod of its own.
 func runNats(ctx context.Context, log *Logger) int {
 	cfg, err := natshost.ReadConfig(os.Getenv)
@@ -21,8 +28,13 @@ func runNats(ctx context.Context, log *Logger) int {
 	}
 	cfg.Version = version
 	log = log.With("session", cfg.Session, "pod", cfg.PodName)
+	checks, err := natshost.NewEventChecks(rpcSchema)
+	if err != nil {
+		log.Error(err.Error())
+		return 1
+	}
 	engine := NewEngine(log, os.Getenv)
-	pod := natshost.NewPod(cfg, engineFunc(engine), log)
+	pod := natshost.NewPod(cfg, engineFunc(engine), checks, log)
 	engine.Attach(pod.Host)
 	return pod.Run(ctx)
 }

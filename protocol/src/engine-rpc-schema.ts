@@ -6,7 +6,7 @@ import { CommandErrorCode, CommandReply, SessionCommand } from './commands.js';
 import { ENGINE_CATALOG } from './engine-catalog.js';
 import { EventEnvelope } from './events/envelope.js';
 import { EngineSettings } from './engine-settings.js';
-import { EVENT_NAMES, type EventName } from './events/names.js';
+import { EVENT_NAMES } from './events/names.js';
 import { EVENT_PAYLOADS } from './events/payloads.js';
 import { MessageReactionPayload } from './events/payloads/messages.js';
 import { PollVotePayload } from './events/payloads/interactions.js';
@@ -19,8 +19,8 @@ import { SessionStatus } from './status.js';
 /**
  * What crosses the GOWS engine RPC (engines/gows/PROTOCOL.md), by the name the Go side looks it
  * up by: the params the host sends, the results and notifications the engine sends back, and the
- * payload of every event (`event.<name>`) but `session.status`, which the host makes itself. Then
- * what the Go engine pod (`switchboard-gows nats`) speaks on NATS: commands, replies, envelopes.
+ * payload of every event (`event.<name>`; `session.status` the host makes itself, and the Go engine pod
+ * checks it too). Then what the Go engine pod (`switchboard-gows nats`) speaks on NATS: commands, replies, envelopes.
  */
 const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   // host -> engine
@@ -54,12 +54,7 @@ const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   EventEnvelope,
   // the operations the engine catalog gives GOWS: each needs its line in natshost/ops.go
   GowsOperations: z.array(z.enum(ENGINE_CATALOG.GOWS.operations)).length(ENGINE_CATALOG.GOWS.operations.length),
-  ...Object.fromEntries(
-    EVENT_NAMES.filter((name): name is Exclude<EventName, 'session.status'> => name !== 'session.status').map((name) => [
-      `event.${name}`,
-      EVENT_PAYLOADS[name],
-    ]),
-  ),
+  ...Object.fromEntries(EVENT_NAMES.map((name) => [`event.${name}`, EVENT_PAYLOADS[name]])),
 };
 
 type JsonSchema = Record<string, unknown>;

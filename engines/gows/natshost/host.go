@@ -38,6 +38,7 @@ type Host struct {
 	auth    authState
 	media   *mediaStore
 	publish func(id, event string, envelope []byte, payload map[string]any)
+	checks  *EventChecks
 	env     map[string]any
 	apps    *apps
 	setup   json.RawMessage // the start params: session and settings
@@ -155,7 +156,9 @@ type envelope struct {
 	Engine      string            `json:"engine"`
 }
 
-// emit makes the event's envelope (spec 2.4) and publishes it. `me` only while WORKING.
+// emit makes the event's envelope (spec 2.4) and publishes it. `me` only while WORKING. An
+// envelope that does not match its protocol schema is logged and dropped, neither recorded nor
+// published (publish does both), as the Node host drops it (engine-host.ts).
 func (h *Host) emit(event string, payload map[string]any) {
 	now := time.Now()
 	h.mu.Lock()
@@ -168,6 +171,11 @@ func (h *Host) emit(event string, payload map[string]any) {
 	raw, err := json.Marshal(env)
 	if err != nil {
 		h.log.Error("event cannot be encoded; dropped", "event", event, "err", err.Error())
+		return
+	}
+	if issues := h.checks.issues(event, raw); len(issues) > 0 {
+		h.log.Warn("event does not match its protocol schema; dropped, neither recorded nor delivered",
+			"eventId", env.ID, "session", env.Session, "event", event, "issues", issues)
 		return
 	}
 	h.publish(env.ID, event, raw, env.Payload)

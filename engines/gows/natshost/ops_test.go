@@ -55,7 +55,7 @@ func checkOpRoutes(t *testing.T, answers map[string]any, routes []opRoute) {
 		_ = json.Unmarshal(params, &gotParams)
 		return answers[method], nil
 	}
-	host := testHost(engine, &published)
+	host := testHost(t, engine, &published)
 	host.Start(context.Background())
 	host.Notify("status", map[string]any{"status": "WORKING"})
 	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -29,17 +30,6 @@ func schemaOf(t *testing.T, name string) *jsonschema.Schema {
 	}
 	return schema
 }
-
-// goRegexp: Go's regexp, with repeat counts above its limit of 1000 capped there (the protocol's
-// `{1,1024}` of a passkey credential id), which no value of these tests comes near.
-func goRegexp(pattern string) (jsonschema.Regexp, error) {
-	return regexp.Compile(bigRepeat.ReplaceAllStringFunc(pattern, func(repeat string) string {
-		parts := bigRepeat.FindStringSubmatch(repeat)
-		return "{" + parts[1] + ",1000}"
-	}))
-}
-
-var bigRepeat = regexp.MustCompile(`\{(\d+),(\d{4,})\}`)
 
 func validate(t *testing.T, schema *jsonschema.Schema, value any) {
 	t.Helper()
@@ -96,8 +86,26 @@ func (f *fakeEngine) call(_ context.Context, method string, _ json.RawMessage) (
 	return nil, nil
 }
 
-func testHost(engine EngineFunc, published *[][]byte) *Host {
-	host := &Host{session: "s1", engine: engine, log: nopLog{}, setup: json.RawMessage(`{}`), status: "STOPPED", metadata: map[string]string{"a": "b"},
+// testChecks: the pod's event checks, from the schema file the binary embeds, compiled once.
+func testChecks(t testing.TB) *EventChecks {
+	t.Helper()
+	checks, err := compiledChecks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return checks
+}
+
+var compiledChecks = sync.OnceValues(func() (*EventChecks, error) {
+	raw, err := os.ReadFile(schemaFile)
+	if err != nil {
+		return nil, err
+	}
+	return NewEventChecks(raw)
+})
+
+func testHost(t testing.TB, engine EngineFunc, published *[][]byte) *Host {
+	host := &Host{session: "s1", engine: engine, log: nopLog{}, checks: testChecks(t), setup: json.RawMessage(`{}`), status: "STOPPED", metadata: map[string]string{"a": "b"},
 		env:  map[string]any{"tier": "CORE", "version": "0.0.0", "engine": "GOWS", "platform": "linux/x64", "worker": map[string]any{"id": "engine-s1"}},
 		apps: &apps{engine: engine, log: nopLog{}}}
 	host.publish = func(_, _ string, envelope []byte, _ map[string]any) { *published = append(*published, envelope) }
@@ -113,7 +121,7 @@ func (nopLog) Error(string, ...any) {}
 func TestEnvelopesMatchTheProtocol(t *testing.T) {
 	var published [][]byte
 	engine := &fakeEngine{}
-	host := testHost(engine.call, &published)
+	host := testHost(t, engine.call, &published)
 	host.Start(context.Background())
 	host.Notify("me", map[string]any{"me": map[string]any{"id": "15550001111@c.us", "pushName": "Ada"}})
 	host.Notify("status", map[string]any{"status": "WORKING"})
@@ -145,7 +153,7 @@ func TestEnvelopesMatchTheProtocol(t *testing.T) {
 func TestCommandRepliesMatchTheProtocol(t *testing.T) {
 	var published [][]byte
 	engine := &fakeEngine{}
-	host := testHost(engine.call, &published)
+	host := testHost(t, engine.call, &published)
 	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
 	schema := schemaOf(t, "CommandReply")
 	for _, tc := range []struct {
@@ -169,7 +177,7 @@ func TestCommandRepliesMatchTheProtocol(t *testing.T) {
 func TestCommandsNeedTheirStatus(t *testing.T) {
 	var published [][]byte
 	engine := &fakeEngine{}
-	host := testHost(engine.call, &published)
+	host := testHost(t, engine.call, &published)
 	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
 	_, err := c.execute(context.Background(), "send.text", map[string]any{"chatId": "1@c.us", "text": "hi"})
 	if refusal, ok := err.(*CommandError); !ok || refusal.Code != "WRONG_STATUS" || refusal.Message != "session 's1' is STOPPED; this needs WORKING" {
@@ -186,5 +194,93 @@ func TestCommandsNeedTheirStatus(t *testing.T) {
 	}
 	if _, err := c.execute(context.Background(), "auth.qr", nil); err.(*CommandError).Code != "WRONG_STATUS" {
 		t.Errorf("a QR while WORKING: %v", err)
+	}
+}
+
+type warnings struct{ lines []map[string]any }
+
+func (w *warnings) Info(string, ...any)  {}
+func (w *warnings) Error(string, ...any) {}
+func (w *warnings) Warn(msg string, kv ...any) {
+	line := map[string]any{"msg": msg}
+	for i := 0; i+1 < len(kv); i += 2 {
+		line[kv[i].(string)] = kv[i+1]
+	}
+	w.lines = append(w.lines, line)
+}
+
+func TestAnEventThatDoesNotMatchItsSchemaIsDroppedAndLogged(t *testing.T) {
+	var published [][]byte
+	engine := &fakeEngine{}
+	host := testHost(t, engine.call, &published)
+	log := &warnings{}
+	host.log = log
+	host.Start(context.Background())
+	host.Notify("status", map[string]any{"status": "WORKING"})
+	published = nil
+	// a presence without its presences list, then a message.ack whose ack is no number: dropped
+	host.Notify("event", map[string]any{"event": "presence.update", "payload": map[string]any{"id": "15551230001@c.us"}})
+	host.Notify("event", map[string]any{"event": "message.reaction", "payload": map[string]any{"id": 7}})
+	if len(published) != 0 {
+		t.Fatalf("invalid events were published (and so recorded): %s", published)
+	}
+	if len(log.lines) != 2 {
+		t.Fatalf("logged %v, want one warning per dropped event", log.lines)
+	}
+	first := log.lines[0]
+	issues, _ := first["issues"].([]eventIssue)
+	if first["msg"] != "event does not match its protocol schema; dropped, neither recorded nor delivered" || first["session"] != "s1" ||
+		first["event"] != "presence.update" || !strings.HasPrefix(first["eventId"].(string), "evt_") || len(issues) == 0 {
+		t.Fatalf("the warning: %v", first)
+	}
+	if issues[0].Path != "payload" || !strings.Contains(issues[0].Message, "presences") {
+		t.Errorf("the issue names the payload's missing field: %+v", issues)
+	}
+	// a valid one goes out
+	host.Notify("event", map[string]any{"event": "presence.update", "payload": map[string]any{"id": "15551230001@c.us", "presences": []any{}}})
+	if len(published) != 1 || len(log.lines) != 2 {
+		t.Fatalf("a valid event: published %d, warnings %v", len(published), log.lines)
+	}
+}
+
+func TestTheEventChecksNameWhereAnEnvelopeIsWrong(t *testing.T) {
+	checks := testChecks(t)
+	for _, tc := range []struct{ event, raw, path string }{
+		{"session.status", `{"id":"evt_01jabcdefghjkmnpqrstvwxyz0","timestamp":1,"session":"s","metadata":{},"environment":{},"engine":"GOWS","event":"session.status","payload":{"status":"NOPE"}}`, "payload.status"},
+		{"no.such", `{}`, "event"},
+		{"message.ack", `{"id":"nope","timestamp":1,"session":"s","metadata":{},"environment":{},"engine":"GOWS","event":"message.ack","payload":{}}`, "id"},
+	} {
+		issues := checks.issues(tc.event, []byte(tc.raw))
+		if !slices.ContainsFunc(issues, func(issue eventIssue) bool { return issue.Path == tc.path }) {
+			t.Errorf("%s: issues %+v, want one at %s", tc.event, issues, tc.path)
+		}
+	}
+}
+
+// BenchmarkEventCheck: what the check costs one event, a received text message's envelope
+// (its JSON decoded, the envelope and payload schemas run).
+func BenchmarkEventCheck(b *testing.B) {
+	checks := testChecks(b)
+	var published [][]byte
+	host := testHost(b, (&fakeEngine{}).call, &published)
+	log := &warnings{}
+	host.log = log
+	host.Start(context.Background())
+	host.Notify("me", map[string]any{"me": map[string]any{"id": "15550001111@c.us", "pushName": "Ada"}})
+	host.Notify("status", map[string]any{"status": "WORKING"})
+	host.Notify("event", map[string]any{"event": "message", "payload": map[string]any{"id": "false_15551230001@c.us_3EB0ABCDEF", "timestamp": 1764190000,
+		"from": "15551230001@c.us", "fromMe": false, "to": "15550001111@c.us", "body": "hello there", "source": "app", "participant": nil, "vCards": []any{}, "hasMedia": false, "media": nil, "ack": 1, "ackName": "SERVER",
+		"_data": map[string]any{"key": map[string]any{"id": "3EB0ABCDEF"}}}})
+	if len(published) != 3 {
+		b.Fatalf("the message event was not published: %v", log.lines)
+	}
+	raw := published[2]
+	if issues := checks.issues("message", raw); issues != nil {
+		b.Fatalf("the benchmark's event is invalid: %+v", issues)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ResetTimer()
+	for b.Loop() {
+		checks.issues("message", raw)
 	}
 }
