@@ -108,6 +108,16 @@ export class FakeMediaServer {
     };
   }
 
+  /**
+   * A channel (newsletter) post's file: channel files are kept unencrypted, served as they are at a
+   * direct path; the post's part carries the path, the url, the file's sha256 and length, no mediaKey.
+   */
+  servePlain(data: Buffer): { readonly directPath: string; readonly url: string; readonly fileSha256: Uint8Array; readonly fileLength: number } {
+    const directPath = `/v/t62.7119-24/${randomBytes(8).toString('hex')}.jpg`;
+    this.files.set(directPath, data);
+    return { directPath, url: `https://${this.host}${directPath}`, fileSha256: createHash('sha256').update(data).digest(), fileLength: data.length };
+  }
+
   /** The answer to a client's `media_conn` query: this host, and the token uploads must carry. */
   mediaConn(): BinaryNode {
     return {

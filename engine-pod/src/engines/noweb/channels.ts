@@ -1,4 +1,4 @@
-import { CHANNEL_INVITE_PREFIX, type Channel, type ChannelMessage, type ChannelRef, type ChannelRole } from '@switchboard/protocol';
+import { CHANNEL_INVITE_PREFIX, type Channel, type ChannelMessage, type ChannelRef, type ChannelRole, type Media } from '@switchboard/protocol';
 import {
   type BinaryNode,
   generateProfilePicture,
@@ -38,6 +38,8 @@ interface RawNewsletter {
 
 export interface NowebChannelsDeps {
   account(): Account;
+  /** A post's file, downloaded and kept (channel-media.ts); null when it has none or the download fails. */
+  postMedia(postId: string, content: proto.IMessage | null): Promise<Media | null>;
 }
 
 /** The service's refusal code (`Boom` from a GraphQL error: its `error_code`; an error iq: its `code`). */
@@ -78,12 +80,17 @@ export function toChannel(raw: RawNewsletter): Channel {
   };
 }
 
+/** A post's message proto, from its `plaintext` child (channel posts are not end-to-end encrypted). */
+function plaintextOf(node: BinaryNode): proto.IMessage | null {
+  const plaintext = getBinaryNodeChild(node, 'plaintext')?.content;
+  return plaintext instanceof Uint8Array ? proto.Message.decode(plaintext) : null;
+}
+
 /** One post of `message_updates` (a `message` with its `plaintext` content, `views_count` and `reactions`). */
 export function toChannelMessage(channelId: string, node: BinaryNode, me: Account['me']): ChannelMessage {
-  const plaintext = getBinaryNodeChild(node, 'plaintext')?.content;
   const msg: WAMessage = {
     key: { remoteJid: channelId, fromMe: false, id: node.attrs.server_id ?? node.attrs.id ?? '' },
-    message: plaintext instanceof Uint8Array ? proto.Message.decode(plaintext) : null,
+    message: plaintextOf(node),
     messageTimestamp: Number(node.attrs.t ?? 0),
   };
   const reactions: Record<string, number> = {};
@@ -184,9 +191,10 @@ export class NowebChannels {
 
   /**
    * The latest `limit` posts, oldest first (`message_updates`, what Baileys' newsletterFetchMessages
-   * sends). A channel named by invite is looked up first for its id.
+   * sends). A channel named by invite is looked up first for its id. With `downloadMedia`, each
+   * post's file is downloaded (one at a time) and its record's `media` set.
    */
-  async posts(query: { readonly channel: ChannelRef; readonly limit: number }): Promise<ChannelMessage[]> {
+  async posts(query: { readonly channel: ChannelRef; readonly limit: number; readonly downloadMedia: boolean }): Promise<ChannelMessage[]> {
     const id = query.channel.by === 'id' ? query.channel.key : (await this.get(query.channel)).id;
     const account = this.deps.account();
     const answer = await this.ask('read the posts of', id, (socket): Promise<BinaryNode> =>
@@ -197,10 +205,21 @@ export class NowebChannels {
       }),
     );
     const messages = getBinaryNodeChild(getBinaryNodeChild(answer, 'message_updates'), 'messages');
-    return getBinaryNodeChildren(messages, 'message')
-      .map((node) => toChannelMessage(id, node, account.me))
-      .sort((a, b) => a.message.timestamp - b.message.timestamp)
+    const posts = getBinaryNodeChildren(messages, 'message')
+      .map((node) => ({ node, post: toChannelMessage(id, node, account.me) }))
+      .sort((a, b) => a.post.message.timestamp - b.post.message.timestamp)
       .slice(-query.limit);
+    if (!query.downloadMedia) return posts.map(({ post }) => post);
+    const withMedia: ChannelMessage[] = [];
+    for (const { node, post } of posts) {
+      if (!post.message.hasMedia) {
+        withMedia.push(post);
+        continue;
+      }
+      const media = await this.deps.postMedia(post.message.id, plaintextOf(node));
+      withMedia.push({ ...post, message: { ...post.message, media } });
+    }
+    return withMedia;
   }
 
   private async ask<T>(doing: string, id: string, query: (socket: Account['socket']) => Promise<T>): Promise<T> {

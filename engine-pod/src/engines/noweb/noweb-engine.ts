@@ -42,6 +42,7 @@ import { NowebGroups } from './groups.js';
 import { NowebLabels } from './labels.js';
 import { BaileysAuthState } from './auth-state.js';
 import { formatPairingCode, resolveContactId, toContactId } from './jids.js';
+import { channelPostMedia } from './channel-media.js';
 import { NowebChannels } from './channels.js';
 import { NowebChats } from './chats.js';
 import { MessageActions } from './message-actions.js';
@@ -164,7 +165,10 @@ export class NowebEngine implements Engine {
       mediaUpload: () => this.mediaUpload(),
       knownContacts: async () => (await this.book.contacts()).map((contact) => contact.id).filter((id) => id.endsWith('@c.us')),
     });
-    this.newsletters = new NowebChannels({ account: () => this.live() });
+    this.newsletters = new NowebChannels({
+      account: () => this.live(),
+      postMedia: (postId, content) => channelPostMedia({ context, host: this.options.mediaHost }, postId, content),
+    });
     this.myGroups = new NowebGroups({ socket: () => this.live().socket, groupInfo: async (group) => this.account.groupInfo(group), contactId });
   }
 
