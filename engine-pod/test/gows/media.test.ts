@@ -70,3 +70,59 @@ describe('GOWS media both ways against the fake media server', () => {
     ).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
   });
 });
+
+describe('GOWS channel posts with downloadMedia', () => {
+  const savedOf = (media: unknown) =>
+    gows.saved[
+      Number(
+        String((media as { url: string }).url)
+          .split('/')
+          .pop(),
+      ) - 1
+    ];
+
+  it("a post's image (stored unencrypted, no mediaKey) downloads by its direct path and is kept; downloadMedia false leaves media null", async () => {
+    const news = fake.newsletters.add({ name: 'Harbour Pictures' });
+    const bytes = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(30_000)]);
+    const file = media.servePlain(bytes);
+    fake.newsletters.post(news.id, { imageMessage: { ...file, mimetype: 'image/png', caption: 'The harbour at dawn' } });
+    const doc = media.servePlain(Buffer.from('%PDF-1.4 timetable'));
+    fake.newsletters.post(news.id, { documentMessage: { ...doc, mimetype: 'application/pdf', fileName: 'timetable.pdf' } });
+    fake.newsletters.post(news.id, 'No file here');
+    const posts = (downloadMedia: boolean) =>
+      gows.request<{ message: Record<string, unknown> }[]>('channelPosts', { channel: { by: 'id', key: news.id }, limit: 10, downloadMedia });
+
+    expect((await posts(false)).map((p) => [p.message.hasMedia, p.message.media])).toEqual([
+      [true, null],
+      [true, null],
+      [false, null],
+    ]);
+    expect(media.requests.filter((r) => r.path === file.directPath)).toEqual([]);
+
+    const [image, pdf, text] = await posts(true);
+    expect(image?.message).toMatchObject({ body: 'The harbour at dawn', hasMedia: true, media: { mimetype: 'image/png', filename: null } });
+    expect(savedOf(image?.message.media)?.data.equals(bytes)).toBe(true);
+    expect(pdf?.message.media).toMatchObject({ mimetype: 'application/pdf', filename: 'timetable.pdf' });
+    expect(savedOf(pdf?.message.media)?.data.toString()).toBe('%PDF-1.4 timetable');
+    expect(text?.message.media).toBeNull();
+  });
+
+  it('a file gone from the server, or not the bytes the post names: the post comes, media null', async () => {
+    const news = fake.newsletters.add({ name: 'Harbour Gone' });
+    const gone = media.servePlain(Buffer.from('gone'));
+    media.forget(gone.directPath);
+    fake.newsletters.post(news.id, { imageMessage: { ...gone, mimetype: 'image/jpeg', caption: 'gone' } });
+    const other = media.servePlain(Buffer.from('not what the post names'));
+    fake.newsletters.post(news.id, { imageMessage: { ...other, fileSha256: Buffer.alloc(32), mimetype: 'image/jpeg', caption: 'tampered' } });
+    const posts = await gows.request<{ message: Record<string, unknown> }[]>('channelPosts', {
+      channel: { by: 'id', key: news.id },
+      limit: 10,
+      downloadMedia: true,
+    });
+    expect(posts.map((p) => [p.message.body, p.message.hasMedia, p.message.media])).toEqual([
+      ['gone', true, null],
+      ['tampered', true, null],
+    ]);
+    expect(media.requests).toContainEqual({ path: other.directPath, status: 200 });
+  });
+});
