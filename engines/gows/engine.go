@@ -111,7 +111,7 @@ func (e *Engine) Attach(peer HostLink) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "setPresence", "subscribePresence",
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "sendLinkCustomPreview", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "setPresence", "subscribePresence",
 	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
@@ -149,6 +149,8 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.sendLocation(ctx, params)
 	case "sendMedia":
 		return e.sendMedia(ctx, params)
+	case "sendLinkCustomPreview":
+		return e.sendLinkCustomPreview(ctx, params)
 	case "newMessageId":
 		return e.newMessageID()
 	case "checkNumber":

@@ -381,6 +381,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'profile.deletePicture',
       'send.text',
       'send.media',
+      'send.linkCustomPreview',
       'send.location',
       'send.poll',
       'send.contactVcard',

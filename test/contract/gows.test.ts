@@ -87,6 +87,35 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     expect(await phone.read(String(res.body.id).split('_')[2]!)).toMatchObject({ conversation: 'hello from GOWS' });
   });
 
+  it("sends a custom link preview, and the deprecated sendLinkPreview: the contact's phone reads the URL, title, description and JPEG thumbnail", async () => {
+    const chatId = `${CONTACT}@c.us`;
+    const res = await gw.api('POST', '/api/send/link-custom-preview', {
+      session: 'gows',
+      chatId,
+      text: 'Read https://example.com/post',
+      linkPreviewHighQuality: false,
+      preview: { url: 'https://example.com/post', title: 'A post', description: 'About things', image: { mimetype: 'image/png', data: PNG } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ fromMe: true, to: chatId, body: 'Read https://example.com/post', source: 'api' });
+    const text = (await phone.read(String(res.body.id).split('_')[2]!)).extendedTextMessage!;
+    expect(text).toMatchObject({
+      text: 'Read https://example.com/post',
+      matchedText: 'https://example.com/post',
+      title: 'A post',
+      description: 'About things',
+    });
+    expect(Buffer.from(text.jpegThumbnail!).subarray(0, 3).toString('hex')).toBe('ffd8ff');
+
+    const old = await gw.api('POST', '/api/sendLinkPreview', { session: 'gows', chatId, url: 'https://example.com/old', title: 'Old' });
+    expect(old.status).toBe(201);
+    expect((await phone.read(String(old.body.id).split('_')[2]!)).extendedTextMessage).toMatchObject({
+      text: 'https://example.com/old',
+      matchedText: 'https://example.com/old',
+      title: 'Old',
+    });
+  });
+
   it('what the Go engine does not do answers 422 NOT_SUPPORTED from the catalog, in WORKING too', async () => {
     // whatsmeow has no passkey pairing.
     const res = await gw.api('GET', '/api/gows/auth/passkey/challenge');

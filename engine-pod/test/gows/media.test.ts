@@ -64,6 +64,79 @@ describe('GOWS media both ways against the fake media server', () => {
     expect((await media.open(sentDocument, 'document')).equals(pdf)).toBe(true);
   });
 
+  it('a high-quality link preview: title, description, matchedText, a JPEG thumbnail, and the image uploaded as thumbnail-link, which the contact decrypts', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/P8Fu7N9hAAAAAElFTkSuQmCC', 'base64');
+    const record = await gows.request<Record<string, unknown>>('sendLinkCustomPreview', {
+      chatId: bob,
+      text: 'Read https://example.com/post',
+      linkPreviewHighQuality: true,
+      preview: {
+        url: 'https://example.com/post',
+        title: 'A post',
+        description: 'About things',
+        image: { mimetype: 'image/png', filename: null, data: png.toString('base64') },
+      },
+    });
+    expect(record).toMatchObject({ fromMe: true, to: bob, body: 'Read https://example.com/post' });
+    const text = (await phone.read(bareId(record.id))).extendedTextMessage!;
+    expect(text).toMatchObject({
+      text: 'Read https://example.com/post',
+      matchedText: 'https://example.com/post',
+      title: 'A post',
+      description: 'About things',
+    });
+    expect(text).toMatchObject({ thumbnailWidth: 8, thumbnailHeight: 8 });
+    expect(Buffer.from(text.jpegThumbnail!).subarray(0, 3).toString('hex')).toBe('ffd8ff');
+    const thumbnail = {
+      directPath: text.thumbnailDirectPath,
+      mediaKey: text.mediaKey,
+      fileEncSha256: text.thumbnailEncSha256,
+      fileSha256: text.thumbnailSha256,
+    };
+    expect((await media.open(thumbnail, 'thumbnail-link')).equals(png)).toBe(true);
+  });
+
+  it('a link preview without high quality carries the JPEG thumbnail only; one with no image none; an image it cannot read is refused naming preview.image', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/P8Fu7N9hAAAAAElFTkSuQmCC', 'base64');
+    const uploads = media.uploads.length;
+    const low = await gows.request<Record<string, unknown>>('sendLinkCustomPreview', {
+      chatId: bob,
+      text: 'https://example.com/a',
+      linkPreviewHighQuality: false,
+      preview: {
+        url: 'https://example.com/a',
+        title: 'A',
+        description: '',
+        image: { mimetype: 'image/png', filename: null, data: png.toString('base64') },
+      },
+    });
+    const lowText = (await phone.read(bareId(low.id))).extendedTextMessage!;
+    expect(lowText).toMatchObject({ matchedText: 'https://example.com/a', title: 'A' });
+    expect(lowText.jpegThumbnail?.length).toBeGreaterThan(0);
+    expect(lowText.thumbnailDirectPath).toBeFalsy();
+    expect(media.uploads.length).toBe(uploads);
+
+    const bare = await gows.request<Record<string, unknown>>('sendLinkCustomPreview', {
+      chatId: bob,
+      text: 'https://example.com/b',
+      preview: { url: 'https://example.com/b', title: 'B', description: 'no picture' },
+    });
+    const bareText = (await phone.read(bareId(bare.id))).extendedTextMessage!;
+    expect(bareText).toMatchObject({ matchedText: 'https://example.com/b', title: 'B', description: 'no picture' });
+    expect(bareText.jpegThumbnail?.length ?? 0).toBe(0);
+
+    const refused = gows.request('sendLinkCustomPreview', {
+      chatId: bob,
+      text: 'https://example.com/c',
+      preview: {
+        url: 'https://example.com/c',
+        title: 'C',
+        image: { mimetype: 'image/png', filename: null, data: Buffer.from('not an image').toString('base64') },
+      },
+    });
+    await expect(refused).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('preview.image') });
+  });
+
   it('refuses convert: true (NOT_SUPPORTED): files go as they are', async () => {
     await expect(
       gows.request('sendMedia', { chatId: bob, kind: 'voice', file: { mimetype: 'audio/mpeg', filename: null, data: 'AAAA' }, convert: true }),

@@ -24,8 +24,14 @@ const (
 // as it is, or downloaded from `url` (http and https only) and given to the engine as data. A
 // failure is INVALID naming `<field>.data` or `<field>.url`.
 func fileParams(field string) func(map[string]any) (any, error) {
+	return fileParamsNamed(field, field)
+}
+
+// fileParamsNamed is fileParams for the file under key, named field in refusals (a file inside
+// an object: `preview.image`).
+func fileParamsNamed(key, field string) func(map[string]any) (any, error) {
 	return func(args map[string]any) (any, error) {
-		file, _ := args[field].(map[string]any)
+		file, _ := args[key].(map[string]any)
 		if file == nil {
 			return nil, invalidField(field, "give url (http or https) or data (base64)")
 		}
@@ -56,7 +62,7 @@ func fileParams(field string) func(map[string]any) (any, error) {
 		for key, value := range args {
 			params[key] = value
 		}
-		params[field] = resolved
+		params[key] = resolved
 		return params, nil
 	}
 }

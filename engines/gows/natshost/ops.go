@@ -109,6 +109,9 @@ var ops = map[string]op{
 	"channels.mute":         {method: "muteChannel", result: success, needs: working},
 	"channels.unmute":       {method: "unmuteChannel", result: success, needs: working},
 	"channels.preview":      {method: "channelPosts", needs: working},
+
+	// the preview's image is a file inside `preview`, resolved as send.media's is
+	"send.linkCustomPreview": {method: "sendLinkCustomPreview", params: previewParams, needs: working},
 }
 
 // optionalFile: fileParams for a file the command may leave out (a channel's picture).

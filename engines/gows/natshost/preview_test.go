@@ -1,0 +1,35 @@
+package natshost
+
+import (
+	"context"
+	"testing"
+)
+
+// send.linkCustomPreview reaches sendLinkCustomPreview with the preview's image resolved as a
+// file ({mimetype, filename, data}); a preview without one goes as it came.
+func TestLinkCustomPreviewOp(t *testing.T) {
+	answers := map[string]any{"sendLinkCustomPreview": map[string]any{"id": "true_1@c.us_A", "hasMedia": false, "media": nil}}
+	const png = "iVBORw0KGgo="
+	checkOpRoutes(t, answers, []opRoute{
+		{"send.linkCustomPreview", map[string]any{"chatId": "1@c.us", "text": "see https://a.example/", "linkPreviewHighQuality": true,
+			"preview": map[string]any{"url": "https://a.example/", "title": "A", "description": "", "image": map[string]any{"data": png}}}, "sendLinkCustomPreview",
+			`{"chatId":"1@c.us","linkPreviewHighQuality":true,"preview":{"description":"","image":{"data":"` + png + `","filename":null,"mimetype":"application/octet-stream"},"title":"A","url":"https://a.example/"},"text":"see https://a.example/"}`,
+			`{"hasMedia":false,"id":"true_1@c.us_A","media":null}`},
+		{"send.linkCustomPreview", map[string]any{"chatId": "1@c.us", "text": "https://a.example/", "preview": map[string]any{"url": "https://a.example/", "title": "A"}},
+			"sendLinkCustomPreview", `{"chatId":"1@c.us","preview":{"title":"A","url":"https://a.example/"},"text":"https://a.example/"}`,
+			`{"hasMedia":false,"id":"true_1@c.us_A","media":null}`},
+	})
+}
+
+func TestLinkCustomPreviewImageRefusalsNameTheField(t *testing.T) {
+	var published [][]byte
+	host := testHost(t, (&fakeEngine{}).call, &published)
+	host.Start(context.Background())
+	host.Notify("status", map[string]any{"status": "WORKING"})
+	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
+	_, err := c.execute(context.Background(), "send.linkCustomPreview", map[string]any{"chatId": "1@c.us", "text": "https://a.example/",
+		"preview": map[string]any{"url": "https://a.example/", "title": "A", "image": map[string]any{"data": "not base64!"}}})
+	if refusal, ok := err.(*CommandError); !ok || refusal.Code != "INVALID" || refusal.Message != "preview.image.data: must be base64" {
+		t.Fatalf("a preview image that is not base64: %v", err)
+	}
+}
