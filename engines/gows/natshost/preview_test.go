@@ -2,6 +2,11 @@ package natshost
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +36,35 @@ func TestLinkCustomPreviewImageRefusalsNameTheField(t *testing.T) {
 		"preview": map[string]any{"url": "https://a.example/", "title": "A", "image": map[string]any{"data": "not base64!"}}})
 	if refusal, ok := err.(*CommandError); !ok || refusal.Code != "INVALID" || refusal.Message != "preview.image.data: must be base64" {
 		t.Fatalf("a preview image that is not base64: %v", err)
+	}
+}
+
+// A preview's image by URL is downloaded as a send's file is, through the outbound policy, and a
+// refusal names preview.image.url.
+func TestLinkCustomPreviewImageByURLFollowsThePolicy(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n")
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(png)
+	}))
+	defer server.Close()
+	defer useOutboundPolicy(policyOf(t, "", ""))
+	args := map[string]any{"chatId": "1@c.us", "text": "https://a.example/", "preview": map[string]any{"url": "https://a.example/", "title": "A",
+		"image": map[string]any{"url": server.URL + "/p.png"}}}
+
+	useOutboundPolicy(policyOf(t, "", ""))
+	params, err := previewParams(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := params.(map[string]any)["preview"].(map[string]any)["image"].(map[string]any)
+	if image["data"] != base64.StdEncoding.EncodeToString(png) || image["mimetype"] != "image/png" {
+		t.Errorf("the downloaded image: %v", image)
+	}
+	useOutboundPolicy(policyOf(t, "127.0.0.0/8", ""))
+	_, err = previewParams(args)
+	var refusal *CommandError
+	if !errors.As(err, &refusal) || refusal.Code != "INVALID" || !strings.HasPrefix(refusal.Message, "preview.image.url: could not be downloaded: 127.0.0.1 is denied") {
+		t.Errorf("a denied address: %v", err)
 	}
 }
