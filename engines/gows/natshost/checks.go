@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -14,9 +15,14 @@ import (
 // publishes it, as the Node host does (engine-pod/src/event-validator.ts): the envelope of spec
 // 2.4, `event` one of the names, `payload` that event's payload. The schemas come from
 // engine-rpc.schema.json (generated from the protocol's zod schemas; the binary embeds it) and are
-// compiled once, at start.
+// compiled when first needed: the envelope at start, each event's payload the first time the
+// engine makes that event. Compiling all of them at start took an idle pod from 24 to 27 MiB of
+// RSS (the engine-pods bench), for events most sessions never make.
 type EventChecks struct {
 	envelope *jsonschema.Schema
+	compiler *jsonschema.Compiler
+	names    map[string]bool
+	mu       sync.Mutex
 	payloads map[string]*jsonschema.Schema
 }
 
@@ -28,8 +34,8 @@ type eventIssue struct {
 
 const schemaURL = "engine-rpc.schema.json"
 
-// NewEventChecks compiles the envelope schema and every event's payload schema of the engine RPC
-// schema document; an error when the document is not one.
+// NewEventChecks compiles the envelope schema of the engine RPC schema document and learns its
+// event names; an error when the document is not one.
 func NewEventChecks(document []byte) (*EventChecks, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(document))
 	if err != nil {
@@ -50,16 +56,32 @@ func NewEventChecks(document []byte) (*EventChecks, error) {
 	if err := compiler.AddResource(schemaURL, doc); err != nil {
 		return nil, fmt.Errorf("engine RPC schema: %w", err)
 	}
-	checks := &EventChecks{payloads: map[string]*jsonschema.Schema{}}
+	checks := &EventChecks{compiler: compiler, names: map[string]bool{}, payloads: map[string]*jsonschema.Schema{}}
 	if checks.envelope, err = compiler.Compile(schemaURL + "#/$defs/EventEnvelope"); err != nil {
 		return nil, fmt.Errorf("engine RPC schema, EventEnvelope: %w", err)
 	}
 	for _, name := range names.Defs.EventName.Enum {
-		if checks.payloads[name], err = compiler.Compile(schemaURL + "#/$defs/event." + name); err != nil {
-			return nil, fmt.Errorf("engine RPC schema, event.%s: %w", name, err)
-		}
+		checks.names[name] = true
 	}
 	return checks, nil
+}
+
+// payload is the payload schema of a known event, compiled on its first use; nil for an unknown name.
+func (c *EventChecks) payload(event string) (*jsonschema.Schema, error) {
+	if !c.names[event] {
+		return nil, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if schema, ok := c.payloads[event]; ok {
+		return schema, nil
+	}
+	schema, err := c.compiler.Compile(schemaURL + "#/$defs/event." + event)
+	if err != nil {
+		return nil, fmt.Errorf("engine RPC schema, event.%s: %w", event, err)
+	}
+	c.payloads[event] = schema
+	return schema, nil
 }
 
 // issues: why an envelope (its JSON) does not match its schema; nil when it does.
@@ -68,8 +90,11 @@ func (c *EventChecks) issues(event string, raw []byte) []eventIssue {
 	if err != nil {
 		return []eventIssue{{Path: "(envelope)", Message: "not JSON: " + err.Error()}}
 	}
-	payload, known := c.payloads[event]
-	if !known {
+	payload, err := c.payload(event)
+	if err != nil {
+		return []eventIssue{{Path: "payload", Message: err.Error()}}
+	}
+	if payload == nil {
 		return []eventIssue{{Path: "event", Message: fmt.Sprintf("unknown event name %q", event)}}
 	}
 	var found []eventIssue

@@ -284,3 +284,19 @@ func BenchmarkEventCheck(b *testing.B) {
 		checks.issues("message", raw)
 	}
 }
+
+// Payload schemas compile on first use in the pod (checks.go); every one of them must compile.
+func TestEveryEventPayloadSchemaCompiles(t *testing.T) {
+	checks := testChecks(t)
+	if len(checks.names) < 20 {
+		t.Fatalf("only %d event names in the schema document", len(checks.names))
+	}
+	for name := range checks.names {
+		if schema, err := checks.payload(name); err != nil || schema == nil {
+			t.Errorf("event.%s: %v", name, err)
+		}
+	}
+	if schema, err := checks.payload("no.such.event"); schema != nil || err != nil {
+		t.Errorf("an unknown event has a schema: %v %v", schema, err)
+	}
+}
