@@ -12,6 +12,7 @@ describe('GOWS options from the environment: each wrong value named before anyth
         SWITCHBOARD_GOWS_WS_URL: 'ws://127.0.0.1:1/ws/chat',
         SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: key,
         SWITCHBOARD_GOWS_MEDIA_HOST: '127.0.0.1:2',
+        SWITCHBOARD_GOWS_MEDIA_CA: '/tmp/media-ca.pem',
       }),
     ).toEqual({
       command: ['/opt/gows', 'stdio'],
@@ -19,6 +20,7 @@ describe('GOWS options from the environment: each wrong value named before anyth
       wsUrl: 'ws://127.0.0.1:1/ws/chat',
       certRootPubkey: key,
       mediaHost: '127.0.0.1:2',
+      mediaCa: '/tmp/media-ca.pem',
     });
   });
 

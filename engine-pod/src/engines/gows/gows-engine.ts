@@ -143,6 +143,7 @@ export class GowsEngine implements Engine {
           ...(this.options.wsUrl ? { SWITCHBOARD_GOWS_WS_URL: this.options.wsUrl } : {}),
           ...(this.options.certRootPubkey ? { SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: this.options.certRootPubkey } : {}),
           ...(this.options.mediaHost ? { SWITCHBOARD_GOWS_MEDIA_HOST: this.options.mediaHost } : {}),
+          ...(this.options.mediaCa ? { SWITCHBOARD_GOWS_MEDIA_CA: this.options.mediaCa } : {}),
         },
         log: this.context.log,
         logFields: { session, engine: this.name },

@@ -10,6 +10,8 @@ export interface GowsOptions {
   readonly certRootPubkey?: string;
   /** WhatsApp's media host; unset: the engine's own. Tests point it at a fake. */
   readonly mediaHost?: string;
+  /** A PEM file of a certificate the engine trusts for media servers besides the system's roots (tests: a fake media server's). */
+  readonly mediaCa?: string;
   /** How long stop and logout wait for the process to exit after stdin closes, before SIGKILL. */
   readonly exitTimeoutMs: number;
 }
@@ -22,13 +24,15 @@ export const BIN_VARIABLE = 'SWITCHBOARD_GOWS_BIN';
 /**
  * The GOWS options whoever builds engines reads from the environment: `SWITCHBOARD_GOWS_BIN`
  * (default: where `make build` puts it), `SWITCHBOARD_GOWS_WS_URL` (a `ws:` or `wss:` URL),
- * `SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY` (64 hex digits) and `SWITCHBOARD_GOWS_MEDIA_HOST`. A wrong
+ * `SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY` (64 hex digits), `SWITCHBOARD_GOWS_MEDIA_HOST` and
+ * `SWITCHBOARD_GOWS_MEDIA_CA` (a PEM file the engine reads; it says so in its log). A wrong
  * value throws, naming the variable, before anything starts.
  */
 export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
   const wsUrl = env.SWITCHBOARD_GOWS_WS_URL;
   const certRootPubkey = env.SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY;
   const mediaHost = env.SWITCHBOARD_GOWS_MEDIA_HOST;
+  const mediaCa = env.SWITCHBOARD_GOWS_MEDIA_CA;
   if (wsUrl) checkWsUrl(wsUrl);
   if (certRootPubkey && !/^[0-9a-fA-F]{64}$/.test(certRootPubkey)) {
     throw new Error(`SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: must be 64 hex digits (a 32-byte key), got ${certRootPubkey.length} characters`);
@@ -39,6 +43,7 @@ export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
     ...(wsUrl ? { wsUrl } : {}),
     ...(certRootPubkey ? { certRootPubkey } : {}),
     ...(mediaHost ? { mediaHost } : {}),
+    ...(mediaCa ? { mediaCa } : {}),
   };
 }
 
