@@ -116,7 +116,7 @@ func (e *Engine) presence(raw any) {
 			lastSeen = evt.LastSeen.Unix()
 		}
 		id := e.contactID(ctx, evt.From, types.EmptyJID)
-		e.emit("presence.update", map[string]any{"id": id, "presences": []any{map[string]any{"participant": id, "lastKnownPresence": state, "lastSeen": lastSeen}}})
+		e.emitPresence(id, []any{map[string]any{"participant": id, "lastKnownPresence": state, "lastSeen": lastSeen}})
 	case *events.ChatPresence:
 		state := "paused"
 		if evt.State == types.ChatPresenceComposing {
@@ -130,6 +130,6 @@ func (e *Engine) presence(raw any) {
 		if evt.IsGroup {
 			id = evt.Chat.String()
 		}
-		e.emit("presence.update", map[string]any{"id": id, "presences": []any{map[string]any{"participant": participant, "lastKnownPresence": state, "lastSeen": nil}}})
+		e.emitPresence(id, []any{map[string]any{"participant": participant, "lastKnownPresence": state, "lastSeen": nil}})
 	}
 }

@@ -131,5 +131,6 @@ func (e *Engine) subscribePresence(ctx context.Context, params json.RawMessage) 
 	if err := client.SubscribePresence(ctx, chat); err != nil {
 		return nil, commandError("ENGINE_ERROR", "GOWS could not subscribe to the presence of %s: %v", args.ChatID, err)
 	}
+	e.heard.subscribed(args.ChatID)
 	return nil, nil
 }

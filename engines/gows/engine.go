@@ -59,6 +59,7 @@ type Engine struct {
 	calls    calls
 	polls    pollOptions
 	statuses sentStatuses
+	heard    heardPresences
 	// working: connected and logged in; WORKING is announced once the push name is known.
 	working      bool
 	workingTimer *time.Timer
@@ -111,7 +112,7 @@ func (e *Engine) Attach(peer HostLink) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "sendLinkCustomPreview", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "setPresence", "subscribePresence",
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "sendLinkCustomPreview", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "setPresence", "subscribePresence", "presences", "presence",
 	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
@@ -197,6 +198,10 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.setPresence(ctx, params)
 	case "subscribePresence":
 		return e.subscribePresence(ctx, params)
+	case "presences":
+		return e.listPresences()
+	case "presence":
+		return e.chatPresence(ctx, params)
 	case "createGroup":
 		return e.createGroup(ctx, params)
 	case "groups":

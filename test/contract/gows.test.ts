@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
@@ -114,6 +115,18 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
       matchedText: 'https://example.com/old',
       title: 'Old',
     });
+  });
+
+  it('reads the presence heard of a chat, and subscribes to one not heard yet: GET /presence/{chatId} and GET /presence', async () => {
+    const chatId = `${CONTACT}@c.us`;
+    phone.presence(CONTACT, 'composing');
+    const typing = { id: chatId, presences: [{ participant: chatId, lastKnownPresence: 'typing', lastSeen: null }] };
+    await waitFor(async () => isDeepStrictEqual((await gw.api('GET', `/api/gows/presence/${chatId}`)).body, typing), 'the heard presence', 15_000);
+    const other = `${EARLIER}@c.us`;
+    expect((await gw.api('GET', `/api/gows/presence/${other}`)).body).toEqual({ id: other, presences: [] });
+    const all = await gw.api('GET', '/api/gows/presence');
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual(expect.arrayContaining([typing, { id: other, presences: [] }]));
   });
 
   it('what the Go engine does not do answers 422 NOT_SUPPORTED from the catalog, in WORKING too', async () => {

@@ -181,6 +181,17 @@ describe('GOWS calls and presence against the fake', () => {
       presences: [{ participant: bob, lastKnownPresence: 'offline', lastSeen: 1_700_000_000 }],
     });
   });
+
+  it('keeps what it heard per chat, participant by participant: presences lists it, presence reads one chat or subscribes first', async () => {
+    const since = gows.notifications.length;
+    phone.presence(BOB, 'available');
+    await gows.event('presence.update', (p) => JSON.stringify(p).includes('online'), since);
+    const bobs = { id: bob, presences: [{ participant: bob, lastKnownPresence: 'online', lastSeen: null }] };
+    expect(await gows.request('presence', { chatId: bob })).toEqual(bobs);
+    const carol = '15551230012@c.us';
+    expect(await gows.request('presence', { chatId: carol })).toEqual({ id: carol, presences: [] });
+    expect(await gows.request('presences', {})).toEqual(expect.arrayContaining([bobs, { id: carol, presences: [] }]));
+  });
 });
 
 describe('GOWS groups against the fake', () => {

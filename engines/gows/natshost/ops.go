@@ -57,6 +57,8 @@ var ops = map[string]op{
 	"message.pin":           {method: "pinMessage", result: success, needs: working},
 	"presence.set":          {method: "setPresence", result: success, needs: working},
 	"presence.subscribe":    {method: "subscribePresence", result: success, needs: working},
+	"presence.list":         {method: "presences", needs: working},
+	"presence.get":          {method: "presence", needs: working},
 	"group.create":          {method: "createGroup", needs: working},
 	"group.list":            {method: "groups", params: fixed(map[string]any{"refresh": false}), needs: working},
 	"group.refresh":         {method: "groups", params: fixed(map[string]any{"refresh": true}), result: success, needs: working},
