@@ -102,4 +102,14 @@ describe(`channels on a NOWEB session over the REST surface (${mode} mode)`, () 
     expect(search.status).toBe(422);
     expect(search.body.message).toContain('NOWEB');
   });
+
+  it('preview without downloadMedia (false by default): a post with a file comes with hasMedia and media null, nothing downloaded', async () => {
+    const other = fake.newsletters.add({ name: 'Harbour Pictures' });
+    fake.newsletters.post(other.id, { imageMessage: { directPath: '/v/t62.7119-24/none.jpg', mimetype: 'image/png', caption: 'Dawn' } });
+    for (const query of ['', '?downloadMedia=false']) {
+      const res = await gw.api('GET', `/api/${S}/channels/${other.id}/messages/preview${query}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject([{ message: { body: 'Dawn', hasMedia: true, media: null } }]);
+    }
+  });
 });
