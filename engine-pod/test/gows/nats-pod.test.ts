@@ -1,12 +1,18 @@
-import type { CommandReply, EventEnvelope } from '@switchboard/protocol';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChannelMessage, CommandReply, EventEnvelope } from '@switchboard/protocol';
 import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NatsAuthStateStore } from '../../src/cluster/nats-auth-state-store.js';
+import { NatsMediaStore } from '../../src/cluster/nats-media-store.js';
 import { NatsMessageStore } from '../../src/cluster/nats-message-store.js';
 import { eventIssues } from '../../src/event-validator.js';
 import { PodProcess } from '../cluster/pod-process.js';
 import { FakeWaServer } from '../fake-wa/index.js';
+import { FakeMediaServer } from '../fake-wa/media-server.js';
 import { buildGows } from './driver.js';
 
 const SESSION = 'gows-nats';
@@ -14,11 +20,17 @@ let nats: NatsServer;
 let nc: NatsConnection;
 let fake: FakeWaServer;
 let binary: string;
+/** The fake media host (`media_conn` names it); the pods trust its certificate (SWITCHBOARD_GOWS_MEDIA_CA). */
+let media: FakeMediaServer;
+let mediaCa: string;
 const pods: PodProcess[] = [];
 const envelopes: EventEnvelope[] = [];
 
 beforeAll(async () => {
-  [nats, fake, binary] = await Promise.all([startNatsServer(), FakeWaServer.start({ signal: true }), buildGows()]);
+  [nats, fake, binary, media] = await Promise.all([startNatsServer(), FakeWaServer.start({ signal: true }), buildGows(), FakeMediaServer.start()]);
+  fake.serveMedia(media);
+  mediaCa = join(mkdtempSync(join(tmpdir(), 'sb-gows-nats-')), 'media-ca.pem');
+  writeFileSync(mediaCa, media.certificate);
   nc = await connect({ servers: nats.url });
   const sub = nc.subscribe(`sb.evt.${SESSION}.>`);
   void (async () => {
@@ -31,6 +43,7 @@ afterAll(async () => {
   await nc?.close();
   await nats?.stop();
   await fake?.close();
+  await media?.close();
 });
 
 /** `switchboard-gows nats`: the Go engine as its own cluster-mode engine pod, as the operator runs one. */
@@ -47,6 +60,7 @@ async function startPod(name: string): Promise<PodProcess> {
       SWITCHBOARD_BASE_URL: 'https://api.example.test',
       SWITCHBOARD_GOWS_WS_URL: fake.url,
       SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey,
+      SWITCHBOARD_GOWS_MEDIA_CA: mediaCa,
     },
     process.env.GOWS_LOG ? 'gows-pod' : undefined,
   );
@@ -134,5 +148,20 @@ describe('switchboard-gows nats: the Go engine as a cluster-mode engine pod', ()
     expect(envelopes.slice(before).some((e) => e.event === 'session.status' && e.payload.status === 'SCAN_QR_CODE')).toBe(false);
     const third = phone.text('15551230001', 'after the replacement');
     await event('message', (p) => p.id === `false_15551230001@c.us_${third}`, before);
+  });
+  it("channels.preview with downloadMedia: a post's file goes to the session's object store, where the gateway serves it from", async () => {
+    await waitFor(async () => (await status()) === 'WORKING', 'WORKING', 20_000);
+    const news = fake.newsletters.add({ name: 'Harbour Pictures' });
+    const bytes = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(20_000)]);
+    fake.newsletters.post(news.id, { imageMessage: { ...media.servePlain(bytes), mimetype: 'image/png', caption: 'Dawn' } });
+    const preview = (downloadMedia: boolean) =>
+      command<ChannelMessage[]>('channels.preview', { channel: { by: 'id', key: news.id }, limit: 5, downloadMedia });
+    expect((await preview(false))[0]?.message).toMatchObject({ body: 'Dawn', hasMedia: true, media: null });
+    const [post] = await preview(true);
+    expect(post?.message.media).toMatchObject({ mimetype: 'image/png', filename: null });
+    const url = (post?.message.media as { url: string }).url;
+    expect(url).toMatch(new RegExp(`^https://api\\.example\\.test/api/files/${SESSION}/[A-Za-z0-9_-]{22}\\.png$`));
+    const id = /\/([A-Za-z0-9_-]{22})\.png$/.exec(url)![1]!;
+    expect((await (await NatsMediaStore.open(nc)).get(SESSION, id))?.data.equals(bytes)).toBe(true);
   });
 });
