@@ -112,7 +112,7 @@ func (e *Engine) Attach(peer HostLink) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "sendLinkCustomPreview", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "setPresence", "subscribePresence", "presences", "presence",
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "sendLinkCustomPreview", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "setPresence", "subscribePresence", "presences", "presence", "sendEvent",
 	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
@@ -200,6 +200,8 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.subscribePresence(ctx, params)
 	case "presences":
 		return e.listPresences()
+	case "sendEvent":
+		return e.sendEvent(ctx, params)
 	case "presence":
 		return e.chatPresence(ctx, params)
 	case "createGroup":

@@ -129,6 +129,17 @@ describe(`a GOWS session over the REST surface (${mode} mode)`, () => {
     expect(all.body).toEqual(expect.arrayContaining([typing, { id: other, presences: [] }]));
   });
 
+  it("sends an event message: 201 with the message record; the contact's phone decrypts it, with its message secret", async () => {
+    const chatId = `${CONTACT}@c.us`;
+    const event = { name: 'Team lunch', startTime: 2_063_137_000, location: { name: 'Canteen' } };
+    const res = await gw.api('POST', '/api/gows/events', { chatId, event });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ fromMe: true, to: chatId, source: 'api' });
+    const read = await phone.read(String(res.body.id).split('_')[2]!);
+    expect(read.eventMessage).toMatchObject({ name: 'Team lunch', location: { name: 'Canteen' }, extraGuestsAllowed: false });
+    expect(read.messageContextInfo?.messageSecret).toHaveLength(32);
+  });
+
   it('what the Go engine does not do answers 422 NOT_SUPPORTED from the catalog, in WORKING too', async () => {
     // whatsmeow has no passkey pairing.
     const res = await gw.api('GET', '/api/gows/auth/passkey/challenge');

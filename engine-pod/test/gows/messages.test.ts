@@ -232,6 +232,30 @@ describe('GOWS polls, contact cards, numbers and ids against the fake', () => {
     });
   });
 
+  it('sends an event message the contact decrypts, with its message secret (the answers are encrypted with it)', async () => {
+    const event = {
+      name: 'Dinner',
+      description: 'At eight',
+      startTime: 2_063_137_000,
+      endTime: 2_063_140_600,
+      location: { name: 'Home' },
+      extraGuestsAllowed: true,
+    };
+    const sent = await gows.request<Record<string, unknown>>('sendEvent', { chatId: bob, event });
+    expect(sent).toMatchObject({ fromMe: true, to: bob, source: 'api' });
+    const read = await phone.read(bareId(sent.id));
+    expect(read.eventMessage).toMatchObject({
+      name: 'Dinner',
+      description: 'At eight',
+      location: { name: 'Home' },
+      extraGuestsAllowed: true,
+      isCanceled: false,
+    });
+    expect(Number(read.eventMessage!.startTime)).toBe(2_063_137_000);
+    expect(Number(read.eventMessage!.endTime)).toBe(2_063_140_600);
+    expect(read.messageContextInfo?.messageSecret).toHaveLength(32);
+  });
+
   it('sends a poll and a contact card the contact reads', async () => {
     const poll = await gows.request<Record<string, unknown>>('sendPoll', {
       chatId: bob,

@@ -47,6 +47,7 @@ var ops = map[string]op{
 	"send.media":            {method: "sendMedia", params: fileParams("file"), needs: working},
 	"send.location":         {method: "sendLocation", needs: working},
 	"send.poll":             {method: "sendPoll", needs: working},
+	"send.event":            {method: "sendEvent", needs: working},
 	"send.contactVcard":     {method: "sendContactVcard", params: vcardParams, needs: working},
 	"message.react":         {method: "react", needs: working},
 	"chat.seen":             {method: "sendSeen", needs: working},
