@@ -1,7 +1,8 @@
 import { JS_ERR, jsErrorCode, latestValues, openMessagesBucket, type StoreOptions } from '@switchboard/kube/pod';
-import { KV_BUCKETS, type MessageRecord } from '@switchboard/protocol';
+import { type Ack, ackName, KV_BUCKETS, type MessageRecord } from '@switchboard/protocol';
 import type { KV, KvEntry, NatsConnection } from 'nats';
 import { selectPage, type OrderedRecord } from '../history/history-page.js';
+import { furtherAck } from '../history/history-recorder.js';
 import type { HistoryPage, LidPair, MessageStore, StoredChat } from '../history/message-store.js';
 import { authKeyToken } from './nats-auth-state-store.js';
 
@@ -20,8 +21,10 @@ interface StoredValue {
  * Cluster mode's message history, in NATS KV `sb_messages`: it outlives the engine pod that
  * wrote it, and every gateway replica reads it. Key `<session>.<chat>.<message>` (session names
  * are valid tokens; chat and message ids in base64url), one record each; `<session>.<chat>`
- * holds the chat's other address. Only the session's engine pod writes (it holds the lease), so
- * a read-modify-write needs no compare-and-set.
+ * holds the chat's other address. The session's engine pod writes (it holds the lease), and a
+ * gateway forgets a chat cleared or deleted through the API: an acknowledgement, which only
+ * changes a stored record, therefore writes by compare-and-set (`advanceAck`), so that one
+ * arriving while its chat is forgotten cannot bring the message back.
  *
  * A query reads every record of the chat and pages in memory: KV has no index by time. The
  * records come in one pass of an ordered consumer over the chat's keys (`latestValues`), not one
@@ -53,6 +56,26 @@ export class NatsMessageStore implements MessageStore {
     const stored = valueOf(existing);
     const order = stored ? (stored.order ?? existing!.revision) : undefined;
     await this.kv.put(key, JSON.stringify({ record, ...(order === undefined ? {} : { order }) } satisfies StoredValue));
+  }
+
+  async advanceAck(session: string, chatId: string, messageId: string, ack: Ack): Promise<void> {
+    const key = messageKey(session, chatId, messageId);
+    // A lost race is with a forget (the key is gone: nothing to do) or, rarely, another write of
+    // the record (read it again).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const entry = await this.kv.get(key);
+      const stored = valueOf(entry);
+      if (!entry || !stored) return;
+      const next = furtherAck(stored.record.ack, ack);
+      if (next === stored.record.ack) return;
+      const value: StoredValue = { record: { ...stored.record, ack: next, ackName: ackName(next) }, order: stored.order ?? entry.revision };
+      try {
+        await this.kv.update(key, JSON.stringify(value), entry.revision);
+        return;
+      } catch (error) {
+        if (jsErrorCode(error) !== JS_ERR.wrongLastSequence) throw error;
+      }
+    }
   }
 
   async setAlias(session: string, chatId: string, otherId: string): Promise<void> {

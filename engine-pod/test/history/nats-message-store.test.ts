@@ -46,6 +46,32 @@ describe('NatsMessageStore (KV sb_messages, real nats-server)', () => {
     expect(await store.query('long', ['42@c.us'], { limit: 10, offset: 0, sortOrder: 'asc' })).toEqual([]);
   });
 
+  it('an acknowledgement racing a gateway forgetting its chat never brings the message back', async () => {
+    const pod = await NatsMessageStore.open(nats.nc, { forgetsByKey: true });
+    const gateway = await NatsMessageStore.open(nats.nc);
+    const base = {
+      from: 'me',
+      fromMe: true,
+      source: 'api',
+      to: '7@c.us',
+      participant: null,
+      hasMedia: false,
+      media: null,
+      vCards: [],
+      _data: {},
+    } as const;
+    const ids = Array.from({ length: 40 }, (_, i) => `race${i}`);
+    for (const id of ids) await pod.put('race', '7@c.us', id, { ...base, id, timestamp: 1, body: id, ack: 1, ackName: 'SERVER' });
+    // The acks read each record, the forget purges the chat meanwhile, then the acks write.
+    await Promise.all([...ids.map((id) => pod.advanceAck('race', '7@c.us', id, 3)), gateway.forgetChat('race', '7@c.us')]);
+    expect(await pod.query('race', ['7@c.us'], { limit: 100, offset: 0, sortOrder: 'asc' })).toEqual([]);
+    // Without a race the ack moves on, and never back.
+    await pod.put('race', '7@c.us', 'kept', { ...base, id: 'kept', timestamp: 2, body: 'kept', ack: 1, ackName: 'SERVER' });
+    await pod.advanceAck('race', '7@c.us', 'kept', 3);
+    await pod.advanceAck('race', '7@c.us', 'kept', 2);
+    expect(await pod.get('race', '7@c.us', 'kept')).toMatchObject({ ack: 3, ackName: 'READ' });
+  });
+
   it("skips a deleted key, even when the chat's newest entry is the delete (the read still ends)", async () => {
     const store = await NatsMessageStore.open(nats.nc);
     const base = { from: 'x', fromMe: false, source: 'app', to: 'y', participant: null, hasMedia: false, media: null } as const;
