@@ -97,4 +97,21 @@ describe('fake-wa channels', () => {
       error: { code: '404', text: 'item-not-found' },
     });
   });
+  it('a post with a file is a `media` message whose plaintext names the unencrypted file (direct path, sha256, no mediaKey)', () => {
+    const news = new FakeNewsletters();
+    const channel = news.add({ name: 'Pictures' });
+    news.post(channel.id, { imageMessage: { directPath: '/v/t62.7119-24/a.jpg', fileSha256: Buffer.alloc(32, 1), mimetype: 'image/jpeg' } });
+    news.post(channel.id, 'words');
+    const result = news.answerNewsletterIq({
+      tag: 'iq',
+      attrs: { xmlns: 'newsletter', to: channel.id },
+      content: [{ tag: 'message_updates', attrs: {} }],
+    });
+    const list = getBinaryNodeChild({ tag: 'iq', attrs: {}, content: result && 'content' in result ? result.content : [] }, 'message_updates');
+    const [image, text] = getBinaryNodeChildren(getBinaryNodeChild(list, 'messages'), 'message');
+    expect([image?.attrs.type, text?.attrs.type]).toEqual(['media', 'text']);
+    const part = proto.Message.decode(getBinaryNodeChild(image, 'plaintext')?.content as Uint8Array).imageMessage;
+    expect(part).toMatchObject({ directPath: '/v/t62.7119-24/a.jpg', mimetype: 'image/jpeg' });
+    expect(part?.mediaKey).toBeFalsy();
+  });
 });

@@ -54,6 +54,10 @@ const QUERIES: Readonly<Record<string, { readonly op: string; readonly path: str
   '6068417879924485': { op: 'unmute', path: 'xwa2_newsletter_update' },
 };
 
+function hasFile(message: proto.IMessage): boolean {
+  return !!(message.imageMessage ?? message.videoMessage ?? message.audioMessage ?? message.documentMessage ?? message.stickerMessage);
+}
+
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** A GraphQL answer in the iq's `result` child, as the service sends both data and errors. */
@@ -187,7 +191,8 @@ export class FakeNewsletters {
     const count = Number(updates.attrs.count ?? '50');
     const messages = newsletter.posts.slice(-count).map((post): BinaryNode => ({
       tag: 'message',
-      attrs: { server_id: String(post.serverId), id: `NL${post.serverId}`, t: String(post.t), type: 'text' },
+      // The service marks a post with a file `media` (its `plaintext` part names the unencrypted file: direct path, sha256, no mediaKey).
+      attrs: { server_id: String(post.serverId), id: `NL${post.serverId}`, t: String(post.t), type: hasFile(post.message) ? 'media' : 'text' },
       content: [
         { tag: 'plaintext', attrs: {}, content: proto.Message.encode(post.message).finish() },
         { tag: 'views_count', attrs: { count: String(post.views) } },
