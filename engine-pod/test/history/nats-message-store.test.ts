@@ -57,16 +57,15 @@ describe('NatsMessageStore (KV sb_messages, real nats-server)', () => {
       participant: null,
       hasMedia: false,
       media: null,
-      vCards: [],
       _data: {},
     } as const;
     const ids = Array.from({ length: 40 }, (_, i) => `race${i}`);
-    for (const id of ids) await pod.put('race', '7@c.us', id, { ...base, id, timestamp: 1, body: id, ack: 1, ackName: 'SERVER' });
+    for (const id of ids) await pod.put('race', '7@c.us', id, { ...base, vCards: [], id, timestamp: 1, body: id, ack: 1, ackName: 'SERVER' });
     // The acks read each record, the forget purges the chat meanwhile, then the acks write.
     await Promise.all([...ids.map((id) => pod.advanceAck('race', '7@c.us', id, 3)), gateway.forgetChat('race', '7@c.us')]);
     expect(await pod.query('race', ['7@c.us'], { limit: 100, offset: 0, sortOrder: 'asc' })).toEqual([]);
     // Without a race the ack moves on, and never back.
-    await pod.put('race', '7@c.us', 'kept', { ...base, id: 'kept', timestamp: 2, body: 'kept', ack: 1, ackName: 'SERVER' });
+    await pod.put('race', '7@c.us', 'kept', { ...base, vCards: [], id: 'kept', timestamp: 2, body: 'kept', ack: 1, ackName: 'SERVER' });
     await pod.advanceAck('race', '7@c.us', 'kept', 3);
     await pod.advanceAck('race', '7@c.us', 'kept', 2);
     expect(await pod.get('race', '7@c.us', 'kept')).toMatchObject({ ack: 3, ackName: 'READ' });
