@@ -236,17 +236,38 @@ func (h *history) acknowledge(ctx context.Context, payload map[string]any) error
 	if !ok || !known {
 		return nil
 	}
-	existing, order, err := h.get(ctx, chat, message)
-	if err != nil || existing == nil {
-		return err
+	// By compare-and-set: a gateway forgets a chat cleared or deleted through the API, and an ack
+	// read before that and written after would bring the message back (nats-message-store.ts
+	// advanceAck). A lost race is with that forget (the key is gone) or another write (read again).
+	key := h.messageKey(chat, message)
+	for attempt := 0; attempt < 3; attempt++ {
+		entry, err := h.kv.get(ctx, key)
+		if err != nil || entry == nil || entry.deleted {
+			return err
+		}
+		var stored storedValue
+		if err := decodeNumbers(entry.value, &stored); err != nil {
+			return err
+		}
+		before, _ := ackOf(stored.Record["ack"])
+		next := furtherAck(before, ack)
+		if next == before {
+			return nil
+		}
+		stored.Record["ack"], stored.Record["ackName"] = next, ackNames[next]
+		if stored.Order == nil {
+			revision := entry.revision
+			stored.Order = &revision
+		}
+		raw, err := json.Marshal(stored)
+		if err != nil {
+			return err
+		}
+		if _, err = h.kv.update(ctx, key, raw, entry.revision); err == nil || !isWrongLastSequence(err) {
+			return err
+		}
 	}
-	before, _ := ackOf(existing["ack"])
-	next := furtherAck(before, ack)
-	if next == before {
-		return nil
-	}
-	existing["ack"], existing["ackName"] = next, ackNames[next]
-	return h.put(ctx, chat, message, existing, order)
+	return nil
 }
 
 // change: edits and revokes name the message by its id without the chat, and the chat by their
