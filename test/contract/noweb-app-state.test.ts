@@ -14,6 +14,17 @@ import { ADMIN_KEY, type ContractGateway, mode, restarted, startGateway, waitFor
  */
 const S = 'noweb-app-state';
 const CHAT = '15552230001@c.us';
+// A chat the phone had before pairing: its first history sync carries it to the new companion.
+const EARLIER = '15552230006';
+const HISTORY = [
+  {
+    jid: `${EARLIER}@s.whatsapp.net`,
+    messages: [
+      { id: '3EB0B1B2C3D4E5F60001', fromMe: false, text: 'before pairing', timestamp: 1_700_000_000 },
+      { id: '3EB0B1B2C3D4E5F60002', fromMe: true, text: 'my answer then', timestamp: 1_700_000_060 },
+    ],
+  },
+];
 let fake: FakeWaServer;
 let gw: ContractGateway;
 let ws: WsClient;
@@ -37,6 +48,7 @@ describe(`labels and deleted chats on a NOWEB session over the REST surface (${m
     expect((await gw.api('POST', '/api/sessions', { name: S, engine: 'NOWEB' })).status).toBe(201);
     await waitForStatus(gw, S, 'SCAN_QR_CODE', 30_000);
     const qr = await gw.api('GET', `/api/${S}/auth/qr?format=raw`);
+    fake.phone({ phone: '15550005555', pushName: 'Lena' }).history = HISTORY;
     phone = await fake.scanQr(qr.body.value as string, { phone: '15550005555', pushName: 'Lena' });
     await waitForStatus(gw, S, 'WORKING', 30_000);
   }, 180_000);
@@ -48,6 +60,17 @@ describe(`labels and deleted chats on a NOWEB session over the REST surface (${m
   });
 
   let lead: any;
+
+  it("lists the chats and messages the phone had before pairing (Baileys' messaging-history.set)", async () => {
+    const chatId = `${EARLIER}@c.us`;
+    const listed = async () => (await gw.api('GET', `/api/${S}/chats?sortBy=id&sortOrder=asc`)).body.map((chat: { id: string }) => chat.id);
+    await waitFor(async () => (await listed()).includes(chatId), 'the chat from the history sync', 15_000);
+    const messages = (await gw.api('GET', `/api/${S}/chats/${chatId}/messages?limit=10`)).body as { id: string; body: string; fromMe: boolean }[];
+    expect(messages.map(({ id, body, fromMe }) => ({ id, body, fromMe })).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      { id: `false_${chatId}_3EB0B1B2C3D4E5F60001`, body: 'before pairing', fromMe: false },
+      { id: `true_${chatId}_3EB0B1B2C3D4E5F60002`, body: 'my answer then', fromMe: true },
+    ]);
+  });
 
   it('POST /api/{session}/labels: 201 with the label, label.upsert, and the list has it', async () => {
     // Labels are app state: the phone shares its key right after pairing, and until then a change is refused.

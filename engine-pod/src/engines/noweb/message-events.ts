@@ -1,4 +1,4 @@
-import { ACKS, type Ack, ackName, type Media, type MeInfo, messageId, wholeSeconds } from '@switchboard/protocol';
+import { ACKS, type Ack, ackName, type Media, type MeInfo, type MessageRecord, messageId, wholeSeconds } from '@switchboard/protocol';
 import {
   type BaileysEventMap,
   getContentType,
@@ -15,6 +15,9 @@ import { PollRegistry } from './polls.js';
 import { RecentMessages } from './recent-messages.js';
 
 /** What translating messages needs from the engine. */
+/** Records per `engine.event` of a history sync, so that one event stays well under a NATS message's size (as GOWS). */
+const HISTORY_BATCH = 50;
+
 export interface MessageEventsDeps {
   readonly context: EngineContext;
   /** The account, or null before pairing. */
@@ -60,6 +63,33 @@ export class MessageEvents {
         this.deps.context.emit('message.any', record);
       }
     }
+  }
+
+  /**
+   * The phone's history sync (at pairing): each message's record, mapped as a live one is, in
+   * batches of HISTORY_BATCH for `engine.event` `messaging-history.set`, which the history
+   * recorders of both modes keep, so the chats lists show what the phone had before pairing. No
+   * `message` / `message.any`: they are not new. Reactions, edits, revokes and votes are left out.
+   */
+  async history({ messages }: BaileysEventMap['messaging-history.set']): Promise<MessageRecord[][]> {
+    const me = this.deps.me();
+    if (!me) return [];
+    const batches: MessageRecord[][] = [];
+    let batch: MessageRecord[] = [];
+    for (const msg of messages) {
+      const content = normalizeMessageContent(msg.message);
+      if (!content || !msg.key.remoteJid || isJidStatusBroadcast(msg.key.remoteJid)) continue;
+      if (content.protocolMessage || content.reactionMessage || content.pollUpdateMessage || !getContentType(content)) continue;
+      const address = await this.address(msg.key, me);
+      this.remember(msg, address);
+      batch.push(toMessageRecord(msg, address, me, 'app'));
+      if (batch.length === HISTORY_BATCH) {
+        batches.push(batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) batches.push(batch);
+    return batches;
   }
 
   /** A message the engine sent or received, for the operations that name it later. */

@@ -745,6 +745,11 @@ export class NowebEngine implements Engine {
     if (events.call) await this.account.calls(events.call);
     if (events['labels.edit']) this.labelBook.edited(events['labels.edit']);
     if (events['labels.association']) await this.labelBook.associated(events['labels.association']);
+    if (events['messaging-history.set']) {
+      for (const messages of await this.messages.history(events['messaging-history.set'])) {
+        this.context.emit('engine.event', { event: 'messaging-history.set', data: { messages } });
+      }
+    }
     for (const payload of relayedEngineEvents(events)) this.context.emit('engine.event', payload);
   }
 

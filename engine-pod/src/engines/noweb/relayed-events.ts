@@ -4,7 +4,8 @@ import { rawData } from './message-record.js';
 
 /**
  * The library events relayed as `engine.event`, a debugging aid. Never `creds.update` (it holds
- * the account's private keys) nor history sets (large, and the interface has no history events).
+ * the account's private keys) nor Baileys' history sets as they are (large): those go out as
+ * `messaging-history.set` with the messages' records (MessageEvents.history), for the history.
  */
 const RELAYED = [
   'messages.upsert',
