@@ -6,13 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"strings"
 	"time"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
+	"golang.org/x/image/draw"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -87,20 +87,7 @@ func previewThumbnail(raw []byte) ([]byte, int, int, error) {
 	w := min(b.Dx(), previewThumbnailWidth)
 	h := max(1, b.Dy()*w/b.Dx())
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		sy0, sy1 := b.Min.Y+y*b.Dy()/h, b.Min.Y+(y+1)*b.Dy()/h
-		for x := range w {
-			sx0, sx1 := b.Min.X+x*b.Dx()/w, b.Min.X+(x+1)*b.Dx()/w
-			var r, g, bl, a, n uint64
-			for sy := sy0; sy < max(sy1, sy0+1); sy++ {
-				for sx := sx0; sx < max(sx1, sx0+1); sx++ {
-					cr, cg, cb, ca := src.At(sx, sy).RGBA()
-					r, g, bl, a, n = r+uint64(cr), g+uint64(cg), bl+uint64(cb), a+uint64(ca), n+1
-				}
-			}
-			dst.SetRGBA64(x, y, color.RGBA64{R: uint16(r / n), G: uint16(g / n), B: uint16(bl / n), A: uint16(a / n)})
-		}
-	}
+	draw.CatmullRom.Scale(dst, dst.Bounds(), src, b, draw.Src, nil)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 80}); err != nil {
 		return nil, 0, 0, commandError("ENGINE_ERROR", "GOWS could not make the preview's thumbnail: %v", err)

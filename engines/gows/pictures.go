@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"image"
-	"image/color"
 	_ "image/gif" // decoders image.Decode reads pictures with
 	"image/jpeg"
 	_ "image/png"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
+	"golang.org/x/image/draw"
 )
 
 // Profile and group pictures. whatsmeow sends a picture as it is given (`SetGroupPhoto`, whose
@@ -49,7 +49,7 @@ func (p pictureFile) bytes(method string) ([]byte, error) {
 }
 
 // squareJPEG: the picture as the service takes it, a JPEG of its centre square scaled down to
-// pictureSide (never up), averaging the pixels each new one covers.
+// pictureSide (never up), resampled with x/image's Catmull-Rom filter.
 func squareJPEG(raw []byte) ([]byte, error) {
 	src, _, err := image.Decode(bytes.NewReader(raw))
 	if err != nil {
@@ -63,20 +63,7 @@ func squareJPEG(raw []byte) ([]byte, error) {
 	x0, y0 := b.Min.X+(b.Dx()-side)/2, b.Min.Y+(b.Dy()-side)/2
 	out := min(side, pictureSide)
 	dst := image.NewRGBA(image.Rect(0, 0, out, out))
-	for y := range out {
-		sy0, sy1 := y0+y*side/out, y0+(y+1)*side/out
-		for x := range out {
-			sx0, sx1 := x0+x*side/out, x0+(x+1)*side/out
-			var r, g, bl, a, n uint64
-			for sy := sy0; sy < max(sy1, sy0+1); sy++ {
-				for sx := sx0; sx < max(sx1, sx0+1); sx++ {
-					cr, cg, cb, ca := src.At(sx, sy).RGBA()
-					r, g, bl, a, n = r+uint64(cr), g+uint64(cg), bl+uint64(cb), a+uint64(ca), n+1
-				}
-			}
-			dst.SetRGBA64(x, y, color.RGBA64{R: uint16(r / n), G: uint16(g / n), B: uint16(bl / n), A: uint16(a / n)})
-		}
-	}
+	draw.CatmullRom.Scale(dst, dst.Bounds(), src, image.Rect(x0, y0, x0+side, y0+side), draw.Src, nil)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 85}); err != nil {
 		return nil, commandError("ENGINE_ERROR", "GOWS could not make a JPEG of the picture: %v", err)
