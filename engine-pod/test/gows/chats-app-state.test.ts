@@ -61,6 +61,17 @@ describe('GOWS chats: app state patches against the fake', () => {
     expect(await gows.failureCode('deleteChat', {})).toBe('BAD_REQUEST');
   });
 
+  it("stars and unstars a message: star patches the phone decodes, naming the chat, the sender and the message's id", async () => {
+    await gows.request('star', { chatId: bob, messageId: `false_${bob}_3EB0STARRED`, star: true });
+    await gows.request('star', { chatId: bob, messageId: `true_${bob}_3EB0MINE`, star: false });
+    const stars = (await uploaded('star')).map((u) => [u.index, u.action.starAction?.starred]);
+    expect(stars).toEqual([
+      [['star', bobJid, '3EB0STARRED', '0', '0'], true],
+      [['star', bobJid, '3EB0MINE', '1', '0'], false],
+    ]);
+    expect(await gows.failureCode('star', { chatId: bob, messageId: `false_${bob}_3EB0STARRED` })).toBe('BAD_REQUEST');
+  });
+
   it('relays a chat the phone deletes as engine.event chats.delete, which the history forgets (no interface event)', async () => {
     const since = gows.notifications.length;
     await phone.deleteChat(BOB);

@@ -56,6 +56,7 @@ var ops = map[string]op{
 	"message.edit":          {method: "editMessage", result: success, needs: working},
 	"message.delete":        {method: "deleteMessage", result: success, needs: working},
 	"message.pin":           {method: "pinMessage", result: success, needs: working},
+	"message.star":          {method: "star", needs: working},
 	"presence.set":          {method: "setPresence", result: success, needs: working},
 	"presence.subscribe":    {method: "subscribePresence", result: success, needs: working},
 	"presence.list":         {method: "presences", needs: working},
