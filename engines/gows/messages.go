@@ -87,6 +87,8 @@ func messageBody(m *waE2E.Message) string {
 		return m.GetPollCreationMessageV3().GetName()
 	case m.ContactMessage != nil:
 		return m.GetContactMessage().GetVcard()
+	case m.ButtonsResponseMessage != nil:
+		return m.GetButtonsResponseMessage().GetSelectedDisplayText()
 	}
 	return ""
 }

@@ -274,6 +274,19 @@ describe('GOWS polls, contact cards, numbers and ids against the fake', () => {
     expect((await phone.read(bareId(card.id))).contactMessage).toMatchObject({ displayName: 'Ada Lovelace', vcard });
   });
 
+  it('sends a button reply: a ButtonsResponseMessage the phone decrypts, quoting the buttons message', async () => {
+    const buttons = await sendText('Pick one');
+    const args = { chatId: bob, selectedButtonID: 'yes-1', selectedDisplayText: 'Yes', replyTo: buttons.id };
+    const reply = await gows.request<Record<string, unknown>>('sendButtonReply', args);
+    expect(reply).toMatchObject({ fromMe: true, body: 'Yes' });
+    expect((await phone.read(bareId(String(reply.id)))).buttonsResponseMessage).toMatchObject({
+      selectedButtonId: 'yes-1',
+      selectedDisplayText: 'Yes',
+      contextInfo: { stanzaId: bareId(buttons.id) },
+    });
+    expect(await gows.failureCode('sendButtonReply', { chatId: bob, selectedButtonID: 'yes-1' })).toBe('BAD_REQUEST');
+  });
+
   it('checks numbers and makes message ids', async () => {
     expect(await gows.request('checkNumber', { phone: BOB })).toEqual({ numberExists: true, chatId: bob });
     fake.notOnWhatsApp('15550009991');
