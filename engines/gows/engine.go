@@ -112,7 +112,7 @@ func (e *Engine) Attach(peer HostLink) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "sendLinkCustomPreview", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "star", "sendButtonReply", "setPresence", "subscribePresence", "presences", "presence", "sendEvent",
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "sendLinkCustomPreview", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "star", "sendButtonReply", "sendPollVote", "setPresence", "subscribePresence", "presences", "presence", "sendEvent",
 	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
@@ -196,6 +196,8 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.star(ctx, params)
 	case "sendButtonReply":
 		return e.sendButtonReply(ctx, params)
+	case "sendPollVote":
+		return e.sendPollVote(ctx, params)
 	case "deleteMessage":
 		return e.deleteMessage(ctx, params)
 	case "setPresence":

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
+	"slices"
 	"sync"
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 )
 
@@ -106,4 +109,57 @@ func (e *Engine) vote(ctx context.Context, evt *events.Message, update *waE2E.Po
 	}
 	voteFields["selectedOptions"] = selected
 	e.emit("poll.vote", map[string]any{"vote": voteFields, "poll": poll})
+}
+
+// sendPollVote votes on a poll this process saw or sent (whatsmeow's BuildPollVote: the vote
+// encrypted with the poll's message secret, which whatsmeow keeps), as NOWEB does: a poll not
+// known here is NOT_FOUND; the options must be the poll's.
+func (e *Engine) sendPollVote(ctx context.Context, params json.RawMessage) (any, error) {
+	var args struct {
+		ChatID        string   `json:"chatId"`
+		PollMessageID string   `json:"pollMessageId"`
+		Votes         []string `json:"votes"`
+	}
+	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Votes == nil {
+		return nil, commandError("BAD_REQUEST", "sendPollVote needs chatId, pollMessageId and votes")
+	}
+	ref, client, chat, err := e.messageTarget(args.PollMessageID)
+	if err != nil {
+		return nil, err
+	}
+	options, known := e.polls.options(ref.id)
+	if !known {
+		return nil, commandError("NOT_FOUND", "GOWS knows no poll %s: it can vote on polls it received or sent since it started (a vote is encrypted with a secret the poll message carries)", args.PollMessageID)
+	}
+	for _, vote := range args.Votes {
+		if !slices.Contains(options, vote) {
+			return nil, commandError("BAD_REQUEST", "votes: %q is not an option of the poll", vote)
+		}
+	}
+	pollInfo := &types.MessageInfo{
+		MessageSource: types.MessageSource{Chat: chat, Sender: e.senderOf(ref, chat, *client.Store.ID), IsFromMe: ref.fromMe, IsGroup: chat.Server == types.GroupServer},
+		ID:            ref.id,
+	}
+	msg, err := client.BuildPollVote(ctx, pollInfo, args.Votes)
+	if err != nil {
+		return nil, commandError("NOT_FOUND", "GOWS has no secret of the poll %s to encrypt the vote with: %v", args.PollMessageID, err)
+	}
+	resp, err := client.SendMessage(ctx, chat, msg)
+	if err != nil {
+		return nil, commandError("ENGINE_ERROR", "GOWS could not vote in %s: %v", ref.chatID, err)
+	}
+	meID, _ := e.me()["id"].(string)
+	poll := map[string]any{"id": args.PollMessageID, "to": meID, "from": ref.chatID, "fromMe": ref.fromMe}
+	if ref.fromMe {
+		poll["to"], poll["from"] = ref.chatID, meID
+	}
+	payload := map[string]any{
+		"vote": map[string]any{
+			"id": messageID(true, args.ChatID, resp.ID, ""), "to": args.ChatID, "from": meID, "fromMe": true,
+			"selectedOptions": args.Votes, "timestamp": resp.Timestamp.Unix(),
+		},
+		"poll": poll,
+	}
+	e.emit("poll.vote", payload)
+	return payload, nil
 }

@@ -1,5 +1,6 @@
 import { waitFor } from '@switchboard/testkit';
-import { proto } from '@whiskeysockets/baileys';
+import { createHash } from 'node:crypto';
+import { decryptPollVote, proto } from '@whiskeysockets/baileys';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
 import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
@@ -230,6 +231,34 @@ describe('GOWS polls, contact cards, numbers and ids against the fake', () => {
       vote: { selectedOptions: [] },
       poll: { id: `false_${bob}_UNKNOWNPOLL0001` },
     });
+  });
+
+  it('votes on a poll it received: a vote the contact decrypts with the poll secret, and poll.vote; an unknown poll is NOT_FOUND', async () => {
+    const poll = phone.poll(BOB, 'Dessert?', ['Cake', 'Fruit']);
+    await gows.event('message', (p) => p.body === 'Dessert?');
+    const pollMessageId = `false_${bob}_${poll.id}`;
+    const since = gows.notifications.length;
+    const payload = await gows.request<{ vote: Record<string, unknown>; poll: Record<string, unknown> }>('sendPollVote', {
+      chatId: bob,
+      pollMessageId,
+      votes: ['Fruit'],
+    });
+    expect(payload).toMatchObject({
+      vote: { from: phone.contactId, to: bob, fromMe: true, selectedOptions: ['Fruit'] },
+      poll: { id: pollMessageId, from: bob, to: phone.contactId, fromMe: false },
+    });
+    expect(await gows.event('poll.vote', (p) => (p.vote as { id: unknown }).id === payload.vote.id, since)).toEqual(payload);
+    const update = (await phone.read(bareId(payload.vote.id))).pollUpdateMessage!;
+    expect(update.pollCreationMessageKey).toMatchObject({ id: poll.id });
+    const decrypted = decryptPollVote(update.vote!, {
+      pollCreatorJid: poll.creator,
+      pollMsgId: poll.id,
+      pollEncKey: poll.secret,
+      voterJid: phone.jid,
+    });
+    expect(decrypted.selectedOptions.map((hash) => Buffer.from(hash).toString('hex'))).toEqual([createHash('sha256').update('Fruit').digest('hex')]);
+    expect(await gows.failureCode('sendPollVote', { chatId: bob, pollMessageId: `false_${bob}_NOPOLL0001`, votes: ['Cake'] })).toBe('NOT_FOUND');
+    expect(await gows.failureCode('sendPollVote', { chatId: bob, pollMessageId, votes: ['Pie'] })).toBe('BAD_REQUEST');
   });
 
   it('sends an event message the contact decrypts, with its message secret (the answers are encrypted with it)', async () => {
