@@ -58,6 +58,7 @@ type Engine struct {
 	unread   unreadMessages
 	calls    calls
 	polls    pollOptions
+	recent   recentMessages
 	statuses sentStatuses
 	heard    heardPresences
 	// working: connected and logged in; WORKING is announced once the push name is known.
@@ -112,7 +113,7 @@ func (e *Engine) Attach(peer HostLink) {
 }
 
 // optionalMethods are the Engine's optional methods this child implements (`capabilities`).
-var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "sendLinkCustomPreview", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "star", "sendButtonReply", "sendPollVote", "setPresence", "subscribePresence", "presences", "presence", "sendEvent",
+var optionalMethods = []string{"rejectCall", "react", "sendSeen", "setTyping", "sendLocation", "sendMedia", "sendLinkCustomPreview", "newMessageId", "checkNumber", "sendContactVcard", "sendPoll", "profile", "setProfileStatus", "editMessage", "deleteMessage", "pinMessage", "star", "sendButtonReply", "sendPollVote", "forwardMessage", "setPresence", "subscribePresence", "presences", "presence", "sendEvent",
 	"createGroup", "groups", "group", "leaveGroup", "groupJoinInfo", "joinGroup", "setGroupSubject", "setGroupDescription", "groupSettings",
 	"setGroupSetting", "groupInviteCode", "revokeGroupInvite", "updateGroupParticipants",
 	"setProfileName", "setProfilePicture", "deleteProfilePicture", "groupPicture", "setGroupPicture", "deleteGroupPicture",
@@ -198,6 +199,8 @@ func (e *Engine) Handle(ctx context.Context, method string, params json.RawMessa
 		return e.sendButtonReply(ctx, params)
 	case "sendPollVote":
 		return e.sendPollVote(ctx, params)
+	case "forwardMessage":
+		return e.forwardMessage(ctx, params)
 	case "deleteMessage":
 		return e.deleteMessage(ctx, params)
 	case "setPresence":

@@ -297,6 +297,7 @@ func (e *Engine) message(evt *events.Message) {
 	if options := pollCreationOptions(m); options != nil {
 		e.polls.remember(evt.Info.ID, options)
 	}
+	e.recent.remember(evt.Info.ID, m)
 	rec := e.record(evt.Info, m, addr, me, "app", ack)
 	// Downloaded before the events go out, so that their `media.url` serves the file (as NOWEB).
 	if hasMedia(m) {
@@ -492,5 +493,6 @@ func (e *Engine) sendWith(ctx context.Context, client *whatsmeow.Client, jid typ
 		return nil, commandError("ENGINE_ERROR", "GOWS could not send to %s: %v", chatID, err)
 	}
 	ackEvent(ackServer)
+	e.recent.remember(msgID, m)
 	return rec, nil
 }

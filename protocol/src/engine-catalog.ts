@@ -366,7 +366,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'gows',
     description:
       "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
-      'Sends text, media (image, file, voice, video), locations, polls (and votes on them), event messages, contact cards and button replies, reacts, edits, deletes, pins and stars messages, marks read, types, archives, marks unread, clears and deletes chats and reads their pictures, sets its presence, subscribes to presence and reads the presences heard, rejects calls, checks numbers, reads the profile and sets its name, About text and picture, reads contacts (their About text and picture), names and blocks them, labels chats (app state patches, as on the phone), posts and deletes statuses, creates, reads, follows, mutes, previews and deletes channels (not searching them), creates, reads, joins, leaves and administers groups and their pictures, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence, calls, archive, group and label changes so far; every other operation answers 422 until it is built.',
+      'Sends text, media (image, file, voice, video), locations, polls (and votes on them), event messages, contact cards and button replies, reacts, forwards, edits, deletes, pins and stars messages, marks read, types, archives, marks unread, clears and deletes chats and reads their pictures, sets its presence, subscribes to presence and reads the presences heard, rejects calls, checks numbers, reads the profile and sets its name, About text and picture, reads contacts (their About text and picture), names and blocks them, labels chats (app state patches, as on the phone), posts and deletes statuses, creates, reads, follows, mutes, previews and deletes channels (not searching them), creates, reads, joins, leaves and administers groups and their pictures, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence, calls, archive, group and label changes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -402,6 +402,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'message.delete',
       'message.pin',
       'message.star',
+      'message.forward',
       'presence.set',
       'presence.subscribe',
       'presence.list',

@@ -303,6 +303,23 @@ describe('GOWS polls, contact cards, numbers and ids against the fake', () => {
     expect((await phone.read(bareId(card.id))).contactMessage).toMatchObject({ displayName: 'Ada Lovelace', vcard });
   });
 
+  it('forwards a message it received (marked forwarded, score 1) and its own (as it was), the phone decrypting each; an unknown one is NOT_FOUND', async () => {
+    phone.text(BOB, 'forward me');
+    const received = await gows.event('message', (p) => p.body === 'forward me');
+    const forwarded = await gows.request<Record<string, unknown>>('forwardMessage', { chatId: bob, messageId: received.id });
+    expect(forwarded).toMatchObject({ fromMe: true, to: bob, body: 'forward me' });
+    expect((await phone.read(bareId(forwarded.id))).extendedTextMessage).toMatchObject({
+      text: 'forward me',
+      contextInfo: { isForwarded: true, forwardingScore: 1 },
+    });
+    const own = await sendText('mine to forward');
+    const again = await gows.request<Record<string, unknown>>('forwardMessage', { chatId: bob, messageId: own.id });
+    const read = (await phone.read(bareId(again.id))).extendedTextMessage;
+    expect(read?.text).toBe('mine to forward');
+    expect(read?.contextInfo?.isForwarded ?? false).toBe(false);
+    expect(await gows.failureCode('forwardMessage', { chatId: bob, messageId: `false_${bob}_NOSUCHMESSAGE1` })).toBe('NOT_FOUND');
+  });
+
   it('sends a button reply: a ButtonsResponseMessage the phone decrypts, quoting the buttons message', async () => {
     const buttons = await sendText('Pick one');
     const args = { chatId: bob, selectedButtonID: 'yes-1', selectedDisplayText: 'Yes', replyTo: buttons.id };

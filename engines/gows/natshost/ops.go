@@ -59,6 +59,7 @@ var ops = map[string]op{
 	"message.star":          {method: "star", needs: working},
 	"send.buttonReply":      {method: "sendButtonReply", needs: working},
 	"send.pollVote":         {method: "sendPollVote", needs: working},
+	"message.forward":       {method: "forwardMessage", needs: working},
 	"presence.set":          {method: "setPresence", result: success, needs: working},
 	"presence.subscribe":    {method: "subscribePresence", result: success, needs: working},
 	"presence.list":         {method: "presences", needs: working},
