@@ -93,7 +93,7 @@ describe('switchboard-gows nats: the Go engine as a cluster-mode engine pod', ()
 
     await waitFor(async () => (await status()) === 'SCAN_QR_CODE', 'SCAN_QR_CODE', 20_000);
     await expect(command('send.text', { chatId: '15551230001@c.us', text: 'too early' })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
-    await expect(command('message.star', { messageId: 'x', chatId: 'y', star: true })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
+    await expect(command('send.list', { chatId: 'y', message: {} })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
     const { value } = await command<{ value: string }>('auth.qr');
     const phone = await fake.scanQr(value, { phone: '15550001111', pushName: 'Ada' });
     await waitFor(async () => (await status()) === 'WORKING', 'WORKING', 20_000);
