@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -133,7 +134,10 @@ func (e *Engine) sendPollVote(ctx context.Context, params json.RawMessage) (any,
 	}
 	for _, vote := range args.Votes {
 		if !slices.Contains(options, vote) {
-			return nil, commandError("BAD_REQUEST", "votes: %q is not an option of the poll", vote)
+			reason := fmt.Sprintf("%q is not an option of the poll", vote)
+			// As NOWEB's invalidField: the 400's field and reason.
+			issues := []map[string]string{{"path": "body.votes", "reason": reason}}
+			return nil, &CommandError{Code: "BAD_REQUEST", Message: "invalid request: body.votes: " + reason, Details: map[string]any{"issues": issues}}
 		}
 	}
 	pollInfo := &types.MessageInfo{

@@ -25,6 +25,9 @@ const EventNotice = z.object({ event: EventName, payload: z.record(z.string(), z
 const AuthGet = z.object({ type: z.string(), ids: z.array(z.string()) });
 const AuthSet = z.object({ data: z.record(z.string(), z.record(z.string(), z.unknown())) });
 const MediaSave = z.object({ mimetype: z.string(), filename: z.string().nullish(), data: z.base64() });
+/** The fields an INVALID names, each with its reason. */
+const FieldIssues = z.array(z.object({ path: z.string(), reason: z.string() })).min(1);
+
 /**
  * The error data of a refusal: a CommandError code. BAD_REQUEST and NOT_READY, the names the RPC's
  * first design used, are read as the protocol's INVALID and WRONG_STATUS.
@@ -241,7 +244,12 @@ export class GowsEngine implements Engine {
       return new CommandError('NOT_SUPPORTED', `engine GOWS does not support ${method} (session '${this.context.session}')`, details);
     }
     const data = RpcErrorData.safeParse(error.data);
-    if (data.success) return new CommandError(data.data.code, error.message, data.data.details);
+    if (data.success) {
+      // An INVALID naming its fields (`details.issues`, as the Go engine pod sends them) is the 400's list, as NOWEB's invalidField.
+      const issues = FieldIssues.safeParse(data.data.details?.issues);
+      if (data.data.code === 'INVALID' && issues.success) return new CommandError('INVALID', error.message, issues.data);
+      return new CommandError(data.data.code, error.message, data.data.details);
+    }
     return new CommandError('ENGINE_ERROR', `GOWS ${method}: ${error.message}`, details);
   }
 
