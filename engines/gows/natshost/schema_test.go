@@ -161,7 +161,7 @@ func TestCommandRepliesMatchTheProtocol(t *testing.T) {
 	}{
 		{"not JSON", `{`, "INVALID"},
 		{"no op", `{"args":{}}`, "INVALID"},
-		{"an op GOWS lacks", `{"op":"message.star","args":{}}`, "NOT_SUPPORTED"},
+		{"an op GOWS lacks", `{"op":"send.list","args":{}}`, "NOT_SUPPORTED"},
 		{"status", `{"op":"host.status"}`, ""},
 		{"me", `{"op":"me"}`, ""},
 		{"metadata", `{"op":"host.setMetadata","args":{"metadata":{"x":"y"}}}`, ""},
