@@ -193,6 +193,18 @@ const PASSKEY_OPS = ['auth.passkey.challenge', 'auth.passkey.submit', 'auth.pass
 function opsExcept(...left: readonly EngineOp[]): readonly EngineOp[] {
   return ENGINE_OPS.filter((op) => !left.includes(op));
 }
+/** The channel ops on the account's own channels: what WEBJS and GOWS both do (their libraries differ on the preview and the search). */
+const ACCOUNT_CHANNEL_OPS = [
+  'channels.list',
+  'channels.create',
+  'channels.get',
+  'channels.delete',
+  'channels.follow',
+  'channels.unfollow',
+  'channels.mute',
+  'channels.unmute',
+] as const satisfies readonly EngineOp[];
+
 function eventsExcept(...left: readonly EventName[]): readonly EventName[] {
   return EVENT_NAMES.filter((event) => !left.includes(event));
 }
@@ -302,14 +314,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'status.media',
       'status.delete',
       'call.reject',
-      'channels.list',
-      'channels.create',
-      'channels.get',
-      'channels.delete',
-      'channels.follow',
-      'channels.unfollow',
-      'channels.mute',
-      'channels.unmute',
+      ...ACCOUNT_CHANNEL_OPS,
       'channels.search',
       'session.screenshot',
     ],
@@ -441,14 +446,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'status.text',
       'status.media',
       'status.delete',
-      'channels.list',
-      'channels.create',
-      'channels.get',
-      'channels.delete',
-      'channels.follow',
-      'channels.unfollow',
-      'channels.mute',
-      'channels.unmute',
+      ...ACCOUNT_CHANNEL_OPS,
       'channels.preview',
     ],
     events: [
