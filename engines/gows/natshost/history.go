@@ -132,20 +132,26 @@ type storedValue struct {
 }
 
 func (h *history) get(ctx context.Context, chat, message string) (map[string]any, *uint64, error) {
+	record, order, _, err := h.getRevision(ctx, chat, message)
+	return record, order, err
+}
+
+// getRevision is get with the revision the record was read at, for a compare-and-set (update).
+func (h *history) getRevision(ctx context.Context, chat, message string) (map[string]any, *uint64, uint64, error) {
 	entry, err := h.kv.get(ctx, h.messageKey(chat, message))
 	if err != nil || entry == nil || entry.deleted {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	var stored storedValue
 	if err := decodeNumbers(entry.value, &stored); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	order := stored.Order
 	if order == nil {
 		revision := entry.revision
 		order = &revision
 	}
-	return stored.Record, order, nil
+	return stored.Record, order, entry.revision, nil
 }
 
 func (h *history) put(ctx context.Context, chat, message string, record map[string]any, order *uint64) error {
@@ -154,6 +160,16 @@ func (h *history) put(ctx context.Context, chat, message string, record map[stri
 		return err
 	}
 	_, err = h.kv.put(ctx, h.messageKey(chat, message), raw)
+	return err
+}
+
+// update writes the record only if its key is still at revision; a lost race is a wrong-last-sequence error.
+func (h *history) update(ctx context.Context, chat, message string, record map[string]any, order *uint64, revision uint64) error {
+	raw, err := json.Marshal(storedValue{Record: record, Order: order})
+	if err != nil {
+		return err
+	}
+	_, err = h.kv.update(ctx, h.messageKey(chat, message), raw, revision)
 	return err
 }
 
@@ -239,31 +255,18 @@ func (h *history) acknowledge(ctx context.Context, payload map[string]any) error
 	// By compare-and-set: a gateway forgets a chat cleared or deleted through the API, and an ack
 	// read before that and written after would bring the message back (nats-message-store.ts
 	// advanceAck). A lost race is with that forget (the key is gone) or another write (read again).
-	key := h.messageKey(chat, message)
 	for attempt := 0; attempt < 3; attempt++ {
-		entry, err := h.kv.get(ctx, key)
-		if err != nil || entry == nil || entry.deleted {
+		existing, order, revision, err := h.getRevision(ctx, chat, message)
+		if err != nil || existing == nil {
 			return err
 		}
-		var stored storedValue
-		if err := decodeNumbers(entry.value, &stored); err != nil {
-			return err
-		}
-		before, _ := ackOf(stored.Record["ack"])
+		before, _ := ackOf(existing["ack"])
 		next := furtherAck(before, ack)
 		if next == before {
 			return nil
 		}
-		stored.Record["ack"], stored.Record["ackName"] = next, ackNames[next]
-		if stored.Order == nil {
-			revision := entry.revision
-			stored.Order = &revision
-		}
-		raw, err := json.Marshal(stored)
-		if err != nil {
-			return err
-		}
-		if _, err = h.kv.update(ctx, key, raw, entry.revision); err == nil || !isWrongLastSequence(err) {
+		existing["ack"], existing["ackName"] = next, ackNames[next]
+		if err := h.update(ctx, chat, message, existing, order, revision); err == nil || !isWrongLastSequence(err) {
 			return err
 		}
 	}
