@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
@@ -13,36 +12,13 @@ import (
 // recentMessages are the contents of the last messages this process received or sent, by
 // message id: what forwardMessage re-sends. In memory only: a restarted engine forwards none of
 // the messages from before it started.
-type recentMessages struct {
-	mu       sync.Mutex
-	messages map[string]*waE2E.Message
-	order    []string
-}
+type recentMessages struct{ kept keptByID[*waE2E.Message] }
 
 const recentKept = 256
 
-func (r *recentMessages) remember(id string, m *waE2E.Message) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.messages == nil {
-		r.messages = map[string]*waE2E.Message{}
-	}
-	if _, ok := r.messages[id]; !ok {
-		r.order = append(r.order, id)
-		if len(r.order) > recentKept {
-			delete(r.messages, r.order[0])
-			r.order = r.order[1:]
-		}
-	}
-	r.messages[id] = m
-}
+func (r *recentMessages) remember(id string, m *waE2E.Message) { r.kept.put(id, m, recentKept) }
 
-func (r *recentMessages) message(id string) (*waE2E.Message, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	m, ok := r.messages[id]
-	return m, ok
-}
+func (r *recentMessages) message(id string) (*waE2E.Message, bool) { return r.kept.get(id) }
 
 // forwardMessage re-sends a recent message's content to a chat, as NOWEB does (Baileys'
 // generateForwardMessageContent): its context replaced by the forwarding one, ForwardingScore one

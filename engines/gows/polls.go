@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
@@ -15,36 +14,13 @@ import (
 
 // pollOptions are the options of polls this process saw or sent, by message id: a vote names
 // options by their SHA-256 only.
-type pollOptions struct {
-	mu    sync.Mutex
-	polls map[string][]string
-	order []string
-}
+type pollOptions struct{ kept keptByID[[]string] }
 
 const pollsKept = 500
 
-func (p *pollOptions) remember(id string, options []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.polls == nil {
-		p.polls = map[string][]string{}
-	}
-	if _, ok := p.polls[id]; !ok {
-		p.order = append(p.order, id)
-		if len(p.order) > pollsKept {
-			delete(p.polls, p.order[0])
-			p.order = p.order[1:]
-		}
-	}
-	p.polls[id] = options
-}
+func (p *pollOptions) remember(id string, options []string) { p.kept.put(id, options, pollsKept) }
 
-func (p *pollOptions) options(id string) ([]string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	options, ok := p.polls[id]
-	return options, ok
-}
+func (p *pollOptions) options(id string) ([]string, bool) { return p.kept.get(id) }
 
 func pollCreationOptions(m *waE2E.Message) []string {
 	var options []*waE2E.PollCreationMessage_Option
