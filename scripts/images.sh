@@ -147,6 +147,31 @@ make_bases() {
 # ---- the images ------------------------------------------------------------------------------
 mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1000000 }'; }
 
+# Every build leaves the images of the steps it did not reuse (the images a tag pointed to before,
+# the build stage of changed sources) untagged in the containers storage: about 3 GB per run, which
+# filled this machine's disk after a day of runs. The step images of each run are recorded (in the
+# bases' cache); here, the untagged ones an earlier run made that this run ($1: its step ids) did
+# not use are removed, parents after children. Kept: everything this run made or took from its cache
+# (so the next run's cache is this one's), every image with a name, and images not built here.
+prune_unused() {
+  local used="$1" record="$base_cache/built-steps" id removed=0 pass
+  mkdir -p "$base_cache"
+  touch "$record"
+  for pass in 1 2 3 4 5 6 7 8; do
+    local before=$removed
+    for id in $(buildah images --all --filter dangling=true --quiet 2>/dev/null); do
+      grep -qx "${id:0:11}" "$used" && continue
+      grep -qx "${id:0:11}" "$record" || continue
+      buildah rmi "$id" >/dev/null 2>&1 && removed=$((removed + 1))
+    done
+    [ "$removed" -eq "$before" ] && break
+  done
+  # What this run used, and what an earlier run made that is still there (a parent of a kept image).
+  { cat "$used"; buildah images --all --quiet 2>/dev/null | cut -c1-11 | grep -xFf "$record" || true; } | sort -u >"$record.new"
+  mv "$record.new" "$record"
+  [ "$removed" -eq 0 ] || log "removed $removed untagged images of earlier builds that this one did not use"
+}
+
 main() {
   ensure_tools
   limit_flags
@@ -162,15 +187,19 @@ main() {
   mkdir -p "$out"
   # The gateway image's static ffmpeg (make images has it built already; kind-up.sh may not).
   case " $targets " in *" gateway "*) [ -x "$root/docker/bin/ffmpeg" ] || bash "$root/scripts/ffmpeg-build.sh" ;; esac
-  local t ref
+  local t ref steps
+  steps="$(mktemp)"
   for t in $targets; do
     ref="$prefix/$t:$tag"
     log "building $ref (base $NODE_IMAGE)"
     # --network host: the build stage's pnpm install and the browser image's apt-get reach the
     # registry and mirror this machine is configured for; --layers: a second run reuses each step.
-    buildah bud --quiet --layers --network host "${ulimits[@]}" "${secrets[@]}" \
+    # Its output names each step's image, made or reused from the cache: kept by prune_unused.
+    buildah bud --layers --network host "${ulimits[@]}" "${secrets[@]}" \
       --build-arg NODE_IMAGE="$NODE_IMAGE" --build-arg BUILD_IMAGE="$BUILD_IMAGE" \
-      --ignorefile docker/Dockerfile.dockerignore -f docker/Dockerfile --target "$t" -t "$ref" . >/dev/null
+      --ignorefile docker/Dockerfile.dockerignore -f docker/Dockerfile --target "$t" -t "$ref" . >"$steps.out" 2>&1 ||
+      { cat "$steps.out" >&2; exit 1; }
+    grep -oE '^--> (Using cache )?[0-9a-f]{11,}' "$steps.out" | grep -oE '[0-9a-f]{11,}$' | cut -c1-11 >>"$steps"
     # Gzip-compressed layers, named by the full reference (ctr images import, kind load
     # image-archive and podman load keep that name). Compressing is most of a warm run's time, so
     # an archive of the same image ID (in <target>.oci.id) is kept.
@@ -181,6 +210,9 @@ main() {
     buildah push --quiet "$ref" "oci-archive:$out/$t.oci.tar:$ref" >/dev/null
     echo "$id:$ref" > "$out/$t.oci.id"
   done
+  # Only a run of every target knows what the next one will want from the cache.
+  if [ -z "${TARGETS:-}" ]; then prune_unused "$steps"; else mkdir -p "$base_cache" && cat "$steps" >>"$base_cache/built-steps"; fi
+  rm -f "$steps" "$steps.out"
   printf '%-16s %-44s %12s %14s\n' image reference 'size (MB)' 'archive (MB)'
   for t in $targets; do
     ref="$prefix/$t:$tag"
