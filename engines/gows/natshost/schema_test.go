@@ -73,6 +73,9 @@ func TestEveryGowsOperationOfTheCatalogHasItsLine(t *testing.T) {
 	}
 }
 
+// goRegexp: the checks' pattern engine (compilePattern) for the library the tests compare with.
+func goRegexp(pattern string) (jsonschema.Regexp, error) { return compilePattern(pattern) }
+
 type fakeEngine struct{ calls []string }
 
 func (f *fakeEngine) call(_ context.Context, method string, _ json.RawMessage) (any, error) {
