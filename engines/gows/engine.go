@@ -362,6 +362,7 @@ func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
 	}
 	client := whatsmeow.NewClient(device, e.log.Sub("Client"))
 	client.EnableAutoReconnect = true
+	e.store.appStateRead = fullSyncEvents(client)
 	if e.cfg.WebsocketURL != "" {
 		httpClient, err := e.httpClient()
 		if err != nil {
@@ -611,7 +612,9 @@ func (e *Engine) handleEvent(raw any) {
 	case *events.Presence, *events.ChatPresence:
 		e.presence(raw)
 	case *events.Archive:
-		e.archived(evt)
+		if !evt.FromFullSync { // the state before pairing is not news (as before fullSyncEvents)
+			e.archived(evt)
+		}
 	case *events.DeleteChat:
 		e.chatDeleted(evt)
 	case *events.LabelEdit:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/appstate"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
@@ -15,9 +16,11 @@ import (
 // the phone's (whatsmeow's events.LabelEdit, events.LabelAssociationChat), each change once, so
 // a patch whatsmeow fetches back after the operation reported it emits nothing more.
 //
-// Not known: labels the phone made before pairing. whatsmeow reports the app state of its first
-// (full) sync only with EmitAppStateEventsOnFullSync, which would replay every other kind of
-// state as events too; a label.chat.* for such a label carries `label: null`, as the protocol allows.
+// Labels the phone made before pairing come with the first (full) sync of the app state, which
+// whatsmeow reports as events only with EmitAppStateEventsOnFullSync (fullSyncEvents): they reach
+// the book as the later changes do, label.upsert and label.chat.added included; a reconnect fetches
+// only newer patches, and the book emits nothing for what it has already. A label.chat.* for a
+// label the book does not know (yet) carries `label: null`, as the protocol allows.
 
 // The operations that change labels run one after the other (labelOpsMu): each reads the book
 // the one before may still change, so two creates at once would take one number and a chat set
@@ -288,4 +291,23 @@ func (e *Engine) labelChat(ctx context.Context, labelID, chatID string, on bool)
 	}
 	e.associateLabel(labelID, chatID, on)
 	return nil
+}
+
+// fullSyncEvents: the hook the store calls as whatsmeow reads a collection's version, at the start
+// of each fetch (under whatsmeow's app state lock, where it reads EmitAppStateEventsOnFullSync
+// too). It has whatsmeow report the first (full) sync of each collection as events, the labels the
+// phone had before pairing among them, except for critical_unblock_low: with events on, whatsmeow
+// writes each address book contact of its snapshot one by one instead of all at once, a write to
+// the host's auth store (and the contacts' index) per contact. The flag changes only when a
+// collection has no version yet, so only during the first sync after pairing: the handlers skip
+// what is no news from it (an Archive, a DeleteChat with FromFullSync).
+func fullSyncEvents(client *whatsmeow.Client) func(name string, version uint64) {
+	return func(name string, version uint64) {
+		if version != 0 {
+			return
+		}
+		if emit := name != string(appstate.WAPatchCriticalUnblockLow); client.EmitAppStateEventsOnFullSync != emit {
+			client.EmitAppStateEventsOnFullSync = emit
+		}
+	}
 }

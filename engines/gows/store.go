@@ -28,6 +28,9 @@ type Store struct {
 	log   waLog.Logger
 	preMu sync.Mutex
 	txnMu sync.Mutex
+	// appStateRead, when set, learns each app state collection's version as whatsmeow reads it
+	// (fullSyncEvents in labels.go).
+	appStateRead func(name string, version uint64)
 }
 
 var _ store.AllStores = (*Store)(nil)
@@ -425,7 +428,13 @@ func (s *Store) GetAppStateVersion(ctx context.Context, name string) (uint64, [1
 	var v storedAppStateVersion
 	found, err := s.kv.Get("appstateversion", name, &v)
 	if err != nil || !found || len(v.Hash) != 128 {
+		if err == nil && s.appStateRead != nil {
+			s.appStateRead(name, 0)
+		}
 		return 0, [128]byte{}, err
+	}
+	if s.appStateRead != nil {
+		s.appStateRead(name, v.Version)
 	}
 	return v.Version, [128]byte(v.Hash), nil
 }

@@ -151,3 +151,43 @@ describe('GOWS labels: operations as app state patches, with their label.* event
     expect((await gows.request<Label[]>('chatLabels', { chatId: alice })).map((label) => label.id)).toEqual(['2', '5']);
   });
 });
+
+describe('GOWS labels the phone had before pairing', () => {
+  it('come with the first sync as label.upsert and label.chat.added, the lists have them, and a restart does not report them again', async () => {
+    const early = await FakeWaServer.start({ signal: true });
+    const earlyPhone = early.phone({ phone: '15551280009', pushName: 'Early' });
+    await earlyPhone.label({ id: '3', name: 'Before pairing', color: 4 });
+    await earlyPhone.labelChat('3', ALICE, true);
+    const dir = mkdtempSync(join(tmpdir(), 'sb-gows-labels-early-'));
+    let child = fakeServerDriver(binary, early, 'gows-labels-early', { authDir: dir });
+    try {
+      await child.request('start', { session: 'gows-labels-early', settings: {} });
+      await child.status('SCAN_QR_CODE');
+      expect(await early.scanQr(await child.request<string>('qr'), { phone: '15551280009' })).toBe(earlyPhone);
+      await child.status('WORKING');
+      await child.event('label.chat.added', (p) => p.labelId === '3');
+      const before = { id: '3', name: 'Before pairing', color: 4 };
+      expect(await child.request('labels')).toEqual([expect.objectContaining(before)]);
+      expect((await child.request<Label[]>('chatLabels', { chatId: alice })).map((label) => label.id)).toEqual(['3']);
+      const events = child.notifications
+        .filter((n) => n.method === 'event' && String(n.params.event).startsWith('label.'))
+        .map((n) => n.params.event);
+      expect(events).toEqual(['label.upsert', 'label.chat.added']);
+
+      // A restart syncs only newer patches: the phone's next label is the only label event.
+      expect(await child.close()).toBe(0);
+      child = fakeServerDriver(binary, early, 'gows-labels-early', { authDir: dir });
+      await child.request('start', { session: 'gows-labels-early', settings: {} });
+      await child.status('WORKING');
+      await earlyPhone.label({ id: '4', name: 'After', color: 1 });
+      await child.event('label.upsert', (p) => p.id === '4');
+      const again = child.notifications
+        .filter((n) => n.method === 'event' && String(n.params.event).startsWith('label.'))
+        .map((n) => n.params.payload);
+      expect(again).toEqual([expect.objectContaining({ id: '4' })]);
+      expect((await child.request<Label[]>('labels')).map((label) => label.id)).toEqual(['3', '4']);
+    } finally {
+      await closeChecked(child, early);
+    }
+  }, 120_000);
+});

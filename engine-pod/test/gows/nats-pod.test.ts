@@ -94,9 +94,13 @@ describe('switchboard-gows nats: the Go engine as a cluster-mode engine pod', ()
     await waitFor(async () => (await status()) === 'SCAN_QR_CODE', 'SCAN_QR_CODE', 20_000);
     await expect(command('send.text', { chatId: '15551230001@c.us', text: 'too early' })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
     await expect(command('send.list', { chatId: 'y', message: {} })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
+    // A label the phone had before pairing comes with the first app state sync (labels.go fullSyncEvents).
+    await fake.phone({ phone: '15550001111', pushName: 'Ada' }).label({ id: '3', name: 'Before pairing', color: 4 });
     const { value } = await command<{ value: string }>('auth.qr');
     const phone = await fake.scanQr(value, { phone: '15550001111', pushName: 'Ada' });
     await waitFor(async () => (await status()) === 'WORKING', 'WORKING', 20_000);
+    await event('label.upsert', (p) => p.id === '3');
+    expect(await command('labels.list')).toEqual([expect.objectContaining({ id: '3', name: 'Before pairing', color: 4 })]);
     const working = await event('session.status', (p) => p.status === 'WORKING');
     expect(working).toMatchObject({
       session: SESSION,
