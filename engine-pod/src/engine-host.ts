@@ -82,7 +82,14 @@ function isGroupAck(payload: Record<string, unknown>): boolean {
 /** Spec 2.4's `environment` of every event this host makes. */
 function hostEnvironment(engine: EngineName, { tier, version, worker }: EngineHostOptions['environment']): Environment {
   const browser = isBuiltEngine(engine) && ENGINE_CATALOG[engine].image === 'browser' ? chromiumPathFromEnv(process.env) : undefined;
-  return { tier, version, engine, ...(browser ? { browser } : {}), platform: `${process.platform}/${process.arch}`, worker: { id: worker ?? null } };
+  return Object.freeze({
+    tier,
+    version,
+    engine,
+    ...(browser ? { browser } : {}),
+    platform: `${process.platform}/${process.arch}`,
+    worker: Object.freeze({ id: worker ?? null }),
+  });
 }
 
 /** For hosts given no agent of their own: the built-in rules, one agent shared. */
@@ -106,7 +113,8 @@ export class EngineHost {
   private readonly apps: SessionApps;
 
   constructor(private readonly options: EngineHostOptions) {
-    this.metadata = { ...options.metadata };
+    // Frozen, like the account: every envelope shares them, and eventIssues checks a frozen one once.
+    this.metadata = Object.freeze({ ...options.metadata });
     this.environment = hostEnvironment(options.engine, options.environment);
     this.apps = new SessionApps(options.apps ?? [], { session: options.session, log: options.log });
   }
@@ -139,7 +147,7 @@ export class EngineHost {
 
   /** Metadata changes apply to the next event, no restart needed. */
   setMetadata(metadata: Record<string, string>): void {
-    this.metadata = { ...metadata };
+    this.metadata = Object.freeze({ ...metadata });
   }
 
   /** App changes apply from the next event, no restart needed. */
@@ -163,7 +171,7 @@ export class EngineHost {
         if (this.engine === engine) this.setStatus(status, reason);
       },
       setMe: (me) => {
-        if (this.engine === engine) this.account = me;
+        if (this.engine === engine) this.account = me && Object.freeze({ ...me });
       },
       emit: (event, payload) => {
         if (this.engine !== engine) return;

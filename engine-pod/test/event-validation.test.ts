@@ -102,4 +102,58 @@ describe('eventIssues', () => {
     const ack = { id: 'true_15551239999@c.us_ABC', from: '15551239999@c.us', participant: '15551230000@c.us', fromMe: true, ack: 3, ackName: 'READ' };
     expect(eventIssues(envelope('message.ack', ack, 'evt_NOT-A-ULID'))?.map((issue) => issue.path)).toEqual(['id', 'payload.participant']);
   });
+
+  // A host's metadata, account and environment are the same objects in every envelope it makes: a
+  // frozen one is checked once, anything else at every event, so a change after a check is seen.
+  it('sees a shared member changed after a check, unless it is frozen all the way down', () => {
+    const metadata: Record<string, unknown> = { team: 'a' };
+    const environment = { tier: 'CORE', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null as unknown } };
+    const frozenOutside = Object.freeze(environment);
+    const withShared = () => ({ ...envelope('state.change', { state: 'CONNECTED' }), metadata, environment: frozenOutside }) as EventEnvelope;
+    expect(eventIssues(withShared())).toBeNull();
+    metadata.team = 7;
+    environment.worker.id = 42;
+    expect(eventIssues(withShared())?.map((issue) => issue.path)).toEqual(['metadata.team', 'environment.worker.id']);
+  });
+
+  it('is the same verdict when a frozen shared member is reused, and reports a wrong one in full', () => {
+    const me = Object.freeze({ id: '15551230000@c.us', pushName: 'Me' });
+    const withMe = (payload: Record<string, unknown>) => ({ ...envelope('state.change', payload), me }) as EventEnvelope;
+    expect(eventIssues(withMe({ state: 'CONNECTED' }))).toBeNull();
+    expect(eventIssues(withMe({ state: 'CONNECTED' }))).toBeNull();
+    expect(eventIssues(withMe({}))?.map((issue) => issue.path)).toEqual(['payload.state']);
+    const wrongMe = Object.freeze({ id: 5, pushName: 'Me' }) as unknown as typeof me;
+    const wrong = { ...envelope('state.change', { state: 'CONNECTED' }), me: wrongMe } as EventEnvelope;
+    expect(eventIssues(wrong)?.map((issue) => issue.path)).toEqual(['me.id']);
+    expect(eventIssues(wrong)?.map((issue) => issue.path)).toEqual(['me.id']);
+  });
+});
+
+describe("the shared members of a host's envelopes", () => {
+  it('are frozen, all the way down, so the check sees each once', async () => {
+    const published: HostedEvent[] = [];
+    const host = new EngineHost({
+      session: 's1',
+      engine: 'SANDBOX',
+      factory: (context: EngineContext) => new SandboxEngine(context, { qrRenewMs: 60_000, ackDelaysMs: { server: 1, device: 2 } }),
+      authState: new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-auth-'))),
+      metadata: { team: 'a' },
+      environment: { tier: 'CORE', version: 'test' },
+      publish: (event) => published.push(event),
+      log: { info() {}, warn() {}, error() {} },
+    });
+    await host.start();
+    host.setMetadata({ team: 'b' });
+    await host.execute({ op: 'sandbox.simulate', args: { kind: 'scan' } });
+    await host.execute({ op: 'send.text', args: { chatId: '15551234567@c.us', text: 'hi', linkPreview: false } });
+    await host.stop();
+    const envelopes = published.map((event) => event.envelope);
+    expect(envelopes.map((e) => e.metadata.team)).toContain('b');
+    expect(envelopes.some((e) => e.event === 'message.any' && e.me)).toBe(true);
+    for (const { metadata, environment, me } of envelopes) {
+      expect(Object.isFrozen(metadata)).toBe(true);
+      expect(Object.isFrozen(environment) && Object.isFrozen(environment.worker)).toBe(true);
+      if (me) expect(Object.isFrozen(me)).toBe(true);
+    }
+  });
 });
