@@ -28,8 +28,10 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe("the operator's production install", () => {
   it('holds protocol and kube, and no engine: no engine-pod, Baileys, whatsapp-web.js or puppeteer', () => {
     const target = join(scratch, 'operator');
-    // --offline: from the store the workspace was installed from; a test never asks a registry.
-    execFileSync(pnpm, ['--filter', '@switchboard/operator', 'deploy', '--prod', '--legacy', '--offline', target], {
+    // --prefer-offline: packages from the store the workspace was installed from. The legacy deploy
+    // resolves again, from the registry's metadata, which a frozen install on a fresh machine did not
+    // keep (--offline failed there with ERR_PNPM_NO_OFFLINE_META): that much is asked of the registry.
+    execFileSync(pnpm, ['--filter', '@switchboard/operator', 'deploy', '--prod', '--legacy', '--prefer-offline', target], {
       cwd: REPO_ROOT,
       stdio: 'pipe',
     });
