@@ -295,7 +295,12 @@ interface GatewayProcess {
 /** A gateway replica as its image runs it, its log (pino JSON lines) in a file of the run's directory. */
 function startProcess(options: { label: string; script: string; env: Record<string, string>; logPath: string }): GatewayProcess {
   const log = openSync(options.logPath, 'a');
-  const child = spawn(process.execPath, [options.script], { env: options.env, stdio: ['ignore', log, log] });
+  // BENCH_SCALE_CPU_PROF=<dir>: each replica writes a V8 CPU profile there when it exits (summarize with cpu-profile.ts).
+  const profileDir = process.env.BENCH_SCALE_CPU_PROF;
+  const args = profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${options.label}.cpuprofile`, options.script]
+    : [options.script];
+  const child = spawn(process.execPath, args, { env: options.env, stdio: ['ignore', log, log] });
   closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const listening = (async () => {
