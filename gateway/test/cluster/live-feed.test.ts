@@ -1,7 +1,7 @@
 import { waitFor } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveEventFeed } from '../../src/cluster/event-source.js';
+import { LIVE_FEED_WINDOW, LiveEventFeed } from '../../src/cluster/event-source.js';
 import { InProcessEventBus, type PublishedEvent } from '../../src/events/event-bus.js';
 import { makeEvent } from '../webhooks/support.js';
 import { natsPerTest, publishEvent } from './nats-support.js';
@@ -39,6 +39,23 @@ describe('6.1 websocket events in cluster mode', () => {
       expect(seen.map((e) => e.json)).toEqual(events.map((e) => e.json));
       expect(seen.map((e) => e.envelope.event)).toEqual(events.map(() => 'message.any'));
     }
+  });
+
+  it("pulls a thousand sessions' events in a few large requests, not one round trip per few events", async () => {
+    const engine = await engineConnection();
+    const seen = await replicaFeed();
+    // Every pull request the feed's consumer makes, seen on the server's API subject.
+    const watcher = await connection();
+    let pulls = 0;
+    const sub = watcher.subscribe('$JS.API.CONSUMER.MSG.NEXT.SB_EVENTS.>', { callback: () => void pulls++ });
+    await watcher.flush();
+    const events = Array.from({ length: LIVE_FEED_WINDOW }, (_, seq) => makeEvent(`s${seq % 100}`, seq + 1, 'message'));
+    await Promise.all(events.map((event) => publishEvent(engine, event)));
+    await waitFor(() => seen.length === events.length, 'every event on the bus');
+    sub.unsubscribe();
+    // The client's default window (100, asked for again 25 at a time) needs 40 requests here.
+    expect(pulls).toBeLessThanOrEqual(8);
+    expect(new Set(seen.map((e) => e.envelope.id)).size).toBe(events.length);
   });
 
   it('skips a message on the events stream that is not an envelope, and goes on', async () => {
