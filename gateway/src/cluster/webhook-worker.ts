@@ -42,13 +42,21 @@ export interface WebhookWorkerOptions {
   readonly policy?: OutboundPolicy;
   /** An event not acked, and not reported as in progress, for this long goes to another replica. */
   readonly ackWaitMs?: number;
-  /** HTTP requests in flight at once from this replica, over all webhooks. */
+  /** HTTP requests in flight at once from this replica, over all webhooks (default `DELIVERY_CONCURRENCY`). */
   readonly concurrency?: number;
   /** How often the queues are checked against the sessions even without a change. */
   readonly resyncMs?: number;
   /** How long a queue's consumer must be unwanted here before this replica deletes it. */
   readonly deleteAfterMs?: number;
 }
+
+/**
+ * HTTP requests in flight at once from one replica. Each queue has at most one event in flight
+ * already, so this only bounds the sockets; but it also bounds the deliveries a second to itself
+ * over the receivers' answer time. At 64, a thousand sessions' webhooks on a receiver answering in
+ * 80 ms got at most 800 a second, and the queues grew behind it.
+ */
+const DELIVERY_CONCURRENCY = 256;
 
 /** Events made this long before a replica saw a new webhook still reach it: the informer lags a little. */
 const START_MARGIN_MS = 2_000;
@@ -94,7 +102,7 @@ export class JetStreamWebhookWorker {
     this.ackWaitMs = options.ackWaitMs ?? 30_000;
     this.attempts = {
       sender: new WebhookSender({ timeoutMs: options.timeoutMs, policy: options.policy }),
-      requests: new Slots(options.concurrency ?? 64),
+      requests: new Slots(options.concurrency ?? DELIVERY_CONCURRENCY),
       log: options.log,
       observer: options.observer ?? NO_DELIVERY_OBSERVER,
       counters: this.counters,

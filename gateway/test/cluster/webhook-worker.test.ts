@@ -68,6 +68,25 @@ describe('6.1 webhooks in cluster mode: one JetStream consumer shared by the rep
   });
 });
 
+describe('a thousand sessions on one replica (issue 17)', () => {
+  it("has every queue's delivery in flight at once, beyond 64: a shared receiver's latency does not cap the replica's deliveries/s", async () => {
+    const sessions = Array.from({ length: 200 }, (_, i) => `s${i}`);
+    let release!: () => void;
+    const released = new Promise<number>((resolve) => (release = () => resolve(200)));
+    // Answers nothing until released: every request the replica sends meanwhile is in flight at once.
+    const rx = await receiver(() => released);
+    try {
+      await replica({ webhooks: [{ url: rx.url, events: ['message'] }], sessions: () => sessions });
+      const engine = await engineConnection();
+      await Promise.all(sessions.map((session, seq) => publishEvent(engine, makeEvent(session, seq))));
+      await waitFor(() => rx.received.length === sessions.length, 'one request per session in flight at once', 20_000);
+    } finally {
+      release();
+    }
+    await waitFor(() => rx.accepted.length === sessions.length, 'every delivery answered');
+  });
+});
+
 describe('6.1 queues belong to one session, not to its name (issue 12 item 8)', () => {
   it("a session deleted and made again in one change seen here: the old one's events, retrying or waiting, are not sent for the new one", async () => {
     let up = false;
