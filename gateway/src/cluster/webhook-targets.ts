@@ -38,6 +38,19 @@ export function queueConsumerName(session: string, targetId: string, incarnation
 
 export const QUEUE_CONSUMER_PREFIX = 'wh_';
 
+/**
+ * Each url's hash, computed once: the queues are checked against every session's webhooks at
+ * each change of any session, and with a thousand sessions the sha256 of the same urls was the
+ * replica's largest cost (profile of the `scale` bench). Bounded: cleared when it grows large.
+ */
+const urlHashes = new Map<string, string>();
+
 function urlHash(url: string): string {
-  return createHash('sha256').update(url).digest('hex').slice(0, 12);
+  let hash = urlHashes.get(url);
+  if (hash === undefined) {
+    if (urlHashes.size >= 100_000) urlHashes.clear();
+    hash = createHash('sha256').update(url).digest('hex').slice(0, 12);
+    urlHashes.set(url, hash);
+  }
+  return hash;
 }
