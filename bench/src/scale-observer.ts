@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { connect, type NatsConnection } from 'nats';
 
 /**
  * Child process of `scale.ts`: where the events end up. A webhook receiver (plain node HTTP,
@@ -22,6 +23,9 @@ const newSink = (sources = 1): Sink => ({ seen: new Map(), latencies: [], perSou
 let webhook = newSink();
 let ws = newSink();
 let sockets: WebSocket[] = [];
+/** With `{ type: 'nats', url }`: the events as a plain NATS subscriber gets them, the stage before any gateway. */
+let stage = newSink();
+let nc: NatsConnection | null = null;
 
 function receive(sink: Sink, text: string, source = 0): void {
   let envelope: { id?: unknown; event?: unknown; timestamp?: unknown };
@@ -64,8 +68,14 @@ function summary(sink: Sink) {
   };
 }
 
-process.on('message', (message: { type: string; urls?: string[]; apiKey?: string }) => {
-  if (message.type === 'ws') {
+process.on('message', (message: { type: string; urls?: string[]; apiKey?: string; url?: string }) => {
+  if (message.type === 'nats') {
+    void connect({ servers: message.url, name: 'bench scale observer' }).then((connection) => {
+      nc = connection;
+      connection.subscribe('sb.evt.*.message', { callback: (_error, msg) => receive(stage, msg.string()) });
+      void connection.flush().then(() => process.send!({ type: 'nats' }));
+    });
+  } else if (message.type === 'ws') {
     const urls = message.urls ?? [];
     for (const socket of sockets) socket.close();
     ws = newSink(urls.length);
@@ -82,11 +92,13 @@ process.on('message', (message: { type: string; urls?: string[]; apiKey?: string
   } else if (message.type === 'reset') {
     webhook = newSink();
     ws = newSink(sockets.length);
+    stage = newSink();
     process.send!({ type: 'reset' });
   } else if (message.type === 'stats') {
-    process.send!({ type: 'stats', webhook: summary(webhook), ws: summary(ws) });
+    process.send!({ type: 'stats', webhook: summary(webhook), ws: summary(ws), ...(nc ? { nats: summary(stage) } : {}) });
   } else if (message.type === 'stop') {
     for (const socket of sockets) socket.close();
+    void nc?.close();
     server.close();
     process.exit(0);
   }

@@ -61,6 +61,8 @@ interface LoadFigures {
   readonly seconds: number;
   readonly webhook: Delivery;
   readonly ws: Delivery;
+  /** With BENCH_SCALE_STAGES: the events as a plain NATS subscriber got them, before any gateway. */
+  readonly nats?: Delivery;
   /** Webhook deliveries per replica, from each one's /metrics. */
   readonly perReplica: number[];
 }
@@ -144,6 +146,7 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
     const { child: observer, up } = await Child.fork('./scale-observer.js');
     stops.push(() => observer.stop());
     const hookUrl = `http://127.0.0.1:${String(up.port)}/hook`;
+    if (process.env.BENCH_SCALE_STAGES) await observer.ask({ type: 'nats', url: nats.url });
 
     // Baseline: the same number of pods, as the operator builds them, straight to the API.
     const warm = names('warm', 5);
@@ -240,7 +243,7 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
       // Until every event made has arrived both ways, or nothing more arrives for 10 s.
       let last = -1;
       let quietSince = performance.now();
-      let stats = await observer.ask<{ webhook: Delivery; ws: Delivery }>({ type: 'stats' });
+      let stats = await observer.ask<{ webhook: Delivery; ws: Delivery; nats?: Delivery }>({ type: 'stats' });
       // What the engines made is what JetStream stored (a command answered late, on a starved
       // machine, may still have made its event): the count of `message` events in the stream.
       let made = (await messagesStored()) - storedBefore;
@@ -255,7 +258,15 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
       }
       const seconds = (performance.now() - began) / 1000;
       const after = await Promise.all(urls.map(webhookDeliveries));
-      return { ...run, made, seconds, webhook: stats.webhook, ws: stats.ws, perReplica: after.map((count, i) => count - before[i]!) };
+      return {
+        ...run,
+        made,
+        seconds,
+        webhook: stats.webhook,
+        ws: stats.ws,
+        ...(stats.nats ? { nats: stats.nats } : {}),
+        perReplica: after.map((count, i) => count - before[i]!),
+      };
     };
     step('every session WORKING, list and memory measured');
     const one = await load([gatewayA.url]);
@@ -416,7 +427,12 @@ function print(results: readonly SizeFigures[]): void {
     [`${label}: /ws p50 / p99 / max`, (r) => latencies(pick(r).ws), 'p99 <= 100 ms'],
     [`${label}: /ws lost / twice (per client)`, (r) => wsLoss(pick(r)), '0 / 0'],
   ];
-  table.push(...loadRows('1 gateway', (r) => r.one), ...loadRows('2 gateways', (r) => r.two));
+  const stageRows = (label: string, pick: (r: SizeFigures) => LoadFigures): [string, (r: SizeFigures) => string, string][] =>
+    results.some((r) => pick(r).nats)
+      ? [[`${label}: plain NATS subscriber p50 / p99 / max`, (r) => (pick(r).nats ? latencies(pick(r).nats!) : '-'), '']]
+      : [];
+  table.push(...stageRows('1 gateway', (r) => r.one), ...loadRows('1 gateway', (r) => r.one));
+  table.push(...stageRows('2 gateways', (r) => r.two), ...loadRows('2 gateways', (r) => r.two));
   table.push(['2 gateways: webhook deliveries per replica', (r) => r.two.perReplica.join(' + '), 'both > 0']);
   const width = Math.max(...table.map(([name]) => name.length));
   const cell = (text: string) => text.padStart(22);
