@@ -642,7 +642,8 @@ func (e *Engine) me() map[string]any {
 	if client == nil || client.Store.ID == nil {
 		return nil
 	}
-	return map[string]any{"id": client.Store.ID.User + "@c.us", "pushName": client.Store.PushName}
+	// The name from the store's copy: whatsmeow writes the device's own field while it applies app state.
+	return map[string]any{"id": client.Store.ID.User + "@c.us", "pushName": e.store.PushName()}
 }
 
 func (e *Engine) announceMe() {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mau.fi/util/random"
@@ -31,7 +32,22 @@ type Store struct {
 	// appStateRead, when set, learns each app state collection's version as whatsmeow reads it
 	// (fullSyncEvents in labels.go).
 	appStateRead func(name string, version uint64)
+	// pushName is the account's name as last loaded or saved. whatsmeow writes its device's
+	// PushName from the goroutine that applies app state, then saves the device here, in that
+	// goroutine; the engine reads this copy instead of the device's field, which other goroutines
+	// (commands, the me info) could otherwise read while it is written.
+	pushName atomic.Pointer[string]
 }
+
+// PushName is the account's name as the stored device last had it ("" before the first sync).
+func (s *Store) PushName() string {
+	if name := s.pushName.Load(); name != nil {
+		return *name
+	}
+	return ""
+}
+
+func (s *Store) keepPushName(name string) { s.pushName.Store(&name) }
 
 var _ store.AllStores = (*Store)(nil)
 var _ store.DeviceContainer = (*Store)(nil)
@@ -104,6 +120,7 @@ func (s *Store) Device() (*store.Device, error) {
 	device.Platform = sd.Platform
 	device.BusinessName = sd.BusinessName
 	device.PushName = sd.PushName
+	s.keepPushName(sd.PushName)
 	device.LIDMigrationTimestamp = sd.LIDMigrationTimestamp
 	return device, nil
 }
@@ -141,6 +158,7 @@ func (s *Store) PutDevice(ctx context.Context, device *store.Device) error {
 		PushName:              device.PushName,
 		LIDMigrationTimestamp: device.LIDMigrationTimestamp,
 	}
+	s.keepPushName(sd.PushName)
 	if device.SignedPreKey.Signature != nil {
 		sd.SignedPreKeySig = device.SignedPreKey.Signature[:]
 	}
@@ -160,6 +178,7 @@ func (s *Store) PutDevice(ctx context.Context, device *store.Device) error {
 
 // DeleteDevice is logout: everything the session kept goes.
 func (s *Store) DeleteDevice(ctx context.Context, device *store.Device) error {
+	s.keepPushName("")
 	return s.kv.Clear(ctx)
 }
 
