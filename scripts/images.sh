@@ -199,7 +199,7 @@ main() {
       --build-arg NODE_IMAGE="$NODE_IMAGE" --build-arg BUILD_IMAGE="$BUILD_IMAGE" \
       --ignorefile docker/Dockerfile.dockerignore -f docker/Dockerfile --target "$t" -t "$ref" . >"$steps.out" 2>&1 ||
       { cat "$steps.out" >&2; exit 1; }
-    grep -oE '^--> (Using cache )?[0-9a-f]{11,}' "$steps.out" | grep -oE '[0-9a-f]{11,}$' | cut -c1-11 >>"$steps"
+    grep -oE '^--> (Using cache )?[0-9a-f]{11,}' "$steps.out" | grep -oE '[0-9a-f]{11,}$' | cut -c1-11 >>"$steps" || true
     # Gzip-compressed layers, named by the full reference (ctr images import, kind load
     # image-archive and podman load keep that name). Compressing is most of a warm run's time, so
     # an archive of the same image ID (in <target>.oci.id) is kept.
