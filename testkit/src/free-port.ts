@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
@@ -26,6 +27,12 @@ export interface ClosedPort {
  * it is refused (RST: ECONNREFUSED); and the kernel gives no other listener a port a socket is
  * bound to, so it keeps refusing. A port from `freePort` may be taken by a parallel test's server
  * the next moment, and a webhook meant to die then gets an answer (a CI run lost a test that way).
+ *
+ * The port is below the kernel's ephemeral range, bound explicitly: the kernel gives ports of that
+ * range to every connect() of every process, and one given the port between `release()` and the
+ * receiver's listen made that listen fail with EADDRINUSE (a CI run of the cluster contract suite,
+ * whose NATS and API clients open connections all the time). Below the range only an explicit bind
+ * takes a port, so after `release()` it is free for the server meant to have it.
  */
 export async function closedPort(): Promise<ClosedPort> {
   const server: Server = createServer();
@@ -35,11 +42,21 @@ export async function closedPort(): Promise<ClosedPort> {
     server.listen(0, '127.0.0.1', resolve);
   });
   const { port: serverPort } = server.address() as { port: number };
-  const client = connect(serverPort, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    client.once('error', reject);
-    client.once('connect', resolve);
-  });
+  let client: Socket | undefined;
+  for (let attempt = 1; client === undefined; attempt++) {
+    const candidate = connect({ port: serverPort, host: '127.0.0.1', localAddress: '127.0.0.1', localPort: belowEphemeralRange() });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        candidate.once('error', reject);
+        candidate.once('connect', resolve);
+      });
+      client = candidate;
+    } catch (error) {
+      // Another test's port: pick again.
+      candidate.destroy();
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 50) throw error;
+    }
+  }
   const peer = await accepted;
   // No more connections are wanted; the one made lives on without the listener (close's own
   // callback would wait for it to end).
@@ -53,8 +70,8 @@ export async function closedPort(): Promise<ClosedPort> {
     port: client.localPort!,
     release() {
       // Reset, not closed: a socket that closes first (or at once with the other side) keeps its
-      // port in TIME_WAIT for a minute, and SO_REUSEADDR does not get a listener past it, as the
-      // held socket never set it (a CI run's receiver got EADDRINUSE). A reset leaves no TIME_WAIT.
+      // port in TIME_WAIT for a minute (a CI run's receiver got EADDRINUSE behind one). A reset
+      // leaves no TIME_WAIT.
       released ??= new Promise<void>((resolve) => {
         if (client.closed) return resolve();
         client.once('close', () => resolve());
@@ -64,4 +81,20 @@ export async function closedPort(): Promise<ClosedPort> {
       return released;
     },
   };
+}
+
+/**
+ * A random port in the half below the kernel's ephemeral range (16384-32767 with Linux's default
+ * 32768-60999), where no connect() or listen(0) is given one.
+ */
+function belowEphemeralRange(): number {
+  let low = 32_768;
+  try {
+    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(first) && first >= 4_096) low = first;
+  } catch {
+    // Not Linux: its default.
+  }
+  const from = Math.floor(low / 2);
+  return from + Math.floor(Math.random() * (low - from));
 }
