@@ -316,11 +316,7 @@ func (n *schemaNode) check(value any, path []string, found []eventIssue) []event
 		return found
 	}
 	issue := func(format string, args ...any) {
-		where := strings.Join(path, ".")
-		if where == "" {
-			where = "(envelope)"
-		}
-		found = append(found, eventIssue{Path: where, Message: fmt.Sprintf(format, args...)})
+		found = append(found, eventIssue{Path: instancePath(path), Message: fmt.Sprintf(format, args...)})
 	}
 	if n.never {
 		issue("not allowed")
@@ -436,10 +432,7 @@ func (n *schemaNode) check(value any, path []string, found []eventIssue) []event
 }
 
 func (n *schemaNode) checkObject(v map[string]any, path []string, found []eventIssue) []eventIssue {
-	where := strings.Join(path, ".")
-	if where == "" {
-		where = "(envelope)"
-	}
+	where := instancePath(path)
 	for _, name := range n.required {
 		if _, ok := v[name]; !ok {
 			found = append(found, eventIssue{Path: where, Message: fmt.Sprintf("missing property '%s'", name)})
@@ -464,6 +457,14 @@ func (n *schemaNode) checkObject(v map[string]any, path []string, found []eventI
 		found = append(found, eventIssue{Path: where, Message: fmt.Sprintf("additional properties %s not allowed", strings.Join(extra, ", "))})
 	}
 	return found
+}
+
+// instancePath: where an issue is, dotted as the Node host's zod paths are, "(envelope)" for the whole.
+func instancePath(path []string) string {
+	if where := strings.Join(path, "."); where != "" {
+		return where
+	}
+	return "(envelope)"
 }
 
 func typeOf(value any) string {
