@@ -945,15 +945,7 @@ async function importInto(ctr: string, socket: string, archive: string): Promise
   const { size, mtimeMs } = statSync(archive);
   const record = records[archive];
   if (record?.size === size && record.mtimeMs === mtimeMs) {
-    const listed = (await command(ctr, [...ctrArgs, 'ls'])).stdout;
-    const present = new Set(
-      listed.split('\n').map((line) =>
-        line
-          .split(/\s+/)
-          .filter((_, i) => i === 0 || i === 2)
-          .join(' '),
-      ),
-    );
+    const present = new Set((await listImages(ctr, socket)).map(({ ref, digest }) => `${ref} ${digest}`));
     if (record.images.every(({ ref, digest }) => present.has(`${ref} ${digest}`))) return;
   }
   const result = await command(ctr, [...ctrArgs, 'import', archive]);
@@ -977,15 +969,7 @@ async function importInto(ctr: string, socket: string, archive: string): Promise
  */
 async function dropReplacedImages(ctr: string, socket: string): Promise<void> {
   const ctrArgs = ['--address', socket, '--namespace', 'k8s.io', 'images'];
-  const listed = await command(ctr, [...ctrArgs, 'ls']);
-  if (listed.code !== 0) return;
-  // Columns: REF TYPE DIGEST SIZE PLATFORMS LABELS.
-  const images = listed.stdout
-    .split('\n')
-    .slice(1)
-    .map((line) => line.split(/\s+/))
-    .filter((columns) => columns.length >= 3)
-    .map(([ref, , digest]) => ({ ref: ref!, digest: digest! }));
+  const images = await listImages(ctr, socket);
   const isId = (ref: string): boolean => ref.startsWith('sha256:');
   const tagged = new Set(images.filter(({ ref }) => !isId(ref)).map(({ digest }) => digest));
   const replaced = images.filter(({ ref, digest }) => isId(ref) && !tagged.has(digest)).map(({ ref }) => ref);
@@ -993,6 +977,19 @@ async function dropReplacedImages(ctr: string, socket: string): Promise<void> {
   // --sync: the collector runs before the command returns, so the space is free for this run.
   const removed = await command(ctr, [...ctrArgs, 'rm', '--sync', ...replaced]);
   if (removed.code !== 0) process.stderr.write(`node cluster: could not remove replaced images: ${removed.stderr.trim()}\n`);
+}
+
+/** The images of containerd's k8s.io namespace, each name with its digest (none when ctr fails). */
+async function listImages(ctr: string, socket: string): Promise<{ ref: string; digest: string }[]> {
+  const listed = await command(ctr, ['--address', socket, '--namespace', 'k8s.io', 'images', 'ls']);
+  if (listed.code !== 0) return [];
+  // Columns: REF TYPE DIGEST SIZE PLATFORMS LABELS.
+  return listed.stdout
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(/\s+/))
+    .filter((columns) => columns.length >= 3)
+    .map(([ref, , digest]) => ({ ref: ref!, digest: digest! }));
 }
 
 interface ImportRecord {
