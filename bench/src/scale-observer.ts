@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { SUBJECTS } from '@switchboard/protocol';
 import { connect, type NatsConnection } from 'nats';
 
 /**
@@ -72,7 +73,7 @@ process.on('message', (message: { type: string; urls?: string[]; apiKey?: string
   if (message.type === 'nats') {
     void connect({ servers: message.url, name: 'bench scale observer' }).then((connection) => {
       nc = connection;
-      connection.subscribe('sb.evt.*.message', { callback: (_error, msg) => receive(stage, msg.string()) });
+      connection.subscribe(SUBJECTS.event('*', 'message'), { callback: (_error, msg) => receive(stage, msg.string()) });
       void connection.flush().then(() => process.send!({ type: 'nats' }));
     });
   } else if (message.type === 'ws') {

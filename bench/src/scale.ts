@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi, type KubeConfig, Watch } from '@kubernetes/client-node';
 import { type RunningOperator, startOperator } from '@switchboard/operator';
-import { enginePodName, MESSAGING_SESSION, STREAMS } from '@switchboard/protocol';
+import { enginePodName, MESSAGING_SESSION, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { connect } from 'nats';
 import { names, prepareCluster, startControlPlane, watchPods, withTimeout } from './cluster-bench.js';
 import { runLoad } from './load.js';
@@ -139,7 +139,7 @@ async function measureSize(sessions: number): Promise<SizeFigures> {
     const nc = await connect({ servers: nats.url, name: 'bench scale' });
     stops.push(() => nc.close());
     const messagesStored = async () => {
-      const info = await (await nc.jetstreamManager()).streams.info(STREAMS.events, { subjects_filter: 'sb.evt.*.message' });
+      const info = await (await nc.jetstreamManager()).streams.info(STREAMS.events, { subjects_filter: SUBJECTS.event('*', 'message') });
       return Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
     };
 
