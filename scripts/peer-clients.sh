@@ -4,8 +4,9 @@
 #           cached at ~/.cache/switchboard/venv-waha-python-<version> (made again only when the pin changes);
 #   n8n     its n8n community node (devlikeapro/n8n-nodes-waha, not on npm), from its source at a
 #           pinned commit, with its npm dependencies, cached at ~/.cache/switchboard/n8n-nodes-waha-<commit>.
-#           The source is cloned from GitHub; N8N_NODES_WAHA_GIT=<a git dir or URL> clones from elsewhere
-#           (a mirror, where GitHub cannot be reached).
+#           The source is cloned from the git bundle in ../shared/reference (every branch of that
+#           repository, which these machines cannot reach); N8N_NODES_WAHA_GIT=<a git dir, bundle or
+#           URL> clones from elsewhere.
 # `bash scripts/peer-clients.sh [python|n8n]...` (no argument: both). Each prints where it is.
 set -euo pipefail
 
@@ -37,7 +38,7 @@ N8N_NODE_PACKAGES='["@devlikeapro/n8n-openapi-node","lodash","openapi-types","pi
 n8n_node() {
   local dir="$cache/n8n-nodes-waha-$N8N_NODES_WAHA_COMMIT"
   if [ ! -f "$dir/dist/nodes/WAHA/WAHA.node.js" ]; then
-    local source="${N8N_NODES_WAHA_GIT:-https://github.com/devlikeapro/n8n-nodes-waha.git}"
+    local source="${N8N_NODES_WAHA_GIT:-$root/../shared/reference/n8n-nodes-waha.bundle}"
     say "building the peer's n8n node (n8n-nodes-waha at ${N8N_NODES_WAHA_COMMIT:0:7}) from $source into $dir"
     rm -rf "$dir" "$dir.tmp"
     git clone --quiet "$source" "$dir.tmp"
