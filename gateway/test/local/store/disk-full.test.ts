@@ -117,4 +117,47 @@ describe('a 201 means stored: a full data dir (issue 12, item 21)', () => {
     },
     90_000,
   );
+
+  it.skipIf(!root)(
+    'serves the reads (me, profile, contacts, number checks, groups, labels, new message ids) while sends answer 507 (issue 26, item 7)',
+    async () => {
+      const mount = smallFilesystem('4m');
+      const dataDir = join(mount, 'data');
+      mkdirSync(dataDir);
+      const rx = await startReceiver();
+      cleanups.push(() => rx.close());
+      const port = await freePort();
+      const gateway: ChildProcess = await spawnGateway(dataDir, port);
+      cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
+      const api = apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY);
+      // A webhook, so that each send's events are committed with the call (the outbox).
+      await workingSession({ api }, 'reads', { config: { webhooks: [{ url: rx.url, events: ['message.any'] }] } });
+      const send = (text: string) => api('POST', '/api/sendText', { session: 'reads', chatId: '15551234567@c.us', text });
+      fill(join(mount, 'filler'));
+      // Sends until one is refused: from then on every call that stores events is refused unrun.
+      let status = 201;
+      for (let i = 0; i < 400 && status === 201; i++) status = (await send(`filling ${i}`)).status;
+      expect(status).toBe(507);
+
+      const reads = [
+        '/api/sessions/reads/me',
+        '/api/reads/profile',
+        '/api/contacts/all?session=reads',
+        '/api/contacts/check-exists?session=reads&phone=15551234567',
+        '/api/reads/groups',
+        '/api/reads/labels',
+        '/api/reads/new-message-id',
+      ];
+      for (const path of reads) {
+        const res = await api('GET', path);
+        expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+      }
+      const checked = await api('POST', '/api/contacts/check-exists', { session: 'reads', phone: '15551234567' });
+      expect(checked.status, JSON.stringify(checked.body)).toBe(200);
+      const after = await send('after the reads');
+      expect(after.status).toBe(507);
+      expect(after.body.message).toContain('the call was not made');
+    },
+    90_000,
+  );
 });
