@@ -119,6 +119,55 @@ describe('a 201 means stored: a full data dir (issue 12, item 21)', () => {
   );
 
   it.skipIf(!root)(
+    'lists every message it answered 201 for in the history once space returns, and refuses sends while the history cannot be written (issue 26, item 8)',
+    async () => {
+      const mount = smallFilesystem('4m');
+      const dataDir = join(mount, 'data');
+      mkdirSync(dataDir);
+      const port = await freePort();
+      const gateway: ChildProcess = await spawnGateway(dataDir, port);
+      cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
+      const api = apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY);
+      // No webhook: the history (and the event log) is all a send writes.
+      await workingSession({ api }, 'kept');
+      const chat = '15551234567@c.us';
+      const stored: string[] = [];
+      let refused = 0;
+      const send = async (text: string) => {
+        const res = await api('POST', '/api/sendText', { session: 'kept', chatId: chat, text });
+        if (res.status === 201) stored.push(text);
+        else {
+          expect(res.status, JSON.stringify(res.body)).toBe(507);
+          expect(res.body.message).toContain('the message history cannot be written');
+          refused++;
+        }
+      };
+      const filler = join(mount, 'filler');
+      fill(filler);
+      for (let i = 0; i < 2_000 && refused < 3; i++) await send(`while full ${i}`);
+
+      rmSync(filler);
+      const again = async () => {
+        const res = await api('POST', '/api/sendText', { session: 'kept', chatId: chat, text: 'after space returned' });
+        return res.status === 201 && stored.push('after space returned');
+      };
+      await waitFor(again, 'a send answered 201 again', 15_000, 100);
+      // The retried rows are committed before sends are taken again: nothing is left to wait for.
+      const bodies = new Set<string>();
+      for (let offset = 0; ; offset += 1_000) {
+        const page = await api('GET', `/api/kept/chats/${chat}/messages?limit=1000&offset=${offset}`);
+        expect(page.status, JSON.stringify(page.body)).toBe(200);
+        for (const record of page.body as { body: string }[]) bodies.add(record.body);
+        if ((page.body as unknown[]).length < 1_000) break;
+      }
+      expect(stored.filter((text) => !bodies.has(text))).toEqual([]);
+      // The sends made once the history could not be written were refused, rather than left out of it.
+      expect(refused).toBe(3);
+    },
+    90_000,
+  );
+
+  it.skipIf(!root)(
     'serves the reads (me, profile, contacts, number checks, groups, labels, new message ids) while sends answer 507 (issue 26, item 7)',
     async () => {
       const mount = smallFilesystem('4m');
