@@ -2,7 +2,7 @@
 const HISTORY_CHECKPOINT_PAGES = 10_000;
 
 /** What the writer's WAL file is cut back to after each checkpoint (`journal_size_limit`). */
-export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /**
  * The code of BackgroundWriter's thread (background-writer.ts), evaluated, so there is no file to

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import { waitFor } from '@switchboard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundWriter } from '../../../src/local/store/background-writer.js';
+import { BackgroundWriter, type BackgroundWriterOptions } from '../../../src/local/store/background-writer.js';
 import { databaseFile, openDatabase } from '../../../src/local/store/database.js';
 
 /** The built module, for a process of its own (`make build` comes before the tests). */
@@ -28,8 +28,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const open = (delayMs: number) =>
-  (writer = new BackgroundWriter({ file: databaseFile(dir), delayMs, onError: (message, writes) => errors.push([message, writes]) }));
+const open = (delayMs: number, more: Partial<BackgroundWriterOptions> = {}) =>
+  (writer = new BackgroundWriter({ file: databaseFile(dir), delayMs, onError: (message, writes) => errors.push([message, writes]), ...more }));
 const rows = () => (reader.prepare('SELECT v FROM t ORDER BY rowid').all() as { v: string }[]).map((row) => row.v);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -141,10 +141,7 @@ describe('writes the storage refuses are held and retried, not dropped (issue 26
   /** A writer whose commits give up on another connection's lock at once, told of what it holds. */
   const holdingWriter = (maxHeldChars?: number) => {
     const held: (string | null)[] = [];
-    writer = new BackgroundWriter({
-      file: databaseFile(dir),
-      delayMs: 60_000,
-      onError: (message, writes) => errors.push([message, writes]),
+    open(60_000, {
       onHolding: (holding) => held.push(holding && holding.reason),
       retryMs: 20,
       busyTimeoutMs: 0,
@@ -220,13 +217,7 @@ describe('writes the storage refuses are held and retried, not dropped (issue 26
 
 describe('the WAL file does not keep the disk it took (issue 26, item 9)', () => {
   it('once the writer is idle, its WAL file is emptied', async () => {
-    writer = new BackgroundWriter({
-      file: databaseFile(dir),
-      delayMs: 60_000,
-      onError: (message, writes) => errors.push([message, writes]),
-      idleMs: 50,
-    });
-    const insert = writer.statement('INSERT INTO t (v) VALUES (?)');
+    const insert = open(60_000, { idleMs: 50 }).statement('INSERT INTO t (v) VALUES (?)');
     // About 6 MB, under the 40 MB at which the writer checkpoints by itself.
     for (let i = 0; i < 1_500; i++) insert.add(`${i}`.padEnd(4_000, 'x'));
     await writer.flush();
@@ -238,13 +229,7 @@ describe('the WAL file does not keep the disk it took (issue 26, item 9)', () =>
   });
 
   it('under steady writes, the checkpoint at its 40 MB peak cuts the WAL file back to 4 MB instead of leaving it there', async () => {
-    writer = new BackgroundWriter({
-      file: databaseFile(dir),
-      delayMs: 60_000,
-      onError: (message, writes) => errors.push([message, writes]),
-      idleMs: 60_000,
-    });
-    const insert = writer.statement('INSERT INTO t (v) VALUES (?)');
+    const insert = open(60_000, { idleMs: 60_000 }).statement('INSERT INTO t (v) VALUES (?)');
     const wal = `${databaseFile(dir)}-wal`;
     let peak = 0;
     let afterPeak = Infinity;

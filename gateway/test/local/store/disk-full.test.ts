@@ -6,7 +6,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebhookConfig } from '@switchboard/protocol';
-import { apiClient, freePort, waitFor } from '@switchboard/testkit';
+import { type ApiCall, apiClient, freePort, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, workingSession } from '../../support/gateway.js';
 import { spawnGateway } from '../../support/gateway-process.js';
@@ -49,19 +49,24 @@ function fill(file: string): void {
   }
 }
 
+/** A gateway process whose data dir is on a new 4 MB tmpfs: its API, and the mount to fill. */
+async function gatewayOnSmallFilesystem(): Promise<{ mount: string; api: ApiCall }> {
+  const mount = smallFilesystem('4m');
+  const dataDir = join(mount, 'data');
+  mkdirSync(dataDir);
+  const port = await freePort();
+  const gateway: ChildProcess = await spawnGateway(dataDir, port);
+  cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
+  return { mount, api: apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY) };
+}
+
 describe('a 201 means stored: a full data dir (issue 12, item 21)', () => {
   it.skipIf(!root)(
     'answers 507 for the sends and simulated messages it cannot store, delivers none of them, keeps serving reads, and recovers when space returns',
     async () => {
-      const mount = smallFilesystem('4m');
-      const dataDir = join(mount, 'data');
-      mkdirSync(dataDir);
       const rx = await startReceiver();
       cleanups.push(() => rx.close());
-      const port = await freePort();
-      const gateway: ChildProcess = await spawnGateway(dataDir, port);
-      cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
-      const api = apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY);
+      const { mount, api } = await gatewayOnSmallFilesystem();
       const hook: WebhookConfig = { url: rx.url, events: ['message', 'message.any'] };
       await workingSession({ api }, 'full', { config: { webhooks: [hook] } });
 
@@ -121,13 +126,7 @@ describe('a 201 means stored: a full data dir (issue 12, item 21)', () => {
   it.skipIf(!root)(
     'lists every message it answered 201 for in the history once space returns, and refuses sends while the history cannot be written (issue 26, item 8)',
     async () => {
-      const mount = smallFilesystem('4m');
-      const dataDir = join(mount, 'data');
-      mkdirSync(dataDir);
-      const port = await freePort();
-      const gateway: ChildProcess = await spawnGateway(dataDir, port);
-      cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
-      const api = apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY);
+      const { mount, api } = await gatewayOnSmallFilesystem();
       // No webhook: the history (and the event log) is all a send writes.
       await workingSession({ api }, 'kept');
       const chat = '15551234567@c.us';
@@ -170,15 +169,9 @@ describe('a 201 means stored: a full data dir (issue 12, item 21)', () => {
   it.skipIf(!root)(
     'serves the reads (me, profile, contacts, number checks, groups, labels, new message ids) while sends answer 507 (issue 26, item 7)',
     async () => {
-      const mount = smallFilesystem('4m');
-      const dataDir = join(mount, 'data');
-      mkdirSync(dataDir);
       const rx = await startReceiver();
       cleanups.push(() => rx.close());
-      const port = await freePort();
-      const gateway: ChildProcess = await spawnGateway(dataDir, port);
-      cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
-      const api = apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY);
+      const { mount, api } = await gatewayOnSmallFilesystem();
       // A webhook, so that each send's events are committed with the call (the outbox).
       await workingSession({ api }, 'reads', { config: { webhooks: [{ url: rx.url, events: ['message.any'] }] } });
       const send = (text: string) => api('POST', '/api/sendText', { session: 'reads', chatId: '15551234567@c.us', text });
