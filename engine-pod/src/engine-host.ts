@@ -103,6 +103,8 @@ let builtInDownloads: Downloads | undefined;
  */
 export class EngineHost {
   private engine: Engine | null = null;
+  /** The engine whose stop is under way: its events still go out until its stop returns. */
+  private stopping: Engine | null = null;
   private current: SessionStatus = 'STOPPED';
   private recent: SessionStatusPoint[] = [];
   private account: MeInfo | null = null;
@@ -174,7 +176,8 @@ export class EngineHost {
         if (this.engine === engine) this.account = me && Object.freeze({ ...me });
       },
       emit: (event, payload) => {
-        if (this.engine !== engine) return;
+        // The engine being stopped may still tell what happened before (its last acknowledgements).
+        if (this.engine !== engine && this.stopping !== engine) return;
         if (this.emit(event, payload)) this.apps.observe(engine, event, payload);
         // A member's acknowledgement in a group is `message.ack` (spec 6.2), and `message.ack.group` too.
         if (event === 'message.ack' && isGroupAck(payload)) this.emit('message.ack.group', payload);
@@ -201,9 +204,11 @@ export class EngineHost {
     const engine = this.engine;
     if (!engine) return;
     this.engine = null;
+    this.stopping = engine;
     try {
       await engine.stop();
     } finally {
+      this.stopping = null;
       this.setStatus('STOPPED');
     }
   }

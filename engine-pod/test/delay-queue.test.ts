@@ -15,6 +15,18 @@ describe('DelayQueue (sandbox acknowledgements)', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(20);
   });
 
+  it('runAll runs every waiting task at once, in order, and nothing of them later', async () => {
+    const queue = new DelayQueue(60_000);
+    const ran: number[] = [];
+    for (let i = 0; i < 3; i++) queue.push(() => ran.push(i));
+    queue.runAll();
+    expect(ran).toEqual([0, 1, 2]);
+    queue.push(() => ran.push(3));
+    queue.runAll();
+    queue.runAll();
+    expect(ran).toEqual([0, 1, 2, 3]);
+  });
+
   it('runs nothing after clear', async () => {
     const queue = new DelayQueue(10);
     let ran = false;

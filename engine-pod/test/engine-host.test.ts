@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnvelope } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
 import { describe, expect, it } from 'vitest';
 import { CommandError, type Engine, EngineHost, type EngineContext, FileAuthStateStore, type HostedEvent, SandboxEngine } from '../src/index.js';
 
@@ -60,6 +61,34 @@ describe('EngineHost', () => {
     await h.stop();
     const acks = events.filter((e) => e.envelope.event === 'message.ack' && e.envelope.payload.id === sent.id).map((e) => e.envelope.payload.ack);
     expect(acks).toEqual([1, 2]);
+  });
+
+  it('a SANDBOX send just before a stop, or a restart, still reaches DEVICE: its acknowledgements are given at the stop, not dropped (issue 26)', async () => {
+    // Acknowledgements far away: only the stop can give them within the test.
+    const { h, events } = host('SANDBOX', (ctx) => new SandboxEngine(ctx, { qrRenewMs: 60_000, ackDelaysMs: { server: 60_000, device: 60_000 } }));
+    await h.start();
+    await h.execute({ op: 'sandbox.simulate', args: { kind: 'scan' } });
+    const send = async (text: string) =>
+      ((await h.execute({ op: 'send.text', args: { chatId: '15551234567@c.us', text, linkPreview: false } })) as { id: string }).id;
+    const acksOf = (id: string) =>
+      events.filter((e) => e.envelope.event === 'message.ack' && e.envelope.payload.id === id).map((e) => e.envelope.payload.ack);
+    const first = await send('before the stop');
+    const second = await send('also before the stop');
+    await h.stop();
+    expect(acksOf(first)).toEqual([1, 2]);
+    expect(acksOf(second)).toEqual([1, 2]);
+    // Given before the session says STOPPED.
+    const stopped = events.findIndex((e) => e.envelope.event === 'session.status' && e.envelope.payload.status === 'STOPPED');
+    expect(events.findLastIndex((e) => e.envelope.event === 'message.ack')).toBeLessThan(stopped);
+
+    // A restart is a stop and a start: the same.
+    await h.start();
+    await waitFor(() => h.status === 'WORKING', 'WORKING again');
+    const third = await send('before the restart');
+    await h.stop();
+    await h.start();
+    expect(acksOf(third)).toEqual([1, 2]);
+    await h.stop();
   });
 
   it('start and stop are idempotent', async () => {

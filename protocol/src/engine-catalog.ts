@@ -141,6 +141,44 @@ const OP_NAMES: Readonly<Record<EngineOp, string>> = {
   'session.screenshot': 'screenshots (a browser engine shows a page; this one has none)',
 };
 
+/**
+ * The ops that only read: they make no event and change nothing, in every engine, so they store
+ * nothing and are served while events cannot be stored (a full data dir, a full event stream),
+ * where every other op answers 507 (docs/api.md, "Storage"). An op missing here is taken to make
+ * events: the safe side, as it only waits for storage it may not need.
+ */
+const READ_OPS: ReadonlySet<EngineOp> = new Set<EngineOp>([
+  'auth.qr',
+  'me',
+  'account.newMessageId',
+  'account.checkNumber',
+  'profile.get',
+  'group.list',
+  'group.get',
+  'group.joinInfo',
+  'group.picture',
+  'group.settings',
+  'chat.picture',
+  'presence.list',
+  'presence.get',
+  'contacts.list',
+  'contacts.get',
+  'contacts.about',
+  'contacts.picture',
+  'labels.list',
+  'labels.ofChat',
+  'labels.chats',
+  'channels.list',
+  'channels.get',
+  'channels.search',
+  'session.screenshot',
+]);
+
+/** Whether `op` may make events, so that it must wait for them to be stored (see READ_OPS). */
+export function makesEvents(op: EngineOp): boolean {
+  return !READ_OPS.has(op);
+}
+
 const MEDIA_NAMES = { image: 'images', file: 'files', voice: 'voice messages', video: 'videos' } as const;
 const STATUS_NAMES = { image: 'image statuses', voice: 'voice statuses', video: 'video statuses' } as const;
 

@@ -247,6 +247,22 @@ describe('History outlives the engine; logout forgets it', () => {
     expect(records.map((r) => r.body)).toEqual(['before restart', 'after restart']);
   });
 
+  it('a send just before a stop, or a restart, reaches DEVICE all the same: its acknowledgements are not dropped (issue 26)', async () => {
+    const to = '15551110077@c.us';
+    expect((await outgoing(to, 'just before the stop')).status).toBe(201);
+    expect((await gw.api('POST', `/api/sessions/${S}/stop`)).status).toBe(201);
+    expect((await gw.api('POST', `/api/sessions/${S}/start`)).status).toBe(201);
+    await waitForStatus(gw, S, 'WORKING', 60_000);
+    expect((await outgoing(to, 'just before the restart')).status).toBe(201);
+    await restarted(gw, S, 60_000);
+    const records = await historyWhere(
+      chats(to, 'sortOrder=asc'),
+      (list) => list.length === 2 && list.every((record) => record.ackName === 'DEVICE'),
+      'both sends at DEVICE',
+    );
+    expect(records.map((r) => r.body)).toEqual(['just before the stop', 'just before the restart']);
+  });
+
   it('a stopped session’s history is read with no engine running (no engine pod in cluster mode)', async () => {
     expect((await gw.api('POST', `/api/sessions/${S}/stop`)).body.status).toBe('STOPPED');
     expect((await read(chats(chat, 'sortOrder=asc'))).map((r) => r.body)).toEqual(['before restart', 'after restart']);

@@ -1,5 +1,5 @@
 import { CommandObjectError, CommandObjects } from '@switchboard/kube/pod';
-import { type CommandReply, type EngineCommand, type HostCommand, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
+import { type CommandReply, type EngineCommand, type HostCommand, makesEvents, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { CommandError } from '../command-error.js';
 import type { EngineLog } from '../engine.js';
@@ -14,8 +14,9 @@ export interface CommandServerOptions {
   /** The caller's logger, already carrying the session (the pod's does). */
   readonly log: EngineLog;
   /**
-   * Where the host's events go (the pod's EventPublisher): an engine command is answered only
-   * once the events queued before its reply are acked, and refused while they cannot be stored.
+   * Where the host's events go (the pod's EventPublisher): an engine command that may make
+   * events (`makesEvents`) is answered only once the events queued before its reply are acked,
+   * and refused while they cannot be stored; a read is answered at once.
    */
   readonly events?: EventBarrier;
   /** How long a reply waits for those acks before it answers NOT_STORED. */
@@ -127,10 +128,13 @@ export class CommandServer {
     }
   }
 
-  /** A 201 means stored: the reply waits for the events the command made (and any queued before them). */
+  /**
+   * A 201 means stored: the reply waits for the events the command made (and any queued before
+   * them). A read makes none: it neither waits nor is refused while events cannot be stored.
+   */
   private async executeStored(command: EngineCommand): Promise<unknown> {
     const { events, host } = this.options;
-    if (!events) return host.execute(command);
+    if (!events || !makesEvents(command.op)) return host.execute(command);
     if (events.failing !== null) throw eventsNotStored(events.failing, false);
     const result = await host.execute(command);
     await events.stored(this.options.storeTimeoutMs ?? 5_000);

@@ -94,17 +94,24 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   // their own every 20 ms (store/background-writer.ts; docs/architecture.md, "What a crash may lose").
   const historyDb = openDatabase(options.dataDir, [eventLogSchema, messageSchema], HISTORY_FILE);
   moveHistoryTables(db, databaseFile(options.dataDir, HISTORY_FILE));
+  // The outbox rows of a turn's events share one commit. One that fails (a full disk) fails the
+  // calls that made them, and refuses the next ones until commits work again.
+  const commits = new CommitGate(db);
   const historyWrites = new BackgroundWriter({
     file: databaseFile(options.dataDir, HISTORY_FILE),
     delayMs: 20,
     onError: (message, count) => logger.error({ err: message, writes: count }, 'event log and message history rows not committed: they are lost'),
+    // Rows it cannot write (a full disk) are held and retried; calls that store wait meanwhile (507).
+    onHolding: (held) => {
+      commits.holding('the message history', held?.reason ?? null);
+      if (held)
+        logger.error({ err: held.reason }, 'event log and message history rows cannot be written: held and retried; sends answer 507 until they are');
+      else logger.info('event log and message history rows written again');
+    },
   });
   const keyStore = new KeyStore(db);
   const adminKey = resolveAdminKey(options.apiKey, keyStore);
   const bus = new InProcessEventBus((error) => logger.error({ err: error }, 'event consumer failed'));
-  // The outbox rows of a turn's events share one commit. One that fails (a full disk) fails the
-  // calls that made them, and refuses the next ones until commits work again.
-  const commits = new CommitGate(db);
   const writes = new WriteBatch(db, (error, count) => {
     commits.failed(error);
     logger.error({ err: error, writes: count }, 'webhook deliveries and their event log rows not committed: the calls that made them answer 507');

@@ -7,6 +7,7 @@ import {
   type EngineCommand,
   type EngineName,
   engineSettingsOf,
+  makesEvents,
   type SessionConfig,
   type SessionCreateRequest,
   type SessionDTO,
@@ -47,7 +48,10 @@ export interface LocalBackendOptions {
    * hand them to a session made again with the name.
    */
   readonly ending?: (session: string) => Promise<void>;
-  /** Engine commands (sends, simulations) run through it: 507 when their events cannot be committed (store/commit-gate.ts). */
+  /**
+   * Engine commands that may make events (sends, simulations; not the reads, `makesEvents`) run
+   * through it: 507 when their events cannot be committed (store/commit-gate.ts).
+   */
   readonly commits?: Pick<CommitGate, 'guard'>;
   /** Told of each session deleted, once it is gone (its metric series go with it). */
   readonly deleted?: (session: string) => void;
@@ -199,7 +203,8 @@ export class LocalSessionBackend implements SessionBackend {
     requireOperation(name, record.engine, command);
     const host = this.hostFor(record);
     const { commits } = this.options;
-    return commits ? commits.guard(() => host.execute(command)) : host.execute(command);
+    // A read stores nothing: it is served while events cannot be stored.
+    return commits && makesEvents(command.op) ? commits.guard(() => host.execute(command)) : host.execute(command);
   }
 
   webhooksOf(name: string): readonly WebhookConfig[] {

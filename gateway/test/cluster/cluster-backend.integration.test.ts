@@ -416,6 +416,21 @@ describe('ClusterSessionBackend against a real API server', () => {
         const next = await gw.api('POST', '/api/sendText', { session: 'full', chatId: '15550001111@c.us', text: 'again' });
         expect(next.status).toBe(507);
         expect(next.body.message).toContain('the command was not run');
+        // A read stores nothing: it is served all the while (issue 26, item 7).
+        for (const path of [
+          '/api/sessions/full/me',
+          '/api/full/profile',
+          '/api/contacts/all?session=full',
+          '/api/contacts/check-exists?session=full&phone=15550001111',
+          '/api/full/groups',
+          '/api/full/labels',
+          '/api/full/new-message-id',
+        ]) {
+          const read = await gw.api('GET', path);
+          expect(read.status, `${path}: ${JSON.stringify(read.body)}`).toBe(200);
+        }
+        expect((await gw.api('POST', '/api/contacts/check-exists', { session: 'full', phone: '15550001111' })).status).toBe(200);
+        expect((await gw.api('POST', '/api/sendText', { session: 'full', chatId: '15550001111@c.us', text: 'after the reads' })).status).toBe(507);
       } finally {
         await jsm.streams.update(STREAMS.events, config);
       }

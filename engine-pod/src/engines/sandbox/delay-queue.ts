@@ -18,6 +18,13 @@ export class DelayQueue {
     if (!this.timer) this.arm(this.delayMs);
   }
 
+  /** Runs every task still waiting, now, in order; then the queue is empty. */
+  runAll(): void {
+    const tasks = this.tasks.slice(this.head);
+    this.clear();
+    for (const task of tasks) task();
+  }
+
   clear(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

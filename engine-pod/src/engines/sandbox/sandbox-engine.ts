@@ -178,6 +178,11 @@ export class SandboxEngine implements Engine {
   }
 
   async stop(): Promise<void> {
+    // A message sent just before is on the (simulated) server already: its acknowledgements are
+    // given now rather than dropped, or it would stay PENDING for good (the next engine of the
+    // session knows nothing of it). SERVER for every message, then DEVICE.
+    this.serverAcks.runAll();
+    this.deviceAcks.runAll();
     this.status = 'STOPPED';
     this.clearTimers();
   }

@@ -1,92 +1,7 @@
 import type { SQLInputValue } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
+import { WORKER_CODE } from './background-writer-worker.js';
 import type { SqlWrite, SqlWrites } from './sql-writes.js';
-
-/** WAL pages (4 KiB) the history file's writer lets accumulate before it checkpoints. */
-const HISTORY_CHECKPOINT_PAGES = 10_000;
-
-/**
- * The worker's whole code, evaluated, so there is no file to find from both `src` (tests) and
- * `dist`. It takes its modules from `process.getBuiltinModule`: the code may run as a script or,
- * when the process was started with `--input-type=module`, as a module. A message is one batch:
- * statements to define, then the writes as one text (`encodeWrite`), run in one transaction;
- * then, optionally, one statement whose changed rows are answered. Answers come back in the order
- * of the batches. Its connection checkpoints the file itself (SQLite's default), off the event loop.
- */
-const WORKER_CODE = `
-const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
-const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
-const db = new DatabaseSync(workerData.file);
-db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
-// Checkpoints every ~40 MB of WAL instead of SQLite's 4 MB: a message's random id puts each insert
-// on a random page of the key index, and a page changed many times between two checkpoints is
-// copied into the file once. Measured: about a fifth less written per send (docs/architecture.md).
-db.exec('PRAGMA wal_autocheckpoint = ${HISTORY_CHECKPOINT_PAGES};');
-const statements = [];
-const text = (error) => String(error && error.message ? error.message : error);
-// The parameters of one write, from where it starts in the batch's text; answers where the next starts.
-function decode(text, pos, params) {
-  for (let k = 0; k < params.length; k++) {
-    const tag = text.charCodeAt(pos++);
-    if (tag === 110) params[k] = null;
-    else if (tag === 115) {
-      const colon = text.indexOf(':', pos);
-      const end = colon + 1 + Number(text.slice(pos, colon));
-      params[k] = text.slice(colon + 1, end);
-      pos = end;
-    } else {
-      const end = text.indexOf(';', pos);
-      params[k] = tag === 98 ? BigInt(text.slice(pos, end)) : Number(text.slice(pos, end));
-      pos = end + 1;
-    }
-  }
-  return pos;
-}
-parentPort.on('message', (batch) => {
-  if (batch.close) {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  const answer = { seq: batch.seq };
-  for (const [id, sql] of batch.define) {
-    try {
-      statements[id] = db.prepare(sql);
-    } catch (error) {
-      // Fails each batch that uses it, with the reason.
-      const reason = text(error);
-      statements[id] = { run() { throw new Error(reason); } };
-    }
-  }
-  const ops = batch.ops;
-  if (ops.length > 0) {
-    try {
-      db.exec('BEGIN');
-      for (let pos = 0; pos < ops.length; ) {
-        let space = ops.indexOf(' ', pos);
-        const statement = statements[Number(ops.slice(pos, space))];
-        pos = space + 1;
-        space = ops.indexOf(' ', pos);
-        const params = new Array(Number(ops.slice(pos, space)));
-        pos = decode(ops, space + 1, params);
-        statement.run(...params);
-      }
-      db.exec('COMMIT');
-    } catch (error) {
-      if (db.isTransaction) db.exec('ROLLBACK');
-      answer.failed = { message: text(error), writes: batch.writes };
-    }
-  }
-  if (batch.changes) {
-    try {
-      answer.changes = Number(statements[batch.changes.id].run(...batch.changes.params).changes);
-    } catch (error) {
-      answer.changesError = text(error);
-    }
-  }
-  parentPort.postMessage(answer);
-});
-`;
 
 /**
  * One write as text: `<statement id> <count> ` then each parameter, `n` (null), `d<number>;`,
@@ -111,12 +26,23 @@ interface Batch {
   readonly define: [number, string][];
   readonly ops: string;
   readonly writes: number;
-  readonly changes?: { id: number; params: readonly SQLInputValue[] };
+  /** One write (`encodeWrite`) whose changed rows are answered. */
+  readonly changes?: string;
 }
 
+/** Writes held because the storage fails: retried until they are committed (background-writer-worker.ts). */
+export interface HeldWrites {
+  /** SQLite's words for the last failure. */
+  readonly reason: string;
+  readonly writes: number;
+}
+
+/** The answer to a batch (with its `seq`), or news of held writes between batches (without). */
 interface Answer {
-  readonly seq: number;
-  readonly failed?: { message: string; writes: number };
+  readonly seq?: number;
+  /** Writes given up: each a batch that can never be written, or over the limit of what is held. */
+  readonly lost?: { message: string; writes: number }[];
+  readonly holding: HeldWrites | null;
   readonly changes?: number;
   readonly changesError?: string;
 }
@@ -126,8 +52,21 @@ export interface BackgroundWriterOptions {
   readonly file: string;
   /** How long writes wait for others to share their commit. */
   readonly delayMs: number;
-  /** A batch that was not committed: none of its writes is in the file. */
+  /** Writes given up: none of them is in the file. */
   readonly onError: (message: string, writes: number) => void;
+  /**
+   * Told when the storage starts failing (writes are held and retried, in order, until they are
+   * committed) and, with null, when everything held is committed.
+   */
+  readonly onHolding?: (held: HeldWrites | null) => void;
+  /** How often held writes are retried; 500 ms by default. */
+  readonly retryMs?: number;
+  /** How much held writes may take (characters of their text); 32 Mi by default, about 30,000 messages. */
+  readonly maxHeldChars?: number;
+  /** How long the writer waits with nothing to write before it empties the WAL file; 1 s by default. */
+  readonly idleMs?: number;
+  /** How long a commit waits for another connection's lock before the batch is held; 5 s by default. */
+  readonly busyTimeoutMs?: number;
 }
 
 /**
@@ -140,7 +79,9 @@ export interface BackgroundWriterOptions {
  * commit before its API call answers).
  *
  * What a crash may lose is what the queue and the worker held: the last `delayMs` or so, as with
- * an in-process group commit (`WriteBatch` with a delay).
+ * an in-process group commit (`WriteBatch` with a delay). A full disk loses nothing: the worker
+ * holds what it cannot write and retries it (`onHolding` says when, for the gateway to refuse
+ * calls that store meanwhile).
  */
 export class BackgroundWriter implements SqlWrites {
   private readonly worker: Worker;
@@ -155,10 +96,20 @@ export class BackgroundWriter implements SqlWrites {
   private readonly waiting = new Map<number, { readonly writes: number; wake: (answer: Answer | null) => void }>();
   private stopped = false;
   private closing = false;
+  private held: HeldWrites | null = null;
   private readonly exited: Promise<void>;
 
   constructor(private readonly options: BackgroundWriterOptions) {
-    this.worker = new Worker(WORKER_CODE, { eval: true, workerData: { file: options.file } });
+    this.worker = new Worker(WORKER_CODE, {
+      eval: true,
+      workerData: {
+        file: options.file,
+        retryMs: options.retryMs ?? 500,
+        maxHeldChars: options.maxHeldChars ?? 32 * 1024 * 1024,
+        idleMs: options.idleMs ?? 1_000,
+        busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
+      },
+    });
     this.worker.on('message', (answer: Answer) => this.answered(answer));
     this.worker.on('error', (error: Error) => {
       // The batches it had not answered are lost; what is queued is reported when it is sent.
@@ -200,7 +151,7 @@ export class BackgroundWriter implements SqlWrites {
   }
 
   async changes(sql: string, params: readonly SQLInputValue[]): Promise<number> {
-    const answer = await this.send({ id: this.idOf(sql), params });
+    const answer = await this.send(encodeWrite(this.idOf(sql), params));
     if (answer?.changesError !== undefined) throw new Error(answer.changesError);
     return answer?.changes ?? 0;
   }
@@ -224,6 +175,11 @@ export class BackgroundWriter implements SqlWrites {
       this.define.push([id, sql]);
     }
     return id;
+  }
+
+  /** What the worker holds for want of storage now; null while it writes. */
+  get holding(): HeldWrites | null {
+    return this.held;
   }
 
   private send(changes?: Batch['changes']): Promise<Answer | null> {
@@ -260,7 +216,10 @@ export class BackgroundWriter implements SqlWrites {
   }
 
   private answered(answer: Answer): void {
-    if (answer.failed) this.options.onError(answer.failed.message, answer.failed.writes);
+    for (const lost of answer.lost ?? []) this.options.onError(lost.message, lost.writes);
+    if ((answer.holding === null) !== (this.held === null)) this.options.onHolding?.(answer.holding);
+    this.held = answer.holding;
+    if (answer.seq === undefined) return;
     const batch = this.waiting.get(answer.seq);
     this.waiting.delete(answer.seq);
     if (this.waiting.size === 0 && !this.closing) this.worker.unref();

@@ -14,14 +14,19 @@ export const commitProbeSchema: SchemaPart = {
  * - a call during which a commit failed answers 507: its events may be in that commit, which left
  *   nothing (the batch rolls back whole), so nothing of them is delivered or logged;
  * - after a failure, such calls are refused with 507 before they do anything, until a probe
- *   commit succeeds (every `probeEveryMs`): the gateway recovers by itself when space returns.
- *   Reads go on all the while.
+ *   commit succeeds (every `probeEveryMs`): the gateway recovers by itself when space returns;
+ * - while another writer holds writes it cannot commit (`holding`: the message history's, which
+ *   retries them), such calls are refused the same way, until it has committed them: what a 201
+ *   stored reaches every place a client reads it, and what is held stays bounded.
+ * Reads go on all the while.
  * The price on the hot path: a counter read before the call and compared after it.
  */
 export class CommitGate {
   private failures = 0;
   /** Why calls are refused now; null while commits work. */
   private reason: string | null = null;
+  /** Other writers that hold writes now, and why. */
+  private readonly held = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   private readonly probeWrite: StatementSync;
 
@@ -39,9 +44,17 @@ export class CommitGate {
     this.timer ??= setInterval(() => this.probe(), this.probeEveryMs).unref();
   }
 
+  /** `writer` (its name, for the refusal) holds writes for want of storage (`reason`), or, with null, no longer. */
+  holding(writer: string, reason: string | null): void {
+    if (reason === null) this.held.delete(writer);
+    else this.held.set(writer, reason);
+  }
+
   /** Runs a call that makes events; 507 when commits fail, before it or while it runs. */
   async guard<T>(call: () => Promise<T>): Promise<T> {
     if (this.reason !== null) throw refused(this.reason, false);
+    const [held] = this.held;
+    if (held) throw refused(`${held[0]} cannot be written: ${held[1]}`, false);
     const before = this.failures;
     // Events made by the call are committed before its promise settles: the batch's commit is a
     // microtask queued at the first write, ahead of the call's own continuation.

@@ -8,7 +8,10 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 export interface SqlWrites {
   /** A write statement; its `add` queues one execution with these parameters. */
   statement(sql: string): SqlWrite;
-  /** Resolves once every write queued before the call is committed, or given up (`onError`). */
+  /**
+   * Resolves once every write queued before the call is committed, held to be retried while the
+   * storage fails (BackgroundWriter's `onHolding`), or given up (`onError`).
+   */
   flush(): Promise<void>;
   /** Runs `sql` once after the queued writes, committed on its own, and tells how many rows it changed. */
   changes(sql: string, params: readonly SQLInputValue[]): Promise<number>;

@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
+import { waitFor } from '@switchboard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundWriter } from '../../../src/local/store/background-writer.js';
+import { BackgroundWriter, type BackgroundWriterOptions } from '../../../src/local/store/background-writer.js';
 import { databaseFile, openDatabase } from '../../../src/local/store/database.js';
 
 /** The built module, for a process of its own (`make build` comes before the tests). */
@@ -27,8 +28,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const open = (delayMs: number) =>
-  (writer = new BackgroundWriter({ file: databaseFile(dir), delayMs, onError: (message, writes) => errors.push([message, writes]) }));
+const open = (delayMs: number, more: Partial<BackgroundWriterOptions> = {}) =>
+  (writer = new BackgroundWriter({ file: databaseFile(dir), delayMs, onError: (message, writes) => errors.push([message, writes]), ...more }));
 const rows = () => (reader.prepare('SELECT v FROM t ORDER BY rowid').all() as { v: string }[]).map((row) => row.v);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -133,5 +134,115 @@ describe('group commit in a writer thread', () => {
     await writer.flush();
     expect(rows()).toEqual(['last']);
     expect(errors).toEqual([['the writer thread has stopped', 1]]);
+  });
+});
+
+describe('writes the storage refuses are held and retried, not dropped (issue 26, item 8)', () => {
+  /** A writer whose commits give up on another connection's lock at once, told of what it holds. */
+  const holdingWriter = (maxHeldChars?: number) => {
+    const held: (string | null)[] = [];
+    open(60_000, {
+      onHolding: (holding) => held.push(holding && holding.reason),
+      retryMs: 20,
+      busyTimeoutMs: 0,
+      ...(maxHeldChars === undefined ? {} : { maxHeldChars }),
+    });
+    return held;
+  };
+
+  it('a batch refused by the storage (the file locked by another writer) is held with every later one, then all are committed in order', async () => {
+    const held = holdingWriter();
+    const insert = writer.statement('INSERT INTO t (v) VALUES (?)');
+    // Another connection holds the write lock: every commit of the writer fails with SQLITE_BUSY.
+    reader.exec('BEGIN IMMEDIATE');
+    insert.add('a');
+    await writer.flush();
+    expect(writer.holding).toMatchObject({ reason: expect.stringMatching(/locked|busy/i), writes: 1 });
+    insert.add('b');
+    await writer.flush();
+    // Writes after a held one wait behind it, a delete too: it must not run before the rows it deletes.
+    expect(await writer.changes('DELETE FROM t WHERE v = ?', ['a'])).toBe(0);
+    insert.add('c');
+    await writer.flush();
+    expect(writer.holding).toMatchObject({ writes: 4 });
+    reader.exec('COMMIT');
+    expect(rows()).toEqual([]);
+
+    await waitFor(() => writer.holding === null, 'the held writes committed');
+    expect(rows()).toEqual(['b', 'c']);
+    expect(errors).toEqual([]);
+    expect(held).toEqual([expect.stringMatching(/locked|busy/i), null]);
+  });
+
+  it('a batch that can never be written is still dropped, and reported, when it was held first', async () => {
+    holdingWriter();
+    const insert = writer.statement('INSERT INTO t (v) VALUES (?)');
+    reader.exec('BEGIN IMMEDIATE');
+    insert.add('x');
+    insert.add('x');
+    await writer.flush();
+    insert.add('y');
+    await writer.flush();
+    reader.exec('COMMIT');
+    await waitFor(() => writer.holding === null, 'the held writes committed or given up');
+    expect(rows()).toEqual(['y']);
+    expect(errors).toEqual([[expect.stringMatching(/UNIQUE/), 2]]);
+  });
+
+  it('what is held stays bounded: past the limit the newest writes are given up, and said so', async () => {
+    holdingWriter(40);
+    const insert = writer.statement('INSERT INTO t (v) VALUES (?)');
+    reader.exec('BEGIN IMMEDIATE');
+    insert.add('first');
+    await writer.flush();
+    insert.add('x'.repeat(100));
+    await writer.flush();
+    expect(errors).toEqual([[expect.stringContaining('reached their limit'), 1]]);
+    reader.exec('COMMIT');
+    await waitFor(() => writer.holding === null, 'the held writes committed');
+    expect(rows()).toEqual(['first']);
+  });
+
+  it('close gives up what the storage still refuses, and says how much', async () => {
+    holdingWriter();
+    writer.statement('INSERT INTO t (v) VALUES (?)').add('a');
+    reader.exec('BEGIN IMMEDIATE');
+    await writer.flush();
+    await writer.close();
+    reader.exec('COMMIT');
+    expect(rows()).toEqual([]);
+    expect(errors).toEqual([[expect.stringContaining('closed while the storage failed'), 1]]);
+  });
+});
+
+describe('the WAL file does not keep the disk it took (issue 26, item 9)', () => {
+  it('once the writer is idle, its WAL file is emptied', async () => {
+    const insert = open(60_000, { idleMs: 50 }).statement('INSERT INTO t (v) VALUES (?)');
+    // About 6 MB, under the 40 MB at which the writer checkpoints by itself.
+    for (let i = 0; i < 1_500; i++) insert.add(`${i}`.padEnd(4_000, 'x'));
+    await writer.flush();
+    const wal = `${databaseFile(dir)}-wal`;
+    expect(statSync(wal).size).toBeGreaterThan(5_000_000);
+    await waitFor(() => statSync(wal).size === 0, 'the WAL file emptied');
+    expect(rows()).toHaveLength(1_500);
+    expect(errors).toEqual([]);
+  });
+
+  it('under steady writes, the checkpoint at its 40 MB peak cuts the WAL file back to 4 MB instead of leaving it there', async () => {
+    const insert = open(60_000, { idleMs: 60_000 }).statement('INSERT INTO t (v) VALUES (?)');
+    const wal = `${databaseFile(dir)}-wal`;
+    let peak = 0;
+    let afterPeak = Infinity;
+    // About 1 MB a batch, as a busy gateway writes, past the 10,000 pages (40 MB) at which the writer checkpoints.
+    for (let batch = 0; batch < 48; batch++) {
+      for (let i = 0; i < 250; i++) insert.add(`${batch}-${i}`.padEnd(4_000, 'x'));
+      await writer.flush();
+      const size = statSync(wal).size;
+      if (size >= peak) peak = size;
+      else afterPeak = Math.min(afterPeak, size);
+    }
+    expect(peak).toBeGreaterThan(35_000_000);
+    expect(afterPeak).toBeLessThanOrEqual(4 * 1024 * 1024 + 2_000_000);
+    expect(errors).toEqual([]);
   });
 });

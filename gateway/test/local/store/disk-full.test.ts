@@ -6,7 +6,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebhookConfig } from '@switchboard/protocol';
-import { apiClient, freePort, waitFor } from '@switchboard/testkit';
+import { type ApiCall, apiClient, freePort, waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, workingSession } from '../../support/gateway.js';
 import { spawnGateway } from '../../support/gateway-process.js';
@@ -49,19 +49,24 @@ function fill(file: string): void {
   }
 }
 
+/** A gateway process whose data dir is on a new 4 MB tmpfs: its API, and the mount to fill. */
+async function gatewayOnSmallFilesystem(): Promise<{ mount: string; api: ApiCall }> {
+  const mount = smallFilesystem('4m');
+  const dataDir = join(mount, 'data');
+  mkdirSync(dataDir);
+  const port = await freePort();
+  const gateway: ChildProcess = await spawnGateway(dataDir, port);
+  cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
+  return { mount, api: apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY) };
+}
+
 describe('a 201 means stored: a full data dir (issue 12, item 21)', () => {
   it.skipIf(!root)(
     'answers 507 for the sends and simulated messages it cannot store, delivers none of them, keeps serving reads, and recovers when space returns',
     async () => {
-      const mount = smallFilesystem('4m');
-      const dataDir = join(mount, 'data');
-      mkdirSync(dataDir);
       const rx = await startReceiver();
       cleanups.push(() => rx.close());
-      const port = await freePort();
-      const gateway: ChildProcess = await spawnGateway(dataDir, port);
-      cleanups.push(() => gateway.exitCode === null && gateway.kill('SIGKILL'));
-      const api = apiClient(`http://127.0.0.1:${port}`, ADMIN_KEY);
+      const { mount, api } = await gatewayOnSmallFilesystem();
       const hook: WebhookConfig = { url: rx.url, events: ['message', 'message.any'] };
       await workingSession({ api }, 'full', { config: { webhooks: [hook] } });
 
@@ -114,6 +119,86 @@ describe('a 201 means stored: a full data dir (issue 12, item 21)', () => {
       await waitFor(() => stored.every((text) => texts().has(text)), 'every stored call delivered', 15_000);
       // Deliveries of the refused calls would have gone out with the stored ones: none did.
       expect(refused.filter((text) => texts().has(text))).toEqual([]);
+    },
+    90_000,
+  );
+
+  it.skipIf(!root)(
+    'lists every message it answered 201 for in the history once space returns, and refuses sends while the history cannot be written (issue 26, item 8)',
+    async () => {
+      const { mount, api } = await gatewayOnSmallFilesystem();
+      // No webhook: the history (and the event log) is all a send writes.
+      await workingSession({ api }, 'kept');
+      const chat = '15551234567@c.us';
+      const stored: string[] = [];
+      let refused = 0;
+      const send = async (text: string) => {
+        const res = await api('POST', '/api/sendText', { session: 'kept', chatId: chat, text });
+        if (res.status === 201) stored.push(text);
+        else {
+          expect(res.status, JSON.stringify(res.body)).toBe(507);
+          expect(res.body.message).toContain('the message history cannot be written');
+          refused++;
+        }
+      };
+      const filler = join(mount, 'filler');
+      fill(filler);
+      for (let i = 0; i < 2_000 && refused < 3; i++) await send(`while full ${i}`);
+
+      rmSync(filler);
+      const again = async () => {
+        const res = await api('POST', '/api/sendText', { session: 'kept', chatId: chat, text: 'after space returned' });
+        return res.status === 201 && stored.push('after space returned');
+      };
+      await waitFor(again, 'a send answered 201 again', 15_000, 100);
+      // The retried rows are committed before sends are taken again: nothing is left to wait for.
+      const bodies = new Set<string>();
+      for (let offset = 0; ; offset += 1_000) {
+        const page = await api('GET', `/api/kept/chats/${chat}/messages?limit=1000&offset=${offset}`);
+        expect(page.status, JSON.stringify(page.body)).toBe(200);
+        for (const record of page.body as { body: string }[]) bodies.add(record.body);
+        if ((page.body as unknown[]).length < 1_000) break;
+      }
+      expect(stored.filter((text) => !bodies.has(text))).toEqual([]);
+      // The sends made once the history could not be written were refused, rather than left out of it.
+      expect(refused).toBe(3);
+    },
+    90_000,
+  );
+
+  it.skipIf(!root)(
+    'serves the reads (me, profile, contacts, number checks, groups, labels, new message ids) while sends answer 507 (issue 26, item 7)',
+    async () => {
+      const rx = await startReceiver();
+      cleanups.push(() => rx.close());
+      const { mount, api } = await gatewayOnSmallFilesystem();
+      // A webhook, so that each send's events are committed with the call (the outbox).
+      await workingSession({ api }, 'reads', { config: { webhooks: [{ url: rx.url, events: ['message.any'] }] } });
+      const send = (text: string) => api('POST', '/api/sendText', { session: 'reads', chatId: '15551234567@c.us', text });
+      fill(join(mount, 'filler'));
+      // Sends until one is refused: from then on every call that stores events is refused unrun.
+      let status = 201;
+      for (let i = 0; i < 400 && status === 201; i++) status = (await send(`filling ${i}`)).status;
+      expect(status).toBe(507);
+
+      const reads = [
+        '/api/sessions/reads/me',
+        '/api/reads/profile',
+        '/api/contacts/all?session=reads',
+        '/api/contacts/check-exists?session=reads&phone=15551234567',
+        '/api/reads/groups',
+        '/api/reads/labels',
+        '/api/reads/new-message-id',
+      ];
+      for (const path of reads) {
+        const res = await api('GET', path);
+        expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+      }
+      const checked = await api('POST', '/api/contacts/check-exists', { session: 'reads', phone: '15551234567' });
+      expect(checked.status, JSON.stringify(checked.body)).toBe(200);
+      const after = await send('after the reads');
+      expect(after.status).toBe(507);
+      expect(after.body.message).toContain('the call was not made');
     },
     90_000,
   );
