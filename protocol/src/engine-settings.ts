@@ -11,7 +11,7 @@ export const ProxyConfig = z
   .object({
     server: z
       .string()
-      .max(255)
+      .max(255, { abort: true })
       .regex(/^(https?:\/\/)?[A-Za-z0-9.-]+:\d{1,5}\/?$/, { message: 'must be "host:port" or "http://host:port"' })
       // Five digits let 65536 to 99999 through, which no URL takes (the engine and the address
       // check read the server as one): refused here, naming the range.

@@ -154,7 +154,8 @@ function httpUrl(raw: string): string {
   if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(raw)) {
     throw new Error(`must be the gateway's public http(s) URL, e.g. https://api.example.com, got '${raw}'`);
   }
-  return raw.replace(/\/+$/, '');
+  // The lookbehind starts the match at the first "/" of a run only: linear however long the run.
+  return raw.replace(/(?<!\/)\/+$/, '');
 }
 
 function integer(raw: string, min: number, max: number): number {
