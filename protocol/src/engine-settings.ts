@@ -17,8 +17,9 @@ export const ProxyConfig = z
       // check read the server as one): refused here, naming the range.
       .refine((server) => validPort(server), { message: 'the port must be 1 to 65535' })
       .meta({ examples: ['localhost:3128'], description: '`host:port` or `http://host:port`, the port 1 to 65535' }),
-    username: z.string().min(1).max(256).optional(),
-    password: z.string().min(1).max(256).optional().meta({ description: 'Write-only: answers show "***"' }),
+    // null is no credential: the peer takes it, and its n8n node sends it by default.
+    username: z.string().min(1).max(256).nullish(),
+    password: z.string().min(1).max(256).nullish().meta({ description: 'Write-only: answers show "***"' }),
   })
   .meta({ id: 'ProxyConfig' });
 export type ProxyConfig = z.infer<typeof ProxyConfig>;

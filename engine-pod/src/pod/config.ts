@@ -66,7 +66,7 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
       read('SWITCHBOARD_ENGINE_SETTINGS', (raw) =>
         schema(EngineSettings, json(raw ?? '{}', 'a JSON object, e.g. {"proxy":{"server":"proxy:3128"}}')),
       ),
-      read('SWITCHBOARD_PROXY_PASSWORD', (raw) => raw && schema(ProxyConfig.shape.password, raw)),
+      read('SWITCHBOARD_PROXY_PASSWORD', (raw) => raw && schema(ProxyConfig.shape.password.unwrap().unwrap(), raw)),
     ),
     healthPort: read('SWITCHBOARD_HEALTH_PORT', (raw) => integer(raw ?? '8080', 0, 65_535)),
     baseUrl: read('SWITCHBOARD_BASE_URL', (raw) => httpUrl(raw ?? 'http://localhost:3000')),
