@@ -31,6 +31,7 @@ export default defineConfig({
           include: [
             '{protocol,kube,engine-pod,gateway,operator,testkit,cli,bench}/test/**/*.test.ts',
             'test/docs/**/*.test.ts',
+            'test/source/**/*.test.ts',
             'test/dashboard/**/*.test.ts',
             'test/cli/**/*.test.ts',
           ],

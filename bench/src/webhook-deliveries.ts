@@ -263,7 +263,7 @@ function makeEnvelope(session: string, seq: number): EventEnvelope {
     session,
     metadata: {},
     engine: 'SANDBOX',
-    environment: { tier: 'CORE', version: 'bench', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null } },
+    environment: { tier: 'CORE', version: 'bench', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: 'bench' } },
     payload: { id: `false_15557654321@c.us_BENCH${seq}`, body: 'a message of ordinary length, as most chats have', fromMe: false },
   };
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { OutboundPolicy } from '@switchboard/kube/pod';
 import {
   type AppConfig,
@@ -88,7 +89,8 @@ function hostEnvironment(engine: EngineName, { tier, version, worker }: EngineHo
     engine,
     ...(browser ? { browser } : {}),
     platform: `${process.platform}/${process.arch}`,
-    worker: Object.freeze({ id: worker ?? null }),
+    // Without a pod of its own, the engine runs in this process: the host name, as GET /api/server/version names it.
+    worker: Object.freeze({ id: worker ?? hostname() }),
   });
 }
 

@@ -85,7 +85,7 @@ describe('eventIssues', () => {
       event,
       session: 's1',
       metadata: {},
-      environment: { tier: 'CORE', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null } },
+      environment: { tier: 'CORE', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: 'gateway-0' } },
       engine: 'SANDBOX',
       payload,
     }) as EventEnvelope;
@@ -107,7 +107,7 @@ describe('eventIssues', () => {
   // frozen one is checked once, anything else at every event, so a change after a check is seen.
   it('sees a shared member changed after a check, unless it is frozen all the way down', () => {
     const metadata: Record<string, unknown> = { team: 'a' };
-    const environment = { tier: 'CORE', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null as unknown } };
+    const environment = { tier: 'CORE', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: 'gateway-0' as unknown } };
     const frozenOutside = Object.freeze(environment);
     const withShared = () => ({ ...envelope('state.change', { state: 'CONNECTED' }), metadata, environment: frozenOutside }) as EventEnvelope;
     expect(eventIssues(withShared())).toBeNull();

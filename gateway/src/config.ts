@@ -170,7 +170,8 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     namespace: e.SWITCHBOARD_NAMESPACE,
     natsUrl: e.SWITCHBOARD_NATS_URL,
     natsCredentials: e.SWITCHBOARD_NATS_CREDS,
-    baseUrl: e.SWITCHBOARD_BASE_URL?.replace(/\/+$/, ''),
+    // The lookbehind starts the match at the first "/" of a run only: linear however long the run.
+    baseUrl: e.SWITCHBOARD_BASE_URL?.replace(/(?<!\/)\/+$/, ''),
     mediaLifetimeMs: e.SWITCHBOARD_MEDIA_LIFETIME_SECONDS * 1000,
     oauth: oauthSettings(
       e.SWITCHBOARD_OAUTH_ISSUER,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChatId, SessionName } from './ids.js';
-import { MessageRecord } from './message.js';
+import { MessageRecord, parseMessageId } from './message.js';
 import { inChat, MessageRef, OF_CHAT } from './message-ref.js';
 import { QueryBoolean } from './session.js';
 
@@ -14,6 +14,24 @@ export const ChatMessagePathParams = z
   .object({ session: SessionName, chatId: ChatId, messageId: MessageRef.meta({ description: OF_CHAT }) })
   .refine((params) => inChat(params.chatId, params.messageId), { path: ['messageId'], message: 'must be a message of chatId' });
 export type ChatMessagePathParams = z.infer<typeof ChatMessagePathParams>;
+
+/**
+ * The edit's path: the message by its full id, under any chat, as the peer takes it. Its n8n node
+ * edits the message of a `message.any` item by default, whose `from` (the account, for its own
+ * message) it sends as `chatId`. The message's own chat is the one edited (`chatOf`).
+ */
+export const EditMessagePathParams = z.object({
+  session: SessionName,
+  chatId: ChatId,
+  messageId: MessageRef.meta({ description: 'The message; the chat it names is the one edited, whatever `chatId` is' }),
+});
+
+/** The chat a full message id (already checked as a `MessageRef`) names. */
+export function chatOf(messageId: string): string {
+  const key = parseMessageId(messageId);
+  if (!key) throw new Error(`not a message id: ${messageId}`);
+  return key.chatId;
+}
 
 /** The most chats one page may hold. */
 export const CHATS_MAX_LIMIT = 1000;

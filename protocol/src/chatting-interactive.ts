@@ -120,7 +120,7 @@ export const ContactCard = z
   .object({
     vcard: z
       .string()
-      .max(16384)
+      .max(16384, { abort: true })
       .regex(/^BEGIN:VCARD\r?\n[\s\S]*\r?\nEND:VCARD\s*$/, { message: 'must be a vCard: BEGIN:VCARD ... END:VCARD' })
       .nullish(),
     fullName: z.string().min(1).max(256).nullish(),

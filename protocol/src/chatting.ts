@@ -58,7 +58,7 @@ export const SendTextQuery = z.object({
   phone: z
     .string()
     .min(1)
-    .max(64)
+    .max(64, { abort: true })
     // What phoneToChatId makes a valid chat id of: a chat id, or a number (its digits are kept).
     .regex(new RegExp(`^\\s*(${CHAT_ID_FORMS})\\s*$|^[^@\\d]*(\\d[^@\\d]*){1,20}$`), {
       message: 'must be a phone number (up to 20 digits) or a chat id',

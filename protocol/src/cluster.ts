@@ -82,7 +82,7 @@ export const Condition = z
   .object({
     type: z
       .string()
-      .max(316)
+      .max(316, { abort: true })
       .regex(CONDITION_TYPE, { message: 'must be a condition type (CamelCase, optionally prefixed by a DNS subdomain and "/")' }),
     status: z.enum(['True', 'False', 'Unknown']),
     observedGeneration: Generation.optional().meta({ description: 'The metadata.generation the condition was computed from' }),
@@ -90,7 +90,7 @@ export const Condition = z
     reason: z
       .string()
       .min(1)
-      .max(1024)
+      .max(1024, { abort: true })
       .regex(CONDITION_REASON, { message: 'must be a CamelCase reason: letters, digits, "_", "," or ":", starting with a letter' }),
     message: z.string().max(CONDITION_MESSAGE_MAX),
   })

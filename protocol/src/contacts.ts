@@ -13,7 +13,7 @@ export const ContactRef = z
   .regex(/^(\+?\d{1,20}(@c\.us|@s\.whatsapp\.net)?|\d{1,24}@lid)$/, {
     message: 'must be "<number>@c.us", "<id>@lid" or a phone number in international format (digits)',
   })
-  .transform((id) => (id.endsWith('@lid') ? id : `${id.replace(/^\+/, '').replace(/@.*$/, '')}@c.us`))
+  .transform((id) => (id.endsWith('@lid') ? id : `${id.replace(/^\+/, '').split('@')[0]}@c.us`))
   .meta({ description: 'Contact id: `<number>@c.us`, `<id>@lid`, or the number alone', examples: ['11111111111@c.us'] });
 
 /** The query of `GET /api/contacts`, `/contacts/about` and `/contacts/profile-picture`. */

@@ -11,14 +11,15 @@ export const ProxyConfig = z
   .object({
     server: z
       .string()
-      .max(255)
+      .max(255, { abort: true })
       .regex(/^(https?:\/\/)?[A-Za-z0-9.-]+:\d{1,5}\/?$/, { message: 'must be "host:port" or "http://host:port"' })
       // Five digits let 65536 to 99999 through, which no URL takes (the engine and the address
       // check read the server as one): refused here, naming the range.
       .refine((server) => validPort(server), { message: 'the port must be 1 to 65535' })
       .meta({ examples: ['localhost:3128'], description: '`host:port` or `http://host:port`, the port 1 to 65535' }),
-    username: z.string().min(1).max(256).optional(),
-    password: z.string().min(1).max(256).optional().meta({ description: 'Write-only: answers show "***"' }),
+    // null is no credential: the peer takes it, and its n8n node sends it by default.
+    username: z.string().min(1).max(256).nullish(),
+    password: z.string().min(1).max(256).nullish().meta({ description: 'Write-only: answers show "***"' }),
   })
   .meta({ id: 'ProxyConfig' });
 export type ProxyConfig = z.infer<typeof ProxyConfig>;

@@ -13,7 +13,7 @@ export const PhoneNumberRef = z
   .string()
   .trim()
   .regex(/^\+?\d{1,20}(@c\.us|@s\.whatsapp\.net)?$/, { message: 'must be "<number>@c.us" or a phone number in international format (digits)' })
-  .transform((pn) => `${pn.replace(/^\+/, '').replace(/@.*$/, '')}@c.us`);
+  .transform((pn) => `${pn.replace(/^\+/, '').split('@')[0]}@c.us`);
 
 export const LidPathParams = z.object({ session: SessionName, lid: LidRef });
 export const PhoneNumberPathParams = z.object({ session: SessionName, phoneNumber: PhoneNumberRef });

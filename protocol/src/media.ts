@@ -7,7 +7,7 @@ import { SessionName } from './ids.js';
  */
 export const MediaMimetype = z
   .string()
-  .max(255)
+  .max(255, { abort: true })
   .regex(/^[A-Za-z0-9][\w!#$&^.+-]*\/[A-Za-z0-9][\w!#$&^.+-]*(\s*;\s*[\w!#$&^.+-]+=("[^"\r\n]*"|[\w!#$&^.+-]+))*$/, {
     message: 'must be a media type, e.g. "image/jpeg" or "audio/ogg; codecs=opus"',
   })
@@ -17,7 +17,7 @@ export const MediaMimetype = z
 export const MediaFilename = z
   .string()
   .min(1)
-  .max(255)
+  .max(255, { abort: true })
   // Control characters spelled as ranges (exactly \p{Cc}): fuzzers and generated clients cannot read \p{...}.
   // eslint-disable-next-line no-control-regex -- refusing control characters is what it is for
   .regex(/^[^/\\\x00-\x1f\x7f-\x9f]+$/, { message: 'must be a file name without "/", "\\" or control characters' })

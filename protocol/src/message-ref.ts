@@ -9,7 +9,7 @@ import { parseMessageId } from './message.js';
  */
 export const MessageRef = z
   .string()
-  .max(256)
+  .max(256, { abort: true })
   .regex(new RegExp(`^(true|false)_(${CHAT_ID_FORMS})_[0-9A-Za-z]{1,128}(_.+)?$`), {
     message: 'must be a message id "{fromMe}_{chatId}_{messageId}[_{participant}]"',
   })

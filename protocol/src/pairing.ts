@@ -24,8 +24,8 @@ export const RequestCodeResponse = z.object({ code: z.string().meta({ examples: 
 
 const base64url = z
   .string()
-  .regex(/^[A-Za-z0-9_-]*={0,2}$/, { message: 'must be base64url' })
-  .max(65536);
+  .max(65536, { abort: true })
+  .regex(/^[A-Za-z0-9_-]*={0,2}$/, { message: 'must be base64url' });
 
 /** `POST /api/{session}/auth/passkey`: a WebAuthn assertion, as `navigator.credentials.get().toJSON()` gives it. */
 export const PasskeyAssertionRequest = z

@@ -20,8 +20,8 @@ const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
 
 export const SecretKeySelector = z
   .object({
-    name: z.string().max(253).regex(SECRET_NAME, { message: 'must be a Secret name (lower case RFC 1123 subdomain)' }),
-    key: z.string().max(253).regex(SECRET_KEY, { message: 'must be a Secret key: letters, digits, "-", "_" or "."' }),
+    name: z.string().max(253, { abort: true }).regex(SECRET_NAME, { message: 'must be a Secret name (lower case RFC 1123 subdomain)' }),
+    key: z.string().max(253, { abort: true }).regex(SECRET_KEY, { message: 'must be a Secret key: letters, digits, "-", "_" or "."' }),
   })
   .meta({ id: 'SecretKeySelector', description: 'A key of a Secret in the namespace of the MessagingSession' });
 export type SecretKeySelector = z.infer<typeof SecretKeySelector>;

@@ -16,9 +16,13 @@ const MemberId = z.string().regex(/^(\d{1,20}@c\.us|\d{1,24}@lid)$/, { message: 
 const GroupChatId = z.string().regex(/^[0-9A-Za-z-]{1,64}@g\.us$/, { message: 'must be "<id>@g.us"' });
 
 /** A message id as the events carry it: `{fromMe}_{chatId}_{messageId}[_{participant}]`. */
-const FullMessageId = z.string().regex(/^(true|false)_[^_\s]+@[^_\s]+_[0-9A-Za-z]+(_[^_\s]+@[^_\s]+)?$/, {
-  message: 'must be a message id "{fromMe}_{chatId}_{messageId}[_{participant}]"',
-});
+// One "@" in each id, so that the parts cannot be split more than one way: linear matching.
+const FullMessageId = z
+  .string()
+  .max(256, { abort: true })
+  .regex(/^(true|false)_[^_\s@]+@[^_\s@]+_[0-9A-Za-z]+(_[^_\s@]+@[^_\s@]+)?$/, {
+    message: 'must be a message id "{fromMe}_{chatId}_{messageId}[_{participant}]"',
+  });
 
 const ShortId = z.string().regex(/^[0-9A-Za-z]{1,64}$/, { message: 'must be 1-64 letters or digits' });
 

@@ -15,12 +15,21 @@ const statusFields = {
   id: OutgoingMessageId.nullish().meta({
     description: 'Pre-generated status message id (GET /api/{session}/status/new-message-id), to send one status in batches of contacts',
   }),
+  // Any strings, as the peer takes them (its n8n node's default is the placeholder
+  // "55xxxxxxxxxxx@c.us"): one that is not a contact id names no one (`reachableContacts`).
   contacts: z
-    .array(ContactId)
+    .array(z.string().max(64, { abort: true }))
     .max(10_000)
     .nullish()
-    .meta({ description: 'The contacts who may see it; left out or null: every contact the engine knows' }),
+    .meta({
+      description: 'The contacts who may see it (`<number>@c.us`; anything else names no one); left out or null: every contact the engine knows',
+    }),
 };
+
+/** The `contacts` of a status that name someone: what the engine is given. */
+export function reachableContacts(contacts: readonly string[] | null | undefined): string[] | null | undefined {
+  return contacts?.filter((contact) => ContactId.safeParse(contact).success);
+}
 
 const BackgroundColor = z
   .string()

@@ -40,7 +40,7 @@ export const CustomHeader = z
   .object({
     name: z
       .string()
-      .max(256)
+      .max(256, { abort: true })
       .regex(HEADER_NAME, { message: 'must be a valid HTTP header name' })
       .refine((name) => !isReservedHeaderName(name), {
         error: (issue) => `"${String(issue.input)}" is set by the gateway: customHeaders may not set Host, Content-Length or X-Webhook-* headers`,

@@ -19,7 +19,7 @@ const envelope = (event: string, payload: unknown) => ({
   session: 'default',
   metadata: {},
   payload,
-  environment: { tier: 'CORE', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null } },
+  environment: { tier: 'CORE', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: 'gateway-0' } },
   engine: 'SANDBOX',
 });
 

@@ -186,7 +186,7 @@ export function envelope(event: string, payload: unknown): Record<string, unknow
     session: 'default',
     metadata: { 'user.id': '123' },
     me: { id: ME, pushName: 'Shop' },
-    environment: { tier: 'CORE', version: '2026.11.0', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null } },
+    environment: { tier: 'CORE', version: '2026.11.0', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: 'gateway-0' } },
     engine: 'SANDBOX',
     payload,
   };

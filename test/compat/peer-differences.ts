@@ -172,7 +172,7 @@ export const SPEC_OVER_PEER: readonly { readonly what: string; readonly choice: 
   {
     what: '`environment` of the event envelope',
     choice:
-      "spec 2.4's `tier`, `version`, `engine`, and the peer's `platform` and `worker.id` (the engine pod in cluster mode, null in local mode); `browser` only on browser engines, as the spec makes it optional, where the peer requires it",
+      "spec 2.4's `tier`, `version`, `engine`, and the peer's `platform` and `worker.id` (the engine pod in cluster mode, the gateway's host name in local mode: a string in both: the peer's document allows null, which its generated Python client waha-py refuses); `browser` only on browser engines, as the spec makes it optional, where the peer requires it",
   },
   {
     what: 'Group acknowledgements (`message.ack.group`)',

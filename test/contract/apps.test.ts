@@ -40,11 +40,14 @@ describe('/api/apps', () => {
     expect((await gw.api('GET', `/api/apps?session=${OTHER}`)).body).toEqual([]);
   });
 
-  it('takes the id given; a taken id is a 422 naming its session', async () => {
+  it('takes the id given; a taken id is a 422 that says only that it is taken, not by which session (issue 26)', async () => {
     expect((await gw.api('POST', '/api/apps', calls({ id: 'calls-1' }))).status).toBe(201);
-    const again = await gw.api('POST', '/api/apps', { ...calls({ id: 'calls-1' }), session: OTHER });
+    const { body: key } = await gw.api('POST', '/api/keys', { session: OTHER });
+    const again = await gw.api('POST', '/api/apps', { ...calls({ id: 'calls-1' }), session: OTHER }, key.key);
     expect(again.status).toBe(422);
-    expect(again.body.details).toMatchObject({ field: 'body.id', id: 'calls-1', session: S });
+    expect(again.body.message).toBe("app id 'calls-1' is taken");
+    expect(again.body.details).toEqual({ field: 'body.id', id: 'calls-1' });
+    expect(JSON.stringify(again.body)).not.toContain(S);
   });
 
   it('PUT replaces the app of that id; DELETE removes it from its session', async () => {

@@ -52,6 +52,21 @@ describe('contacts: is a number registered (WANumberExistResult)', () => {
         ]);
       });
 
+      it('refuses a phone of many separators from a read-only key with 400 for its length: the pattern never reads it (issue 26)', async () => {
+        const made = await gw.api('POST', '/api/keys', { actions: { read: true } });
+        expect(made.status).toBe(201);
+        const post = name === 'POST /api/contacts/check-exists';
+        // 64k characters in a body; in a query, as many as a request line may carry.
+        const huge = ' ('.repeat(post ? 32 * 1024 : 2048);
+        const res = post
+          ? await gw.api('POST', '/api/contacts/check-exists', { phone: huge, session: 'contacts' }, made.body.key)
+          : await gw.api('GET', `${name.split(' ')[1]}?phone=${encodeURIComponent(huge)}&session=contacts`, undefined, made.body.key);
+        expect(res.status).toBe(400);
+        expect(res.body.details).toEqual([
+          { path: expect.stringMatching(/^(body|querystring)\.phone$/), reason: expect.stringContaining('64 characters') },
+        ]);
+      });
+
       it('answers 404 for an unknown session and 422 for one that is not WORKING', async () => {
         const unknown = await check('12132132130', 'ghost');
         expect(unknown.status).toBe(404);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { parseEnvelope } from '@switchboard/protocol';
 import { waitFor, WebhookReceiver, WsClient } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,8 +70,8 @@ describe('2.4 envelope and 6.2 payloads of the first events', () => {
         version: VERSION,
         engine: 'SANDBOX',
         platform: `${process.platform}/${process.arch}`,
-        // The engine pod that runs the session in cluster mode; none in local mode.
-        worker: { id: mode === 'cluster' ? expect.any(String) : null },
+        // The engine pod that runs the session in cluster mode; the gateway's host in local mode.
+        worker: { id: mode === 'cluster' ? expect.any(String) : hostname() },
       },
       engine: 'SANDBOX',
     });

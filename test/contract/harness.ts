@@ -19,6 +19,8 @@ export interface ContractOptions {
   readonly oauth?: { issuer: string; audience: string; jwksUrl: string } | null;
   /** How long stored media can be downloaded (SWITCHBOARD_MEDIA_LIFETIME_SECONDS); default a day. */
   readonly mediaLifetimeSeconds?: number;
+  /** The engine of sessions created without one (SWITCHBOARD_DEFAULT_ENGINE); default SANDBOX. */
+  readonly defaultEngine?: 'SANDBOX' | 'NOWEB';
 }
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';

@@ -40,6 +40,16 @@ afterAll(async () => {
 });
 
 describe('POST /mcp: the API as MCP tools (issue 16)', () => {
+  it('is in the OpenAPI document, as the peer lists it: POST only, under Apps (issue 26)', async () => {
+    const doc = (await gw.api('GET', '/docs/openapi.json', undefined, null)).body;
+    expect(Object.keys(doc.paths['/mcp'])).toEqual(['post']);
+    const post = doc.paths['/mcp'].post;
+    expect(post.tags).toEqual(['Apps']);
+    expect(post.summary).toContain('Model Context Protocol');
+    expect(post.requestBody.content['application/json']).toBeDefined();
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '202', '400', '401']));
+  });
+
   it('lists the operations as tools, with the schemas their routes validate with', async () => {
     const client = await connect(ADMIN_KEY);
     expect(client.getServerVersion()?.name).toBe('switchboard');

@@ -112,6 +112,8 @@ describe('POST /api/{session}/media/convert/voice and /video', () => {
     const junk = await convert('video', { data: Buffer.from('no video in here').toString('base64') });
     expect(junk.status).toBe(400);
     expect(JSON.parse(junk.bytes.toString()).details).toEqual([{ path: 'body.data', reason: expect.stringMatching(/^could not be converted/) }]);
+    // ffmpeg names its input by the temporary path, which says nothing to the client.
+    expect(junk.bytes.toString()).not.toContain('sb-convert-');
     const missing = await convert('voice', { url: `${filesUrl}/missing.mp3` });
     expect(missing.status).toBe(400);
     expect(JSON.parse(missing.bytes.toString()).details[0].path).toBe('body.url');

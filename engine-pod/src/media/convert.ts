@@ -97,6 +97,7 @@ export async function convertMedia(
         ffmpeg,
         ['-nostdin', '-hide_banner', '-loglevel', 'error', '-i', input, ...args, '-fs', String(limits.maxOutputBytes), '-y', output],
         limits.timeoutMs,
+        input,
       );
       if (outcome.kind === 'missing') {
         throw new CommandError(
@@ -128,7 +129,7 @@ function convertedName(filename: string | null, extension: string): string | nul
 type RunOutcome = { kind: 'ok' } | { kind: 'missing' } | { kind: 'timeout' } | { kind: 'failed'; reason: string };
 
 /** Runs ffmpeg; its last error line is the reason a failure gives. Killed (SIGKILL) after `timeoutMs`. */
-function run(command: string, args: readonly string[], timeoutMs: number): Promise<RunOutcome> {
+function run(command: string, args: readonly string[], timeoutMs: number, input: string): Promise<RunOutcome> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -150,13 +151,13 @@ function run(command: string, args: readonly string[], timeoutMs: number): Promi
       clearTimeout(timer);
       if (timedOut) resolve({ kind: 'timeout' });
       else if (code === 0) resolve({ kind: 'ok' });
-      else resolve({ kind: 'failed', reason: lastLine(stderr) ?? `ffmpeg exited with ${code}` });
+      else resolve({ kind: 'failed', reason: lastLine(stderr, input) ?? `ffmpeg exited with ${code}` });
     });
   });
 }
 
 /** ffmpeg's last line, without the input's temporary path (which says nothing to the client). */
-function lastLine(text: string): string | null {
-  const line = text.trim().split('\n').pop()?.trim();
-  return line ? line.replace(/\/\S*sb-convert-[^/\s]+\/input:?\s*/g, '') : null;
+function lastLine(text: string, input: string): string | null {
+  const line = text.trim().split('\n').pop()?.replaceAll(`${input}:`, '').replaceAll(input, '').trim();
+  return line || null;
 }

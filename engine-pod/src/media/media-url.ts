@@ -14,5 +14,6 @@ export function newMediaId(): string {
  */
 export function mediaUrl(baseUrl: string, stored: Pick<StoredMedia, 'session' | 'id' | 'mimetype' | 'filename'>): string {
   const extension = /\.([A-Za-z0-9]{1,16})$/.exec(stored.filename ?? '')?.[1] ?? mime.extension(stored.mimetype);
-  return `${baseUrl.replace(/\/+$/, '')}/api/files/${stored.session}/${stored.id}${extension ? `.${extension}` : ''}`;
+  // The lookbehind starts the match at the first "/" of a run only: linear however long the run.
+  return `${baseUrl.replace(/(?<!\/)\/+$/, '')}/api/files/${stored.session}/${stored.id}${extension ? `.${extension}` : ''}`;
 }

@@ -66,7 +66,7 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
       read('SWITCHBOARD_ENGINE_SETTINGS', (raw) =>
         schema(EngineSettings, json(raw ?? '{}', 'a JSON object, e.g. {"proxy":{"server":"proxy:3128"}}')),
       ),
-      read('SWITCHBOARD_PROXY_PASSWORD', (raw) => raw && schema(ProxyConfig.shape.password, raw)),
+      read('SWITCHBOARD_PROXY_PASSWORD', (raw) => raw && schema(ProxyConfig.shape.password.unwrap().unwrap(), raw)),
     ),
     healthPort: read('SWITCHBOARD_HEALTH_PORT', (raw) => integer(raw ?? '8080', 0, 65_535)),
     baseUrl: read('SWITCHBOARD_BASE_URL', (raw) => httpUrl(raw ?? 'http://localhost:3000')),
@@ -154,7 +154,8 @@ function httpUrl(raw: string): string {
   if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(raw)) {
     throw new Error(`must be the gateway's public http(s) URL, e.g. https://api.example.com, got '${raw}'`);
   }
-  return raw.replace(/\/+$/, '');
+  // The lookbehind starts the match at the first "/" of a run only: linear however long the run.
+  return raw.replace(/(?<!\/)\/+$/, '');
 }
 
 function integer(raw: string, min: number, max: number): number {

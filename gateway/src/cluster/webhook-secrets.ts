@@ -142,7 +142,7 @@ export function secretNamesOf(config: ResourceSessionConfig | undefined): Set<st
 
 /** Whether a config holds a secret in plain text (a resource written before secrets went into Secrets). */
 export function hasPlainSecrets(config: ResourceSessionConfig | undefined): boolean {
-  if (config?.proxy?.password !== undefined) return true;
+  if (config?.proxy?.password != null) return true;
   return (config?.webhooks ?? []).some(
     (hook) =>
       (!hook.urlFrom && maskUrl(hook.url) !== hook.url) ||
@@ -180,5 +180,5 @@ function withTokens(config: ResourceSessionConfig, urls: readonly string[] = [])
 
 /** The proxy in the API's shape: its password (when it has one) a token. */
 function proxyOf({ passwordFrom, password, ...proxy }: ResourceProxyConfig, token: (source: SecretSource) => string): ProxyConfig {
-  return password === undefined && passwordFrom === undefined ? proxy : { ...proxy, password: token(sourceOf(password, passwordFrom)) };
+  return password == null && passwordFrom === undefined ? proxy : { ...proxy, password: token(sourceOf(password ?? undefined, passwordFrom)) };
 }

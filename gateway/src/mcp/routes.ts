@@ -8,7 +8,9 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorBody } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { ApiKeyAuthenticator } from '../auth/authenticator.js';
 import { authorize, ruleFor } from '../auth/authorize.js';
 import { type Principal, sessionLimit } from '../auth/principal.js';
@@ -21,6 +23,32 @@ export interface McpDeps {
 }
 
 const KEY_HEADER = 'the X-Api-Key header';
+
+/**
+ * For the OpenAPI document (the peer's lists `POST /mcp` too): the body is checked by the MCP
+ * server, which answers a JSON-RPC error naming what is wrong, not by a schema here, so that a
+ * request without a key is still a 401 whatever its body.
+ */
+const McpMessage = z.unknown().meta({
+  description: 'A JSON-RPC 2.0 message of the Model Context Protocol (streamable HTTP), e.g. {"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+  examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+});
+const McpAnswer = z
+  .looseObject({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).nullable() })
+  .meta({ description: 'The JSON-RPC response to a request: its `result`, or an `error`' });
+const MCP_SCHEMA = {
+  tags: ['Apps'],
+  summary: 'Model Context Protocol server: the API’s operations as tools',
+  description:
+    'Stateless streamable HTTP: each POST is answered on its own, in JSON (send `Accept: application/json, text/event-stream`). A tool call is the same request to the same route, with the same key: it is validated, authorized and answered as that route does.',
+  body: McpMessage,
+  response: {
+    200: McpAnswer,
+    202: z.undefined().meta({ description: 'A notification, accepted: no body' }),
+    400: ErrorBody.meta({ description: 'No JSON-RPC message in the body' }),
+    401: ErrorBody,
+  },
+};
 
 /**
  * `POST /mcp`: a Model Context Protocol server over streamable HTTP (stateless: each POST is
@@ -37,10 +65,10 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<vo
     return tools;
   };
 
-  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/mcp', { schema: MCP_SCHEMA }, async (request, reply) => {
     const key = request.headers['x-api-key'];
     const principal = deps.auth.authenticate(key, KEY_HEADER);
-    if (request.body === undefined) {
+    if (request.body == null) {
       throw new ApiError(
         400,
         'an MCP request is a JSON-RPC message in the body (Content-Type: application/json), e.g. {"jsonrpc":"2.0","id":1,"method":"tools/list"}',

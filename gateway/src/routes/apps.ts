@@ -37,8 +37,8 @@ export async function appRoutes(app: FastifyInstance, { sessions }: RouteDeps): 
     handler: async (request, reply) => {
       const wanted = built(request.body);
       const id = wanted.id ?? `app_${ulid().toLowerCase()}`;
-      const taken = (await allApps(sessions)).find((each) => each.id === id);
-      if (taken) throw new ApiError(422, `app id '${id}' is taken (session '${taken.session}')`, { field: 'body.id', id, session: taken.session });
+      // Taken, not by which session: that session may be one the calling key cannot see.
+      if ((await allApps(sessions)).some((each) => each.id === id)) throw new ApiError(422, `app id '${id}' is taken`, { field: 'body.id', id });
       const current = await appsOf(sessions, wanted.session);
       const added: AppConfig = { app: 'calls', id, enabled: wanted.enabled, config: wanted.config };
       await sessions.update(wanted.session, { apps: [...current.map(withoutSession), added] });

@@ -3,7 +3,9 @@ import {
   ChatPathParams,
   ChatPictureQuery,
   ChatPictureResponse,
+  chatOf,
   EditMessageRequest,
+  EditMessagePathParams,
   PinMessageRequest,
   ReadChatMessagesQuery,
   ReadChatMessagesResponse,
@@ -95,11 +97,12 @@ export async function chatRoutes(app: FastifyInstance, { sessions, messages }: C
     tags,
     summary: 'Edit a message the account sent',
     description: '`message.edited` follows.',
-    params: ChatMessagePathParams,
+    params: EditMessagePathParams,
     body: EditMessageRequest,
     status: 200,
     response: Result,
-    command: ({ params, body }) => ({ op: 'message.edit', args: { chatId: params.chatId, messageId: params.messageId, ...body } }),
+    // The message id names its chat, and that is the chat the edit goes to, whatever `chatId` says.
+    command: ({ params, body }) => ({ op: 'message.edit', args: { chatId: chatOf(params.messageId), messageId: params.messageId, ...body } }),
   });
 
   sessionCommandRoute(app, sessions, {

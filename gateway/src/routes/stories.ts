@@ -4,6 +4,7 @@ import {
   ImageStatus,
   MessageRecord,
   NewMessageIDResponse,
+  reachableContacts,
   Result,
   SessionPathParams,
   TextStatus,
@@ -39,7 +40,8 @@ export async function storyRoutes(app: FastifyInstance, { sessions, outbound, me
       bodyLimit,
       schema: { tags, summary, params: SessionPathParams, body, response: { 201: MessageRecord, ...sessionErrors } },
       handler: async (request, reply) => {
-        const result = await sessions.command(request.params.session, await command(request.body as z.output<Body>));
+        const body = request.body as z.output<Body> & { contacts?: string[] | null };
+        const result = await sessions.command(request.params.session, await command({ ...body, contacts: reachableContacts(body.contacts) }));
         return reply.code(201).send(result as MessageRecord);
       },
     });
@@ -67,7 +69,12 @@ export async function storyRoutes(app: FastifyInstance, { sessions, outbound, me
       response: { 201: Result, ...sessionErrors },
     },
     handler: async (request, reply) =>
-      reply.code(201).send((await sessions.command(request.params.session, { op: 'status.delete', args: request.body })) as Result),
+      reply.code(201).send(
+        (await sessions.command(request.params.session, {
+          op: 'status.delete',
+          args: { ...request.body, contacts: reachableContacts(request.body.contacts) },
+        })) as Result,
+      ),
   });
 
   r.get('/api/:session/status/new-message-id', {

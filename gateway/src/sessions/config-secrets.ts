@@ -57,7 +57,7 @@ export function maskUrl(url: string): string {
  * `path` names the sent config in error details (`body.config` for a REST request).
  */
 export function restoreSessionConfigSecrets(sent: SessionConfig, stored: SessionConfig | undefined, path = 'body.config'): SessionConfig {
-  if (!sent.webhooks && sent.proxy?.password !== SECRET_PLACEHOLDER) return sent;
+  if (!sent.webhooks && !sent.proxy) return sent;
   const issues: FieldIssue[] = [];
   const storedHooks = stored?.webhooks ?? [];
   const nth = occurrences<WebhookConfig>((hook) => maskUrl(hook.url));
@@ -70,8 +70,12 @@ export function restoreSessionConfigSecrets(sent: SessionConfig, stored: Session
   return { ...sent, ...(webhooks ? { webhooks } : {}), ...(proxy ? { proxy } : {}) };
 }
 
-/** The proxy's password is kept only for the same proxy server: it must not go to another one. */
-function restoreProxy(sent: ProxyConfig, stored: ProxyConfig | undefined, path: string, issues: FieldIssue[]): ProxyConfig {
+/**
+ * The proxy's password is kept only for the same proxy server: it must not go to another one. A
+ * credential sent as null (the peer takes it; its n8n node sends it so by default) is none.
+ */
+function restoreProxy(given: ProxyConfig, stored: ProxyConfig | undefined, path: string, issues: FieldIssue[]): ProxyConfig {
+  const sent = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== null)) as ProxyConfig;
   if (sent.password !== SECRET_PLACEHOLDER) return sent;
   if (stored?.password && stored.server === sent.server) return { ...sent, password: stored.password };
   issues.push({ path: `${path}.password`, reason: NOTHING_TO_KEEP });

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OutboundPolicy } from '@switchboard/kube';
-import type { WebhookConfig } from '@switchboard/protocol';
+import type { BuiltEngine, WebhookConfig } from '@switchboard/protocol';
 import { type ApiCall, apiClient } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { createLocalGateway, type LocalGateway } from '../../src/local/create-local-gateway.js';
@@ -40,6 +40,8 @@ export interface StartOptions {
   readonly onStopRequested?: (force: boolean) => void;
   /** Serve /api/server/debug/*, as SWITCHBOARD_DEBUG_ROUTES=true. */
   readonly debugRoutes?: boolean;
+  /** The engine of sessions created without one; default SANDBOX. */
+  readonly defaultEngine?: BuiltEngine;
 }
 
 /** A real gateway in local mode, listening on a free loopback port, with its own data dir. */
@@ -51,7 +53,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     host: '127.0.0.1',
     dataDir,
     apiKey,
-    defaultEngine: 'SANDBOX',
+    defaultEngine: options.defaultEngine ?? 'SANDBOX',
     logLevel: 'silent',
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     globalWebhook: options.globalWebhook ?? null,

@@ -143,7 +143,7 @@ export function makeEvent(session: string, seq: number, event: EventName = 'mess
     event,
     session,
     metadata: { tenant: 'ünïcode ✓' },
-    environment: { tier: 'local', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: null } },
+    environment: { tier: 'local', version: 'test', engine: 'SANDBOX', platform: 'linux/x64', worker: { id: 'gateway-0' } },
     engine: 'SANDBOX',
     payload: { seq },
   };

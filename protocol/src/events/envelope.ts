@@ -19,7 +19,10 @@ export const Environment = z
     browser: z.string().optional().meta({ description: 'The browser the engine drives: browser engines only' }),
     platform: z.string().meta({ description: 'Operating system and CPU architecture, `linux/x64`' }),
     worker: z.object({
-      id: z.string().nullable().meta({ description: 'The engine pod running the session (cluster mode); null in local mode' }),
+      // A string in both modes: the peer's clients (waha-py) read it as one.
+      id: z.string().meta({
+        description: 'The process that runs the session: its engine pod in cluster mode, the gateway’s host name in local mode',
+      }),
     }),
   })
   .meta({ id: 'Environment' });

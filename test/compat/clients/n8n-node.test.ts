@@ -19,10 +19,10 @@ const CHAT = '11111111111@c.us';
 
 let gw: ContractGateway;
 let n8n: N8nNode;
+let dir: string;
 const hooks = new WebhookReceiver();
 
 beforeAll(async () => {
-  let dir: string;
   try {
     dir = (await run('bash', ['scripts/peer-clients.sh', 'n8n'], { cwd: ROOT })).stdout.trim();
   } catch (error) {
@@ -101,7 +101,35 @@ describe("the peer's n8n node (n8n-nodes-waha)", () => {
     const [history] = await n8n.run('Chats', 'Get Chat Messages', { session: SESSION, chatId: CHAT, limit: 10 });
     expect(history).toBeDefined();
 
+    // Chats → Edit Message with its defaults, on the trigger's item for a message the account
+    // sent (message.any): `chatId` is that item's `payload.from`, the account itself.
+    const [edited] = await n8n.run('Chats', 'Edit Message', {}, [{ event: 'message.any', session: SESSION, payload: sent }]);
+    expect(edited).toEqual({ success: true });
+    await waitFor(async () => {
+      const messages = await n8n.run('Chats', 'Get Chat Messages', { session: SESSION, chatId: CHAT, limit: 10 });
+      return messages.some((message) => message.id === sent!.id && message.body === 'Hello, world!');
+    }, 'the edited text in the chat');
+
+    // Status → Send Text Status with its defaults: `contacts` is the placeholder
+    // ["55xxxxxxxxxxx@c.us"], which names no one, so the status reaches no contact.
+    const [posted] = await n8n.run('Status', 'Send Text Status', {}, [{ session: SESSION }]);
+    expect(posted).toMatchObject({ fromMe: true, to: 'status@broadcast', body: 'Have a look! https://github.com/' });
+
     await n8n.run('Sessions', 'Stop', { session: SESSION });
     await n8n.run('Sessions', 'Delete', { session: SESSION });
   }, 120_000);
+
+  it('Sessions → Create with its default config (a NOWEB proxy whose username and password are null) is created', async () => {
+    const noweb = await startGateway({ defaultEngine: 'NOWEB' });
+    try {
+      const node = loadN8nNode(dir, { url: noweb.url, apiKey: ADMIN_KEY });
+      const [created] = await node.run('Sessions', 'Create', {});
+      expect(created).toMatchObject({ name: 'default', engine: 'NOWEB', config: { proxy: { server: 'localhost:3128' } } });
+      const stored = await noweb.api('GET', '/api/sessions/default');
+      expect(stored.body.config.proxy).toEqual({ server: 'localhost:3128' });
+      await node.run('Sessions', 'Delete', { session: 'default' });
+    } finally {
+      await noweb.close();
+    }
+  });
 });

@@ -255,6 +255,8 @@ export interface GatewayProcessOptions {
   oauth?: { issuer: string; audience: string; jwksUrl: string } | null;
   /** SWITCHBOARD_MEDIA_LIFETIME_SECONDS: the gateway brings the media bucket's TTL to it. */
   mediaLifetimeSeconds?: number;
+  /** SWITCHBOARD_DEFAULT_ENGINE; default SANDBOX. */
+  defaultEngine?: 'SANDBOX' | 'NOWEB';
 }
 
 export interface GatewayProcess {
@@ -282,7 +284,7 @@ export async function startGatewayProcess(info: ClusterEnvironmentInfo, options:
       SWITCHBOARD_NATS_CREDS: info.natsCredentials,
       SWITCHBOARD_API_KEY: apiKey,
       // Sessions created without an engine are SANDBOX here: the default (NOWEB) needs WhatsApp.
-      SWITCHBOARD_DEFAULT_ENGINE: 'SANDBOX',
+      SWITCHBOARD_DEFAULT_ENGINE: options.defaultEngine ?? 'SANDBOX',
       HOST: '127.0.0.1',
       PORT: '0',
       ...globalWebhookEnv(options.globalWebhook ?? null),

@@ -46,7 +46,9 @@ export function contactsContent(vcards: readonly string[]): proto.IMessage {
 
 /** The vCard's `FN`, unescaped (RFC 6350 3.4); '' when it has none. */
 function displayNameOf(vcard: string): string {
-  const fn = /^FN(?:;[^:\r\n]*)?:(.*)$/im.exec(vcard)?.[1] ?? '';
+  // Line by line: a multiline pattern would be tried from every line start (quadratic on many).
+  const line = vcard.split(/\r?\n/).find((candidate) => /^FN(?:;[^:]*)?:/i.test(candidate));
+  const fn = line?.slice(line.indexOf(':') + 1) ?? '';
   return fn.trim().replace(/\\([\\,;nN])/g, (_, char: string) => (char === 'n' || char === 'N' ? '\n' : char));
 }
 

@@ -115,5 +115,6 @@ function parseClientData(bytes: Buffer): { type?: unknown; challenge?: unknown; 
 
 /** Base64url values compared with or without their padding, which clients add or leave out. */
 function sameBytes(a: string, b: string): boolean {
-  return a.replace(/=+$/, '') === b.replace(/=+$/, '');
+  // The lookbehind starts the match at the first "=" of a run only: linear however long the run.
+  return a.replace(/(?<!=)=+$/, '') === b.replace(/(?<!=)=+$/, '');
 }

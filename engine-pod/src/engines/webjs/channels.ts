@@ -23,7 +23,13 @@ const ROLES: ReadonlySet<string> = new Set(['OWNER', 'ADMIN', 'SUBSCRIBER', 'GUE
 
 /** The invite code at the end of the library's link (`https://whatsapp.com/channel/<code>`). */
 function inviteCodeOf(link: string): string {
-  return link.replace(/\/+$/, '').split('/').pop() ?? '';
+  // The lookbehind starts the match at the first "/" of a run only: linear however long the run.
+  return (
+    link
+      .replace(/(?<!\/)\/+$/, '')
+      .split('/')
+      .pop() ?? ''
+  );
 }
 
 /**
