@@ -174,6 +174,25 @@ export const SUBJECTS = {
   statusEvents: 'sb.evt.*.session.status',
 } as const;
 
+const EVENT_SUBJECT_PREFIX = 'sb.evt.';
+
+/** The session an event subject names (`sb.evt.<session>.…`); null for any other subject. */
+export function eventSubjectSession(subject: string): string | null {
+  if (!subject.startsWith(EVENT_SUBJECT_PREFIX)) return null;
+  const end = subject.indexOf('.', EVENT_SUBJECT_PREFIX.length);
+  return end > EVENT_SUBJECT_PREFIX.length ? subject.slice(EVENT_SUBJECT_PREFIX.length, end) : null;
+}
+
+/**
+ * Whether an event's body names the session its subject does. NATS permissions restrict only
+ * the subject an engine pod publishes on (its own session's), never what the body says, so every
+ * reader of the events drops an event that fails this: else one session's pod could speak for
+ * another (its /ws clients, its webhooks, its status).
+ */
+export function eventMatchesSubject(subject: string, claimedSession: string): boolean {
+  return eventSubjectSession(subject) === claimedSession;
+}
+
 /**
  * Reply subjects of each component's requests (and deliveries of its consumers). With NATS
  * authentication a user may subscribe to its own prefix only, so one engine pod cannot read the
