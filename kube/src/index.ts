@@ -6,6 +6,7 @@ export {
   type MessagingSession,
   newMessagingSession,
   restartedAtOf,
+  sessionClaimProblem,
   sessionNameOf,
   specOf,
   type StoredMessagingSession,

@@ -1,5 +1,12 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { ANNOTATIONS, MESSAGING_SESSION, MessagingSessionSpec, type MessagingSessionStatus, resourceNameFor } from '@switchboard/protocol';
+import {
+  ANNOTATIONS,
+  MESSAGING_SESSION,
+  MessagingSessionSpec,
+  type MessagingSessionStatus,
+  resourceNameFor,
+  sessionNameProblem,
+} from '@switchboard/protocol';
 
 /**
  * A MessagingSession as the API server sends it: plain JSON (timestamps are strings), the spec
@@ -38,6 +45,15 @@ export function newMessagingSession(name: string, spec: Omit<MessagingSessionSpe
 export function sessionNameOf(resource: MessagingSession): string {
   const session: unknown = resource.spec?.session;
   return typeof session === 'string' && session ? session : resource.metadata.name;
+}
+
+/**
+ * Why the resource's `spec.session` does not belong to it (another resource's session), or null.
+ * Such a resource is no session: nothing is made, run or dropped for the session it names.
+ */
+export function sessionClaimProblem(resource: MessagingSession): string | null {
+  const session: unknown = resource.spec?.session;
+  return sessionNameProblem(resource.metadata.name, typeof session === 'string' ? session : undefined);
 }
 
 /** The spec, with the protocol's defaults; an error names the resource and the field. */

@@ -4,7 +4,15 @@ import { MESSAGING_SESSION } from '@switchboard/protocol';
 import type { KubeClient } from './kube-client.js';
 
 export type EventReason =
-  'PodCreated' | 'PodDeleted' | 'LoggedOut' | 'LogoutFailed' | 'AuthPurged' | 'StatusChanged' | 'InvalidSpec' | 'EngineNotAvailable';
+  | 'PodCreated'
+  | 'PodDeleted'
+  | 'LoggedOut'
+  | 'LogoutFailed'
+  | 'AuthPurged'
+  | 'StatusChanged'
+  | 'InvalidSpec'
+  | 'EngineNotAvailable'
+  | 'SessionNameMismatch';
 
 const COMPONENT = 'switchboard-operator';
 

@@ -19,6 +19,7 @@ export class OperatorMetrics {
   readonly registry = new Registry();
   private readonly reconciles: Counter<'outcome'>;
   private readonly duration: Histogram;
+  private readonly forgedEvents: Counter;
 
   constructor(sources: OperatorMetricsSources, options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -32,6 +33,12 @@ export class OperatorMetrics {
       name: 'switchboard_operator_reconcile_duration_seconds',
       help: 'Time one reconcile took, whatever its outcome',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.forgedEvents = new Counter({
+      name: 'switchboard_operator_forged_events_dropped_total',
+      // No session label: this endpoint needs no key, so it names no session (the log does).
+      help: "session.status events dropped because their body names another session than their subject's",
       registers,
     });
     new Gauge({
@@ -51,6 +58,10 @@ export class OperatorMetrics {
       },
     });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  forgedEventDropped(): void {
+    this.forgedEvents.inc();
   }
 
   reconciled(outcome: ReconcileOutcome, seconds: number): void {

@@ -87,7 +87,7 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     await http.close();
     throw error;
   });
-  const engines = new EngineStatusStore(nc, (session) => queue.add(resourceNameFor(session)), log);
+  const engines = new EngineStatusStore(nc, (session) => queue.add(resourceNameFor(session)), log, metrics);
   const informers = new OperatorInformers({
     kubeConfig,
     namespace,

@@ -1,4 +1,4 @@
-import { MeInfo, resourceNameFor, SessionStatusPayload, SUBJECTS } from '@switchboard/protocol';
+import { eventMatchesSubject, MeInfo, resourceNameFor, SessionStatusPayload, SUBJECTS } from '@switchboard/protocol';
 import type { NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -41,13 +41,15 @@ export class EngineStatusStore {
     private readonly nc: NatsConnection,
     private readonly onReport: (session: string) => void,
     private readonly log: Logger,
+    /** Counts status events dropped because their body names another session than their subject. */
+    private readonly forged: { forgedEventDropped(): void },
   ) {}
 
   start(): void {
     const subscription = this.nc.subscribe(SUBJECTS.statusEvents);
     this.subscription = subscription;
     void (async () => {
-      for await (const message of subscription) this.receive(message.string());
+      for await (const message of subscription) this.receive(message.subject, message.string());
     })();
   }
 
@@ -85,12 +87,19 @@ export class EngineStatusStore {
     }
   }
 
-  private receive(text: string): void {
+  private receive(subject: string, text: string): void {
     let envelope: z.infer<typeof StatusEnvelope>;
     try {
       envelope = StatusEnvelope.parse(JSON.parse(text));
     } catch (error) {
       this.log.warn({ err: error }, 'ignored a session.status event that does not match the envelope of spec 2.4');
+      return;
+    }
+    // NATS permissions tie a pod to its session's subjects, not to what its body says: a status
+    // for another session is that pod speaking for it, and must not become the other's status.
+    if (!eventMatchesSubject(subject, envelope.session)) {
+      this.forged.forgedEventDropped();
+      this.log.warn({ subject, claimedSession: envelope.session }, "session.status event's session differs from its subject's; dropped");
       return;
     }
     const { status, statuses, reason } = envelope.payload;

@@ -212,8 +212,34 @@ describe("today's CRD refuses what the previous one let through", { timeout: 60_
   it('a new resource whose name is no session name (a dot without spec.session) or longer than 63 characters', async () => {
     expect(await refusal(() => cluster.createSession(ns, 'a.b'))).toContain('metadata.name must be at most 63 characters, and contain no "."');
     expect(await refusal(() => cluster.createSession(ns, 'x'.repeat(64), { session: 'x' }))).toContain('metadata.name');
-    await cluster.createSession(ns, 'c.d', { session: 'c_d' });
+    await cluster.createSession(ns, resourceNameFor('c_d'), { session: 'c_d' });
     await cluster.createSession(ns, 'x'.repeat(63));
+  });
+
+  it("a spec.session that is another resource's session, on creation or by an update", async () => {
+    // `ok` is a session already: `x` may not take its credentials, nor drop its stores when deleted.
+    expect(await refusal(() => cluster.createSession(ns, 'x', { session: 'ok' }))).toContain('spec.session must be this resource');
+    // A name that only a hashed resource name can hold, under a name that is not hashed...
+    expect(await refusal(() => cluster.createSession(ns, 'c.e', { session: 'c_e' }))).toContain('spec.session must be this resource');
+    // ...and a session name that is an object name, under a hashed name.
+    expect(await refusal(() => cluster.createSession(ns, resourceNameFor('Other'), { session: 'ok' }))).toContain('spec.session');
+    await cluster.createSession(ns, 'same', { session: 'same' });
+    expect(
+      await refusal(() =>
+        cluster.custom.patchNamespacedCustomObject(
+          { group, version, namespace: ns, plural, name: 'same', body: { spec: { session: 'ok' } } },
+          MERGE_PATCH,
+        ),
+      ),
+    ).toContain('spec.session cannot be changed');
+    expect(
+      await refusal(() =>
+        cluster.custom.patchNamespacedCustomObject(
+          { group, version, namespace: ns, plural, name: 'ok', body: { spec: { session: 'ok2' } } },
+          MERGE_PATCH,
+        ),
+      ),
+    ).toContain('spec.session cannot be changed');
   });
 
   it('a spec.session that is no session name, and a webhook url past 8192 characters', async () => {

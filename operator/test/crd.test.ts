@@ -79,6 +79,12 @@ describe('MessagingSession CRD', () => {
     expect(at('spec', 'session')).toMatchObject({ maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$' });
     expect(root['x-kubernetes-validations']).toEqual([
       expect.objectContaining({ optionalOldSelf: true, rule: expect.stringMatching(/^oldSelf\.hasValue\(\) \|\| /) as string }) as Schema,
+      expect.objectContaining({
+        optionalOldSelf: true,
+        fieldPath: '.spec.session',
+        message: expect.stringMatching(/^spec\.session must/) as string,
+      }) as Schema,
+      expect.objectContaining({ optionalOldSelf: true, fieldPath: '.spec.session', message: 'spec.session cannot be changed' }) as Schema,
     ]);
     expect(at(...webhookPath, 'url')).toMatchObject({ format: 'uri', maxLength: 8192 });
     expect(at('status', 'podName').maxLength).toBe(253);

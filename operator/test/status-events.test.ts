@@ -1,6 +1,7 @@
 import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OperatorMetrics } from '../src/operator-metrics.js';
 import { EngineStatusStore } from '../src/status-events.js';
 import { testLog } from './support/log.js';
 import { sleep } from './support/wait.js';
@@ -11,11 +12,12 @@ describe('engine statuses from NATS', () => {
   let nc: NatsConnection;
   let store: EngineStatusStore;
   const reported: string[] = [];
+  const metrics = new OperatorMetrics({ queueDepth: () => 0, isLeader: () => true }, { defaultMetrics: false });
 
   beforeAll(async () => {
     nats = await startNatsServer();
     nc = await connect({ servers: nats.url });
-    store = new EngineStatusStore(nc, (session) => reported.push(session), testLog);
+    store = new EngineStatusStore(nc, (session) => reported.push(session), testLog, metrics);
     store.start();
   });
   afterAll(async () => {
@@ -53,6 +55,29 @@ describe('engine statuses from NATS', () => {
     await waitFor(async () => store.get('s2'), 'the report');
     await sleep(100);
     expect(store.get('s2')?.status).toBe('WORKING');
+  });
+
+  it('drops a status whose body names another session than its subject, and counts it', async () => {
+    const envelope = (session: string, status: string, timestamp: number) =>
+      JSON.stringify({
+        id: `evt_${timestamp}`,
+        timestamp,
+        event: 'session.status',
+        session,
+        metadata: {},
+        payload: { name: session, status, statuses: [{ status, timestamp }] },
+      });
+    // The pod of `mallory` may publish on its own subjects only, but writes victim's name in the body.
+    nc.publish('sb.evt.mallory.session.status', envelope('victim', 'FAILED', 2_000));
+    // Then a genuine report of each, so the wait below knows both were read.
+    nc.publish('sb.evt.victim.session.status', envelope('victim', 'WORKING', 1_000));
+    nc.publish('sb.evt.mallory.session.status', envelope('mallory', 'WORKING', 1_000));
+    await nc.flush();
+    await waitFor(async () => store.get('victim') && store.get('mallory'), 'the genuine reports');
+    expect(store.get('victim')?.status).toBe('WORKING');
+    expect(reported.filter((s) => s === 'victim')).toHaveLength(1);
+    const counted = await metrics.registry.getSingleMetric('switchboard_operator_forged_events_dropped_total')!.get();
+    expect(counted.values).toEqual([expect.objectContaining({ value: 1 })]);
   });
 
   it('asks host.status when it has nothing, and forgets a session whose pod is gone', async () => {

@@ -145,8 +145,35 @@ export function resourceNameProblem(name: string, hasSessionName: boolean): stri
  * gets a stable hashed name and keeps its real name in `spec.session`.
  */
 export function resourceNameFor(session: string): string {
-  if (/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(session)) return session;
-  return `s-${createHash('sha256').update(session).digest('hex').slice(0, 16)}`;
+  if (OBJECT_NAME_SESSION.test(session)) return session;
+  return `s-${createHash('sha256').update(session).digest('hex').slice(0, HASHED_NAME_HEX)}`;
+}
+
+/** A session name that is a valid object name as it is: its resource has the same name. */
+const OBJECT_NAME_SESSION = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const HASHED_NAME_HEX = 16;
+
+/**
+ * The CEL forms of `resourceNameFor`, for the CRD's rule: CEL has no hash, so the API server
+ * checks that a `spec.session` Kubernetes could hold is the name itself and any other has a
+ * hashed name; the operator checks the hash itself (`sessionNameProblem`).
+ */
+export const RESOURCE_NAME_PATTERNS = {
+  sameAsSession: OBJECT_NAME_SESSION.source,
+  hashed: `^s-[0-9a-f]{${HASHED_NAME_HEX}}$`,
+} as const;
+
+/**
+ * Why this resource may not speak for the session its `spec.session` names, or null. The session
+ * name decides its NATS credentials, subjects and stores, so a resource `x` with `spec.session:
+ * alpha` would get alpha's credentials and, deleted, drop alpha's stores: `spec.session` must be
+ * the session whose resource name (`resourceNameFor`) is this one.
+ */
+export function sessionNameProblem(resourceName: string, specSession: string | undefined): string | null {
+  if (specSession === undefined || specSession === '') return null;
+  const expected = resourceNameFor(specSession);
+  if (expected === resourceName) return null;
+  return `spec.session "${specSession}" is not this resource's session: the MessagingSession of session "${specSession}" is named "${expected}"; leave spec.session out to run the session "${resourceName}"`;
 }
 
 /** The one engine pod a session may have: a deterministic name is what keeps it one. */
@@ -173,6 +200,25 @@ export const SUBJECTS = {
   sessionEvents: (session: string) => `sb.evt.${session}.>`,
   statusEvents: 'sb.evt.*.session.status',
 } as const;
+
+const EVENT_SUBJECT_PREFIX = 'sb.evt.';
+
+/** The session an event subject names (`sb.evt.<session>.…`); null for any other subject. */
+export function eventSubjectSession(subject: string): string | null {
+  if (!subject.startsWith(EVENT_SUBJECT_PREFIX)) return null;
+  const end = subject.indexOf('.', EVENT_SUBJECT_PREFIX.length);
+  return end > EVENT_SUBJECT_PREFIX.length ? subject.slice(EVENT_SUBJECT_PREFIX.length, end) : null;
+}
+
+/**
+ * Whether an event's body names the session its subject does. NATS permissions restrict only
+ * the subject an engine pod publishes on (its own session's), never what the body says, so every
+ * reader of the events drops an event that fails this: else one session's pod could speak for
+ * another (its /ws clients, its webhooks, its status).
+ */
+export function eventMatchesSubject(subject: string, claimedSession: string): boolean {
+  return eventSubjectSession(subject) === claimedSession;
+}
 
 /**
  * Reply subjects of each component's requests (and deliveries of its consumers). With NATS

@@ -21,6 +21,7 @@ import { ClusterSessionBackend } from './cluster-backend.js';
 import { StreamDeadDeliveries } from './dead-letters.js';
 import { LiveEventFeed } from './event-source.js';
 import { onDeletedSessions } from './deleted-sessions.js';
+import { ForgedEventGuard } from './forged-events.js';
 import { StreamEventLog } from './stream-event-log.js';
 import { keepMediaLifetimes } from './media-lifetimes.js';
 import { dropSessionStreams } from './session-streams.js';
@@ -119,6 +120,8 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const metrics = new GatewayMetrics();
   const stopCounting = metrics.countEvents(bus);
   const hub = countedWsHub(metrics, bus, logger, options);
+  // Every reader of the events stream drops an event whose body names another session.
+  const guard = new ForgedEventGuard(metrics, logger);
   try {
     cache.start();
     // Webhook targets come from the cache: an event handled before it is synced would find none.
@@ -136,10 +139,11 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       const resource = cache.lookup(resourceNameFor(session));
       return resource && sessionNameOf(resource) === session ? resource.metadata?.uid : undefined;
     };
-    const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger }));
+    const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger, guard }));
     const webhooks = (started.webhooks = await JetStreamWebhookWorker.start({
       nc,
       log: logger,
+      guard,
       webhooksOf: (name) => sessions.webhooksOf(name),
       globalHook: options.globalWebhook,
       secretValue: (ref) => secrets.value(ref),
@@ -198,7 +202,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       media,
       deliveries: {
         dead: new StreamDeadDeliveries({ nc, webhooksOf: (name) => sessions.webhooksOf(name), globalHook: options.globalWebhook }),
-        eventLog: new StreamEventLog(nc),
+        eventLog: new StreamEventLog(nc, guard),
       },
       metrics: { registry: metrics, public: options.metricsPublic ?? false },
       dashboard: options.dashboard === false ? null : dashboardDir(),

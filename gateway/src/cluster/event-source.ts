@@ -3,6 +3,7 @@ import { STREAMS } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import { type ConsumerMessages, DeliverPolicy, type NatsConnection, RetentionPolicy } from 'nats';
 import type { EventBus, PublishedEvent } from '../events/event-bus.js';
+import type { ForgedEventGuard } from './forged-events.js';
 
 /** Webhook deliveries that used up their attempts, one message per (event, webhook). */
 export const DEAD_LETTERS = {
@@ -50,7 +51,8 @@ export async function ensureGatewayStreams(nc: NatsConnection): Promise<void> {
  * Decoding only, not the schema check: the engine host checked the event where it made it, before
  * the pod published it (engine-pod/src/engine-host.ts, `emit`), and only the session's own pod may
  * publish on its subjects. What is left to guard against is a message that is no envelope at
- * all, which the readers skip rather than crash on.
+ * all, which the readers skip rather than crash on, and a body naming another session than its
+ * subject, which readers drop through ForgedEventGuard (forged-events.ts).
  */
 export function parseEvent(data: Uint8Array): PublishedEvent | null {
   const json = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
@@ -82,15 +84,15 @@ export class LiveEventFeed {
   private constructor(private readonly messages: ConsumerMessages) {}
 
   /** Resolves once the consumer exists: every event published after that reaches the bus. */
-  static async start(options: { nc: NatsConnection; bus: EventBus; log: Logger }): Promise<LiveEventFeed> {
+  static async start(options: { nc: NatsConnection; bus: EventBus; log: Logger; guard: ForgedEventGuard }): Promise<LiveEventFeed> {
     await ensureGatewayStreams(options.nc);
     const consumer = await options.nc.jetstream().consumers.get(STREAMS.events, { deliver_policy: DeliverPolicy.New });
     const messages = await consumer.consume({
       max_messages: LIVE_FEED_WINDOW,
       callback: (msg) => {
-        const event = parseEvent(msg.data);
-        if (!event) options.log.warn({ subject: msg.subject }, 'message on the events stream is not an event envelope; skipped');
-        else options.bus.publish(event);
+        const event = options.guard.read(msg.subject, msg.data, 'live-feed');
+        if (event === 'invalid') options.log.warn({ subject: msg.subject }, 'message on the events stream is not an event envelope; skipped');
+        else if (event !== 'forged') options.bus.publish(event);
       },
     });
     return new LiveEventFeed(messages);

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type MessagingSession, ResourceInformer } from '@switchboard/kube';
+import { type MessagingSession, ResourceInformer, sessionClaimProblem } from '@switchboard/kube';
 import { MESSAGING_SESSION } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import type { SessionResources } from './session-resources.js';
@@ -105,7 +105,9 @@ export class SessionCache {
       if (own?.resource) byName.set(name, own.resource);
       else if (own) byName.delete(name);
     }
-    return [...byName.values()];
+    // A resource whose spec.session is another resource's session is no session: listed, it would
+    // be taken for that session (its webhooks fed that session's events, its deletion drop them).
+    return [...byName.values()].filter((resource) => sessionClaimProblem(resource) === null);
   }
 
   /** Calls `listener` with the resource name after each change seen here; returns the unsubscribe. */

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, nanos } from 'nats';
 import { storeDeadLetter } from './dead-letters.js';
 import { type AttemptContext, deliverWithRetries, keepAlive, settle } from './delivery-attempts.js';
-import { parseEvent } from './event-source.js';
+import type { ForgedEventGuard } from './forged-events.js';
 
 /** One (session, webhook) queue: its durable consumer's name and what it delivers. */
 export interface QueueSpec {
@@ -24,6 +24,7 @@ export interface WebhookQueueDeps {
   readonly nc: NatsConnection;
   readonly attempts: AttemptContext;
   readonly log: Logger;
+  readonly guard: ForgedEventGuard;
   readonly ackWaitMs: number;
   /** The webhook as configured now; null once it is gone. */
   readonly targetOf: (session: string, targetId: string) => ResourceWebhookConfig | null;
@@ -91,9 +92,10 @@ export class WebhookQueue {
 
   /** Never rejects: every way out acks, naks or terms the message. */
   private async handle(msg: JsMsg): Promise<void> {
-    const event = parseEvent(msg.data);
-    if (!event) {
+    const event = this.deps.guard.read(msg.subject, msg.data, 'webhook-queue');
+    if (event === 'invalid')
       this.deps.log.error({ subject: msg.subject, seq: msg.seq }, 'message on the events stream is not an event envelope; dropped');
+    if (event === 'invalid' || event === 'forged') {
       settle(() => msg.term());
       return;
     }

@@ -7,6 +7,7 @@ import type { DeliveryCounters } from '../webhooks/delivery-observer.js';
 import { WebhookSender } from '../webhooks/http-delivery.js';
 import type { AttemptContext } from './delivery-attempts.js';
 import { ensureGatewayStreams } from './event-source.js';
+import type { ForgedEventGuard } from './forged-events.js';
 import { ReplayWorker } from './replay-worker.js';
 import { Slots } from './slots.js';
 import { QUEUE_CONSUMER_PREFIX, queueConsumerName, webhookTargets } from './webhook-targets.js';
@@ -19,6 +20,8 @@ const noSecrets = (ref: SecretKeySelector) => Promise.reject(new SecretUnavailab
 export interface WebhookWorkerOptions {
   readonly nc: NatsConnection;
   readonly log: Logger;
+  /** Drops (and counts) events whose body names another session than their subject. */
+  readonly guard: ForgedEventGuard;
   /** Every session's name; undefined while not known yet (the session cache is not synced). */
   readonly sessions: () => readonly string[] | undefined;
   /**
@@ -216,6 +219,7 @@ export class JetStreamWebhookWorker {
       nc: this.options.nc,
       attempts: this.attempts,
       log: this.options.log,
+      guard: this.options.guard,
       ackWaitMs: this.ackWaitMs,
       targetOf: (session: string, targetId: string) =>
         webhookTargets(this.options.webhooksOf(session), this.options.globalHook).find((t) => t.id === targetId)?.config ?? null,

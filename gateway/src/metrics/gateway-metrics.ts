@@ -31,6 +31,7 @@ export class GatewayMetrics implements DeliveryObserver {
   private readonly deadTotal: Counter<'session'>;
   private readonly latency: Histogram<'session'>;
   private readonly wsDropped: Counter<'reason'>;
+  private readonly forgedEvents: Counter<'session' | 'reader'>;
 
   constructor(options: GatewayMetricsOptions = {}) {
     const registers = [this.registry];
@@ -55,6 +56,11 @@ export class GatewayMetrics implements DeliveryObserver {
       registers,
     });
     this.wsDropped = counter('switchboard_ws_clients_dropped_total', 'Websocket clients dropped: too slow, or no pong', ['reason']);
+    this.forgedEvents = counter(
+      'switchboard_forged_events_dropped_total',
+      "Events dropped (cluster mode) because their body names another session than their subject's, by the subject's session and the reader",
+      ['session', 'reader'],
+    );
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -92,6 +98,11 @@ export class GatewayMetrics implements DeliveryObserver {
 
   dead(session: string): void {
     this.deadTotal.inc({ session });
+  }
+
+  /** `session` is the one the subject names: NATS permissions tie it to the pod that published. */
+  forgedEventDropped(session: string, reader: string): void {
+    this.forgedEvents.inc({ session, reader });
   }
 
   droppedWsClient(reason: WsDropReason): void {

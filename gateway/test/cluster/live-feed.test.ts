@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LIVE_FEED_WINDOW, LiveEventFeed } from '../../src/cluster/event-source.js';
 import { InProcessEventBus, type PublishedEvent } from '../../src/events/event-bus.js';
 import { makeEvent } from '../webhooks/support.js';
-import { natsPerTest, publishEvent } from './nats-support.js';
+import { forgedEventGuard, natsPerTest, publishEvent } from './nats-support.js';
 
 const { connection, engine: engineConnection } = natsPerTest();
 const feeds: LiveEventFeed[] = [];
@@ -19,7 +19,7 @@ async function replicaFeed(): Promise<PublishedEvent[]> {
     throw error;
   });
   bus.subscribe((event) => seen.push(event));
-  feeds.push(await LiveEventFeed.start({ nc: await connection(), bus, log: pino({ level: 'silent' }) }));
+  feeds.push(await LiveEventFeed.start({ nc: await connection(), bus, log: pino({ level: 'silent' }), guard: forgedEventGuard().guard }));
   return seen;
 }
 

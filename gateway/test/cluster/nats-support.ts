@@ -5,7 +5,9 @@ import { connect, type NatsConnection } from 'nats';
 import { pino, type Logger } from 'pino';
 import { afterEach } from 'vitest';
 import type { PublishedEvent } from '../../src/events/event-bus.js';
+import { ForgedEventGuard } from '../../src/cluster/forged-events.js';
 import { JetStreamWebhookWorker, type WebhookWorkerOptions } from '../../src/cluster/webhook-worker.js';
+import { GatewayMetrics } from '../../src/metrics/gateway-metrics.js';
 import { startReceiver, type Receiver, type Responder } from '../webhooks/support.js';
 
 /** One gateway replica's webhook worker, on a NATS connection of its own (a process of its own). */
@@ -23,6 +25,12 @@ export type ReplicaOptions = Omit<Partial<WebhookWorkerOptions>, 'nc'> & { webho
 export function captureLog(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
   return { log: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }), lines };
+}
+
+/** The check every reader of the events makes, counting into metrics of its own (`metrics`). */
+export function forgedEventGuard(log: Logger = pino({ level: 'silent' })): { guard: ForgedEventGuard; metrics: GatewayMetrics } {
+  const metrics = new GatewayMetrics({ defaultMetrics: false });
+  return { guard: new ForgedEventGuard(metrics, log), metrics };
 }
 
 /**
@@ -68,6 +76,7 @@ export function natsPerTest() {
       const worker = await JetStreamWebhookWorker.start({
         nc,
         log: pino({ level: 'silent' }),
+        guard: forgedEventGuard().guard,
         webhooksOf: () => webhooks,
         sessions: () => ['alpha', 'beta'],
         globalHook: null,

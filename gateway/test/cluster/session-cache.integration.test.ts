@@ -1,11 +1,13 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { MESSAGING_SESSION } from '@switchboard/protocol';
+import { sessionNameOf } from '@switchboard/kube';
+import { MESSAGING_SESSION, resourceNameFor } from '@switchboard/protocol';
 import { TcpProxy, waitFor } from '@switchboard/testkit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../../../test/e2e/support/control-plane.js';
+import { onDeletedSessions } from '../../src/cluster/deleted-sessions.js';
 import { SessionCache } from '../../src/cluster/session-cache.js';
 import { SessionResources } from '../../src/cluster/session-resources.js';
 
@@ -54,6 +56,51 @@ describe('the MessagingSession informer cache', () => {
     expect(seen.spec).toMatchObject({ engine: 'SANDBOX', desiredState: 'Running', config: {}, apps: [] });
     await cp.kubectl(['delete', MESSAGING_SESSION.singular, 'by-kubectl']);
     await waitFor(() => cache!.lookup('by-kubectl') === undefined, 'the deletion');
+  });
+
+  it("lists no resource whose spec.session is another resource's session, and its deletion is no session's", async () => {
+    await cp.kubectl(['apply', '-f', crdPath]);
+    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${MESSAGING_SESSION.plural}.${MESSAGING_SESSION.group}`]);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cp.kubeconfigPath);
+    const claims = new SessionCache({ resources: new SessionResources(kubeConfig, 'default'), kubeConfig, log: pino({ level: 'silent' }) });
+    claims.start();
+    cleanups.push(() => claims.stop());
+    await claims.whenSynced(30_000);
+    const deleted: string[] = [];
+    const stopWatching = onDeletedSessions(claims, (session) => deleted.push(session));
+    const apply = (name: string, session: string) =>
+      cp.kubectl(
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: `${MESSAGING_SESSION.group}/${MESSAGING_SESSION.version}`,
+          kind: MESSAGING_SESSION.kind,
+          metadata: { name },
+          spec: { engine: 'SANDBOX', session },
+        }),
+      );
+    // The API server cannot check a hash: a hashed name not of its session gets through it.
+    const genuine = resourceNameFor('Alpha_1');
+    const forged = 's-0000000000000000';
+    await apply(genuine, 'Alpha_1');
+    await apply(forged, 'Alpha_1');
+    await waitFor(() => claims.lookup(forged), 'the forged resource in the cache');
+    await waitFor(() => claims.list()?.some((r) => r.metadata.name === genuine), 'the genuine one listed');
+    expect(
+      claims
+        .list()!
+        .filter((r) => sessionNameOf(r) === 'Alpha_1')
+        .map((r) => r.metadata.name),
+    ).toEqual([genuine]);
+
+    await cp.kubectl(['delete', MESSAGING_SESSION.singular, forged]);
+    await waitFor(() => claims.lookup(forged) === undefined, 'the deletion');
+    await cp.kubectl(['delete', MESSAGING_SESSION.singular, genuine]);
+    await waitFor(() => claims.lookup(genuine) === undefined, 'the genuine deletion');
+    // Alpha_1 ended once, with its own resource: not when the forged one went.
+    await waitFor(() => deleted.length > 0, 'the genuine session seen deleted');
+    stopWatching();
+    expect(deleted).toEqual(['Alpha_1']);
   });
 
   it('resumes a watch that stalled (open, but carrying nothing), and sees what changed meanwhile', async () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { dropSessionStreams } from '../../src/cluster/session-streams.js';
 import { StreamEventLog } from '../../src/cluster/stream-event-log.js';
 import { makeEvent } from '../webhooks/support.js';
-import { natsPerTest, publishEvent } from './nats-support.js';
+import { forgedEventGuard, natsPerTest, publishEvent } from './nats-support.js';
 
 const nats = natsPerTest();
 
@@ -23,7 +23,7 @@ describe('a deleted session’s streams (issue 12, item 8)', () => {
     await replica.worker.stop();
 
     await dropSessionStreams(engine, 'a');
-    const log = new StreamEventLog(engine);
+    const log = new StreamEventLog(engine, forgedEventGuard().guard);
     expect(await log.since('a', undefined, 100)).toEqual([]);
     expect(await log.since('a_b', undefined, 100)).toHaveLength(3);
     const jsm = await engine.jetstreamManager();

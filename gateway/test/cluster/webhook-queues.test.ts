@@ -6,7 +6,7 @@ import { StreamEventLog } from '../../src/cluster/stream-event-log.js';
 import { queueConsumerName, webhookTargets } from '../../src/cluster/webhook-targets.js';
 import { ApiError } from '../../src/http/errors.js';
 import { makeEvent, refusingFirstAttempts, unreachableWebhook } from '../webhooks/support.js';
-import { natsPerTest, publishEvent } from './nats-support.js';
+import { forgedEventGuard, natsPerTest, publishEvent } from './nats-support.js';
 
 const { connection, engine: engineConnection, replica, receiver } = natsPerTest();
 
@@ -173,7 +173,7 @@ describe('event log in cluster mode: SB_EVENTS by session', () => {
     const engine = await engineConnection();
     const events = range(6).map((seq) => makeEvent(seq % 3 === 2 ? 'beta' : 'alpha', seq));
     for (const event of events) await publishEvent(engine, event);
-    const log = new StreamEventLog(await connection());
+    const log = new StreamEventLog(await connection(), forgedEventGuard().guard);
     const alpha = events.filter((e) => e.envelope.session === 'alpha').map((e) => e.json);
 
     expect(await log.since('alpha', undefined, 100)).toEqual(alpha);

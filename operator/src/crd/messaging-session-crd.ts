@@ -1,4 +1,11 @@
-import { CONDITION_TYPES, MESSAGING_SESSION, MessagingSessionSpec, MessagingSessionStatus, RESOURCE_NAME_MAX } from '@switchboard/protocol';
+import {
+  CONDITION_TYPES,
+  MESSAGING_SESSION,
+  MessagingSessionSpec,
+  MessagingSessionStatus,
+  RESOURCE_NAME_MAX,
+  RESOURCE_NAME_PATTERNS,
+} from '@switchboard/protocol';
 import { structuralSchema } from './structural-schema.js';
 
 /**
@@ -43,7 +50,7 @@ export function messagingSessionCrd(): Record<string, unknown> {
                 status: structuralSchema(MessagingSessionStatus),
               },
               required: ['spec'],
-              'x-kubernetes-validations': [RESOURCE_NAME_RULE],
+              'x-kubernetes-validations': [RESOURCE_NAME_RULE, SESSION_NAME_RULE, SESSION_NAME_FIXED_RULE],
             },
           },
         },
@@ -61,4 +68,29 @@ const RESOURCE_NAME_RULE = {
   rule: `oldSelf.hasValue() || (size(self.metadata.name) <= ${RESOURCE_NAME_MAX} && (has(self.spec.session) || !self.metadata.name.contains('.')))`,
   optionalOldSelf: true,
   message: `metadata.name must be at most ${RESOURCE_NAME_MAX} characters, and contain no "." unless spec.session names the session`,
+};
+
+/**
+ * `spec.session` names this resource's own session, never another's: the session name decides
+ * the engine pod's NATS credentials and what a deletion drops. CEL has no hash, so a session name
+ * Kubernetes can hold must be the resource's name, and any other needs a hashed name
+ * (`resourceNameFor`); the operator checks the hash itself (`sessionNameProblem`). On creation
+ * only, like the rule above, so a resource made before it can still be updated and deleted.
+ */
+const SESSION_NAME_RULE = {
+  rule:
+    'oldSelf.hasValue() || !has(self.spec.session) || self.spec.session == self.metadata.name || ' +
+    `(!self.spec.session.matches('${RESOURCE_NAME_PATTERNS.sameAsSession}') && self.metadata.name.matches('${RESOURCE_NAME_PATTERNS.hashed}'))`,
+  optionalOldSelf: true,
+  message:
+    'spec.session must be this resource\'s own session: equal to metadata.name, or for a session name that is no object name (upper case, "_") the hashed name the API gives it; leave spec.session out to use metadata.name',
+  fieldPath: '.spec.session',
+};
+
+/** Nor can an update make a resource speak for another session. */
+const SESSION_NAME_FIXED_RULE = {
+  rule: '!oldSelf.hasValue() || (has(self.spec.session) ? has(oldSelf.value().spec.session) && self.spec.session == oldSelf.value().spec.session : !has(oldSelf.value().spec.session))',
+  optionalOldSelf: true,
+  message: 'spec.session cannot be changed',
+  fieldPath: '.spec.session',
 };

@@ -1,9 +1,10 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { dropSessionStores, logoutOnDelete, purgeSessionAuth, sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
+import { dropSessionStores, logoutOnDelete, purgeSessionAuth, type StoredMessagingSession } from '@switchboard/kube';
 import { LOGOUT_FINALIZER } from '@switchboard/protocol';
 import { sendHostCommand } from '../engine-commands.js';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
 import { deleteEnginePod } from './delete-pod.js';
+import { ownSessionOf } from './own-session.js';
 import { isReady, isTerminating } from './pod-state.js';
 
 /** The engine unpairs over the network; a slow messaging service gets this long. */
@@ -24,18 +25,25 @@ export async function ensureFinalizer(ctx: ReconcileContext, resource: StoredMes
  * (`host.logout`); then, in every case, the pod is deleted and awaited, the session's auth
  * state is purged (logout only: a plain delete keeps the pairing, as stop does), its own media
  * and command buckets are deleted (the gateway drops them too; this covers a delete no gateway
- * saw), and our finalizer is removed, which lets the API server delete the resource.
+ * saw), and our finalizer is removed, which lets the API server delete the resource. A resource
+ * whose `spec.session` is another resource's session (made before the CRD refused it) loses its
+ * pod, if one was made for it, and nothing else: the session it names is not its own to drop.
  */
 export async function finalize(ctx: ReconcileContext, resource: StoredMessagingSession, pod: V1Pod | null): Promise<ReconcileResult> {
   if (!hasFinalizer(resource)) return DONE;
-  const session = sessionNameOf(resource);
-  const logout = logoutOnDelete(resource);
+  const session = ownSessionOf(resource);
+  const logout = session !== null && logoutOnDelete(resource);
   if (pod && !isTerminating(pod)) {
-    if (logout && isReady(pod)) await logOut(ctx, resource, session);
+    if (session !== null && logout && isReady(pod)) await logOut(ctx, resource, session);
     await deleteEnginePod(ctx, resource, pod, 'the session is being deleted');
     return WAIT_FOR_POD;
   }
   if (pod) return WAIT_FOR_POD;
+  if (session === null) {
+    await ctx.kube.removeFinalizer(resource);
+    ctx.log.info({ resource: resource.metadata.name }, "finalized a resource that claimed another session's name; nothing of that session dropped");
+    return DONE;
+  }
   if (logout) {
     const purged = await purgeSessionAuth(ctx.nc, session);
     ctx.events.normal(resource, 'AuthPurged', `Removed the session's auth state (${purged} entries)`);

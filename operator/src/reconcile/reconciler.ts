@@ -1,10 +1,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { isDeleting, type ResourceInformer, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
+import { isDeleting, type ResourceInformer, specOf, type StoredMessagingSession } from '@switchboard/kube';
 import { type DesiredState, enginePodName, MESSAGING_SESSION } from '@switchboard/protocol';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
 import { ensureFinalizer, finalize } from './finalizer.js';
 import { findCondition } from './conditions.js';
 import { deleteEnginePod } from './delete-pod.js';
+import { ownSessionOf } from './own-session.js';
 import { isTerminating } from './pod-state.js';
 import { refusalOf } from './refusal.js';
 import { ensureRunning } from './running.js';
@@ -38,7 +39,8 @@ export class SessionReconciler {
       return this.deleteOrphan(key, pod);
     }
     if (this.ctx.expectations.awaiting(key, pod)) return CACHE_LAG;
-    if (!pod) this.ctx.engines.forget(sessionNameOf(resource));
+    const session = ownSessionOf(resource);
+    if (!pod && session !== null) this.ctx.engines.forget(session);
     if (pod && !controlledByASession(pod)) {
       // Not made by this operator: neither replace nor delete it, and never start a second one.
       this.ctx.log.warn({ resource: key, pod: pod.metadata?.name }, 'a pod not made for this session holds its engine pod name');
@@ -78,11 +80,13 @@ export class SessionReconciler {
     pod: V1Pod | null,
     refusal: Refusal | null = null,
   ): Promise<void> {
+    const session = ownSessionOf(resource);
     const next = computeStatus({
       desiredState,
       generation: resource.metadata.generation ?? 0,
       pod,
-      engine: this.ctx.engines.get(sessionNameOf(resource)),
+      // Never another session's report: a resource claiming it gets none of its status or account.
+      engine: session === null ? null : this.ctx.engines.get(session),
       previous: resource.status,
       now: new Date(),
       refusal,

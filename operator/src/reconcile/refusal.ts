@@ -1,4 +1,4 @@
-import { InvalidSpecError, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
+import { InvalidSpecError, sessionClaimProblem, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
 import {
   AVAILABLE_ENGINES,
   isBuiltEngine,
@@ -18,6 +18,9 @@ import type { Refusal } from './status.js';
  */
 export function refusalOf(resource: StoredMessagingSession): Refusal | null {
   const { name } = resource.metadata;
+  // First: a resource speaking for another session gets nothing of it, not even a look at its spec.
+  const claim = sessionClaimProblem(resource);
+  if (claim) return { reason: 'SessionNameMismatch', message: `MessagingSession ${name}: ${claim}` };
   const nameProblem = resourceNameProblem(name, sessionNameOf(resource) !== name);
   if (nameProblem) return { reason: 'InvalidSpec', message: `MessagingSession ${name}: ${nameProblem}` };
   // Before the spec is parsed: the CRD's enum has only this build's engines, but a resource

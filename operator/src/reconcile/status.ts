@@ -23,7 +23,7 @@ export interface EngineReport {
 
 /** A resource no engine pod can run (an invalid spec, an engine this build lacks): FAILED, with why. */
 export interface Refusal {
-  readonly reason: 'InvalidSpec' | 'EngineNotAvailable';
+  readonly reason: 'InvalidSpec' | 'EngineNotAvailable' | 'SessionNameMismatch';
   readonly message: string;
 }
 
