@@ -164,6 +164,18 @@ describe('GowsEngine: the Engine of a GOWS session, a switchboard-gows child pro
     await waitFor(async () => logs.some(refusal), "the child's log of the refusal");
   });
 
+  it('kills a child whose stdout line passes the bound, before it grows the host: FAILED, saying why', async () => {
+    const { context, statuses, logs } = recordingContext();
+    const engine = engineFor(context, ['sendMedia', 'react'], { ...stubOptions(), maxLineLength: 1024 * 1024 });
+    await engine.start();
+    const failed = await engine.sendText({ chatId: '1@c.us', text: 'endless-line' } as never).catch((e: unknown) => e);
+    const reason = 'engine process exited (killed: it wrote a line longer than 1048576 characters on stdout)';
+    expect(failed).toMatchObject({ code: 'ENGINE_ERROR', message: expect.stringContaining(reason) });
+    await waitFor(async () => last(statuses)?.status === 'FAILED', 'FAILED');
+    expect(last(statuses)).toEqual({ status: 'FAILED', reason });
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', msg: 'engine process broke the engine RPC; killing it' }));
+  });
+
   it('has the optional methods it was made with before start, and after start only those the child lists in capabilities', async () => {
     const { context, logs } = recordingContext();
     const engine = engineFor(context, ['sendMedia', 'react', 'sendPoll'], stubOptions('--methods=sendMedia,react,sendSeen'));

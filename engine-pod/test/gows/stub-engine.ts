@@ -106,6 +106,12 @@ const handlers: Record<string, (params: Params) => unknown> = {
   sendText: (params) => {
     if (params.text === 'crash') process.exit(3);
     if (params.text === 'off-contract') return { id: 1 };
+    // A line that never ends: the host must stop reading it at its bound.
+    if (params.text === 'endless-line') {
+      const chunk = 'x'.repeat(64 * 1024);
+      setInterval(() => process.stdout.write(chunk), 1);
+      return new Promise(() => {});
+    }
     const message = record(text(params.chatId), text(params.text));
     notify('event', { event: 'message.any', payload: message });
     return message;

@@ -155,6 +155,7 @@ export class GowsEngine implements Engine {
         },
         log: this.context.log,
         logFields: { session, engine: this.name },
+        ...(this.options.maxLineLength === undefined ? {} : { maxLineLength: this.options.maxLineLength }),
         onExit: (exit) => {
           spool.remove();
           this.exited(child, exit);
