@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakePhone, FakeWaServer } from '../fake-wa/index.js';
 import type { FakeMediaServer } from '../fake-wa/media-server.js';
-import { type GowsDriver, pairedWithMedia } from './driver.js';
+import { closeChecked, type GowsDriver, pairedWithMedia } from './driver.js';
 
 // Received files and the media limit on GOWS (SWITCHBOARD_MEDIA_MAX_BYTES, here 256 KiB):
 // whatsmeow downloads to a file of the spool, never to memory; a file over the limit is not kept
@@ -23,9 +23,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await gows?.close();
-  expect(gows?.invalid).toEqual([]);
-  await fake?.close();
+  await closeChecked(gows, fake);
   await media?.close();
 });
 
