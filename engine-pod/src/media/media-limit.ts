@@ -1,11 +1,11 @@
-/**
- * The largest received file kept (`SWITCHBOARD_MEDIA_MAX_BYTES`): NOWEB's cap on channel files,
- * now every received file's on every engine. The service allows documents of 2 GB, which a
- * stranger can send; a file over the limit is not kept (its record has `media` null).
- */
-export const DEFAULT_MEDIA_MAX_BYTES = 100 * 1024 * 1024;
+import { DEFAULT_MEDIA_MAX_BYTES, MEDIA_MAX_BYTES_VARIABLE } from '@switchboard/protocol';
 
-export const MEDIA_MAX_BYTES_VARIABLE = 'SWITCHBOARD_MEDIA_MAX_BYTES';
+/**
+ * The largest received file kept (`SWITCHBOARD_MEDIA_MAX_BYTES`, protocol's default, 100 MiB).
+ * The service allows documents of 2 GB, which a stranger can send; a file over the limit is not
+ * kept (its record has `media` null).
+ */
+export { DEFAULT_MEDIA_MAX_BYTES, MEDIA_MAX_BYTES_VARIABLE };
 
 /** A received file was larger than the limit: nothing of it was kept. */
 export class MediaTooLargeError extends Error {
