@@ -15,7 +15,7 @@ import (
 const (
 	mediaMaxBytesVariable = "SWITCHBOARD_MEDIA_MAX_BYTES"
 	mediaSpoolVariable    = "SWITCHBOARD_GOWS_MEDIA_SPOOL"
-	// defaultMediaMaxBytes is the Node engines' default (engine-pod/src/media/media-limit.ts).
+	// defaultMediaMaxBytes is protocol's DEFAULT_MEDIA_MAX_BYTES (protocol/src/media.ts), the Node engines' and the operator's.
 	defaultMediaMaxBytes int64 = 100 << 20
 	// encryptionOverhead: what a received file's encrypted form has beyond its bytes, AES-CBC's
 	// padding (1 to 16 bytes) and the 10-byte MAC, which whatsmeow writes before it decrypts.
