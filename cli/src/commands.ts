@@ -1,4 +1,5 @@
 import QRCode from 'qrcode';
+import { printable } from './printable.js';
 
 export interface CliOptions {
   /** The gateway, e.g. http://localhost:3000. */
@@ -22,6 +23,9 @@ interface Session {
 
 class CliError extends Error {}
 
+/** The paired account as printed: its name is the account owner's to choose, escape sequences included. */
+const account = (me: NonNullable<Session['me']>) => `${printable(me.pushName)} (${printable(me.id)})`;
+
 async function call<T>(options: CliOptions, path: string): Promise<T> {
   let response: Response;
   try {
@@ -30,7 +34,7 @@ async function call<T>(options: CliOptions, path: string): Promise<T> {
     throw new CliError(`cannot reach the gateway at ${options.url}: ${(error as Error).message} (set SWITCHBOARD_URL or --url)`);
   }
   const body = (await response.json().catch(() => null)) as { message?: string } | null;
-  if (!response.ok) throw new CliError(`${response.status} from ${path}: ${body?.message ?? response.statusText}`);
+  if (!response.ok) throw new CliError(`${response.status} from ${path}: ${printable(body?.message ?? response.statusText)}`);
   return body as T;
 }
 
@@ -66,10 +70,10 @@ export async function qrCommand(options: CliOptions, session: string, signal?: A
     const { status, me, reason } = await call<Session>(options, path);
     switch (status) {
       case 'WORKING':
-        say(`${session} is WORKING${me ? `: paired as ${me.pushName} (${me.id})` : ''}`);
+        say(`${session} is WORKING${me ? `: paired as ${account(me)}` : ''}`);
         return 0;
       case 'FAILED':
-        say(`${session} FAILED${reason ? `: ${reason}` : ''}`);
+        say(`${session} FAILED${reason ? `: ${printable(reason)}` : ''}`);
         return 1;
       case 'STOPPED':
         say(`${session} is STOPPED: start it first (POST ${path}/start)`);
@@ -90,7 +94,7 @@ export async function qrCommand(options: CliOptions, session: string, signal?: A
         break;
       }
       default:
-        say(`${session} is ${status}: waiting`);
+        say(`${session} is ${printable(status)}: waiting`);
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1000));
   }
@@ -102,7 +106,7 @@ export async function statusCommand(options: CliOptions): Promise<number> {
   const sessions = await call<Session[]>(options, '/api/sessions?all=true');
   const rows = [
     ['SESSION', 'ENGINE', 'STATUS', 'ACCOUNT'],
-    ...sessions.map((s) => [s.name, s.engine, s.status, s.me ? `${s.me.pushName} (${s.me.id})` : '-']),
+    ...sessions.map((s) => [printable(s.name), printable(s.engine), printable(s.status), s.me ? account(s.me) : '-']),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   for (const row of rows)

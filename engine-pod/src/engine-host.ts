@@ -26,6 +26,7 @@ import { notSupportedError, statusesNeededBy, wrongStatusError } from './command
 import type { Engine, EngineFactory, EngineLog } from './engine.js';
 import { newEventId } from './event-ids.js';
 import { eventIssues, type InvalidEvent } from './event-validator.js';
+import { DEFAULT_MEDIA_MAX_BYTES } from './media/media-limit.js';
 import type { MediaStore, StoredMedia } from './media/media-store.js';
 import { type Downloads, lazyGuardedAgent } from './outbound/downloads.js';
 
@@ -67,8 +68,11 @@ export interface EngineHostOptions {
   readonly log: EngineLog;
   /** Told of each event dropped for not matching its schema, after it is logged (local mode counts them). */
   readonly onInvalidEvent?: (invalid: InvalidEvent) => void;
-  /** Where media goes, and the download address of a stored file; none in some unit tests. */
-  readonly media?: { readonly store: MediaStore; urlFor(stored: StoredMedia): string };
+  /**
+   * Where media goes, the download address of a stored file, and the largest received file kept
+   * (default DEFAULT_MEDIA_MAX_BYTES); none in some unit tests.
+   */
+  readonly media?: { readonly store: MediaStore; urlFor(stored: StoredMedia): string; readonly maxBytes?: number };
   /**
    * The agent files sent by URL are downloaded with, guarded by the configured outbound address
    * policy (`guardedAgent`, or `lazyGuardedAgent` to load undici only when a file is downloaded). Left out: one guarded by the built-in rules only.
@@ -145,6 +149,10 @@ export class EngineHost {
     return this.lastActivity;
   }
 
+  private get mediaMaxBytes(): number {
+    return this.options.media?.maxBytes ?? DEFAULT_MEDIA_MAX_BYTES;
+  }
+
   get engineName(): EngineName {
     return this.options.engine;
   }
@@ -190,6 +198,17 @@ export class EngineHost {
         const stored = await media.store.put(this.options.session, file);
         return { url: media.urlFor(stored), mimetype: stored.mimetype, filename: stored.filename };
       },
+      saveMediaStream: async (file, data) => {
+        const media = this.options.media;
+        if (!media) {
+          // Nothing reads the download: close it rather than leave it open.
+          await data[Symbol.asyncIterator]().return?.();
+          return null;
+        }
+        const stored = await media.store.putStream(this.options.session, file, data);
+        return { url: media.urlFor(stored), mimetype: stored.mimetype, filename: stored.filename };
+      },
+      mediaMaxBytes: this.mediaMaxBytes,
     });
     this.engine = engine;
     this.setStatus('STARTING');

@@ -20,7 +20,7 @@ import type { AccountLookups } from './capabilities/account.js';
 import type { ContactsCapability, LabelsCapability } from './capabilities/contacts.js';
 import type { ChannelsCapability } from './capabilities/channels.js';
 import type { StatusCapability } from './capabilities/stories.js';
-import type { MediaFile } from './media/media-store.js';
+import type { MediaFile, MediaFileInfo } from './media/media-store.js';
 
 /** What the host gives an engine: where to report, where to keep its auth state. */
 export interface EngineContext {
@@ -47,6 +47,16 @@ export interface EngineContext {
    * store (some unit tests); engines then send `media: null`.
    */
   saveMedia(file: MediaFile): Promise<Media | null>;
+  /**
+   * Keeps a file as its bytes arrive (a download), never holding it whole. When `data` throws,
+   * nothing is kept and the error goes on. Null when this host has no media store.
+   */
+  saveMediaStream(file: MediaFileInfo, data: AsyncIterable<Uint8Array>): Promise<Media | null>;
+  /**
+   * The largest received file kept (`SWITCHBOARD_MEDIA_MAX_BYTES`): engines skip a download that
+   * declares more and cut one that turns out larger (`limitedTo`, media-limit.ts).
+   */
+  readonly mediaMaxBytes: number;
 }
 
 export interface EngineLog {

@@ -18,6 +18,7 @@ import { METHOD_OF } from '../src/dispatch/support.js';
 import { waitFor } from '@switchboard/testkit';
 import {
   CommandError,
+  DEFAULT_MEDIA_MAX_BYTES,
   DEFAULT_SANDBOX_OPTIONS,
   type Engine,
   type EngineContext,
@@ -41,6 +42,8 @@ async function engineOf(name: BuiltEngine): Promise<Engine> {
     emit() {},
     log: silent,
     saveMedia: async () => null,
+    saveMediaStream: async () => null,
+    mediaMaxBytes: DEFAULT_MEDIA_MAX_BYTES,
   };
   return (await engineFactory(name))(context);
 }

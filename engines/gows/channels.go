@@ -7,7 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net/http"
+	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -273,32 +274,46 @@ func (e *Engine) changeChannel(ctx context.Context, params json.RawMessage, meth
 	return nil, nil
 }
 
-// channelPostMedia: a channel post's file, kept with the host; nil when it cannot be had (logged).
-// Channel files are stored on the media host unencrypted (no mediaKey), so it is whatsmeow's
-// download by direct path with no keys, which skips decryption; only the direct path on the
-// media_conn hosts is fetched, never the post's url. whatsmeow checks no hash of unencrypted
-// media, so the post's fileSha256 is checked here.
+// channelPostMedia: a channel post's file, kept with the host; nil when it cannot be had or is
+// over the media limit (logged). Channel files are stored on the media host unencrypted (no
+// mediaKey), so it is whatsmeow's download by direct path with no keys, which skips decryption;
+// only the direct path on the media_conn hosts is fetched, never the post's url. It goes to the
+// spool under the media limit, as a received file does. whatsmeow checks no hash of unencrypted
+// media, so the post's fileSha256 is checked here, on the file.
 func (e *Engine) channelPostMedia(ctx context.Context, client *whatsmeow.Client, m *waE2E.Message) any {
 	part, mimetype, filename := downloadable(m)
 	if part == nil {
 		return nil
 	}
-	data, err := client.DownloadMediaWithPath(ctx, part.GetDirectPath(), nil, nil, nil, -1, whatsmeow.GetMediaType(part), "")
-	if err == nil {
-		if want := part.GetFileSHA256(); len(want) > 0 {
-			if got := sha256.Sum256(data); !bytes.Equal(got[:], want) {
-				err = errors.New("the file does not match the post's fileSha256")
-			}
+	path, err := e.spooled(declaredLength(part), func(file whatsmeow.File) error {
+		if err := client.DownloadMediaWithPathToFile(ctx, part.GetDirectPath(), nil, nil, nil, -1, whatsmeow.GetMediaType(part), "", file); err != nil {
+			return err
 		}
-	}
+		return checkSHA256(file, part.GetFileSHA256())
+	})
 	if err != nil {
-		e.log.Warn("could not download a channel post's file; its record has media null", "err", err.Error())
+		e.log.Warn("could not keep a channel post's file; its record has media null", "err", err.Error())
 		return nil
 	}
-	if mimetype == "" {
-		mimetype = http.DetectContentType(data)
+	return e.keepSpooled(ctx, mimetype, filename, path)
+}
+
+// checkSHA256: the file's SHA-256 is want (nothing to check when want is empty).
+func checkSHA256(file io.ReadSeeker, want []byte) error {
+	if len(want) == 0 {
+		return nil
 	}
-	return e.saveMedia(ctx, mimetype, filename, data)
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("could not read the file back: %w", err)
+	}
+	hash := sha256.New()
+	if _, err := io.Copy(hash, file); err != nil {
+		return fmt.Errorf("could not read the file back: %w", err)
+	}
+	if !bytes.Equal(hash.Sum(nil), want) {
+		return errors.New("the file does not match the post's fileSha256")
+	}
+	return nil
 }
 
 // channelPosts: the latest `limit` posts, oldest first (whatsmeow's GetNewsletterMessages); with

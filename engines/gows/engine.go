@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -24,10 +25,23 @@ type Config struct {
 	CertRootKey  *[32]byte
 	MediaHost    string
 	MediaCA      string
+	// MediaMaxBytes: the largest received file kept (SWITCHBOARD_MEDIA_MAX_BYTES, media-spool.go).
+	MediaMaxBytes int64
+	// MediaSpool: where received files are downloaded to before the host keeps them
+	// (SWITCHBOARD_GOWS_MEDIA_SPOOL, which the local host sets; else the system's temporary folder).
+	MediaSpool string
 }
 
 func readConfig(getenv func(string) string) (Config, error) {
-	cfg := Config{Session: getenv("SWITCHBOARD_SESSION"), WebsocketURL: getenv("SWITCHBOARD_GOWS_WS_URL"), MediaHost: getenv("SWITCHBOARD_GOWS_MEDIA_HOST"), MediaCA: getenv("SWITCHBOARD_GOWS_MEDIA_CA")}
+	cfg := Config{Session: getenv("SWITCHBOARD_SESSION"), WebsocketURL: getenv("SWITCHBOARD_GOWS_WS_URL"), MediaHost: getenv("SWITCHBOARD_GOWS_MEDIA_HOST"), MediaCA: getenv("SWITCHBOARD_GOWS_MEDIA_CA"), MediaSpool: getenv(mediaSpoolVariable)}
+	if cfg.MediaSpool == "" {
+		cfg.MediaSpool = os.TempDir()
+	}
+	maxBytes, err := mediaMaxBytes(getenv(mediaMaxBytesVariable))
+	if err != nil {
+		return cfg, err
+	}
+	cfg.MediaMaxBytes = maxBytes
 	if raw := getenv("SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY"); raw != "" {
 		key, err := hex.DecodeString(raw)
 		if err != nil || len(key) != 32 {

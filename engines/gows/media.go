@@ -54,39 +54,39 @@ func downloadable(m *waE2E.Message) (whatsmeow.DownloadableMessage, string, stri
 	return nil, "", ""
 }
 
-// saveMedia hands a file to the host (`media.save`): the record's `media` object, or nil.
+// saveMedia keeps a file the account sends with the host, through the spool as a received one:
+// the record's `media` object, or nil.
 func (e *Engine) saveMedia(ctx context.Context, mimetype, filename string, data []byte) any {
-	params := map[string]any{"mimetype": mimetype, "data": base64.StdEncoding.EncodeToString(data)}
-	if filename != "" {
-		params["filename"] = filename
-	}
-	var media json.RawMessage
-	if err := e.peer.Call(ctx, "media.save", params, &media); err != nil {
+	path, err := e.spoolBytes(data)
+	if err != nil {
 		e.log.Warn("the host could not keep a media file", "err", err.Error())
 		return nil
 	}
-	if len(media) == 0 || string(media) == "null" {
-		return nil
-	}
-	return media
+	return e.keepSpooled(ctx, mimetype, filename, path)
 }
 
-// receivedMedia downloads a received media message's file and keeps it with the host; nil when
-// it cannot be had (the record then says hasMedia with media null, as NOWEB's does).
+// receivedMedia downloads a received media message's file to the spool and keeps it with the
+// host; nil when it cannot be had or is over the media limit (the record then says hasMedia with
+// media null, as NOWEB's does), which is logged.
 func (e *Engine) receivedMedia(ctx context.Context, client *whatsmeow.Client, m *waE2E.Message) any {
 	part, mimetype, filename := downloadable(m)
 	if part == nil {
 		return nil
 	}
-	data, err := client.Download(ctx, part)
+	path, err := e.spooled(declaredLength(part), func(file whatsmeow.File) error { return client.DownloadToFile(ctx, part, file) })
 	if err != nil {
-		e.log.Warn("could not download a received file", "err", err.Error())
+		e.log.Warn("could not keep a received file; its record has media null", "err", err.Error())
 		return nil
 	}
-	if mimetype == "" {
-		mimetype = http.DetectContentType(data)
+	return e.keepSpooled(ctx, mimetype, filename, path)
+}
+
+// declaredLength is the file length a media message states (0 when it states none).
+func declaredLength(part whatsmeow.DownloadableMessage) uint64 {
+	if sized, ok := part.(interface{ GetFileLength() uint64 }); ok {
+		return sized.GetFileLength()
 	}
-	return e.saveMedia(ctx, mimetype, filename, data)
+	return 0
 }
 
 type mediaFile struct {

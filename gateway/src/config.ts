@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { gowsBinaryProblem, gowsOptionsFromEnv } from '@switchboard/engine-pod';
+import { DEFAULT_MEDIA_MAX_BYTES, gowsBinaryProblem, gowsOptionsFromEnv } from '@switchboard/engine-pod';
 import { describeRefusal, OutboundPolicy } from '@switchboard/kube';
 import { type BuiltEngine, BuiltEngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
@@ -38,6 +38,8 @@ export interface GatewayConfig {
   readonly baseUrl?: string | undefined;
   /** How long a stored media file can be downloaded; default 24 hours. */
   readonly mediaLifetimeMs?: number;
+  /** The largest received file kept (SWITCHBOARD_MEDIA_MAX_BYTES); default 100 MiB. */
+  readonly mediaMaxBytes?: number;
   /** OAuth 2.0 bearer tokens (scope read:items lists sessions); null or absent: not accepted. */
   readonly oauth?: OAuthSettings | null;
   /** GET /metrics without a key. */
@@ -87,6 +89,7 @@ const Env = z.object({
     .min(1)
     .max(MAX_MEDIA_LIFETIME_SECONDS)
     .default(24 * 60 * 60),
+  SWITCHBOARD_MEDIA_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(DEFAULT_MEDIA_MAX_BYTES),
   SWITCHBOARD_OAUTH_ISSUER: z.string().min(1).optional(),
   SWITCHBOARD_OAUTH_AUDIENCE: z.string().min(1).optional(),
   SWITCHBOARD_OAUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -173,6 +176,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     // The lookbehind starts the match at the first "/" of a run only: linear however long the run.
     baseUrl: e.SWITCHBOARD_BASE_URL?.replace(/(?<!\/)\/+$/, ''),
     mediaLifetimeMs: e.SWITCHBOARD_MEDIA_LIFETIME_SECONDS * 1000,
+    mediaMaxBytes: e.SWITCHBOARD_MEDIA_MAX_BYTES,
     oauth: oauthSettings(
       e.SWITCHBOARD_OAUTH_ISSUER,
       e.SWITCHBOARD_OAUTH_AUDIENCE,

@@ -79,6 +79,15 @@ describe('webhook urls the policy refuses are a 400 where the address is literal
       { path: 'body.config.webhooks[0].url', reason: expect.stringContaining('(rule 169.254.0.0/16, a built-in rule;') },
     ]);
     expect((await gw.api('GET', '/api/sessions/kept')).body.config.webhooks).toEqual([fine]);
+    // NAT64, 6to4 and IPv4-compatible forms of the metadata address reach it as well.
+    for (const host of ['64:ff9b::a9fe:a9fe', '2002:a9fe:a9fe::1', '::169.254.169.254']) {
+      const hidden = await gw.api('PUT', '/api/sessions/kept', { config: { webhooks: [{ url: `http://[${host}]/`, events: ['message'] }] } });
+      expect(hidden.status, host).toBe(400);
+      expect(hidden.body.details, host).toEqual([
+        { path: 'body.config.webhooks[0].url', reason: expect.stringContaining('(rule 169.254.0.0/16, a built-in rule;') },
+      ]);
+    }
+    expect((await gw.api('GET', '/api/sessions/kept')).body.config.webhooks).toEqual([fine]);
 
     const started = await gw.api('POST', '/api/sessions/start', {
       name: 'legacy',

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { embeddedIPv4 } from './embedded-ipv4.js';
 
 export const OUTBOUND_DENY_VARIABLE = 'SWITCHBOARD_OUTBOUND_DENY' as const;
 export const OUTBOUND_ALLOW_VARIABLE = 'SWITCHBOARD_OUTBOUND_ALLOW';
@@ -43,8 +44,9 @@ interface Rule {
  * deliveries, files sent by URL, and their redirects): an address or host name is refused when
  * a deny rule (built in, or SWITCHBOARD_OUTBOUND_DENY) matches it and no allow rule
  * (SWITCHBOARD_OUTBOUND_ALLOW) does. Allow wins, over the built-in rules too. Addresses are
- * matched with node:net's BlockList, which also matches an IPv4-mapped IPv6 address
- * (`::ffff:169.254.169.254`) against IPv4 rules.
+ * matched with node:net's BlockList, and so is the IPv4 address an IPv6 one carries (NAT64,
+ * 6to4, IPv4-compatible or -mapped: embedded-ipv4.ts), since a connection to it can reach that
+ * IPv4 address.
  */
 export class OutboundPolicy {
   private readonly deny: readonly { readonly rule: Rule; readonly source: RuleSource }[];
@@ -70,10 +72,13 @@ export class OutboundPolicy {
    */
   refusalOf(address: string, host?: string): OutboundRefusal | null {
     const name = host === undefined ? undefined : hostKey(host);
-    if (this.allow.some((rule) => rule.matchesAddress(address) || (name !== undefined && rule.matchesHost(name)))) return null;
+    // The address and the IPv4 address it carries, if any: a rule matching either matches.
+    const forms = [address, ...embeddedIPv4(address)];
+    const matches = (rule: Rule) => forms.some((form) => rule.matchesAddress(form));
+    if (this.allow.some((rule) => matches(rule) || (name !== undefined && rule.matchesHost(name)))) return null;
     for (const { rule, source } of this.deny) {
       if (name !== undefined && rule.matchesHost(name)) return { target: name, rule: rule.text, source };
-      if (rule.matchesAddress(address)) return { target: address, rule: rule.text, source };
+      if (matches(rule)) return { target: address, rule: rule.text, source };
     }
     return null;
   }

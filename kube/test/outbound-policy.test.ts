@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DENY, describeRefusal, OutboundPolicy } from '../src/index.js';
 
@@ -97,5 +98,27 @@ describe('outbound address policy: SWITCHBOARD_OUTBOUND_DENY and _ALLOW', () => 
       '127.0.0.1 is denied by the outbound address policy (rule 127.0.0.0/8, SWITCHBOARD_OUTBOUND_DENY; SWITCHBOARD_OUTBOUND_ALLOW can allow it)',
     );
     expect(describeRefusal(policy.refusalOf('169.254.169.254')!)).toContain('(rule 169.254.0.0/16, a built-in rule;');
+  });
+});
+
+/** Shared with engines/gows/natshost/outbound_test.go: the Go policy must refuse the same. */
+interface EmbeddedCases {
+  readonly policies: readonly {
+    readonly deny: string;
+    readonly allow: string;
+    readonly cases: readonly { readonly address: string; readonly refusal: { target: string; rule: string; source: string } | null }[];
+  }[];
+}
+const embedded = JSON.parse(readFileSync(new URL('outbound-embedded-cases.json', import.meta.url), 'utf8')) as EmbeddedCases;
+
+describe('outbound address policy: IPv6 addresses that carry an IPv4 address (NAT64, 6to4, IPv4-compatible, -mapped)', () => {
+  it.each(embedded.policies)('deny "$deny", allow "$allow": judged by the IPv4 address they carry too', ({ deny, allow, cases }) => {
+    const policy = new OutboundPolicy({ deny, allow });
+    for (const { address, refusal } of cases) {
+      expect(policy.refusalOf(address), address).toEqual(refusal);
+      // As a URL's host too (written canonically by the URL parser, so only the rule is compared).
+      const byUrl = policy.refusalOfUrl(`http://[${address}]/`);
+      expect(byUrl === null ? null : byUrl.rule, `http://[${address}]/`).toBe(refusal === null ? null : refusal.rule);
+    }
   });
 });

@@ -116,6 +116,17 @@ describe('engine pod spec', () => {
     });
   });
 
+  it("sizes a GOWS pod's /tmp for two received files at the media limit (its spool), the engines' SWITCHBOARD_MEDIA_MAX_BYTES or the default", () => {
+    const tmp = (engine: string, extraEnv?: { name: string; value: string }[]) =>
+      buildEnginePod(sessionResource({ spec: { engine } }), { ...settings, ...(extraEnv ? { extraEnv } : {}) }).spec!.volumes!.find(
+        (v) => v.name === 'tmp',
+      )!.emptyDir!.sizeLimit;
+    expect(tmp('GOWS')).toBe('264Mi');
+    expect(tmp('GOWS', [{ name: 'SWITCHBOARD_MEDIA_MAX_BYTES', value: String(10 * 1024 * 1024) }])).toBe('84Mi');
+    expect(tmp('NOWEB', [{ name: 'SWITCHBOARD_MEDIA_MAX_BYTES', value: String(10 * 1024 * 1024) }])).toBe('64Mi');
+    expect(tmp('SANDBOX')).toBe('64Mi');
+  });
+
   it('copies the restart annotation onto the pod', () => {
     const resource = sessionResource({ annotations: { [ANNOTATIONS.restartedAt]: '2026-11-21T10:00:00Z' } });
     expect(buildEnginePod(resource, settings).metadata!.annotations![ANNOTATIONS.podRestartedAt]).toBe('2026-11-21T10:00:00Z');

@@ -7,7 +7,7 @@ import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The operator does not depend on engine-pod (its image ships no engine): the engine pod's stores
 // and process come from that package's source, as a pod in the cluster would use them.
-import { NatsAuthStateStore, NatsMediaStore, NatsMessageStore, readHistory } from '../../engine-pod/src/index.js';
+import { MediaTooLargeError, NatsAuthStateStore, NatsMediaStore, NatsMessageStore, readHistory } from '../../engine-pod/src/index.js';
 import { PodProcess, REPO_ROOT } from '../../engine-pod/test/cluster/pod-process.js';
 import { createNatsAuth, mintEngineCredentials, type NatsAuth } from '../src/nats-auth/nats-auth.js';
 
@@ -121,6 +121,25 @@ describe('NATS authentication (cluster mode)', () => {
     // The operator's finalizer deletes a deleted session's buckets; a pod may not.
     await expect(dropSessionStores(dave, 'dave')).rejects.toEqual(permissionError('STREAM.DELETE'));
     expect(await dropSessionStores(operator, 'erin')).toBe(2);
+  });
+
+  it("an engine pod's credentials purge what a received file over the media limit wrote to its own bucket", async () => {
+    await ensureSessionStores(operator, 'frank');
+    const frank = await NatsMediaStore.open(await engineConnection('frank'));
+    const stream = objectStoreStream(OBJECT_STORES.media('frank'));
+    const messages = async () => (await (await operator.jetstreamManager()).streams.info(stream)).state.messages;
+    const before = await messages();
+    const chunk = Buffer.alloc(128 * 1024, 1);
+    async function* overTheLimit() {
+      for (let i = 0; i < 8; i++) yield chunk;
+      throw new MediaTooLargeError(8 * chunk.length);
+    }
+    await expect(frank.putStream('frank', { mimetype: 'application/pdf', filename: null }, overTheLimit())).rejects.toBeInstanceOf(
+      MediaTooLargeError,
+    );
+    // Its chunks are gone at once, not left taking the stream's space until the bucket's TTL.
+    expect(await messages()).toBe(before);
+    expect(await dropSessionStores(operator, 'frank')).toBe(2);
   });
 
   it('an engine pod with its own credentials runs its session end to end: lease, commands, events, history, media, logout', async () => {

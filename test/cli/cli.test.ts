@@ -78,3 +78,23 @@ describe('switchboard status', () => {
     expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^stopped\s+SANDBOX\s+STOPPED\s+-$/)]));
   });
 });
+
+describe('text from the gateway on the terminal', () => {
+  it("prints an account's name without its control characters: no escape sequence reaches the terminal", async () => {
+    // The account owner chooses the name: this one would clear the screen, retitle the window and ring.
+    const name = '\x1b[2J\x1b]0;owned\x07E\rve\x9b31m';
+    expect((await gw.api('PUT', '/api/cli/profile/name', { name })).status).toBe(200);
+    expect((await gw.api('GET', '/api/sessions/cli')).body.me.pushName).toBe(name);
+
+    const status = run(['status']);
+    expect(await status.exited).toBe(0);
+    const qr = run(['qr', 'cli']);
+    expect(await qr.exited).toBe(0);
+    for (const output of [status.output(), qr.output()]) {
+      // eslint-disable-next-line no-control-regex -- the point: none but the line ends
+      expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    }
+    expect(status.output()).toMatch(/^cli\s+SANDBOX\s+WORKING\s+Eve \(15550000000@c\.us\)$/m);
+    expect(qr.output()).toContain('cli is WORKING: paired as Eve (15550000000@c.us)');
+  });
+});

@@ -1,7 +1,7 @@
 import { DEFAULT_MEDIA_LIFETIME_MS, objectStoreExists, openMediaObjects } from '@switchboard/kube/pod';
 import { OBJECT_STORES, objectStoreStream } from '@switchboard/protocol';
 import { millis, type NatsConnection, nanos, type ObjectStore } from 'nats';
-import type { MediaFile, MediaStore, StoredMedia } from '../media/media-store.js';
+import type { MediaFile, MediaFileInfo, MediaStore, StoredMedia } from '../media/media-store.js';
 import { newMediaId } from '../media/media-url.js';
 
 /** What is kept beside the bytes (object metadata is plain JSON in the object's info). */
@@ -57,6 +57,16 @@ export class NatsMediaStore implements MediaStore {
   }
 
   async put(session: string, file: MediaFile): Promise<StoredMedia> {
+    return this.putStream(session, { mimetype: file.mimetype, filename: file.filename }, [file.data]);
+  }
+
+  /**
+   * nats.js writes the chunks as the stream gives them and its info last; when the stream
+   * throws, it purges the chunks written, so nothing is kept. It does not wait for each chunk's
+   * acknowledgement, so the source waits for the connection to flush every megabyte: a download
+   * faster than NATS does not pile up in this process.
+   */
+  async putStream(session: string, file: MediaFileInfo, data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredMedia> {
     const os = await this.bucketToWrite(session);
     // The bucket's TTL now, as the gateway last set it: that is when JetStream removes the file.
     const lifetimeMs = millis((await os.status()).ttl);
@@ -64,8 +74,8 @@ export class NatsMediaStore implements MediaStore {
     const expiresAt = lifetimeMs > 0 ? Date.now() + lifetimeMs : Number.MAX_SAFE_INTEGER;
     const metadata: Record<string, string> = { mimetype: file.mimetype, expiresAt: String(expiresAt) };
     if (file.filename) metadata.filename = file.filename;
-    await os.putBlob({ name: objectName(session, id), metadata }, file.data);
-    return { id, session, mimetype: file.mimetype, filename: file.filename, size: file.data.length, expiresAt };
+    const info = await os.put({ name: objectName(session, id), metadata }, ReadableStream.from(flushedEvery(this.nc, data, FLUSH_BYTES)));
+    return { id, session, mimetype: file.mimetype, filename: file.filename, size: info.size, expiresAt };
   }
 
   async get(session: string, id: string): Promise<{ meta: StoredMedia; data: Buffer } | null> {
@@ -123,3 +133,22 @@ export async function purgeSessionMedia(nc: NatsConnection, session: string): Pr
 }
 
 const objectName = (session: string, id: string) => `${session}/${id}`;
+
+const FLUSH_BYTES = 1024 * 1024;
+
+/** `data` as it comes, waiting for the connection to send what it holds after every `every` bytes. */
+async function* flushedEvery(
+  nc: NatsConnection,
+  data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  every: number,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  let unflushed = 0;
+  for await (const chunk of data) {
+    yield chunk;
+    unflushed += chunk.length;
+    if (unflushed >= every) {
+      await nc.flush();
+      unflushed = 0;
+    }
+  }
+}

@@ -20,8 +20,16 @@ export interface MediaFile {
   readonly data: Buffer;
 }
 
+/** What is known of a file before its bytes arrive (received media is streamed). */
+export type MediaFileInfo = Omit<MediaFile, 'data'>;
+
 export interface MediaStore {
   put(session: string, file: MediaFile): Promise<StoredMedia>;
+  /**
+   * Keeps a file as its bytes arrive, never holding it whole. When `data` throws (over the size
+   * limit, a download cut off, a hash that does not match), nothing is kept and the error goes on.
+   */
+  putStream(session: string, file: MediaFileInfo, data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredMedia>;
   /** Null when unknown or expired. */
   get(session: string, id: string): Promise<{ meta: StoredMedia; data: Buffer } | null>;
   /** Removes every file of a session (logout, delete). */

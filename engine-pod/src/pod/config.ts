@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { OutboundPolicy } from '@switchboard/kube/pod';
 import { z } from 'zod';
+import { DEFAULT_MEDIA_MAX_BYTES, MEDIA_MAX_BYTES_VARIABLE } from '../media/media-limit.js';
 import { AppConfig, AVAILABLE_ENGINES, EngineName, EngineSettings, Metadata, ProxyConfig, SessionName } from '@switchboard/protocol';
 
 /** Everything an engine pod reads from its environment (set by the operator), checked at start-up. */
@@ -23,6 +24,8 @@ export interface PodConfig {
   readonly healthPort: number;
   /** Where clients reach the gateway: the start of every `media.url` this pod gives out. */
   readonly baseUrl: string;
+  /** The largest received file kept (SWITCHBOARD_MEDIA_MAX_BYTES). */
+  readonly mediaMaxBytes: number;
   /** Where files sent by URL may be downloaded from: SWITCHBOARD_OUTBOUND_DENY and _ALLOW over the built-in rules. */
   readonly outbound: OutboundPolicy;
   readonly logLevel: LogLevel;
@@ -70,6 +73,7 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
     ),
     healthPort: read('SWITCHBOARD_HEALTH_PORT', (raw) => integer(raw ?? '8080', 0, 65_535)),
     baseUrl: read('SWITCHBOARD_BASE_URL', (raw) => httpUrl(raw ?? 'http://localhost:3000')),
+    mediaMaxBytes: read(MEDIA_MAX_BYTES_VARIABLE, (raw) => (raw === undefined ? DEFAULT_MEDIA_MAX_BYTES : integer(raw, 1, Number.MAX_SAFE_INTEGER))),
     outbound: outboundPolicy(env, problems),
     logLevel: read('SWITCHBOARD_LOG_LEVEL', (raw) => oneOf(LOG_LEVELS, raw ?? 'info')),
     sandboxQrRenewMs: read('SWITCHBOARD_SANDBOX_QR_RENEW_MS', (raw) => (raw === undefined ? undefined : integer(raw, 1, 3_600_000))),

@@ -108,7 +108,7 @@ export class EnginePod {
         history.record(event.envelope);
       },
       log: this.log,
-      media: { store: media, urlFor: (stored) => mediaUrl(this.config.baseUrl, stored) },
+      media: { store: media, urlFor: (stored) => mediaUrl(this.config.baseUrl, stored), maxBytes: this.config.mediaMaxBytes },
       downloads: lazyGuardedAgent(this.config.outbound),
     });
     this.host = host;

@@ -2,7 +2,7 @@ import { DEFAULT_MEDIA_LIFETIME_MS } from '@switchboard/kube';
 import { OBJECT_STORES, objectStoreStream } from '@switchboard/protocol';
 import { nanos } from 'nats';
 import { describe, expect, it } from 'vitest';
-import { NatsMediaStore, purgeSessionMedia } from '../../src/index.js';
+import { MediaTooLargeError, NatsMediaStore, purgeSessionMedia } from '../../src/index.js';
 import { natsForTests } from './helpers.js';
 
 const nats = natsForTests();
@@ -44,6 +44,26 @@ describe('NatsMediaStore (a media object store per session, real nats-server)', 
     expect(found?.meta).toEqual({ ...stored, filename: 'ñandú.png' });
     const unnamed = await pod.put('s1', { mimetype: 'text/plain', filename: null, data: Buffer.from('x') });
     expect((await gateway.get('s1', unnamed.id))?.meta.filename).toBeNull();
+  });
+
+  it('keeps a streamed file of many chunks, and nothing of one whose stream fails (over the media limit)', async () => {
+    const store = await NatsMediaStore.open(nats.nc);
+    const chunk = Buffer.alloc(100 * 1024, 7);
+    const stored = await store.putStream('streamed', { mimetype: 'application/octet-stream', filename: null }, Array(30).fill(chunk));
+    expect(stored.size).toBe(30 * chunk.length);
+    expect((await store.get('streamed', stored.id))?.data.equals(Buffer.concat(Array(30).fill(chunk)))).toBe(true);
+    const messages = async () =>
+      (await (await nats.nc.jetstreamManager()).streams.info(objectStoreStream(OBJECT_STORES.media('streamed')))).state.messages;
+    const before = await messages();
+    async function* tooLarge() {
+      for (let i = 0; i < 20; i++) yield chunk;
+      throw new MediaTooLargeError(20 * chunk.length);
+    }
+    await expect(store.putStream('streamed', { mimetype: 'application/octet-stream', filename: null }, tooLarge())).rejects.toBeInstanceOf(
+      MediaTooLargeError,
+    );
+    // The chunks written before the failure are purged: the stream holds what it held.
+    expect(await messages()).toBe(before);
   });
 
   it('finds nothing for an unknown id, or under another session', async () => {

@@ -94,6 +94,16 @@ describe('engine pod configuration', () => {
     expect(() => readPodConfig({ ...base, SWITCHBOARD_OUTBOUND_ALLOW: '10.0.0.0/99' })).toThrow(/SWITCHBOARD_OUTBOUND_ALLOW: "10.0.0.0\/99"/);
   });
 
+  it('keeps received files up to SWITCHBOARD_MEDIA_MAX_BYTES (default 100 MiB), refusing what is not a positive whole number', () => {
+    expect(readPodConfig(base).mediaMaxBytes).toBe(100 * 1024 * 1024);
+    expect(readPodConfig({ ...base, SWITCHBOARD_MEDIA_MAX_BYTES: '1048576' }).mediaMaxBytes).toBe(1_048_576);
+    for (const wrong of ['0', '-1', '1.5', '1e3x', 'lots']) {
+      expect(() => readPodConfig({ ...base, SWITCHBOARD_MEDIA_MAX_BYTES: wrong }), wrong).toThrow(
+        /SWITCHBOARD_MEDIA_MAX_BYTES: must be a whole number/,
+      );
+    }
+  });
+
   it('rejects an engine this build does not have, naming the ones it has', () => {
     // WPP is an engine of the interface that no build of ours has yet.
     expect(() => readPodConfig({ ...base, SWITCHBOARD_ENGINE: 'WPP' })).toThrow(

@@ -33,6 +33,8 @@ export class FakeMediaServer {
   /** Files clients uploaded (`POST /mms/<type>/<hash>`): where they went and their encrypted size. */
   readonly uploads: { path: string; directPath: string; size: number }[] = [];
   private readonly files = new Map<string, Buffer>();
+  /** Bytes of each file (by direct path) written to clients: a client that stops reading stops them. */
+  readonly sent = new Map<string, number>();
   /** The upload token `media_conn` hands out; an upload without it is refused, as the server does. */
   private readonly auth = randomBytes(16).toString('base64url');
 
@@ -81,7 +83,8 @@ export class FakeMediaServer {
         const file = self?.files.get(path);
         self?.requests.push({ path, status: file ? 200 : 404 });
         if (!file) return response.writeHead(404).end();
-        response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.length }).end(file);
+        response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.length });
+        void self?.serve(path, file, response);
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       self = new FakeMediaServer(server, `127.0.0.1:${(server.address() as AddressInfo).port}`, cert);
@@ -175,6 +178,29 @@ export class FakeMediaServer {
       this.uploads.push({ path: url.pathname, directPath, size: body.length });
       json(200, { url: `https://${this.host}${directPath}`, direct_path: directPath });
     });
+  }
+
+  /**
+   * A file in 64 KiB writes, each when the client has taken the last (backpressure), so what is
+   * counted in `sent` is what the client read, give or take the sockets' buffers; a client that
+   * goes away ends it.
+   */
+  private async serve(path: string, file: Buffer, response: ServerResponse): Promise<void> {
+    const closed = new Promise<void>((resolve) => response.once('close', resolve));
+    for (let offset = 0; offset < file.length && !response.destroyed; offset += 64 * 1024) {
+      const chunk = file.subarray(offset, offset + 64 * 1024);
+      this.sent.set(path, (this.sent.get(path) ?? 0) + chunk.length);
+      if (!response.write(chunk)) await Promise.race([new Promise((resolve) => response.once('drain', resolve)), closed]);
+    }
+    response.end();
+  }
+
+  /**
+   * A file of `size` bytes that names `declared` as its length in the message (a sender may lie):
+   * what a client downloads of it tells whether it stopped at its limit.
+   */
+  async uploadSized(size: number, type: MediaType, declared = size): Promise<UploadedMedia> {
+    return { ...(await this.upload(randomBytes(size), type)), fileLength: declared };
   }
 
   /** The file is gone from the server (as after its 30 days on WhatsApp's). */

@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -179,8 +180,9 @@ export class GowsDriver {
       else if (method === 'auth.set') await this.store.set(params.data as Record<string, Record<string, unknown>>);
       else if (method === 'auth.clear') await this.store.clear();
       else if (method === 'media.save') {
+        // The child names a file of its spool, which it removes once answered.
         const file = { mimetype: params.mimetype as string, filename: (params.filename as string | undefined) ?? null };
-        this.saved.push({ ...file, data: Buffer.from(params.data as string, 'base64') });
+        this.saved.push({ ...file, data: await readFile(params.path as string) });
         result = { url: `http://localhost/media/${this.saved.length}`, ...file };
       } else throw new Error(`unknown method ${method}`);
       this.write({ jsonrpc: '2.0', id, result });
@@ -227,15 +229,21 @@ export async function pairWithFake(gows: GowsDriver, fake: FakeWaServer, session
 export async function pairedWithMedia(
   session: string,
   contacts: Record<string, string>,
-): Promise<{ fake: FakeWaServer; media: FakeMediaServer; gows: GowsDriver; phone: FakePhone }> {
+  env: Record<string, string> = {},
+): Promise<{ fake: FakeWaServer; media: FakeMediaServer; gows: GowsDriver; phone: FakePhone; spool: string }> {
   const [fake, media, binary] = await Promise.all([FakeWaServer.start({ signal: true }), FakeMediaServer.start(), buildGows()]);
   fake.serveMedia(media);
   const dir = mkdtempSync(join(tmpdir(), `sb-${session}-`));
   const ca = join(dir, 'media-ca.pem');
   writeFileSync(ca, media.certificate);
-  const gows = fakeServerDriver(binary, fake, session, { env: { SWITCHBOARD_GOWS_MEDIA_CA: ca }, authDir: join(dir, 'auth') });
+  const spool = join(dir, 'spool');
+  mkdirSync(spool);
+  const gows = fakeServerDriver(binary, fake, session, {
+    env: { SWITCHBOARD_GOWS_MEDIA_CA: ca, SWITCHBOARD_GOWS_MEDIA_SPOOL: spool, ...env },
+    authDir: join(dir, 'auth'),
+  });
   const phone = await pairWithFake(gows, fake, session, contacts);
-  return { fake, media, gows, phone };
+  return { fake, media, gows, phone, spool };
 }
 
 /** Closes the child and the fake, and checks that neither met anything it does not understand. */

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { EventName, SessionStatus } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CommandError, type Engine, type EngineContext, FileAuthStateStore } from '../../src/index.js';
+import { CommandError, DEFAULT_MEDIA_MAX_BYTES, type Engine, type EngineContext, FileAuthStateStore } from '../../src/index.js';
 import type { MediaFile } from '../../src/media/media-store.js';
 import { GowsEngine } from '../../src/engines/gows/gows-engine.js';
 import type { ForwardedMethod } from '../../src/engines/gows/forwarded-methods.js';
@@ -42,6 +42,13 @@ function recordingContext(authDir = mkdtempSync(join(tmpdir(), 'sb-gows-'))) {
       saved.push(file);
       return { url: `http://localhost/media/${saved.length}`, mimetype: file.mimetype, filename: file.filename };
     },
+    saveMediaStream: async (file, data) => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of data) chunks.push(chunk);
+      saved.push({ ...file, data: Buffer.concat(chunks) });
+      return { url: `http://localhost/media/${saved.length}`, mimetype: file.mimetype, filename: file.filename };
+    },
+    mediaMaxBytes: DEFAULT_MEDIA_MAX_BYTES,
   };
   return { context, statuses, events, logs, saved, me, authDir };
 }
@@ -134,7 +141,7 @@ describe('GowsEngine: the Engine of a GOWS session, a switchboard-gows child pro
     await expect(engine.requestCode({ phoneNumber: '3' })).rejects.toMatchObject({ code: 'ENGINE_ERROR', message: 'GOWS requestCode: what' });
   });
 
-  it('sends files as base64 and answers media.save from the context', async () => {
+  it('sends files as base64; media.save names a file in the spool the host gave the child, which the context keeps byte for byte', async () => {
     const { context, saved } = recordingContext();
     const engine = engineFor(context);
     await engine.start();
@@ -142,6 +149,31 @@ describe('GowsEngine: the Engine of a GOWS session, a switchboard-gows child pro
     const record = await engine.sendMedia!({ kind: 'image', chatId: '1@c.us', file, caption: 'pic' } as never);
     expect(saved).toEqual([file]);
     expect(record.media).toEqual({ url: 'http://localhost/media/1', mimetype: 'image/png', filename: 'a.png' });
+  });
+
+  it('refuses a media.save naming a file outside the spool: nothing is read or kept', async () => {
+    const { context, saved, logs } = recordingContext();
+    const engine = engineFor(context);
+    await engine.start();
+    const file = { mimetype: 'text/plain', filename: null, data: Buffer.from('not for the host') };
+    const record = await engine.sendMedia!({ kind: 'file', chatId: '1@c.us', file, caption: 'elsewhere' } as never);
+    expect(record.media).toBeNull();
+    expect(saved).toEqual([]);
+    // The child logs the refusal it got on stderr, which may come after its answer on stdout.
+    const refusal = (line: LogLine) => line.level === 'warn' && /^media\.save: path must name a file in /.test(String(line.obj.err));
+    await waitFor(async () => logs.some(refusal), "the child's log of the refusal");
+  });
+
+  it('kills a child whose stdout line passes the bound, before it grows the host: FAILED, saying why', async () => {
+    const { context, statuses, logs } = recordingContext();
+    const engine = engineFor(context, ['sendMedia', 'react'], { ...stubOptions(), maxLineLength: 1024 * 1024 });
+    await engine.start();
+    const failed = await engine.sendText({ chatId: '1@c.us', text: 'endless-line' } as never).catch((e: unknown) => e);
+    const reason = 'engine process exited (killed: it wrote a line longer than 1048576 characters on stdout)';
+    expect(failed).toMatchObject({ code: 'ENGINE_ERROR', message: expect.stringContaining(reason) });
+    await waitFor(async () => last(statuses)?.status === 'FAILED', 'FAILED');
+    expect(last(statuses)).toEqual({ status: 'FAILED', reason });
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', msg: 'engine process broke the engine RPC; killing it' }));
   });
 
   it('has the optional methods it was made with before start, and after start only those the child lists in capabilities', async () => {

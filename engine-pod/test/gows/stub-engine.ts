@@ -4,6 +4,9 @@
  * with its type stripping). Flags: `--methods=a,b` (what `capabilities` lists), `--ignore-eof`
  * (stays after stdin closes, so the host must kill it), `--qr-fails` (announces SCAN_QR_CODE, gives no QR).
  */
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const flags = process.argv.slice(2);
@@ -103,14 +106,27 @@ const handlers: Record<string, (params: Params) => unknown> = {
   sendText: (params) => {
     if (params.text === 'crash') process.exit(3);
     if (params.text === 'off-contract') return { id: 1 };
+    // A line that never ends: the host must stop reading it at its bound.
+    if (params.text === 'endless-line') {
+      const chunk = 'x'.repeat(64 * 1024);
+      setInterval(() => process.stdout.write(chunk), 1);
+      return new Promise(() => {});
+    }
     const message = record(text(params.chatId), text(params.text));
     notify('event', { event: 'message.any', payload: message });
     return message;
   },
+  // As the engine does: the file goes to the spool the host named, and media.save names it (a
+  // caption 'elsewhere' names a file outside the spool instead, which the host must refuse).
   sendMedia: async (params) => {
     const file = params.file as Params;
-    const saved = await request('media.save', { mimetype: file.mimetype, filename: file.filename, data: file.data });
-    return record(text(params.chatId), text(params.caption), saved.result);
+    const spool = process.env.SWITCHBOARD_GOWS_MEDIA_SPOOL ?? '';
+    const path = params.caption === 'elsewhere' ? join(tmpdir(), `stub-${nextId++}`) : join(spool, `sent-${nextId++}`);
+    writeFileSync(path, Buffer.from(text(file.data), 'base64'));
+    const saved = await request('media.save', { mimetype: file.mimetype, filename: file.filename, path });
+    rmSync(path, { force: true });
+    if (saved.error) log('warn', 'the host could not keep a media file', { err: (saved.error as Params).message });
+    return record(text(params.chatId), text(params.caption), saved.result ?? null);
   },
   react: (params) => ({
     id: `true_${text(params.chatId, 'x@c.us')}_REACTION`,

@@ -19,8 +19,6 @@ import {
 } from '../../src/index.js';
 import { type FakePhone, FakeWaServer, type PhoneOptions } from '../fake-wa/index.js';
 
-const silent = { info() {}, warn() {}, error() {} };
-
 /**
  * One NOWEB session as it runs for real: an `EngineHost` with a `FileAuthStateStore` in a temp
  * dir, its engine pointed at the fake server. Every published envelope is parsed against the
@@ -44,6 +42,8 @@ export interface NowebSessionOptions {
 
 export class NowebSession {
   readonly events: HostedEvent[] = [];
+  /** What the host and engine logged at warn and error. */
+  readonly logs: { level: 'warn' | 'error'; obj: Record<string, unknown>; msg?: string }[] = [];
   readonly invalid: ({ envelope: EventEnvelope; error: unknown } | InvalidEvent)[] = [];
   readonly authDir: string;
   readonly store: AuthStateStore;
@@ -84,7 +84,11 @@ export class NowebSession {
         }
       },
       onInvalidEvent: (dropped) => this.invalid.push(dropped),
-      log: silent,
+      log: {
+        info() {},
+        warn: (obj, msg) => this.logs.push({ level: 'warn', obj: obj as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) }),
+        error: (obj, msg) => this.logs.push({ level: 'error', obj: obj as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) }),
+      },
     });
   }
 

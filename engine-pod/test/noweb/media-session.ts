@@ -17,9 +17,9 @@ const MEDIA_ID = /\/([A-Za-z0-9_-]{22})(\.\w+)?$/;
 /**
  * A paired NOWEB session that keeps files, for the tests of a file: `pairedSessionForTests` with
  * the fake media host (named in `media_conn`, so sends can upload) and a media store, closed after
- * the session.
+ * the session. `maxBytes`: the media limit (SWITCHBOARD_MEDIA_MAX_BYTES), the default unless set.
  */
-export function mediaSessionForTests(session = 'noweb'): MediaSession {
+export function mediaSessionForTests(session = 'noweb', options: { maxBytes?: number } = {}): MediaSession {
   const nats = natsForTests();
   const files: { media?: FakeMediaServer; store?: NatsMediaStore } = {};
   beforeAll(async () => {
@@ -36,7 +36,7 @@ export function mediaSessionForTests(session = 'noweb'): MediaSession {
     return {
       session,
       engine: { mediaHost: files.media!.host },
-      media: { store: files.store!, urlFor: (stored) => mediaUrl('https://wa.example.com', stored) },
+      media: { store: files.store!, urlFor: (stored) => mediaUrl('https://wa.example.com', stored), ...options },
     };
   });
   return Object.defineProperties(paired, {

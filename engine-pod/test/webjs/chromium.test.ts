@@ -9,6 +9,7 @@ import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createWebjsClient,
+  DEFAULT_MEDIA_MAX_BYTES,
   DEFAULT_WEBJS_OPTIONS,
   EngineHost,
   FileAuthStateStore,
@@ -98,6 +99,8 @@ describe('WEBJS on Debian chromium', () => {
       setMe() {},
       emit() {},
       saveMedia: async () => null,
+      saveMediaStream: async () => null,
+      mediaMaxBytes: DEFAULT_MEDIA_MAX_BYTES,
     };
     const client = (await createWebjsClient(options, context)) as unknown as {
       options: { puppeteer: Record<string, unknown>; webVersionCache: unknown };

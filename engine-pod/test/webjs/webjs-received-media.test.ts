@@ -25,6 +25,11 @@ function memoryStore() {
       files.set(meta.id, { meta, data: file.data });
       return meta;
     },
+    async putStream(session, file, data) {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of data) chunks.push(chunk);
+      return this.put(session, { ...file, data: Buffer.concat(chunks) });
+    },
     async get(session, id) {
       const kept = files.get(id);
       return kept?.meta.session === session ? kept : null;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 )
@@ -285,15 +286,21 @@ func (h *Host) Call(ctx context.Context, method string, params any, result any) 
 			return err
 		}
 	case "media.save":
+		// The engine's spool file (PROTOCOL.md), streamed into the object store; the engine removes it.
 		var p struct {
 			Mimetype string `json:"mimetype"`
 			Filename string `json:"filename"`
-			Data     []byte `json:"data"`
+			Path     string `json:"path"`
 		}
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return err
 		}
-		media, err := h.media.put(ctx, p.Mimetype, p.Filename, p.Data)
+		file, err := os.Open(p.Path)
+		if err != nil {
+			return fmt.Errorf("media.save: %w", err)
+		}
+		defer func() { _ = file.Close() }()
+		media, err := h.media.put(ctx, p.Mimetype, p.Filename, file)
 		if err != nil {
 			return err
 		}

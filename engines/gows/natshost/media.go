@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"io"
 	"regexp"
 	"strconv"
 	"sync"
@@ -62,7 +63,8 @@ func (m *mediaStore) bucket(ctx context.Context) (*objects, error) {
 	return m.ready, nil
 }
 
-func (m *mediaStore) put(ctx context.Context, mimetype, filename string, data []byte) (*Media, error) {
+// put keeps a file as it reads it (the engine's spool file), never whole in memory.
+func (m *mediaStore) put(ctx context.Context, mimetype, filename string, data io.Reader) (*Media, error) {
 	bucket, err := m.bucket(ctx)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -61,23 +62,38 @@ type apiError struct {
 
 func (e *apiError) Error() string { return fmt.Sprintf("JetStream %d: %s", e.ErrCode, e.Description) }
 
-// put writes one object: its chunks, then its info on the meta subject (rolled up).
-func (o *objects) put(ctx context.Context, name string, metadata map[string]string, data []byte) error {
+// put writes one object as it reads it, a chunk at a time (each published and acknowledged before
+// the next is read, so a file is never held whole): its chunks, then its info on the meta subject
+// (rolled up). When reading fails, the chunks written are purged and nothing is kept.
+func (o *objects) put(ctx context.Context, name string, metadata map[string]string, data io.Reader) error {
 	id := nuid.Next()
 	chunkSubject := "$O." + o.bucket + ".C." + id
 	digest := sha256.New()
 	chunks := 0
-	for offset := 0; offset < len(data); offset += chunkSize {
-		chunk := data[offset:min(offset+chunkSize, len(data))]
-		digest.Write(chunk)
-		if _, err := o.js.Publish(ctx, chunkSubject, chunk); err != nil {
-			return err
+	size := 0
+	buffer := make([]byte, chunkSize)
+	for {
+		n, err := io.ReadFull(data, buffer)
+		if n > 0 {
+			digest.Write(buffer[:n])
+			if _, perr := o.js.Publish(ctx, chunkSubject, buffer[:n]); perr != nil {
+				o.purge(ctx, chunkSubject)
+				return perr
+			}
+			chunks++
+			size += n
 		}
-		chunks++
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			o.purge(ctx, chunkSubject)
+			return fmt.Errorf("object %s: %w", name, err)
+		}
 	}
 	info := jetstream.ObjectInfo{
 		ObjectMeta: jetstream.ObjectMeta{Name: name, Metadata: metadata, Opts: &jetstream.ObjectMetaOptions{ChunkSize: chunkSize}},
-		Bucket:     o.bucket, NUID: id, Size: uint64(len(data)), Chunks: uint32(chunks), ModTime: time.Now().UTC(),
+		Bucket:     o.bucket, NUID: id, Size: uint64(size), Chunks: uint32(chunks), ModTime: time.Now().UTC(),
 		Digest: "SHA-256=" + base64.URLEncoding.EncodeToString(digest.Sum(nil)),
 	}
 	raw, err := json.Marshal(info)
@@ -86,6 +102,12 @@ func (o *objects) put(ctx context.Context, name string, metadata map[string]stri
 	}
 	_, err = o.js.PublishMsg(ctx, &nats.Msg{Subject: o.metaSubject(name), Data: raw, Header: nats.Header{"Nats-Rollup": []string{"sub"}}})
 	return err
+}
+
+// purge removes an object's chunks (best effort: the bucket's TTL removes whatever it misses).
+func (o *objects) purge(ctx context.Context, chunkSubject string) {
+	body, _ := json.Marshal(map[string]any{"filter": chunkSubject})
+	_, _ = o.nc.RequestWithContext(ctx, "$JS.API.STREAM.PURGE."+o.stream(), body)
 }
 
 var errNoObject = errors.New("no such object")
@@ -151,8 +173,7 @@ func (o *objects) take(ctx context.Context, name string) ([]byte, error) {
 
 // remove is best effort: the bucket's TTL removes whatever it misses.
 func (o *objects) remove(ctx context.Context, info jetstream.ObjectInfo, chunkSubject string) {
-	body, _ := json.Marshal(map[string]any{"filter": chunkSubject})
-	_, _ = o.nc.RequestWithContext(ctx, "$JS.API.STREAM.PURGE."+o.stream(), body)
+	o.purge(ctx, chunkSubject)
 	info.Deleted, info.Size, info.Chunks, info.Digest = true, 0, 0, ""
 	raw, _ := json.Marshal(info)
 	_, _ = o.js.PublishMsg(ctx, &nats.Msg{Subject: o.metaSubject(info.Name), Data: raw, Header: nats.Header{"Nats-Rollup": []string{"sub"}}})

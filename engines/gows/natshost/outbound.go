@@ -52,6 +52,8 @@ type outboundRule struct {
 	suffix string
 }
 
+// matchesAddress: the address, or the IPv4 address it carries (NAT64, 6to4, IPv4-compatible or
+// -mapped: embedded.go), is in the rule's prefix.
 func (r outboundRule) matchesAddress(address string) bool {
 	if !r.prefix.IsValid() {
 		return false
@@ -60,11 +62,12 @@ func (r outboundRule) matchesAddress(address string) bool {
 	if err != nil {
 		return false
 	}
-	// An IPv4-mapped IPv6 address is matched against IPv4 rules, as node:net's BlockList does.
-	if r.prefix.Addr().Is4() {
-		ip = ip.Unmap()
+	ip = ip.WithZone("")
+	if r.prefix.Contains(ip) {
+		return true
 	}
-	return r.prefix.Contains(ip.WithZone(""))
+	inner, ok := embeddedIPv4(ip)
+	return ok && r.prefix.Contains(inner)
 }
 
 func (r outboundRule) matchesHost(host string) bool {

@@ -2,10 +2,13 @@ package natshost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 )
@@ -160,5 +163,45 @@ func checkRefusal(t *testing.T, what string, got, want *OutboundRefusal) {
 	t.Helper()
 	if (got == nil) != (want == nil) || (got != nil && *got != *want) {
 		t.Errorf("%s: got %+v, want %+v", what, got, want)
+	}
+}
+
+// embeddedCases is kube/test/outbound-embedded-cases.json, which the Node policy's test reads too.
+type embeddedCases struct {
+	Policies []struct {
+		Deny  string `json:"deny"`
+		Allow string `json:"allow"`
+		Cases []struct {
+			Address string           `json:"address"`
+			Refusal *OutboundRefusal `json:"refusal"`
+		} `json:"cases"`
+	} `json:"policies"`
+}
+
+// IPv6 addresses that carry an IPv4 address (NAT64, 6to4, IPv4-compatible, -mapped) are judged
+// by that address too, as the Node policy judges them.
+func TestOutboundEmbeddedIPv4(t *testing.T) {
+	raw, err := os.ReadFile("../../../kube/test/outbound-embedded-cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shared embeddedCases
+	if err := json.Unmarshal(raw, &shared); err != nil {
+		t.Fatal(err)
+	}
+	if len(shared.Policies) == 0 {
+		t.Fatal("no cases in kube/test/outbound-embedded-cases.json")
+	}
+	for _, set := range shared.Policies {
+		policy := policyOf(t, set.Deny, set.Allow)
+		for _, tc := range set.Cases {
+			what := fmt.Sprintf("deny %q allow %q: %s", set.Deny, set.Allow, tc.Address)
+			checkRefusal(t, what, policy.RefusalOf(tc.Address, ""), tc.Refusal)
+			// As a URL's host too: only the rule is compared, the host being written as it came.
+			got := policy.RefusalOfHost("[" + tc.Address + "]")
+			if (got == nil) != (tc.Refusal == nil) || (got != nil && got.Rule != tc.Refusal.Rule) {
+				t.Errorf("%s as a URL's host: got %+v, want %+v", what, got, tc.Refusal)
+			}
+		}
 	}
 }

@@ -16,6 +16,8 @@ export interface AccountDataOptions {
   /** The events to record the history from. */
   readonly bus: EventBus;
   readonly mediaLifetimeMs?: number;
+  /** The largest received file engines keep; unset: DEFAULT_MEDIA_MAX_BYTES. */
+  readonly mediaMaxBytes?: number | undefined;
   /** The start of every `media.url`, asked when a file is stored (the port is known only once listening). */
   readonly baseUrl: () => string;
   readonly log: EngineLog;
@@ -42,7 +44,11 @@ export class AccountData {
       lifetimeMs: options.mediaLifetimeMs ?? DEFAULT_MEDIA_LIFETIME_MS,
       log: options.log,
     });
-    this.engineMedia = { store: this.media, urlFor: (stored) => mediaUrl(options.baseUrl(), stored) };
+    this.engineMedia = {
+      store: this.media,
+      urlFor: (stored) => mediaUrl(options.baseUrl(), stored),
+      ...(options.mediaMaxBytes === undefined ? {} : { maxBytes: options.mediaMaxBytes }),
+    };
     this.recorder = new HistoryRecorder(this.messages, options.log);
   }
 

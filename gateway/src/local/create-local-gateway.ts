@@ -123,6 +123,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     dataDir: options.dataDir,
     bus,
     mediaLifetimeMs: options.mediaLifetimeMs,
+    mediaMaxBytes: options.mediaMaxBytes,
     baseUrl: () => options.baseUrl ?? `http://localhost:${(app.server.address() as AddressInfo).port}`,
     log: logger,
   });

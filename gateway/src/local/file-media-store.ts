@@ -1,7 +1,9 @@
-import { mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { type EngineLog, type MediaFile, type MediaStore, newMediaId, type StoredMedia } from '@switchboard/engine-pod';
+import { type EngineLog, type MediaFile, type MediaFileInfo, type MediaStore, newMediaId, type StoredMedia } from '@switchboard/engine-pod';
 import type { SchemaPart } from './store/database.js';
 
 export const mediaSchema: SchemaPart = {
@@ -49,6 +51,7 @@ export class FileMediaStore implements MediaStore {
   private readonly select: StatementSync;
   private readonly expired: StatementSync;
   private readonly remove: StatementSync;
+  private readonly resize: StatementSync;
   private readonly removeSession: StatementSync;
   private timer: NodeJS.Timeout | null = null;
 
@@ -58,22 +61,35 @@ export class FileMediaStore implements MediaStore {
     this.select = db.prepare('SELECT * FROM media_files WHERE id = ? AND session = ?');
     this.expired = db.prepare('SELECT * FROM media_files WHERE expires_at <= ? LIMIT 1000');
     this.remove = db.prepare('DELETE FROM media_files WHERE id = ?');
+    this.resize = db.prepare('UPDATE media_files SET size = ? WHERE id = ?');
     this.removeSession = db.prepare('DELETE FROM media_files WHERE session = ?');
   }
 
   async put(session: string, file: MediaFile): Promise<StoredMedia> {
-    const stored: StoredMedia = {
-      id: newMediaId(),
-      session,
-      mimetype: file.mimetype,
-      filename: file.filename,
-      size: file.data.length,
-      expiresAt: Date.now() + this.options.lifetimeMs,
-    };
-    this.insert.run(stored.id, session, stored.mimetype, stored.filename, stored.size, stored.expiresAt);
-    await mkdir(this.sessionDir(session), { recursive: true });
-    await writeFile(this.path(session, stored.id), file.data);
-    return stored;
+    return this.putStream(session, { mimetype: file.mimetype, filename: file.filename }, [file.data]);
+  }
+
+  /**
+   * The row first (its size written once the file is), then the bytes streamed to the file's
+   * place: a source that throws leaves neither, and a crash in between leaves a row (and a
+   * partial file) that the sweep removes at expiry.
+   */
+  async putStream(session: string, file: MediaFileInfo, data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredMedia> {
+    const id = newMediaId();
+    const expiresAt = Date.now() + this.options.lifetimeMs;
+    this.insert.run(id, session, file.mimetype, file.filename, 0, expiresAt);
+    const path = this.path(session, id);
+    try {
+      await mkdir(this.sessionDir(session), { recursive: true });
+      const out = createWriteStream(path);
+      await pipeline(data, out);
+      this.resize.run(out.bytesWritten, id);
+      return { id, session, mimetype: file.mimetype, filename: file.filename, size: out.bytesWritten, expiresAt };
+    } catch (error) {
+      this.remove.run(id);
+      await unlink(path).catch(() => {});
+      throw error;
+    }
   }
 
   async get(session: string, id: string): Promise<{ meta: StoredMedia; data: Buffer } | null> {

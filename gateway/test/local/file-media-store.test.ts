@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MediaTooLargeError } from '@switchboard/engine-pod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileMediaStore, mediaSchema } from '../../src/local/file-media-store.js';
 import { openDatabase } from '../../src/local/store/database.js';
@@ -38,6 +39,21 @@ describe('FileMediaStore (files under the data dir, rows in SQLite)', () => {
     expect(readdirSync(join(dataDir, 'media', 's1'))).toEqual([stored.id]);
     const ids = new Set(await Promise.all(Array.from({ length: 50 }, async () => (await store.put('s1', file)).id)));
     expect(ids.size).toBe(50);
+  });
+
+  it('keeps a streamed file chunk by chunk, and nothing of one whose stream fails (over the media limit)', async () => {
+    const store = open();
+    const chunks = [Buffer.from('one '), Buffer.from('two '), Buffer.from('three')];
+    const stored = await store.putStream('s1', { mimetype: 'text/plain', filename: null }, chunks);
+    expect(stored.size).toBe(13);
+    expect((await store.get('s1', stored.id))?.data.toString()).toBe('one two three');
+    async function* tooLarge() {
+      yield Buffer.from('the start of a file');
+      throw new MediaTooLargeError(19);
+    }
+    await expect(store.putStream('s1', { mimetype: 'text/plain', filename: null }, tooLarge())).rejects.toBeInstanceOf(MediaTooLargeError);
+    expect(readdirSync(join(dataDir, 'media', 's1'))).toEqual([stored.id]);
+    expect(await store.sweep(Number.MAX_SAFE_INTEGER)).toBe(1);
   });
 
   it('finds nothing for an unknown id, or under another session', async () => {

@@ -61,6 +61,9 @@ export function enginePermissions(session: string): NatsPermissions {
         // (a session's buckets are named by a hash of its name, so the list names no session).
         `${JS}.STREAM.NAMES`,
         `${JS}.STREAM.PURGE.${objectStoreStream(commands)}`,
+        // A file that fails while it is written (over the media limit) has its chunks purged; the
+        // bucket is the session's own, which the pod may already write.
+        `${JS}.STREAM.PURGE.${objectStoreStream(media)}`,
       ],
     },
     sub: { allow: [SUBJECTS.command(session), `${INBOX_PREFIXES.engine(session)}.>`] },

@@ -3,11 +3,13 @@ import type { V1Container, V1EnvVar, V1Pod, V1Volume } from '@kubernetes/client-
 import { API_VERSION, restartedAtOf, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
 import {
   ANNOTATIONS,
+  DEFAULT_MEDIA_MAX_BYTES,
   ENGINE_CATALOG,
   enginePodName,
   type EngineSettings,
   engineSettingsOf,
   LABELS,
+  MEDIA_MAX_BYTES_VARIABLE,
   MESSAGING_SESSION,
   type MessagingSessionSpec,
 } from '@switchboard/protocol';
@@ -99,6 +101,18 @@ function engineSettingsEnv(spec: MessagingSessionSpec): V1EnvVar[] {
   return Object.keys(settings).length > 0 ? [{ name: 'SWITCHBOARD_ENGINE_SETTINGS', value: JSON.stringify(settings) }, ...env] : [];
 }
 
+/**
+ * GOWS downloads a received file to /tmp before it is stored (engines/gows/media-spool.go), up to
+ * the media limit: room for two at once (a message's and a channel post's) beside the usual 64Mi,
+ * so a large file from a stranger cannot pass the emptyDir's limit and have the pod evicted. The
+ * limit is the engines' SWITCHBOARD_MEDIA_MAX_BYTES (engines.extraEnv), or its default.
+ */
+function gowsTmpSize(extraEnv: EnginePodSettings['extraEnv']): string {
+  const configured = Number(extraEnv?.find(({ name }) => name === MEDIA_MAX_BYTES_VARIABLE)?.value);
+  const limit = Number.isSafeInteger(configured) && configured > 0 ? configured : DEFAULT_MEDIA_MAX_BYTES;
+  return `${64 + 2 * Math.ceil(limit / (1024 * 1024))}Mi`;
+}
+
 /** The labels of a session's engine pod; the operator's pod informer selects on the first two. */
 export function engineLabels(resourceName: string): Record<string, string> {
   return {
@@ -172,7 +186,7 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
     volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...(browser ? [{ name: 'dshm', mountPath: '/dev/shm' }] : [])],
   };
   const volumes: V1Volume[] = [
-    { name: 'tmp', emptyDir: { sizeLimit: browser ? '512Mi' : '64Mi' } },
+    { name: 'tmp', emptyDir: { sizeLimit: browser ? '512Mi' : kind === 'gows' ? gowsTmpSize(settings.extraEnv) : '64Mi' } },
     // Chromium needs a larger /dev/shm than the container runtime's 64 MB default.
     ...(browser ? [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: '256Mi' } }] : []),
   ];

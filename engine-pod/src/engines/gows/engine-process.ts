@@ -1,14 +1,25 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient, type JSONRPCParams } from 'json-rpc-2.0';
+import split from 'split2';
 import type { EngineLog } from '../../engine.js';
 
 /** What ended the process: its exit code, or the signal that killed it. */
 export interface ProcessExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
+  /** Why the host killed it, when it did. */
+  readonly reason?: string;
 }
+
+/**
+ * The longest RPC line read from the child's stdout, in characters. Files never travel in lines
+ * (media.save names a file), so this is far above any message, event or answer; a longer line is
+ * a broken or hostile child, which is killed rather than let grow the host's memory.
+ */
+export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
+/** Log lines from stderr: one longer than a megabyte is dropped (split2's skipOverflow, which its types lack). */
+const LOG_LINES: split.Options & { skipOverflow: boolean } = { maxLength: 1024 * 1024, skipOverflow: true };
 
 export interface EngineProcessOptions {
   readonly command: readonly [string, ...string[]];
@@ -18,6 +29,8 @@ export interface EngineProcessOptions {
   readonly logFields: Record<string, unknown>;
   /** Called once when the process is gone, whether asked to go or not. */
   readonly onExit: (exit: ProcessExit) => void;
+  /** DEFAULT_MAX_LINE_LENGTH unless a test sets a smaller one. */
+  readonly maxLineLength?: number;
 }
 
 type Handler = (params: JSONRPCParams) => unknown;
@@ -33,6 +46,7 @@ export class EngineProcess {
   private readonly rpc: JSONRPCServerAndClient;
   private readonly exited: Promise<ProcessExit>;
   private gone: ProcessExit | null = null;
+  private killedFor: string | null = null;
 
   constructor(
     private readonly options: EngineProcessOptions,
@@ -43,8 +57,13 @@ export class EngineProcess {
     const server = new JSONRPCServer({ errorListener: () => {} });
     for (const [method, handler] of Object.entries(handlers)) server.addMethod(method, handler);
     this.rpc = new JSONRPCServerAndClient(server, new JSONRPCClient((message) => this.write(message)), { errorListener: () => {} });
-    createInterface({ input: this.child.stdout, crlfDelay: Infinity }).on('line', (line) => this.receive(line));
-    createInterface({ input: this.child.stderr, crlfDelay: Infinity }).on('line', (line) => this.logLine(line));
+    // Lines are read with a bound (split2's maxLength): a line without its end never grows past it.
+    const maxLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+    this.child.stdout
+      .pipe(split({ maxLength }))
+      .on('data', (line: string) => this.receive(line))
+      .on('error', () => this.kill(`it wrote a line longer than ${maxLength} characters on stdout`));
+    this.child.stderr.pipe(split(LOG_LINES)).on('data', (line: string) => this.logLine(line));
     // A write after the child is gone fails with EPIPE; the exit handler reports it.
     this.child.stdin.on('error', () => {});
     this.exited = new Promise((resolve) => {
@@ -55,7 +74,7 @@ export class EngineProcess {
         options.onExit(exit);
         resolve(exit);
       };
-      this.child.on('exit', (code, signal) => done({ code, signal }));
+      this.child.on('exit', (code, signal) => done({ code, signal, ...(this.killedFor ? { reason: this.killedFor } : {}) }));
       this.child.on('error', (error) => {
         options.log.error({ ...options.logFields, err: error }, 'engine process could not run');
         done({ code: null, signal: null });
@@ -92,6 +111,14 @@ export class EngineProcess {
     const exit = await this.exited;
     clearTimeout(timer);
     return exit;
+  }
+
+  /** Ends a child that broke the protocol, saying why in the log and in its exit. */
+  private kill(reason: string): void {
+    if (this.gone || this.killedFor) return;
+    this.killedFor = reason;
+    this.options.log.error({ ...this.options.logFields, reason }, 'engine process broke the engine RPC; killing it');
+    this.child.kill('SIGKILL');
   }
 
   private write(message: unknown): void {
@@ -132,6 +159,7 @@ export class EngineProcess {
 }
 
 export function describeExit(exit: ProcessExit): string {
+  if (exit.reason) return `killed: ${exit.reason}`;
   if (exit.signal) return `signal ${exit.signal}`;
   if (exit.code === null) return 'it could not be started';
   return `code ${exit.code}`;

@@ -14,8 +14,10 @@ import { CommandError, reasonOf } from '../../command-error.js';
 import { currentQr, refuseNumberRegistration } from '../../capabilities/pairing.js';
 import { METHOD_OF } from '../../dispatch/support.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
+import { MEDIA_MAX_BYTES_VARIABLE } from '../../media/media-limit.js';
 import { describeExit, EngineProcess, type ProcessExit } from './engine-process.js';
 import { FORWARDED_METHODS, type ForwardedMethod, isForwarded, wireParams } from './forwarded-methods.js';
+import { MediaSpool, SPOOL_VARIABLE } from './media-spool.js';
 import { type GowsOptions, gowsBinaryProblem } from './options.js';
 
 const Capabilities = z.object({ methods: z.array(z.string()) });
@@ -24,7 +26,7 @@ const MeNotice = z.object({ me: MeInfo.nullable() });
 const EventNotice = z.object({ event: EventName, payload: z.record(z.string(), z.unknown()) });
 const AuthGet = z.object({ type: z.string(), ids: z.array(z.string()) });
 const AuthSet = z.object({ data: z.record(z.string(), z.record(z.string(), z.unknown())) });
-const MediaSave = z.object({ mimetype: z.string(), filename: z.string().nullish(), data: z.base64() });
+const MediaSave = z.object({ mimetype: z.string(), filename: z.string().nullish(), path: z.string().min(1) });
 /** The fields an INVALID names, each with its reason. */
 const FieldIssues = z.array(z.object({ path: z.string(), reason: z.string() })).min(1);
 
@@ -138,6 +140,7 @@ export class GowsEngine implements Engine {
 
   private spawn(): EngineProcess {
     const session = this.context.session;
+    const spool = new MediaSpool();
     const child: EngineProcess = new EngineProcess(
       {
         command: this.options.command,
@@ -147,10 +150,16 @@ export class GowsEngine implements Engine {
           ...(this.options.certRootPubkey ? { SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: this.options.certRootPubkey } : {}),
           ...(this.options.mediaHost ? { SWITCHBOARD_GOWS_MEDIA_HOST: this.options.mediaHost } : {}),
           ...(this.options.mediaCa ? { SWITCHBOARD_GOWS_MEDIA_CA: this.options.mediaCa } : {}),
+          [SPOOL_VARIABLE]: spool.dir,
+          [MEDIA_MAX_BYTES_VARIABLE]: String(this.context.mediaMaxBytes),
         },
         log: this.context.log,
         logFields: { session, engine: this.name },
-        onExit: (exit) => this.exited(child, exit),
+        ...(this.options.maxLineLength === undefined ? {} : { maxLineLength: this.options.maxLineLength }),
+        onExit: (exit) => {
+          spool.remove();
+          this.exited(child, exit);
+        },
       },
       {
         status: (params) => this.notice(() => this.status(params)),
@@ -172,9 +181,10 @@ export class GowsEngine implements Engine {
           await this.context.authState.clear();
           return null;
         },
-        'media.save': (params) => {
-          const { mimetype, filename, data } = valid(MediaSave, params);
-          return this.context.saveMedia({ mimetype, filename: filename ?? null, data: Buffer.from(data, 'base64') });
+        // A file the child wrote to its spool (a received one held to the media limit there), streamed into the media store.
+        'media.save': async (params) => {
+          const { mimetype, filename, path } = valid(MediaSave, params);
+          return this.context.saveMediaStream({ mimetype, filename: filename ?? null }, await spool.open(path));
         },
       },
     );

@@ -14,6 +14,8 @@ export interface GowsOptions {
   readonly mediaCa?: string;
   /** How long stop and logout wait for the process to exit after stdin closes, before SIGKILL. */
   readonly exitTimeoutMs: number;
+  /** The longest stdout line read before the child is killed (engine-process.ts's default unless a test sets one). */
+  readonly maxLineLength?: number;
 }
 
 /** Where `make build` puts the binary (engines/gows/bin/), from this file in src/ or dist/ alike. */
