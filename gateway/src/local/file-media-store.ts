@@ -1,7 +1,16 @@
 import { mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { type EngineLog, type MediaFile, type MediaStore, newMediaId, type StoredMedia } from '@switchboard/engine-pod';
+import {
+  type EngineLog,
+  type MediaFile,
+  type MediaStore,
+  newMediaId,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  type StoredMedia,
+  tighten,
+} from '@switchboard/engine-pod';
 import type { SchemaPart } from './store/database.js';
 
 export const mediaSchema: SchemaPart = {
@@ -39,8 +48,8 @@ export interface FileMediaStoreOptions {
 const SWEEP_EVERY_MS = 60_000;
 
 /**
- * Local mode's media: each file under the data dir, what is known of it in the gateway's SQLite
- * file. A file expires `lifetimeMs` after it was stored: reads refuse it from then on, and a
+ * Local mode's media: each file under the data dir (0600, in 0700 dirs, as the rest of it), what
+ * is known of it in the gateway's SQLite file. A file expires `lifetimeMs` after it was stored: reads refuse it from then on, and a
  * periodic sweep deletes it. The row is written before the file, so a crash in between leaves
  * a row the sweep removes, never a file nothing points to.
  */
@@ -59,6 +68,8 @@ export class FileMediaStore implements MediaStore {
     this.expired = db.prepare('SELECT * FROM media_files WHERE expires_at <= ? LIMIT 1000');
     this.remove = db.prepare('DELETE FROM media_files WHERE id = ?');
     this.removeSession = db.prepare('DELETE FROM media_files WHERE session = ?');
+    // What an account received is as private as its credentials; files stored before were 0644 in 0755 dirs.
+    tighten(options.dir);
   }
 
   async put(session: string, file: MediaFile): Promise<StoredMedia> {
@@ -71,8 +82,8 @@ export class FileMediaStore implements MediaStore {
       expiresAt: Date.now() + this.options.lifetimeMs,
     };
     this.insert.run(stored.id, session, stored.mimetype, stored.filename, stored.size, stored.expiresAt);
-    await mkdir(this.sessionDir(session), { recursive: true });
-    await writeFile(this.path(session, stored.id), file.data);
+    await mkdir(this.sessionDir(session), { recursive: true, mode: PRIVATE_DIR_MODE });
+    await writeFile(this.path(session, stored.id), file.data, { mode: PRIVATE_FILE_MODE });
     return stored;
   }
 
