@@ -4,6 +4,7 @@ import { describeRefusal, OutboundPolicy } from '@switchboard/kube';
 import { type BuiltEngine, BuiltEngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, type OAuthSettings } from './auth/oauth.js';
+import { type ConversionQueueLimits, DEFAULT_CONVERSION_QUEUE } from './conversions/conversion-queue.js';
 import type { LogFormat } from './logger.js';
 import { globalWebhookFromEnv } from './webhooks/global-hook.js';
 
@@ -48,6 +49,8 @@ export interface GatewayConfig {
   readonly wsPingMs?: number;
   /** A /ws client with more unsent bytes than this is dropped. */
   readonly wsMaxBufferedBytes?: number;
+  /** Media conversions at once: running, waiting, per key (SWITCHBOARD_CONVERSIONS_*); default DEFAULT_CONVERSION_QUEUE. */
+  readonly conversions?: ConversionQueueLimits;
   /** Serve the browser dashboard at /dashboard (SWITCHBOARD_DASHBOARD); default on. */
   readonly dashboard?: boolean;
   /** Print the QR code of each session waiting for a scan on stdout (SWITCHBOARD_TERMINAL_QR, `make run`). */
@@ -104,6 +107,9 @@ const Env = z.object({
     .int()
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
+  SWITCHBOARD_CONVERSIONS_RUNNING: z.coerce.number().int().min(1).max(64).default(DEFAULT_CONVERSION_QUEUE.running),
+  SWITCHBOARD_CONVERSIONS_WAITING: z.coerce.number().int().min(0).max(1000).default(DEFAULT_CONVERSION_QUEUE.waiting),
+  SWITCHBOARD_CONVERSIONS_PER_KEY: z.coerce.number().int().min(1).max(1000).default(DEFAULT_CONVERSION_QUEUE.perKey),
   SWITCHBOARD_DASHBOARD: z.enum(['true', 'false']).default('true'),
   SWITCHBOARD_TERMINAL_QR: z.enum(['true', 'false']).default('false'),
 });
@@ -182,6 +188,11 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     debugRoutes: e.SWITCHBOARD_DEBUG_ROUTES === 'true',
     wsPingMs: e.SWITCHBOARD_WS_PING_SECONDS * 1000,
     wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
+    conversions: {
+      running: e.SWITCHBOARD_CONVERSIONS_RUNNING,
+      waiting: e.SWITCHBOARD_CONVERSIONS_WAITING,
+      perKey: e.SWITCHBOARD_CONVERSIONS_PER_KEY,
+    },
     dashboard: e.SWITCHBOARD_DASHBOARD === 'true',
     terminalQr: e.SWITCHBOARD_TERMINAL_QR === 'true',
   };
