@@ -217,4 +217,14 @@ describe('GET /api/screenshot', () => {
     expect(res.body.message).toContain('screenshots');
     expect((await gw.api('GET', '/api/screenshot?session=nobody')).status).toBe(404);
   });
+
+  it('is using the account, not controlling the session: a control key is refused, a key that may read is let through', async () => {
+    const control = (await gw.api('POST', '/api/keys/control', { session: S })).body.key;
+    const refused = await gw.api('GET', `/api/screenshot?session=${S}`, undefined, control);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain('control key');
+    const reader = (await gw.api('POST', '/api/keys', { session: S, actions: { read: true } })).body.key;
+    // Past the key check: the SANDBOX engine's own 422.
+    expect((await gw.api('GET', `/api/screenshot?session=${S}`, undefined, reader)).status).toBe(422);
+  });
 });
