@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, type OAuthSettings } from './auth/oauth.js';
 import { type ConversionQueueLimits, DEFAULT_CONVERSION_QUEUE } from './conversions/conversion-queue.js';
 import type { LogFormat } from './logger.js';
+import { DEFAULT_WS_CONNECTIONS_PER_KEY } from './ws/hub.js';
 import { globalWebhookFromEnv } from './webhooks/global-hook.js';
 
 /** `local`: one process, SQLite. `cluster`: MessagingSession resources, engine pods, NATS. */
@@ -49,6 +50,8 @@ export interface GatewayConfig {
   readonly wsPingMs?: number;
   /** A /ws client with more unsent bytes than this is dropped. */
   readonly wsMaxBufferedBytes?: number;
+  /** /ws connections one key may have open at once, per gateway (SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY). */
+  readonly wsMaxConnectionsPerKey?: number;
   /** Media conversions at once: running, waiting, per key (SWITCHBOARD_CONVERSIONS_*); default DEFAULT_CONVERSION_QUEUE. */
   readonly conversions?: ConversionQueueLimits;
   /** Serve the browser dashboard at /dashboard (SWITCHBOARD_DASHBOARD); default on. */
@@ -107,6 +110,7 @@ const Env = z.object({
     .int()
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
+  SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_WS_CONNECTIONS_PER_KEY),
   SWITCHBOARD_CONVERSIONS_RUNNING: z.coerce.number().int().min(1).max(64).default(DEFAULT_CONVERSION_QUEUE.running),
   SWITCHBOARD_CONVERSIONS_WAITING: z.coerce.number().int().min(0).max(1000).default(DEFAULT_CONVERSION_QUEUE.waiting),
   SWITCHBOARD_CONVERSIONS_PER_KEY: z.coerce.number().int().min(1).max(1000).default(DEFAULT_CONVERSION_QUEUE.perKey),
@@ -188,6 +192,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     debugRoutes: e.SWITCHBOARD_DEBUG_ROUTES === 'true',
     wsPingMs: e.SWITCHBOARD_WS_PING_SECONDS * 1000,
     wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
+    wsMaxConnectionsPerKey: e.SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY,
     conversions: {
       running: e.SWITCHBOARD_CONVERSIONS_RUNNING,
       waiting: e.SWITCHBOARD_CONVERSIONS_WAITING,

@@ -21,6 +21,7 @@ export async function startGateway(options: ContractOptions): Promise<ContractGa
     globalWebhook: options.globalWebhook ?? null,
     oauth: options.oauth ?? null,
     ...(options.mediaLifetimeSeconds === undefined ? {} : { mediaLifetimeSeconds: options.mediaLifetimeSeconds }),
+    ...(options.wsMaxConnectionsPerKey === undefined ? {} : { wsMaxConnectionsPerKey: options.wsMaxConnectionsPerKey }),
   });
   const created = new Set<string>();
   const api: ApiCall = async (method, path, body, key) => {

@@ -19,6 +19,8 @@ export interface ContractOptions {
   readonly oauth?: { issuer: string; audience: string; jwksUrl: string } | null;
   /** How long stored media can be downloaded (SWITCHBOARD_MEDIA_LIFETIME_SECONDS); default a day. */
   readonly mediaLifetimeSeconds?: number;
+  /** /ws connections one key may have open (SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY); default 10. */
+  readonly wsMaxConnectionsPerKey?: number;
 }
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';

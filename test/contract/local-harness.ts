@@ -9,6 +9,7 @@ export async function startGateway(options: ContractOptions): Promise<ContractGa
     oauth: options.oauth ?? null,
     ...(options.mediaLifetimeSeconds === undefined ? {} : { mediaLifetimeMs: options.mediaLifetimeSeconds * 1000 }),
     ...(options.qrRenewMs === undefined ? {} : { qrRenewMs: options.qrRenewMs }),
+    ...(options.wsMaxConnectionsPerKey === undefined ? {} : { wsMaxConnectionsPerKey: options.wsMaxConnectionsPerKey }),
   });
   return { url, api, close };
 }

@@ -33,6 +33,8 @@ export interface StartOptions {
   /** /ws ping period and unsent-bytes cap. */
   readonly wsPingMs?: number;
   readonly wsMaxBufferedBytes?: number;
+  /** /ws connections one key may have open (SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY). */
+  readonly wsMaxConnectionsPerKey?: number;
   /** Media conversions at once (SWITCHBOARD_CONVERSIONS_*). */
   readonly conversions?: ConversionQueueLimits;
   /** Where webhooks and files sent by URL may connect; default: the built-in rules. */
@@ -63,6 +65,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     metricsPublic: options.metricsPublic ?? false,
     ...(options.wsPingMs === undefined ? {} : { wsPingMs: options.wsPingMs }),
     ...(options.wsMaxBufferedBytes === undefined ? {} : { wsMaxBufferedBytes: options.wsMaxBufferedBytes }),
+    ...(options.wsMaxConnectionsPerKey === undefined ? {} : { wsMaxConnectionsPerKey: options.wsMaxConnectionsPerKey }),
     ...(options.conversions ? { conversions: options.conversions } : {}),
     sandbox: { qrRenewMs: options.qrRenewMs ?? 60_000, ackDelaysMs: { server: 20, device: 60 } },
     webhookTimeoutMs: 2_000,

@@ -255,6 +255,8 @@ export interface GatewayProcessOptions {
   oauth?: { issuer: string; audience: string; jwksUrl: string } | null;
   /** SWITCHBOARD_MEDIA_LIFETIME_SECONDS: the gateway brings the media bucket's TTL to it. */
   mediaLifetimeSeconds?: number;
+  /** SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY. */
+  wsMaxConnectionsPerKey?: number;
 }
 
 export interface GatewayProcess {
@@ -287,6 +289,7 @@ export async function startGatewayProcess(info: ClusterEnvironmentInfo, options:
       PORT: '0',
       ...globalWebhookEnv(options.globalWebhook ?? null),
       ...(options.mediaLifetimeSeconds === undefined ? {} : { SWITCHBOARD_MEDIA_LIFETIME_SECONDS: String(options.mediaLifetimeSeconds) }),
+      ...(options.wsMaxConnectionsPerKey === undefined ? {} : { SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY: String(options.wsMaxConnectionsPerKey) }),
       ...(options.oauth
         ? {
             SWITCHBOARD_OAUTH_ISSUER: options.oauth.issuer,
