@@ -31,7 +31,8 @@ export interface ConversionLimits {
 
 export const DEFAULT_CONVERSION_LIMITS: ConversionLimits = {
   maxInputBytes: 32 * 1024 * 1024,
-  maxOutputBytes: 64 * 1024 * 1024,
+  // WhatsApp itself takes voice notes and videos up to 16 MB; the output is held in memory twice (bytes, base64).
+  maxOutputBytes: 32 * 1024 * 1024,
   // Below the 10 s a cluster gateway waits for a command's answer, download included.
   timeoutMs: 9_000,
 };
