@@ -25,7 +25,19 @@ const S = 'queue';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sb-queue-test-'));
-  execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=duration=0.5', '-c:a', 'libmp3lame', join(dir, 'tone.mp3')]);
+  execFileSync('ffmpeg', [
+    '-nostdin',
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=duration=0.5',
+    '-c:a',
+    'libmp3lame',
+    join(dir, 'tone.mp3'),
+  ]);
   mp3 = readFileSync(join(dir, 'tone.mp3'));
   files = createServer((request, response) => {
     const name = request.url?.match(/^\/hold\/(\w+)$/)?.[1];
@@ -86,7 +98,7 @@ describe('media conversions: running, waiting and per key (SWITCHBOARD_CONVERSIO
     const refused = await convert(byData());
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
-    const body = await refused.json();
+    const body = (await refused.json()) as { message: string; details: unknown };
     expect(body).toMatchObject({ statusCode: 429, error: 'Too Many Requests', details: { limit: 'queue', running: 1, waiting: 1 } });
     expect(body.message).toContain('SWITCHBOARD_CONVERSIONS_WAITING=1');
 
@@ -97,7 +109,7 @@ describe('media conversions: running, waiting and per key (SWITCHBOARD_CONVERSIO
     expect((await second).status).toBe(200);
     const after = await convert(byData());
     expect(after.status).toBe(200);
-    expect((await after.json()).mimetype).toBe('audio/ogg; codecs=opus');
+    expect(((await after.json()) as { mimetype: string }).mimetype).toBe('audio/ogg; codecs=opus');
   });
 
   it('lets one key have only its share; another key’s conversion is taken meanwhile; the admin key has no share', async () => {
@@ -108,7 +120,7 @@ describe('media conversions: running, waiting and per key (SWITCHBOARD_CONVERSIO
     const refused = await convert(byData(), one);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
-    const body = await refused.json();
+    const body = (await refused.json()) as { message: string; details: unknown };
     expect(body.details).toEqual({ limit: 'perKey', perKey: 1 });
     expect(body.message).toContain('SWITCHBOARD_CONVERSIONS_PER_KEY=1');
 

@@ -155,7 +155,9 @@ describe('what ffmpeg reads: the file given, and nothing it names (issue 26)', (
       const res = await convert('voice', { data: Buffer.from(input).toString('base64') });
       expect(res.status, input).toBe(400);
       const details = JSON.parse(res.bytes.toString()).details;
-      expect(details, input).toEqual([{ path: 'body.data', reason: expect.stringContaining('playlists and scripts that name other files are not read') }]);
+      expect(details, input).toEqual([
+        { path: 'body.data', reason: expect.stringContaining('playlists and scripts that name other files are not read') },
+      ]);
     }
     expect(requested.slice(before)).toEqual([]);
   });
@@ -180,7 +182,9 @@ describe('what ffmpeg reads: the file given, and nothing it names (issue 26)', (
     const portrait = await convert('video', { data: clip('1080x2400', 'tall.avi') });
     expect(portrait.status).toBe(200);
     const sizes = JSON.parse(
-      execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=width,height', '-of', 'json', writeProbe(portrait.bytes)], { encoding: 'utf8' }),
+      execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=width,height', '-of', 'json', writeProbe(portrait.bytes)], {
+        encoding: 'utf8',
+      }),
     ).streams[0];
     expect(sizes).toEqual({ width: 864, height: 1920 });
     const huge = await convert('video', { data: clip('4800x2400', 'huge.avi') });
