@@ -1,6 +1,6 @@
 export type { AuthStateStore } from './auth-state/store.js';
 export { FileAuthStateStore } from './auth-state/file-store.js';
-export { makePrivateDirSync, makePrivateFileSync, PRIVATE_FILE_MODE, tighten } from './private-files.js';
+export { makePrivateDirSync, makePrivateFileSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tighten } from './private-files.js';
 export { CommandError } from './command-error.js';
 export type { Engine, EngineContext, EngineFactory, EngineLog } from './engine.js';
 export { EngineHost, type EngineHostOptions, type HostedEvent } from './engine-host.js';

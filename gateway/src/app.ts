@@ -6,6 +6,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { ApiKeys } from './auth/api-keys.js';
 import type { ApiKeyAuthenticator } from './auth/authenticator.js';
 import { installRouteGuard } from './auth/route-guard.js';
+import { ConversionQueue } from './conversions/conversion-queue.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/errors.js';
 import './http/request-principal.js';
 import { installJsonBodyParser } from './http/json-body.js';
@@ -65,6 +66,8 @@ export interface AppDeps {
   readonly bodyLimit?: number;
   /** Largest body of the routes that take base64 files (spec 4.5 media), in bytes; default 16 MiB. */
   readonly mediaBodyLimit?: number;
+  /** Media conversions (ffmpeg) at once; default: DEFAULT_CONVERSION_QUEUE's bounds, uncounted. */
+  readonly conversions?: ConversionQueue;
   /** Dead webhook deliveries and the event log, for `routes/deliveries.ts`. */
   readonly deliveries?: { readonly dead: DeadDeliveries; readonly eventLog: EventLog };
   /** Served at GET /metrics; `public` drops the admin key check there. */
@@ -122,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const routeDeps = {
       sessions: deps.sessions,
       outbound: deps.outbound ?? new OutboundPolicy(),
+      conversions: deps.conversions ?? new ConversionQueue(),
       ...(deps.mediaBodyLimit === undefined ? {} : { mediaBodyLimit: deps.mediaBodyLimit }),
       // For routes/chats.ts, whose chat delete forgets the chat's history.
       ...(deps.messages ? { messages: deps.messages } : {}),

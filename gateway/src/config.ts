@@ -4,7 +4,9 @@ import { describeRefusal, OutboundPolicy } from '@switchboard/kube';
 import { type BuiltEngine, BuiltEngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, type OAuthSettings } from './auth/oauth.js';
+import { type ConversionQueueLimits, DEFAULT_CONVERSION_QUEUE } from './conversions/conversion-queue.js';
 import type { LogFormat } from './logger.js';
+import { DEFAULT_WS_CONNECTIONS_PER_KEY } from './ws/hub.js';
 import { globalWebhookFromEnv } from './webhooks/global-hook.js';
 
 /** `local`: one process, SQLite. `cluster`: MessagingSession resources, engine pods, NATS. */
@@ -50,6 +52,10 @@ export interface GatewayConfig {
   readonly wsPingMs?: number;
   /** A /ws client with more unsent bytes than this is dropped. */
   readonly wsMaxBufferedBytes?: number;
+  /** /ws connections one key may have open at once, per gateway (SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY). */
+  readonly wsMaxConnectionsPerKey?: number;
+  /** Media conversions at once: running, waiting, per key (SWITCHBOARD_CONVERSIONS_*); default DEFAULT_CONVERSION_QUEUE. */
+  readonly conversions?: ConversionQueueLimits;
   /** Serve the browser dashboard at /dashboard (SWITCHBOARD_DASHBOARD); default on. */
   readonly dashboard?: boolean;
   /** Print the QR code of each session waiting for a scan on stdout (SWITCHBOARD_TERMINAL_QR, `make run`). */
@@ -107,6 +113,10 @@ const Env = z.object({
     .int()
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
+  SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_WS_CONNECTIONS_PER_KEY),
+  SWITCHBOARD_CONVERSIONS_RUNNING: z.coerce.number().int().min(1).max(64).default(DEFAULT_CONVERSION_QUEUE.running),
+  SWITCHBOARD_CONVERSIONS_WAITING: z.coerce.number().int().min(0).max(1000).default(DEFAULT_CONVERSION_QUEUE.waiting),
+  SWITCHBOARD_CONVERSIONS_PER_KEY: z.coerce.number().int().min(1).max(1000).default(DEFAULT_CONVERSION_QUEUE.perKey),
   SWITCHBOARD_DASHBOARD: z.enum(['true', 'false']).default('true'),
   SWITCHBOARD_TERMINAL_QR: z.enum(['true', 'false']).default('false'),
 });
@@ -187,6 +197,12 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     debugRoutes: e.SWITCHBOARD_DEBUG_ROUTES === 'true',
     wsPingMs: e.SWITCHBOARD_WS_PING_SECONDS * 1000,
     wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
+    wsMaxConnectionsPerKey: e.SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY,
+    conversions: {
+      running: e.SWITCHBOARD_CONVERSIONS_RUNNING,
+      waiting: e.SWITCHBOARD_CONVERSIONS_WAITING,
+      perKey: e.SWITCHBOARD_CONVERSIONS_PER_KEY,
+    },
     dashboard: e.SWITCHBOARD_DASHBOARD === 'true',
     terminalQr: e.SWITCHBOARD_TERMINAL_QR === 'true',
   };

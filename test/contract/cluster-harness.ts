@@ -22,6 +22,7 @@ export async function startGateway(options: ContractOptions): Promise<ContractGa
     oauth: options.oauth ?? null,
     ...(options.mediaLifetimeSeconds === undefined ? {} : { mediaLifetimeSeconds: options.mediaLifetimeSeconds }),
     ...(options.defaultEngine === undefined ? {} : { defaultEngine: options.defaultEngine }),
+    ...(options.wsMaxConnectionsPerKey === undefined ? {} : { wsMaxConnectionsPerKey: options.wsMaxConnectionsPerKey }),
   });
   const created = new Set<string>();
   const api: ApiCall = async (method, path, body, key) => {

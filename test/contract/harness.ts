@@ -21,6 +21,8 @@ export interface ContractOptions {
   readonly mediaLifetimeSeconds?: number;
   /** The engine of sessions created without one (SWITCHBOARD_DEFAULT_ENGINE); default SANDBOX. */
   readonly defaultEngine?: 'SANDBOX' | 'NOWEB';
+  /** /ws connections one key may have open (SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY); default 10. */
+  readonly wsMaxConnectionsPerKey?: number;
 }
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';

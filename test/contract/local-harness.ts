@@ -10,6 +10,7 @@ export async function startGateway(options: ContractOptions): Promise<ContractGa
     ...(options.mediaLifetimeSeconds === undefined ? {} : { mediaLifetimeMs: options.mediaLifetimeSeconds * 1000 }),
     ...(options.qrRenewMs === undefined ? {} : { qrRenewMs: options.qrRenewMs }),
     ...(options.defaultEngine === undefined ? {} : { defaultEngine: options.defaultEngine }),
+    ...(options.wsMaxConnectionsPerKey === undefined ? {} : { wsMaxConnectionsPerKey: options.wsMaxConnectionsPerKey }),
   });
   return { url, api, close };
 }

@@ -86,6 +86,16 @@ describe('POST /mcp: the API as MCP tools (issue 16)', () => {
     expect(read.isError).toBe(false);
   });
 
+  it('offers a control key no screenshot (the page shows the account’s chats once paired), and refuses it with the route’s 403', async () => {
+    const admin = (await (await connect(ADMIN_KEY)).listTools()).tools.map((tool) => tool.name);
+    expect(admin).toContain('getScreenshot');
+    const client = await connect(controlKey);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('getScreenshot');
+    const refused = await client.callTool({ name: 'getScreenshot', arguments: { session: SESSION } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.parse(textOf(refused))).toMatchObject({ statusCode: 403, message: expect.stringContaining('control key') });
+  });
+
   it('answers bad input with the route’s 400 naming the field', async () => {
     const client = await connect(ADMIN_KEY);
     const result = await client.callTool({ name: 'sendText', arguments: { session: SESSION, text: 'to nobody' } });

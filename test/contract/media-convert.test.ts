@@ -18,16 +18,23 @@ let mp3: Buffer;
 let avi: Buffer;
 let files: Server;
 let filesUrl: string;
+/** Every path the file server was asked for. */
+const requested: string[] = [];
 const S = 'convert';
 
 function ffmpeg(...args: string[]): void {
   execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', ...args]);
 }
 
-/** What ffprobe says of a file: its streams' codec names and its container. */
-function probe(bytes: Buffer): { codecs: string[]; format: string } {
+function writeProbe(bytes: Buffer): string {
   const path = join(dir, `probe-${Math.random().toString(36).slice(2)}`);
   writeFileSync(path, bytes);
+  return path;
+}
+
+/** What ffprobe says of a file: its streams' codec names and its container. */
+function probe(bytes: Buffer): { codecs: string[]; format: string } {
+  const path = writeProbe(bytes);
   const out = JSON.parse(
     execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name:format=format_name', '-of', 'json', path], { encoding: 'utf8' }),
   );
@@ -55,6 +62,7 @@ beforeAll(async () => {
   mp3 = readFileSync(join(dir, 'tone.mp3'));
   avi = readFileSync(join(dir, 'clip.avi'));
   files = createServer((request, response) => {
+    requested.push(request.url ?? '');
     if (request.url === '/tone.mp3') response.writeHead(200, { 'content-type': 'audio/mpeg' }).end(mp3);
     else response.writeHead(404).end();
   });
@@ -130,6 +138,63 @@ describe('POST /api/{session}/media/convert/voice and /video', () => {
   });
 });
 
+describe('what ffmpeg reads: the file given, and nothing it names (issue 26)', () => {
+  const playlist = (segment: string) => `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n${segment}\n#EXT-X-ENDLIST\n`;
+
+  it('refuses an HLS playlist or a concat script that names a file of this machine or a URL, and fetches nothing', async () => {
+    // A file of this machine that ffmpeg reads well: read through a playlist, it would come back converted.
+    const local = join(dir, 'tone.mp3');
+    const inputs = [
+      playlist(`file://${local}`),
+      playlist(local),
+      playlist(`${filesUrl}/hls-segment.mp3`),
+      `ffconcat version 1.0\nfile ${local}\n`,
+      `ffconcat version 1.0\nfile ${filesUrl}/concat-part.mp3\n`,
+      'ffconcat version 1.0\nfile file:///etc/passwd\n',
+    ];
+    const before = requested.length;
+    for (const input of inputs) {
+      const res = await convert('voice', { data: Buffer.from(input).toString('base64') });
+      expect(res.status, input).toBe(400);
+      const details = JSON.parse(res.bytes.toString()).details;
+      expect(details, input).toEqual([
+        { path: 'body.data', reason: expect.stringContaining('playlists and scripts that name other files are not read') },
+      ]);
+    }
+    expect(requested.slice(before)).toEqual([]);
+  });
+
+  it('reads the containers phones and browsers record: MP4 (with AAC) and WebM (with Opus)', async () => {
+    for (const [name, codec] of [
+      ['clip.m4a', 'aac'],
+      ['clip.webm', 'libopus'],
+    ] as const) {
+      ffmpeg('-f', 'lavfi', '-i', 'sine=duration=0.5', '-c:a', codec, '-y', join(dir, name));
+      const res = await convert('voice', { data: readFileSync(join(dir, name)).toString('base64') });
+      expect(res.status, name).toBe(200);
+      expect(probe(res.bytes).codecs).toEqual(['opus']);
+    }
+  });
+
+  it('scales a video larger than 1920 pixels down to 1920 on its longer side, and refuses one larger than 4096x2160 saying so', async () => {
+    const clip = (size: string, name: string) => {
+      ffmpeg('-f', 'lavfi', '-i', `testsrc=size=${size}:rate=5:duration=0.4`, '-c:v', 'mpeg4', '-y', join(dir, name));
+      return readFileSync(join(dir, name)).toString('base64');
+    };
+    const portrait = await convert('video', { data: clip('1080x2400', 'tall.avi') });
+    expect(portrait.status).toBe(200);
+    const sizes = JSON.parse(
+      execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=width,height', '-of', 'json', writeProbe(portrait.bytes)], {
+        encoding: 'utf8',
+      }),
+    ).streams[0];
+    expect(sizes).toEqual({ width: 864, height: 1920 });
+    const huge = await convert('video', { data: clip('4800x2400', 'huge.avi') });
+    expect(huge.status).toBe(400);
+    expect(JSON.parse(huge.bytes.toString()).details[0].reason).toContain('larger than 8847360 pixels (4096x2160)');
+  });
+});
+
 describe('statuses with convert: true', () => {
   it('a voice status of MP3 is posted as OGG/Opus; a video status of AVI as MP4', async () => {
     const voice = await gw.api('POST', `/api/${S}/status/voice`, { file: { mimetype: 'audio/mpeg', url: `${filesUrl}/tone.mp3` }, convert: true });
@@ -157,5 +222,15 @@ describe('GET /api/screenshot', () => {
     expect(res.body.message).toContain('SANDBOX');
     expect(res.body.message).toContain('screenshots');
     expect((await gw.api('GET', '/api/screenshot?session=nobody')).status).toBe(404);
+  });
+
+  it('is using the account, not controlling the session: a control key is refused, a key that may read is let through', async () => {
+    const control = (await gw.api('POST', '/api/keys/control', { session: S })).body.key;
+    const refused = await gw.api('GET', `/api/screenshot?session=${S}`, undefined, control);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain('control key');
+    const reader = (await gw.api('POST', '/api/keys', { session: S, actions: { read: true } })).body.key;
+    // Past the key check: the SANDBOX engine's own 422.
+    expect((await gw.api('GET', `/api/screenshot?session=${S}`, undefined, reader)).status).toBe(422);
   });
 });

@@ -9,9 +9,16 @@ import type { MediaFile } from './media-store.js';
  * Media conversion with Debian's ffmpeg (scripts/ensure-ffmpeg.sh installs it; the gateway and
  * engine images carry it): a voice note to OGG/Opus and a video to MP4 (H.264/AAC), the forms
  * WhatsApp plays everywhere. Each run is bounded: the input's size, the output's size, the time
- * it may take (ffmpeg is killed after it), and how many run at once in this process. The input is
- * a file in a private temporary directory (an MP4 cannot be read from a pipe: its index may be at
- * its end), removed afterwards whatever happens.
+ * it may take (ffmpeg is killed after it), its threads and its picture size (which bound its
+ * memory). How many run at once is the caller's to bound (the gateway's ConversionQueue). The
+ * input is a file in a private temporary directory (an MP4 cannot be read from a pipe: its index
+ * may be at its end), removed afterwards whatever happens.
+ *
+ * ffmpeg opens what the input names, not only the input: an HLS playlist or a concat script
+ * names other files and URLs, which ffmpeg would read for the client (a local file read, or a
+ * request from inside the network). So the input may be read through the `file` protocol only,
+ * and only by the demuxers of plain media files (INPUT_FORMATS): no playlist, script or image
+ * sequence demuxer reads it.
  */
 
 export type ConversionTarget = 'voice' | 'video';
@@ -24,10 +31,32 @@ export interface ConversionLimits {
 
 export const DEFAULT_CONVERSION_LIMITS: ConversionLimits = {
   maxInputBytes: 32 * 1024 * 1024,
-  maxOutputBytes: 64 * 1024 * 1024,
+  // WhatsApp itself takes voice notes and videos up to 16 MB; the output is held in memory twice (bytes, base64).
+  maxOutputBytes: 32 * 1024 * 1024,
   // Below the 10 s a cluster gateway waits for a command's answer, download included.
   timeoutMs: 9_000,
 };
+
+/**
+ * The demuxers a file to convert may be read by: audio and video containers a phone or a browser
+ * records, by ffmpeg's names (`mov` reads MP4, M4A and 3GP; `matroska` WebM). Playlists (hls),
+ * scripts (concat) and image sequences (image2) are left out: they open further files and URLs.
+ */
+// prettier-ignore
+const INPUT_FORMATS = ['mov', 'matroska', 'webm', 'avi', 'flv', 'mpegts', 'mpeg', 'asf', 'ogg', 'mp3', 'aac', 'wav', 'flac', 'amr', 'aiff', 'caf', 'gif'];
+
+const MAX_PIXELS = 4096 * 2160;
+
+/**
+ * Input options: the whitelists above; a picture of at most 4096x2160 (a DCI 4K frame: a larger
+ * one is refused, since decoding it alone could take gigabytes); two threads, so ffmpeg's memory
+ * does not grow with the machine's cores (x264 keeps frames per thread).
+ */
+// prettier-ignore
+const INPUT_OPTIONS = ['-protocol_whitelist', 'file', '-format_whitelist', INPUT_FORMATS.join(','), '-max_pixels', String(MAX_PIXELS), '-threads', '2'];
+
+/** The longest side of a converted video: 1920 (1080p, WhatsApp's HD); a larger one is scaled down, keeping its shape. */
+const MAX_VIDEO_SIDE = 1920;
 
 /** What each target becomes: ffmpeg's output options, and the result's type and name. */
 const TARGETS: Record<ConversionTarget, { readonly args: readonly string[]; readonly mimetype: string; readonly extension: string }> = {
@@ -40,8 +69,8 @@ const TARGETS: Record<ConversionTarget, { readonly args: readonly string[]; read
     args: [
       '-map', '0:v:0', '-map', '0:a:0?',
       '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'main', '-pix_fmt', 'yuv420p',
-      // H.264 with 4:2:0 needs even dimensions.
-      '-vf', 'scale=trunc(iw/2)*2:trunc(ih/2)*2',
+      // At most MAX_VIDEO_SIDE on the longer side, and even dimensions (H.264 with 4:2:0 needs them).
+      '-vf', `scale=w='trunc(min(1,${MAX_VIDEO_SIDE}/max(iw,ih))*iw/2)*2':h='trunc(min(1,${MAX_VIDEO_SIDE}/max(iw,ih))*ih/2)*2'`,
       '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', '-f', 'mp4',
     ], // prettier-ignore
     mimetype: 'video/mp4',
@@ -52,22 +81,6 @@ const TARGETS: Record<ConversionTarget, { readonly args: readonly string[]; read
 /** The ffmpeg to run: SWITCHBOARD_FFMPEG_PATH, else `ffmpeg` on the PATH. */
 export function ffmpegPath(env: NodeJS.ProcessEnv = process.env): string {
   return env.SWITCHBOARD_FFMPEG_PATH || 'ffmpeg';
-}
-
-/** At most this many ffmpeg processes at once in this process; more wait their turn. */
-const MAX_RUNNING = 2;
-let running = 0;
-const waiting: (() => void)[] = [];
-
-async function turn<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= MAX_RUNNING) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  try {
-    return await work();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
 }
 
 /**
@@ -87,37 +100,50 @@ export async function convertMedia(
     throw invalidField(field, `is ${file.data.length} bytes; files to convert may have at most ${limits.maxInputBytes}`);
   }
   const { args, mimetype, extension } = TARGETS[target];
-  return turn(async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sb-convert-'));
-    try {
-      const input = join(dir, 'input');
-      const output = join(dir, `output.${extension}`);
-      await writeFile(input, file.data, { mode: 0o600 });
-      const outcome = await run(
-        ffmpeg,
-        ['-nostdin', '-hide_banner', '-loglevel', 'error', '-i', input, ...args, '-fs', String(limits.maxOutputBytes), '-y', output],
-        limits.timeoutMs,
+  const dir = await mkdtemp(join(tmpdir(), 'sb-convert-'));
+  try {
+    const input = join(dir, 'input');
+    const output = join(dir, `output.${extension}`);
+    await writeFile(input, file.data, { mode: 0o600 });
+    const outcome = await run(
+      ffmpeg,
+      [
+        '-nostdin',
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        ...INPUT_OPTIONS,
+        '-i',
         input,
+        ...args,
+        '-threads',
+        '2',
+        '-fs',
+        String(limits.maxOutputBytes),
+        '-y',
+        output,
+      ],
+      limits.timeoutMs,
+      input,
+    );
+    if (outcome.kind === 'missing') {
+      throw new CommandError(
+        'ENGINE_ERROR',
+        `media conversion needs ffmpeg, which is not installed here (${ffmpeg}); scripts/ensure-ffmpeg.sh installs it`,
+        {
+          ffmpeg,
+        },
       );
-      if (outcome.kind === 'missing') {
-        throw new CommandError(
-          'ENGINE_ERROR',
-          `media conversion needs ffmpeg, which is not installed here (${ffmpeg}); scripts/ensure-ffmpeg.sh installs it`,
-          {
-            ffmpeg,
-          },
-        );
-      }
-      if (outcome.kind === 'timeout') throw invalidField(field, `could not be converted within ${limits.timeoutMs / 1000} s`);
-      if (outcome.kind === 'failed') throw invalidField(field, `could not be converted: ${outcome.reason}`);
-      const size = (await stat(output).catch(() => null))?.size ?? 0;
-      if (size === 0) throw invalidField(field, `could not be converted: it has no ${target === 'voice' ? 'audio' : 'video'} ffmpeg can read`);
-      if (size >= limits.maxOutputBytes) throw invalidField(field, `converted, it would be larger than ${limits.maxOutputBytes} bytes`);
-      return { mimetype, filename: convertedName(file.filename, extension), data: await readFile(output) };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
     }
-  });
+    if (outcome.kind === 'timeout') throw invalidField(field, `could not be converted within ${limits.timeoutMs / 1000} s`);
+    if (outcome.kind === 'failed') throw invalidField(field, `could not be converted: ${outcome.reason}`);
+    const size = (await stat(output).catch(() => null))?.size ?? 0;
+    if (size === 0) throw invalidField(field, `could not be converted: it has no ${target === 'voice' ? 'audio' : 'video'} ffmpeg can read`);
+    if (size >= limits.maxOutputBytes) throw invalidField(field, `converted, it would be larger than ${limits.maxOutputBytes} bytes`);
+    return { mimetype, filename: convertedName(file.filename, extension), data: await readFile(output) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 function convertedName(filename: string | null, extension: string): string | null {
@@ -151,9 +177,18 @@ function run(command: string, args: readonly string[], timeoutMs: number, input:
       clearTimeout(timer);
       if (timedOut) resolve({ kind: 'timeout' });
       else if (code === 0) resolve({ kind: 'ok' });
-      else resolve({ kind: 'failed', reason: lastLine(stderr, input) ?? `ffmpeg exited with ${code}` });
+      else resolve({ kind: 'failed', reason: refusal(stderr) ?? lastLine(stderr, input) ?? `ffmpeg exited with ${code}` });
     });
   });
+}
+
+/** Why ffmpeg refused the input by the options above, said as a client understands it; null for another failure. */
+function refusal(text: string): string | null {
+  if (text.includes('not on whitelist')) {
+    return `it is no audio or video file of a kind read here (${INPUT_FORMATS.join(', ')}); playlists and scripts that name other files are not read`;
+  }
+  if (text.includes('exceeds specified max pixel count')) return `its picture is larger than ${MAX_PIXELS} pixels (4096x2160)`;
+  return null;
 }
 
 /** ffmpeg's last line, without the input's temporary path (which says nothing to the client). */

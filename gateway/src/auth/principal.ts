@@ -56,6 +56,11 @@ export function isStale(limited: { readonly incarnation?: string }, session: str
   return current !== undefined && current !== limited.incarnation;
 }
 
+/** What a principal's own limits (per-key bounds) are counted by: the key's id; an OAuth bearer's subject. */
+export function keyIdOf(principal: Principal): string {
+  return principal.kind === 'oauth' ? `oauth:${principal.subject ?? ''}` : principal.id;
+}
+
 /** The session a principal is limited to, or null when it may see every session. */
 export function sessionLimit(principal: Principal): string | null {
   return principal.kind === 'general' || principal.kind === 'media' || principal.kind === 'control' ? principal.session : null;

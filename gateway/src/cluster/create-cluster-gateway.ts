@@ -17,6 +17,7 @@ import { createLogger } from '../logger.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { VERSION } from '../version.js';
 import { countedWsHub } from '../ws/counted-hub.js';
+import { countedConversionQueue } from '../conversions/counted-queue.js';
 import { ClusterSessionBackend } from './cluster-backend.js';
 import { StreamDeadDeliveries } from './dead-letters.js';
 import { LiveEventFeed } from './event-source.js';
@@ -122,6 +123,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const hub = countedWsHub(metrics, bus, logger, options);
   // Every reader of the events stream drops an event whose body names another session.
   const guard = new ForgedEventGuard(metrics, logger);
+  const conversions = countedConversionQueue(metrics, options);
   try {
     cache.start();
     // Webhook targets come from the cache: an event handled before it is synced would find none.
@@ -183,6 +185,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       auth,
       keys: apiKeys,
       hub,
+      conversions,
       logger,
       version: VERSION,
       server: {

@@ -17,6 +17,7 @@ const REASONS: Record<number, string> = {
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
@@ -36,6 +37,17 @@ export class ApiError extends Error {
 
   static notFound(session: string): ApiError {
     return new ApiError(404, `session '${session}' does not exist`, { session });
+  }
+}
+
+/** A request refused for now, not for what it asks: 429, with how long to wait in `Retry-After`. */
+export class TooManyRequests extends ApiError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    details?: unknown,
+  ) {
+    super(429, message, details);
   }
 }
 
@@ -109,6 +121,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.code(400).send(errorBody(400, `invalid request: ${summary}`, details));
     }
     if (error instanceof ApiError) {
+      if (error instanceof TooManyRequests) reply.header('retry-after', String(error.retryAfterSeconds));
       return reply.code(error.statusCode).send(errorBody(error.statusCode, error.message, error.details));
     }
     if (error instanceof CommandError) {

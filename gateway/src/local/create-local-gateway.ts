@@ -32,6 +32,7 @@ import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from '../version.js';
 import { OutboxDeadDeliveries, WebhookDispatcher, WebhookFanout, WebhookOutbox, webhookOutboxSchema } from './webhooks/index.js';
 import { countedWsHub } from '../ws/counted-hub.js';
+import { countedConversionQueue } from '../conversions/counted-queue.js';
 import type { EventLogWriter } from '../webhooks/ports.js';
 
 export interface LocalGatewayOptions extends GatewayConfig {
@@ -177,6 +178,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   });
   const keys = new ApiKeys(keyStore, sessions, incarnations);
   const hub = countedWsHub(metrics, bus, logger, options);
+  const conversions = countedConversionQueue(metrics, options);
   const stopCounting = metrics.countEvents(bus);
   metrics.gauge('switchboard_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried', () => outbox.pendingCount());
   const app = await buildApp({
@@ -185,6 +187,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     auth: new ApiKeyAuthenticator(adminKey.hash, keyStore.ring, options.oauth ? new OAuthVerifier(options.oauth) : null, incarnations),
     keys,
     hub,
+    conversions,
     logger,
     version: VERSION,
     server: {

@@ -3,7 +3,17 @@ import { mkdir, readFile, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { type EngineLog, type MediaFile, type MediaFileInfo, type MediaStore, newMediaId, type StoredMedia } from '@switchboard/engine-pod';
+import {
+  type EngineLog,
+  type MediaFile,
+  type MediaFileInfo,
+  type MediaStore,
+  newMediaId,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  type StoredMedia,
+  tighten,
+} from '@switchboard/engine-pod';
 import type { SchemaPart } from './store/database.js';
 
 export const mediaSchema: SchemaPart = {
@@ -41,8 +51,8 @@ export interface FileMediaStoreOptions {
 const SWEEP_EVERY_MS = 60_000;
 
 /**
- * Local mode's media: each file under the data dir, what is known of it in the gateway's SQLite
- * file. A file expires `lifetimeMs` after it was stored: reads refuse it from then on, and a
+ * Local mode's media: each file under the data dir (0600, in 0700 dirs, as the rest of it), what
+ * is known of it in the gateway's SQLite file. A file expires `lifetimeMs` after it was stored: reads refuse it from then on, and a
  * periodic sweep deletes it. The row is written before the file, so a crash in between leaves
  * a row the sweep removes, never a file nothing points to.
  */
@@ -63,6 +73,8 @@ export class FileMediaStore implements MediaStore {
     this.remove = db.prepare('DELETE FROM media_files WHERE id = ?');
     this.resize = db.prepare('UPDATE media_files SET size = ? WHERE id = ?');
     this.removeSession = db.prepare('DELETE FROM media_files WHERE session = ?');
+    // What an account received is as private as its credentials; files stored before were 0644 in 0755 dirs.
+    tighten(options.dir);
   }
 
   async put(session: string, file: MediaFile): Promise<StoredMedia> {
@@ -80,8 +92,8 @@ export class FileMediaStore implements MediaStore {
     this.insert.run(id, session, file.mimetype, file.filename, 0, expiresAt);
     const path = this.path(session, id);
     try {
-      await mkdir(this.sessionDir(session), { recursive: true });
-      const out = createWriteStream(path);
+      await mkdir(this.sessionDir(session), { recursive: true, mode: PRIVATE_DIR_MODE });
+      const out = createWriteStream(path, { mode: PRIVATE_FILE_MODE });
       await pipeline(data, out);
       this.resize.run(out.bytesWritten, id);
       return { id, session, mimetype: file.mimetype, filename: file.filename, size: out.bytesWritten, expiresAt };

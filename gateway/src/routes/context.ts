@@ -1,6 +1,7 @@
 import type { OutboundPolicy } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ConversionQueue } from '../conversions/conversion-queue.js';
 import type { SessionBackend } from '../sessions/backend.js';
 
 /** What every route plugin is given. */
@@ -10,6 +11,8 @@ export interface RouteDeps {
   readonly outbound: OutboundPolicy;
   /** Largest body of the routes that take base64 files (spec 4.5 media), in bytes. */
   readonly mediaBodyLimit?: number;
+  /** The gateway's media conversions (ffmpeg): how many run and wait at once, and per key. */
+  readonly conversions: ConversionQueue;
 }
 
 export function typed(app: FastifyInstance) {

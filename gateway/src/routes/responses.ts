@@ -14,6 +14,12 @@ export const commonErrors = {
 
 export const sessionErrors = { ...commonErrors, 422: ErrorBody } as const;
 
+/** A media conversion refused while the gateway's conversion queue, or the key's share of it, is full (conversions/conversion-queue.ts). */
+export const conversionRefused = ErrorBody.meta({
+  description:
+    'Too many media conversions at once, in this gateway or for this key; `Retry-After` says when to try again, `details.limit` which bound it was',
+});
+
 export const NoBody = z.undefined();
 
 /**

@@ -9,10 +9,15 @@ import { sessionErrors } from './responses.js';
 /**
  * `GET /api/screenshot?session=`: a PNG of what a browser engine's page shows (the QR code while
  * it waits for a scan). Engines without a browser answer 422 from the engine catalog.
+ *
+ * Once the account is paired the page shows its chats, so this is using the account (`use`, the
+ * key action `read`), not controlling the session: a control key is refused, and its MCP tool
+ * list leaves it out. Pairing does not need it: `GET /api/{session}/auth/qr` gives the QR code
+ * (the dashboard's pairing page reads that).
  */
 export async function screenshotRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
   typed(app).get('/api/screenshot', {
-    config: sessionAccess('control', 'query.session'),
+    config: sessionAccess('use', 'query.session'),
     schema: {
       tags: ['Sessions'],
       summary: "A screenshot of a browser engine's page (WEBJS)",

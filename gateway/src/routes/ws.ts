@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ApiKeyAuthenticator } from '../auth/authenticator.js';
 import { websocketRefusal } from '../auth/authorize.js';
+import { keyIdOf } from '../auth/principal.js';
 import type { WsHub } from '../ws/hub.js';
 
 const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.infer<T>[]);
@@ -16,7 +17,8 @@ const WsQuery = z.object({
 /**
  * Close codes: 1008 (policy violation) for a bad key or query, as clients of this interface
  * expect, and for a key that may not watch what was asked (access.ts: admin and general keys
- * only; a key limited to a session only for that session), at once or when the key changes so.
+ * only; a key limited to a session only for that session), at once or when the key changes so;
+ * 1013 (try again later) for a connection beyond its key's limit (ws/hub.ts).
  */
 export async function wsRoutes(app: FastifyInstance, { hub, auth }: { hub: WsHub; auth: ApiKeyAuthenticator }): Promise<void> {
   app.get('/ws', { websocket: true, schema: { hide: true } }, (socket, request) => {
@@ -46,7 +48,7 @@ export async function wsRoutes(app: FastifyInstance, { hub, auth }: { hub: WsHub
         socket.close(1008, closeReason(refusal));
         return;
       }
-      hub.add(socket, { session: parsed.data.session, events: parsed.data.events });
+      if (!hub.add(socket, { session: parsed.data.session, events: parsed.data.events }, keyIdOf(principal))) return;
       // A key deleted, deactivated or changed so that it may no longer watch this takes its connections with it.
       const stopWatching = auth.watch(principal, (now) => {
         const reason = typeof now === 'string' ? now : websocketRefusal(now, parsed.data.session, auth.incarnations);

@@ -9,13 +9,14 @@ export function countedWsHub(
   metrics: GatewayMetrics,
   bus: EventBus,
   log: Logger,
-  config: Pick<GatewayConfig, 'wsPingMs' | 'wsMaxBufferedBytes'>,
+  config: Pick<GatewayConfig, 'wsPingMs' | 'wsMaxBufferedBytes' | 'wsMaxConnectionsPerKey'>,
 ): WsHub {
   const hub = new WsHub({
     bus,
     log,
     heartbeatMs: config.wsPingMs,
     maxBufferedBytes: config.wsMaxBufferedBytes,
+    maxConnectionsPerKey: config.wsMaxConnectionsPerKey,
     onDrop: (reason) => metrics.droppedWsClient(reason),
   });
   metrics.gauge('switchboard_ws_clients', 'Websocket clients connected', () => hub.size);

@@ -16,19 +16,30 @@ export interface WsHubOptions {
   readonly maxBufferedBytes?: number;
   /** Ping period; a client that has not answered the previous ping by then is dropped. */
   readonly heartbeatMs?: number;
+  /** Connections one key may have open at once; one more is closed with 1013 (each may buffer `maxBufferedBytes`). */
+  readonly maxConnectionsPerKey?: number;
   /** Told of each client dropped, for metrics. */
   readonly onDrop?: (reason: 'slow' | 'heartbeat') => void;
 }
 
+/** Connections one key may have open at once, per gateway, unless configured otherwise. */
+export const DEFAULT_WS_CONNECTIONS_PER_KEY = 10;
+
+/** The close code of a connection beyond its key's limit: 1013, Try Again Later (RFC 6455 registry), once one of the others has closed. */
+export const WS_TOO_MANY_CONNECTIONS = 1013;
+
 interface Client {
   readonly socket: WebSocket;
   readonly subscription: WsSubscription;
+  /** The key it was opened with (its id), whose connections are counted. */
+  readonly key: string;
   alive: boolean;
 }
 
 /** Fans events out to `/ws` clients, each with its own session and event filter (spec 6.1). */
 export class WsHub {
   private readonly clients = new Set<Client>();
+  private readonly perKey = new Map<string, number>();
   private readonly unsubscribe: () => void;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly maxBufferedBytes: number;
@@ -44,14 +55,29 @@ export class WsHub {
     return this.clients.size;
   }
 
-  add(socket: WebSocket, subscription: WsSubscription): void {
-    const client: Client = { socket, subscription, alive: true };
+  /**
+   * Adds the connection of the key `key` (its id); false, and the connection closed with
+   * WS_TOO_MANY_CONNECTIONS and the reason, when the key has as many open as it may.
+   */
+  add(socket: WebSocket, subscription: WsSubscription, key: string): boolean {
+    const limit = this.options.maxConnectionsPerKey ?? DEFAULT_WS_CONNECTIONS_PER_KEY;
+    const open = this.perKey.get(key) ?? 0;
+    if (open >= limit) {
+      socket.close(
+        WS_TOO_MANY_CONNECTIONS,
+        `this key has ${open} /ws connections open, the most one key may have (SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY)`,
+      );
+      return false;
+    }
+    const client: Client = { socket, subscription, key, alive: true };
     this.clients.add(client);
+    this.perKey.set(key, open + 1);
     socket.on('pong', () => {
       client.alive = true;
     });
-    socket.on('close', () => this.clients.delete(client));
-    socket.on('error', () => this.clients.delete(client));
+    socket.on('close', () => this.remove(client));
+    socket.on('error', () => this.remove(client));
+    return true;
   }
 
   close(): void {
@@ -59,6 +85,7 @@ export class WsHub {
     clearInterval(this.heartbeat);
     for (const client of this.clients) client.socket.close(1001, 'server shutting down');
     this.clients.clear();
+    this.perKey.clear();
   }
 
   private broadcast(event: PublishedEvent): void {
@@ -89,9 +116,17 @@ export class WsHub {
 
   /** Cuts the connection without a close handshake: a client that is behind would not read it. */
   private drop(client: Client, reason: 'slow' | 'heartbeat'): void {
-    this.clients.delete(client);
+    this.remove(client);
     client.socket.terminate();
     this.options.onDrop?.(reason);
+  }
+
+  /** Forgets a client once, whichever of close, error and drop comes first. */
+  private remove(client: Client): void {
+    if (!this.clients.delete(client)) return;
+    const left = this.perKey.get(client.key)! - 1;
+    if (left === 0) this.perKey.delete(client.key);
+    else this.perKey.set(client.key, left);
   }
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaTooLargeError } from '@switchboard/engine-pod';
@@ -91,6 +91,27 @@ describe('FileMediaStore (files under the data dir, rows in SQLite)', () => {
       expect(existsSync(path)).toBe(false);
     } finally {
       store.stop();
+    }
+  });
+
+  it('keeps files 0600 in 0700 dirs, as the rest of the data dir, whatever the umask; a store opened on wider ones narrows them', async () => {
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    const before = process.umask(0o002);
+    try {
+      const stored = await open().put('s1', file);
+      expect(mode(join(dataDir, 'media'))).toBe(0o700);
+      expect(mode(join(dataDir, 'media', 's1'))).toBe(0o700);
+      expect(mode(join(dataDir, 'media', 's1', stored.id))).toBe(0o600);
+      // As a store before this rule left them.
+      chmodSync(join(dataDir, 'media'), 0o755);
+      chmodSync(join(dataDir, 'media', 's1'), 0o755);
+      chmodSync(join(dataDir, 'media', 's1', stored.id), 0o644);
+      open();
+      expect(mode(join(dataDir, 'media'))).toBe(0o700);
+      expect(mode(join(dataDir, 'media', 's1'))).toBe(0o700);
+      expect(mode(join(dataDir, 'media', 's1', stored.id))).toBe(0o600);
+    } finally {
+      process.umask(before);
     }
   });
 

@@ -5,6 +5,7 @@ import type { OutboundPolicy } from '@switchboard/kube';
 import type { BuiltEngine, WebhookConfig } from '@switchboard/protocol';
 import { type ApiCall, apiClient } from '@switchboard/testkit';
 import { pino } from 'pino';
+import type { ConversionQueueLimits } from '../../src/conversions/conversion-queue.js';
 import { createLocalGateway, type LocalGateway } from '../../src/local/create-local-gateway.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -32,6 +33,10 @@ export interface StartOptions {
   /** /ws ping period and unsent-bytes cap. */
   readonly wsPingMs?: number;
   readonly wsMaxBufferedBytes?: number;
+  /** /ws connections one key may have open (SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY). */
+  readonly wsMaxConnectionsPerKey?: number;
+  /** Media conversions at once (SWITCHBOARD_CONVERSIONS_*). */
+  readonly conversions?: ConversionQueueLimits;
   /** Where webhooks and files sent by URL may connect; default: the built-in rules. */
   readonly outbound?: OutboundPolicy;
   /** Serve the dashboard at /dashboard (when built); default true, as SWITCHBOARD_DASHBOARD. */
@@ -62,6 +67,8 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     metricsPublic: options.metricsPublic ?? false,
     ...(options.wsPingMs === undefined ? {} : { wsPingMs: options.wsPingMs }),
     ...(options.wsMaxBufferedBytes === undefined ? {} : { wsMaxBufferedBytes: options.wsMaxBufferedBytes }),
+    ...(options.wsMaxConnectionsPerKey === undefined ? {} : { wsMaxConnectionsPerKey: options.wsMaxConnectionsPerKey }),
+    ...(options.conversions ? { conversions: options.conversions } : {}),
     sandbox: { qrRenewMs: options.qrRenewMs ?? 60_000, ackDelaysMs: { server: 20, device: 60 } },
     webhookTimeoutMs: 2_000,
     ...(options.outbound ? { outbound: options.outbound } : {}),

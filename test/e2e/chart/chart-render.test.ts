@@ -400,6 +400,35 @@ describe('chart: lint, schema and templates', () => {
     await expect(render({ baseUrl: 'wa.example.com' })).rejects.toThrow(/baseUrl/);
   });
 
+  it('gateway.conversions reach the gateway, and size its /tmp and (unless given) its memory limit; gateway.wsMaxConnectionsPerKey reaches it', async () => {
+    const sized = async (values?: object) => {
+      const deployment = find(await render(values), 'Deployment', `${FULL}-gateway`);
+      const c = deployment.spec.template.spec.containers[0];
+      const tmp = deployment.spec.template.spec.volumes.find((volume: { name: string }) => volume.name === 'tmp');
+      return {
+        config: readGatewayConfig(resolvedEnv(envOf(c))),
+        tmp: tmp.emptyDir.sizeLimit,
+        limits: c.resources.limits,
+        requests: c.resources.requests,
+      };
+    };
+    // Each running conversion: its input and output (32 MiB each) in /tmp, 512 MiB of memory.
+    expect(await sized()).toMatchObject({
+      config: { conversions: { running: 1, waiting: 8, perKey: 2 }, wsMaxConnectionsPerKey: 10 },
+      tmp: '96Mi',
+      limits: { memory: '896Mi' },
+      requests: { cpu: '100m', memory: '128Mi' },
+    });
+    expect(await sized({ gateway: { conversions: { running: 3, waiting: 0, perKey: 1 }, wsMaxConnectionsPerKey: 4 } })).toMatchObject({
+      config: { conversions: { running: 3, waiting: 0, perKey: 1 }, wsMaxConnectionsPerKey: 4 },
+      tmp: '224Mi',
+      limits: { memory: '1920Mi' },
+    });
+    // A memory limit given is kept, beside any other limit.
+    expect((await sized({ gateway: { resources: { limits: { memory: '2Gi', cpu: '2' } } } })).limits).toEqual({ memory: '2Gi', cpu: '2' });
+    await expect(render({ gateway: { conversions: { running: 0, waiting: 8, perKey: 2 } } })).rejects.toThrow(/conversions\/running/);
+  });
+
   it('gateway.dashboard reaches every gateway replica as SWITCHBOARD_DASHBOARD, on by default', async () => {
     const on = readGatewayConfig(resolvedEnv(envOf(container(await render(), `${FULL}-gateway`))));
     expect(on.dashboard).toBe(true);

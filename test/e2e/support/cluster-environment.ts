@@ -257,6 +257,8 @@ export interface GatewayProcessOptions {
   mediaLifetimeSeconds?: number;
   /** SWITCHBOARD_DEFAULT_ENGINE; default SANDBOX. */
   defaultEngine?: 'SANDBOX' | 'NOWEB';
+  /** SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY. */
+  wsMaxConnectionsPerKey?: number;
 }
 
 export interface GatewayProcess {
@@ -289,6 +291,7 @@ export async function startGatewayProcess(info: ClusterEnvironmentInfo, options:
       PORT: '0',
       ...globalWebhookEnv(options.globalWebhook ?? null),
       ...(options.mediaLifetimeSeconds === undefined ? {} : { SWITCHBOARD_MEDIA_LIFETIME_SECONDS: String(options.mediaLifetimeSeconds) }),
+      ...(options.wsMaxConnectionsPerKey === undefined ? {} : { SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY: String(options.wsMaxConnectionsPerKey) }),
       ...(options.oauth
         ? {
             SWITCHBOARD_OAUTH_ISSUER: options.oauth.issuer,
