@@ -445,20 +445,32 @@ describe('chart: lint, schema and templates', () => {
     await expect(render({ image: { pullPolicy: 'Sometimes' } })).rejects.toThrow(/pullPolicy/);
   });
 
-  it('outbound address policy: loopback denied by default for the gateway and (through the operator) engine pods, the values passed as given', async () => {
+  it('outbound address policy: loopback and the private and shared ranges denied by default for the gateway and (through the operator) engine pods, the values passed as given', async () => {
     const defaults = await render();
+    const deny = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7';
     for (const deployment of [`${FULL}-gateway`, `${FULL}-operator`]) {
-      expect(envOf(container(defaults, deployment)), deployment).toMatchObject({
-        SWITCHBOARD_OUTBOUND_DENY: '127.0.0.0/8,::1/128',
-        SWITCHBOARD_OUTBOUND_ALLOW: '',
-      });
+      expect(envOf(container(defaults, deployment)), deployment).toMatchObject({ SWITCHBOARD_OUTBOUND_DENY: deny, SWITCHBOARD_OUTBOUND_ALLOW: '' });
     }
     const gateway = readGatewayConfig(resolvedEnv(envOf(container(defaults, `${FULL}-gateway`))));
     expect(gateway.outbound?.refusalOf('127.0.0.1')).toMatchObject({ rule: '127.0.0.0/8' });
     expect(gateway.outbound?.refusalOf('::1')).toMatchObject({ rule: '::1/128' });
     expect(gateway.outbound?.refusalOf('169.254.169.254')).toMatchObject({ source: 'built-in' });
+    // Other pods, Services and nodes: webhooks and downloads stay out of the cluster's networks.
+    for (const [address, rule] of [
+      ['10.96.0.1', '10.0.0.0/8'],
+      ['172.18.0.2', '172.16.0.0/12'],
+      ['192.168.1.10', '192.168.0.0/16'],
+      ['100.64.0.5', '100.64.0.0/10'],
+      ['fd12::1', 'fc00::/7'],
+    ]) {
+      expect(gateway.outbound?.refusalOf(address!), address).toMatchObject({ rule });
+    }
+    expect(gateway.outbound?.refusalOf('93.184.216.34')).toBeNull();
     const operator = readOperatorConfig(resolvedEnv(envOf(container(defaults, `${FULL}-operator`))), new KubeConfig());
-    expect(operator.pods.outbound).toEqual({ deny: '127.0.0.0/8,::1/128', allow: '' });
+    expect(operator.pods.outbound).toEqual({ deny, allow: '' });
+    // values.yaml's way to allow every private address: only loopback in deny.
+    const loopbackOnly = await render({ outbound: { deny: ['127.0.0.0/8', '::1/128'] } });
+    expect(readGatewayConfig(resolvedEnv(envOf(container(loopbackOnly, `${FULL}-gateway`)))).outbound?.refusalOf('10.1.2.3')).toBeNull();
 
     const privateToo = await render({ outbound: { deny: ['127.0.0.0/8', '10.0.0.0/8', 'fc00::/7'], allow: ['hooks.tools.svc.cluster.local'] } });
     const configured = readGatewayConfig(resolvedEnv(envOf(container(privateToo, `${FULL}-gateway`))));
