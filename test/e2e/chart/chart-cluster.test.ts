@@ -45,7 +45,7 @@ describe('chart against a real API server', () => {
   async function ensureDefaults(): Promise<Manifest[]> {
     if (!defaults) {
       await restrictedNamespace(cp, DEFAULTS_NS);
-      const text = await helm.template(RELEASE, DEFAULTS_NS);
+      const text = await helm.template(RELEASE, DEFAULTS_NS, VALUE_SETS.defaults);
       await applyText(DEFAULTS_NS, text);
       defaults = parseManifests(text);
     }
@@ -214,6 +214,50 @@ describe('chart against a real API server', () => {
       ['list', 'messagingsessions.switchboard.dev'],
     ]) {
       expect(await canI(ns, `${FULL}-nats`, ...args), `nats ${args.join(' ')}`).toBe(false);
+    }
+  });
+
+  it("NetworkPolicies: with networkPolicy.gateway.apiServer.to empty, a render against the cluster finds the API server's addresses (the `kubernetes` EndpointSlice or Endpoints), and fails without them", async () => {
+    // This API server publishes no endpoints of its own (--endpoint-reconciler-type=none in
+    // control-plane.ts): the test writes what a cluster's API servers keep there.
+    const slice = {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['172.18.0.2'] }, { addresses: ['172.18.0.3'] }],
+      ports: [{ name: 'https', port: 6443, protocol: 'TCP' }],
+    };
+    const endpoints = {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'kubernetes', namespace: 'default' },
+      subsets: [{ addresses: [{ ip: '192.168.49.2' }], ports: [{ name: 'https', port: 8443, protocol: 'TCP' }] }],
+    };
+    // helm install and upgrade look up as this does (--dry-run=server: lookup reaches the cluster).
+    const clusterHelm = new Helm(cp.kubeconfigPath);
+    const render = () =>
+      clusterHelm.run(['template', RELEASE, join(repoRoot, 'charts/switchboard'), '--namespace', 'chart-lookup', '--dry-run=server']);
+    const apiServerRule = async () =>
+      find(parseManifests((await ok(render(), 'helm template')).stdout), 'NetworkPolicy', `${FULL}-gateway`).spec.egress[2];
+    const ports = [
+      { port: 443, protocol: 'TCP' },
+      { port: 6443, protocol: 'TCP' },
+    ];
+    try {
+      const none = await render();
+      expect(none.code).not.toBe(0);
+      expect(none.stderr).toContain("networkPolicy.gateway.apiServer.to is empty and the API server's address could not be looked up");
+
+      await ok(kubectl(cp, ['create', '-f', '-'], JSON.stringify(endpoints)), 'create Endpoints');
+      // A cluster without EndpointSlices (or a user who may read only Endpoints): the Endpoints.
+      expect(await apiServerRule()).toEqual({ ports, to: [{ ipBlock: { cidr: '192.168.49.2/32' } }] });
+
+      await ok(kubectl(cp, ['create', '-f', '-'], JSON.stringify(slice)), 'create EndpointSlice');
+      expect(await apiServerRule()).toEqual({ ports, to: [{ ipBlock: { cidr: '172.18.0.2/32' } }, { ipBlock: { cidr: '172.18.0.3/32' } }] });
+    } finally {
+      clusterHelm.cleanup();
+      await kubectl(cp, ['delete', '-n', 'default', 'endpointslice/kubernetes', 'endpoints/kubernetes', '--ignore-not-found']);
     }
   });
 

@@ -8,7 +8,7 @@ import { readConfig as readGatewayConfig } from '@switchboard/gateway';
 import { buildEnginePod, DEFAULT_ENGINE_RESOURCES, readConfig as readOperatorConfig } from '@switchboard/operator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { chartDir, find, Helm, type Manifest, parseManifests, repoRoot, VALUE_SETS } from './support.js';
+import { API_SERVER_TO, chartDir, find, Helm, type Manifest, parseManifests, repoRoot, VALUE_SETS } from './support.js';
 
 const RELEASE = 'sb';
 const NS = 'messaging';
@@ -57,7 +57,8 @@ function resolvedEnv(env: Record<string, string>): Record<string, string> {
 describe('chart: lint, schema and templates', () => {
   const helm = new Helm();
   afterAll(() => helm.cleanup());
-  const render = async (values?: object) => parseManifests(await helm.template(RELEASE, NS, values));
+  // Over the defaults' one required value (where the API server is), as a platform team's values file would be.
+  const render = async (values?: object) => parseManifests(await helm.template(RELEASE, NS, VALUE_SETS.defaults, values));
 
   it('ships the CRD byte for byte as crds/messagingsession.yaml (generated from the protocol)', () => {
     expect(readFileSync(join(chartDir, 'crds/messagingsession.yaml'), 'utf8')).toBe(
@@ -112,7 +113,7 @@ describe('chart: lint, schema and templates', () => {
   });
 
   it('refuses to render with no NATS at all', async () => {
-    const r = await helm.run(['template', RELEASE, chartDir, '--set', 'nats.bundled.enabled=false']);
+    const r = await helm.run(['template', RELEASE, chartDir, ...helm.valuesArgs(VALUE_SETS.defaults), '--set', 'nats.bundled.enabled=false']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('NATS: set nats.external.url, or leave nats.bundled.enabled true');
   });
@@ -551,6 +552,7 @@ describe('chart: lint, schema and templates', () => {
         { port: 443, protocol: 'TCP' },
         { port: 6443, protocol: 'TCP' },
       ],
+      to: API_SERVER_TO,
     });
     expect(webhooks).toEqual({
       ports: [
@@ -590,5 +592,31 @@ describe('chart: lint, schema and templates', () => {
 
     const off = await render(VALUE_SETS['network policies off']);
     expect(off.filter((x) => x.kind === 'NetworkPolicy')).toEqual([]);
+  });
+
+  it("NetworkPolicies: the gateway's API server egress always names where the API server is; with no cluster to look it up in, the chart asks for it", async () => {
+    // Every value set with policies: the rule has a `to`, so 443 is never open to every address
+    // (which would cancel webhookExcept on the same port).
+    for (const [name, values] of Object.entries(VALUE_SETS)) {
+      const policy = (await render(values)).find((m) => m.kind === 'NetworkPolicy' && m.metadata.name === `${FULL}-gateway`);
+      if (!policy) continue;
+      const toApiServer = policy.spec.egress.filter(
+        (rule: any) => rule.ports.some((p: any) => p.port === 6443 || p.port === 443) && !rule.to?.[0]?.ipBlock?.except,
+      );
+      expect(toApiServer.length, name).toBeGreaterThan(0);
+      for (const rule of toApiServer)
+        expect(rule.to, name).toEqual(expect.arrayContaining([expect.objectContaining({ ipBlock: expect.anything() })]));
+    }
+    // helm template has no cluster: the `kubernetes` endpoints cannot be looked up, so the value is required.
+    const message = "networkPolicy.gateway.apiServer.to is empty and the API server's address could not be looked up";
+    for (const args of [[], ['--set-json', 'networkPolicy.gateway.apiServer.to=[]']]) {
+      const r = await helm.run(['template', RELEASE, chartDir, '--namespace', NS, ...args]);
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).toContain('networkPolicy.enabled=false');
+    }
+    // Without policies there is nothing to ask for.
+    const off = await helm.run(['template', RELEASE, chartDir, '--namespace', NS, '--set', 'networkPolicy.enabled=false']);
+    expect(off.code, off.stderr).toBe(0);
   });
 });
