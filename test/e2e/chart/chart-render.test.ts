@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { readConfig as readGatewayConfig } from '@switchboard/gateway';
+import { webhookSecretName } from '@switchboard/protocol';
 import { buildEnginePod, DEFAULT_ENGINE_RESOURCES, readConfig as readOperatorConfig } from '@switchboard/operator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -372,6 +373,38 @@ describe('chart: lint, schema and templates', () => {
         rule.resources.includes('secrets') && !rule.resourceNames && rule.verbs.some((verb: string) => ['get', 'list', 'watch'].includes(verb)),
     );
     expect(readsSecrets).toBe(false);
+  });
+
+  it("Secrets: every Secret the gateway's Role lets it write is held by a ValidatingAdmissionPolicy to the gateway's own (name and label), for its ServiceAccount in the release namespace; off on request", async () => {
+    const m = await render();
+    const name = `${FULL}-${NS}-gateway-secrets`;
+    const policy = find(m, 'ValidatingAdmissionPolicy', name);
+    expect(policy.apiVersion).toBe('admissionregistration.k8s.io/v1');
+    expect(policy.spec.failurePolicy).toBe('Fail');
+    // Every write verb the Role grants on Secrets, and no Secret left out.
+    const writes = find(m, 'Role', `${FULL}-gateway`)
+      .rules.filter((rule: any) => rule.resources.includes('secrets'))
+      .flatMap((rule: any) => rule.verbs.filter((verb: string) => verb !== 'get'));
+    expect(writes.sort()).toEqual(['create', 'delete', 'update']);
+    expect(policy.spec.matchConstraints.resourceRules).toEqual([
+      { apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'], operations: ['CREATE', 'UPDATE', 'DELETE'] },
+    ]);
+    expect(policy.spec.matchConditions).toEqual([
+      { name: 'gateway-service-account', expression: `request.userInfo.username == 'system:serviceaccount:${NS}:${FULL}-gateway'` },
+    ]);
+    // The name and label the gateway writes (gateway/src/cluster/session-secrets.ts), before and after.
+    const rules = policy.spec.validations.map((v: any) => v.expression).join('\n');
+    expect(rules).toContain("object.metadata.name.endsWith('-webhook-secrets')");
+    expect(rules).toContain("oldObject.metadata.name.endsWith('-webhook-secrets')");
+    expect(rules).toContain("== 'webhook-secrets'");
+    expect(webhookSecretName('x')).toBe('x-webhook-secrets');
+    expect(find(m, 'ValidatingAdmissionPolicyBinding', name).spec).toEqual({
+      policyName: name,
+      validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } } },
+    });
+    const off = await render({ gateway: { secretsAdmissionPolicy: { enabled: false } } });
+    expect(off.filter((x) => x.kind.startsWith('ValidatingAdmissionPolicy'))).toEqual([]);
   });
 
   it.each(Object.entries(VALUE_SETS))("the gateway's and operator's own config checks accept the env the chart gives them: %s", async (_, values) => {
