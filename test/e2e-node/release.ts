@@ -47,7 +47,9 @@ export async function ensureNatsImage(cluster: NodeCluster): Promise<{ registry:
  * names where it really listens (a pod's connection to the `kubernetes` Service's 443 is
  * rewritten to the node address and the API server's port before policies see it), and the
  * servers the tests run on the host, at private addresses the chart's egress leaves out, are let
- * in one URL at a time (`hostServers`: URLs the gateway or the engine pods must reach).
+ * in one URL at a time (`hostServers`: URLs the gateway or the engine pods must reach). The
+ * chart's outbound address policy denies private ranges too (outbound.deny), so the host's
+ * address is allowed there (outbound.allow) whenever a test runs a server on it.
  */
 export function nodeValues(
   cluster: NodeCluster,
@@ -57,8 +59,10 @@ export function nodeValues(
 ): Record<string, unknown> {
   const host = { ipBlock: { cidr: `${cluster.hostAddress}/32` } };
   const toHost = (urls: readonly string[] = []) => urls.map((url) => ({ to: [host], ports: [{ port: Number(new URL(url).port), protocol: 'TCP' }] }));
+  const reachesHost = [...(hostServers.gateway ?? []), ...(hostServers.engines ?? [])].length > 0;
   return {
     image: { tag: 'dev', pullPolicy: 'Never' },
+    ...(reachesHost ? { outbound: { allow: [cluster.hostAddress] } } : {}),
     nats: { bundled: { image: { ...nats, pullPolicy: 'Never' } } },
     networkPolicy: {
       gateway: { apiServer: { ports: [Number(new URL(cluster.apiServerUrl).port)], to: [host] }, extraEgress: toHost(hostServers.gateway) },

@@ -271,3 +271,35 @@ include ./auth.conf
     {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/* Where the gateway's egress reaches the API server (NetworkPolicyPeers): networkPolicy.gateway.apiServer.to,
+or else the addresses of the `kubernetes` Service's endpoints in `default`, looked up in the cluster (the
+EndpointSlice, or the Endpoints of older clusters). A policy sees a pod's connection to the Service after it
+was rewritten to an endpoint, so these are the addresses that matter. Never "anywhere": that would open 443
+to every address and cancel webhookExcept. `helm template` and `helm lint` have no cluster to look in, so
+they need the value (or networkPolicy.enabled=false). */}}
+{{- define "switchboard.apiServerPeers" -}}
+{{- $apiServer := .Values.networkPolicy.gateway.apiServer }}
+{{- if $apiServer.to }}
+{{- toYaml $apiServer.to }}
+{{- else }}
+{{- $addresses := list }}
+{{- $slice := lookup "discovery.k8s.io/v1" "EndpointSlice" "default" "kubernetes" }}
+{{- range (dig "endpoints" list $slice) }}
+{{- range (.addresses | default list) }}{{ $addresses = append $addresses . }}{{ end }}
+{{- end }}
+{{- if not $addresses }}
+{{- $endpoints := lookup "v1" "Endpoints" "default" "kubernetes" }}
+{{- range (dig "subsets" list $endpoints) }}
+{{- range (.addresses | default list) }}{{ $addresses = append $addresses .ip }}{{ end }}
+{{- end }}
+{{- end }}
+{{- if not $addresses }}
+{{- fail "networkPolicy.gateway.apiServer.to is empty and the API server's address could not be looked up (the EndpointSlice or Endpoints `kubernetes` in namespace `default`; `helm template`, `helm lint` and a client-side dry run have no cluster to look in): set it to the API server's addresses, e.g. --set-json 'networkPolicy.gateway.apiServer.to=[{\"ipBlock\":{\"cidr\":\"172.18.0.2/32\"}}]' (kubectl get endpointslice -n default -l kubernetes.io/service-name=kubernetes), or set networkPolicy.enabled=false" }}
+{{- end }}
+{{- range ($addresses | uniq) }}
+- ipBlock:
+    cidr: {{ . }}/{{ if contains ":" . }}128{{ else }}32{{ end }}
+{{- end }}
+{{- end }}
+{{- end -}}

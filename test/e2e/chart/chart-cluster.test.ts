@@ -45,7 +45,7 @@ describe('chart against a real API server', () => {
   async function ensureDefaults(): Promise<Manifest[]> {
     if (!defaults) {
       await restrictedNamespace(cp, DEFAULTS_NS);
-      const text = await helm.template(RELEASE, DEFAULTS_NS);
+      const text = await helm.template(RELEASE, DEFAULTS_NS, VALUE_SETS.defaults);
       await applyText(DEFAULTS_NS, text);
       defaults = parseManifests(text);
     }
@@ -214,6 +214,108 @@ describe('chart against a real API server', () => {
       ['list', 'messagingsessions.switchboard.dev'],
     ]) {
       expect(await canI(ns, `${FULL}-nats`, ...args), `nats ${args.join(' ')}`).toBe(false);
+    }
+  });
+
+  it("Secrets: the API server refuses the gateway's ServiceAccount every write of a Secret but its own (the chart's ValidatingAdmissionPolicy); others are not held to it", async () => {
+    await ensureDefaults();
+    const ns = DEFAULTS_NS;
+    const asGateway = `--as=system:serviceaccount:${ns}:${FULL}-gateway`;
+    const own = { 'app.kubernetes.io/name': 'switchboard', 'app.kubernetes.io/component': 'webhook-secrets' };
+    const secret = (name: string, labels: Record<string, string>, value = 'v') =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns, labels }, stringData: { k: value } });
+    const asGatewayDo = (args: string[], stdin?: string) => kubectl(cp, [...args, asGateway, '-n', ns], stdin);
+    const policyMessage = 'the gateway may write only its own Secrets';
+    // The API server enforces a policy once it has loaded it: the first refusal says it has.
+    const first = await waitFor(
+      async () => {
+        const r = await asGatewayDo(['create', '-f', '-'], secret('stray', {}));
+        if (r.code !== 0) return r.stderr;
+        await kubectl(cp, ['delete', '-n', ns, 'secret', 'stray']);
+        return null;
+      },
+      'the policy to be enforced',
+      CHART_WAIT_MS,
+    );
+    expect(first).toContain('ValidatingAdmissionPolicy');
+    expect(first).toContain(policyMessage);
+    // Its own name without its label, its label on another name: both refused.
+    for (const [name, labels] of [
+      ['demo-webhook-secrets', {}],
+      ['stray', own],
+    ] as const) {
+      const r = await asGatewayDo(['create', '-f', '-'], secret(name, labels));
+      expect(r.code, name).not.toBe(0);
+      expect(r.stderr, name).toContain(policyMessage);
+    }
+    // The admin key's Secret: neither replaced nor deleted (the Role alone allowed both).
+    const apiKey = `${FULL}-api-key`;
+    const stored = JSON.parse((await ok(kubectl(cp, ['get', 'secret', '-n', ns, apiKey, '-o', 'json']), 'get')).stdout) as Manifest;
+    const replaced = await asGatewayDo(
+      ['replace', '-f', '-'],
+      JSON.stringify({ ...stored, data: { 'api-key': Buffer.from('sb_mine').toString('base64') } }),
+    );
+    expect(replaced.code).not.toBe(0);
+    expect(replaced.stderr).toContain(
+      `only its own Secrets, named <resource>-webhook-secrets and labelled app.kubernetes.io/component=webhook-secrets; not ${apiKey}`,
+    );
+    const deleted = await asGatewayDo(['delete', 'secret', apiKey]);
+    expect(deleted.code).not.toBe(0);
+    expect(deleted.stderr).toContain('the gateway may change or delete only its own Secrets');
+    expect((await ok(kubectl(cp, ['get', 'secret', '-n', ns, apiKey, '-o', 'json']), 'get')).stdout).toContain(stored.data['api-key']);
+    // What it does write: its own Secret created, replaced, and deleted; stripping the label is refused.
+    await ok(asGatewayDo(['create', '-f', '-'], secret('demo-webhook-secrets', own)), 'create its own Secret');
+    await ok(asGatewayDo(['replace', '-f', '-'], secret('demo-webhook-secrets', own, 'w')), 'replace its own Secret');
+    const unlabelled = await asGatewayDo(['replace', '-f', '-'], secret('demo-webhook-secrets', {}, 'w'));
+    expect(unlabelled.code).not.toBe(0);
+    expect(unlabelled.stderr).toContain(policyMessage);
+    await ok(asGatewayDo(['delete', 'secret', 'demo-webhook-secrets']), 'delete its own Secret');
+    // Anyone else (here the admin) is not held to it.
+    await ok(kubectl(cp, ['create', '-n', ns, '-f', '-'], secret('stray', {})), 'create as admin');
+    await ok(kubectl(cp, ['delete', '-n', ns, 'secret', 'stray']), 'delete as admin');
+  });
+
+  it("NetworkPolicies: with networkPolicy.gateway.apiServer.to empty, a render against the cluster finds the API server's addresses (the `kubernetes` EndpointSlice or Endpoints), and fails without them", async () => {
+    // This API server publishes no endpoints of its own (--endpoint-reconciler-type=none in
+    // control-plane.ts): the test writes what a cluster's API servers keep there.
+    const slice = {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['172.18.0.2'] }, { addresses: ['172.18.0.3'] }],
+      ports: [{ name: 'https', port: 6443, protocol: 'TCP' }],
+    };
+    const endpoints = {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'kubernetes', namespace: 'default' },
+      subsets: [{ addresses: [{ ip: '192.168.49.2' }], ports: [{ name: 'https', port: 8443, protocol: 'TCP' }] }],
+    };
+    // helm install and upgrade look up as this does (--dry-run=server: lookup reaches the cluster).
+    const clusterHelm = new Helm(cp.kubeconfigPath);
+    const render = () =>
+      clusterHelm.run(['template', RELEASE, join(repoRoot, 'charts/switchboard'), '--namespace', 'chart-lookup', '--dry-run=server']);
+    const apiServerRule = async () =>
+      find(parseManifests((await ok(render(), 'helm template')).stdout), 'NetworkPolicy', `${FULL}-gateway`).spec.egress[2];
+    const ports = [
+      { port: 443, protocol: 'TCP' },
+      { port: 6443, protocol: 'TCP' },
+    ];
+    try {
+      const none = await render();
+      expect(none.code).not.toBe(0);
+      expect(none.stderr).toContain("networkPolicy.gateway.apiServer.to is empty and the API server's address could not be looked up");
+
+      await ok(kubectl(cp, ['create', '-f', '-'], JSON.stringify(endpoints)), 'create Endpoints');
+      // A cluster without EndpointSlices (or a user who may read only Endpoints): the Endpoints.
+      expect(await apiServerRule()).toEqual({ ports, to: [{ ipBlock: { cidr: '192.168.49.2/32' } }] });
+
+      await ok(kubectl(cp, ['create', '-f', '-'], JSON.stringify(slice)), 'create EndpointSlice');
+      expect(await apiServerRule()).toEqual({ ports, to: [{ ipBlock: { cidr: '172.18.0.2/32' } }, { ipBlock: { cidr: '172.18.0.3/32' } }] });
+    } finally {
+      clusterHelm.cleanup();
+      await kubectl(cp, ['delete', '-n', 'default', 'endpointslice/kubernetes', 'endpoints/kubernetes', '--ignore-not-found']);
     }
   });
 

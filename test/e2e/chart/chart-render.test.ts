@@ -5,10 +5,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { readConfig as readGatewayConfig } from '@switchboard/gateway';
+import { webhookSecretName } from '@switchboard/protocol';
 import { buildEnginePod, DEFAULT_ENGINE_RESOURCES, readConfig as readOperatorConfig } from '@switchboard/operator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { chartDir, find, Helm, type Manifest, parseManifests, repoRoot, VALUE_SETS } from './support.js';
+import { API_SERVER_TO, chartDir, find, Helm, type Manifest, parseManifests, repoRoot, VALUE_SETS } from './support.js';
 
 const RELEASE = 'sb';
 const NS = 'messaging';
@@ -57,7 +58,8 @@ function resolvedEnv(env: Record<string, string>): Record<string, string> {
 describe('chart: lint, schema and templates', () => {
   const helm = new Helm();
   afterAll(() => helm.cleanup());
-  const render = async (values?: object) => parseManifests(await helm.template(RELEASE, NS, values));
+  // Over the defaults' one required value (where the API server is), as a platform team's values file would be.
+  const render = async (values?: object) => parseManifests(await helm.template(RELEASE, NS, VALUE_SETS.defaults, values));
 
   it('ships the CRD byte for byte as crds/messagingsession.yaml (generated from the protocol)', () => {
     expect(readFileSync(join(chartDir, 'crds/messagingsession.yaml'), 'utf8')).toBe(
@@ -112,7 +114,7 @@ describe('chart: lint, schema and templates', () => {
   });
 
   it('refuses to render with no NATS at all', async () => {
-    const r = await helm.run(['template', RELEASE, chartDir, '--set', 'nats.bundled.enabled=false']);
+    const r = await helm.run(['template', RELEASE, chartDir, ...helm.valuesArgs(VALUE_SETS.defaults), '--set', 'nats.bundled.enabled=false']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('NATS: set nats.external.url, or leave nats.bundled.enabled true');
   });
@@ -373,6 +375,38 @@ describe('chart: lint, schema and templates', () => {
     expect(readsSecrets).toBe(false);
   });
 
+  it("Secrets: every Secret the gateway's Role lets it write is held by a ValidatingAdmissionPolicy to the gateway's own (name and label), for its ServiceAccount in the release namespace; off on request", async () => {
+    const m = await render();
+    const name = `${FULL}-${NS}-gateway-secrets`;
+    const policy = find(m, 'ValidatingAdmissionPolicy', name);
+    expect(policy.apiVersion).toBe('admissionregistration.k8s.io/v1');
+    expect(policy.spec.failurePolicy).toBe('Fail');
+    // Every write verb the Role grants on Secrets, and no Secret left out.
+    const writes = find(m, 'Role', `${FULL}-gateway`)
+      .rules.filter((rule: any) => rule.resources.includes('secrets'))
+      .flatMap((rule: any) => rule.verbs.filter((verb: string) => verb !== 'get'));
+    expect(writes.sort()).toEqual(['create', 'delete', 'update']);
+    expect(policy.spec.matchConstraints.resourceRules).toEqual([
+      { apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'], operations: ['CREATE', 'UPDATE', 'DELETE'] },
+    ]);
+    expect(policy.spec.matchConditions).toEqual([
+      { name: 'gateway-service-account', expression: `request.userInfo.username == 'system:serviceaccount:${NS}:${FULL}-gateway'` },
+    ]);
+    // The name and label the gateway writes (gateway/src/cluster/session-secrets.ts), before and after.
+    const rules = policy.spec.validations.map((v: any) => v.expression).join('\n');
+    expect(rules).toContain("object.metadata.name.endsWith('-webhook-secrets')");
+    expect(rules).toContain("oldObject.metadata.name.endsWith('-webhook-secrets')");
+    expect(rules).toContain("== 'webhook-secrets'");
+    expect(webhookSecretName('x')).toBe('x-webhook-secrets');
+    expect(find(m, 'ValidatingAdmissionPolicyBinding', name).spec).toEqual({
+      policyName: name,
+      validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } } },
+    });
+    const off = await render({ gateway: { secretsAdmissionPolicy: { enabled: false } } });
+    expect(off.filter((x) => x.kind.startsWith('ValidatingAdmissionPolicy'))).toEqual([]);
+  });
+
   it.each(Object.entries(VALUE_SETS))("the gateway's and operator's own config checks accept the env the chart gives them: %s", async (_, values) => {
     const m = await render(values);
     const gatewayEnv = resolvedEnv(envOf(container(m, `${FULL}-gateway`)));
@@ -474,20 +508,32 @@ describe('chart: lint, schema and templates', () => {
     await expect(render({ image: { pullPolicy: 'Sometimes' } })).rejects.toThrow(/pullPolicy/);
   });
 
-  it('outbound address policy: loopback denied by default for the gateway and (through the operator) engine pods, the values passed as given', async () => {
+  it('outbound address policy: loopback and the private and shared ranges denied by default for the gateway and (through the operator) engine pods, the values passed as given', async () => {
     const defaults = await render();
+    const deny = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7';
     for (const deployment of [`${FULL}-gateway`, `${FULL}-operator`]) {
-      expect(envOf(container(defaults, deployment)), deployment).toMatchObject({
-        SWITCHBOARD_OUTBOUND_DENY: '127.0.0.0/8,::1/128',
-        SWITCHBOARD_OUTBOUND_ALLOW: '',
-      });
+      expect(envOf(container(defaults, deployment)), deployment).toMatchObject({ SWITCHBOARD_OUTBOUND_DENY: deny, SWITCHBOARD_OUTBOUND_ALLOW: '' });
     }
     const gateway = readGatewayConfig(resolvedEnv(envOf(container(defaults, `${FULL}-gateway`))));
     expect(gateway.outbound?.refusalOf('127.0.0.1')).toMatchObject({ rule: '127.0.0.0/8' });
     expect(gateway.outbound?.refusalOf('::1')).toMatchObject({ rule: '::1/128' });
     expect(gateway.outbound?.refusalOf('169.254.169.254')).toMatchObject({ source: 'built-in' });
+    // Other pods, Services and nodes: webhooks and downloads stay out of the cluster's networks.
+    for (const [address, rule] of [
+      ['10.96.0.1', '10.0.0.0/8'],
+      ['172.18.0.2', '172.16.0.0/12'],
+      ['192.168.1.10', '192.168.0.0/16'],
+      ['100.64.0.5', '100.64.0.0/10'],
+      ['fd12::1', 'fc00::/7'],
+    ]) {
+      expect(gateway.outbound?.refusalOf(address!), address).toMatchObject({ rule });
+    }
+    expect(gateway.outbound?.refusalOf('93.184.216.34')).toBeNull();
     const operator = readOperatorConfig(resolvedEnv(envOf(container(defaults, `${FULL}-operator`))), new KubeConfig());
-    expect(operator.pods.outbound).toEqual({ deny: '127.0.0.0/8,::1/128', allow: '' });
+    expect(operator.pods.outbound).toEqual({ deny, allow: '' });
+    // values.yaml's way to allow every private address: only loopback in deny.
+    const loopbackOnly = await render({ outbound: { deny: ['127.0.0.0/8', '::1/128'] } });
+    expect(readGatewayConfig(resolvedEnv(envOf(container(loopbackOnly, `${FULL}-gateway`)))).outbound?.refusalOf('10.1.2.3')).toBeNull();
 
     const privateToo = await render({ outbound: { deny: ['127.0.0.0/8', '10.0.0.0/8', 'fc00::/7'], allow: ['hooks.tools.svc.cluster.local'] } });
     const configured = readGatewayConfig(resolvedEnv(envOf(container(privateToo, `${FULL}-gateway`))));
@@ -568,6 +614,7 @@ describe('chart: lint, schema and templates', () => {
         { port: 443, protocol: 'TCP' },
         { port: 6443, protocol: 'TCP' },
       ],
+      to: API_SERVER_TO,
     });
     expect(webhooks).toEqual({
       ports: [
@@ -607,5 +654,31 @@ describe('chart: lint, schema and templates', () => {
 
     const off = await render(VALUE_SETS['network policies off']);
     expect(off.filter((x) => x.kind === 'NetworkPolicy')).toEqual([]);
+  });
+
+  it("NetworkPolicies: the gateway's API server egress always names where the API server is; with no cluster to look it up in, the chart asks for it", async () => {
+    // Every value set with policies: the rule has a `to`, so 443 is never open to every address
+    // (which would cancel webhookExcept on the same port).
+    for (const [name, values] of Object.entries(VALUE_SETS)) {
+      const policy = (await render(values)).find((m) => m.kind === 'NetworkPolicy' && m.metadata.name === `${FULL}-gateway`);
+      if (!policy) continue;
+      const toApiServer = policy.spec.egress.filter(
+        (rule: any) => rule.ports.some((p: any) => p.port === 6443 || p.port === 443) && !rule.to?.[0]?.ipBlock?.except,
+      );
+      expect(toApiServer.length, name).toBeGreaterThan(0);
+      for (const rule of toApiServer)
+        expect(rule.to, name).toEqual(expect.arrayContaining([expect.objectContaining({ ipBlock: expect.anything() })]));
+    }
+    // helm template has no cluster: the `kubernetes` endpoints cannot be looked up, so the value is required.
+    const message = "networkPolicy.gateway.apiServer.to is empty and the API server's address could not be looked up";
+    for (const args of [[], ['--set-json', 'networkPolicy.gateway.apiServer.to=[]']]) {
+      const r = await helm.run(['template', RELEASE, chartDir, '--namespace', NS, ...args]);
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).toContain('networkPolicy.enabled=false');
+    }
+    // Without policies there is nothing to ask for.
+    const off = await helm.run(['template', RELEASE, chartDir, '--namespace', NS, '--set', 'networkPolicy.enabled=false']);
+    expect(off.code, off.stderr).toBe(0);
   });
 });

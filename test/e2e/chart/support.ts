@@ -76,9 +76,13 @@ export class Helm {
     return ['-f', file];
   }
 
-  /** `helm template`: the manifests as text. Throws with helm's message when rendering fails. */
-  async template(release: string, namespace: string, values?: object): Promise<string> {
-    const r = await ok(this.run(['template', release, chartDir, '--namespace', namespace, ...this.valuesArgs(values)]), 'helm template');
+  /**
+   * `helm template`: the manifests as text. Throws with helm's message when rendering fails. Each
+   * values object is one `-f`, later ones merged over earlier ones as helm does.
+   */
+  async template(release: string, namespace: string, ...values: (object | undefined)[]): Promise<string> {
+    const files = values.flatMap((v) => this.valuesArgs(v));
+    const r = await ok(this.run(['template', release, chartDir, '--namespace', namespace, ...files]), 'helm template');
     return r.stdout;
   }
 
@@ -144,12 +148,21 @@ export async function serviceAccountKubeconfig(cp: ControlPlane, namespace: stri
 export const CHART_WAIT_MS = 30_000;
 
 /**
+ * Where the API server is, which every value set with NetworkPolicies names: `helm install` looks
+ * it up in the cluster, `helm template` and `helm lint` cannot, and refuse to guess "anywhere".
+ */
+export const API_SERVER_TO = [{ ipBlock: { cidr: '172.18.0.2/32' } }];
+const apiServer = { apiServer: { to: API_SERVER_TO } };
+
+/**
  * The value sets every test runs: the defaults, and the shapes a platform team picks between.
  * Each one must lint, render, and be admitted by a real API server under the restricted standard.
  */
 export const VALUE_SETS: Record<string, object | undefined> = {
-  defaults: undefined,
+  // The defaults, but for the one value a render without a cluster cannot find.
+  defaults: { networkPolicy: { gateway: apiServer } },
   'external NATS': {
+    networkPolicy: { gateway: apiServer },
     nats: {
       external: {
         url: 'nats://nats.messaging.svc.cluster.local:4222',
@@ -159,7 +172,7 @@ export const VALUE_SETS: Record<string, object | undefined> = {
   },
   'bundled NATS off': {
     nats: { bundled: { enabled: false }, external: { url: 'nats://nats-0.nats:4222,nats://nats-1.nats:4222' } },
-    networkPolicy: { engines: { externalNatsPorts: [4222, 7422] } },
+    networkPolicy: { gateway: apiServer, engines: { externalNatsPorts: [4222, 7422] } },
   },
   'gateway replicas 3': {
     image: { registry: 'registry.example.com/platform/switchboard', tag: '2026.11.1', pullSecrets: ['regcred'] },
@@ -193,18 +206,20 @@ export const VALUE_SETS: Record<string, object | undefined> = {
       },
     },
     networkPolicy: {
-      gateway: { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }] },
+      gateway: { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }], ...apiServer },
       operator: { metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
       engines: { probeSourceCIDRs: ['10.0.0.0/24'] },
       nats: { extraFrom: [{ podSelector: { matchLabels: { app: 'nats-backup' } } }] },
     },
   },
-  'NATS auth off': { nats: { bundled: { auth: { enabled: false } } } },
+  'NATS auth off': { nats: { bundled: { auth: { enabled: false } } }, networkPolicy: { gateway: apiServer } },
   // What the real-node tier installs (test/e2e-node/release.ts): imported images, never pulled.
   'imported images': {
     image: { tag: 'dev', pullPolicy: 'Never' },
     nats: { bundled: { image: { registry: 'localhost', repository: 'switchboard/nats', tag: '2.12.15', pullPolicy: 'Never' } } },
     engines: { extraEnv: [{ name: 'SWITCHBOARD_NOWEB_WS_URL', value: 'ws://10.222.0.1:4000/ws/chat' }], nowebConnectAttempts: 3 },
+    networkPolicy: { gateway: { apiServer: { ports: [6443], to: [{ ipBlock: { cidr: '10.222.0.1/32' } }] } } },
+    outbound: { allow: ['10.222.0.1'] },
   },
   'network policies off': { networkPolicy: { enabled: false }, gateway: { pdb: { enabled: false } }, operator: { pdb: { enabled: false } } },
 };
