@@ -6,11 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, start } from '../support/control-plane.js';
-import { API_SERVER_TO, chartDir, Helm, kubectl, type Manifest, ok, repoRoot, restrictedNamespace } from './support.js';
-
-// This control plane runs no endpoint reconciler, so `helm install` finds no `kubernetes` Endpoints
-// to look the API server's address up in: the chart then asks for it, as on a real cluster it need not.
-const API_SERVER = ['--set-json', `networkPolicy.gateway.apiServer.to=${JSON.stringify(API_SERVER_TO)}`];
+import { chartDir, Helm, kubectl, type Manifest, ok, publishApiServerAddress, repoRoot, restrictedNamespace } from './support.js';
 
 const NS = 'switchboard';
 const RELEASE = 'sb';
@@ -25,6 +21,8 @@ describe('helm install, upgrade and uninstall against a real API server', () => 
     cp = await start();
     helm = new Helm(cp.kubeconfigPath);
     await restrictedNamespace(cp, NS);
+    // The install looks up where the API server is for the gateway's NetworkPolicy.
+    await publishApiServerAddress(cp, '172.18.0.2');
   });
   afterAll(async () => {
     helm?.cleanup();
@@ -42,7 +40,7 @@ describe('helm install, upgrade and uninstall against a real API server', () => 
 
   it('installs into a restricted namespace with no warning, creating the CRD from crds/, and prints how to go on', async () => {
     expect((await kubectl(cp, ['get', CRD])).code, 'no CRD before the install').not.toBe(0);
-    const r = await helm.run(['install', RELEASE, chartDir, '--namespace', NS, ...API_SERVER]);
+    const r = await helm.run(['install', RELEASE, chartDir, '--namespace', NS]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/warning|would violate/i);
     expect(r.stdout).toContain('STATUS: deployed');
@@ -59,6 +57,8 @@ describe('helm install, upgrade and uninstall against a real API server', () => 
     key = await adminKey();
     expect(key).toMatch(/^sb_[A-Za-z0-9]{43}$/);
     expect((await getJson('deployment', `${FULL}-gateway`)).spec.replicas).toBe(2);
+    // No networkPolicy.gateway.apiServer.to given: the API server's address was looked up.
+    expect((await getJson('networkpolicy', `${FULL}-gateway`)).spec.egress[2].to).toEqual([{ ipBlock: { cidr: '172.18.0.2/32' } }]);
   });
 
   it('a session from examples/ is created next to the release', async () => {
@@ -69,18 +69,7 @@ describe('helm install, upgrade and uninstall against a real API server', () => 
   });
 
   it('an upgrade that changes values keeps the session and the generated admin key', async () => {
-    const r = await helm.run([
-      'upgrade',
-      RELEASE,
-      chartDir,
-      '--namespace',
-      NS,
-      ...API_SERVER,
-      '--set',
-      'gateway.replicas=3',
-      '--set',
-      'operator.workers=8',
-    ]);
+    const r = await helm.run(['upgrade', RELEASE, chartDir, '--namespace', NS, '--set', 'gateway.replicas=3', '--set', 'operator.workers=8']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('REVISION: 2');
 
@@ -125,12 +114,12 @@ describe('helm install, upgrade and uninstall against a real API server', () => 
 
   it('rotating the generated key as docs/operations.md says: delete the Secret, upgrade; the new key then stays', async () => {
     await ok(kubectl(cp, ['delete', 'secret', '-n', NS, `${FULL}-api-key`]), 'delete the key Secret');
-    const r = await helm.run(['upgrade', RELEASE, chartDir, '--namespace', NS, ...API_SERVER]);
+    const r = await helm.run(['upgrade', RELEASE, chartDir, '--namespace', NS]);
     expect(r.code, r.stderr).toBe(0);
     const rotated = await adminKey();
     expect(rotated).toMatch(/^sb_[A-Za-z0-9]{43}$/);
     expect(rotated).not.toBe(key);
-    await ok(helm.run(['upgrade', RELEASE, chartDir, '--namespace', NS, ...API_SERVER, '--set', 'gateway.replicas=4']), 'helm upgrade');
+    await ok(helm.run(['upgrade', RELEASE, chartDir, '--namespace', NS, '--set', 'gateway.replicas=4']), 'helm upgrade');
     expect(await adminKey()).toBe(rotated);
     key = rotated;
   });

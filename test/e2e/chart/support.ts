@@ -136,6 +136,22 @@ export async function applyCrds(cp: ControlPlane): Promise<void> {
   await ok(kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/messagingsessions.switchboard.dev']), 'wait for the CRD');
 }
 
+/**
+ * The `kubernetes` EndpointSlice in `default`, as a cluster's API servers keep it (this one runs
+ * with --endpoint-reconciler-type=none): what `helm install` looks up for the gateway's egress.
+ */
+export async function publishApiServerAddress(cp: ControlPlane, address: string): Promise<void> {
+  const slice = {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: [address] }],
+    ports: [{ name: 'https', port: 6443, protocol: 'TCP' }],
+  };
+  await ok(kubectl(cp, ['apply', '--server-side', '-f', '-'], JSON.stringify(slice)), 'apply the kubernetes EndpointSlice');
+}
+
 /** A kubeconfig that authenticates as a ServiceAccount, with a token from the TokenRequest API. */
 export async function serviceAccountKubeconfig(cp: ControlPlane, namespace: string, serviceAccount: string): Promise<string> {
   const token = (await ok(kubectl(cp, ['create', 'token', serviceAccount, '-n', namespace, '--duration=1h']), 'kubectl create token')).stdout.trim();
