@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { OpenPerKey } from '../auth/open-per-key.js';
 import { keyIdOf } from '../auth/principal.js';
 import { TooManyRequests } from '../http/errors.js';
 
@@ -42,7 +43,7 @@ export function callerOf(request: FastifyRequest): ConversionCaller {
 export class ConversionQueue {
   private active = 0;
   private readonly queue: (() => void)[] = [];
-  private readonly byKey = new Map<string, number>();
+  private readonly byKey = new OpenPerKey();
 
   constructor(readonly limits: ConversionQueueLimits = DEFAULT_CONVERSION_QUEUE) {}
 
@@ -56,7 +57,7 @@ export class ConversionQueue {
 
   async run<T>(caller: ConversionCaller, work: () => Promise<T>): Promise<T> {
     this.admit(caller);
-    this.byKey.set(caller.key, (this.byKey.get(caller.key) ?? 0) + 1);
+    this.byKey.open(caller.key);
     try {
       await this.turn();
       try {
@@ -65,15 +66,13 @@ export class ConversionQueue {
         this.release();
       }
     } finally {
-      const left = this.byKey.get(caller.key)! - 1;
-      if (left === 0) this.byKey.delete(caller.key);
-      else this.byKey.set(caller.key, left);
+      this.byKey.close(caller.key);
     }
   }
 
   private admit({ key, admin }: ConversionCaller): void {
     const { running, waiting, perKey } = this.limits;
-    const mine = this.byKey.get(key) ?? 0;
+    const mine = this.byKey.of(key);
     if (!admin && mine >= perKey) {
       throw new TooManyRequests(
         `this key has ${mine} media conversions under way, the most one key may have (SWITCHBOARD_CONVERSIONS_PER_KEY=${perKey}); ` +

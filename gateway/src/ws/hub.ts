@@ -1,6 +1,7 @@
 import { type EventName, websocketWants } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
+import { OpenPerKey } from '../auth/open-per-key.js';
 import type { EventBus, PublishedEvent } from '../events/event-bus.js';
 
 export interface WsSubscription {
@@ -39,7 +40,7 @@ interface Client {
 /** Fans events out to `/ws` clients, each with its own session and event filter (spec 6.1). */
 export class WsHub {
   private readonly clients = new Set<Client>();
-  private readonly perKey = new Map<string, number>();
+  private readonly perKey = new OpenPerKey();
   private readonly unsubscribe: () => void;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly maxBufferedBytes: number;
@@ -61,7 +62,7 @@ export class WsHub {
    */
   add(socket: WebSocket, subscription: WsSubscription, key: string): boolean {
     const limit = this.options.maxConnectionsPerKey ?? DEFAULT_WS_CONNECTIONS_PER_KEY;
-    const open = this.perKey.get(key) ?? 0;
+    const open = this.perKey.of(key);
     if (open >= limit) {
       socket.close(
         WS_TOO_MANY_CONNECTIONS,
@@ -71,7 +72,7 @@ export class WsHub {
     }
     const client: Client = { socket, subscription, key, alive: true };
     this.clients.add(client);
-    this.perKey.set(key, open + 1);
+    this.perKey.open(key);
     socket.on('pong', () => {
       client.alive = true;
     });
@@ -123,10 +124,7 @@ export class WsHub {
 
   /** Forgets a client once, whichever of close, error and drop comes first. */
   private remove(client: Client): void {
-    if (!this.clients.delete(client)) return;
-    const left = this.perKey.get(client.key)! - 1;
-    if (left === 0) this.perKey.delete(client.key);
-    else this.perKey.set(client.key, left);
+    if (this.clients.delete(client)) this.perKey.close(client.key);
   }
 }
 
