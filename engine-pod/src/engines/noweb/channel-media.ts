@@ -3,6 +3,7 @@ import type { Media } from '@switchboard/protocol';
 import { getHttpStream, getUrlFromDirectPath, type proto } from '@whiskeysockets/baileys';
 import type { EngineContext } from '../../engine.js';
 import { limitedTo, MediaTooLargeError } from '../../media/media-limit.js';
+import { fileOf } from './received-media.js';
 
 export interface ChannelMediaDeps {
   readonly context: EngineContext;
@@ -19,16 +20,16 @@ export interface ChannelMediaDeps {
  * when the post has no file, the file is over the limit or the download fails (logged).
  */
 export async function channelPostMedia(deps: ChannelMediaDeps, postId: string, content: proto.IMessage | null): Promise<Media | null> {
-  const part = content?.imageMessage ?? content?.videoMessage ?? content?.audioMessage ?? content?.documentMessage ?? content?.stickerMessage;
-  if (!content || !part) return null;
-  const mimetype = part.mimetype || (content.stickerMessage ? 'image/webp' : 'application/octet-stream');
+  const file = content ? fileOf(content) : null;
+  if (!file) return null;
+  const { part } = file;
   try {
     if (!part.directPath) throw new Error('the post names no direct path for its file');
-    if (Number(part.fileLength ?? 0) > deps.context.mediaMaxBytes) throw new MediaTooLargeError(deps.context.mediaMaxBytes);
+    if (file.declared > deps.context.mediaMaxBytes) throw new MediaTooLargeError(deps.context.mediaMaxBytes);
     const stream = await getHttpStream(getUrlFromDirectPath(part.directPath, deps.host), { headers: { Origin: 'https://web.whatsapp.com' } });
     const limited = limitedTo(stream as AsyncIterable<Buffer>, deps.context.mediaMaxBytes);
     const data = part.fileSha256?.length ? checkedSha256(limited, Buffer.from(part.fileSha256)) : limited;
-    return await deps.context.saveMediaStream({ mimetype, filename: content.documentMessage?.fileName || null }, data);
+    return await deps.context.saveMediaStream({ mimetype: file.mimetype, filename: file.filename }, data);
   } catch (error) {
     deps.context.log.warn(
       { session: deps.context.session, messageId: postId, err: error },

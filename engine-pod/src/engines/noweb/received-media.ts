@@ -4,12 +4,23 @@ import type { Logger } from 'pino';
 import type { EngineContext } from '../../engine.js';
 import { limitedTo, MediaTooLargeError } from '../../media/media-limit.js';
 
-/** The media part of a message, what it says of its file, and the size it declares. */
-function fileOf(content: proto.IMessage): { mimetype: string; filename: string | null; declared: number } | null {
-  const part = content.imageMessage ?? content.videoMessage ?? content.audioMessage ?? content.documentMessage ?? content.stickerMessage;
+type MediaPart =
+  | proto.Message.IImageMessage
+  | proto.Message.IVideoMessage
+  | proto.Message.IAudioMessage
+  | proto.Message.IDocumentMessage
+  | proto.Message.IStickerMessage;
+
+/**
+ * The media part of a message (or channel post), what it says of its file, and the size it
+ * declares; null when it has none.
+ */
+export function fileOf(content: proto.IMessage): { part: MediaPart; mimetype: string; filename: string | null; declared: number } | null {
+  const part: MediaPart | null | undefined =
+    content.imageMessage ?? content.videoMessage ?? content.audioMessage ?? content.documentMessage ?? content.stickerMessage;
   if (!part) return null;
   const fallback = content.stickerMessage ? 'image/webp' : 'application/octet-stream';
-  return { mimetype: part.mimetype || fallback, filename: content.documentMessage?.fileName || null, declared: Number(part.fileLength ?? 0) };
+  return { part, mimetype: part.mimetype || fallback, filename: content.documentMessage?.fileName || null, declared: Number(part.fileLength ?? 0) };
 }
 
 export interface ReceivedMediaDeps {
