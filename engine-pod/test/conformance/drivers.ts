@@ -14,8 +14,11 @@ import {
   type InvalidEvent,
   NowebEngine,
   SandboxEngine,
+  DEFAULT_WEBJS_OPTIONS,
+  webjsEngineFactory,
 } from '../../src/index.js';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
+import { ACK, FAKE_WEB_BROWSER_FLAGS, type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
 import { buildGows } from '../gows/driver.js';
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -188,6 +191,58 @@ export class GowsDriver extends DriverBase {
   }
 
   private requirePhone(): FakePhone {
+    if (!this.phone) throw new Error('no phone has scanned yet');
+    return this.phone;
+  }
+}
+
+/**
+ * WEBJS through Debian's chromium: whatsapp-web.js, unmodified, loads the fake WhatsApp Web page
+ * (its web version, fetched from the fake) and the test plays the phone through the fake's backend.
+ */
+export class WebjsDriver extends DriverBase {
+  readonly engine = 'WEBJS' as const;
+  private phone: FakeWebPhone | null = null;
+  private readonly dataDir = mkdtempSync(join(tmpdir(), 'sb-conformance-webjs-browser-'));
+
+  private constructor(private readonly fake: FakeWhatsAppWeb) {
+    super();
+  }
+
+  static async start(): Promise<WebjsDriver> {
+    return new WebjsDriver(await FakeWhatsAppWeb.start());
+  }
+
+  protected factory(): EngineFactory {
+    return webjsEngineFactory({
+      ...DEFAULT_WEBJS_OPTIONS,
+      dataDir: this.dataDir,
+      browserFlags: [...DEFAULT_WEBJS_OPTIONS.browserFlags, ...FAKE_WEB_BROWSER_FLAGS],
+      webVersion: { version: this.fake.version, url: this.fake.versionUrl },
+    });
+  }
+
+  async scan(host: EngineHost, qr: string): Promise<MeInfo> {
+    this.phone = await this.fake.scanQr(qr, { id: '15550002222@c.us', pushName: 'Conformance' });
+    await waitFor(() => host.me?.pushName === 'Conformance', 'the push name');
+    return { id: this.phone.contactId, pushName: 'Conformance' };
+  }
+
+  async incomingText(_host: EngineHost, from: string, body: string): Promise<string> {
+    return this.requirePhone().text(from, body);
+  }
+
+  async delivered(record: MessageRecord): Promise<void> {
+    this.requirePhone().receipt(record.id.split('_').at(-1)!, ACK.DEVICE);
+  }
+
+  override async close(): Promise<void> {
+    await this.fake.close();
+    await rm(this.dataDir, { recursive: true, force: true });
+    await super.close();
+  }
+
+  private requirePhone(): FakeWebPhone {
     if (!this.phone) throw new Error('no phone has scanned yet');
     return this.phone;
   }

@@ -13,7 +13,7 @@ import {
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineHost, HostedEvent, InvalidEvent } from '../../src/index.js';
-import { type ConformanceDriver, GowsDriver, NowebDriver, SandboxDriver } from './drivers.js';
+import { type ConformanceDriver, GowsDriver, NowebDriver, SandboxDriver, WebjsDriver } from './drivers.js';
 
 /** The keys of a payload, sorted: the shape two engines must share for the same story. */
 const shape = (payload: object) => Object.keys(payload).sort();
@@ -49,6 +49,7 @@ describe.each([
   ['SANDBOX', 'SANDBOX', async (): Promise<ConformanceDriver> => new SandboxDriver()],
   ['NOWEB on the fake WhatsApp Web server', 'NOWEB', async (): Promise<ConformanceDriver> => NowebDriver.start()],
   ['GOWS on the fake WhatsApp Web server', 'GOWS', async (): Promise<ConformanceDriver> => GowsDriver.start()],
+  ['WEBJS through Chromium on the fake WhatsApp Web page', 'WEBJS', async (): Promise<ConformanceDriver> => WebjsDriver.start()],
 ] as const)('engine conformance: %s', (_name, engine, makeDriver) => {
   let driver: ConformanceDriver;
   let host: EngineHost;

@@ -32,6 +32,12 @@ export interface WebjsOptions {
   readonly dataDir: string;
   readonly browserFlags: readonly string[];
   readonly profileSave: { readonly firstAfterMs: number; readonly everyMs: number };
+  /**
+   * The WhatsApp Web version to load and where to fetch its page (`{version}` in the URL), as
+   * the library's remote web version cache: the page is served for web.whatsapp.com by the
+   * library's own request interception. Unset: whatever web.whatsapp.com serves, kept locally.
+   */
+  readonly webVersion?: { readonly version: string; readonly url: string };
 }
 
 export const DEFAULT_WEBJS_OPTIONS: WebjsOptions = {
@@ -41,12 +47,25 @@ export const DEFAULT_WEBJS_OPTIONS: WebjsOptions = {
   profileSave: { firstAfterMs: 60_000, everyMs: 5 * 60_000 },
 };
 
-/** `SWITCHBOARD_CHROMIUM_PATH` and `SWITCHBOARD_WEBJS_DATA_DIR` over the defaults. */
+/**
+ * `SWITCHBOARD_CHROMIUM_PATH`, `SWITCHBOARD_WEBJS_DATA_DIR` and the pinned web version
+ * (`SWITCHBOARD_WEBJS_WEB_VERSION` with `SWITCHBOARD_WEBJS_WEB_VERSION_URL`, both or neither)
+ * over the defaults.
+ */
 export function webjsOptionsFromEnv(env: NodeJS.ProcessEnv): WebjsOptions {
+  const version = env.SWITCHBOARD_WEBJS_WEB_VERSION || undefined;
+  const url = env.SWITCHBOARD_WEBJS_WEB_VERSION_URL || undefined;
+  if (Boolean(version) !== Boolean(url)) {
+    throw new Error(
+      'SWITCHBOARD_WEBJS_WEB_VERSION and SWITCHBOARD_WEBJS_WEB_VERSION_URL go together: the version to load and the URL of its page ({version} in it)',
+    );
+  }
+  if (url && !/^https?:\/\//.test(url)) throw new Error(`SWITCHBOARD_WEBJS_WEB_VERSION_URL must be an http(s) URL, not ${url}`);
   return {
     ...DEFAULT_WEBJS_OPTIONS,
     chromiumPath: chromiumPathFromEnv(env),
     dataDir: env.SWITCHBOARD_WEBJS_DATA_DIR || DEFAULT_WEBJS_OPTIONS.dataDir,
+    ...(version && url ? { webVersion: { version, url } } : {}),
   };
 }
 
@@ -78,8 +97,11 @@ export async function createWebjsClient(options: WebjsOptions, context: EngineCo
     // The library's own type for strategies declares methods as properties; ours is a subclass of its base.
     authStrategy: authStrategy as never,
     puppeteer: webjsLaunchOptions(options),
-    // The cached web client page lives with the profiles, not in the working directory.
-    webVersionCache: { type: 'local', path: join(options.dataDir, '.wwebjs_cache') },
+    ...(options.webVersion
+      ? // A pinned version: its page or nothing (strict), never another version.
+        { webVersion: options.webVersion.version, webVersionCache: { type: 'remote', remotePath: options.webVersion.url, strict: true } }
+      : // The cached web client page lives with the profiles, not in the working directory.
+        { webVersionCache: { type: 'local', path: join(options.dataDir, '.wwebjs_cache') } }),
     qrMaxRetries: 0,
   });
   return client as unknown as WebjsClientLike;

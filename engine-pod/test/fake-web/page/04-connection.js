@@ -1,0 +1,101 @@
+// The connection and pairing modules, up to `ready`:
+// - WAWebSocketModel.Socket: `state` (OPENING, UNPAIRED, CONNECTED) and `hasSynced`; the library
+//   waits for `change:hasSynced` to announce `authenticated` and `ready`, so the page sets it only
+//   once a listener is there (WhatsApp Web's sync takes a while; ours would be too quick otherwise).
+// - WAWebConnModel.Conn: `ref` (every change is a new QR code), `serialize()` for `client.info`.
+// - the keys a QR code is made of (WAWebCompanionRegClientUtils, WAWebSignalStoreApi,
+//   WAWebUserPrefsMultiDevice), and phone-code pairing (WAWebAltDeviceLinkingApi).
+// The pairing lives in the backend; the page keeps a mark on its origin (localStorage), as WhatsApp
+// Web keeps its keys there, so a browser profile restored from the auth-state store resumes
+// without a QR code.
+(() => {
+  const { define, Model, Emitter, backend, widOf } = window.FakeWeb;
+  const LOGIN_KEY = 'fake-web-login';
+  window.Debug = { VERSION: window.__FAKE_WEB__.version };
+
+  const Socket = new Model({ state: 'OPENING', hasSynced: false, stream: 'CONNECTED' });
+  Socket.logout = async () => {
+    localStorage.removeItem(LOGIN_KEY);
+    await backend.request('logout');
+    Socket.set({ state: 'UNPAIRED', hasSynced: false });
+  };
+  Socket.takeover = () => backend.send('takeover');
+  const Conn = new Model({ ref: null, platform: 'android', pushname: '', battery: 100, plugged: true });
+  Conn.serialize = () => ({ pushname: Conn.pushname, platform: Conn.platform, phone: Conn.phone ?? null });
+  const Cmd = new Emitter();
+  Cmd.refreshQR = () => backend.send('refresh-qr');
+  const Stream = new Model({ available: false, mode: 'QR' });
+  Stream.markAvailable = () => Stream.set({ available: true });
+  Stream.markUnavailable = () => Stream.set({ available: false });
+
+  const me = { pn: null, lid: null };
+  const randomBytes = (n) => crypto.getRandomValues(new Uint8Array(n)).buffer;
+  const keys = { noise: randomBytes(32), identity: randomBytes(32), adv: btoa(String.fromCharCode(...new Uint8Array(randomBytes(32)))) };
+
+  function signIn(login) {
+    me.pn = widOf(login.me.id);
+    me.lid = login.me.lid ? widOf(login.me.lid) : null;
+    Conn.set({ pushname: login.me.pushName ?? '', platform: login.me.platform ?? 'android', phone: { wa_version: '2.25.1' } });
+    localStorage.setItem(LOGIN_KEY, JSON.stringify({ token: login.token }));
+    Stream.set({ mode: 'SYNCING' });
+    Socket.set({ state: 'CONNECTED' });
+    syncWhenListened();
+    window.FakeWeb.signedIn?.(login);
+  }
+  function syncWhenListened() {
+    if (Socket.listenerCount('change:hasSynced') > 0) {
+      Stream.set({ mode: 'MAIN' });
+      Socket.set({ hasSynced: true });
+    } else setTimeout(syncWhenListened, 50);
+  }
+
+  backend.on('unpaired', ({ ref }) => {
+    localStorage.removeItem(LOGIN_KEY);
+    me.pn = me.lid = null;
+    Conn.set({ ref });
+    Stream.set({ mode: 'QR' });
+    Socket.set({ state: 'UNPAIRED', hasSynced: false });
+  });
+  backend.on('ref', ({ ref }) => Conn.set({ ref }));
+  backend.on('signed-in', (login) => signIn(login));
+  // The phone unlinked this device: WhatsApp Web drops to UNPAIRED, which the library reports.
+  backend.on('unlinked', () => {
+    localStorage.removeItem(LOGIN_KEY);
+    Socket.set({ state: 'UNPAIRED', hasSynced: false });
+  });
+  backend.on('state', ({ state }) => Socket.set({ state }));
+  const saved = JSON.parse(localStorage.getItem(LOGIN_KEY) ?? 'null');
+  backend.send('hello', { token: saved?.token ?? null });
+
+  define('WAWebSocketModel', () => ({ Socket }));
+  define('WAWebConnModel', () => ({ Conn }));
+  define('WAWebCmd', () => ({ Cmd }));
+  define('WAWebStreamModel', () => ({ Stream }));
+  define('WAWebOfflineHandler', () => ({ OfflineMessageHandler: { getOfflineDeliveryProgress: () => 100 } }));
+  define('WAWebCompanionRegClientUtils', () => ({ DEVICE_PLATFORM: 'CHROME' }));
+  define('WAWebAdvSignatureApi', () => ({}));
+  define('WAWebUserPrefsInfoStore', () => ({ waNoiseInfo: { get: async () => ({ staticKeyPair: { pubKey: keys.noise } }) } }));
+  define('WAWebSignalStoreApi', () => ({
+    waSignalStore: { getRegistrationInfo: async () => ({ identityKeyPair: { pubKey: keys.identity } }) },
+  }));
+  define('WAWebUserPrefsMultiDevice', () => ({ getADVSecretKey: () => keys.adv }));
+  define('WAWebUserPrefsMeUser', () => ({
+    getMaybeMePnUser: () => me.pn,
+    getMaybeMeLidUser: () => me.lid,
+    getMePnUserOrThrow: () => {
+      if (!me.pn) throw new Error('not logged in');
+      return me.pn;
+    },
+    isMeAccount: (wid) => Boolean(wid && (me.pn?.equals(wid) || me.lid?.equals(wid))),
+  }));
+  define('WAWebAltDeviceLinkingApi', () => ({
+    setPairingType: () => {},
+    initializeAltDeviceLinking: async () => {},
+    initializeQRLinking: async () => {},
+    startAltLinkingFlow: (phoneNumber) => backend.request('request-code', { phoneNumber }),
+  }));
+  define('WAWebLaunchSocketUtils', () => ({ refreshQR: () => backend.send('refresh-qr') }));
+  define('WAWebMiscBrowserUtils', () => ({ info: () => ({ name: 'Chrome', os: 'Linux', version: '140' }) }));
+  define('WAWebSyncGatingUtils', () => ({ isPlaceholderMessageResendEnabled: () => false }));
+  window.FakeWeb.me = me;
+})();

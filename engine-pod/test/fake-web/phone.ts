@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+
+/** The account a phone plays: its number's id (`<number>@c.us`), push name and, optionally, its lid. */
+export interface FakeWebAccount {
+  readonly id: string;
+  readonly pushName: string;
+  readonly lid?: string;
+  readonly platform?: string;
+}
+
+/** A message as the page models it, serialized: what the page sent and what the phone delivers. */
+export interface FakeWebMessage {
+  readonly id: { fromMe: boolean; remote: string | { _serialized: string }; id: string; _serialized?: string; participant?: unknown };
+  readonly type: string;
+  readonly body?: string;
+  readonly t: number;
+  readonly from: string | { _serialized: string };
+  readonly to: string | { _serialized: string };
+  readonly [key: string]: unknown;
+}
+
+/** WhatsApp's ack levels, as WhatsApp Web numbers them. */
+export const ACK = { ERROR: -1, PENDING: 0, SERVER: 1, DEVICE: 2, READ: 3, PLAYED: 4 } as const;
+
+const serialized = (value: string | { _serialized: string }): string => (typeof value === 'string' ? value : value._serialized);
+
+/**
+ * The phone of one account, as the fake WhatsApp Web's test side plays it: contacts write to the
+ * account through it, receipts come back through it, and it keeps what the paired page did.
+ */
+export class FakeWebPhone {
+  /** Every message the page sent, in order. */
+  readonly sent: FakeWebMessage[] = [];
+  /** Chats the page marked read. */
+  readonly seen: string[] = [];
+  /** Every other action the page reported (`{type, ...}`), in order. */
+  readonly actions: { type: string; [key: string]: unknown }[] = [];
+  /** The page logged out (the device unlinked itself). */
+  loggedOut = false;
+
+  constructor(
+    readonly account: FakeWebAccount,
+    /** Sends a message to the pages signed in to this account; answers how many it reached. */
+    private readonly toPages: (message: Record<string, unknown>) => number,
+  ) {}
+
+  get contactId(): string {
+    return this.account.id;
+  }
+
+  /** A contact (`<number>` or `<number>@c.us`) writes text; resolves with the message's own id. */
+  text(from: string, body: string, extra: Record<string, unknown> = {}): string {
+    return this.deliver(from, { type: 'chat', body, ...extra });
+  }
+
+  /**
+   * A message of any kind from a contact or a group member (`extra.author`), with the fields
+   * WhatsApp Web's message model has for that kind (`type`, `body`, `lat`, `lng`, ...).
+   */
+  deliver(from: string, fields: Record<string, unknown>): string {
+    const chat = from.includes('@') ? from : `${from}@c.us`;
+    const id = randomBytes(10).toString('hex').toUpperCase();
+    const msg = {
+      id: { fromMe: false, remote: chat, id, ...(fields.author ? { participant: fields.author } : {}) },
+      t: Math.floor(Date.now() / 1000),
+      from: chat,
+      to: this.account.id,
+      ack: ACK.SERVER,
+      ...fields,
+    };
+    this.reach({ type: 'message', msg });
+    return id;
+  }
+
+  /** The recipient's phone got (DEVICE), read (READ) or played (PLAYED) a message this account sent. */
+  receipt(messageId: string, ack: number = ACK.DEVICE): void {
+    const sent = this.sent.find((message) => message.id.id === messageId);
+    if (!sent) throw new Error(`the page sent no message ${messageId}`);
+    this.reach({ type: 'ack', ids: [sent.id._serialized], ack });
+  }
+
+  /** What the page sent to a chat, newest last. */
+  sentTo(chat: string): FakeWebMessage[] {
+    return this.sent.filter((message) => serialized(message.to) === chat);
+  }
+
+  /** The page reported something it did; answers what the page is told back. */
+  fromPage(message: { type: string; [key: string]: unknown }): unknown {
+    switch (message.type) {
+      case 'send': {
+        const msg = message.msg as FakeWebMessage;
+        this.sent.push(msg);
+        return { t: Math.floor(Date.now() / 1000) };
+      }
+      case 'seen':
+        this.seen.push(String(message.chat));
+        return undefined;
+      default: {
+        const { rid: _rid, ...action } = message;
+        this.actions.push(action as { type: string });
+        return undefined;
+      }
+    }
+  }
+
+  private reach(message: Record<string, unknown>): void {
+    if (this.toPages(message) === 0) throw new Error(`no page is signed in to ${this.account.id}`);
+  }
+}
