@@ -65,7 +65,8 @@ export class FakeWebPhone {
       t: Math.floor(Date.now() / 1000),
       from: chat,
       to: this.account.id,
-      ack: ACK.SERVER,
+      // On the account's own device: delivered to it.
+      ack: ACK.DEVICE,
       ...fields,
     };
     this.reach({ type: 'message', msg });

@@ -5,6 +5,7 @@ import {
   type CallPayload,
   type MessageAckPayload,
   type MessageEditedPayload,
+  type MessageLocation,
   type MessageReactionPayload,
   type MessageRecord,
   type MessageRevokedPayload,
@@ -13,7 +14,7 @@ import {
   type ReplyToMessage,
   wholeSeconds,
 } from '@switchboard/protocol';
-import type { WebjsCall, WebjsMessage, WebjsPollVote, WebjsReaction, WebjsWid } from './webjs-client.js';
+import type { WebjsCall, WebjsLocation, WebjsMessage, WebjsPollVote, WebjsReaction, WebjsWid } from './webjs-client.js';
 import { isGroupId, keyEnds, parseKey, recordId, wid } from './webjs-ids.js';
 
 /*
@@ -72,7 +73,24 @@ export function messageRecord(message: WebjsMessage, source: 'api' | 'app'): Mes
     ackName: ackName(ack),
     vCards: [...(message.vCards ?? [])],
     replyTo: replyTo(message),
+    ...(message.location ? { location: locationOf(message.location) } : {}),
     _data: message._data,
+  };
+}
+
+/** `location` of the record (spec 2.5), as NOWEB makes it: coordinates as strings, the description name and address. */
+function locationOf(place: WebjsLocation): MessageLocation {
+  const name = place.name || undefined;
+  const address = place.address || undefined;
+  const description = [name, address].filter(Boolean).join('\n') || undefined;
+  return {
+    latitude: String(place.latitude),
+    longitude: String(place.longitude),
+    live: false,
+    ...(name ? { name } : {}),
+    ...(address ? { address } : {}),
+    ...(place.url ? { url: place.url } : {}),
+    ...(description ? { description } : {}),
   };
 }
 
@@ -155,7 +173,9 @@ export function pollVotePayload(vote: WebjsPollVote, me: string): PollVotePayloa
   const chatId = poll.chatId;
   return {
     vote: {
-      id: messageId(fromMe, chatId, poll.id, voter),
+      // The library keeps no id of the vote message itself: the poll's, with the voter in groups
+      // (a direct chat's ids name no participant).
+      id: isGroupId(chatId) ? messageId(fromMe, chatId, poll.id, voter) : messageId(fromMe, chatId, poll.id),
       from: voter,
       to: fromMe || isGroupId(chatId) ? chatId : me,
       fromMe,

@@ -35,10 +35,21 @@ export interface WebjsMessage {
   readonly protocolMessageKey?: WebjsMessageKey | string;
   readonly latestEditMsgKey?: WebjsMessageKey | string;
   readonly isForwarded?: boolean;
+  /** A location message's place (`Location`: the description is name and address on two lines). */
+  readonly location?: WebjsLocation;
   /** The raw message model, as the browser serialized it. */
   readonly _data: Record<string, unknown>;
   /** The file of a media message (`MessageMedia`, base64 data); nothing when it cannot be fetched. */
   downloadMedia(): Promise<WebjsDownloadedMedia | null | undefined>;
+}
+
+/** `Location` (src/structures/Location.js) as a received or sent message carries it. */
+export interface WebjsLocation {
+  readonly latitude: number | string;
+  readonly longitude: number | string;
+  readonly name?: string;
+  readonly address?: string;
+  readonly url?: string;
 }
 
 /** `MessageMedia` as `Message.downloadMedia` resolves it. */

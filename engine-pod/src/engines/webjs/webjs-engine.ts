@@ -515,9 +515,11 @@ export class WebjsEngine implements Engine {
       await this.context.authState.clear();
     },
     change_state: (state) => this.context.emit('state.change', { state }),
-    message: (message) => this.received('message', message),
+    message: (message) => this.received(message),
+    // The library emits `message_create` before `message` for a received message; both events go
+    // out from `message`, `message` first, as every engine sends them.
     message_create: (message) => {
-      if (!message.id.fromMe) return this.received('message.any', message);
+      if (!message.id.fromMe) return;
       this.gate.created(recordId(message.id), () => this.context.emit('message.any', messageRecord(message, 'app')));
     },
     message_ciphertext: (message) => this.context.emit('message.waiting', messageRecord(message, 'app')),
@@ -577,10 +579,12 @@ export class WebjsEngine implements Engine {
    * A received message's `message` or `message.any`; one with a file waits for it to be kept
    * (received-media.ts), so that the record's `media.url` serves it when the events go out.
    */
-  private received(event: 'message' | 'message.any', message: WebjsMessage): void | Promise<void> {
+  /** A received message: `message`, then `message.any`, with its file once it is stored. */
+  private async received(message: WebjsMessage): Promise<void> {
     const record = messageRecord(message, 'app');
-    if (!record.hasMedia) return this.context.emit(event, record);
-    return this.receivedMedia.of(message).then((media) => this.context.emit(event, { ...record, media }));
+    const full = record.hasMedia ? { ...record, media: await this.receivedMedia.of(message) } : record;
+    this.context.emit('message', full);
+    this.context.emit('message.any', full);
   }
 
   /** You joined: the whole group, read from the client, since you may not have seen it before. */
