@@ -48,9 +48,10 @@ export const DEFAULT_WEBJS_OPTIONS: WebjsOptions = {
 };
 
 /**
- * `SWITCHBOARD_CHROMIUM_PATH`, `SWITCHBOARD_WEBJS_DATA_DIR` and the pinned web version
+ * `SWITCHBOARD_CHROMIUM_PATH`, `SWITCHBOARD_WEBJS_DATA_DIR`, the pinned web version
  * (`SWITCHBOARD_WEBJS_WEB_VERSION` with `SWITCHBOARD_WEBJS_WEB_VERSION_URL`, both or neither)
- * over the defaults.
+ * and `SWITCHBOARD_CHROMIUM_EXTRA_FLAGS` (appended to ours; e.g. a proxy, or what a test's fake
+ * WhatsApp Web needs) over the defaults.
  */
 export function webjsOptionsFromEnv(env: NodeJS.ProcessEnv): WebjsOptions {
   const version = env.SWITCHBOARD_WEBJS_WEB_VERSION || undefined;
@@ -61,8 +62,12 @@ export function webjsOptionsFromEnv(env: NodeJS.ProcessEnv): WebjsOptions {
     );
   }
   if (url && !/^https?:\/\//.test(url)) throw new Error(`SWITCHBOARD_WEBJS_WEB_VERSION_URL must be an http(s) URL, not ${url}`);
+  const extraFlags = (env.SWITCHBOARD_CHROMIUM_EXTRA_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const notFlag = extraFlags.find((flag) => !flag.startsWith('--'));
+  if (notFlag) throw new Error(`SWITCHBOARD_CHROMIUM_EXTRA_FLAGS holds Chromium flags (--name or --name=value) separated by spaces, not ${notFlag}`);
   return {
     ...DEFAULT_WEBJS_OPTIONS,
+    browserFlags: [...DEFAULT_WEBJS_OPTIONS.browserFlags, ...extraFlags],
     chromiumPath: chromiumPathFromEnv(env),
     dataDir: env.SWITCHBOARD_WEBJS_DATA_DIR || DEFAULT_WEBJS_OPTIONS.dataDir,
     ...(version && url ? { webVersion: { version, url } } : {}),

@@ -68,7 +68,16 @@
   backend.send('hello', { token: saved?.token ?? null });
 
   define('WAWebSocketModel', () => ({ Socket }));
-  define('WAWebConnModel', () => ({ Conn }));
+  // ClientInfo reads the battery through the module as well as through Conn.
+  define('WAWebConnModel', () => ({
+    Conn,
+    get battery() {
+      return Conn.battery;
+    },
+    get plugged() {
+      return Conn.plugged;
+    },
+  }));
   define('WAWebCmd', () => ({ Cmd }));
   define('WAWebStreamModel', () => ({ Stream }));
   define('WAWebOfflineHandler', () => ({ OfflineMessageHandler: { getOfflineDeliveryProgress: () => 100 } }));

@@ -87,7 +87,10 @@
     return JSON.parse(JSON.stringify(msg.serialize()));
   }
 
-  define('WAWebCollections', () => ({ Msg, Chat }));
+  // Later families add their collections to the same object (07-collections.js and on).
+  const collections = { Msg, Chat };
+  define('WAWebCollections', () => collections);
+  window.FakeWeb.collections = collections;
   define('WAWebChatGetters', () => ({
     getIsNewsletter: (chat) => chat.id.isNewsletter(),
     getIsBroadcast: (chat) => chat.id.isBroadcast(),
