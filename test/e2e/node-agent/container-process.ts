@@ -106,14 +106,20 @@ export class ContainerProcess {
     this.onChange();
   }
 
-  /** SIGTERM, then SIGKILL once `graceMs` has passed; no restart afterwards. */
+  /**
+   * SIGTERM to the container's main process, as the kubelet's runtime sends it to PID 1 only (a
+   * browser engine's Chromium is the engine's to close, saving its profile), then SIGKILL to
+   * every process left once `graceMs` has passed or the main process is gone, as a container's
+   * end takes its processes with it; no restart afterwards.
+   */
   async terminate(graceMs: number): Promise<void> {
     this.#terminating = true;
     clearTimeout(this.#restartTimer);
     const child = this.#child;
     if (!child) return;
     this.#note(`stopping pid ${child.pid}: SIGTERM, SIGKILL after ${graceMs} ms`);
-    signalGroup(child.pid, graceMs > 0 ? 'SIGTERM' : 'SIGKILL');
+    if (graceMs > 0) signalProcess(child.pid, 'SIGTERM');
+    else signalGroup(child.pid, 'SIGKILL');
     const timer = new AbortController();
     const graceOver = sleep(graceMs, undefined, { signal: timer.signal }).then(
       () => signalGroup(child.pid, 'SIGKILL'),
@@ -122,6 +128,7 @@ export class ContainerProcess {
     await child.exited;
     timer.abort();
     await graceOver;
+    signalGroup(child.pid, 'SIGKILL');
   }
 
   /** The container ran and will not run again. */
@@ -191,6 +198,14 @@ export class ContainerProcess {
   /** Agent notes go into the container's log, between its own lines, to read a failure in order. */
   #note(text: string): void {
     appendFileSync(this.logPath, `--- node-agent ${new Date().toISOString()} ${text}\n`);
+  }
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
   }
 }
 

@@ -17,7 +17,7 @@ import { NodeProcess } from './node-process.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** The images the operator puts in engine pods; the node agent knows what the socket one runs. */
+/** The images the operator puts in engine pods; the node agent knows what each runs. */
 const ENGINE_IMAGE = 'switchboard/engine-socket:e2e';
 const BROWSER_ENGINE_IMAGE = 'switchboard/engine-browser:e2e';
 /** GOWS: the Go engine's own image, `switchboard-gows nats` (the binary `make build` and `buildGows()` make). */
@@ -117,6 +117,8 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
       labelSelector: `${LABELS.component}=engine`,
       images: {
         [ENGINE_IMAGE]: { command: process.execPath, args: [join(repoRoot, 'engine-pod/dist/pod/main.js')] },
+        // The browser-engine image runs the same engine pod, with Debian's chromium on the machine.
+        [BROWSER_ENGINE_IMAGE]: { command: process.execPath, args: [join(repoRoot, 'engine-pod/dist/pod/main.js')] },
         [GOWS_ENGINE_IMAGE]: { command: join(repoRoot, 'engines/gows/bin/switchboard-gows'), args: ['nats'] },
       },
       workDir: nodeDir,

@@ -74,9 +74,22 @@ export function webjsOptionsFromEnv(env: NodeJS.ProcessEnv): WebjsOptions {
   };
 }
 
-/** Puppeteer's launch options: our chromium with our flags, never a downloaded browser. */
+/**
+ * Puppeteer's launch options: our chromium with our flags, never a downloaded browser. Puppeteer
+ * kills the browser on the process's SIGTERM, SIGINT and SIGHUP by default; the engine closes it
+ * itself on a stop, so that Chromium writes the profile to disk before the login is saved (killed
+ * at once, its Local Storage was never written, and the next pod could not resume the login).
+ */
 export function webjsLaunchOptions(options: WebjsOptions) {
-  return { executablePath: options.chromiumPath, headless: true, args: [...options.browserFlags], defaultViewport: null };
+  return {
+    executablePath: options.chromiumPath,
+    headless: true,
+    args: [...options.browserFlags],
+    defaultViewport: null,
+    handleSIGTERM: false,
+    handleSIGINT: false,
+    handleSIGHUP: false,
+  };
 }
 
 /**

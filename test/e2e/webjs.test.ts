@@ -1,0 +1,73 @@
+// Cluster mode end to end for WEBJS: the operator's engine pod runs whatsapp-web.js in Debian's
+// chromium (the node agent runs the Node engine pod for it), which loads the fake WhatsApp Web
+// page as its pinned web version; the browser profile is saved in the auth-state store in NATS,
+// so a replaced pod resumes the pairing without a QR code.
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_WEB_BROWSER_FLAGS, type FakeWebPhone, FakeWhatsAppWeb } from '../../engine-pod/test/fake-web/index.js';
+import { waitForStatus } from '../contract/harness.js';
+import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+
+const CONTACT = '15551118888';
+let fake: FakeWhatsAppWeb;
+let env: ClusterEnvironment;
+let gw: GatewayProcess;
+let phone: FakeWebPhone;
+
+beforeAll(async () => {
+  fake = await FakeWhatsAppWeb.start();
+  env = await startClusterEnvironment({
+    namespace: 'switchboard-e2e-webjs',
+    engineEnv: {
+      SWITCHBOARD_WEBJS_WEB_VERSION: fake.version,
+      SWITCHBOARD_WEBJS_WEB_VERSION_URL: fake.versionUrl,
+      SWITCHBOARD_CHROMIUM_EXTRA_FLAGS: FAKE_WEB_BROWSER_FLAGS.join(' '),
+    },
+  });
+  await env.startOperator('operator-0');
+  await env.waitForOperatorLeader('operator-0');
+  gw = await env.startGateway();
+}, 300_000);
+
+afterAll(async () => {
+  await env?.stop();
+  await fake?.close();
+});
+
+describe('a WEBJS session in cluster mode, through Chromium on the fake WhatsApp Web', () => {
+  it('pairs by the QR code the library read from the page, reaches WORKING and sends a text the phone gets', async () => {
+    expect((await gw.api('POST', '/api/sessions', { name: 'browser', engine: 'WEBJS' })).status).toBe(201);
+    await waitForStatus(gw, 'browser', 'SCAN_QR_CODE', 60_000);
+    const qr = await waitFor(async () => {
+      const res = await gw.api('GET', '/api/browser/auth/qr?format=raw');
+      return res.status === 200 && (res.body.value as string);
+    }, 'a QR code');
+    phone = await fake.scanQr(qr, { id: '15550008888@c.us', pushName: 'Browser' });
+    await waitForStatus(gw, 'browser', 'WORKING', 60_000);
+    expect((await gw.api('GET', '/api/sessions/browser/me')).body).toMatchObject({ id: '15550008888@c.us', pushName: 'Browser' });
+    const sent = await gw.api('POST', '/api/sendText', { session: 'browser', chatId: `${CONTACT}@c.us`, text: 'hello from a WEBJS pod' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    await waitFor(() => phone.sentTo(`${CONTACT}@c.us`).some((m) => m.body === 'hello from a WEBJS pod'), 'the text on the phone');
+  });
+
+  it('receives: a message from the contact reaches the history the gateway serves, beside the one sent', async () => {
+    const inbound = phone.text(CONTACT, 'hello back, browser');
+    const history = async () =>
+      (await gw.api('GET', `/api/browser/chats/${CONTACT}@c.us/messages?sortOrder=asc&limit=100`)).body as unknown as { id: string; body: string }[];
+    await waitFor(async () => (await history()).some((m) => m.id === `false_${CONTACT}@c.us_${inbound}`), 'the received message in the history', 30_000);
+    expect((await history()).map((m) => m.body)).toEqual(['hello from a WEBJS pod', 'hello back, browser']);
+  });
+
+  it('a deleted engine pod is replaced and resumes from the profile in the auth-state store: WORKING again without a QR code', async () => {
+    const [old] = await env.enginePods('browser');
+    const qrsBefore = fake.refs().length;
+    await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
+    await waitFor(async () => (await env.enginePods('browser')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 90_000);
+    await waitForStatus(gw, 'browser', 'WORKING', 60_000);
+    expect(fake.refs().length).toBe(qrsBefore);
+    expect(fake.connected().signedIn).toBe(1);
+    const sent = await gw.api('POST', '/api/sendText', { session: 'browser', chatId: `${CONTACT}@c.us`, text: 'from the replacement' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    await waitFor(() => phone.sentTo(`${CONTACT}@c.us`).some((m) => m.body === 'from the replacement'), 'the text on the phone');
+  });
+});
