@@ -120,6 +120,8 @@ export class FakeWhatsAppWeb {
 
   /** The phone types the pairing code a page asked for (auth.requestCode): that page is paired. */
   async enterCode(code: string, account?: FakeWebAccount): Promise<FakeWebPhone> {
+    // The phone takes the code with or without the dash WhatsApp shows in it.
+    code = code.replace('-', '');
     const request = this.codes.get(code);
     if (!request) throw new Error(`no page asked for the code ${code}`);
     this.codes.delete(code);

@@ -37,6 +37,8 @@ export class FakeWebPhone {
   readonly actions: { type: string; [key: string]: unknown }[] = [];
   /** The page logged out (the device unlinked itself). */
   loggedOut = false;
+  /** Files of media messages the phone delivered, by `directPath`. */
+  private readonly files = new Map<string, Buffer>();
 
   constructor(
     readonly account: FakeWebAccount,
@@ -73,6 +75,22 @@ export class FakeWebPhone {
     return id;
   }
 
+  /**
+   * A contact sends a file: the message carries a `directPath`, from which the page downloads the
+   * bytes (WAWebDownloadManager), as WhatsApp Web does from the media servers.
+   */
+  media(from: string, file: { type: 'image' | 'video' | 'audio' | 'ptt' | 'document' | 'sticker'; mimetype: string; data: Buffer; filename?: string; caption?: string }): string {
+    const directPath = `/v/t62/${randomBytes(12).toString('hex')}`;
+    this.files.set(directPath, file.data);
+    const { data, ...fields } = file;
+    return this.deliver(from, { ...fields, directPath, size: data.length, mediaKey: randomBytes(32).toString('base64') });
+  }
+
+  /** A contact's phone changes one of this account's or their own messages (`edit`, `revoke`, `reaction`, `vote` as the page names them). */
+  change(type: 'edit' | 'revoke' | 'reaction' | 'vote', fields: Record<string, unknown>): void {
+    this.reach({ type, ...fields });
+  }
+
   /** The recipient's phone got (DEVICE), read (READ) or played (PLAYED) a message this account sent. */
   receipt(messageId: string, ack: number = ACK.DEVICE): void {
     const sent = this.sent.find((message) => message.id.id === messageId);
@@ -96,6 +114,8 @@ export class FakeWebPhone {
       case 'seen':
         this.seen.push(String(message.chat));
         return undefined;
+      case 'media':
+        return this.files.get(String(message.directPath))?.toString('base64') ?? null;
       default: {
         const { rid: _rid, ...action } = message;
         this.actions.push(action as { type: string });

@@ -121,6 +121,7 @@ describe('WEBJS on Debian chromium', () => {
     // A dead proxy keeps the browser off the network: WhatsApp Web cannot load, which is the point.
     const browserFlags = [...WEBJS_BROWSER_FLAGS, '--proxy-server=127.0.0.1:9'];
     const statuses: string[] = [];
+    const reasons: string[] = [];
     const host = new EngineHost({
       session: 'webjs-real',
       engine: 'WEBJS',
@@ -128,13 +129,20 @@ describe('WEBJS on Debian chromium', () => {
       authState: new FileAuthStateStore(join(root, 'auth')),
       metadata: {},
       environment: { tier: 'CORE', version: 'test' },
-      publish: ({ envelope }) => envelope.event === 'session.status' && statuses.push(String(envelope.payload.status)),
+      publish: ({ envelope }) => {
+        if (envelope.event !== 'session.status') return;
+        statuses.push(String(envelope.payload.status));
+        if (envelope.payload.reason) reasons.push(String(envelope.payload.reason));
+      },
       log: silent,
     });
     try {
       await host.start();
       await waitFor(() => statuses.includes('FAILED'), 'FAILED', 20_000);
       expect(statuses).toEqual(['STARTING', 'FAILED']);
+      // The cause, where a client reads it (the event, and GET /api/sessions/{name}), not only in the log.
+      expect(reasons).toEqual([expect.stringMatching(/^the web client could not start: .*net::ERR_PROXY_CONNECTION_FAILED at https:\/\/web\.whatsapp\.com\//)]);
+      expect(host.failureReason).toBe(reasons[0]);
       expect(existsSync(join(root, 'webjs-real', 'Default'))).toBe(true);
       await waitFor(() => processesNaming(root) === '', 'the browser to close', 10_000);
     } finally {

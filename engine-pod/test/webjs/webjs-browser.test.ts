@@ -10,7 +10,8 @@ import type { EventName, SessionStatus } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_WEBJS_OPTIONS, EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
-import { FAKE_WEB_BROWSER_FLAGS, FakeWhatsAppWeb } from '../fake-web/index.js';
+import { memoryMediaStore } from '../support/memory-media-store.js';
+import { FAKE_WEB_BROWSER_FLAGS, type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 const ME = { id: '15550003333@c.us', pushName: 'Browser Tests' };
@@ -74,5 +75,124 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     await statusOf(second, 'WORKING');
     expect(named(events, 'session.status').map((p) => p.status)).not.toContain('SCAN_QR_CODE');
     expect(second.me).toMatchObject({ id: ME.id });
+  });
+
+  it('pairs by a phone code: the code the page asked for, typed on the phone, makes it WORKING', async () => {
+    const h = host(tempDir('auth'), tempDir('profiles'));
+    await h.start();
+    await statusOf(h, 'SCAN_QR_CODE');
+    const { code } = (await h.execute({ op: 'auth.requestCode', args: { phoneNumber: '15550004444' } })) as { code: string };
+    expect(fake.codeRequests()).toContainEqual({ code: code.replace('-', ''), phoneNumber: '15550004444' });
+    await fake.enterCode(code, { id: '15550004444@c.us', pushName: 'Coded' });
+    await statusOf(h, 'WORKING');
+    expect(h.me).toEqual({ id: '15550004444@c.us', pushName: 'Coded' });
+  });
+
+  it('unlinked on the phone: FAILED saying so, the login forgotten, and the next start shows a QR code', async () => {
+    const authDir = tempDir('auth');
+    const dataDir = tempDir('profiles');
+    const events: HostedEvent[] = [];
+    const h = host(authDir, dataDir, events);
+    await h.start();
+    await statusOf(h, 'SCAN_QR_CODE');
+    const phone = await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, { id: '15550005555@c.us', pushName: 'Gone' });
+    await statusOf(h, 'WORKING');
+    fake.unlink(phone);
+    await statusOf(h, 'FAILED');
+    expect(h.failureReason).toBe('the device was unlinked (UNPAIRED)');
+    expect(h.me).toBeNull();
+    await h.stop();
+    const again = host(authDir, dataDir);
+    await again.start();
+    await statusOf(again, 'SCAN_QR_CODE');
+  });
+
+  describe('received messages of every kind', () => {
+    const CONTACT = '15551112222@c.us';
+    let h: EngineHost;
+    let phone: FakeWebPhone;
+    const events: HostedEvent[] = [];
+    const kept = memoryMediaStore();
+    /** The `message` event of a message the contact sent, once it is out. */
+    const receivedOne = async (id: string) =>
+      waitFor(() => named(events, 'message').find((p) => p.id === `false_${CONTACT}_${id}`), `message ${id}`);
+
+    beforeAll(async () => {
+      h = new EngineHost({
+        session: 'kinds',
+        engine: 'WEBJS',
+        factory: webjsEngineFactory({
+          ...DEFAULT_WEBJS_OPTIONS,
+          dataDir: tempDir('profiles'),
+          browserFlags: [...DEFAULT_WEBJS_OPTIONS.browserFlags, ...FAKE_WEB_BROWSER_FLAGS],
+          webVersion: { version: fake.version, url: fake.versionUrl },
+        }),
+        authState: new FileAuthStateStore(tempDir('auth')),
+        environment: { tier: 'CORE', version: 'test' },
+        publish: (event) => events.push(event),
+        media: { store: kept.store, urlFor: kept.urlFor },
+        log: silent,
+      });
+      await h.start();
+      await statusOf(h, 'SCAN_QR_CODE');
+      phone = await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, { id: '15550006666@c.us', pushName: 'Kinds' });
+      await statusOf(h, 'WORKING');
+    });
+    afterAll(async () => {
+      await h?.stop();
+    });
+
+    it('a location: location with its name and address, an empty body', async () => {
+      const id = phone.deliver(CONTACT, { type: 'location', lat: 48.8584, lng: 2.2945, loc: 'Tour Eiffel\nChamp de Mars' });
+      const message = await receivedOne(id);
+      expect(message).toMatchObject({ body: '', hasMedia: false });
+      expect(message.location).toEqual({
+        latitude: '48.8584',
+        longitude: '2.2945',
+        live: false,
+        name: 'Tour Eiffel',
+        address: 'Champ de Mars',
+        description: 'Tour Eiffel\nChamp de Mars',
+      });
+    });
+
+    it('a contact card: the vCard is the body and in vCards', async () => {
+      const vcard = 'BEGIN:VCARD\nVERSION:3.0\nFN:Ada Lovelace\nTEL;type=CELL;waid=442079460000:+44 20 7946 0000\nEND:VCARD';
+      const message = await receivedOne(phone.deliver(CONTACT, { type: 'vcard', body: vcard }));
+      expect(message).toMatchObject({ body: vcard, vCards: [vcard] });
+    });
+
+    it('a reply names the message it quotes', async () => {
+      const first = phone.text(CONTACT, 'the original');
+      await receivedOne(first);
+      const reply = phone.deliver(CONTACT, {
+        type: 'chat',
+        body: 'the answer',
+        quotedMsg: { type: 'chat', body: 'the original' },
+        quotedStanzaID: first,
+        quotedParticipant: CONTACT,
+      });
+      expect((await receivedOne(reply)).replyTo).toMatchObject({ id: first, participant: CONTACT, body: 'the original', hasMedia: false });
+    });
+
+    it('a file is downloaded from its direct path and kept: media {url, mimetype, filename}', async () => {
+      const data = Buffer.from('%PDF-1.4 a tiny document');
+      const id = phone.media(CONTACT, { type: 'document', mimetype: 'application/pdf', data, filename: 'tiny.pdf', caption: 'the doc' });
+      const message = await receivedOne(id);
+      expect(message).toMatchObject({ hasMedia: true, body: 'the doc', media: { mimetype: 'application/pdf', filename: 'tiny.pdf' } });
+      expect([...kept.files.values()].map((file) => file.data)).toContainEqual(data);
+    });
+
+    it("the contact's reaction, edit and revoke are message.reaction, message.edited and message.revoked", async () => {
+      const target = phone.text(CONTACT, 'change me');
+      await receivedOne(target);
+      const serialized = `false_${CONTACT}_${target}`;
+      phone.change('reaction', { id: `false_${CONTACT}_3EB0REACT1`, parent: serialized, sender: CONTACT, text: '👍' });
+      await waitFor(() => named(events, 'message.reaction').find((p) => (p.reaction as { messageId: string }).messageId === serialized), 'message.reaction');
+      phone.change('edit', { id: serialized, body: 'changed' });
+      await waitFor(() => named(events, 'message.edited').find((p) => p.body === 'changed'), 'message.edited');
+      phone.change('revoke', { id: serialized, by: CONTACT });
+      await waitFor(() => named(events, 'message.revoked').length > 0, 'message.revoked');
+    });
   });
 });

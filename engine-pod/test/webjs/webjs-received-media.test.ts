@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MediaStore, mediaUrl, type StoredMedia } from '../../src/index.js';
+import { memoryMediaStore } from '../support/memory-media-store.js';
 import { expectValidEnvelopes, tick, webjsSession } from './harness.js';
 
 // Received media on WEBJS: the library's Message.downloadMedia (MessageMedia, base64), kept with
@@ -8,39 +8,9 @@ import { expectValidEnvelopes, tick, webjsSession } from './harness.js';
 const ALICE = '15551234567@c.us';
 const PHOTO = Buffer.from('\xff\xd8\xff\xe0 a jpeg, as the browser decrypted it', 'latin1');
 
-/** The host's media store, in memory: what the session kept, by media id. */
-function memoryStore() {
-  const files = new Map<string, { meta: StoredMedia; data: Buffer }>();
-  let next = 0;
-  const store: MediaStore = {
-    async put(session, file) {
-      const meta = {
-        id: `media${++next}`,
-        session,
-        mimetype: file.mimetype,
-        filename: file.filename,
-        size: file.data.length,
-        expiresAt: Date.now() + 60_000,
-      };
-      files.set(meta.id, { meta, data: file.data });
-      return meta;
-    },
-    async putStream(session, file, data) {
-      const chunks: Uint8Array[] = [];
-      for await (const chunk of data) chunks.push(chunk);
-      return this.put(session, { ...file, data: Buffer.concat(chunks) });
-    },
-    async get(session, id) {
-      const kept = files.get(id);
-      return kept?.meta.session === session ? kept : null;
-    },
-    async purgeSession() {},
-  };
-  return { store, files, urlFor: (stored: StoredMedia) => mediaUrl('https://sb.example.com', stored) };
-}
 
 const sessions: ReturnType<typeof webjsSession>[] = [];
-async function working(kept = memoryStore()) {
+async function working(kept = memoryMediaStore()) {
   const s = webjsSession({ media: { store: kept.store, urlFor: kept.urlFor } });
   sessions.push(s);
   await s.working();

@@ -502,13 +502,13 @@ export class WebjsEngine implements Engine {
     auth_failure: (message) => {
       this.context.log.warn({ session: this.context.session, reason: message }, 'WEBJS login failed');
       this.forgetAccount();
-      this.setStatus('FAILED');
+      this.setStatus('FAILED', `WhatsApp Web refused the login: ${String(message)}`);
     },
     // The library closes the browser after a disconnect, except on LOGOUT, where it shows a new QR.
     disconnected: async (reason) => {
       this.context.log.warn({ session: this.context.session, reason }, 'WEBJS disconnected');
       this.qrValue = null;
-      this.setStatus('FAILED');
+      this.setStatus('FAILED', LOGIN_LOST.has(reason) ? `the device was unlinked (${reason})` : `WhatsApp Web disconnected (${reason})`);
       if (!LOGIN_LOST.has(reason)) return;
       this.forgetAccount();
       // The saved login is void: the next start shows a QR code instead of failing once more.
@@ -602,15 +602,17 @@ export class WebjsEngine implements Engine {
     return this.account?.id ?? wid(this.client?.info?.wid) ?? '';
   }
 
-  private setStatus(status: SessionStatus): void {
+  private setStatus(status: SessionStatus, reason?: string): void {
     this.status = status;
-    this.context.setStatus(status);
+    this.context.setStatus(status, reason);
   }
 
+  /** FAILED with the cause, where a client reads it (the status event, the session's `reason`). */
   private fail(reason: string, error: unknown): void {
     this.context.log.error({ session: this.context.session, err: error }, `WEBJS: ${reason}`);
     this.qrValue = null;
-    this.setStatus('FAILED');
+    const cause = error instanceof Error ? error.message : String(error);
+    this.setStatus('FAILED', `${reason}: ${cause}`);
   }
 
   private forgetAccount(): void {
