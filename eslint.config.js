@@ -71,5 +71,15 @@ export default tseslint.config(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', global: 'readonly' } },
   },
+  {
+    // The fake WhatsApp Web's page: scripts that run in Chromium, on WhatsApp Web's origin.
+    files: ['engine-pod/test/fake-web/page/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['window', 'localStorage', 'WebSocket', 'crypto', 'atob', 'btoa', 'console', 'setTimeout', 'clearTimeout'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
   prettier,
 );

@@ -54,7 +54,11 @@ describe('a WEBJS session in cluster mode, through Chromium on the fake WhatsApp
     const inbound = phone.text(CONTACT, 'hello back, browser');
     const history = async () =>
       (await gw.api('GET', `/api/browser/chats/${CONTACT}@c.us/messages?sortOrder=asc&limit=100`)).body as unknown as { id: string; body: string }[];
-    await waitFor(async () => (await history()).some((m) => m.id === `false_${CONTACT}@c.us_${inbound}`), 'the received message in the history', 30_000);
+    await waitFor(
+      async () => (await history()).some((m) => m.id === `false_${CONTACT}@c.us_${inbound}`),
+      'the received message in the history',
+      30_000,
+    );
     expect((await history()).map((m) => m.body)).toEqual(['hello from a WEBJS pod', 'hello back, browser']);
   });
 

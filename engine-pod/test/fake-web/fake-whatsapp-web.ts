@@ -169,10 +169,11 @@ export class FakeWhatsAppWeb {
     const page: PageLink = { socket, ref: null, phone: null, codeFor: null };
     this.pages.add(page);
     socket.on('close', () => this.pages.delete(page));
-    socket.on('message', (data) => {
+    // The page sends text frames, which ws hands over as one Buffer.
+    socket.on('message', (data: Buffer) => {
       let message: PageMessage;
       try {
-        message = JSON.parse(String(data)) as PageMessage;
+        message = JSON.parse(data.toString('utf8')) as PageMessage;
       } catch {
         return;
       }

@@ -1,2 +1,2 @@
-export { FAKE_WEB_BROWSER_FLAGS, FAKE_WEB_VERSION, FakeWhatsAppWeb, type FakeWhatsAppWebOptions } from './fake-whatsapp-web.js';
-export { ACK, type FakeWebAccount, type FakeWebMessage, FakeWebPhone } from './phone.js';
+export { FAKE_WEB_BROWSER_FLAGS, FakeWhatsAppWeb } from './fake-whatsapp-web.js';
+export { ACK, FakeWebPhone } from './phone.js';

@@ -42,7 +42,10 @@ describe('the fake WhatsApp Web covers what the pinned whatsapp-web.js reads', (
     const rowModules = (table: string) => new Set([...table.matchAll(/^\| `(WA[\w$]*)` \|/gm)].map((m) => m[1]!));
     const before = rowModules(documented);
     const now = rowModules(surfaceTable(uses, provided));
-    expect({ readAnew: [...now].filter((m) => !before.has(m)), noMore: [...before].filter((m) => !now.has(m)) }).toEqual({ readAnew: [], noMore: [] });
+    expect({ readAnew: [...now].filter((m) => !before.has(m)), noMore: [...before].filter((m) => !now.has(m)) }).toEqual({
+      readAnew: [],
+      noMore: [],
+    });
     // Same modules: then members, files and coverage must match too (regenerate with surfaceTable()).
     expect(documented).toBe(surfaceTable(uses, provided));
   });
@@ -54,7 +57,7 @@ describe('the fake WhatsApp Web covers what the pinned whatsapp-web.js reads', (
     const missing = await page.evaluate(
       (modules) =>
         modules.flatMap(({ module, members }) => {
-          const exports = (window as unknown as { require(name: string): Record<string, unknown> | null }).require(module);
+          const exports = (globalThis as unknown as { require(name: string): Record<string, unknown> | null }).require(module);
           if (!exports) return [`${module} (the module itself)`];
           return members.filter((member) => !(member in Object(exports))).map((member) => `${module}.${member}`);
         }),

@@ -79,7 +79,10 @@ export class FakeWebPhone {
    * A contact sends a file: the message carries a `directPath`, from which the page downloads the
    * bytes (WAWebDownloadManager), as WhatsApp Web does from the media servers.
    */
-  media(from: string, file: { type: 'image' | 'video' | 'audio' | 'ptt' | 'document' | 'sticker'; mimetype: string; data: Buffer; filename?: string; caption?: string }): string {
+  media(
+    from: string,
+    file: { type: 'image' | 'video' | 'audio' | 'ptt' | 'document' | 'sticker'; mimetype: string; data: Buffer; filename?: string; caption?: string },
+  ): string {
     const directPath = `/v/t62/${randomBytes(12).toString('hex')}`;
     this.files.set(directPath, file.data);
     const { data, ...fields } = file;
@@ -118,7 +121,7 @@ export class FakeWebPhone {
         return this.files.get(String(message.directPath))?.toString('base64') ?? null;
       default: {
         const { rid: _rid, ...action } = message;
-        this.actions.push(action as { type: string });
+        this.actions.push(action);
         return undefined;
       }
     }

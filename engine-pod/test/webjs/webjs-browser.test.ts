@@ -38,6 +38,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
         webVersion: { version: fake.version, url: fake.versionUrl },
       }),
       authState: new FileAuthStateStore(authDir),
+      metadata: {},
       environment: { tier: 'CORE', version: 'test' },
       publish: (event) => events.push(event),
       log: silent,
@@ -46,7 +47,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     return created;
   }
   const statusOf = (h: EngineHost, status: SessionStatus, ms = 30_000) => waitFor(() => h.status === status, `WEBJS to be ${status}`, ms);
-  const named = (events: HostedEvent[], name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload as Record<string, unknown>);
+  const named = (events: HostedEvent[], name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
 
   beforeAll(async () => {
     fake = await FakeWhatsAppWeb.start();
@@ -64,7 +65,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     const first = host(authDir, tempDir('profiles'));
     await first.start();
     await statusOf(first, 'SCAN_QR_CODE');
-    const qr = (await first.execute({ op: 'auth.qr', args: {} })) as { value: string };
+    const qr = (await first.execute({ op: 'auth.qr' })) as { value: string };
     await fake.scanQr(qr.value, ME);
     await statusOf(first, 'WORKING');
     await first.stop();
@@ -95,7 +96,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     const h = host(authDir, dataDir, events);
     await h.start();
     await statusOf(h, 'SCAN_QR_CODE');
-    const phone = await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, { id: '15550005555@c.us', pushName: 'Gone' });
+    const phone = await fake.scanQr(((await h.execute({ op: 'auth.qr' })) as { value: string }).value, { id: '15550005555@c.us', pushName: 'Gone' });
     await statusOf(h, 'WORKING');
     fake.unlink(phone);
     await statusOf(h, 'FAILED');
@@ -114,8 +115,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     const events: HostedEvent[] = [];
     const kept = memoryMediaStore();
     /** The `message` event of a message the contact sent, once it is out. */
-    const receivedOne = async (id: string) =>
-      waitFor(() => named(events, 'message').find((p) => p.id === `false_${CONTACT}_${id}`), `message ${id}`);
+    const receivedOne = async (id: string) => waitFor(() => named(events, 'message').find((p) => p.id === `false_${CONTACT}_${id}`), `message ${id}`);
 
     beforeAll(async () => {
       h = new EngineHost({
@@ -128,6 +128,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
           webVersion: { version: fake.version, url: fake.versionUrl },
         }),
         authState: new FileAuthStateStore(tempDir('auth')),
+        metadata: {},
         environment: { tier: 'CORE', version: 'test' },
         publish: (event) => events.push(event),
         media: { store: kept.store, urlFor: kept.urlFor },
@@ -135,7 +136,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
       });
       await h.start();
       await statusOf(h, 'SCAN_QR_CODE');
-      phone = await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, { id: '15550006666@c.us', pushName: 'Kinds' });
+      phone = await fake.scanQr(((await h.execute({ op: 'auth.qr' })) as { value: string }).value, { id: '15550006666@c.us', pushName: 'Kinds' });
       await statusOf(h, 'WORKING');
     });
     afterAll(async () => {
@@ -188,7 +189,10 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
       await receivedOne(target);
       const serialized = `false_${CONTACT}_${target}`;
       phone.change('reaction', { id: `false_${CONTACT}_3EB0REACT1`, parent: serialized, sender: CONTACT, text: '👍' });
-      await waitFor(() => named(events, 'message.reaction').find((p) => (p.reaction as { messageId: string }).messageId === serialized), 'message.reaction');
+      await waitFor(
+        () => named(events, 'message.reaction').find((p) => (p.reaction as { messageId: string }).messageId === serialized),
+        'message.reaction',
+      );
       phone.change('edit', { id: serialized, body: 'changed' });
       await waitFor(() => named(events, 'message.edited').find((p) => p.body === 'changed'), 'message.edited');
       phone.change('revoke', { id: serialized, by: CONTACT });

@@ -8,7 +8,6 @@ import { expectValidEnvelopes, tick, webjsSession } from './harness.js';
 const ALICE = '15551234567@c.us';
 const PHOTO = Buffer.from('\xff\xd8\xff\xe0 a jpeg, as the browser decrypted it', 'latin1');
 
-
 const sessions: ReturnType<typeof webjsSession>[] = [];
 async function working(kept = memoryMediaStore()) {
   const s = webjsSession({ media: { store: kept.store, urlFor: kept.urlFor } });

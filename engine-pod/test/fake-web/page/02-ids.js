@@ -58,7 +58,10 @@
     }
     static newIdSync() {
       const bytes = crypto.getRandomValues(new Uint8Array(8));
-      return `3EB0${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('').toUpperCase()}`;
+      return `3EB0${[...bytes]
+        .map((b) => b.toString(16).padStart(2, '0'))
+        .join('')
+        .toUpperCase()}`;
     }
     static fromString(serialized) {
       const [fromMe, remote, id, participant] = serialized.split('_');

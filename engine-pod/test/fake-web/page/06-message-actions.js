@@ -51,7 +51,16 @@
   });
 
   function voteRow({ id, parent, sender, localIds, t }) {
-    return { id, pollUpdateParentKey: parent, t, from: widOf(sender), author: undefined, sender: widOf(sender)._serialized, selectedOptionLocalIds: localIds, senderTimestampMs: t };
+    return {
+      id,
+      pollUpdateParentKey: parent,
+      t,
+      from: widOf(sender),
+      author: undefined,
+      sender: widOf(sender)._serialized,
+      selectedOptionLocalIds: localIds,
+      senderTimestampMs: t,
+    };
   }
   define('WAWebPollsSendVoteMsgAction', () => ({
     sendVote: async (msg, localIds) => {
@@ -71,7 +80,17 @@
   async function sendCopy(chat, original, extra) {
     const id = selfKey(chat.id);
     const { id: _id, from: _from, to: _to, ack: _ack, t: _t, collection: _c, ...content } = original.serialize();
-    const msg = new MsgModel({ ...content, id, from: me(), to: chat.id, ack: 0, t: Math.floor(Date.now() / 1000), isNewMsg: true, local: true, ...extra });
+    const msg = new MsgModel({
+      ...content,
+      id,
+      from: me(),
+      to: chat.id,
+      ack: 0,
+      t: Math.floor(Date.now() / 1000),
+      isNewMsg: true,
+      local: true,
+      ...extra,
+    });
     chat.msgs.add(msg);
     Msg.add(msg);
     await backend.request('send', { msg: wire(msg) });
