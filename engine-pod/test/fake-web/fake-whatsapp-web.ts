@@ -1,7 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash, createPublicKey, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import { type AddressInfo, isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { FakeWebPhone, type FakeWebAccount } from './phone.js';
@@ -16,6 +20,38 @@ export const FAKE_WEB_VERSION = '2.3000.1017054665';
  */
 export const FAKE_WEB_BROWSER_FLAGS: readonly string[] = ['--disable-features=LocalNetworkAccessChecks'];
 
+/**
+ * A certificate for `address` and the base64 SHA-256 of its public key, which Chromium's
+ * `--ignore-certificate-errors-spki-list` trusts alone. Node makes keys but not certificates:
+ * openssl (Debian's, on every machine here) signs it.
+ */
+function selfSignedCertificate(address: string): { key: string; cert: string; spki: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-fake-web-tls-'));
+  try {
+    const san = isIP(address) ? `IP:${address}` : `DNS:${address}`;
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2'].concat([
+        '-subj',
+        '/CN=fake-whatsapp-web',
+        '-addext',
+        `subjectAltName=${san}`,
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ]),
+      { stdio: 'ignore' },
+    );
+    const key = readFileSync(join(dir, 'key.pem'), 'utf8');
+    const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    const der = createPublicKey(cert).export({ type: 'spki', format: 'der' });
+    return { key, cert, spki: createHash('sha256').update(der).digest('base64') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
 
 export interface FakeWhatsAppWebOptions {
@@ -23,6 +59,12 @@ export interface FakeWhatsAppWebOptions {
   readonly host?: string;
   /** How often an unpaired page gets a new QR ref (default 20 s, as WhatsApp Web; 0: never). */
   readonly refEveryMs?: number;
+  /**
+   * The page's backend on `wss://` with a certificate of its own (Chromium trusts its key alone,
+   * `browserFlags`): a page on https may open plain `ws://` only to loopback, so a Chromium in a
+   * pod, reaching the backend at the host's address, needs this.
+   */
+  readonly tls?: boolean;
 }
 
 /** One page connected to the backend: a browser running the fake. */
@@ -53,9 +95,13 @@ export class FakeWhatsAppWeb {
   private readonly timer: NodeJS.Timeout | null;
 
   private constructor(
-    private readonly server: Server,
+    private readonly servers: readonly Server[],
     private readonly sockets: WebSocketServer,
     readonly url: string,
+    /** Where the page opens its WebSocket (`ws://`, or `wss://` with `tls`). */
+    readonly backendUrl: string,
+    /** The Chromium flags this fake needs, beyond the engine's. */
+    readonly browserFlags: readonly string[],
     refEveryMs: number,
   ) {
     sockets.on('connection', (socket) => this.connect(socket));
@@ -72,10 +118,25 @@ export class FakeWhatsAppWeb {
       }
       response.writeHead(404).end();
     });
-    const sockets = new WebSocketServer({ server, path: '/page' });
-    await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
-    const { address, port } = server.address() as AddressInfo;
-    fake = new FakeWhatsAppWeb(server, sockets, `http://${address}:${port}`, options.refEveryMs ?? 20_000);
+    const host = options.host ?? '127.0.0.1';
+    const listen = async (listener: Server): Promise<AddressInfo> => {
+      await new Promise<void>((resolve) => listener.listen(0, host, resolve));
+      return listener.address() as AddressInfo;
+    };
+    const { address, port } = await listen(server);
+    const url = `http://${address}:${port}`;
+    let sockets: WebSocketServer;
+    if (options.tls) {
+      const { key, cert, spki } = selfSignedCertificate(address);
+      const secure = createHttpsServer({ key, cert });
+      sockets = new WebSocketServer({ server: secure, path: '/page' });
+      const tlsPort = (await listen(secure)).port;
+      const flags = [...FAKE_WEB_BROWSER_FLAGS, `--ignore-certificate-errors-spki-list=${spki}`];
+      fake = new FakeWhatsAppWeb([server, secure], sockets, url, `wss://${address}:${tlsPort}/page`, flags, options.refEveryMs ?? 20_000);
+    } else {
+      sockets = new WebSocketServer({ server, path: '/page' });
+      fake = new FakeWhatsAppWeb([server], sockets, url, `ws://${address}:${port}/page`, FAKE_WEB_BROWSER_FLAGS, options.refEveryMs ?? 20_000);
+    }
     return fake;
   }
 
@@ -91,7 +152,7 @@ export class FakeWhatsAppWeb {
       .sort()
       .map((file) => `// ---- ${file}\n${readFileSync(PAGE_DIR + file, 'utf8')}`)
       .join('\n');
-    const config = { backend: `${this.url.replace(/^http/, 'ws')}/page`, version: this.version };
+    const config = { backend: this.backendUrl, version: this.version };
     return `<!doctype html><html><head><meta charset="utf-8"><title>WhatsApp</title><script>window.__FAKE_WEB__ = ${JSON.stringify(config)};\n${scripts}</script></head><body><div id="app"></div></body></html>`;
   }
 
@@ -153,7 +214,7 @@ export class FakeWhatsAppWeb {
     if (this.timer) clearInterval(this.timer);
     for (const page of this.pages) page.socket.terminate();
     await new Promise<void>((resolve) => this.sockets.close(() => resolve()));
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const server of this.servers) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   private pair(page: PageLink, phone: FakeWebPhone): FakeWebPhone {
