@@ -2,7 +2,7 @@
 // Web page (engine-pod/test/fake-web/). What the conformance stories share with the other engines
 // is there; this file has what is WEBJS's own: the saved browser profile, phone-code pairing,
 // an unlink from the phone, and received messages of every kind.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +46,8 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     return created;
   }
   const statusOf = (h: EngineHost, status: SessionStatus, ms = 30_000) => waitFor(() => h.status === status, `WEBJS to be ${status}`, ms);
-  const named = (events: HostedEvent[], name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload as Record<string, unknown>);
+  const named = (events: HostedEvent[], name: EventName) =>
+    events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload as Record<string, unknown>);
 
   beforeAll(async () => {
     fake = await FakeWhatsAppWeb.start();
@@ -95,7 +96,10 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     const h = host(authDir, dataDir, events);
     await h.start();
     await statusOf(h, 'SCAN_QR_CODE');
-    const phone = await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, { id: '15550005555@c.us', pushName: 'Gone' });
+    const phone = await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, {
+      id: '15550005555@c.us',
+      pushName: 'Gone',
+    });
     await statusOf(h, 'WORKING');
     fake.unlink(phone);
     await statusOf(h, 'FAILED');
@@ -107,6 +111,50 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     await statusOf(again, 'SCAN_QR_CODE');
   });
 
+  describe('a browser that goes away, which the library does not notice: FAILED saying which', () => {
+    /** A process's command line as one string: Chromium rewrites its children's into one, spaces and all. */
+    const commandLine = (pid: string) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      } catch {
+        return ''; // gone since the listing
+      }
+    };
+    /** The Chromium of the profiles under `dataDir`: its browser process (no `--type`), or its renderers. */
+    const chromiumOf = (dataDir: string, type: 'browser' | 'renderer') =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          const line = commandLine(pid);
+          if (!line.includes(`--user-data-dir=${dataDir}`)) return false;
+          return type === 'browser' ? !line.includes('--type=') : line.includes('--type=renderer');
+        })
+        .map(Number);
+
+    for (const [type, reason] of [
+      ['browser', 'the browser closed: Chromium exited or closed its connection'],
+      ['renderer', /^the browser page crashed: /],
+    ] as const) {
+      it(`its ${type} process killed while WORKING`, async () => {
+        const dataDir = tempDir('profiles');
+        const events: HostedEvent[] = [];
+        const h = host(tempDir('auth'), dataDir, events);
+        await h.start();
+        await statusOf(h, 'SCAN_QR_CODE');
+        await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, { id: '15550006666@c.us', pushName: 'Crash' });
+        await statusOf(h, 'WORKING');
+        const pids = chromiumOf(dataDir, type);
+        expect(pids.length, `${type} processes`).toBeGreaterThan(0);
+        for (const pid of pids) process.kill(pid, 'SIGKILL');
+        await statusOf(h, 'FAILED');
+        expect(h.failureReason).toEqual(typeof reason === 'string' ? reason : expect.stringMatching(reason));
+        expect(named(events, 'session.status').at(-1)).toMatchObject({ status: 'FAILED', reason: h.failureReason });
+        // What is left of the browser is closed, as after any other failure.
+        await waitFor(() => chromiumOf(dataDir, 'browser').length === 0, 'the browser to close', 10_000);
+      });
+    }
+  });
+
   describe('received messages of every kind', () => {
     const CONTACT = '15551112222@c.us';
     let h: EngineHost;
@@ -114,8 +162,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     const events: HostedEvent[] = [];
     const kept = memoryMediaStore();
     /** The `message` event of a message the contact sent, once it is out. */
-    const receivedOne = async (id: string) =>
-      waitFor(() => named(events, 'message').find((p) => p.id === `false_${CONTACT}_${id}`), `message ${id}`);
+    const receivedOne = async (id: string) => waitFor(() => named(events, 'message').find((p) => p.id === `false_${CONTACT}_${id}`), `message ${id}`);
 
     beforeAll(async () => {
       h = new EngineHost({
@@ -135,7 +182,10 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
       });
       await h.start();
       await statusOf(h, 'SCAN_QR_CODE');
-      phone = await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, { id: '15550006666@c.us', pushName: 'Kinds' });
+      phone = await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, {
+        id: '15550006666@c.us',
+        pushName: 'Kinds',
+      });
       await statusOf(h, 'WORKING');
     });
     afterAll(async () => {
@@ -188,7 +238,10 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
       await receivedOne(target);
       const serialized = `false_${CONTACT}_${target}`;
       phone.change('reaction', { id: `false_${CONTACT}_3EB0REACT1`, parent: serialized, sender: CONTACT, text: '👍' });
-      await waitFor(() => named(events, 'message.reaction').find((p) => (p.reaction as { messageId: string }).messageId === serialized), 'message.reaction');
+      await waitFor(
+        () => named(events, 'message.reaction').find((p) => (p.reaction as { messageId: string }).messageId === serialized),
+        'message.reaction',
+      );
       phone.change('edit', { id: serialized, body: 'changed' });
       await waitFor(() => named(events, 'message.edited').find((p) => p.body === 'changed'), 'message.edited');
       phone.change('revoke', { id: serialized, by: CONTACT });
