@@ -2,7 +2,7 @@
 // Web page (engine-pod/test/fake-web/). What the conformance stories share with the other engines
 // is there; this file has what is WEBJS's own: the saved browser profile, phone-code pairing,
 // an unlink from the phone, and received messages of every kind.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +106,50 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     const again = host(authDir, dataDir);
     await again.start();
     await statusOf(again, 'SCAN_QR_CODE');
+  });
+
+  describe('a browser that goes away, which the library does not notice: FAILED saying which', () => {
+    /** A process's command line as one string: Chromium rewrites its children's into one, spaces and all. */
+    const commandLine = (pid: string) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      } catch {
+        return ''; // gone since the listing
+      }
+    };
+    /** The Chromium of the profiles under `dataDir`: its browser process (no `--type`), or its renderers. */
+    const chromiumOf = (dataDir: string, type: 'browser' | 'renderer') =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          const line = commandLine(pid);
+          if (!line.includes(`--user-data-dir=${dataDir}`)) return false;
+          return type === 'browser' ? !line.includes('--type=') : line.includes('--type=renderer');
+        })
+        .map(Number);
+
+    for (const [type, reason] of [
+      ['browser', 'the browser closed: Chromium exited or closed its connection'],
+      ['renderer', /^the browser page crashed: /],
+    ] as const) {
+      it(`its ${type} process killed while WORKING`, async () => {
+        const dataDir = tempDir('profiles');
+        const events: HostedEvent[] = [];
+        const h = host(tempDir('auth'), dataDir, events);
+        await h.start();
+        await statusOf(h, 'SCAN_QR_CODE');
+        await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, { id: '15550006666@c.us', pushName: 'Crash' });
+        await statusOf(h, 'WORKING');
+        const pids = chromiumOf(dataDir, type);
+        expect(pids.length, `${type} processes`).toBeGreaterThan(0);
+        for (const pid of pids) process.kill(pid, 'SIGKILL');
+        await statusOf(h, 'FAILED');
+        expect(h.failureReason).toEqual(typeof reason === 'string' ? reason : expect.stringMatching(reason));
+        expect(named(events, 'session.status').at(-1)).toMatchObject({ status: 'FAILED', reason: h.failureReason });
+        // What is left of the browser is closed, as after any other failure.
+        await waitFor(() => chromiumOf(dataDir, 'browser').length === 0, 'the browser to close', 10_000);
+      });
+    }
   });
 
   describe('received messages of every kind', () => {

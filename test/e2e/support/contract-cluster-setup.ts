@@ -1,7 +1,7 @@
 // Global setup of the contract-cluster project: one cluster environment (control plane, NATS, the
 // node agent, one operator process) for the whole run, handed to the test files through vitest's
 // provide/inject. Each file's gateway is its own process in it (test/contract/cluster-harness.ts).
-import { freePort } from '@switchboard/testkit';
+import { closedPort, freePort } from '@switchboard/testkit';
 import type { TestProject } from 'vitest/node';
 import { type CertRoot, newCertRoot } from '../../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../../engine-pod/test/gows/driver.js';
@@ -22,7 +22,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // GOWS pods run the Go binary (the gows image's entry point) against a fake the GOWS file starts.
-  const [, port, nowebPort] = await Promise.all([buildGows(), freePort(), freePort()]);
+  const [, port, nowebPort, noProxy] = await Promise.all([buildGows(), freePort(), freePort(), closedPort()]);
   const certRoot = newCertRoot();
   const env = await startClusterEnvironment({
     namespace: 'contract',
@@ -31,6 +31,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: certRoot.publicKey,
       // Nothing listens there but while the NOWEB file runs (its fake), so other files' NOWEB sessions still fail to connect.
       SWITCHBOARD_NOWEB_WS_URL: `ws://127.0.0.1:${nowebPort}/ws/chat`,
+      // WEBJS's chromium never reaches WhatsApp Web from a test: its proxy is a port nothing listens on.
+      SWITCHBOARD_CHROMIUM_EXTRA_FLAGS: `--proxy-server=127.0.0.1:${String(noProxy.port)}`,
     },
   });
   try {

@@ -385,5 +385,21 @@ export interface WebjsClientLike {
     readonly limit?: number;
   }): Promise<WebjsChannelData[]>;
   /** The browser page, once `initialize` has opened it (whatsapp-web.js's `pupPage`). */
-  readonly pupPage?: { screenshot(options: { type: 'png' }): Promise<Uint8Array> } | null | undefined;
+  readonly pupPage?:
+    | {
+        screenshot(options: { type: 'png' }): Promise<Uint8Array>;
+        /** Puppeteer's `error`: the page's renderer crashed. */
+        once(event: 'error', listener: (error: Error) => void): unknown;
+      }
+    | null
+    | undefined;
+  /** The browser, once `initialize` has launched it (whatsapp-web.js's `pupBrowser`); the library never watches it. */
+  readonly pupBrowser?:
+    | {
+        readonly connected: boolean;
+        /** Puppeteer's `disconnected`: Chromium exited or closed its connection. */
+        once(event: 'disconnected', listener: () => void): unknown;
+      }
+    | null
+    | undefined;
 }

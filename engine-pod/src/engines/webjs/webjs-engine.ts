@@ -164,12 +164,30 @@ export class WebjsEngine implements Engine {
       async () => {
         // A stop during the launch found no browser to close yet.
         if (this.stopped) await client.destroy().catch(() => {});
+        else this.watchBrowser(client);
       },
       (error: unknown) => {
         if (!this.stopped) this.fail('the web client could not start', error);
         return client.destroy().catch(() => {});
       },
     );
+  }
+
+  /**
+   * whatsapp-web.js never notices its browser going away: the session would stay WORKING with
+   * nothing behind it. A Chromium that exits (crash, OOM kill) or a page whose renderer crashes
+   * makes it FAILED, saying which; before `initialize` resolves, such a loss rejects it instead.
+   */
+  private watchBrowser(client: WebjsClientLike): void {
+    const lost = (reason: string, error: unknown) => {
+      if (this.stopped || client !== this.client || this.status === 'FAILED') return;
+      this.fail(reason, error);
+      void client.destroy().catch(() => {});
+    };
+    const browser = client.pupBrowser;
+    browser?.once('disconnected', () => lost('the browser closed', new Error('Chromium exited or closed its connection')));
+    client.pupPage?.once('error', (error) => lost('the browser page crashed', error));
+    if (browser && !browser.connected) lost('the browser closed', new Error('Chromium exited before the web client started'));
   }
 
   async stop(): Promise<void> {
