@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ENGINE_RESOURCES, engineNodeOptions } from '@switchboard/operator';
-import { CommandReply, STREAMS, SUBJECTS } from '@switchboard/protocol';
+import { BUILT_ENGINES, type BuiltEngine, CommandReply, ENGINE_CATALOG, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { freePort, type NatsServer, startNatsServer } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { type FakeWaServer, startFakeWa } from './engine-pod-sources.js';
@@ -46,17 +46,21 @@ const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL('../../.cache/bench/engine-pods.json', import.meta.url));
 const CONTACT = '15551230001';
 /**
- * GOWS twice: in the Node engine pod, which runs the Go engine as its child (`GOWS`), and as the
- * Go engine pod of its own image (`GOWS-GO`: `switchboard-gows nats`, no Node).
+ * Every engine of the build (protocol's catalog), the browser ones last, and GOWS twice: in the
+ * Node engine pod, which runs the Go engine as its child (`GOWS`), and as the Go engine pod of its
+ * own image (`GOWS-GO`: `switchboard-gows nats`, no Node).
  */
-const ENGINES = ['SANDBOX', 'NOWEB', 'GOWS', 'GOWS-GO', 'WEBJS'] as const;
+type Engine = BuiltEngine | 'GOWS-GO';
+const browserLast = (a: BuiltEngine, b: BuiltEngine) => Number(ENGINE_CATALOG[a].image === 'browser') - Number(ENGINE_CATALOG[b].image === 'browser');
+const ENGINES: readonly Engine[] = [...BUILT_ENGINES]
+  .sort(browserLast)
+  .flatMap((engine): Engine[] => (engine === 'GOWS' ? ['GOWS', 'GOWS-GO'] : [engine]));
 /** Sends one after the other, each answered once the server acknowledged it: the send round trip through the fake server. */
 const ROUND_TRIPS = numberSetting('BENCH_POD_ROUND_TRIPS', 50);
 /** `BENCH_POD_ENGINES`: a comma-separated few of them; all when unset. */
 const PICKED = process.env.BENCH_POD_ENGINES?.split(',').map((name) => name.trim());
 /** The Go engine's binary (`make build` puts it there); GOWS is measured when it exists. */
 const GOWS_BIN = process.env.SWITCHBOARD_GOWS_BIN ?? fileURLToPath(new URL('../../engines/gows/bin/switchboard-gows', import.meta.url));
-type Engine = (typeof ENGINES)[number];
 /** `BENCH_POD_BREAKDOWN=0` skips the breakdown (a probed pod per engine, a heap snapshot, the import costs). */
 const BREAKDOWN = process.env.BENCH_POD_BREAKDOWN !== '0';
 /**

@@ -1,9 +1,7 @@
 import type { ApiKeyPermissions, SessionInfo } from '@switchboard/protocol';
 import { useState } from 'preact/hooks';
+import { BUILT_ENGINES, SESSION_STATUSES } from '@switchboard/protocol/names';
 import { type Api, enc } from './api.js';
-
-const STATUSES = ['STOPPED', 'STARTING', 'SCAN_QR_CODE', 'PASSKEY_REQUIRED', 'PASSKEY_CONFIRMATION_REQUIRED', 'WORKING', 'FAILED'] as const;
-const ENGINES = ['SANDBOX', 'NOWEB', 'WEBJS'] as const;
 
 interface Props {
   api: Api;
@@ -53,7 +51,7 @@ export function Sessions({ api, may, limit, sessions, refresh, onPair }: Props) 
           Status{' '}
           <select id="status-filter" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
             <option value="">any</option>
-            {STATUSES.map((s) => (
+            {SESSION_STATUSES.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>
@@ -165,7 +163,7 @@ function CreateSession({
       <label>
         Engine{' '}
         <select id="new-session-engine" value={engine} onChange={(e) => setEngine(e.currentTarget.value)}>
-          {ENGINES.map((e) => (
+          {BUILT_ENGINES.map((e) => (
             <option key={e}>{e}</option>
           ))}
         </select>

@@ -4,6 +4,7 @@ export { makePrivateDirSync, makePrivateFileSync, PRIVATE_DIR_MODE, PRIVATE_FILE
 export { CommandError } from './command-error.js';
 export type { Engine, EngineContext, EngineFactory, EngineLog } from './engine.js';
 export { EngineHost, type EngineHostOptions, type HostedEvent } from './engine-host.js';
+export { engineFactory, type EngineTuning } from './engine-factories.js';
 export { eventIssues, type InvalidEvent } from './event-validator.js';
 export { DEFAULT_SANDBOX_OPTIONS, SandboxEngine, type SandboxOptions } from './engines/sandbox/sandbox-engine.js';
 export {

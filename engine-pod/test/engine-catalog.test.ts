@@ -27,7 +27,7 @@ import {
   SandboxEngine,
 } from '../src/index.js';
 import { type MediaUpload, mediaContent } from '../src/engines/noweb/outgoing-content.js';
-import { engineFactory } from '../src/pod/engine-catalog.js';
+import { engineFactory } from '../src/engine-factories.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 

@@ -1,14 +1,8 @@
 import { z } from 'zod';
+import { BUILT_ENGINES, ENGINE_NAMES } from './names.js';
 
-/** Engine identifiers of the interface: the four of spec part 1 plus SANDBOX, our simulated account. */
-const ENGINE_NAMES = ['WEBJS', 'WPP', 'NOWEB', 'GOWS', 'SANDBOX'] as const;
+export { BUILT_ENGINES };
 
-/**
- * The engines this build has; `ENGINE_CATALOG` (engine-catalog.ts) says what each does. Every
- * other name of the interface is refused: by the gateway with a 422 listing these, by the
- * operator with `EngineNotAvailable`, and the CRD's `spec.engine` enum leaves it out.
- */
-export const BUILT_ENGINES = ['SANDBOX', 'NOWEB', 'WEBJS', 'GOWS'] as const satisfies readonly (typeof ENGINE_NAMES)[number][];
 export type BuiltEngine = (typeof BUILT_ENGINES)[number];
 
 const NOT_BUILT = ENGINE_NAMES.filter((name) => !(BUILT_ENGINES as readonly string[]).includes(name));

@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { SESSION_STATUSES } from './names.js';
 
 /** Session statuses of spec part 3. */
-export const SessionStatus = z
-  .enum(['STOPPED', 'STARTING', 'SCAN_QR_CODE', 'PASSKEY_REQUIRED', 'PASSKEY_CONFIRMATION_REQUIRED', 'WORKING', 'FAILED'])
-  .meta({ id: 'SessionStatus' });
+export const SessionStatus = z.enum(SESSION_STATUSES).meta({ id: 'SessionStatus' });
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 export const SessionStatusPoint = z

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILT_ENGINES, SessionStatus } from '@switchboard/protocol';
 import { waitFor, WebhookReceiver } from '@switchboard/testkit';
 import type jsQRModule from 'jsqr';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -134,6 +135,10 @@ describe('the dashboard in Debian chromium', { timeout: 120_000 }, () => {
     expect(await page.evaluate(() => sessionStorage.getItem('switchboard.apiKey'))).toBe(ADMIN_KEY);
     expect(await page.evaluate(() => document.cookie)).toBe('');
     expect(page.url()).not.toContain(ADMIN_KEY);
+    // Its engines and statuses are the protocol's, every one of them (GOWS was once left out).
+    const options = (selector: string) => page.$$eval(`${selector} option`, (all) => all.map((option) => option.textContent ?? ''));
+    expect(await options('#new-session-engine')).toEqual([...BUILT_ENGINES]);
+    expect(await options('#status-filter')).toEqual(['any', ...SessionStatus.options]);
     await shot(page, '1-sessions');
   });
 

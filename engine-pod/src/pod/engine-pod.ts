@@ -13,7 +13,7 @@ import { HistoryRecorder } from '../history/history-recorder.js';
 import { mediaUrl } from '../media/media-url.js';
 import { lazyGuardedAgent } from '../outbound/downloads.js';
 import type { PodConfig } from './config.js';
-import { engineFactory } from './engine-catalog.js';
+import { engineFactory } from '../engine-factories.js';
 import { type HealthServer, startHealthServer } from './health-server.js';
 import { TIER, VERSION } from './version.js';
 
@@ -86,7 +86,11 @@ export class EnginePod {
     // The engine's code is loaded here, once the probes answer and before the lease is taken: a
     // setting it refuses stops the pod without holding the session.
     const factory =
-      this.factory ?? (await engineFactory(this.config.engine, { sandboxQrRenewMs: this.config.sandboxQrRenewMs, outbound: this.config.outbound }));
+      this.factory ??
+      (await engineFactory(this.config.engine, {
+        ...(this.config.sandboxQrRenewMs === undefined ? {} : { sandbox: { qrRenewMs: this.config.sandboxQrRenewMs } }),
+        outbound: this.config.outbound,
+      }));
     this.log.info({ healthPort: this.health.port }, 'engine pod up; waiting for the session lease');
 
     lease.onLost((reason) => this.abandon(reason));

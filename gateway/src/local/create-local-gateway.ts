@@ -146,7 +146,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   const incarnations = (session: string): string | undefined => registry.get(session)?.createdAt.toString();
   const sessions = new LocalSessionBackend({
     registry,
-    engines: { ...localEngineFactories({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS, outbound }), ...options.engines },
+    engines: { ...(await localEngineFactories({ sandbox: options.sandbox ?? DEFAULT_SANDBOX_OPTIONS, outbound })), ...options.engines },
     defaultEngine: options.defaultEngine,
     dataDir: options.dataDir,
     environment: { tier: TIER, version: VERSION },

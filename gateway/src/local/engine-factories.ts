@@ -1,19 +1,14 @@
-import { type EngineFactory, nowebEngineFactory, nowebOptionsFromEnv, SandboxEngine, type SandboxOptions } from '@switchboard/engine-pod';
-import { gowsEngineFactory, gowsOptionsFromEnv, webjsEngineFactory, webjsOptionsFromEnv } from '@switchboard/engine-pod';
+import { type EngineFactory, engineFactory, type SandboxOptions } from '@switchboard/engine-pod';
 import type { OutboundPolicy } from '@switchboard/kube';
-import type { BuiltEngine } from '@switchboard/protocol';
+import { BUILT_ENGINES, type BuiltEngine } from '@switchboard/protocol';
 
 /**
- * How local mode makes each engine of this build (protocol's BUILT_ENGINES: one entry each), in
- * this process. Cluster mode makes none: the engine pod does (engine-pod/src/pod/engine-catalog.ts).
+ * How local mode makes each engine of this build, in this process: engine-pod's one factory table
+ * (engine-pod/src/engine-factories.ts), which the engine pod of cluster mode uses too.
  */
 export type EngineFactories = Readonly<Record<BuiltEngine, EngineFactory>>;
 
-export function localEngineFactories(options: { sandbox: SandboxOptions; outbound: OutboundPolicy }): EngineFactories {
-  return {
-    SANDBOX: (context) => new SandboxEngine(context, options.sandbox),
-    WEBJS: webjsEngineFactory(webjsOptionsFromEnv(process.env)),
-    NOWEB: nowebEngineFactory({ ...nowebOptionsFromEnv(process.env), outbound: options.outbound }),
-    GOWS: gowsEngineFactory(gowsOptionsFromEnv(process.env)),
-  };
+export async function localEngineFactories(options: { sandbox: SandboxOptions; outbound: OutboundPolicy }): Promise<EngineFactories> {
+  const made = await Promise.all(BUILT_ENGINES.map(async (engine) => [engine, await engineFactory(engine, options)] as const));
+  return Object.fromEntries(made) as EngineFactories;
 }
