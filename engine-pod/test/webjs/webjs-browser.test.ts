@@ -138,7 +138,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
         const h = host(tempDir('auth'), dataDir, events);
         await h.start();
         await statusOf(h, 'SCAN_QR_CODE');
-        await fake.scanQr(((await h.execute({ op: 'auth.qr', args: {} })) as { value: string }).value, { id: '15550006666@c.us', pushName: 'Crash' });
+        await fake.scanQr(((await h.execute({ op: 'auth.qr' })) as { value: string }).value, { id: '15550006666@c.us', pushName: 'Crash' });
         await statusOf(h, 'WORKING');
         const pids = chromiumOf(dataDir, type);
         expect(pids.length, `${type} processes`).toBeGreaterThan(0);
