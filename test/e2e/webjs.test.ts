@@ -4,7 +4,7 @@
 // so a replaced pod resumes the pairing without a QR code.
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_WEB_BROWSER_FLAGS, type FakeWebPhone, FakeWhatsAppWeb } from '../../engine-pod/test/fake-web/index.js';
+import { type FakeWebPhone, FakeWhatsAppWeb } from '../../engine-pod/test/fake-web/index.js';
 import { waitForStatus } from '../contract/harness.js';
 import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
     engineEnv: {
       SWITCHBOARD_WEBJS_WEB_VERSION: fake.version,
       SWITCHBOARD_WEBJS_WEB_VERSION_URL: fake.versionUrl,
-      SWITCHBOARD_CHROMIUM_EXTRA_FLAGS: FAKE_WEB_BROWSER_FLAGS.join(' '),
+      SWITCHBOARD_CHROMIUM_EXTRA_FLAGS: fake.browserFlags.join(' '),
     },
   });
   await env.startOperator('operator-0');

@@ -14,11 +14,10 @@ import {
   type InvalidEvent,
   NowebEngine,
   SandboxEngine,
-  DEFAULT_WEBJS_OPTIONS,
   webjsEngineFactory,
 } from '../../src/index.js';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
-import { ACK, FAKE_WEB_BROWSER_FLAGS, type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+import { ACK, type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
 import { buildGows } from '../gows/driver.js';
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -214,12 +213,7 @@ export class WebjsDriver extends DriverBase {
   }
 
   protected factory(): EngineFactory {
-    return webjsEngineFactory({
-      ...DEFAULT_WEBJS_OPTIONS,
-      dataDir: this.dataDir,
-      browserFlags: [...DEFAULT_WEBJS_OPTIONS.browserFlags, ...FAKE_WEB_BROWSER_FLAGS],
-      webVersion: { version: this.fake.version, url: this.fake.versionUrl },
-    });
+    return webjsEngineFactory(this.fake.webjsOptions(this.dataDir));
   }
 
   async scan(host: EngineHost, qr: string): Promise<MeInfo> {

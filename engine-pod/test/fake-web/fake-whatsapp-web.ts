@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../../src/engines/webjs/client-factory.js';
 import { FakeWebPhone, type FakeWebAccount } from './phone.js';
 
 /** The WhatsApp Web version the fake serves (the library asks for `<version>.html`). */
@@ -18,7 +19,7 @@ export const FAKE_WEB_VERSION = '2.3000.1017054665';
  * and Chromium's Local Network Access checks refuse a public page's connections to a loopback or
  * private address, which is where the backend is.
  */
-export const FAKE_WEB_BROWSER_FLAGS: readonly string[] = ['--disable-features=LocalNetworkAccessChecks'];
+const FAKE_WEB_BROWSER_FLAGS: readonly string[] = ['--disable-features=LocalNetworkAccessChecks'];
 
 /**
  * A certificate for `address` and the base64 SHA-256 of its public key, which Chromium's
@@ -143,6 +144,16 @@ export class FakeWhatsAppWeb {
   /** The web version cache URL the engine is given (SWITCHBOARD_WEBJS_WEB_VERSION_URL). */
   get versionUrl(): string {
     return `${this.url}/web/{version}.html`;
+  }
+
+  /** The WEBJS engine's options for this fake: its page as the pinned web version, the flags it needs, profiles in `dataDir`. */
+  webjsOptions(dataDir: string): WebjsOptions {
+    return {
+      ...DEFAULT_WEBJS_OPTIONS,
+      dataDir,
+      browserFlags: [...DEFAULT_WEBJS_OPTIONS.browserFlags, ...this.browserFlags],
+      webVersion: { version: this.version, url: this.versionUrl },
+    };
   }
 
   /** The page: its scripts, in file order, after the backend's address and the version. */

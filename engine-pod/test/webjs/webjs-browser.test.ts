@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import type { EventName, SessionStatus } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_WEBJS_OPTIONS, EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
+import { EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
 import { memoryMediaStore } from '../support/memory-media-store.js';
-import { FAKE_WEB_BROWSER_FLAGS, type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 const ME = { id: '15550003333@c.us', pushName: 'Browser Tests' };
@@ -31,12 +31,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     const created = new EngineHost({
       session: 'browser',
       engine: 'WEBJS',
-      factory: webjsEngineFactory({
-        ...DEFAULT_WEBJS_OPTIONS,
-        dataDir,
-        browserFlags: [...DEFAULT_WEBJS_OPTIONS.browserFlags, ...FAKE_WEB_BROWSER_FLAGS],
-        webVersion: { version: fake.version, url: fake.versionUrl },
-      }),
+      factory: webjsEngineFactory(fake.webjsOptions(dataDir)),
       authState: new FileAuthStateStore(authDir),
       metadata: {},
       environment: { tier: 'CORE', version: 'test' },
@@ -165,12 +160,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
       h = new EngineHost({
         session: 'kinds',
         engine: 'WEBJS',
-        factory: webjsEngineFactory({
-          ...DEFAULT_WEBJS_OPTIONS,
-          dataDir: tempDir('profiles'),
-          browserFlags: [...DEFAULT_WEBJS_OPTIONS.browserFlags, ...FAKE_WEB_BROWSER_FLAGS],
-          webVersion: { version: fake.version, url: fake.versionUrl },
-        }),
+        factory: webjsEngineFactory(fake.webjsOptions(tempDir('profiles'))),
         authState: new FileAuthStateStore(tempDir('auth')),
         metadata: {},
         environment: { tier: 'CORE', version: 'test' },
