@@ -14,6 +14,7 @@ describe('WEBJS screenshot (GET /api/screenshot)', () => {
         shots.push(options);
         return new Uint8Array(PNG);
       },
+      once: () => undefined,
     };
     await s.host.start();
     s.client.fire('qr', '2@first');
