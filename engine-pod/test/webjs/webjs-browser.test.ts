@@ -46,8 +46,7 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     return created;
   }
   const statusOf = (h: EngineHost, status: SessionStatus, ms = 30_000) => waitFor(() => h.status === status, `WEBJS to be ${status}`, ms);
-  const named = (events: HostedEvent[], name: EventName) =>
-    events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload as Record<string, unknown>);
+  const named = (events: HostedEvent[], name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
 
   beforeAll(async () => {
     fake = await FakeWhatsAppWeb.start();
