@@ -8,7 +8,16 @@ import { RESULTS_FILE, startRun } from './results.js';
  * (`node bench/dist/all.js reconcile`). A benchmark that crashes makes the exit code 1 once the
  * others have run; none of them fails on a time.
  */
-const BENCHMARKS = ['send-text', 'webhook-deliveries', 'command-round-trip', 'reconcile', 'scale', 'engine-memory', 'engine-pods'] as const;
+const BENCHMARKS = [
+  'send-text',
+  'webhook-deliveries',
+  'command-round-trip',
+  'reconcile',
+  'scale',
+  'engine-memory',
+  'engine-pods',
+  'browser-memory',
+] as const;
 
 async function main(): Promise<number> {
   const picked = process.argv.slice(2);

@@ -87,6 +87,19 @@ export function treeMemory(root: number): TreeMemory {
   return { rss, pss, anon, processes: pids.length };
 }
 
+/** Each process of the tree, with its PSS and its command line (Chromium's children rewrite theirs into one string). */
+export function processesOf(root: number): { readonly pid: number; readonly pss: number; readonly command: string }[] {
+  return processTree(root).map((pid) => {
+    let command = '';
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    } catch {
+      // gone since the listing
+    }
+    return { pid, pss: kilobytesField(pid, 'smaps_rollup', 'Pss'), command };
+  });
+}
+
 /** The highest resident set the process itself has had (VmHWM): a peak no sampling misses. */
 export function peakRss(pid: number): number {
   return kilobytesField(pid, 'status', 'VmHWM');

@@ -76,7 +76,14 @@ describe('WEBJS on Debian chromium', () => {
     try {
       const spawnargs = browser.process()!.spawnargs;
       expect(spawnargs[0]).toBe(chromium);
-      for (const flag of WEBJS_BROWSER_FLAGS) expect(spawnargs).toContain(flag);
+      for (const flag of WEBJS_BROWSER_FLAGS) {
+        // Puppeteer merges every --disable-features into its own one: each feature must be in it.
+        if (!flag.startsWith('--disable-features=')) expect(spawnargs).toContain(flag);
+        else {
+          const disabled = spawnargs.filter((arg) => arg.startsWith('--disable-features=')).flatMap((arg) => arg.split('=')[1]!.split(','));
+          expect(disabled).toEqual(expect.arrayContaining(flag.split('=')[1]!.split(',')));
+        }
+      }
       const page = await browser.newPage();
       await page.goto(url);
       expect(await page.title()).toBe('switchboard');

@@ -23,6 +23,22 @@ export const WEBJS_BROWSER_FLAGS: readonly string[] = [
   '--disable-component-update',
   '--disable-sync',
   '--disable-dev-shm-usage',
+  // Memory (issue 27; measured by `node bench/dist/all.js browser-memory`, table in
+  // docs/operations.md "Sizing engine pods"):
+  // one renderer process for all the pages (about:blank and WhatsApp Web shared one anyway);
+  '--renderer-process-limit=1',
+  // no separate GPU process: headless draws nothing on a GPU, its SwiftShader process only waits;
+  '--in-process-gpu',
+  // no software WebGL (SwiftShader) either: WhatsApp Web needs no WebGL;
+  '--disable-software-rasterizer',
+  // one site is ever loaded, so no process per site frame;
+  '--disable-site-isolation-trials',
+  // and none of the browser's own services a headless client never uses.
+  '--disable-extensions',
+  '--disable-features=Translate,OptimizationHints,OptimizationGuideModelDownloading,OptimizationHintsFetching,MediaRouter,AutofillServerCommunication',
+  // Caches are files, but the page cache they fill is charged to the pod's cgroup.
+  '--disk-cache-size=1048576',
+  '--media-cache-size=1048576',
 ];
 
 export interface WebjsOptions {
