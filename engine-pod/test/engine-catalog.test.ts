@@ -76,7 +76,7 @@ const VOICE_TO_CONVERT = {
   file: { mimetype: 'audio/mpeg', filename: null, data: Buffer.from('not audio') },
   convert: true,
 } as const;
-const NO_UPLOAD: MediaUpload = { upload: () => Promise.reject(new Error('no upload in this test')), logger: silent as never };
+const NO_UPLOAD: MediaUpload = { session: 'catalog', upload: () => Promise.reject(new Error('no upload in this test')), logger: silent as never };
 
 /**
  * Each argument the table says an engine refuses, asked of the engine class itself (not through
@@ -151,7 +151,12 @@ describe('the engine catalog (protocol/src/engine-catalog.ts) says what the engi
     it.each(entry.refusedArguments.map((refused) => [refused.op, refused.field] as const))('refuses %s with %s itself', async (op, field) => {
       const ask = ASK_WITH_REFUSED_ARGUMENT[`${name} ${op} ${field}`] ?? ASK_WITH_REFUSED_ARGUMENT[`${name} ${op}`];
       expect(ask, `a way to ask ${name} for ${op} with ${field}`).toBeDefined();
-      await expect(ask!(engine)).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
+      // In the words the host and the gateway use for the catalog's refusals (command-rules.ts).
+      await expect(ask!(engine)).rejects.toMatchObject({
+        code: 'NOT_SUPPORTED',
+        message: expect.stringMatching(new RegExp(`^engine ${name} does not support .+ \\(session 'catalog'\\)$`, 's')),
+        details: { session: 'catalog', engine: name },
+      });
     });
 
     it('honours exactly the settings SETTING_ENGINES gives it', () => {

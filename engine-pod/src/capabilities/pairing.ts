@@ -1,5 +1,6 @@
 import type { EngineName, PasskeyAssertionRequest, PasskeyChallenge, PasskeyConfirmationResponse, RequestCodeRequest } from '@switchboard/protocol';
 import { CommandError } from '../command-error.js';
+import { notSupported } from '../command-rules.js';
 
 /**
  * Passkey pairing (spec 4.1), for engines whose messaging service can ask for one. The host
@@ -29,9 +30,7 @@ export function currentQr(session: string, value: string | null): string {
  */
 export function refuseNumberRegistration(engine: EngineName, session: string, request: RequestCodeRequest): void {
   if (!request.method) return;
-  throw new CommandError(
-    'NOT_SUPPORTED',
-    `${engine} links a device by a code typed on the phone; registering a number by ${request.method} is not supported by ${engine}`,
-    { session, engine, method: request.method },
-  );
+  throw notSupported(session, engine, `registering a number by ${request.method} (\`method\`): it links a device by a code typed on the phone`, {
+    field: 'method',
+  });
 }

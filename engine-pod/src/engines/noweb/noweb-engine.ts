@@ -781,11 +781,11 @@ export class NowebEngine implements Engine {
 
   /** Files go to the media host the server names (`media_conn`), through the library's upload. */
   private mediaUpload(): MediaUpload {
-    return { upload: this.live().socket.waUploadToServer, logger: this.options.logger };
+    return { session: this.context.session, upload: this.live().socket.waUploadToServer, logger: this.options.logger };
   }
 }
 
-/** What both catalogs register: `nowebEngineFactory(nowebOptionsFromEnv(process.env))`. */
+/** What the factory table (engine-factories.ts) registers: `nowebEngineFactory(nowebOptionsFromEnv(process.env))`. */
 export function nowebEngineFactory(options: NowebOptions = DEFAULT_NOWEB_OPTIONS): EngineFactory {
   return (context) => new NowebEngine(context, options);
 }

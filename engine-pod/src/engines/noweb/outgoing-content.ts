@@ -14,6 +14,7 @@ import {
 } from '@whiskeysockets/baileys';
 import type { CommandArgs, OutgoingLinkPreview, OutgoingMedia } from '../../capabilities/chatting.js';
 import { CommandError, invalidField } from '../../command-error.js';
+import { notSupported } from '../../command-rules.js';
 
 /*
  * The library's message content for each kind of send (spec 4.5), built as WhatsApp's own apps
@@ -23,6 +24,8 @@ import { CommandError, invalidField } from '../../command-error.js';
 
 /** What building media content needs: the library's upload (to the host `media_conn` names) and logger. */
 export interface MediaUpload {
+  /** The session sending, named in a refusal. */
+  readonly session: string;
   readonly upload: WAMediaUploadFunction;
   readonly logger: NonNullable<MediaGenerationOptions['logger']>;
 }
@@ -126,11 +129,10 @@ export async function linkPreviewContent(args: OutgoingLinkPreview, media: Media
 export async function mediaContent(args: OutgoingMedia, media: MediaUpload): Promise<proto.IMessage> {
   const { data, mimetype, filename } = args.file;
   if ((args.kind === 'voice' || args.kind === 'video') && args.convert) {
-    throw new CommandError(
-      'NOT_SUPPORTED',
-      `NOWEB sends files as they are and does not convert them: send ${args.kind === 'voice' ? 'OGG/Opus audio' : 'MP4 (H.264/AAC) video'} with convert false`,
-      { engine: 'NOWEB', field: 'convert' },
-    );
+    const send = args.kind === 'voice' ? 'OGG/Opus audio' : 'MP4 (H.264/AAC) video';
+    throw notSupported(media.session, 'NOWEB', `converting files (\`convert\`): it sends files as they are; send ${send} with convert false`, {
+      field: 'convert',
+    });
   }
   const caption = 'caption' in args && args.caption ? { caption: args.caption } : {};
   let content: AnyMediaMessageContent;

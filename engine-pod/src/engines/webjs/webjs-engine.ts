@@ -30,6 +30,7 @@ import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabil
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { OutgoingMediaStatus } from '../../capabilities/stories.js';
 import { CommandError } from '../../command-error.js';
+import { notSupported } from '../../command-rules.js';
 import type { Engine, EngineContext, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { ApiSendGate } from './api-send-gate.js';
@@ -659,7 +660,7 @@ export class WebjsEngine implements Engine {
   }
 
   private notSupported(what: string): CommandError {
-    return new CommandError('NOT_SUPPORTED', `WEBJS does not support ${what}`, { session: this.context.session, engine: this.name });
+    return notSupported(this.context.session, this.name, what);
   }
 
   /** Library failures become ENGINE_ERROR with what was being done; our own errors pass. */
