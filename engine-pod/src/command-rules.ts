@@ -3,90 +3,16 @@ import {
   type EngineName,
   isBuiltEngine,
   operationName,
+  OPERATIONS,
   refusedArgumentOf,
   type SessionStatus,
   supportsOperation,
 } from '@switchboard/protocol';
 import { CommandError } from './command-error.js';
 
-/** The statuses in which an engine command makes sense (spec part 3). */
-const NEEDS: Partial<Record<EngineCommand['op'], readonly SessionStatus[]>> = {
-  'auth.qr': ['SCAN_QR_CODE'],
-  'auth.requestCode': ['SCAN_QR_CODE'],
-  'auth.passkey.challenge': ['PASSKEY_REQUIRED'],
-  'auth.passkey.submit': ['PASSKEY_REQUIRED'],
-  'auth.passkey.confirmation': ['PASSKEY_CONFIRMATION_REQUIRED'],
-  'auth.passkey.confirm': ['PASSKEY_CONFIRMATION_REQUIRED'],
-  'profile.get': ['WORKING'],
-  'profile.setName': ['WORKING'],
-  'profile.setStatus': ['WORKING'],
-  'profile.setPicture': ['WORKING'],
-  'profile.deletePicture': ['WORKING'],
-  'account.checkNumber': ['WORKING'],
-  'send.text': ['WORKING'],
-  'send.media': ['WORKING'],
-  'send.linkCustomPreview': ['WORKING'],
-  'send.buttons': ['WORKING'],
-  'send.list': ['WORKING'],
-  'send.poll': ['WORKING'],
-  'send.pollVote': ['WORKING'],
-  'send.location': ['WORKING'],
-  'send.contactVcard': ['WORKING'],
-  'send.buttonReply': ['WORKING'],
-  'message.forward': ['WORKING'],
-  'message.react': ['WORKING'],
-  'message.star': ['WORKING'],
-  'chat.seen': ['WORKING'],
-  'chat.typing': ['WORKING'],
-  'chat.delete': ['WORKING'],
-  'chat.picture': ['WORKING'],
-  'chat.clearMessages': ['WORKING'],
-  'chat.read': ['WORKING'],
-  'chat.archive': ['WORKING'],
-  'chat.unread': ['WORKING'],
-  'message.edit': ['WORKING'],
-  'message.delete': ['WORKING'],
-  'message.pin': ['WORKING'],
-  'presence.set': ['WORKING'],
-  'presence.list': ['WORKING'],
-  'presence.get': ['WORKING'],
-  'presence.subscribe': ['WORKING'],
-  'call.reject': ['WORKING'],
-  'send.event': ['WORKING'],
-  'contacts.list': ['WORKING'],
-  'contacts.get': ['WORKING'],
-  'contacts.about': ['WORKING'],
-  'contacts.picture': ['WORKING'],
-  'contacts.block': ['WORKING'],
-  'contacts.unblock': ['WORKING'],
-  'contacts.update': ['WORKING'],
-  'labels.list': ['WORKING'],
-  'labels.create': ['WORKING'],
-  'labels.update': ['WORKING'],
-  'labels.delete': ['WORKING'],
-  'labels.ofChat': ['WORKING'],
-  'labels.setForChat': ['WORKING'],
-  'labels.chats': ['WORKING'],
-  'channels.list': ['WORKING'],
-  'channels.create': ['WORKING'],
-  'channels.get': ['WORKING'],
-  'channels.delete': ['WORKING'],
-  'channels.follow': ['WORKING'],
-  'channels.unfollow': ['WORKING'],
-  'channels.mute': ['WORKING'],
-  'channels.unmute': ['WORKING'],
-  'channels.preview': ['WORKING'],
-  'channels.search': ['WORKING'],
-  'status.text': ['WORKING'],
-  'status.media': ['WORKING'],
-  'status.delete': ['WORKING'],
-};
-
-/** Commands not listed above need a live engine, in any of its live statuses. */
-const LIVE: readonly SessionStatus[] = ['STARTING', 'SCAN_QR_CODE', 'PASSKEY_REQUIRED', 'PASSKEY_CONFIRMATION_REQUIRED', 'WORKING'];
-
+/** The statuses in which an engine command makes sense (protocol's OPERATIONS). */
 export function statusesNeededBy(op: EngineCommand['op']): readonly SessionStatus[] {
-  return NEEDS[op] ?? LIVE;
+  return OPERATIONS[op].needs;
 }
 
 /**

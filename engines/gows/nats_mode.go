@@ -43,8 +43,13 @@ func runNats(ctx context.Context, log *Logger) int {
 		log.Error(err.Error())
 		return 1
 	}
+	operations, err := natshost.LoadOperations(rpcSchema, "GOWS")
+	if err != nil {
+		log.Error(err.Error())
+		return 1
+	}
 	engine := NewEngine(log, os.Getenv)
-	pod := natshost.NewPod(cfg, engineFunc(engine), checks, log)
+	pod := natshost.NewPod(cfg, engineFunc(engine), checks, operations, log)
 	engine.Attach(pod.Host)
 	return pod.Run(ctx)
 }

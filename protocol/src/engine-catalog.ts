@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppConfig } from './apps.js';
 import { EngineCommand, type EngineOp } from './commands.js';
+import { OPERATIONS, type OperationFacts } from './engine-operations.js';
 import type { EngineSettings } from './engine-settings.js';
 import { BUILT_ENGINES, type BuiltEngine, type EngineName } from './engines.js';
 import type { EventName } from './events/names.js';
@@ -43,140 +44,10 @@ export type PairingMethod = z.infer<typeof PairingMethod>;
 /** Every engine command op, in the order of the contract (protocol/src/commands/). */
 export const ENGINE_OPS: readonly EngineOp[] = EngineCommand.options.map((option) => option.shape.op.value);
 
-/**
- * How a refusal names what an op does: "engine WEBJS does not support <this>". One wording for
- * the gateway's 422 and the engine host's NOT_SUPPORTED.
- */
-const OP_NAMES: Readonly<Record<EngineOp, string>> = {
-  'auth.qr': 'QR codes',
-  'auth.requestCode': 'pairing codes',
-  'auth.passkey.challenge': 'passkey pairing',
-  'auth.passkey.submit': 'passkey pairing',
-  'auth.passkey.confirmation': 'passkey pairing',
-  'auth.passkey.confirm': 'passkey pairing',
-  me: 'reading the account',
-  'account.newMessageId': 'pre-generated message ids',
-  'account.checkNumber': 'checking numbers',
-  'profile.get': 'reading the profile',
-  'profile.setName': 'changing the profile',
-  'profile.setStatus': 'changing the profile',
-  'profile.setPicture': 'changing the profile',
-  'profile.deletePicture': 'changing the profile',
-  'send.text': 'sending text',
-  'send.media': 'sending files',
-  'send.linkCustomPreview': 'custom link previews',
-  'send.buttons': 'buttons',
-  'send.list': 'lists',
-  'send.poll': 'polls',
-  'send.pollVote': 'poll votes',
-  'send.location': 'locations',
-  'send.contactVcard': 'contact cards',
-  'send.buttonReply': 'button replies',
-  'message.forward': 'forwarding',
-  'message.react': 'reactions',
-  'message.star': 'starring',
-  'chat.seen': 'read receipts',
-  'chat.typing': 'typing indicators',
-  'group.create': 'creating groups',
-  'group.list': 'listing groups',
-  'group.refresh': 'listing groups',
-  'group.get': 'reading groups',
-  'group.delete': 'deleting groups',
-  'group.leave': 'leaving groups',
-  'group.joinInfo': 'group invites',
-  'group.join': 'joining groups',
-  'group.picture': 'group pictures',
-  'group.setPicture': 'changing group pictures',
-  'group.deletePicture': 'changing group pictures',
-  'group.setSubject': 'changing groups',
-  'group.setDescription': 'changing groups',
-  'group.settings': 'reading groups',
-  'group.setSetting': 'changing group settings',
-  'group.inviteCode': 'group invites',
-  'group.revokeInvite': 'revoking group invites',
-  'group.participants': 'changing group participants',
-  'chat.delete': 'deleting chats',
-  'chat.picture': 'chat pictures',
-  'chat.clearMessages': 'clearing chats',
-  'chat.read': 'marking chats read',
-  'chat.archive': 'archiving chats',
-  'chat.unread': 'marking chats unread',
-  'message.edit': 'editing messages',
-  'message.delete': 'deleting messages',
-  'message.pin': 'pinning messages',
-  'presence.set': 'setting presence',
-  'presence.list': 'reading presence',
-  'presence.get': 'reading presence',
-  'presence.subscribe': 'subscribing to presence',
-  'call.reject': 'rejecting calls',
-  'send.event': 'event messages',
-  'sandbox.simulate': 'simulate',
-  'contacts.list': 'listing contacts',
-  'contacts.get': 'reading contacts',
-  'contacts.about': "reading contacts' About text",
-  'contacts.picture': "reading contacts' profile pictures",
-  'contacts.block': 'blocking contacts',
-  'contacts.unblock': 'blocking contacts',
-  'contacts.update': 'editing contacts',
-  'labels.list': 'labels',
-  'labels.create': 'labels',
-  'labels.update': 'labels',
-  'labels.delete': 'labels',
-  'labels.ofChat': 'labels',
-  'labels.setForChat': 'labels',
-  'labels.chats': 'labels',
-  'channels.list': 'listing channels',
-  'channels.create': 'creating channels',
-  'channels.get': 'reading channels',
-  'channels.delete': 'deleting channels',
-  'channels.follow': 'following channels',
-  'channels.unfollow': 'following channels',
-  'channels.mute': 'muting channels',
-  'channels.unmute': 'muting channels',
-  'channels.preview': 'previewing channel posts',
-  'channels.search': 'searching the channel directory',
-  'status.text': 'text statuses',
-  'status.media': 'statuses with files',
-  'status.delete': 'deleting statuses',
-  'session.screenshot': 'screenshots (a browser engine shows a page; this one has none)',
-};
-
-/**
- * The ops that only read: they make no event and change nothing, in every engine, so they store
- * nothing and are served while events cannot be stored (a full data dir, a full event stream),
- * where every other op answers 507 (docs/api.md, "Storage"). An op missing here is taken to make
- * events: the safe side, as it only waits for storage it may not need.
- */
-const READ_OPS: ReadonlySet<EngineOp> = new Set<EngineOp>([
-  'auth.qr',
-  'me',
-  'account.newMessageId',
-  'account.checkNumber',
-  'profile.get',
-  'group.list',
-  'group.get',
-  'group.joinInfo',
-  'group.picture',
-  'group.settings',
-  'chat.picture',
-  'presence.list',
-  'presence.get',
-  'contacts.list',
-  'contacts.get',
-  'contacts.about',
-  'contacts.picture',
-  'labels.list',
-  'labels.ofChat',
-  'labels.chats',
-  'channels.list',
-  'channels.get',
-  'channels.search',
-  'session.screenshot',
-]);
-
-/** Whether `op` may make events, so that it must wait for them to be stored (see READ_OPS). */
+/** Whether `op` may make events, so that it must wait for them to be stored (engine-operations.ts). */
 export function makesEvents(op: EngineOp): boolean {
-  return !READ_OPS.has(op);
+  const facts: OperationFacts = OPERATIONS[op];
+  return facts.reads !== true;
 }
 
 const MEDIA_NAMES = { image: 'images', file: 'files', voice: 'voice messages', video: 'videos' } as const;
@@ -186,7 +57,7 @@ const STATUS_NAMES = { image: 'image statuses', voice: 'voice statuses', video: 
 export function operationName(command: EngineCommand): string {
   if (command.op === 'send.media') return `sending ${MEDIA_NAMES[command.args.kind]}`;
   if (command.op === 'status.media') return STATUS_NAMES[command.args.kind];
-  return OP_NAMES[command.op];
+  return OPERATIONS[command.op].name;
 }
 
 /**

@@ -4,6 +4,8 @@ import { SendSeenResult } from './chatting-actions.js';
 import { WANumberExistResult } from './account.js';
 import { CommandErrorCode, CommandReply, SessionCommand } from './commands.js';
 import { ENGINE_CATALOG } from './engine-catalog.js';
+import { OPERATIONS } from './engine-operations.js';
+import { BUILT_ENGINES } from './engines.js';
 import { EventEnvelope } from './events/envelope.js';
 import { EngineSettings } from './engine-settings.js';
 import { EVENT_NAMES } from './events/names.js';
@@ -52,8 +54,6 @@ const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   SessionCommand,
   CommandReply,
   EventEnvelope,
-  // the operations the engine catalog gives GOWS: each needs its line in natshost/ops.go
-  GowsOperations: z.array(z.enum(ENGINE_CATALOG.GOWS.operations)).length(ENGINE_CATALOG.GOWS.operations.length),
   ...Object.fromEntries(EVENT_NAMES.map((name) => [`event.${name}`, EVENT_PAYLOADS[name]])),
 };
 
@@ -63,7 +63,11 @@ type JsonSchema = Record<string, unknown>;
  * One JSON Schema (draft 2020-12) document with every schema of RPC_SCHEMAS under `$defs`, by
  * its name there, beside the protocol's named schemas they refer to. The Go engine's tests validate
  * what it sends against `#/$defs/<name>`, so the two implementations cannot drift; a test here
- * fails when the generated file (engines/gows/engine-rpc.schema.json) is stale.
+ * fails when the generated file (engines/gows/engine-rpc.schema.json) is stale. Beside the
+ * schemas, `x-operations` is protocol's table of engine command ops (engine-operations.ts: name,
+ * engine method, needed statuses) and `x-engine-operations` each engine's ops from the catalog: the
+ * Go engine pod's host routes and refuses commands by them (natshost/operations.go), so an op is
+ * declared once, here, for both languages.
  */
 export function engineRpcJsonSchema(): JsonSchema {
   const all = z.toJSONSchema(z.object(RPC_SCHEMAS), { io: 'output', unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
@@ -81,5 +85,7 @@ export function engineRpcJsonSchema(): JsonSchema {
     $comment:
       'Generated from protocol/ by protocol/src/write-engine-rpc-schema.ts (pnpm --filter @switchboard/protocol gen:gows-schema): do not edit by hand.',
     $defs: sorted,
+    'x-operations': OPERATIONS,
+    'x-engine-operations': Object.fromEntries(BUILT_ENGINES.map((engine) => [engine, ENGINE_CATALOG[engine].operations])),
   };
 }

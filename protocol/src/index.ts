@@ -12,6 +12,7 @@ export * from './commands.js';
 export * from './contacts.js';
 export * from './deliveries.js';
 export * from './engine-catalog.js';
+export * from './engine-operations.js';
 export * from './engine-settings.js';
 export * from './engines.js';
 export * from './errors.js';

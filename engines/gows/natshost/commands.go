@@ -174,25 +174,30 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 	return result, nil
 }
 
-// execute is EngineHost.execute: the catalog's refusal, then the status the op needs, then the engine.
+// execute is EngineHost.execute: the catalog's refusal, then the status the op needs, then the
+// engine method protocol's OPERATIONS names, through the op's adapter if it has one (ops.go).
 func (c *commands) execute(ctx context.Context, name string, args map[string]any) (any, error) {
-	operation, ok := ops[name]
-	if !ok {
-		return nil, &CommandError{Code: "NOT_SUPPORTED", Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", opName(name), c.session),
+	operation, served := c.host.operations.Lookup(name)
+	if !served {
+		return nil, &CommandError{Code: "NOT_SUPPORTED", Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", operation.Name, c.session),
 			Details: map[string]any{"session": c.session, "engine": "GOWS"}}
+	}
+	if operation.Method == nil {
+		return nil, fmt.Errorf("op %s has no engine method: the host answers it before execute", name)
 	}
 	status, _, _, _ := c.host.Status()
 	c.host.mu.Lock()
 	running := c.host.running
 	c.host.mu.Unlock()
-	if !running || !slices.Contains(operation.needs, status) {
-		return nil, &CommandError{Code: "WRONG_STATUS", Message: fmt.Sprintf("session '%s' is %s; this needs %s", c.session, status, strings.Join(operation.needs, " or ")),
-			Details: map[string]any{"session": c.session, "status": status, "expected": operation.needs}}
+	if !running || !slices.Contains(operation.Needs, status) {
+		return nil, &CommandError{Code: "WRONG_STATUS", Message: fmt.Sprintf("session '%s' is %s; this needs %s", c.session, status, strings.Join(operation.Needs, " or ")),
+			Details: map[string]any{"session": c.session, "status": status, "expected": operation.Needs}}
 	}
+	adapter := adapters[name]
 	var params any = args
-	if operation.params != nil {
+	if adapter.params != nil {
 		var err error
-		if params, err = operation.params(args); err != nil {
+		if params, err = adapter.params(args); err != nil {
 			return nil, err
 		}
 	}
@@ -200,7 +205,7 @@ func (c *commands) execute(ctx context.Context, name string, args map[string]any
 	if err != nil {
 		return nil, err
 	}
-	result, err := c.host.engine(ctx, operation.method, raw)
+	result, err := c.host.engine(ctx, *operation.Method, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -208,8 +213,8 @@ func (c *commands) execute(ctx context.Context, name string, args map[string]any
 	if err != nil {
 		return nil, err
 	}
-	if operation.result != nil {
-		return operation.result(encoded), nil
+	if adapter.result != nil {
+		return adapter.result(encoded), nil
 	}
 	if bytes.Contains(encoded, []byte(`"hasMedia"`)) {
 		var record map[string]any

@@ -40,9 +40,11 @@ type Host struct {
 	media   *mediaStore
 	publish func(id, event string, envelope []byte, payload map[string]any)
 	checks  *EventChecks
-	env     map[string]any
-	apps    *apps
-	setup   json.RawMessage // the start params: session and settings
+	// operations route and refuse the commands (protocol's OPERATIONS, operations.go).
+	operations *Operations
+	env        map[string]any
+	apps       *apps
+	setup      json.RawMessage // the start params: session and settings
 
 	mu       sync.Mutex
 	running  bool

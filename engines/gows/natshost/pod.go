@@ -44,14 +44,14 @@ type Pod struct {
 }
 
 // NewPod makes the pod; its Host is the engine's Link, to attach before Run. checks hold every
-// event to its protocol schema (NewEventChecks).
-func NewPod(cfg Config, engine EngineFunc, checks *EventChecks, log Logger) *Pod {
+// event to its protocol schema (NewEventChecks); operations route the commands (LoadOperations).
+func NewPod(cfg Config, engine EngineFunc, checks *EventChecks, operations *Operations, log Logger) *Pod {
 	platform := runtime.GOOS + "/" + map[string]string{"amd64": "x64", "386": "ia32"}[runtime.GOARCH]
 	if platform[len(platform)-1] == '/' {
 		platform += runtime.GOARCH
 	}
 	setup, _ := json.Marshal(map[string]any{"session": cfg.Session, "settings": cfg.Settings})
-	host := &Host{session: cfg.Session, engine: engine, log: log, setup: setup, status: "STOPPED", metadata: cfg.Metadata, checks: checks,
+	host := &Host{session: cfg.Session, engine: engine, log: log, setup: setup, status: "STOPPED", metadata: cfg.Metadata, checks: checks, operations: operations,
 		env:  map[string]any{"tier": "CORE", "version": cfg.Version, "engine": "GOWS", "platform": platform, "worker": map[string]any{"id": cfg.PodName}},
 		apps: &apps{engine: engine, log: log}}
 	host.apps.set(cfg.Apps)

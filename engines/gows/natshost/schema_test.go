@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -46,30 +45,43 @@ func validate(t *testing.T, schema *jsonschema.Schema, value any) {
 	}
 }
 
-func TestEveryGowsOperationOfTheCatalogHasItsLine(t *testing.T) {
+// testOperations: GOWS's ops from the schema file the binary embeds.
+func testOperations(t testing.TB) *Operations {
+	t.Helper()
 	raw, err := os.ReadFile(schemaFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Defs map[string]struct {
-			Items struct {
-				Enum []string `json:"enum"`
-			} `json:"items"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	operations, err := LoadOperations(raw, "GOWS")
+	if err != nil {
 		t.Fatal(err)
 	}
-	catalog := doc.Defs["GowsOperations"].Items.Enum
-	served := []string{"me"}
-	for name := range ops {
-		served = append(served, name)
+	return operations
+}
+
+func TestAdaptersAreForServedOps(t *testing.T) {
+	operations := testOperations(t)
+	for name := range adapters {
+		if _, served := operations.Lookup(name); !served {
+			t.Errorf("ops.go adapts %s, which protocol's catalog does not give GOWS", name)
+		}
 	}
-	sort.Strings(catalog)
-	sort.Strings(served)
-	if !slices.Equal(catalog, served) {
-		t.Errorf("protocol's catalog gives GOWS %v; ops.go serves %v", catalog, served)
+}
+
+func TestOperationsComeFromTheSchema(t *testing.T) {
+	operations := testOperations(t)
+	send, served := operations.Lookup("send.text")
+	if !served || send.Method == nil || *send.Method != "sendText" || !slices.Equal(send.Needs, []string{"WORKING"}) {
+		t.Errorf("send.text: %+v served %v; want sendText, needing WORKING", send, served)
+	}
+	if list, served := operations.Lookup("send.list"); served || list.Name != "lists" {
+		t.Errorf("send.list: %+v served %v; want not served, named lists", list, served)
+	}
+	if _, err := LoadOperations([]byte(`{"x-operations":{},"x-engine-operations":{"GOWS":["send.text"]}}`), "GOWS"); err == nil {
+		t.Error("a served op with no entry loaded")
+	}
+	if _, err := LoadOperations([]byte(`{"x-operations":{}}`), "GOWS"); err == nil {
+		t.Error("a schema without GOWS's ops loaded")
 	}
 }
 
@@ -108,7 +120,7 @@ var compiledChecks = sync.OnceValues(func() (*EventChecks, error) {
 })
 
 func testHost(t testing.TB, engine EngineFunc, published *[][]byte) *Host {
-	host := &Host{session: "s1", engine: engine, log: nopLog{}, checks: testChecks(t), setup: json.RawMessage(`{}`), status: "STOPPED", metadata: map[string]string{"a": "b"},
+	host := &Host{session: "s1", engine: engine, log: nopLog{}, checks: testChecks(t), operations: testOperations(t), setup: json.RawMessage(`{}`), status: "STOPPED", metadata: map[string]string{"a": "b"},
 		env:  map[string]any{"tier": "CORE", "version": "0.0.0", "engine": "GOWS", "platform": "linux/x64", "worker": map[string]any{"id": "engine-s1"}},
 		apps: &apps{engine: engine, log: nopLog{}}}
 	host.publish = func(_, _ string, envelope []byte, _ map[string]any) { *published = append(*published, envelope) }
