@@ -16,6 +16,6 @@ start=$SECONDS
 # main.version: `environment.version` of the events a `nats` engine pod makes, the engine pod package's version.
 version="$(sed -nE 's/^  "version": "([^"]+)".*/\1/p' "$root/engine-pod/package.json")"
 (cd "$root/engines/gows" && CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false" \
-  "$GO" build -trimpath -ldflags="-s -w -X main.version=$version" -o "$out.tmp" .)
+  "$GO" build -trimpath -ldflags="-s -w -X main.version=$version" -o "$out.tmp" ./cmd/switchboard-gows)
 mv -f "$out.tmp" "$out"
 echo "gows: built $out in $((SECONDS - start))s ($(du -h "$out" | cut -f1))" >&2

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
  * The IPv4 addresses an IPv6 address carries, for the outbound policy to judge as well: a
  * connection to one of these forms can reach the IPv4 address inside it (through a NAT64 gateway,
  * a 6to4 relay, or the host's own IPv4 stack), so a rule that denies the IPv4 address must deny
- * them too. The forms (engines/gows/natshost/embedded.go has the same):
+ * them too. The forms (engines/gows/internal/natshost/embedded.go has the same):
  * - `64:ff9b::/96`, NAT64's well-known prefix (RFC 6052): the last 32 bits;
  * - `2002::/16`, 6to4 (RFC 3056): the 32 bits after the prefix;
  * - `::/96`, IPv4-compatible (RFC 4291, deprecated): the last 32 bits, but `::` and `::1` are

@@ -101,7 +101,7 @@ describe('outbound address policy: SWITCHBOARD_OUTBOUND_DENY and _ALLOW', () => 
   });
 });
 
-/** Shared with engines/gows/natshost/outbound_test.go: the Go policy must refuse the same. */
+/** Shared with engines/gows/internal/natshost/outbound_test.go: the Go policy must refuse the same. */
 interface EmbeddedCases {
   readonly policies: readonly {
     readonly deny: string;

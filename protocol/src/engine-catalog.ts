@@ -32,7 +32,7 @@ export const BuiltEngineName = z.enum(BUILT_ENGINES).meta({
 /**
  * Which image an engine pod runs: `socket` speaks to the messaging service itself (small, no
  * browser), `browser` drives a browser (Chromium in the image), `gows` is the Go engine's static
- * binary alone (`switchboard-gows nats`, engines/gows/natshost/), no Node.
+ * binary alone (`switchboard-gows nats`, engines/gows/internal/natshost/), no Node.
  */
 export const EngineImageKind = z.enum(['socket', 'browser', 'gows']).meta({ id: 'EngineImageKind' });
 export type EngineImageKind = z.infer<typeof EngineImageKind>;

@@ -3,7 +3,7 @@ import type { SessionStatus } from './status.js';
 
 /**
  * What each engine command op is, for every engine: the one table of it. The engine host, the
- * gateway and the Go engine's host (engines/gows/natshost, through the generated
+ * gateway and the Go engine's host (engines/gows/internal/natshost, through the generated
  * engine-rpc.schema.json) all read it; what each engine does is the catalog's
  * (engine-catalog.ts).
  */

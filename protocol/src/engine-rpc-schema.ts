@@ -50,7 +50,7 @@ const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   MediaSaveParams: z.object({ mimetype: z.string(), filename: z.string().nullish(), data: z.base64() }),
   SessionStatus,
   MeInfo,
-  // the engine pod protocol on NATS (`switchboard-gows nats`, engines/gows/natshost/): sb.cmd.<session> and SB_EVENTS
+  // the engine pod protocol on NATS (`switchboard-gows nats`, engines/gows/internal/natshost/): sb.cmd.<session> and SB_EVENTS
   SessionCommand,
   CommandReply,
   EventEnvelope,
@@ -66,7 +66,7 @@ type JsonSchema = Record<string, unknown>;
  * fails when the generated file (engines/gows/engine-rpc.schema.json) is stale. Beside the
  * schemas, `x-operations` is protocol's table of engine command ops (engine-operations.ts: name,
  * engine method, needed statuses) and `x-engine-operations` each engine's ops from the catalog: the
- * Go engine pod's host routes and refuses commands by them (natshost/operations.go), so an op is
+ * Go engine pod's host routes and refuses commands by them (engines/gows/internal/natshost/operations.go), so an op is
  * declared once, here, for both languages.
  */
 export function engineRpcJsonSchema(): JsonSchema {

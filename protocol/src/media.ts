@@ -58,7 +58,7 @@ export function mediaIdOf(fileId: string): string {
 /**
  * The largest received file kept unless `SWITCHBOARD_MEDIA_MAX_BYTES` says otherwise: NOWEB's cap
  * on channel files, now every received file's on every engine (engine-pod/src/media/media-limit.ts,
- * engines/gows/media-spool.go). The operator sizes a GOWS pod's /tmp from it.
+ * engines/gows/internal/engine/media-spool.go). The operator sizes a GOWS pod's /tmp from it.
  */
 export const DEFAULT_MEDIA_MAX_BYTES = 100 * 1024 * 1024;
 export const MEDIA_MAX_BYTES_VARIABLE = 'SWITCHBOARD_MEDIA_MAX_BYTES';

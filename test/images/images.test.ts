@@ -251,7 +251,7 @@ describe("each image's own command starts (read-only root, uid 10001, no network
     operator: /invalid configuration|KUBECONFIG: no cluster found/,
     engine: /invalid engine pod configuration/,
     'browser-engine': /invalid engine pod configuration/,
-    // switchboard-gows nats: the same check, every variable named (engines/gows/natshost/config.go).
+    // switchboard-gows nats: the same check, every variable named (engines/gows/internal/natshost/config.go).
     gows: /invalid engine pod configuration:.*SWITCHBOARD_SESSION.*SWITCHBOARD_NATS_URL/s,
   };
   it.each(targets.filter((t) => refusals[t]))('%s: loads, and refuses to start without configuration', (target) => {

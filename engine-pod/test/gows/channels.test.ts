@@ -8,7 +8,7 @@ import type { FakeNewsletter } from '../fake-wa/newsletters.js';
 import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
 
 /**
- * Channels on GOWS (engines/gows/channels.go), as NOWEB does them (engine-pod/test/noweb/channels.test.ts):
+ * Channels on GOWS (engines/gows/internal/engine/channels.go), as NOWEB does them (engine-pod/test/noweb/channels.test.ts):
  * whatsmeow's `w:mex` GraphQL queries and `newsletter` iqs against the fake server's channels
  * (fake-wa/newsletters.ts), answered in the interface's shapes, which each answer is parsed against.
  */

@@ -4,7 +4,7 @@ import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
 import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
 
 /**
- * The chats' app state operations of the Go engine (engines/gows/chat-state.go) over its RPC,
+ * The chats' app state operations of the Go engine (engines/gows/internal/engine/chat-state.go) over its RPC,
  * against the fake server: whatsmeow's archive, markChatAsRead, deleteChat and clearChat patches,
  * which the fake decodes as the phone would, and `chat.archive` for an archive change, the
  * account's own or the phone's, and `engine.event` `chats.delete` for a chat the phone deletes; a chat's picture (`w:profile:picture`) and read receipts for its

@@ -3,7 +3,7 @@ import { type FakePhone, FakeWaServer, membersChange } from '../fake-wa/index.js
 import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
 
 /**
- * The Groups operations of the Go engine (engines/gows/groups.go) over its RPC, against the fake
+ * The Groups operations of the Go engine (engines/gows/internal/engine/groups.go) over its RPC, against the fake
  * server: whatsmeow's `w:g2` queries, answered and applied by the fake with WhatsApp's rules, and
  * the `group.v2.*` events from the `w:g2` notifications the fake announces each change with (the
  * driver parses every payload against the protocol's schema; closeChecked fails on any that does not).

@@ -7,7 +7,7 @@ import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
 import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFake } from './driver.js';
 
 /**
- * Labels on GOWS (engines/gows/labels.go), as NOWEB does them (engine-pod/test/noweb/labels.test.ts):
+ * Labels on GOWS (engines/gows/internal/engine/labels.go), as NOWEB does them (engine-pod/test/noweb/labels.test.ts):
  * each operation is an app state patch whatsmeow uploads to the fake server, which decodes it (MACs
  * checked) as the phone's server would; the phone's own labels arrive as app state too. Every
  * `label.*` payload is parsed against its schema by the driver.

@@ -116,7 +116,7 @@ describe('switchboard-gows nats: the Go engine as a cluster-mode engine pod', ()
     const inbound = await event('message', (p) => p.body === 'hello from Bob');
     expect(inbound.me).toMatchObject({ id: '15550001111@c.us' });
     expect(inbound.payload).toMatchObject({ id: `false_15551230001@c.us_${inboundId}`, from: '15551230001@c.us' });
-    // The group.v2 events are the engine's own (engines/gows/group-events.go), published like any other event.
+    // The group.v2 events are the engine's own (engines/gows/internal/engine/group-events.go), published like any other event.
     const group = await command<{ id: string }>('group.create', { name: 'Pod crew', participants: [{ id: '15551230001@c.us' }] });
     await event('group.v2.join', (p) => (p.group as { id: string }).id === group.id);
     await command('group.setSubject', { id: group.id, subject: 'Pod crew 2' });

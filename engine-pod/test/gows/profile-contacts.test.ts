@@ -6,7 +6,7 @@ import { buildGows, closeChecked, fakeServerDriver, type GowsDriver, pairWithFak
 
 /**
  * The profile's name and picture, the Contacts operations and group pictures of the Go engine
- * (engines/gows/profile.go, pictures.go, contacts.go) over its RPC, against the fake server:
+ * (engines/gows/internal/engine/profile.go, pictures.go, contacts.go) over its RPC, against the fake server:
  * whatsmeow's app state patch, `w:profile:picture`, usync and `blocklist` queries.
  */
 const BOB = '15551270002';

@@ -102,7 +102,7 @@ function engineSettingsEnv(spec: MessagingSessionSpec): V1EnvVar[] {
 }
 
 /**
- * GOWS downloads a received file to /tmp before it is stored (engines/gows/media-spool.go), up to
+ * GOWS downloads a received file to /tmp before it is stored (engines/gows/internal/engine/media-spool.go), up to
  * the media limit: room for two at once (a message's and a channel post's) beside the usual 64Mi,
  * so a large file from a stranger cannot pass the emptyDir's limit and have the pod evicted. The
  * limit is the engines' SWITCHBOARD_MEDIA_MAX_BYTES (engines.extraEnv), or its default.

@@ -1,0 +1,492 @@
+package engine
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types/events"
+)
+
+// Config is what the child reads from its environment (PROTOCOL.md, Framing).
+type Config struct {
+	Session      string
+	WebsocketURL string
+	CertRootKey  *[32]byte
+	MediaHost    string
+	MediaCA      string
+	// MediaMaxBytes: the largest received file kept (SWITCHBOARD_MEDIA_MAX_BYTES, media-spool.go).
+	MediaMaxBytes int64
+	// MediaSpool: where received files are downloaded to before the host keeps them
+	// (SWITCHBOARD_GOWS_MEDIA_SPOOL, which the local host sets; else the system's temporary folder).
+	MediaSpool string
+}
+
+func readConfig(getenv func(string) string) (Config, error) {
+	cfg := Config{Session: getenv("SWITCHBOARD_SESSION"), WebsocketURL: getenv("SWITCHBOARD_GOWS_WS_URL"), MediaHost: getenv("SWITCHBOARD_GOWS_MEDIA_HOST"), MediaCA: getenv("SWITCHBOARD_GOWS_MEDIA_CA"), MediaSpool: getenv(mediaSpoolVariable)}
+	if cfg.MediaSpool == "" {
+		cfg.MediaSpool = os.TempDir()
+	}
+	maxBytes, err := mediaMaxBytes(getenv(mediaMaxBytesVariable))
+	if err != nil {
+		return cfg, err
+	}
+	cfg.MediaMaxBytes = maxBytes
+	if raw := getenv("SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY"); raw != "" {
+		key, err := hex.DecodeString(raw)
+		if err != nil || len(key) != 32 {
+			return cfg, fmt.Errorf("SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY must be 32 bytes in hex, got %q", raw)
+		}
+		root := [32]byte(key)
+		cfg.CertRootKey = &root
+	}
+	return cfg, nil
+}
+
+// Engine is one session's whatsmeow client, driven by the host's requests.
+type Engine struct {
+	log    *Logger
+	cfg    Config
+	cfgErr error
+	peer   HostLink
+
+	mu       sync.Mutex
+	kv       *KV
+	store    *Store
+	client   *whatsmeow.Client
+	qr       string
+	status   string
+	stopped  bool
+	settings json.RawMessage
+	cancelQR context.CancelFunc
+	unread   unreadMessages
+	calls    calls
+	polls    pollOptions
+	recent   recentMessages
+	statuses sentStatuses
+	heard    heardPresences
+	// working: connected and logged in; WORKING is announced once the push name is known.
+	working      bool
+	workingTimer *time.Timer
+	// archivedChats: each chat's archived state last reported (`chat.archive` once per change).
+	archivedChats map[string]bool
+	// labelsMu: one change of the label book at a time; labelOpsMu: one label operation at a time (labels.go).
+	labelsMu   sync.Mutex
+	labelOpsMu sync.Mutex
+}
+
+// pushNameWait is how long WORKING waits for the account's name after pairing (NOWEB's PUSH_NAME_WAIT_MS).
+const pushNameWait = 1500 * time.Millisecond
+
+func (e *Engine) announceWorking() {
+	e.mu.Lock()
+	if e.workingTimer != nil {
+		e.workingTimer.Stop()
+		e.workingTimer = nil
+	}
+	ready := e.working && !e.stopped && e.status != "WORKING"
+	e.mu.Unlock()
+	if ready {
+		e.setStatus("WORKING", "")
+	}
+}
+
+func NewEngine(log *Logger, getenv func(string) string) *Engine {
+	cfg, err := readConfig(getenv)
+	if cfg.CertRootKey != nil {
+		log.Warn("SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY is set: the server's certificate chain is checked against a test root key, not WhatsApp's")
+		whatsmeow.WACertPubKey = *cfg.CertRootKey
+	}
+	if cfg.WebsocketURL != "" {
+		log.Info("connecting to a configured WhatsApp server", "url", cfg.WebsocketURL)
+	}
+	return &Engine{log: log, cfg: cfg, cfgErr: err}
+}
+
+// HostLink is the engine's way to its host: the engine RPC's Peer in stdio mode, the engine
+// pod's Host in nats mode (natshost).
+type HostLink interface {
+	Notify(method string, params any)
+	Call(ctx context.Context, method string, params any, result any) error
+}
+
+func (e *Engine) Attach(peer HostLink) {
+	e.peer = peer
+	e.kv = NewKV(rpcAuth{peer: peer})
+	e.store = NewStore(e.kv, e.log.Sub("Store"))
+}
+
+func (e *Engine) setStatus(status, reason string) {
+	e.mu.Lock()
+	e.status = status
+	e.mu.Unlock()
+	params := map[string]any{"status": status}
+	if reason != "" {
+		params["reason"] = reason
+	}
+	e.peer.Notify("status", params)
+}
+
+func (e *Engine) emit(event string, payload any) {
+	e.peer.Notify("event", map[string]any{"event": event, "payload": payload})
+}
+
+// httpClient connects whatsmeow to the configured server: its websocket URL is a constant, so
+// the dialers ignore the address it asks for and dial the configured host and port (plain TCP
+// for ws://, TLS for wss://).
+func (e *Engine) httpClient() (*http.Client, error) {
+	u, err := url.Parse(e.cfg.WebsocketURL)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return nil, fmt.Errorf("SWITCHBOARD_GOWS_WS_URL must be a ws:// or wss:// URL, got %q", e.cfg.WebsocketURL)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "ws" {
+			host = net.JoinHostPort(u.Hostname(), "80")
+		} else {
+			host = net.JoinHostPort(u.Hostname(), "443")
+		}
+	}
+	dialer := &net.Dialer{Timeout: 20 * time.Second}
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) { return dialer.DialContext(ctx, "tcp", host) }
+	transport := &http.Transport{DialContext: dial, ForceAttemptHTTP2: false}
+	if u.Scheme == "ws" {
+		transport.DialTLSContext = dial
+	} else {
+		transport.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			d := &tls.Dialer{NetDialer: dialer, Config: &tls.Config{ServerName: u.Hostname()}}
+			return d.DialContext(ctx, "tcp", host)
+		}
+	}
+	return &http.Client{Transport: transport}, nil
+}
+
+func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
+	if e.cfgErr != nil {
+		return &CommandError{Code: "ENGINE_ERROR", Message: e.cfgErr.Error()}
+	}
+	var p struct {
+		Session  string          `json:"session"`
+		Settings json.RawMessage `json:"settings"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return commandError("BAD_REQUEST", "start: %v", err)
+		}
+	}
+	e.mu.Lock()
+	if e.client != nil {
+		e.mu.Unlock()
+		return nil
+	}
+	e.stopped = false
+	e.settings = p.Settings
+	e.mu.Unlock()
+	if err := e.kv.Load(ctx); err != nil {
+		return fmt.Errorf("could not read the auth state: %w", err)
+	}
+	device, err := e.store.Device()
+	if err != nil {
+		return fmt.Errorf("could not read the stored device: %w", err)
+	}
+	client := whatsmeow.NewClient(device, e.log.Sub("Client"))
+	client.EnableAutoReconnect = true
+	e.store.appStateRead = fullSyncEvents(client)
+	if e.cfg.WebsocketURL != "" {
+		httpClient, err := e.httpClient()
+		if err != nil {
+			return &CommandError{Code: "ENGINE_ERROR", Message: err.Error()}
+		}
+		client.SetWebsocketHTTPClient(httpClient)
+		client.SetPreLoginHTTPClient(httpClient)
+	}
+	if e.cfg.MediaCA != "" {
+		media, err := mediaHTTPClient(e.cfg.MediaCA)
+		if err != nil {
+			return &CommandError{Code: "ENGINE_ERROR", Message: err.Error()}
+		}
+		e.log.Warn("SWITCHBOARD_GOWS_MEDIA_CA is set: media servers are also trusted with a test certificate")
+		client.SetMediaHTTPClient(media)
+	}
+	client.AddEventHandler(e.handleEvent)
+	e.mu.Lock()
+	e.client = client
+	e.mu.Unlock()
+	go e.connect(client)
+	return nil
+}
+
+// connect connects, with a QR channel first when the device is not paired yet.
+func (e *Engine) connect(client *whatsmeow.Client) {
+	if client.Store.ID == nil {
+		qrCtx, cancel := context.WithCancel(context.Background())
+		e.mu.Lock()
+		if e.cancelQR != nil {
+			e.cancelQR()
+		}
+		e.cancelQR = cancel
+		e.mu.Unlock()
+		ch, err := client.GetQRChannel(qrCtx)
+		if err != nil {
+			e.log.Error("no QR channel", "err", err.Error())
+		} else {
+			go e.watchQR(client, ch)
+		}
+	}
+	if err := client.Connect(); err != nil {
+		e.log.Warn("could not connect", "err", err.Error())
+		e.setStatus("FAILED", "could not connect: "+err.Error())
+	}
+}
+
+func (e *Engine) watchQR(client *whatsmeow.Client, ch <-chan whatsmeow.QRChannelItem) {
+	for item := range ch {
+		switch item.Event {
+		case whatsmeow.QRChannelEventCode:
+			e.mu.Lock()
+			e.qr = item.Code
+			e.mu.Unlock()
+			e.setStatus("SCAN_QR_CODE", "")
+		case "success":
+			e.mu.Lock()
+			e.qr = ""
+			e.mu.Unlock()
+		case "timeout":
+			// The codes ran out: the server closed; reconnect for new ones unless stopped.
+			e.mu.Lock()
+			e.qr = ""
+			again := !e.stopped && e.client == client
+			e.mu.Unlock()
+			if again {
+				go e.connect(client)
+			}
+		case whatsmeow.QRChannelEventError:
+			e.log.Warn("pairing failed", "err", fmt.Sprint(item.Error))
+		}
+	}
+}
+
+func (e *Engine) stop() {
+	e.mu.Lock()
+	client := e.client
+	e.client = nil
+	e.stopped = true
+	e.qr = ""
+	if e.cancelQR != nil {
+		e.cancelQR()
+		e.cancelQR = nil
+	}
+	e.mu.Unlock()
+	if client != nil {
+		client.RemoveEventHandlers()
+		client.Disconnect()
+	}
+}
+
+// Shutdown is stdin's end: disconnect, nothing more.
+func (e *Engine) Shutdown() { e.stop() }
+
+func (e *Engine) logout(ctx context.Context) error {
+	e.mu.Lock()
+	client := e.client
+	e.mu.Unlock()
+	if client != nil && client.IsLoggedIn() {
+		if err := client.Logout(ctx); err != nil {
+			e.log.Warn("logout on the server failed; forgetting the device anyway", "err", err.Error())
+		}
+	}
+	e.stop()
+	if err := e.kv.Clear(ctx); err != nil {
+		return err
+	}
+	e.peer.Notify("me", map[string]any{"me": nil})
+	return nil
+}
+
+func (e *Engine) currentQR() (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.qr == "" {
+		return "", commandError("NOT_READY", "no QR code: the session is not waiting for a scan")
+	}
+	return e.qr, nil
+}
+
+func (e *Engine) requireClient() (*whatsmeow.Client, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.client == nil {
+		return nil, commandError("NOT_READY", "the engine is not started")
+	}
+	return e.client, nil
+}
+
+func (e *Engine) requestCode(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		PhoneNumber string  `json:"phoneNumber"`
+		Method      *string `json:"method"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || p.PhoneNumber == "" {
+		return nil, commandError("BAD_REQUEST", "requestCode needs phoneNumber")
+	}
+	if p.Method != nil && *p.Method != "" {
+		return nil, &CommandError{Code: "NOT_SUPPORTED", Message: fmt.Sprintf("GOWS links a device by a code typed on the phone; registering a number by %s is not supported by GOWS", *p.Method), Details: map[string]any{"method": *p.Method}}
+	}
+	client, err := e.requireClient()
+	if err != nil {
+		return nil, err
+	}
+	code, err := client.PairPhone(ctx, strings.TrimPrefix(p.PhoneNumber, "+"), true, whatsmeow.PairClientChrome, "Chrome (Linux)")
+	if err != nil {
+		return nil, commandError("ENGINE_ERROR", "GOWS could not ask for a pairing code: %v", err)
+	}
+	return map[string]string{"code": code}, nil
+}
+
+func (e *Engine) rejectCall(ctx context.Context, params json.RawMessage) error {
+	var p struct {
+		ID   string `json:"id"`
+		From string `json:"from"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || p.ID == "" || p.From == "" {
+		return commandError("BAD_REQUEST", "rejectCall needs id and from")
+	}
+	client, err := e.requireClient()
+	if err != nil {
+		return err
+	}
+	ring, ringing := e.calls.end(p.ID)
+	creator := ring.creator
+	if !ringing {
+		if creator, err = libraryJID(p.From); err != nil {
+			return commandError("BAD_REQUEST", "from: %v", err)
+		}
+	}
+	if err := client.RejectCall(ctx, creator, p.ID); err != nil {
+		return commandError("ENGINE_ERROR", "GOWS could not decline the call %s: %v", p.ID, err)
+	}
+	// This device declined it (the server sends nothing back): call.rejected with the ring's fields.
+	if ringing {
+		payload := map[string]any{}
+		for k, v := range ring.payload {
+			payload[k] = v
+		}
+		data := map[string]any{}
+		if d, ok := ring.payload["_data"].(map[string]any); ok {
+			for k, v := range d {
+				data[k] = v
+			}
+		}
+		data["status"] = "reject"
+		payload["_data"] = data
+		payload["timestamp"] = unixSeconds(time.Now())
+		e.emit("call.rejected", payload)
+	}
+	return nil
+}
+
+// --- events ---
+
+func (e *Engine) handleEvent(raw any) {
+	switch evt := raw.(type) {
+	case *events.Connected:
+		e.mu.Lock()
+		e.qr = ""
+		e.working = true
+		e.mu.Unlock()
+		e.announceMe()
+		// Right after pairing the name comes with the first app state sync: WORKING waits for it a
+		// moment, so that its session.status names the account (as NOWEB does).
+		if me := e.me(); me != nil && me["pushName"] == "" {
+			e.mu.Lock()
+			e.workingTimer = time.AfterFunc(pushNameWait, e.announceWorking)
+			e.mu.Unlock()
+		} else {
+			e.announceWorking()
+		}
+	case *events.PushNameSetting, *events.AppStateSyncComplete:
+		// A full sync sets the name without a PushNameSetting event.
+		e.announceMe()
+		if me := e.me(); me != nil && me["pushName"] != "" {
+			e.announceWorking()
+		}
+	case *events.PairSuccess:
+		e.log.Info("paired", "jid", evt.ID.String(), "lid", evt.LID.String())
+	case *events.PairError:
+		e.log.Warn("pairing failed", "err", fmt.Sprint(evt.Error))
+	case *events.LoggedOut:
+		e.log.Warn("logged out by the server", "reason", evt.Reason.String())
+		e.peer.Notify("me", map[string]any{"me": nil})
+		e.setStatus("FAILED", "the server ended the connection for good (logged out: "+evt.Reason.String()+")")
+	case *events.StreamReplaced:
+		e.setStatus("FAILED", "the server ended the connection for good (another client connected with this device)")
+	case *events.TemporaryBan:
+		e.setStatus("FAILED", "the account is banned for now: "+evt.String())
+	case *events.ClientOutdated:
+		e.setStatus("FAILED", "the server says this client version is outdated")
+	case *events.Disconnected:
+		e.mu.Lock()
+		working := e.status == "WORKING" && !e.stopped
+		e.working = false
+		e.mu.Unlock()
+		if working {
+			e.setStatus("STARTING", "")
+		}
+	case *events.Message:
+		e.message(evt)
+	case *events.Receipt:
+		e.receipt(evt)
+	case *events.CallOffer, *events.CallAccept, *events.CallReject, *events.CallTerminate:
+		e.callEvent(raw)
+	case *events.Presence, *events.ChatPresence:
+		e.presence(raw)
+	case *events.Archive:
+		if !evt.FromFullSync { // the state before pairing is not news (as before fullSyncEvents)
+			e.archived(evt)
+		}
+	case *events.DeleteChat:
+		e.chatDeleted(evt)
+	case *events.LabelEdit:
+		e.labelEdited(evt)
+	case *events.LabelAssociationChat:
+		e.chatLabelled(evt)
+	case *events.JoinedGroup:
+		e.groupJoined(evt)
+	case *events.GroupInfo:
+		e.groupChanged(evt)
+	case *events.HistorySync:
+		e.historySynced(evt)
+	}
+}
+
+func (e *Engine) client0() *whatsmeow.Client {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.client
+}
+
+// me is the account as the interface names it, nil before pairing.
+func (e *Engine) me() map[string]any {
+	client := e.client0()
+	if client == nil || client.Store.ID == nil {
+		return nil
+	}
+	// The name from the store's copy: whatsmeow writes the device's own field while it applies app state.
+	return map[string]any{"id": client.Store.ID.User + "@c.us", "pushName": e.store.PushName()}
+}
+
+func (e *Engine) announceMe() {
+	if me := e.me(); me != nil {
+		e.peer.Notify("me", map[string]any{"me": me})
+	}
+}

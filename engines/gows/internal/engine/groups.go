@@ -1,0 +1,302 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types"
+)
+
+// The peer's Groups operations (engine-pod/src/capabilities/groups.ts) on whatsmeow's `w:g2`
+// queries. Groups are answered as spec 2.8's record, like NOWEB's. Not here: the picture (whatsmeow
+// takes a JPEG the engine would first have to make) and delete (WhatsApp has none).
+
+// loggedIn is the client while the session is logged in.
+func (e *Engine) loggedIn() (*whatsmeow.Client, error) {
+	client, err := e.requireClient()
+	if err != nil {
+		return nil, err
+	}
+	if client.Store.ID == nil || !client.IsLoggedIn() {
+		return nil, commandError("NOT_READY", "the session is not logged in")
+	}
+	return client, nil
+}
+
+// groupArgs: every group method's params, each reading what it needs.
+type groupArgs struct {
+	ID           string   `json:"id"`
+	Code         string   `json:"code"`
+	Subject      string   `json:"subject"`
+	Description  string   `json:"description"`
+	Setting      string   `json:"setting"`
+	AdminsOnly   bool     `json:"adminsOnly"`
+	Action       string   `json:"action"`
+	Participants []string `json:"participants"`
+}
+
+func (e *Engine) groupCall(params json.RawMessage, method string) (*whatsmeow.Client, groupArgs, types.JID, error) {
+	var args groupArgs
+	if err := json.Unmarshal(params, &args); err != nil {
+		return nil, args, types.EmptyJID, commandError("BAD_REQUEST", "%s: %v", method, err)
+	}
+	client, err := e.loggedIn()
+	if err != nil {
+		return nil, args, types.EmptyJID, err
+	}
+	if args.ID == "" {
+		return client, args, types.EmptyJID, nil
+	}
+	jid, err := types.ParseJID(args.ID)
+	if err != nil || jid.Server != types.GroupServer {
+		return nil, args, types.EmptyJID, commandError("BAD_REQUEST", "%s needs a group id, <id>@g.us", method)
+	}
+	return client, args, jid, nil
+}
+
+// groupFailure: the service's refusals in the interface's terms (dispatch's NOT_FOUND, WRONG_STATUS),
+// by the IQ error's code: the service's texts vary with the query.
+func groupFailure(doing string, err error) error {
+	code := 0
+	var iqErr *whatsmeow.IQError
+	if errors.As(err, &iqErr) {
+		code = iqErr.Code
+	}
+	switch {
+	case code == 404 || code == 406 || code == 410 || errors.Is(err, whatsmeow.ErrGroupNotFound) || errors.Is(err, whatsmeow.ErrInviteLinkInvalid) ||
+		errors.Is(err, whatsmeow.ErrInviteLinkRevoked):
+		return commandError("NOT_FOUND", "GOWS could not %s: the service knows no such group or invite", doing)
+	case code == 401 || code == 403 || errors.Is(err, whatsmeow.ErrGroupInviteLinkUnauthorized) || errors.Is(err, whatsmeow.ErrNotInGroup):
+		return commandError("NOT_READY", "GOWS could not %s: the service allows it to admins only (%v)", doing, err)
+	}
+	return commandError("ENGINE_ERROR", "GOWS could not %s: %v", doing, err)
+}
+
+// groupRecord is spec 2.8's record of whatsmeow's group info.
+func (e *Engine) groupRecord(ctx context.Context, info *types.GroupInfo) map[string]any {
+	participants := make([]any, 0, len(info.Participants))
+	for _, member := range info.Participants {
+		participants = append(participants, map[string]any{"id": e.contactID(ctx, member.JID, member.PhoneNumber), "role": roleOf(member)})
+	}
+	record := map[string]any{
+		"id":                         info.JID.String(),
+		"subject":                    info.Name,
+		"description":                info.Topic,
+		"membersCanAddNewMember":     info.MemberAddMode == types.GroupMemberAddModeAllMember,
+		"membersCanSendMessages":     !info.IsAnnounce,
+		"newMembersApprovalRequired": info.IsJoinApprovalRequired,
+		"participants":               participants,
+	}
+	return record
+}
+
+func roleOf(member types.GroupParticipant) string {
+	switch {
+	case member.IsSuperAdmin:
+		return "superadmin"
+	case member.IsAdmin:
+		return "admin"
+	}
+	return "participant"
+}
+
+func (e *Engine) createGroup(ctx context.Context, params json.RawMessage) (any, error) {
+	var args struct {
+		Name         string `json:"name"`
+		Participants []struct {
+			ID string `json:"id"`
+		} `json:"participants"`
+	}
+	if err := json.Unmarshal(params, &args); err != nil || args.Name == "" {
+		return nil, commandError("BAD_REQUEST", "createGroup needs name and participants")
+	}
+	client, err := e.loggedIn()
+	if err != nil {
+		return nil, err
+	}
+	members := make([]types.JID, 0, len(args.Participants))
+	for _, member := range args.Participants {
+		jid, err := libraryJID(member.ID)
+		if err != nil {
+			return nil, commandError("BAD_REQUEST", "participants: %v", err)
+		}
+		members = append(members, jid)
+	}
+	info, err := client.CreateGroup(ctx, whatsmeow.ReqCreateGroup{Name: args.Name, Participants: members})
+	if err != nil {
+		return nil, groupFailure("create the group", err)
+	}
+	return e.groupRecord(ctx, info), nil
+}
+
+// groups: whatsmeow keeps no list, so every list asks the service (refresh or not).
+func (e *Engine) groups(ctx context.Context) (any, error) {
+	client, err := e.loggedIn()
+	if err != nil {
+		return nil, err
+	}
+	infos, err := client.GetJoinedGroups(ctx)
+	if err != nil {
+		return nil, groupFailure("list the groups", err)
+	}
+	records := make([]any, 0, len(infos))
+	for _, info := range infos {
+		records = append(records, e.groupRecord(ctx, info))
+	}
+	return records, nil
+}
+
+func (e *Engine) group(ctx context.Context, params json.RawMessage) (any, error) {
+	client, args, jid, err := e.groupCall(params, "group")
+	if err != nil {
+		return nil, err
+	}
+	info, err := client.GetGroupInfo(ctx, jid)
+	if err != nil {
+		return nil, groupFailure("read "+args.ID, err)
+	}
+	return e.groupRecord(ctx, info), nil
+}
+
+func (e *Engine) groupSettings(ctx context.Context, params json.RawMessage) (any, error) {
+	client, args, jid, err := e.groupCall(params, "groupSettings")
+	if err != nil {
+		return nil, err
+	}
+	info, err := client.GetGroupInfo(ctx, jid)
+	if err != nil {
+		return nil, groupFailure("read "+args.ID, err)
+	}
+	return map[string]any{"infoAdminOnly": info.IsLocked, "messagesAdminOnly": info.IsAnnounce}, nil
+}
+
+func (e *Engine) leaveGroup(ctx context.Context, params json.RawMessage) (any, error) {
+	client, args, jid, err := e.groupCall(params, "leaveGroup")
+	if err != nil {
+		return nil, err
+	}
+	if err := client.LeaveGroup(ctx, jid); err != nil {
+		return nil, groupFailure("leave "+args.ID, err)
+	}
+	return nil, nil
+}
+
+func (e *Engine) setGroupSubject(ctx context.Context, params json.RawMessage) (any, error) {
+	client, args, jid, err := e.groupCall(params, "setGroupSubject")
+	if err != nil {
+		return nil, err
+	}
+	if err := client.SetGroupName(ctx, jid, args.Subject); err != nil {
+		return nil, groupFailure("change the subject of "+args.ID, err)
+	}
+	return nil, nil
+}
+
+func (e *Engine) setGroupDescription(ctx context.Context, params json.RawMessage) (any, error) {
+	client, args, jid, err := e.groupCall(params, "setGroupDescription")
+	if err != nil {
+		return nil, err
+	}
+	if err := client.SetGroupTopic(ctx, jid, "", "", args.Description); err != nil {
+		return nil, groupFailure("change the description of "+args.ID, err)
+	}
+	return nil, nil
+}
+
+func (e *Engine) setGroupSetting(ctx context.Context, params json.RawMessage) (any, error) {
+	client, args, jid, err := e.groupCall(params, "setGroupSetting")
+	if err != nil {
+		return nil, err
+	}
+	if args.Setting == "infoAdminOnly" {
+		err = client.SetGroupLocked(ctx, jid, args.AdminsOnly)
+	} else {
+		err = client.SetGroupAnnounce(ctx, jid, args.AdminsOnly)
+	}
+	if err != nil {
+		return nil, groupFailure("change the settings of "+args.ID, err)
+	}
+	return nil, nil
+}
+
+// groupInviteCode and revokeGroupInvite answer the link, https://chat.whatsapp.com/<code>.
+func (e *Engine) groupInviteLink(ctx context.Context, params json.RawMessage, reset bool) (any, error) {
+	client, args, jid, err := e.groupCall(params, "groupInviteCode")
+	if err != nil {
+		return nil, err
+	}
+	link, err := client.GetGroupInviteLink(ctx, jid, reset)
+	if err != nil {
+		return nil, groupFailure("read the invite of "+args.ID, err)
+	}
+	return link, nil
+}
+
+func (e *Engine) groupJoinInfo(ctx context.Context, params json.RawMessage) (any, error) {
+	client, args, _, err := e.groupCall(params, "groupJoinInfo")
+	if err != nil {
+		return nil, err
+	}
+	info, err := client.GetGroupInfoFromLink(ctx, args.Code)
+	if err != nil {
+		return nil, groupFailure("read invite "+args.Code, err)
+	}
+	record := e.groupRecord(ctx, info)
+	record["invite"] = whatsmeow.InviteLinkPrefix + strings.TrimPrefix(args.Code, whatsmeow.InviteLinkPrefix)
+	return record, nil
+}
+
+func (e *Engine) joinGroup(ctx context.Context, params json.RawMessage) (any, error) {
+	client, args, _, err := e.groupCall(params, "joinGroup")
+	if err != nil {
+		return nil, err
+	}
+	jid, err := client.JoinGroupWithLink(ctx, args.Code)
+	if err != nil {
+		return nil, groupFailure("join by invite "+args.Code, err)
+	}
+	return jid.String(), nil
+}
+
+// updateGroupParticipants: the members the service changed, with the role each has now; a 400
+// naming them when it refused every one (not on WhatsApp, already in, not a member ...).
+func (e *Engine) updateGroupParticipants(ctx context.Context, params json.RawMessage) (any, error) {
+	client, args, jid, err := e.groupCall(params, "updateGroupParticipants")
+	if err != nil {
+		return nil, err
+	}
+	roles := map[string]string{"add": "participant", "remove": "left", "promote": "admin", "demote": "participant"}
+	role, ok := roles[args.Action]
+	if !ok {
+		return nil, commandError("BAD_REQUEST", "updateGroupParticipants: action is add, remove, promote or demote")
+	}
+	members := make([]types.JID, 0, len(args.Participants))
+	for _, member := range args.Participants {
+		memberJID, err := libraryJID(member)
+		if err != nil {
+			return nil, commandError("BAD_REQUEST", "participants: %v", err)
+		}
+		members = append(members, memberJID)
+	}
+	results, err := client.UpdateGroupParticipants(ctx, jid, members, whatsmeow.ParticipantChange(args.Action))
+	if err != nil {
+		return nil, groupFailure(args.Action+" members of "+args.ID, err)
+	}
+	changed := []any{}
+	refused := []string{}
+	for _, result := range results {
+		if result.Error != 0 {
+			refused = append(refused, result.JID.String()+": "+strconv.Itoa(result.Error))
+			continue
+		}
+		changed = append(changed, map[string]any{"id": e.contactID(ctx, result.JID, result.PhoneNumber), "role": role})
+	}
+	if len(changed) == 0 {
+		return nil, commandError("BAD_REQUEST", "invalid request: body.participants: the service refused every member (%s)", strings.Join(refused, ", "))
+	}
+	return changed, nil
+}

@@ -1,0 +1,197 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"image"
+	_ "image/gif" // decoders image.Decode reads pictures with
+	"image/jpeg"
+	_ "image/png"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types"
+	"golang.org/x/image/draw"
+)
+
+// Profile and group pictures. whatsmeow sends a picture as it is given (`SetGroupPhoto`, whose
+// `w:profile:picture` set serves the account's own jid as well), and the service takes a square
+// JPEG only, so the engine makes one first as Baileys does for NOWEB: the centre square, at most
+// 640 pixels a side.
+
+// pictureSide is the side of the square the service shows (Baileys' 640x640).
+const pictureSide = 640
+
+// pictureFile: a picture's params, the file itself (`setProfilePicture` through the proxy) or
+// under `file` (`setGroupPicture`, and every picture from the engine pod's commands).
+type pictureFile struct {
+	Mimetype string       `json:"mimetype"`
+	Data     string       `json:"data"`
+	File     *pictureFile `json:"file"`
+	ID       string       `json:"id"`
+}
+
+func (p pictureFile) bytes(method string) ([]byte, error) {
+	data := p.Data
+	if p.File != nil {
+		data = p.File.Data
+	}
+	if data == "" {
+		return nil, commandError("BAD_REQUEST", "%s needs the picture's data (base64)", method)
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return nil, commandError("BAD_REQUEST", "%s: the picture's data must be base64: %v", method, err)
+	}
+	return raw, nil
+}
+
+// squareJPEG: the picture as the service takes it, a JPEG of its centre square scaled down to
+// pictureSide (never up), resampled with x/image's Catmull-Rom filter.
+func squareJPEG(raw []byte) ([]byte, error) {
+	src, _, err := image.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return nil, commandError("BAD_REQUEST", "the picture must be a JPEG, PNG or GIF image: %v", err)
+	}
+	b := src.Bounds()
+	side := min(b.Dx(), b.Dy())
+	if side == 0 {
+		return nil, commandError("BAD_REQUEST", "the picture is empty")
+	}
+	x0, y0 := b.Min.X+(b.Dx()-side)/2, b.Min.Y+(b.Dy()-side)/2
+	out := min(side, pictureSide)
+	dst := image.NewRGBA(image.Rect(0, 0, out, out))
+	draw.CatmullRom.Scale(dst, dst.Bounds(), src, image.Rect(x0, y0, x0+side, y0+side), draw.Src, nil)
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 85}); err != nil {
+		return nil, commandError("ENGINE_ERROR", "GOWS could not make a JPEG of the picture: %v", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// setPicture sets (a JPEG) or removes (nil) the picture of jid: the account's own or a group's.
+func setPicture(ctx context.Context, client *whatsmeow.Client, jid types.JID, jpegBytes []byte, doing string) error {
+	_, err := client.SetGroupPhoto(ctx, jid, jpegBytes)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, whatsmeow.ErrInvalidImageFormat):
+		return commandError("BAD_REQUEST", "GOWS could not %s: the service refused the image (%v)", doing, err)
+	case jid.Server == types.GroupServer:
+		return groupFailure(doing, err)
+	}
+	return commandError("ENGINE_ERROR", "GOWS could not %s: %v", doing, err)
+}
+
+// pictureURL: where jid's picture can be downloaded, or nil when it has none or hides it.
+func pictureURL(ctx context.Context, client *whatsmeow.Client, jid types.JID, doing string) (any, error) {
+	info, err := client.GetProfilePictureInfo(ctx, jid, &whatsmeow.GetProfilePictureParams{})
+	switch {
+	case errors.Is(err, whatsmeow.ErrProfilePictureNotSet), errors.Is(err, whatsmeow.ErrProfilePictureUnauthorized):
+		return nil, nil
+	case err != nil && jid.Server == types.GroupServer:
+		return nil, groupFailure(doing, err)
+	case err != nil:
+		return nil, commandError("ENGINE_ERROR", "GOWS could not %s: %v", doing, err)
+	case info == nil || info.URL == "":
+		return nil, nil
+	}
+	return info.URL, nil
+}
+
+// setProfilePicture: the account's own picture.
+func (e *Engine) setProfilePicture(ctx context.Context, params json.RawMessage) (any, error) {
+	var args pictureFile
+	if err := json.Unmarshal(params, &args); err != nil {
+		return nil, commandError("BAD_REQUEST", "setProfilePicture needs the picture: %v", err)
+	}
+	raw, err := args.bytes("setProfilePicture")
+	if err != nil {
+		return nil, err
+	}
+	client, err := e.loggedIn()
+	if err != nil {
+		return nil, err
+	}
+	picture, err := squareJPEG(raw)
+	if err != nil {
+		return nil, err
+	}
+	return nil, setPicture(ctx, client, client.Store.ID.ToNonAD(), picture, "set the profile picture")
+}
+
+func (e *Engine) deleteProfilePicture(ctx context.Context) (any, error) {
+	client, err := e.loggedIn()
+	if err != nil {
+		return nil, err
+	}
+	return nil, setPicture(ctx, client, client.Store.ID.ToNonAD(), nil, "remove the profile picture")
+}
+
+// groupPicture: the group's picture URL, or null when it has none.
+func (e *Engine) groupPicture(ctx context.Context, params json.RawMessage) (any, error) {
+	client, _, jid, err := e.groupCall(params, "groupPicture")
+	if err != nil {
+		return nil, err
+	}
+	if jid.IsEmpty() {
+		return nil, commandError("BAD_REQUEST", "groupPicture needs id")
+	}
+	return pictureURL(ctx, client, jid, "read the group picture")
+}
+
+func (e *Engine) setGroupPicture(ctx context.Context, params json.RawMessage) (any, error) {
+	var args pictureFile
+	if err := json.Unmarshal(params, &args); err != nil {
+		return nil, commandError("BAD_REQUEST", "setGroupPicture needs id and file: %v", err)
+	}
+	raw, err := args.bytes("setGroupPicture")
+	if err != nil {
+		return nil, err
+	}
+	client, _, jid, err := e.groupCall(params, "setGroupPicture")
+	if err != nil {
+		return nil, err
+	}
+	if jid.IsEmpty() {
+		return nil, commandError("BAD_REQUEST", "setGroupPicture needs id")
+	}
+	picture, err := squareJPEG(raw)
+	if err != nil {
+		return nil, err
+	}
+	return nil, setPicture(ctx, client, jid, picture, "set the group picture")
+}
+
+func (e *Engine) deleteGroupPicture(ctx context.Context, params json.RawMessage) (any, error) {
+	client, _, jid, err := e.groupCall(params, "deleteGroupPicture")
+	if err != nil {
+		return nil, err
+	}
+	if jid.IsEmpty() {
+		return nil, commandError("BAD_REQUEST", "deleteGroupPicture needs id")
+	}
+	return nil, setPicture(ctx, client, jid, nil, "remove the group picture")
+}
+
+// chatPicture: a chat's picture (a contact's or a group's) in NOWEB's shape, {url}, null when
+// there is none or the account may not see it.
+func (e *Engine) chatPicture(ctx context.Context, params json.RawMessage) (any, error) {
+	var args struct {
+		ChatID string `json:"chatId"`
+	}
+	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+		return nil, commandError("BAD_REQUEST", "chatPicture needs chatId")
+	}
+	client, chat, err := e.target(args.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	url, err := pictureURL(ctx, client, chat, "read the picture of "+args.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"url": url}, nil
+}

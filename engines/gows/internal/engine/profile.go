@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/appstate"
+)
+
+// profile: the account's id, name and picture URL (null when it has none).
+func (e *Engine) profile(ctx context.Context) (any, error) {
+	client, err := e.requireClient()
+	if err != nil {
+		return nil, err
+	}
+	me := e.me()
+	if me == nil || !client.IsLoggedIn() {
+		return nil, commandError("NOT_READY", "the session is not logged in")
+	}
+	var picture any
+	info, err := client.GetProfilePictureInfo(ctx, client.Store.ID.ToNonAD(), &whatsmeow.GetProfilePictureParams{})
+	switch {
+	case errors.Is(err, whatsmeow.ErrProfilePictureNotSet):
+	case err != nil:
+		return nil, commandError("ENGINE_ERROR", "GOWS could not read the profile picture: %v", err)
+	case info != nil && info.URL != "":
+		picture = info.URL
+	}
+	return map[string]any{"id": me["id"], "name": me["pushName"], "picture": picture}, nil
+}
+
+// setProfileStatus: the About text.
+func (e *Engine) setProfileStatus(ctx context.Context, params json.RawMessage) (any, error) {
+	var args struct {
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(params, &args); err != nil {
+		return nil, commandError("BAD_REQUEST", "setProfileStatus needs status")
+	}
+	client, err := e.requireClient()
+	if err != nil {
+		return nil, err
+	}
+	if !client.IsLoggedIn() {
+		return nil, commandError("NOT_READY", "the session is not logged in")
+	}
+	if err := client.SetStatusMessage(ctx, args.Status); err != nil {
+		return nil, commandError("ENGINE_ERROR", "GOWS could not set the About text: %v", err)
+	}
+	return nil, nil
+}
+
+// setProfileName: the push name, the `setting_pushName` mutation of the `critical_block` app
+// state collection, as the phone sets it.
+func (e *Engine) setProfileName(ctx context.Context, params json.RawMessage) (any, error) {
+	var args struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(params, &args); err != nil || args.Name == "" {
+		return nil, commandError("BAD_REQUEST", "setProfileName needs name")
+	}
+	client, err := e.loggedIn()
+	if err != nil {
+		return nil, err
+	}
+	if err := client.SendAppState(ctx, appstate.BuildSettingPushName(args.Name)); err != nil {
+		return nil, commandError("ENGINE_ERROR", "GOWS could not set the profile name: %v", err)
+	}
+	return nil, nil
+}
