@@ -25,7 +25,7 @@ let built: Promise<string> | null = null;
 
 /** Builds `switchboard-gows` (static, as the images ship it) once per test process. */
 export function buildGows(): Promise<string> {
-  built ??= promisify(execFile)(goBinary(), ['build', '-trimpath', '-o', BINARY, '.'], {
+  built ??= promisify(execFile)(goBinary(), ['build', '-trimpath', '-o', BINARY, './cmd/switchboard-gows'], {
     cwd: ENGINE_DIR,
     env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' },
   }).then(() => BINARY);
