@@ -48,9 +48,9 @@ async function engineOf(name: BuiltEngine): Promise<Engine> {
   return (await engineFactory(name))(context);
 }
 
-/** The events GOWS's Go sources emit (engines/gows/*.go, `e.emit("<event>", ...)`): there, not in its TypeScript proxy. */
+/** The events GOWS's Go sources emit (engines/gows/internal/engine/*.go, `e.emit("<event>", ...)`): there, not in its TypeScript proxy. */
 function eventsEmittedByGows(): string[] {
-  const dir = fileURLToPath(new URL('../../engines/gows/', import.meta.url));
+  const dir = fileURLToPath(new URL('../../engines/gows/internal/engine/', import.meta.url));
   const text = readdirSync(dir)
     .filter((file) => file.endsWith('.go') && !file.endsWith('_test.go'))
     .map((file) => readFileSync(join(dir, file), 'utf8'))
