@@ -101,7 +101,8 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     const again = host(authDir, dataDir);
     await again.start();
     await statusOf(again, 'SCAN_QR_CODE');
-  });
+    // Two Chromium launches one after the other: 20 s was too little on a loaded 2-core machine.
+  }, 60_000);
 
   describe('a browser that goes away, which the library does not notice: FAILED saying which', () => {
     /** A process's command line as one string: Chromium rewrites its children's into one, spaces and all. */
