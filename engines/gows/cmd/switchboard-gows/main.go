@@ -36,7 +36,7 @@ func main() {
 func runStdio(ctx context.Context, log *engine.Logger) {
 	eng := engine.NewEngine(log, os.Getenv)
 	peer := engine.NewPeer(os.Stdout, eng.Handle, log)
-	eng.Attach(peer)
+	eng.Attach(engine.RPCHost{Peer: peer})
 	done := make(chan error, 1)
 	go func() { done <- peer.Serve(ctx, os.Stdin) }()
 	select {

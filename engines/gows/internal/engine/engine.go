@@ -16,6 +16,8 @@ import (
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // Config is what the child reads from its environment (PROTOCOL.md, Framing).
@@ -58,7 +60,7 @@ type Engine struct {
 	log    *Logger
 	cfg    Config
 	cfgErr error
-	peer   HostLink
+	host   hostapi.Host
 
 	mu       sync.Mutex
 	kv       *KV
@@ -113,16 +115,11 @@ func NewEngine(log *Logger, getenv func(string) string) *Engine {
 	return &Engine{log: log, cfg: cfg, cfgErr: err}
 }
 
-// HostLink is the engine's way to its host: the engine RPC's Peer in stdio mode, the engine
-// pod's Host in nats mode (natshost).
-type HostLink interface {
-	Notify(method string, params any)
-	Call(ctx context.Context, method string, params any, result any) error
-}
-
-func (e *Engine) Attach(peer HostLink) {
-	e.peer = peer
-	e.kv = NewKV(rpcAuth{peer: peer})
+// Attach gives the engine its host (hostapi.Host): RPCHost in stdio mode, the engine pod's Host
+// in nats mode (natshost).
+func (e *Engine) Attach(host hostapi.Host) {
+	e.host = host
+	e.kv = NewKV(host)
 	e.store = NewStore(e.kv, e.log.Sub("Store"))
 }
 
@@ -130,15 +127,11 @@ func (e *Engine) setStatus(status, reason string) {
 	e.mu.Lock()
 	e.status = status
 	e.mu.Unlock()
-	params := map[string]any{"status": status}
-	if reason != "" {
-		params["reason"] = reason
-	}
-	e.peer.Notify("status", params)
+	e.host.SetStatus(status, reason)
 }
 
 func (e *Engine) emit(event string, payload any) {
-	e.peer.Notify("event", map[string]any{"event": event, "payload": payload})
+	e.host.Emit(event, payload)
 }
 
 // httpClient connects whatsmeow to the configured server: its websocket URL is a constant, so
@@ -309,7 +302,7 @@ func (e *Engine) logout(ctx context.Context) error {
 	if err := e.kv.Clear(ctx); err != nil {
 		return err
 	}
-	e.peer.Notify("me", map[string]any{"me": nil})
+	e.host.SetMe(nil)
 	return nil
 }
 
@@ -426,7 +419,7 @@ func (e *Engine) handleEvent(raw any) {
 		e.log.Warn("pairing failed", "err", fmt.Sprint(evt.Error))
 	case *events.LoggedOut:
 		e.log.Warn("logged out by the server", "reason", evt.Reason.String())
-		e.peer.Notify("me", map[string]any{"me": nil})
+		e.host.SetMe(nil)
 		e.setStatus("FAILED", "the server ended the connection for good (logged out: "+evt.Reason.String()+")")
 	case *events.StreamReplaced:
 		e.setStatus("FAILED", "the server ended the connection for good (another client connected with this device)")
@@ -475,18 +468,27 @@ func (e *Engine) client0() *whatsmeow.Client {
 	return e.client
 }
 
-// me is the account as the interface names it, nil before pairing.
-func (e *Engine) me() map[string]any {
+// account is the paired account as the interface names it, nil before pairing.
+func (e *Engine) account() *hostapi.Me {
 	client := e.client0()
 	if client == nil || client.Store.ID == nil {
 		return nil
 	}
 	// The name from the store's copy: whatsmeow writes the device's own field while it applies app state.
-	return map[string]any{"id": client.Store.ID.User + "@c.us", "pushName": e.store.PushName()}
+	return &hostapi.Me{ID: client.Store.ID.User + "@c.us", PushName: e.store.PushName()}
+}
+
+// me is the account as records carry it (`me` of an event), nil before pairing.
+func (e *Engine) me() map[string]any {
+	account := e.account()
+	if account == nil {
+		return nil
+	}
+	return map[string]any{"id": account.ID, "pushName": account.PushName}
 }
 
 func (e *Engine) announceMe() {
-	if me := e.me(); me != nil {
-		e.peer.Notify("me", map[string]any{"me": me})
+	if me := e.account(); me != nil {
+		e.host.SetMe(me)
 	}
 }

@@ -8,28 +8,11 @@ import (
 	"sync"
 )
 
-// AuthBackend is the host's auth-state store as the engine RPC exposes it.
+// AuthBackend is the host's auth-state store (hostapi.Host has it).
 type AuthBackend interface {
-	Get(ctx context.Context, typ string, ids []string) (map[string]json.RawMessage, error)
-	Set(ctx context.Context, data map[string]map[string]any) error
-	Clear(ctx context.Context) error
-}
-
-// rpcAuth is AuthBackend over `auth.get` / `auth.set` / `auth.clear`.
-type rpcAuth struct{ peer HostLink }
-
-func (a rpcAuth) Get(ctx context.Context, typ string, ids []string) (map[string]json.RawMessage, error) {
-	found := map[string]json.RawMessage{}
-	err := a.peer.Call(ctx, "auth.get", map[string]any{"type": typ, "ids": ids}, &found)
-	return found, err
-}
-
-func (a rpcAuth) Set(ctx context.Context, data map[string]map[string]any) error {
-	return a.peer.Call(ctx, "auth.set", map[string]any{"data": data}, nil)
-}
-
-func (a rpcAuth) Clear(ctx context.Context) error {
-	return a.peer.Call(ctx, "auth.clear", map[string]any{}, nil)
+	AuthGet(ctx context.Context, typ string, ids []string) (map[string]json.RawMessage, error)
+	AuthSet(ctx context.Context, data map[string]map[string]json.RawMessage) error
+	AuthClear(ctx context.Context) error
 }
 
 // indexType holds, per type, the list of its ids: the host's store gets by id and cannot list.
@@ -56,7 +39,7 @@ func NewKV(backend AuthBackend) *KV {
 
 // Load reads everything the host keeps for this session into the cache.
 func (kv *KV) Load(ctx context.Context) error {
-	indexes, err := kv.backend.Get(ctx, indexType, kvTypes)
+	indexes, err := kv.backend.AuthGet(ctx, indexType, kvTypes)
 	if err != nil {
 		return err
 	}
@@ -72,7 +55,7 @@ func (kv *KV) Load(ctx context.Context) error {
 		if len(ids) == 0 {
 			continue
 		}
-		values, err := kv.backend.Get(ctx, typ, ids)
+		values, err := kv.backend.AuthGet(ctx, typ, ids)
 		if err != nil {
 			return err
 		}
@@ -156,13 +139,10 @@ func (kv *KV) Put(ctx context.Context, typ string, values map[string]any) error 
 			idsChanged = idsChanged || had
 		}
 	}
-	write := map[string]map[string]any{typ: {}}
+	write := map[string]map[string]json.RawMessage{typ: {}}
 	for id := range values {
-		if raw, ok := encoded[id]; ok {
-			write[typ][id] = raw
-		} else {
-			write[typ][id] = nil
-		}
+		// An id without an encoded value is removed: nil.
+		write[typ][id] = encoded[id]
 	}
 	if idsChanged {
 		ids := make([]string, 0, len(b))
@@ -170,10 +150,11 @@ func (kv *KV) Put(ctx context.Context, typ string, values map[string]any) error 
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		write[indexType] = map[string]any{typ: ids}
+		index, _ := json.Marshal(ids) // a list of strings always encodes
+		write[indexType] = map[string]json.RawMessage{typ: index}
 	}
 	// The host applies one set at a time in order; holding the lock keeps index writes ordered.
-	err := kv.backend.Set(ctx, write)
+	err := kv.backend.AuthSet(ctx, write)
 	kv.mu.Unlock()
 	return err
 }
@@ -195,5 +176,5 @@ func (kv *KV) Clear(ctx context.Context) error {
 	kv.mu.Lock()
 	kv.data = map[string]map[string]json.RawMessage{}
 	kv.mu.Unlock()
-	return kv.backend.Clear(ctx)
+	return kv.backend.AuthClear(ctx)
 }

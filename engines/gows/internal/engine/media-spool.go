@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 
 	"go.mau.fi/whatsmeow"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 const (
@@ -124,12 +125,8 @@ func (e *Engine) keepSpooled(ctx context.Context, mimetype, filename, path strin
 	if mimetype == "" {
 		mimetype = sniffMimetype(path)
 	}
-	params := map[string]any{"mimetype": mimetype, "path": path}
-	if filename != "" {
-		params["filename"] = filename
-	}
-	var media json.RawMessage
-	if err := e.peer.Call(ctx, "media.save", params, &media); err != nil {
+	media, err := e.host.SaveMedia(ctx, hostapi.SpooledFile{Mimetype: mimetype, Filename: filename, Path: path})
+	if err != nil {
 		e.log.Warn("the host could not keep a media file", "err", err.Error())
 		return nil
 	}

@@ -14,7 +14,7 @@ type memoryAuth struct {
 	data map[string]map[string]json.RawMessage
 }
 
-func (m *memoryAuth) Get(_ context.Context, typ string, ids []string) (map[string]json.RawMessage, error) {
+func (m *memoryAuth) AuthGet(_ context.Context, typ string, ids []string) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}
 	for _, id := range ids {
 		if v, ok := m.data[typ][id]; ok {
@@ -24,27 +24,23 @@ func (m *memoryAuth) Get(_ context.Context, typ string, ids []string) (map[strin
 	return out, nil
 }
 
-func (m *memoryAuth) Set(_ context.Context, data map[string]map[string]any) error {
+func (m *memoryAuth) AuthSet(_ context.Context, data map[string]map[string]json.RawMessage) error {
 	for typ, values := range data {
 		if m.data[typ] == nil {
 			m.data[typ] = map[string]json.RawMessage{}
 		}
 		for id, v := range values {
-			if v == nil {
+			if v == nil || string(v) == "null" {
 				delete(m.data[typ], id)
 				continue
 			}
-			raw, err := json.Marshal(v)
-			if err != nil {
-				return err
-			}
-			m.data[typ][id] = raw
+			m.data[typ][id] = v
 		}
 	}
 	return nil
 }
 
-func (m *memoryAuth) Clear(context.Context) error {
+func (m *memoryAuth) AuthClear(context.Context) error {
 	m.data = map[string]map[string]json.RawMessage{}
 	return nil
 }

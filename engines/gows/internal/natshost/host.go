@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // EngineFunc answers one engine method (names and params of engines/gows/PROTOCOL.md, "Host ->
@@ -31,7 +33,7 @@ type statusPoint struct {
 
 // Host is engine-pod/src/engine-host.ts for the one engine in this process: the status and its
 // recent history, the account, the envelopes of spec 2.4 and their ids, the calls app. It is the
-// engine's link to its host (Notify and Call, as over the engine RPC), in process.
+// engine's host (hostapi.Host), called in process: no JSON between the engine and it.
 type Host struct {
 	session string
 	engine  EngineFunc
@@ -201,50 +203,57 @@ func withMediaURL(payload map[string]any) map[string]any {
 	return payload
 }
 
-// Notify is the engine's notification (status, me, event). What an engine that is not running
-// reports is dropped, as the host ignores a replaced engine.
-func (h *Host) Notify(method string, params any) {
+// running: whether the engine is running; what an engine that is not running reports is
+// dropped, as the host ignores a replaced engine.
+func (h *Host) isRunning() bool {
 	h.mu.Lock()
-	running := h.running
+	defer h.mu.Unlock()
+	return h.running
+}
+
+var _ hostapi.Host = (*Host)(nil)
+
+// SetStatus is the engine's status (hostapi.Host).
+func (h *Host) SetStatus(status, reason string) {
+	if h.isRunning() {
+		h.setStatus(status, reason)
+	}
+}
+
+// SetMe is the engine's account (hostapi.Host); nil: none. Kept as JSON: every envelope carries it.
+func (h *Host) SetMe(me *hostapi.Me) {
+	if !h.isRunning() {
+		return
+	}
+	var raw json.RawMessage
+	if me != nil {
+		raw, _ = json.Marshal(me) // two strings always encode
+	}
+	h.mu.Lock()
+	h.me = raw
 	h.mu.Unlock()
-	if !running {
+}
+
+// Emit is one of the engine's events (hostapi.Host). Its payload goes out as JSON; the checks and
+// the apps read it as a JSON object, numbers kept exact, so it is encoded and read back once here.
+func (h *Host) Emit(event string, payload any) {
+	if !h.isRunning() {
 		return
 	}
-	raw, err := json.Marshal(params)
-	if err != nil {
-		h.log.Error("engine notification cannot be encoded", "method", method, "err", err.Error())
+	raw, err := json.Marshal(payload)
+	var object map[string]any
+	if err == nil {
+		err = decodeNumbers(raw, &object)
+	}
+	if err != nil || object == nil {
+		h.log.Warn("engine event is not an object; dropped", "event", event)
 		return
 	}
-	switch method {
-	case "status":
-		var p struct{ Status, Reason string }
-		if json.Unmarshal(raw, &p) == nil {
-			h.setStatus(p.Status, p.Reason)
-		}
-	case "me":
-		var p struct {
-			Me json.RawMessage `json:"me"`
-		}
-		if json.Unmarshal(raw, &p) == nil {
-			h.mu.Lock()
-			h.me = p.Me
-			h.mu.Unlock()
-		}
-	case "event":
-		var p struct {
-			Event   string         `json:"event"`
-			Payload map[string]any `json:"payload"`
-		}
-		if err := decodeNumbers(raw, &p); err != nil || p.Payload == nil {
-			h.log.Warn("engine event is not an object; dropped", "method", method)
-			return
-		}
-		h.emit(p.Event, p.Payload)
-		h.apps.observe(p.Event, p.Payload)
-		// A member's acknowledgement in a group is `message.ack` (spec 6.2), and `message.ack.group` too.
-		if p.Event == "message.ack" && isGroupAck(p.Payload) {
-			h.emit("message.ack.group", p.Payload)
-		}
+	h.emit(event, object)
+	h.apps.observe(event, object)
+	// A member's acknowledgement in a group is `message.ack` (spec 6.2), and `message.ack.group` too.
+	if event == "message.ack" && isGroupAck(object) {
+		h.emit("message.ack.group", object)
 	}
 }
 
@@ -254,68 +263,32 @@ func isGroupAck(payload map[string]any) bool {
 	return participant != "" && len(from) > 5 && from[len(from)-5:] == "@g.us"
 }
 
-// Call is the engine's request to its host: its auth state and media.
-func (h *Host) Call(ctx context.Context, method string, params any, result any) error {
-	raw, err := json.Marshal(params)
+// AuthGet reads the session's auth state (hostapi.Host): the `sb_auth` bucket.
+func (h *Host) AuthGet(ctx context.Context, typ string, ids []string) (map[string]json.RawMessage, error) {
+	return h.auth.get(ctx, typ, ids)
+}
+
+// AuthSet writes the session's auth state (hostapi.Host).
+func (h *Host) AuthSet(ctx context.Context, data map[string]map[string]json.RawMessage) error {
+	return h.auth.set(ctx, data)
+}
+
+// AuthClear forgets the session's auth state (hostapi.Host).
+func (h *Host) AuthClear(ctx context.Context) error {
+	return h.auth.clear(ctx)
+}
+
+// SaveMedia streams the engine's spool file (PROTOCOL.md, media.save) into the session's object
+// store and answers the record's `media` (hostapi.Host); the engine removes the file.
+func (h *Host) SaveMedia(ctx context.Context, spooled hostapi.SpooledFile) (json.RawMessage, error) {
+	file, err := os.Open(spooled.Path)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("media.save: %w", err)
 	}
-	var answer any
-	switch method {
-	case "auth.get":
-		var p struct {
-			Type string   `json:"type"`
-			IDs  []string `json:"ids"`
-		}
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return err
-		}
-		if answer, err = h.auth.get(ctx, p.Type, p.IDs); err != nil {
-			return err
-		}
-	case "auth.set":
-		var p struct {
-			Data map[string]map[string]json.RawMessage `json:"data"`
-		}
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return err
-		}
-		if err := h.auth.set(ctx, p.Data); err != nil {
-			return err
-		}
-	case "auth.clear":
-		if err := h.auth.clear(ctx); err != nil {
-			return err
-		}
-	case "media.save":
-		// The engine's spool file (PROTOCOL.md), streamed into the object store; the engine removes it.
-		var p struct {
-			Mimetype string `json:"mimetype"`
-			Filename string `json:"filename"`
-			Path     string `json:"path"`
-		}
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return err
-		}
-		file, err := os.Open(p.Path)
-		if err != nil {
-			return fmt.Errorf("media.save: %w", err)
-		}
-		defer func() { _ = file.Close() }()
-		media, err := h.media.put(ctx, p.Mimetype, p.Filename, file)
-		if err != nil {
-			return err
-		}
-		answer = media
-	default:
-		return fmt.Errorf("unknown host method %s", method)
-	}
-	if result == nil {
-		return nil
-	}
-	out, err := json.Marshal(answer)
+	defer func() { _ = file.Close() }()
+	media, err := h.media.put(ctx, spooled.Mimetype, spooled.Filename, file)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return json.Unmarshal(out, result)
+	return json.Marshal(media)
 }

@@ -57,7 +57,7 @@ func checkOpRoutes(t *testing.T, answers map[string]any, routes []opRoute) {
 	}
 	host := testHost(t, engine, &published)
 	host.Start(context.Background())
-	host.Notify("status", map[string]any{"status": "WORKING"})
+	host.SetStatus("WORKING", "")
 	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
 	for _, tc := range routes {
 		result, err := c.execute(context.Background(), tc.op, tc.args)

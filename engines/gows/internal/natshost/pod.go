@@ -16,12 +16,6 @@ const (
 	drainTimeout = 5 * time.Second
 )
 
-// Link is how the engine reaches its host: what it would send over the engine RPC.
-type Link interface {
-	Notify(method string, params any)
-	Call(ctx context.Context, method string, params any, result any) error
-}
-
 // Pod is one engine pod's life (engine-pod/src/pod/engine-pod.ts): the engine connects only after
 // this pod holds the session's lease, and is stopped the moment the lease is lost.
 type Pod struct {
@@ -43,7 +37,7 @@ type Pod struct {
 	ended     chan int
 }
 
-// NewPod makes the pod; its Host is the engine's Link, to attach before Run. checks hold every
+// NewPod makes the pod; its Host is the engine's host (hostapi.Host), to attach before Run. checks hold every
 // event to its protocol schema (NewEventChecks); operations route the commands (LoadOperations).
 func NewPod(cfg Config, engine EngineFunc, checks *EventChecks, operations *Operations, log Logger) *Pod {
 	platform := runtime.GOOS + "/" + map[string]string{"amd64": "x64", "386": "ia32"}[runtime.GOARCH]

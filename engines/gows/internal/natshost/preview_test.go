@@ -30,7 +30,7 @@ func TestLinkCustomPreviewImageRefusalsNameTheField(t *testing.T) {
 	var published [][]byte
 	host := testHost(t, (&fakeEngine{}).call, &published)
 	host.Start(context.Background())
-	host.Notify("status", map[string]any{"status": "WORKING"})
+	host.SetStatus("WORKING", "")
 	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
 	_, err := c.execute(context.Background(), "send.linkCustomPreview", map[string]any{"chatId": "1@c.us", "text": "https://a.example/",
 		"preview": map[string]any{"url": "https://a.example/", "title": "A", "image": map[string]any{"data": "not base64!"}}})

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // The engine pod's replies and envelopes checked against the JSON Schema generated from the
@@ -138,10 +140,10 @@ func TestEnvelopesMatchTheProtocol(t *testing.T) {
 	engine := &fakeEngine{}
 	host := testHost(t, engine.call, &published)
 	host.Start(context.Background())
-	host.Notify("me", map[string]any{"me": map[string]any{"id": "15550001111@c.us", "pushName": "Ada"}})
-	host.Notify("status", map[string]any{"status": "WORKING"})
-	host.Notify("event", map[string]any{"event": "presence.update", "payload": map[string]any{"id": "15551230001@c.us", "presences": []any{map[string]any{"participant": "15551230001@c.us", "lastKnownPresence": "online", "lastSeen": nil}}}})
-	host.Notify("status", map[string]any{"status": "FAILED", "reason": "gone"})
+	host.SetMe(&hostapi.Me{ID: "15550001111@c.us", PushName: "Ada"})
+	host.SetStatus("WORKING", "")
+	host.Emit("presence.update", map[string]any{"id": "15551230001@c.us", "presences": []any{map[string]any{"participant": "15551230001@c.us", "lastKnownPresence": "online", "lastSeen": nil}}})
+	host.SetStatus("FAILED", "gone")
 	if len(published) != 4 {
 		t.Fatalf("published %d envelopes, want 4 (STARTING, WORKING, presence.update, FAILED)", len(published))
 	}
@@ -199,7 +201,7 @@ func TestCommandsNeedTheirStatus(t *testing.T) {
 		t.Fatalf("a send on a stopped session: %v", err)
 	}
 	host.Start(context.Background())
-	host.Notify("status", map[string]any{"status": "WORKING"})
+	host.SetStatus("WORKING", "")
 	result, err := c.execute(context.Background(), "send.text", map[string]any{"chatId": "1@c.us", "text": "hi"})
 	if err != nil {
 		t.Fatal(err)
@@ -231,11 +233,11 @@ func TestAnEventThatDoesNotMatchItsSchemaIsDroppedAndLogged(t *testing.T) {
 	log := &warnings{}
 	host.log = log
 	host.Start(context.Background())
-	host.Notify("status", map[string]any{"status": "WORKING"})
+	host.SetStatus("WORKING", "")
 	published = nil
 	// a presence without its presences list, then a message.ack whose ack is no number: dropped
-	host.Notify("event", map[string]any{"event": "presence.update", "payload": map[string]any{"id": "15551230001@c.us"}})
-	host.Notify("event", map[string]any{"event": "message.reaction", "payload": map[string]any{"id": 7}})
+	host.Emit("presence.update", map[string]any{"id": "15551230001@c.us"})
+	host.Emit("message.reaction", map[string]any{"id": 7})
 	if len(published) != 0 {
 		t.Fatalf("invalid events were published (and so recorded): %s", published)
 	}
@@ -252,7 +254,7 @@ func TestAnEventThatDoesNotMatchItsSchemaIsDroppedAndLogged(t *testing.T) {
 		t.Errorf("the issue names the payload's missing field: %+v", issues)
 	}
 	// a valid one goes out
-	host.Notify("event", map[string]any{"event": "presence.update", "payload": map[string]any{"id": "15551230001@c.us", "presences": []any{}}})
+	host.Emit("presence.update", map[string]any{"id": "15551230001@c.us", "presences": []any{}})
 	if len(published) != 1 || len(log.lines) != 2 {
 		t.Fatalf("a valid event: published %d, warnings %v", len(published), log.lines)
 	}
@@ -281,11 +283,11 @@ func BenchmarkEventCheck(b *testing.B) {
 	log := &warnings{}
 	host.log = log
 	host.Start(context.Background())
-	host.Notify("me", map[string]any{"me": map[string]any{"id": "15550001111@c.us", "pushName": "Ada"}})
-	host.Notify("status", map[string]any{"status": "WORKING"})
-	host.Notify("event", map[string]any{"event": "message", "payload": map[string]any{"id": "false_15551230001@c.us_3EB0ABCDEF", "timestamp": 1764190000,
+	host.SetMe(&hostapi.Me{ID: "15550001111@c.us", PushName: "Ada"})
+	host.SetStatus("WORKING", "")
+	host.Emit("message", map[string]any{"id": "false_15551230001@c.us_3EB0ABCDEF", "timestamp": 1764190000,
 		"from": "15551230001@c.us", "fromMe": false, "to": "15550001111@c.us", "body": "hello there", "source": "app", "participant": nil, "vCards": []any{}, "hasMedia": false, "media": nil, "ack": 1, "ackName": "SERVER",
-		"_data": map[string]any{"key": map[string]any{"id": "3EB0ABCDEF"}}}})
+		"_data": map[string]any{"key": map[string]any{"id": "3EB0ABCDEF"}}})
 	if len(published) != 3 {
 		b.Fatalf("the message event was not published: %v", log.lines)
 	}
