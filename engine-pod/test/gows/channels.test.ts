@@ -51,7 +51,7 @@ describe('GOWS channels', () => {
     expect((await list('OWNER')).map((c) => c.id)).toEqual([made.id]);
     expect(await channel({ by: 'id', key: made.id })).toEqual(made);
     expect(await channel({ by: 'invite', key: kept?.invite })).toEqual(made);
-    expect(await gows.failureCode('unfollowChannel', { id: made.id })).toBe('NOT_READY');
+    expect(await gows.failureCode('unfollowChannel', { id: made.id })).toBe('WRONG_STATUS');
 
     // Deleting: WhatsApp Web's mutation, which whatsmeow has no function for; then the channel is gone.
     await gows.request('deleteChannel', { id: made.id });
@@ -74,7 +74,7 @@ describe('GOWS channels', () => {
     expect(news.muted.has(phone.phone)).toBe(true);
     await gows.request('unmuteChannel', { id: news.id });
     expect(news.muted.size).toBe(0);
-    expect(await gows.failureCode('deleteChannel', { id: news.id })).toBe('NOT_READY');
+    expect(await gows.failureCode('deleteChannel', { id: news.id })).toBe('WRONG_STATUS');
     await gows.request('unfollowChannel', { id: news.id });
     expect(await channel({ by: 'id', key: news.id })).toMatchObject({ role: 'GUEST', subscribersCount: 1200 });
   });

@@ -42,7 +42,7 @@ describe('GOWS chats: app state patches against the fake', () => {
     await gows.request('archiveChat', { chatId: bob, archive: false });
     await gows.event('chat.archive', (p) => p.id === bob && p.archived === false, since);
     expect((await uploaded('archive')).map((u) => u.action.archiveChatAction?.archived)).toEqual([true, false]);
-    expect(await gows.failureCode('archiveChat', { chatId: bob })).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('archiveChat', { chatId: bob })).toBe('INVALID');
   });
 
   it('emits chat.archive when the phone archives a chat', async () => {
@@ -58,7 +58,7 @@ describe('GOWS chats: app state patches against the fake', () => {
     expect(await uploaded('clearChat')).toHaveLength(1);
     await gows.request('deleteChat', { chatId: bob });
     expect(await uploaded('deleteChat')).toHaveLength(1);
-    expect(await gows.failureCode('deleteChat', {})).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('deleteChat', {})).toBe('INVALID');
   });
 
   it("stars and unstars a message: star patches the phone decodes, naming the chat, the sender and the message's id", async () => {
@@ -69,7 +69,7 @@ describe('GOWS chats: app state patches against the fake', () => {
       [['star', bobJid, '3EB0STARRED', '0', '0'], true],
       [['star', bobJid, '3EB0MINE', '1', '0'], false],
     ]);
-    expect(await gows.failureCode('star', { chatId: bob, messageId: `false_${bob}_3EB0STARRED` })).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('star', { chatId: bob, messageId: `false_${bob}_3EB0STARRED` })).toBe('INVALID');
   });
 
   it('relays a chat the phone deletes as engine.event chats.delete, which the history forgets (no interface event)', async () => {
@@ -87,7 +87,7 @@ describe('GOWS chats: the picture against the fake', () => {
     expect(await gows.request('chatPicture', { chatId: bob, refresh: false })).toEqual({ url: null });
     await gows.request('setProfilePicture', { mimetype: 'image/png', filename: null, data: PNG });
     expect(await gows.request('chatPicture', { chatId: phone.contactId, refresh: true })).toEqual({ url: phone.profile.pictureUrl });
-    expect(await gows.failureCode('chatPicture', {})).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('chatPicture', {})).toBe('INVALID');
   });
 });
 
@@ -107,6 +107,6 @@ describe('GOWS chats: read receipts against the fake', () => {
     );
     expect(receipts.filter((r) => r.type === 'read').flatMap((r) => r.ids)).toEqual([newer, older]);
     expect(await gows.request('readChatMessages', { chatId: bob, days: 7 })).toEqual({ ids: [] });
-    expect(await gows.failureCode('readChatMessages', { chatId: bob })).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('readChatMessages', { chatId: bob })).toBe('INVALID');
   });
 });

@@ -89,7 +89,7 @@ export class GowsDriver {
     });
   }
 
-  /** The code a request fails with (`BAD_REQUEST`, `NOT_FOUND` ...), or null when it succeeds. */
+  /** The code a request fails with (`INVALID`, `NOT_FOUND` ...), or null when it succeeds. */
   failureCode(method: string, params: unknown = {}): Promise<string | null | undefined> {
     return this.request(method, params).then(
       () => null,

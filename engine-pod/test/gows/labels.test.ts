@@ -90,7 +90,7 @@ describe('GOWS labels: operations as app state patches, with their label.* event
       ['1', `${BOB}@s.whatsapp.net`, true],
       ['1', aliceJid, false],
     ]);
-    expect(await gows.failureCode('setChatLabels', { chatId: alice, labelIds: ['9'] })).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('setChatLabels', { chatId: alice, labelIds: ['9'] })).toBe('INVALID');
   });
 
   it("the phone's labels and labelling: label.upsert and label.chat.added, and the lists have them", async () => {

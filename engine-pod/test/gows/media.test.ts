@@ -134,7 +134,7 @@ describe('GOWS media both ways against the fake media server', () => {
         image: { mimetype: 'image/png', filename: null, data: Buffer.from('not an image').toString('base64') },
       },
     });
-    await expect(refused).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('preview.image') });
+    await expect(refused).rejects.toMatchObject({ code: 'INVALID', message: expect.stringContaining('preview.image') });
   });
 
   it('refuses convert: true (NOT_SUPPORTED): files go as they are', async () => {

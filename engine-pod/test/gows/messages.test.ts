@@ -153,7 +153,7 @@ describe('GOWS message.pin against the fake', () => {
     const unpin = await lastSent();
     expect(unpin.pinInChatMessage).toMatchObject({ type: proto.PinInChat.Type.UNPIN_FOR_ALL, key: { id: original } });
     expect(unpin.messageContextInfo?.messageAddOnDurationInSecs ?? null).toBeNull();
-    expect(await gows.failureCode('pinMessage', { chatId: bob, messageId: message.id, duration: -1 })).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('pinMessage', { chatId: bob, messageId: message.id, duration: -1 })).toBe('INVALID');
   });
 });
 
@@ -258,7 +258,7 @@ describe('GOWS polls, contact cards, numbers and ids against the fake', () => {
     });
     expect(decrypted.selectedOptions.map((hash) => Buffer.from(hash).toString('hex'))).toEqual([createHash('sha256').update('Fruit').digest('hex')]);
     expect(await gows.failureCode('sendPollVote', { chatId: bob, pollMessageId: `false_${bob}_NOPOLL0001`, votes: ['Cake'] })).toBe('NOT_FOUND');
-    expect(await gows.failureCode('sendPollVote', { chatId: bob, pollMessageId, votes: ['Pie'] })).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('sendPollVote', { chatId: bob, pollMessageId, votes: ['Pie'] })).toBe('INVALID');
   });
 
   it('sends an event message the contact decrypts, with its message secret (the answers are encrypted with it)', async () => {
@@ -330,7 +330,7 @@ describe('GOWS polls, contact cards, numbers and ids against the fake', () => {
       selectedDisplayText: 'Yes',
       contextInfo: { stanzaId: bareId(buttons.id) },
     });
-    expect(await gows.failureCode('sendButtonReply', { chatId: bob, selectedButtonID: 'yes-1' })).toBe('BAD_REQUEST');
+    expect(await gows.failureCode('sendButtonReply', { chatId: bob, selectedButtonID: 'yes-1' })).toBe('INVALID');
   });
 
   it('checks numbers and makes message ids', async () => {

@@ -104,9 +104,9 @@ describe('GOWS engine (switchboard-gows) against the fake WhatsApp server', () =
     expect(me.params.me).toMatchObject({ id: '15550004444@c.us' });
   });
 
-  it('refuses a code by sms or voice (NOT_SUPPORTED) and a QR outside SCAN_QR_CODE (NOT_READY)', async () => {
+  it('refuses a code by sms or voice (NOT_SUPPORTED) and a QR outside SCAN_QR_CODE (WRONG_STATUS)', async () => {
     const gows = startGows(mkdtempSync(join(tmpdir(), 'sb-gows-')));
-    await expect(gows.request('qr')).rejects.toMatchObject({ code: 'NOT_READY' });
+    await expect(gows.request('qr')).rejects.toMatchObject({ code: 'WRONG_STATUS' });
     await expect(gows.request('requestCode', { phoneNumber: '15550005555', method: 'sms' })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
     await expect(gows.request('noSuchMethod')).rejects.toThrow(/method not found/);
   });

@@ -42,7 +42,7 @@ describe('GOWS profile against the fake', () => {
 
   it('refuses a file that is not an image', async () => {
     expect(await gows.failureCode('setProfilePicture', { mimetype: 'text/plain', data: Buffer.from('hello').toString('base64') })).toBe(
-      'BAD_REQUEST',
+      'INVALID',
     );
   });
 

@@ -121,9 +121,9 @@ describe('GOWS status updates: sent with a sender key to the viewers, read back 
     });
   });
 
-  it('refuses a status without text or of another kind (BAD_REQUEST)', async () => {
-    expect(await gows.failureCode('sendTextStatus', { text: '' })).toBe('BAD_REQUEST');
-    expect(await gows.failureCode('sendMediaStatus', { kind: 'file', file: { mimetype: 'application/pdf', data: '' } })).toBe('BAD_REQUEST');
-    expect(await gows.failureCode('deleteStatus', {})).toBe('BAD_REQUEST');
+  it('refuses a status without text or of another kind (INVALID)', async () => {
+    expect(await gows.failureCode('sendTextStatus', { text: '' })).toBe('INVALID');
+    expect(await gows.failureCode('sendMediaStatus', { kind: 'file', file: { mimetype: 'application/pdf', data: '' } })).toBe('INVALID');
+    expect(await gows.failureCode('deleteStatus', {})).toBe('INVALID');
   });
 });

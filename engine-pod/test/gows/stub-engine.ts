@@ -96,8 +96,8 @@ const handlers: Record<string, (params: Params) => unknown> = {
   },
   requestCode: async (params) => {
     if (params.phoneNumber === '0') throw new RpcError('phoneNumber: not a number', 'INVALID');
-    if (params.phoneNumber === '1') throw new RpcError('not now', 'NOT_READY');
-    if (params.phoneNumber === '2') throw new RpcError('no such number', 'BAD_REQUEST');
+    if (params.phoneNumber === '1') throw new RpcError('not now', 'WRONG_STATUS');
+    if (params.phoneNumber === '2') throw new RpcError('no such number', 'INVALID');
     if (params.phoneNumber === '3') throw new RpcError('what', 'NO_SUCH_CODE');
     await request('auth.set', { data: { creds: { me: { jid: `${text(params.phoneNumber)}@s.whatsapp.net`, key: 'AAEC' } } } });
     setImmediate(() => void paired());

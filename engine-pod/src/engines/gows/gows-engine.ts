@@ -30,12 +30,9 @@ const MediaSave = z.object({ mimetype: z.string(), filename: z.string().nullish(
 /** The fields an INVALID names, each with its reason. */
 const FieldIssues = z.array(z.object({ path: z.string(), reason: z.string() })).min(1);
 
-/**
- * The error data of a refusal: a CommandError code. BAD_REQUEST and NOT_READY, the names the RPC's
- * first design used, are read as the protocol's INVALID and WRONG_STATUS.
- */
+/** The error data of a refusal: one of the protocol's CommandError codes, which the Go engine speaks too (hostapi.Code). */
 const RpcErrorData = z.object({
-  code: z.preprocess((code) => (code === 'BAD_REQUEST' ? 'INVALID' : code === 'NOT_READY' ? 'WRONG_STATUS' : code), CommandErrorCode),
+  code: CommandErrorCode,
   details: z.record(z.string(), z.unknown()).optional(),
 });
 const CodeResult = z.object({ code: z.string() });

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard/engines/gows"
 	"github.com/switchboard/engines/gows/internal/engine"
+	"github.com/switchboard/engines/gows/internal/hostapi"
 	"github.com/switchboard/engines/gows/internal/natshost"
 )
 
@@ -49,28 +50,16 @@ func runNats(ctx context.Context, log *engine.Logger) int {
 	return pod.Run(ctx)
 }
 
-// engineFunc gives the pod the engine's methods, its refusals as the pod's CommandErrors with the
-// protocol's codes (the RPC's first names BAD_REQUEST and NOT_READY read as INVALID and WRONG_STATUS,
-// as the TypeScript proxy reads them).
+// engineFunc gives the pod the engine's methods. A refusal reaches the reply as it is: the engine
+// and the pod speak the same codes (hostapi.CommandError). An engine failure (ENGINE_ERROR) goes
+// to the pod as a plain error, which it logs and answers without the cause.
 func engineFunc(eng *engine.Engine) natshost.EngineFunc {
 	return func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 		result, err := eng.Handle(ctx, method, params)
-		if err == nil {
-			return result, nil
+		var refusal *hostapi.CommandError
+		if errors.As(err, &refusal) && refusal.Code == hostapi.EngineError {
+			return nil, errors.New(refusal.Error())
 		}
-		var refusal *engine.CommandError
-		if !errors.As(err, &refusal) {
-			return nil, err
-		}
-		code := refusal.Code
-		switch code {
-		case "BAD_REQUEST":
-			code = "INVALID"
-		case "NOT_READY":
-			code = "WRONG_STATUS"
-		case "ENGINE_ERROR":
-			return nil, err
-		}
-		return nil, &natshost.CommandError{Code: code, Message: refusal.Message, Details: refusal.Details}
+		return result, err
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // messageRef is a message id of the interface: {fromMe}_{chatId}_{id}[_{participant}].
@@ -38,7 +40,7 @@ func parseMessageRef(ref string) (messageRef, bool) {
 func (e *Engine) messageTarget(messageID string) (messageRef, *whatsmeow.Client, types.JID, error) {
 	ref, ok := parseMessageRef(messageID)
 	if !ok {
-		return messageRef{}, nil, types.EmptyJID, commandError("BAD_REQUEST", "messageId must be {fromMe}_{chatId}_{id}[_{participant}]")
+		return messageRef{}, nil, types.EmptyJID, commandError(hostapi.Invalid, "messageId must be {fromMe}_{chatId}_{id}[_{participant}]")
 	}
 	client, chat, err := e.target(ref.chatID)
 	return ref, client, chat, err
@@ -100,7 +102,7 @@ func (e *Engine) react(ctx context.Context, params json.RawMessage) (any, error)
 		Reaction  string `json:"reaction"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError("BAD_REQUEST", "react: %v", err)
+		return nil, commandError(hostapi.Invalid, "react: %v", err)
 	}
 	ref, client, chat, err := e.messageTarget(args.MessageID)
 	if err != nil {
@@ -109,7 +111,7 @@ func (e *Engine) react(ctx context.Context, params json.RawMessage) (any, error)
 	msg := client.BuildReaction(chat, e.senderOf(ref, chat, *client.Store.ID), ref.id, args.Reaction)
 	resp, err := client.SendMessage(ctx, chat, msg)
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not react in %s: %v", ref.chatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not react in %s: %v", ref.chatID, err)
 	}
 	me := e.me()
 	var participant any
@@ -133,7 +135,7 @@ func (e *Engine) sendSeen(ctx context.Context, params json.RawMessage) (any, err
 		Participant *string  `json:"participant"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
-		return nil, commandError("BAD_REQUEST", "sendSeen needs chatId")
+		return nil, commandError(hostapi.Invalid, "sendSeen needs chatId")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
@@ -182,7 +184,7 @@ func (e *Engine) sendSeen(ctx context.Context, params json.RawMessage) (any, err
 	}
 	for _, sender := range order {
 		if err := client.MarkRead(ctx, bySender[sender], time.Now(), chat, sender); err != nil {
-			return nil, commandError("ENGINE_ERROR", "GOWS could not send read receipts to %s: %v", args.ChatID, err)
+			return nil, commandError(hostapi.EngineError, "GOWS could not send read receipts to %s: %v", args.ChatID, err)
 		}
 	}
 	ids := make([]string, 0, len(targets))
@@ -198,7 +200,7 @@ func (e *Engine) setTyping(ctx context.Context, params json.RawMessage) (any, er
 		Typing bool   `json:"typing"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
-		return nil, commandError("BAD_REQUEST", "setTyping needs chatId and typing")
+		return nil, commandError(hostapi.Invalid, "setTyping needs chatId and typing")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
@@ -209,7 +211,7 @@ func (e *Engine) setTyping(ctx context.Context, params json.RawMessage) (any, er
 		state = types.ChatPresenceComposing
 	}
 	if err := client.SendChatPresence(ctx, chat, state, types.ChatPresenceMediaText); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not send the chat state to %s: %v", args.ChatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not send the chat state to %s: %v", args.ChatID, err)
 	}
 	return nil, nil
 }
@@ -224,7 +226,7 @@ func (e *Engine) sendLocation(ctx context.Context, params json.RawMessage) (any,
 		ID        *string `json:"id"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
-		return nil, commandError("BAD_REQUEST", "sendLocation needs chatId, latitude and longitude")
+		return nil, commandError(hostapi.Invalid, "sendLocation needs chatId, latitude and longitude")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {

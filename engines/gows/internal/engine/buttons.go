@@ -6,6 +6,8 @@ import (
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // sendButtonReply answers a buttons message as a tap on one of its buttons does, as NOWEB sends
@@ -21,7 +23,7 @@ func (e *Engine) sendButtonReply(ctx context.Context, params json.RawMessage) (a
 		ID                  *string `json:"id"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.SelectedButtonID == "" || args.SelectedDisplayText == "" {
-		return nil, commandError("BAD_REQUEST", "sendButtonReply needs chatId, selectedButtonID and selectedDisplayText")
+		return nil, commandError(hostapi.Invalid, "sendButtonReply needs chatId, selectedButtonID and selectedDisplayText")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {

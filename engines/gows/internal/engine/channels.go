@@ -16,6 +16,8 @@ import (
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // Channels (WhatsApp newsletters; engine-pod/src/capabilities/channels.ts) with whatsmeow's
@@ -56,7 +58,7 @@ func (e *Engine) channelCall(params json.RawMessage, method string) (*whatsmeow.
 	var args channelArgs
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &args); err != nil {
-			return nil, args, commandError("BAD_REQUEST", "%s: %v", method, err)
+			return nil, args, commandError(hostapi.Invalid, "%s: %v", method, err)
 		}
 	}
 	client, err := e.loggedIn()
@@ -66,7 +68,7 @@ func (e *Engine) channelCall(params json.RawMessage, method string) (*whatsmeow.
 func newsletterJID(id, method string) (types.JID, error) {
 	jid, err := types.ParseJID(id)
 	if err != nil || jid.Server != types.NewsletterServer {
-		return types.EmptyJID, commandError("BAD_REQUEST", "%s needs a channel id, <digits>@newsletter", method)
+		return types.EmptyJID, commandError(hostapi.Invalid, "%s needs a channel id, <digits>@newsletter", method)
 	}
 	return jid, nil
 }
@@ -87,11 +89,11 @@ func channelFailure(doing, key string, err error) error {
 	}
 	switch code {
 	case 404:
-		return commandError("NOT_FOUND", "GOWS could not %s: the service knows no channel %s", doing, key)
+		return commandError(hostapi.NotFound, "GOWS could not %s: the service knows no channel %s", doing, key)
 	case 401, 403:
-		return commandError("NOT_READY", "GOWS could not %s: %v", doing, err)
+		return commandError(hostapi.WrongStatus, "GOWS could not %s: %v", doing, err)
 	}
-	return commandError("ENGINE_ERROR", "GOWS could not %s: %v", doing, err)
+	return commandError(hostapi.EngineError, "GOWS could not %s: %v", doing, err)
 }
 
 // channelRecord: whatsmeow's metadata as the interface's Channel.
@@ -155,7 +157,7 @@ func (e *Engine) channelInfo(ctx context.Context, client *whatsmeow.Client, by, 
 		return nil, channelFailure("read channel "+key, key, err)
 	}
 	if meta == nil {
-		return nil, commandError("NOT_FOUND", "GOWS could not read channel %s: the service knows no such channel", key)
+		return nil, commandError(hostapi.NotFound, "GOWS could not read channel %s: the service knows no such channel", key)
 	}
 	return meta, nil
 }
@@ -186,13 +188,13 @@ func (e *Engine) createChannel(ctx context.Context, params json.RawMessage) (any
 		return nil, err
 	}
 	if args.Name == "" {
-		return nil, commandError("BAD_REQUEST", "createChannel needs name")
+		return nil, commandError(hostapi.Invalid, "createChannel needs name")
 	}
 	create := whatsmeow.CreateNewsletterParams{Name: args.Name, Description: args.Description}
 	if args.Picture != nil && args.Picture.Data != "" {
 		raw, err := base64.StdEncoding.DecodeString(args.Picture.Data)
 		if err != nil {
-			return nil, commandError("BAD_REQUEST", "createChannel: the picture's data must be base64: %v", err)
+			return nil, commandError(hostapi.Invalid, "createChannel: the picture's data must be base64: %v", err)
 		}
 		if create.Picture, err = squareJPEG(raw); err != nil {
 			return nil, err
@@ -203,7 +205,7 @@ func (e *Engine) createChannel(ctx context.Context, params json.RawMessage) (any
 		return nil, channelFailure("create a channel", args.Name, err)
 	}
 	if meta == nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not create a channel: the service answered no channel")
+		return nil, commandError(hostapi.EngineError, "GOWS could not create a channel: the service answered no channel")
 	}
 	return e.channelByID(ctx, client, meta.ID.String())
 }
@@ -251,7 +253,7 @@ func (e *Engine) changeChannel(ctx context.Context, params json.RawMessage, meth
 	switch method {
 	case "deleteChannel":
 		if role != "OWNER" {
-			return nil, commandError("NOT_READY", "channel %s: only its owner may delete it; the account is its %s", args.ID, role)
+			return nil, commandError(hostapi.WrongStatus, "channel %s: only its owner may delete it; the account is its %s", args.ID, role)
 		}
 		_, err = client.DangerousInternals().SendMexIQ(ctx, mutationDeleteNewsletter, map[string]any{"newsletter_id": jid.String()})
 	case "followChannel":
@@ -260,7 +262,7 @@ func (e *Engine) changeChannel(ctx context.Context, params json.RawMessage, meth
 		}
 	case "unfollowChannel":
 		if role == "OWNER" {
-			return nil, commandError("NOT_READY", "channel %s: its owner cannot unfollow it; delete it instead", args.ID)
+			return nil, commandError(hostapi.WrongStatus, "channel %s: its owner cannot unfollow it; delete it instead", args.ID)
 		}
 		if role != "GUEST" {
 			err = client.UnfollowNewsletter(ctx, jid)
@@ -324,7 +326,7 @@ func (e *Engine) channelPosts(ctx context.Context, params json.RawMessage) (any,
 		return nil, err
 	}
 	if args.Channel == nil {
-		return nil, commandError("BAD_REQUEST", "channelPosts needs channel")
+		return nil, commandError(hostapi.Invalid, "channelPosts needs channel")
 	}
 	meta, err := e.channelInfo(ctx, client, args.Channel.By, args.Channel.Key)
 	if err != nil {

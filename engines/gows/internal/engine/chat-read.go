@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.mau.fi/whatsmeow/types"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // readChatMessages: read receipts for the chat's unread incoming messages this engine received
@@ -17,7 +19,7 @@ func (e *Engine) readChatMessages(ctx context.Context, params json.RawMessage) (
 		Days     int    `json:"days"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Days < 1 || args.Messages < 0 {
-		return nil, commandError("BAD_REQUEST", "readChatMessages needs chatId and days (at least 1), messages at least 1 when given")
+		return nil, commandError(hostapi.Invalid, "readChatMessages needs chatId and days (at least 1), messages at least 1 when given")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
@@ -38,7 +40,7 @@ func (e *Engine) readChatMessages(ctx context.Context, params json.RawMessage) (
 	}
 	for _, sender := range order {
 		if err := client.MarkRead(ctx, bySender[sender], time.Now(), chat, sender); err != nil {
-			return nil, commandError("ENGINE_ERROR", "GOWS could not send read receipts to %s: %v", args.ChatID, err)
+			return nil, commandError(hostapi.EngineError, "GOWS could not send read receipts to %s: %v", args.ChatID, err)
 		}
 	}
 	return map[string]any{"ids": ids}, nil

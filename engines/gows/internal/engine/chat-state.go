@@ -10,6 +10,8 @@ import (
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // The chats' app state operations (engine-pod/src/capabilities/chats.ts): archive, mark unread,
@@ -26,7 +28,7 @@ type chatStateArgs struct {
 func (e *Engine) chatState(ctx context.Context, params json.RawMessage, method, doing string, build func(types.JID, chatStateArgs) (appstate.PatchInfo, error)) (any, error) {
 	var args chatStateArgs
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
-		return nil, commandError("BAD_REQUEST", "%s needs chatId", method)
+		return nil, commandError(hostapi.Invalid, "%s needs chatId", method)
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
@@ -37,7 +39,7 @@ func (e *Engine) chatState(ctx context.Context, params json.RawMessage, method, 
 		return nil, err
 	}
 	if err := client.SendAppState(ctx, patch); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not %s %s: %v", doing, args.ChatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not %s %s: %v", doing, args.ChatID, err)
 	}
 	return nil, nil
 }
@@ -50,7 +52,7 @@ func (e *Engine) archiveChat(ctx context.Context, params json.RawMessage) (any, 
 	var archive bool
 	result, err := e.chatState(ctx, params, "archiveChat", "archive", func(chat types.JID, args chatStateArgs) (appstate.PatchInfo, error) {
 		if args.Archive == nil {
-			return appstate.PatchInfo{}, commandError("BAD_REQUEST", "archiveChat needs archive (true or false)")
+			return appstate.PatchInfo{}, commandError(hostapi.Invalid, "archiveChat needs archive (true or false)")
 		}
 		archive = *args.Archive
 		return appstate.BuildArchive(chat, archive, time.Time{}, nil), nil

@@ -8,6 +8,8 @@ import (
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // The chats operations GOWS has so far (engine-pod/src/capabilities/chats.ts): edits and deletes
@@ -20,11 +22,11 @@ func (e *Engine) editMessage(ctx context.Context, params json.RawMessage) (any, 
 		Text      string `json:"text"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.Text == "" {
-		return nil, commandError("BAD_REQUEST", "editMessage needs messageId and text")
+		return nil, commandError(hostapi.Invalid, "editMessage needs messageId and text")
 	}
 	ref, ok := parseMessageRef(args.MessageID)
 	if !ok || !ref.fromMe {
-		return nil, commandError("BAD_REQUEST", "messageId must be a message the account sent: true_{chatId}_{id}")
+		return nil, commandError(hostapi.Invalid, "messageId must be a message the account sent: true_{chatId}_{id}")
 	}
 	client, chat, err := e.target(ref.chatID)
 	if err != nil {
@@ -39,7 +41,7 @@ func (e *Engine) deleteMessage(ctx context.Context, params json.RawMessage) (any
 		MessageID string `json:"messageId"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError("BAD_REQUEST", "deleteMessage: %v", err)
+		return nil, commandError(hostapi.Invalid, "deleteMessage: %v", err)
 	}
 	ref, client, chat, err := e.messageTarget(args.MessageID)
 	if err != nil {
@@ -60,7 +62,7 @@ func (e *Engine) sendProtocol(ctx context.Context, m *waE2E.Message, chat types.
 	}
 	resp, err := client.SendMessage(ctx, chat, m)
 	if err != nil {
-		return commandError("ENGINE_ERROR", "GOWS could not %s the message in %s: %v", what, chatID, err)
+		return commandError(hostapi.EngineError, "GOWS could not %s the message in %s: %v", what, chatID, err)
 	}
 	info := types.MessageInfo{
 		MessageSource: types.MessageSource{Chat: chat, Sender: client.Store.ID.ToNonAD(), IsFromMe: true, IsGroup: chat.Server == types.GroupServer},
@@ -83,7 +85,7 @@ func (e *Engine) setPresence(ctx context.Context, params json.RawMessage) (any, 
 		Presence string `json:"presence"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError("BAD_REQUEST", "setPresence: %v", err)
+		return nil, commandError(hostapi.Invalid, "setPresence: %v", err)
 	}
 	if args.Presence == "online" || args.Presence == "offline" {
 		client, err := e.requireClient()
@@ -95,7 +97,7 @@ func (e *Engine) setPresence(ctx context.Context, params json.RawMessage) (any, 
 			state = types.PresenceUnavailable
 		}
 		if err := client.SendPresence(ctx, state); err != nil {
-			return nil, commandError("ENGINE_ERROR", "GOWS could not set the presence %s: %v", args.Presence, err)
+			return nil, commandError(hostapi.EngineError, "GOWS could not set the presence %s: %v", args.Presence, err)
 		}
 		return nil, nil
 	}
@@ -111,7 +113,7 @@ func (e *Engine) setPresence(ctx context.Context, params json.RawMessage) (any, 
 		state = types.ChatPresencePaused
 	}
 	if err := client.SendChatPresence(ctx, chat, state, media); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not send the chat state to %s: %v", args.ChatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not send the chat state to %s: %v", args.ChatID, err)
 	}
 	return nil, nil
 }
@@ -122,14 +124,14 @@ func (e *Engine) subscribePresence(ctx context.Context, params json.RawMessage) 
 		ChatID string `json:"chatId"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError("BAD_REQUEST", "subscribePresence: %v", err)
+		return nil, commandError(hostapi.Invalid, "subscribePresence: %v", err)
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
 		return nil, err
 	}
 	if err := client.SubscribePresence(ctx, chat); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not subscribe to the presence of %s: %v", args.ChatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not subscribe to the presence of %s: %v", args.ChatID, err)
 	}
 	e.heard.subscribed(args.ChatID)
 	return nil, nil

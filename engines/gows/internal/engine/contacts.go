@@ -10,6 +10,8 @@ import (
 	"go.mau.fi/whatsmeow/proto/waSyncAction"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // Issue 16's Contacts (engine-pod/src/capabilities/contacts.ts) on whatsmeow: the contacts are
@@ -24,7 +26,7 @@ func (e *Engine) contactCall(params json.RawMessage, method string) (*whatsmeow.
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ID == "" {
-		return nil, "", types.EmptyJID, commandError("BAD_REQUEST", "%s needs id, <number>@c.us or <id>@lid", method)
+		return nil, "", types.EmptyJID, commandError(hostapi.Invalid, "%s needs id, <number>@c.us or <id>@lid", method)
 	}
 	client, err := e.loggedIn()
 	if err != nil {
@@ -32,7 +34,7 @@ func (e *Engine) contactCall(params json.RawMessage, method string) (*whatsmeow.
 	}
 	jid, err := libraryJID(args.ID)
 	if err != nil || (jid.Server != types.DefaultUserServer && jid.Server != types.HiddenUserServer) {
-		return nil, "", types.EmptyJID, commandError("BAD_REQUEST", "%s needs id, <number>@c.us or <id>@lid, got %q", method, args.ID)
+		return nil, "", types.EmptyJID, commandError(hostapi.Invalid, "%s needs id, <number>@c.us or <id>@lid, got %q", method, args.ID)
 	}
 	return client, args.ID, jid.ToNonAD(), nil
 }
@@ -42,7 +44,7 @@ func (e *Engine) contactCall(params json.RawMessage, method string) (*whatsmeow.
 func (e *Engine) blocked(ctx context.Context, client *whatsmeow.Client) (map[string]bool, []types.JID, error) {
 	list, err := client.GetBlocklist(ctx)
 	if err != nil {
-		return nil, nil, commandError("ENGINE_ERROR", "GOWS could not read the block list: %v", err)
+		return nil, nil, commandError(hostapi.EngineError, "GOWS could not read the block list: %v", err)
 	}
 	out := make(map[string]bool, len(list.JIDs))
 	jids := make([]types.JID, 0, len(list.JIDs))
@@ -106,7 +108,7 @@ func (e *Engine) contacts(ctx context.Context) (any, error) {
 	}
 	all, err := client.Store.Contacts.GetAllContacts(ctx)
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not read its contacts: %v", err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not read its contacts: %v", err)
 	}
 	seen := map[string]bool{}
 	out := []any{}
@@ -139,14 +141,14 @@ func (e *Engine) contact(ctx context.Context, params json.RawMessage) (any, erro
 	if jid.Server == types.DefaultUserServer {
 		found, err := client.IsOnWhatsApp(ctx, []string{"+" + jid.User})
 		if err != nil {
-			return nil, commandError("ENGINE_ERROR", "GOWS could not check %s: %v", id, err)
+			return nil, commandError(hostapi.EngineError, "GOWS could not check %s: %v", id, err)
 		}
 		exists := false
 		for _, result := range found {
 			exists = exists || result.IsIn
 		}
 		if !exists {
-			return nil, commandError("NOT_FOUND", "%s has no account with the messaging service", id)
+			return nil, commandError(hostapi.NotFound, "%s has no account with the messaging service", id)
 		}
 	}
 	blocked, _, err := e.blocked(ctx, client)
@@ -155,7 +157,7 @@ func (e *Engine) contact(ctx context.Context, params json.RawMessage) (any, erro
 	}
 	info, err := client.Store.Contacts.GetContact(ctx, jid)
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not read the contact %s: %v", id, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not read the contact %s: %v", id, err)
 	}
 	return e.contactRecord(ctx, client, jid, info, blocked), nil
 }
@@ -168,7 +170,7 @@ func (e *Engine) contactAbout(ctx context.Context, params json.RawMessage) (any,
 	}
 	infos, err := client.GetUserInfo(ctx, []types.JID{jid})
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not read the About text of %s: %v", id, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not read the About text of %s: %v", id, err)
 	}
 	for _, info := range infos {
 		if info.Status != "" {
@@ -193,7 +195,7 @@ func (e *Engine) setBlocked(ctx context.Context, params json.RawMessage) (any, e
 		Blocked *bool `json:"blocked"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.Blocked == nil {
-		return nil, commandError("BAD_REQUEST", "setBlocked needs id and blocked (true or false)")
+		return nil, commandError(hostapi.Invalid, "setBlocked needs id and blocked (true or false)")
 	}
 	client, id, jid, err := e.contactCall(params, "setBlocked")
 	if err != nil {
@@ -204,7 +206,7 @@ func (e *Engine) setBlocked(ctx context.Context, params json.RawMessage) (any, e
 		action, doing = events.BlocklistChangeActionUnblock, "unblock"
 	}
 	if _, err := client.UpdateBlocklist(ctx, jid, action); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not %s %s: %v", doing, id, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not %s %s: %v", doing, id, err)
 	}
 	return nil, nil
 }
@@ -218,7 +220,7 @@ func (e *Engine) updateContact(ctx context.Context, params json.RawMessage) (any
 		LastName  string `json:"lastName"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || strings.TrimSpace(args.FirstName) == "" {
-		return nil, commandError("BAD_REQUEST", "updateContact needs id and firstName")
+		return nil, commandError(hostapi.Invalid, "updateContact needs id and firstName")
 	}
 	client, id, jid, err := e.contactCall(params, "updateContact")
 	if err != nil {
@@ -238,7 +240,7 @@ func (e *Engine) updateContact(ctx context.Context, params json.RawMessage) (any
 		}},
 	}
 	if err := client.SendAppState(ctx, patch); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not name %s: %v", id, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not name %s: %v", id, err)
 	}
 	return nil, nil
 }

@@ -166,7 +166,7 @@ func (e *Engine) httpClient() (*http.Client, error) {
 
 func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
 	if e.cfgErr != nil {
-		return &CommandError{Code: "ENGINE_ERROR", Message: e.cfgErr.Error()}
+		return &CommandError{Code: hostapi.EngineError, Message: e.cfgErr.Error()}
 	}
 	var p struct {
 		Session  string          `json:"session"`
@@ -174,7 +174,7 @@ func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
 	}
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return commandError("BAD_REQUEST", "start: %v", err)
+			return commandError(hostapi.Invalid, "start: %v", err)
 		}
 	}
 	e.mu.Lock()
@@ -198,7 +198,7 @@ func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
 	if e.cfg.WebsocketURL != "" {
 		httpClient, err := e.httpClient()
 		if err != nil {
-			return &CommandError{Code: "ENGINE_ERROR", Message: err.Error()}
+			return &CommandError{Code: hostapi.EngineError, Message: err.Error()}
 		}
 		client.SetWebsocketHTTPClient(httpClient)
 		client.SetPreLoginHTTPClient(httpClient)
@@ -206,7 +206,7 @@ func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
 	if e.cfg.MediaCA != "" {
 		media, err := mediaHTTPClient(e.cfg.MediaCA)
 		if err != nil {
-			return &CommandError{Code: "ENGINE_ERROR", Message: err.Error()}
+			return &CommandError{Code: hostapi.EngineError, Message: err.Error()}
 		}
 		e.log.Warn("SWITCHBOARD_GOWS_MEDIA_CA is set: media servers are also trusted with a test certificate")
 		client.SetMediaHTTPClient(media)
@@ -310,7 +310,7 @@ func (e *Engine) currentQR() (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.qr == "" {
-		return "", commandError("NOT_READY", "no QR code: the session is not waiting for a scan")
+		return "", commandError(hostapi.WrongStatus, "no QR code: the session is not waiting for a scan")
 	}
 	return e.qr, nil
 }
@@ -319,7 +319,7 @@ func (e *Engine) requireClient() (*whatsmeow.Client, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.client == nil {
-		return nil, commandError("NOT_READY", "the engine is not started")
+		return nil, commandError(hostapi.WrongStatus, "the engine is not started")
 	}
 	return e.client, nil
 }
@@ -330,10 +330,10 @@ func (e *Engine) requestCode(ctx context.Context, params json.RawMessage) (any, 
 		Method      *string `json:"method"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil || p.PhoneNumber == "" {
-		return nil, commandError("BAD_REQUEST", "requestCode needs phoneNumber")
+		return nil, commandError(hostapi.Invalid, "requestCode needs phoneNumber")
 	}
 	if p.Method != nil && *p.Method != "" {
-		return nil, &CommandError{Code: "NOT_SUPPORTED", Message: fmt.Sprintf("GOWS links a device by a code typed on the phone; registering a number by %s is not supported by GOWS", *p.Method), Details: map[string]any{"method": *p.Method}}
+		return nil, &CommandError{Code: hostapi.NotSupported, Message: fmt.Sprintf("GOWS links a device by a code typed on the phone; registering a number by %s is not supported by GOWS", *p.Method), Details: map[string]any{"method": *p.Method}}
 	}
 	client, err := e.requireClient()
 	if err != nil {
@@ -341,7 +341,7 @@ func (e *Engine) requestCode(ctx context.Context, params json.RawMessage) (any, 
 	}
 	code, err := client.PairPhone(ctx, strings.TrimPrefix(p.PhoneNumber, "+"), true, whatsmeow.PairClientChrome, "Chrome (Linux)")
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not ask for a pairing code: %v", err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not ask for a pairing code: %v", err)
 	}
 	return map[string]string{"code": code}, nil
 }
@@ -352,7 +352,7 @@ func (e *Engine) rejectCall(ctx context.Context, params json.RawMessage) error {
 		From string `json:"from"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil || p.ID == "" || p.From == "" {
-		return commandError("BAD_REQUEST", "rejectCall needs id and from")
+		return commandError(hostapi.Invalid, "rejectCall needs id and from")
 	}
 	client, err := e.requireClient()
 	if err != nil {
@@ -362,11 +362,11 @@ func (e *Engine) rejectCall(ctx context.Context, params json.RawMessage) error {
 	creator := ring.creator
 	if !ringing {
 		if creator, err = libraryJID(p.From); err != nil {
-			return commandError("BAD_REQUEST", "from: %v", err)
+			return commandError(hostapi.Invalid, "from: %v", err)
 		}
 	}
 	if err := client.RejectCall(ctx, creator, p.ID); err != nil {
-		return commandError("ENGINE_ERROR", "GOWS could not decline the call %s: %v", p.ID, err)
+		return commandError(hostapi.EngineError, "GOWS could not decline the call %s: %v", p.ID, err)
 	}
 	// This device declined it (the server sends nothing back): call.rejected with the ring's fields.
 	if ringing {

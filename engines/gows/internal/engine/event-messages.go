@@ -7,6 +7,8 @@ import (
 	"go.mau.fi/util/random"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // sendEvent: an event message (an invitation its members answer going, not going or maybe), with
@@ -29,7 +31,7 @@ func (e *Engine) sendEvent(ctx context.Context, params json.RawMessage) (any, er
 		ID      *string `json:"id"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Event.Name == "" {
-		return nil, commandError("BAD_REQUEST", "sendEvent needs chatId and event.name")
+		return nil, commandError(hostapi.Invalid, "sendEvent needs chatId and event.name")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // recentMessages are the contents of the last messages this process received or sent, by
@@ -31,11 +33,11 @@ func (e *Engine) forwardMessage(ctx context.Context, params json.RawMessage) (an
 		ID        *string `json:"id"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
-		return nil, commandError("BAD_REQUEST", "forwardMessage needs chatId and messageId")
+		return nil, commandError(hostapi.Invalid, "forwardMessage needs chatId and messageId")
 	}
 	ref, ok := parseMessageRef(args.MessageID)
 	if !ok {
-		return nil, commandError("BAD_REQUEST", "messageId must be {fromMe}_{chatId}_{id}[_{participant}]")
+		return nil, commandError(hostapi.Invalid, "messageId must be {fromMe}_{chatId}_{id}[_{participant}]")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
@@ -43,7 +45,7 @@ func (e *Engine) forwardMessage(ctx context.Context, params json.RawMessage) (an
 	}
 	original, ok := e.recent.message(ref.id)
 	if !ok {
-		return nil, commandError("NOT_FOUND", "GOWS knows no message %s: it forwards the last %d messages it received or sent since it started", args.MessageID, recentKept)
+		return nil, commandError(hostapi.NotFound, "GOWS knows no message %s: it forwards the last %d messages it received or sent since it started", args.MessageID, recentKept)
 	}
 	return e.send(ctx, client, chat, args.ChatID, forwardContent(original, ref.fromMe), args.ID)
 }

@@ -9,6 +9,8 @@ import (
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // The peer's Groups operations (engine-pod/src/capabilities/groups.ts) on whatsmeow's `w:g2`
@@ -22,7 +24,7 @@ func (e *Engine) loggedIn() (*whatsmeow.Client, error) {
 		return nil, err
 	}
 	if client.Store.ID == nil || !client.IsLoggedIn() {
-		return nil, commandError("NOT_READY", "the session is not logged in")
+		return nil, commandError(hostapi.WrongStatus, "the session is not logged in")
 	}
 	return client, nil
 }
@@ -42,7 +44,7 @@ type groupArgs struct {
 func (e *Engine) groupCall(params json.RawMessage, method string) (*whatsmeow.Client, groupArgs, types.JID, error) {
 	var args groupArgs
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, args, types.EmptyJID, commandError("BAD_REQUEST", "%s: %v", method, err)
+		return nil, args, types.EmptyJID, commandError(hostapi.Invalid, "%s: %v", method, err)
 	}
 	client, err := e.loggedIn()
 	if err != nil {
@@ -53,7 +55,7 @@ func (e *Engine) groupCall(params json.RawMessage, method string) (*whatsmeow.Cl
 	}
 	jid, err := types.ParseJID(args.ID)
 	if err != nil || jid.Server != types.GroupServer {
-		return nil, args, types.EmptyJID, commandError("BAD_REQUEST", "%s needs a group id, <id>@g.us", method)
+		return nil, args, types.EmptyJID, commandError(hostapi.Invalid, "%s needs a group id, <id>@g.us", method)
 	}
 	return client, args, jid, nil
 }
@@ -69,11 +71,11 @@ func groupFailure(doing string, err error) error {
 	switch {
 	case code == 404 || code == 406 || code == 410 || errors.Is(err, whatsmeow.ErrGroupNotFound) || errors.Is(err, whatsmeow.ErrInviteLinkInvalid) ||
 		errors.Is(err, whatsmeow.ErrInviteLinkRevoked):
-		return commandError("NOT_FOUND", "GOWS could not %s: the service knows no such group or invite", doing)
+		return commandError(hostapi.NotFound, "GOWS could not %s: the service knows no such group or invite", doing)
 	case code == 401 || code == 403 || errors.Is(err, whatsmeow.ErrGroupInviteLinkUnauthorized) || errors.Is(err, whatsmeow.ErrNotInGroup):
-		return commandError("NOT_READY", "GOWS could not %s: the service allows it to admins only (%v)", doing, err)
+		return commandError(hostapi.WrongStatus, "GOWS could not %s: the service allows it to admins only (%v)", doing, err)
 	}
-	return commandError("ENGINE_ERROR", "GOWS could not %s: %v", doing, err)
+	return commandError(hostapi.EngineError, "GOWS could not %s: %v", doing, err)
 }
 
 // groupRecord is spec 2.8's record of whatsmeow's group info.
@@ -112,7 +114,7 @@ func (e *Engine) createGroup(ctx context.Context, params json.RawMessage) (any, 
 		} `json:"participants"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.Name == "" {
-		return nil, commandError("BAD_REQUEST", "createGroup needs name and participants")
+		return nil, commandError(hostapi.Invalid, "createGroup needs name and participants")
 	}
 	client, err := e.loggedIn()
 	if err != nil {
@@ -122,7 +124,7 @@ func (e *Engine) createGroup(ctx context.Context, params json.RawMessage) (any, 
 	for _, member := range args.Participants {
 		jid, err := libraryJID(member.ID)
 		if err != nil {
-			return nil, commandError("BAD_REQUEST", "participants: %v", err)
+			return nil, commandError(hostapi.Invalid, "participants: %v", err)
 		}
 		members = append(members, jid)
 	}
@@ -272,13 +274,13 @@ func (e *Engine) updateGroupParticipants(ctx context.Context, params json.RawMes
 	roles := map[string]string{"add": "participant", "remove": "left", "promote": "admin", "demote": "participant"}
 	role, ok := roles[args.Action]
 	if !ok {
-		return nil, commandError("BAD_REQUEST", "updateGroupParticipants: action is add, remove, promote or demote")
+		return nil, commandError(hostapi.Invalid, "updateGroupParticipants: action is add, remove, promote or demote")
 	}
 	members := make([]types.JID, 0, len(args.Participants))
 	for _, member := range args.Participants {
 		memberJID, err := libraryJID(member)
 		if err != nil {
-			return nil, commandError("BAD_REQUEST", "participants: %v", err)
+			return nil, commandError(hostapi.Invalid, "participants: %v", err)
 		}
 		members = append(members, memberJID)
 	}
@@ -296,7 +298,7 @@ func (e *Engine) updateGroupParticipants(ctx context.Context, params json.RawMes
 		changed = append(changed, map[string]any{"id": e.contactID(ctx, result.JID, result.PhoneNumber), "role": role})
 	}
 	if len(changed) == 0 {
-		return nil, commandError("BAD_REQUEST", "invalid request: body.participants: the service refused every member (%s)", strings.Join(refused, ", "))
+		return nil, commandError(hostapi.Invalid, "invalid request: body.participants: the service refused every member (%s)", strings.Join(refused, ", "))
 	}
 	return changed, nil
 }

@@ -8,6 +8,8 @@ import (
 	"go.mau.fi/whatsmeow/appstate"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // Labels (engine-pod/src/capabilities/contacts.ts, spec 2.9 and 6.2 `label.*`) as NOWEB does
@@ -115,7 +117,7 @@ func (e *Engine) labelCall(params json.RawMessage, method string) (labelArgs, er
 	var args labelArgs
 	if params != nil {
 		if err := json.Unmarshal(params, &args); err != nil {
-			return args, commandError("BAD_REQUEST", "%s: %v", method, err)
+			return args, commandError(hostapi.Invalid, "%s: %v", method, err)
 		}
 	}
 	_, err := e.loggedIn()
@@ -129,7 +131,7 @@ func (e *Engine) labelPatch(ctx context.Context, patch appstate.PatchInfo, doing
 		return err
 	}
 	if err := client.SendAppState(ctx, patch); err != nil {
-		return commandError("ENGINE_ERROR", "GOWS could not %s: %v", doing, err)
+		return commandError(hostapi.EngineError, "GOWS could not %s: %v", doing, err)
 	}
 	return nil
 }
@@ -137,7 +139,7 @@ func (e *Engine) labelPatch(ctx context.Context, patch appstate.PatchInfo, doing
 func (e *Engine) requireLabel(id string) (labelEntry, error) {
 	entry, ok := e.labelsNow().Labels[id]
 	if !ok {
-		return entry, commandError("NOT_FOUND", "the session has no label %s", id)
+		return entry, commandError(hostapi.NotFound, "the session has no label %s", id)
 	}
 	return entry, nil
 }
@@ -239,12 +241,12 @@ func (e *Engine) setChatLabels(ctx context.Context, params json.RawMessage) (any
 		return nil, err
 	}
 	if args.ChatID == "" {
-		return nil, commandError("BAD_REQUEST", "setChatLabels needs chatId")
+		return nil, commandError(hostapi.Invalid, "setChatLabels needs chatId")
 	}
 	book := e.labelsNow()
 	for i, id := range args.LabelIDs {
 		if _, ok := book.Labels[id]; !ok {
-			return nil, commandError("BAD_REQUEST", "invalid request: body.labels[%d].id: the session has no label %s", i, id)
+			return nil, commandError(hostapi.Invalid, "invalid request: body.labels[%d].id: the session has no label %s", i, id)
 		}
 	}
 	wanted := map[string]bool{}
@@ -280,7 +282,7 @@ func (e *Engine) setChatLabels(ctx context.Context, params json.RawMessage) (any
 func (e *Engine) labelChat(ctx context.Context, labelID, chatID string, on bool) error {
 	jid, err := libraryJID(chatID)
 	if err != nil {
-		return commandError("BAD_REQUEST", "invalid request: body.chatId: %v", err)
+		return commandError(hostapi.Invalid, "invalid request: body.chatId: %v", err)
 	}
 	doing := "take label " + labelID + " off " + chatID
 	if on {

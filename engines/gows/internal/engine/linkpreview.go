@@ -14,6 +14,8 @@ import (
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"golang.org/x/image/draw"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // previewThumbnailWidth is the width of a link preview's inline JPEG, Baileys' (NOWEB's) 192.
@@ -39,10 +41,10 @@ func (e *Engine) sendLinkCustomPreview(ctx context.Context, params json.RawMessa
 		ID      *string `json:"id"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Text == "" || args.Preview.URL == "" {
-		return nil, commandError("BAD_REQUEST", "sendLinkCustomPreview needs chatId, text and preview.url")
+		return nil, commandError(hostapi.Invalid, "sendLinkCustomPreview needs chatId, text and preview.url")
 	}
 	if !strings.Contains(args.Text, args.Preview.URL) {
-		return nil, &CommandError{Code: "BAD_REQUEST", Message: "text: must include preview.url", Details: map[string]any{"field": "text"}}
+		return nil, &CommandError{Code: hostapi.Invalid, Message: "text: must include preview.url", Details: map[string]any{"field": "text"}}
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
@@ -53,7 +55,7 @@ func (e *Engine) sendLinkCustomPreview(ctx context.Context, params json.RawMessa
 	if args.Preview.Image != nil {
 		raw, err := base64.StdEncoding.DecodeString(args.Preview.Image.Data)
 		if err != nil {
-			return nil, &CommandError{Code: "BAD_REQUEST", Message: "preview.image: the data must be base64", Details: map[string]any{"field": "preview.image"}}
+			return nil, &CommandError{Code: hostapi.Invalid, Message: "preview.image: the data must be base64", Details: map[string]any{"field": "preview.image"}}
 		}
 		thumbnail, width, height, err := previewThumbnail(raw)
 		if err != nil {
@@ -63,7 +65,7 @@ func (e *Engine) sendLinkCustomPreview(ctx context.Context, params json.RawMessa
 		if args.HighQuality == nil || *args.HighQuality {
 			up, err := client.Upload(ctx, raw, whatsmeow.MediaLinkThumbnail)
 			if err != nil {
-				return nil, commandError("ENGINE_ERROR", "GOWS could not upload the preview's image: %v", err)
+				return nil, commandError(hostapi.EngineError, "GOWS could not upload the preview's image: %v", err)
 			}
 			ext.ThumbnailDirectPath, ext.ThumbnailSHA256, ext.ThumbnailEncSHA256 = &up.DirectPath, up.FileSHA256, up.FileEncSHA256
 			ext.MediaKey, ext.MediaKeyTimestamp = up.MediaKey, proto.Int64(time.Now().Unix())
@@ -77,11 +79,11 @@ func (e *Engine) sendLinkCustomPreview(ctx context.Context, params json.RawMessa
 }
 
 // previewThumbnail: the image scaled to previewThumbnailWidth wide (never up) as a JPEG, and the
-// image's own width and height; a BAD_REQUEST naming preview.image when it is no image Go reads.
+// image's own width and height; an INVALID naming preview.image when it is no image Go reads.
 func previewThumbnail(raw []byte) ([]byte, int, int, error) {
 	src, _, err := image.Decode(bytes.NewReader(raw))
 	if err != nil || src.Bounds().Empty() {
-		return nil, 0, 0, &CommandError{Code: "BAD_REQUEST", Message: "preview.image: is not an image the engine can read (JPEG, PNG, GIF)", Details: map[string]any{"field": "preview.image"}}
+		return nil, 0, 0, &CommandError{Code: hostapi.Invalid, Message: "preview.image: is not an image the engine can read (JPEG, PNG, GIF)", Details: map[string]any{"field": "preview.image"}}
 	}
 	b := src.Bounds()
 	w := min(b.Dx(), previewThumbnailWidth)
@@ -90,7 +92,7 @@ func previewThumbnail(raw []byte) ([]byte, int, int, error) {
 	draw.CatmullRom.Scale(dst, dst.Bounds(), src, b, draw.Src, nil)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 80}); err != nil {
-		return nil, 0, 0, commandError("ENGINE_ERROR", "GOWS could not make the preview's thumbnail: %v", err)
+		return nil, 0, 0, commandError(hostapi.EngineError, "GOWS could not make the preview's thumbnail: %v", err)
 	}
 	return buf.Bytes(), b.Dx(), b.Dy(), nil
 }

@@ -13,6 +13,8 @@ import (
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // mediaHTTPClient trusts, besides the system's roots, the PEM file SWITCHBOARD_GOWS_MEDIA_CA names
@@ -107,14 +109,14 @@ func (e *Engine) sendMedia(ctx context.Context, params json.RawMessage) (any, er
 		ID      *string   `json:"id"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
-		return nil, commandError("BAD_REQUEST", "sendMedia needs chatId, kind and file")
+		return nil, commandError(hostapi.Invalid, "sendMedia needs chatId, kind and file")
 	}
 	if args.Convert {
-		return nil, &CommandError{Code: "NOT_SUPPORTED", Message: "GOWS does not convert files (convert): it sends them as they are; send OGG/Opus voice and MP4 (H.264/AAC) video with convert false", Details: map[string]any{"field": "convert"}}
+		return nil, &CommandError{Code: hostapi.NotSupported, Message: "GOWS does not convert files (convert): it sends them as they are; send OGG/Opus voice and MP4 (H.264/AAC) video with convert false", Details: map[string]any{"field": "convert"}}
 	}
 	data, err := base64.StdEncoding.DecodeString(args.File.Data)
 	if err != nil {
-		return nil, commandError("BAD_REQUEST", "file.data must be base64: %v", err)
+		return nil, commandError(hostapi.Invalid, "file.data must be base64: %v", err)
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
@@ -145,11 +147,11 @@ func (e *Engine) sendMedia(ctx context.Context, params json.RawMessage) (any, er
 func uploadedMessage(ctx context.Context, client *whatsmeow.Client, kind string, file mediaFile, data []byte, caption *string, asNote bool, contextInfo *waE2E.ContextInfo) (*waE2E.Message, error) {
 	mediaType := map[string]whatsmeow.MediaType{"image": whatsmeow.MediaImage, "file": whatsmeow.MediaDocument, "voice": whatsmeow.MediaAudio, "video": whatsmeow.MediaVideo}[kind]
 	if mediaType == "" {
-		return nil, commandError("BAD_REQUEST", "kind must be image, file, voice or video, got %q", kind)
+		return nil, commandError(hostapi.Invalid, "kind must be image, file, voice or video, got %q", kind)
 	}
 	up, err := client.Upload(ctx, data, mediaType)
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not upload the file: %v", err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not upload the file: %v", err)
 	}
 	if caption != nil && *caption == "" {
 		caption = nil

@@ -14,6 +14,8 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // Acks of the interface (protocol ACKS).
@@ -428,7 +430,7 @@ func replyContext(replyTo string, chat types.JID, own types.JID) *waE2E.ContextI
 func (e *Engine) sendText(ctx context.Context, params json.RawMessage) (any, error) {
 	var args sendArgs
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Text == "" {
-		return nil, commandError("BAD_REQUEST", "sendText needs chatId and text")
+		return nil, commandError(hostapi.Invalid, "sendText needs chatId and text")
 	}
 	m := &waE2E.Message{Conversation: proto.String(args.Text)}
 	client, jid, err := e.target(args.ChatID)
@@ -447,11 +449,11 @@ func (e *Engine) target(chatID string) (*whatsmeow.Client, types.JID, error) {
 		return nil, types.EmptyJID, err
 	}
 	if client.Store.ID == nil || !client.IsLoggedIn() {
-		return nil, types.EmptyJID, commandError("NOT_READY", "the session is not logged in")
+		return nil, types.EmptyJID, commandError(hostapi.WrongStatus, "the session is not logged in")
 	}
 	jid, err := libraryJID(chatID)
 	if err != nil {
-		return nil, types.EmptyJID, commandError("BAD_REQUEST", "chatId: %v", err)
+		return nil, types.EmptyJID, commandError(hostapi.Invalid, "chatId: %v", err)
 	}
 	return client, jid, nil
 }
@@ -490,7 +492,7 @@ func (e *Engine) sendWith(ctx context.Context, client *whatsmeow.Client, jid typ
 	}
 	if _, err := client.SendMessage(ctx, jid, m, whatsmeow.SendRequestExtra{ID: msgID}); err != nil {
 		ackEvent(ackError)
-		return nil, commandError("ENGINE_ERROR", "GOWS could not send to %s: %v", chatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not send to %s: %v", chatID, err)
 	}
 	ackEvent(ackServer)
 	e.recent.remember(msgID, m)

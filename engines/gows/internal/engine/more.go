@@ -8,6 +8,8 @@ import (
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // newMessageID is an id in the service's own form, as whatsmeow makes them for its sends.
@@ -25,18 +27,18 @@ func (e *Engine) checkNumber(ctx context.Context, params json.RawMessage) (any, 
 		Phone string `json:"phone"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.Phone == "" {
-		return nil, commandError("BAD_REQUEST", "checkNumber needs phone")
+		return nil, commandError(hostapi.Invalid, "checkNumber needs phone")
 	}
 	client, err := e.requireClient()
 	if err != nil {
 		return nil, err
 	}
 	if !client.IsLoggedIn() {
-		return nil, commandError("NOT_READY", "the session is not logged in")
+		return nil, commandError(hostapi.WrongStatus, "the session is not logged in")
 	}
 	found, err := client.IsOnWhatsApp(ctx, []string{"+" + strings.TrimPrefix(args.Phone, "+")})
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not check %s: %v", args.Phone, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not check %s: %v", args.Phone, err)
 	}
 	for _, result := range found {
 		if result.IsIn {
@@ -55,7 +57,7 @@ func (e *Engine) sendContactVcard(ctx context.Context, params json.RawMessage) (
 		ID      *string  `json:"id"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || len(args.VCards) == 0 {
-		return nil, commandError("BAD_REQUEST", "sendContactVcard needs chatId and vcards")
+		return nil, commandError(hostapi.Invalid, "sendContactVcard needs chatId and vcards")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
@@ -108,7 +110,7 @@ func (e *Engine) sendPoll(ctx context.Context, params json.RawMessage) (any, err
 		ID      *string `json:"id"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Poll.Name == "" || len(args.Poll.Options) < 2 {
-		return nil, commandError("BAD_REQUEST", "sendPoll needs chatId, poll.name and at least two poll.options")
+		return nil, commandError(hostapi.Invalid, "sendPoll needs chatId, poll.name and at least two poll.options")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {

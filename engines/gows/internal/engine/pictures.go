@@ -14,6 +14,8 @@ import (
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
 	"golang.org/x/image/draw"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // Profile and group pictures. whatsmeow sends a picture as it is given (`SetGroupPhoto`, whose
@@ -39,11 +41,11 @@ func (p pictureFile) bytes(method string) ([]byte, error) {
 		data = p.File.Data
 	}
 	if data == "" {
-		return nil, commandError("BAD_REQUEST", "%s needs the picture's data (base64)", method)
+		return nil, commandError(hostapi.Invalid, "%s needs the picture's data (base64)", method)
 	}
 	raw, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
-		return nil, commandError("BAD_REQUEST", "%s: the picture's data must be base64: %v", method, err)
+		return nil, commandError(hostapi.Invalid, "%s: the picture's data must be base64: %v", method, err)
 	}
 	return raw, nil
 }
@@ -53,12 +55,12 @@ func (p pictureFile) bytes(method string) ([]byte, error) {
 func squareJPEG(raw []byte) ([]byte, error) {
 	src, _, err := image.Decode(bytes.NewReader(raw))
 	if err != nil {
-		return nil, commandError("BAD_REQUEST", "the picture must be a JPEG, PNG or GIF image: %v", err)
+		return nil, commandError(hostapi.Invalid, "the picture must be a JPEG, PNG or GIF image: %v", err)
 	}
 	b := src.Bounds()
 	side := min(b.Dx(), b.Dy())
 	if side == 0 {
-		return nil, commandError("BAD_REQUEST", "the picture is empty")
+		return nil, commandError(hostapi.Invalid, "the picture is empty")
 	}
 	x0, y0 := b.Min.X+(b.Dx()-side)/2, b.Min.Y+(b.Dy()-side)/2
 	out := min(side, pictureSide)
@@ -66,7 +68,7 @@ func squareJPEG(raw []byte) ([]byte, error) {
 	draw.CatmullRom.Scale(dst, dst.Bounds(), src, image.Rect(x0, y0, x0+side, y0+side), draw.Src, nil)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 85}); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not make a JPEG of the picture: %v", err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not make a JPEG of the picture: %v", err)
 	}
 	return buf.Bytes(), nil
 }
@@ -78,11 +80,11 @@ func setPicture(ctx context.Context, client *whatsmeow.Client, jid types.JID, jp
 	case err == nil:
 		return nil
 	case errors.Is(err, whatsmeow.ErrInvalidImageFormat):
-		return commandError("BAD_REQUEST", "GOWS could not %s: the service refused the image (%v)", doing, err)
+		return commandError(hostapi.Invalid, "GOWS could not %s: the service refused the image (%v)", doing, err)
 	case jid.Server == types.GroupServer:
 		return groupFailure(doing, err)
 	}
-	return commandError("ENGINE_ERROR", "GOWS could not %s: %v", doing, err)
+	return commandError(hostapi.EngineError, "GOWS could not %s: %v", doing, err)
 }
 
 // pictureURL: where jid's picture can be downloaded, or nil when it has none or hides it.
@@ -94,7 +96,7 @@ func pictureURL(ctx context.Context, client *whatsmeow.Client, jid types.JID, do
 	case err != nil && jid.Server == types.GroupServer:
 		return nil, groupFailure(doing, err)
 	case err != nil:
-		return nil, commandError("ENGINE_ERROR", "GOWS could not %s: %v", doing, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not %s: %v", doing, err)
 	case info == nil || info.URL == "":
 		return nil, nil
 	}
@@ -105,7 +107,7 @@ func pictureURL(ctx context.Context, client *whatsmeow.Client, jid types.JID, do
 func (e *Engine) setProfilePicture(ctx context.Context, params json.RawMessage) (any, error) {
 	var args pictureFile
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError("BAD_REQUEST", "setProfilePicture needs the picture: %v", err)
+		return nil, commandError(hostapi.Invalid, "setProfilePicture needs the picture: %v", err)
 	}
 	raw, err := args.bytes("setProfilePicture")
 	if err != nil {
@@ -137,7 +139,7 @@ func (e *Engine) groupPicture(ctx context.Context, params json.RawMessage) (any,
 		return nil, err
 	}
 	if jid.IsEmpty() {
-		return nil, commandError("BAD_REQUEST", "groupPicture needs id")
+		return nil, commandError(hostapi.Invalid, "groupPicture needs id")
 	}
 	return pictureURL(ctx, client, jid, "read the group picture")
 }
@@ -145,7 +147,7 @@ func (e *Engine) groupPicture(ctx context.Context, params json.RawMessage) (any,
 func (e *Engine) setGroupPicture(ctx context.Context, params json.RawMessage) (any, error) {
 	var args pictureFile
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError("BAD_REQUEST", "setGroupPicture needs id and file: %v", err)
+		return nil, commandError(hostapi.Invalid, "setGroupPicture needs id and file: %v", err)
 	}
 	raw, err := args.bytes("setGroupPicture")
 	if err != nil {
@@ -156,7 +158,7 @@ func (e *Engine) setGroupPicture(ctx context.Context, params json.RawMessage) (a
 		return nil, err
 	}
 	if jid.IsEmpty() {
-		return nil, commandError("BAD_REQUEST", "setGroupPicture needs id")
+		return nil, commandError(hostapi.Invalid, "setGroupPicture needs id")
 	}
 	picture, err := squareJPEG(raw)
 	if err != nil {
@@ -171,7 +173,7 @@ func (e *Engine) deleteGroupPicture(ctx context.Context, params json.RawMessage)
 		return nil, err
 	}
 	if jid.IsEmpty() {
-		return nil, commandError("BAD_REQUEST", "deleteGroupPicture needs id")
+		return nil, commandError(hostapi.Invalid, "deleteGroupPicture needs id")
 	}
 	return nil, setPicture(ctx, client, jid, nil, "remove the group picture")
 }
@@ -183,7 +185,7 @@ func (e *Engine) chatPicture(ctx context.Context, params json.RawMessage) (any, 
 		ChatID string `json:"chatId"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
-		return nil, commandError("BAD_REQUEST", "chatPicture needs chatId")
+		return nil, commandError(hostapi.Invalid, "chatPicture needs chatId")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {

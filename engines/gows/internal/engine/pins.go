@@ -8,6 +8,8 @@ import (
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // pinMessage pins a message for everyone in its chat, or unpins it (a null duration), as NOWEB
@@ -20,10 +22,10 @@ func (e *Engine) pinMessage(ctx context.Context, params json.RawMessage) (any, e
 		Duration  *float64 `json:"duration"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError("BAD_REQUEST", "pinMessage: %v", err)
+		return nil, commandError(hostapi.Invalid, "pinMessage: %v", err)
 	}
 	if args.Duration != nil && (*args.Duration <= 0 || *args.Duration > math.MaxUint32) {
-		return nil, commandError("BAD_REQUEST", "pinMessage: duration is the pin's seconds (more than 0), or null to unpin")
+		return nil, commandError(hostapi.Invalid, "pinMessage: duration is the pin's seconds (more than 0), or null to unpin")
 	}
 	ref, client, chat, err := e.messageTarget(args.MessageID)
 	if err != nil {
@@ -40,7 +42,7 @@ func (e *Engine) pinMessage(ctx context.Context, params json.RawMessage) (any, e
 		msg.MessageContextInfo = &waE2E.MessageContextInfo{MessageAddOnDurationInSecs: proto.Uint32(uint32(*args.Duration))}
 	}
 	if _, err := client.SendMessage(ctx, chat, msg); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not pin the message in %s: %v", ref.chatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not pin the message in %s: %v", ref.chatID, err)
 	}
 	return nil, nil
 }

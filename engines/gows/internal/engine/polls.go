@@ -10,6 +10,8 @@ import (
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // pollOptions are the options of polls this process saw or sent, by message id: a vote names
@@ -98,7 +100,7 @@ func (e *Engine) sendPollVote(ctx context.Context, params json.RawMessage) (any,
 		Votes         []string `json:"votes"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Votes == nil {
-		return nil, commandError("BAD_REQUEST", "sendPollVote needs chatId, pollMessageId and votes")
+		return nil, commandError(hostapi.Invalid, "sendPollVote needs chatId, pollMessageId and votes")
 	}
 	ref, client, chat, err := e.messageTarget(args.PollMessageID)
 	if err != nil {
@@ -106,14 +108,14 @@ func (e *Engine) sendPollVote(ctx context.Context, params json.RawMessage) (any,
 	}
 	options, known := e.polls.options(ref.id)
 	if !known {
-		return nil, commandError("NOT_FOUND", "GOWS knows no poll %s: it can vote on polls it received or sent since it started (a vote is encrypted with a secret the poll message carries)", args.PollMessageID)
+		return nil, commandError(hostapi.NotFound, "GOWS knows no poll %s: it can vote on polls it received or sent since it started (a vote is encrypted with a secret the poll message carries)", args.PollMessageID)
 	}
 	for _, vote := range args.Votes {
 		if !slices.Contains(options, vote) {
 			reason := fmt.Sprintf("%q is not an option of the poll", vote)
 			// As NOWEB's invalidField: the 400's field and reason.
 			issues := []map[string]string{{"path": "body.votes", "reason": reason}}
-			return nil, &CommandError{Code: "BAD_REQUEST", Message: "invalid request: body.votes: " + reason, Details: map[string]any{"issues": issues}}
+			return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid request: body.votes: " + reason, Details: map[string]any{"issues": issues}}
 		}
 	}
 	pollInfo := &types.MessageInfo{
@@ -122,11 +124,11 @@ func (e *Engine) sendPollVote(ctx context.Context, params json.RawMessage) (any,
 	}
 	msg, err := client.BuildPollVote(ctx, pollInfo, args.Votes)
 	if err != nil {
-		return nil, commandError("NOT_FOUND", "GOWS has no secret of the poll %s to encrypt the vote with: %v", args.PollMessageID, err)
+		return nil, commandError(hostapi.NotFound, "GOWS has no secret of the poll %s to encrypt the vote with: %v", args.PollMessageID, err)
 	}
 	resp, err := client.SendMessage(ctx, chat, msg)
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not vote in %s: %v", ref.chatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not vote in %s: %v", ref.chatID, err)
 	}
 	meID, _ := e.me()["id"].(string)
 	poll := map[string]any{"id": args.PollMessageID, "to": meID, "from": ref.chatID, "fromMe": ref.fromMe}

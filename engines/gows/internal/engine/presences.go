@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // heardPresences: what the engine heard of each chat's presence (`presence.update`), merged
@@ -98,7 +100,7 @@ func (e *Engine) chatPresence(ctx context.Context, params json.RawMessage) (any,
 		ChatID string `json:"chatId"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError("BAD_REQUEST", "presence: %v", err)
+		return nil, commandError(hostapi.Invalid, "presence: %v", err)
 	}
 	if chat, ok := e.heard.chat(args.ChatID); ok {
 		return chat, nil

@@ -7,6 +7,8 @@ import (
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/appstate"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // profile: the account's id, name and picture URL (null when it has none).
@@ -17,14 +19,14 @@ func (e *Engine) profile(ctx context.Context) (any, error) {
 	}
 	me := e.me()
 	if me == nil || !client.IsLoggedIn() {
-		return nil, commandError("NOT_READY", "the session is not logged in")
+		return nil, commandError(hostapi.WrongStatus, "the session is not logged in")
 	}
 	var picture any
 	info, err := client.GetProfilePictureInfo(ctx, client.Store.ID.ToNonAD(), &whatsmeow.GetProfilePictureParams{})
 	switch {
 	case errors.Is(err, whatsmeow.ErrProfilePictureNotSet):
 	case err != nil:
-		return nil, commandError("ENGINE_ERROR", "GOWS could not read the profile picture: %v", err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not read the profile picture: %v", err)
 	case info != nil && info.URL != "":
 		picture = info.URL
 	}
@@ -37,17 +39,17 @@ func (e *Engine) setProfileStatus(ctx context.Context, params json.RawMessage) (
 		Status string `json:"status"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError("BAD_REQUEST", "setProfileStatus needs status")
+		return nil, commandError(hostapi.Invalid, "setProfileStatus needs status")
 	}
 	client, err := e.requireClient()
 	if err != nil {
 		return nil, err
 	}
 	if !client.IsLoggedIn() {
-		return nil, commandError("NOT_READY", "the session is not logged in")
+		return nil, commandError(hostapi.WrongStatus, "the session is not logged in")
 	}
 	if err := client.SetStatusMessage(ctx, args.Status); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not set the About text: %v", err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not set the About text: %v", err)
 	}
 	return nil, nil
 }
@@ -59,14 +61,14 @@ func (e *Engine) setProfileName(ctx context.Context, params json.RawMessage) (an
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.Name == "" {
-		return nil, commandError("BAD_REQUEST", "setProfileName needs name")
+		return nil, commandError(hostapi.Invalid, "setProfileName needs name")
 	}
 	client, err := e.loggedIn()
 	if err != nil {
 		return nil, err
 	}
 	if err := client.SendAppState(ctx, appstate.BuildSettingPushName(args.Name)); err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not set the profile name: %v", err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not set the profile name: %v", err)
 	}
 	return nil, nil
 }

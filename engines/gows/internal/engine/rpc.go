@@ -9,6 +9,8 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // The engine RPC of PROTOCOL.md: newline-delimited JSON-RPC 2.0 over stdin and stdout, requests
@@ -29,16 +31,11 @@ type rpcErrorObject struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-// CommandError is what a host request fails with: the proxy throws CommandError(code, message, details).
-type CommandError struct {
-	Code    string         `json:"code"`
-	Message string         `json:"-"`
-	Details map[string]any `json:"details,omitempty"`
-}
+// CommandError is a refusal with the protocol's code (hostapi.Code), carried in a JSON-RPC error's
+// `data` (PROTOCOL.md).
+type CommandError = hostapi.CommandError
 
-func (e *CommandError) Error() string { return e.Code + ": " + e.Message }
-
-func commandError(code, format string, args ...any) *CommandError {
+func commandError(code hostapi.Code, format string, args ...any) *CommandError {
 	return &CommandError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -146,7 +143,7 @@ func toErrorObject(method string, err error) *rpcErrorObject {
 	}
 	var ce *CommandError
 	if !errors.As(err, &ce) {
-		ce = &CommandError{Code: "ENGINE_ERROR", Message: err.Error()}
+		ce = &CommandError{Code: hostapi.EngineError, Message: err.Error()}
 	}
 	data, _ := json.Marshal(ce)
 	return &rpcErrorObject{Code: -32000, Message: ce.Message, Data: data}

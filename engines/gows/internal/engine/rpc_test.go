@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/switchboard/engines/gows/internal/hostapi"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -24,7 +26,7 @@ func TestRPCBothDirections(t *testing.T) {
 			}
 			return found["a"], nil
 		case "fail":
-			return nil, commandError("NOT_READY", "not yet")
+			return nil, commandError(hostapi.WrongStatus, "not yet")
 		}
 		return nil, errUnknownMethod
 	}, NewLogger(io.Discard, false))
@@ -57,7 +59,7 @@ func TestRPCBothDirections(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":2,"method":"fail"}`)
 	failed := read()
 	errObj := failed["error"].(map[string]any)
-	if errObj["code"] != float64(-32000) || errObj["message"] != "not yet" || errObj["data"].(map[string]any)["code"] != "NOT_READY" {
+	if errObj["code"] != float64(-32000) || errObj["message"] != "not yet" || errObj["data"].(map[string]any)["code"] != "WRONG_STATUS" {
 		t.Fatalf("error: %v", failed)
 	}
 

@@ -6,6 +6,8 @@ import (
 
 	"go.mau.fi/whatsmeow/appstate"
 	"go.mau.fi/whatsmeow/types"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 // star stars a message or takes the star back, as NOWEB does: an app state patch `star`
@@ -17,7 +19,7 @@ func (e *Engine) star(ctx context.Context, params json.RawMessage) (any, error) 
 		Star      *bool  `json:"star"`
 	}
 	if err := json.Unmarshal(params, &args); err != nil || args.Star == nil {
-		return nil, commandError("BAD_REQUEST", "star needs messageId and star (true or false)")
+		return nil, commandError(hostapi.Invalid, "star needs messageId and star (true or false)")
 	}
 	ref, client, chat, err := e.messageTarget(args.MessageID)
 	if err != nil {

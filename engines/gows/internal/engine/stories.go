@@ -12,6 +12,8 @@ import (
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 /*
@@ -56,7 +58,7 @@ func (e *Engine) statusTarget(ctx context.Context, contacts []string) (*whatsmeo
 	for i, id := range contacts {
 		viewer, err := libraryJID(id)
 		if err != nil {
-			return nil, types.EmptyJID, nil, commandError("BAD_REQUEST", "contacts[%d]: %v", i, err)
+			return nil, types.EmptyJID, nil, commandError(hostapi.Invalid, "contacts[%d]: %v", i, err)
 		}
 		viewers = append(viewers, viewer)
 	}
@@ -76,7 +78,7 @@ func argb(color string) (uint32, error) {
 	}
 	value, err := strconv.ParseUint(hex, 16, 32)
 	if err != nil || len(hex) != 8 {
-		return 0, commandError("BAD_REQUEST", "backgroundColor must be \"#rrggbb\" or \"#rrggbbaa\", got %q", color)
+		return 0, commandError(hostapi.Invalid, "backgroundColor must be \"#rrggbb\" or \"#rrggbbaa\", got %q", color)
 	}
 	return uint32(value), nil
 }
@@ -87,7 +89,7 @@ const white = 0xffffffff
 func (e *Engine) sendTextStatus(ctx context.Context, params json.RawMessage) (any, error) {
 	var args statusArgs
 	if err := json.Unmarshal(params, &args); err != nil || args.Text == "" {
-		return nil, commandError("BAD_REQUEST", "sendTextStatus needs text")
+		return nil, commandError(hostapi.Invalid, "sendTextStatus needs text")
 	}
 	background, err := argb(args.BackgroundColor)
 	if err != nil {
@@ -103,11 +105,11 @@ func (e *Engine) sendTextStatus(ctx context.Context, params json.RawMessage) (an
 func (e *Engine) sendMediaStatus(ctx context.Context, params json.RawMessage) (any, error) {
 	var args statusArgs
 	if err := json.Unmarshal(params, &args); err != nil || (args.Kind != "image" && args.Kind != "voice" && args.Kind != "video") {
-		return nil, commandError("BAD_REQUEST", "sendMediaStatus needs kind (image, voice or video) and file")
+		return nil, commandError(hostapi.Invalid, "sendMediaStatus needs kind (image, voice or video) and file")
 	}
 	data, err := base64.StdEncoding.DecodeString(args.File.Data)
 	if err != nil {
-		return nil, commandError("BAD_REQUEST", "file.data must be base64: %v", err)
+		return nil, commandError(hostapi.Invalid, "file.data must be base64: %v", err)
 	}
 	client, _, err := e.target(statusChat)
 	if err != nil {
@@ -149,7 +151,7 @@ func (e *Engine) sendStatus(ctx context.Context, args statusArgs, m *waE2E.Messa
 func (e *Engine) deleteStatus(ctx context.Context, params json.RawMessage) (any, error) {
 	var args statusArgs
 	if err := json.Unmarshal(params, &args); err != nil || args.ID == nil || *args.ID == "" {
-		return nil, commandError("BAD_REQUEST", "deleteStatus needs id")
+		return nil, commandError(hostapi.Invalid, "deleteStatus needs id")
 	}
 	id := strings.TrimPrefix(*args.ID, "true_"+statusChat+"_")
 	client, jid, sendCtx, err := e.statusTarget(ctx, args.Contacts)
@@ -159,7 +161,7 @@ func (e *Engine) deleteStatus(ctx context.Context, params json.RawMessage) (any,
 	m := client.BuildRevoke(jid, types.EmptyJID, id)
 	resp, err := client.SendMessage(sendCtx, jid, m)
 	if err != nil {
-		return nil, commandError("ENGINE_ERROR", "GOWS could not delete the status %s: %v", id, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not delete the status %s: %v", id, err)
 	}
 	info := types.MessageInfo{
 		MessageSource: types.MessageSource{Chat: jid, Sender: client.Store.ID.ToNonAD(), IsFromMe: true},

@@ -13,6 +13,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 const commandObjectHeader = "Sb-Command-Object"
@@ -38,7 +40,7 @@ type sessionCommand struct {
 }
 
 type replyError struct {
-	Code    string         `json:"code"`
+	Code    hostapi.Code   `json:"code"`
 	Message string         `json:"message"`
 	Details map[string]any `json:"details,omitempty"`
 }
@@ -94,7 +96,7 @@ func (c *commands) answer(data []byte, header nats.Header) commandReply {
 	}
 	c.log.Error("engine command failed", "err", err.Error())
 	// The cause stays in the pod's log: a client gets the code and where to look, nothing internal.
-	return commandReply{Error: &replyError{Code: "ENGINE_ERROR", Message: fmt.Sprintf("the engine of session '%s' failed; see its engine pod's log", c.session)}}
+	return commandReply{Error: &replyError{Code: hostapi.EngineError, Message: fmt.Sprintf("the engine of session '%s' failed; see its engine pod's log", c.session)}}
 }
 
 func (c *commands) run(data []byte, header nats.Header) (any, error) {
@@ -107,18 +109,18 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 	}
 	var command sessionCommand
 	if err := json.Unmarshal(data, &command); err != nil {
-		return nil, &CommandError{Code: "INVALID", Message: "command is not JSON", Details: issues("command", "not valid JSON")}
+		return nil, &CommandError{Code: hostapi.Invalid, Message: "command is not JSON", Details: issues("command", "not valid JSON")}
 	}
 	args := map[string]any{}
 	if len(command.Args) > 0 && string(command.Args) != "null" {
 		if err := decodeNumbers(command.Args, &args); err != nil {
-			return nil, &CommandError{Code: "INVALID", Message: "invalid command: args: must be an object", Details: issues("args", "must be an object")}
+			return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: args: must be an object", Details: issues("args", "must be an object")}
 		}
 	}
 	ctx := context.Background()
 	switch command.Op {
 	case "":
-		return nil, &CommandError{Code: "INVALID", Message: "invalid command: op: required", Details: issues("op", "required")}
+		return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: op: required", Details: issues("op", "required")}
 	case "host.status":
 		status, recent, me, failure := c.host.Status()
 		answer := map[string]any{"status": status, "statuses": recent, "me": me}
@@ -134,7 +136,7 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 			Metadata map[string]string `json:"metadata"`
 		}
 		if err := json.Unmarshal(command.Args, &p); err != nil || p.Metadata == nil {
-			return nil, &CommandError{Code: "INVALID", Message: "invalid command: args.metadata: must be an object of strings", Details: issues("args.metadata", "must be an object of strings")}
+			return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: args.metadata: must be an object of strings", Details: issues("args.metadata", "must be an object of strings")}
 		}
 		c.host.SetMetadata(p.Metadata)
 		return nil, nil
@@ -143,7 +145,7 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 			Apps []json.RawMessage `json:"apps"`
 		}
 		if err := json.Unmarshal(command.Args, &p); err != nil {
-			return nil, &CommandError{Code: "INVALID", Message: "invalid command: args.apps: must be an array of apps", Details: issues("args.apps", "must be an array of apps")}
+			return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: args.apps: must be an array of apps", Details: issues("args.apps", "must be an array of apps")}
 		}
 		c.host.apps.set(p.Apps)
 		return nil, nil
@@ -179,7 +181,7 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 func (c *commands) execute(ctx context.Context, name string, args map[string]any) (any, error) {
 	operation, served := c.host.operations.Lookup(name)
 	if !served {
-		return nil, &CommandError{Code: "NOT_SUPPORTED", Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", operation.Name, c.session),
+		return nil, &CommandError{Code: hostapi.NotSupported, Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", operation.Name, c.session),
 			Details: map[string]any{"session": c.session, "engine": "GOWS"}}
 	}
 	if operation.Method == nil {
@@ -190,7 +192,7 @@ func (c *commands) execute(ctx context.Context, name string, args map[string]any
 	running := c.host.running
 	c.host.mu.Unlock()
 	if !running || !slices.Contains(operation.Needs, status) {
-		return nil, &CommandError{Code: "WRONG_STATUS", Message: fmt.Sprintf("session '%s' is %s; this needs %s", c.session, status, strings.Join(operation.Needs, " or ")),
+		return nil, &CommandError{Code: hostapi.WrongStatus, Message: fmt.Sprintf("session '%s' is %s; this needs %s", c.session, status, strings.Join(operation.Needs, " or ")),
 			Details: map[string]any{"session": c.session, "status": status, "expected": operation.Needs}}
 	}
 	adapter := adapters[name]
@@ -229,14 +231,14 @@ func (c *commands) execute(ctx context.Context, name string, args map[string]any
 // it must be this session's.
 func (c *commands) takeObject(name string) ([]byte, error) {
 	if !strings.HasPrefix(name, c.session+"/") {
-		return nil, &CommandError{Code: "INVALID", Message: fmt.Sprintf("command object '%s' is not one of session '%s'", name, c.session)}
+		return nil, &CommandError{Code: hostapi.Invalid, Message: fmt.Sprintf("command object '%s' is not one of session '%s'", name, c.session)}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	store := &objects{nc: c.nc, js: c.js, bucket: "sb_commands_" + sessionStoreToken(c.session)}
 	data, err := store.take(ctx, name)
 	if errors.Is(err, errNoObject) {
-		return nil, &CommandError{Code: "INVALID", Message: fmt.Sprintf("command object '%s' is gone (expired, or taken already)", name)}
+		return nil, &CommandError{Code: hostapi.Invalid, Message: fmt.Sprintf("command object '%s' is gone (expired, or taken already)", name)}
 	}
 	return data, err
 }

@@ -1,6 +1,8 @@
 package natshost
 
 import (
+	"github.com/switchboard/engines/gows/internal/hostapi"
+
 	"context"
 	"errors"
 	"fmt"
@@ -217,9 +219,9 @@ func eventsNotStored(reason string, ran bool) *CommandError {
 		what = "the command ran, but its events are not in the event stream yet; the engine pod keeps retrying them while it runs, " +
 			"so they may still be stored and delivered later (once each), or never if the pod stops first"
 	}
-	code := "NOT_STORED"
+	code := hostapi.NotStored
 	if storageFull.MatchString(reason) {
-		code = "STORAGE_FULL"
+		code = hostapi.StorageFull
 	}
 	return &CommandError{Code: code, Message: fmt.Sprintf("the event could not be stored (%s): %s", reason, what), Details: map[string]any{"reason": reason}}
 }

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"path"
 	"time"
+
+	"github.com/switchboard/engines/gows/internal/hostapi"
 )
 
 const (
@@ -68,7 +70,7 @@ func fileParamsNamed(key, field string) func(map[string]any) (any, error) {
 }
 
 func invalidField(field, reason string) *CommandError {
-	return &CommandError{Code: "INVALID", Message: fmt.Sprintf("%s: %s", field, reason), Details: map[string]any{"issues": []map[string]string{{"path": field, "reason": reason}}}}
+	return &CommandError{Code: hostapi.Invalid, Message: fmt.Sprintf("%s: %s", field, reason), Details: map[string]any{"issues": []map[string]string{{"path": field, "reason": reason}}}}
 }
 
 // downloads: every connection checked against the outbound address policy (outbound.go), the

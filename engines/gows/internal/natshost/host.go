@@ -15,14 +15,9 @@ import (
 // engine requests"). Refusals are *CommandError.
 type EngineFunc func(ctx context.Context, method string, params json.RawMessage) (any, error)
 
-// CommandError is a refusal with a protocol CommandErrorCode (INVALID, WRONG_STATUS, NOT_SUPPORTED...).
-type CommandError struct {
-	Code    string
-	Message string
-	Details map[string]any
-}
-
-func (e *CommandError) Error() string { return e.Code + ": " + e.Message }
+// CommandError is a command's refusal with the protocol's code: the engine's own errors are of the
+// same type (hostapi.CommandError), so they reach the reply as they are.
+type CommandError = hostapi.CommandError
 
 const recentStatuses = 3
 
