@@ -41,9 +41,7 @@ describe('GOWS profile against the fake', () => {
   });
 
   it('refuses a file that is not an image', async () => {
-    expect(await gows.failureCode('setProfilePicture', { mimetype: 'text/plain', data: Buffer.from('hello').toString('base64') })).toBe(
-      'INVALID',
-    );
+    expect(await gows.failureCode('setProfilePicture', { mimetype: 'text/plain', data: Buffer.from('hello').toString('base64') })).toBe('INVALID');
   });
 
   it('sets the name with an app state patch; me and the profile follow', async () => {
