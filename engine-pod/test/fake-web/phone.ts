@@ -35,6 +35,8 @@ export class FakeWebPhone {
   readonly seen: string[] = [];
   /** Every other action the page reported (`{type, ...}`), in order. */
   readonly actions: { type: string; [key: string]: unknown }[] = [];
+  /** Every file the page uploaded (a media message's bytes), in order: the direct path it was given, its kind and bytes. */
+  readonly uploads: { directPath: string; mediaType: string; mimetype: string; data: Buffer }[] = [];
   /** The page logged out (the device unlinked itself). */
   loggedOut = false;
   /** Files of media messages the phone delivered, by `directPath`. */
@@ -117,6 +119,14 @@ export class FakeWebPhone {
       case 'seen':
         this.seen.push(String(message.chat));
         return undefined;
+      case 'upload': {
+        const directPath = `/v/t62/${randomBytes(12).toString('hex')}`;
+        const data = Buffer.from(String(message.data), 'base64');
+        this.uploads.push({ directPath, mediaType: String(message.mediaType), mimetype: String(message.mimetype), data });
+        // Served back from its direct path, as the media servers do.
+        this.files.set(directPath, data);
+        return { directPath };
+      }
       case 'media':
         return this.files.get(String(message.directPath))?.toString('base64') ?? null;
       default: {
