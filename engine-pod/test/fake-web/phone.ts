@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { FakeWebGroups } from './groups.js';
 
 /** The account a phone plays: its number's id (`<number>@c.us`), push name and, optionally, its lid. */
 export interface FakeWebAccount {
@@ -39,6 +40,10 @@ export class FakeWebPhone {
   readonly uploads: { directPath: string; mediaType: string; mimetype: string; data: Buffer }[] = [];
   /** The page logged out (the device unlinked itself). */
   loggedOut = false;
+  /** Numbers that have no WhatsApp account (`<number>@c.us`): checks, adds and group creation refuse them. */
+  readonly unregistered = new Set<string>();
+  /** The account's groups, as the servers keep them; the test plays their other members through it. */
+  readonly groups: FakeWebGroups;
   /** Files of media messages the phone delivered, by `directPath`. */
   private readonly files = new Map<string, Buffer>();
 
@@ -46,7 +51,14 @@ export class FakeWebPhone {
     readonly account: FakeWebAccount,
     /** Sends a message to the pages signed in to this account; answers how many it reached. */
     private readonly toPages: (message: Record<string, unknown>) => number,
-  ) {}
+  ) {
+    this.groups = new FakeWebGroups({
+      contactId: account.id,
+      unregistered: this.unregistered,
+      push: (message) => this.reach(message),
+      notify: (group, { author, ...fields }) => this.deliver(group, { type: 'gp2', author, ...fields }),
+    });
+  }
 
   get contactId(): string {
     return this.account.id;
@@ -127,9 +139,12 @@ export class FakeWebPhone {
         this.files.set(directPath, data);
         return { directPath };
       }
+      case 'exists':
+        return this.unregistered.has(String(message.id)) ? null : { wid: String(message.id) };
       case 'media':
         return this.files.get(String(message.directPath))?.toString('base64') ?? null;
       default: {
+        if (message.type.startsWith('group-')) return this.groups.fromPage(message);
         const { rid: _rid, ...action } = message;
         this.actions.push(action);
         return undefined;
