@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { FakeWebContacts } from './contacts.js';
 import { FakeWebGroups } from './groups.js';
 
 /** The account a phone plays: its number's id (`<number>@c.us`), push name and, optionally, its lid. */
@@ -44,6 +45,8 @@ export class FakeWebPhone {
   readonly unregistered = new Set<string>();
   /** The account's groups, as the servers keep them; the test plays their other members through it. */
   readonly groups: FakeWebGroups;
+  /** Other accounts as the servers know them (address book, About, pictures), blocks, presence and chat states. */
+  readonly contacts: FakeWebContacts = new FakeWebContacts((message) => this.reach(message));
   /** Files of media messages the phone delivered, by `directPath`. */
   private readonly files = new Map<string, Buffer>();
 
@@ -145,6 +148,7 @@ export class FakeWebPhone {
         return this.files.get(String(message.directPath))?.toString('base64') ?? null;
       default: {
         if (message.type.startsWith('group-')) return this.groups.fromPage(message);
+        if (message.type.startsWith('contact-')) return this.contacts.fromPage(message);
         const { rid: _rid, ...action } = message;
         this.actions.push(action);
         return undefined;

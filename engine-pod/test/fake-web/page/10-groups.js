@@ -1,8 +1,8 @@
 // Groups: their metadata (WAWebCollections.GroupMetadata, a group chat's `groupMetadata`) and
 // the jobs whatsapp-web.js calls to create, read and change them (WAWebGroupCreateJob,
 // WAWebGroupQueryJob, WAWebGroupModifyInfoJob, WAWebModifyParticipantsGroupAction,
-// WASmaxGroupsAddParticipantsRPC, WAWebMexFetchGroupInviteCodeJob, WAWebExitGroupAction), with
-// the id look-ups on the way (WAWebQueryExistsJob, WAWebApiContact, WAWebWidToJid). The groups
+// WASmaxGroupsAddParticipantsRPC, WAWebMexFetchGroupInviteCodeJob, WAWebExitGroupAction), and
+// WAWebWidToJid; the members' look-ups are 11-contacts.js's (WAWebQueryExistsJob). The groups
 // live in the backend: it answers each job and tells the page every change as the group's new
 // metadata and a `gp2` notification message, from which the library makes its group events.
 (() => {
@@ -112,19 +112,6 @@
   define('WAWebMexFetchGroupInviteCodeJob', () => ({ fetchMexGroupInviteCode: (id) => ask('group-invite', { id: serialized(id) }) }));
   define('WAWebExitGroupAction', () => ({ sendExitGroup: (chat) => ask('group-leave', { id: chat.id._serialized }) }));
 
-  // Ids: this fake's contacts have phone numbers only (no lid), and WhatsApp tells which exist.
-  define('WAWebQueryExistsJob', () => ({
-    queryWidExists: async (wid) => {
-      const found = await backend.request('exists', { id: serialized(wid) });
-      return found ? { wid: widOf(found.wid) } : null;
-    },
-  }));
-  define('WAWebApiContact', () => ({
-    getCurrentLid: () => null,
-    getPhoneNumber: (wid) => widOf(wid),
-    getAlternateUserWid: () => null,
-  }));
-  define('WAWebLidMigrationUtils', () => ({ toPn: (wid) => wid }));
   define('WAWebWidToJid', () => ({
     widToGroupJid: (wid) => widOf(wid)._serialized,
     widToUserJid: (wid) => widOf(wid).toJid(),
