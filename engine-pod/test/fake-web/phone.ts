@@ -39,6 +39,10 @@ export class FakeWebPhone {
   readonly actions: { type: string; [key: string]: unknown }[] = [];
   /** Every file the page uploaded (a media message's bytes), in order: the direct path it was given, its kind and bytes. */
   readonly uploads: { directPath: string; mediaType: string; mimetype: string; data: Buffer }[] = [];
+  /** The calls the page declined (the reject stanzas it cast), in order. */
+  readonly rejectedCalls: { id: string; from: string }[] = [];
+  /** The ids of waiting messages the page asked their senders to send again, in order. */
+  readonly resendRequests: string[] = [];
   /** The page logged out (the device unlinked itself). */
   loggedOut = false;
   /** Numbers that have no WhatsApp account (`<number>@c.us`): checks, adds and group creation refuse them. */
@@ -106,6 +110,25 @@ export class FakeWebPhone {
     return this.deliver(from, { ...fields, directPath, size: data.length, mediaKey: randomBytes(32).toString('base64') });
   }
 
+  /** A contact calls the account (voice, or video); answers the call's id. */
+  call(from: string, options: { isVideo?: boolean; isGroup?: boolean } = {}): string {
+    const id = randomBytes(16).toString('hex').toUpperCase();
+    const peerJid = from.includes('@') ? from : `${from}@c.us`;
+    this.reach({ type: 'call', call: { id, peerJid, isVideo: Boolean(options.isVideo), isGroup: Boolean(options.isGroup), participants: [] } });
+    return id;
+  }
+
+  /** A message whose keys the account's device does not have yet (it shows as waiting); answers its id. */
+  waiting(from: string): string {
+    return this.deliver(from, { type: 'ciphertext', subtype: undefined, body: undefined });
+  }
+
+  /** The sender's phone sent a waiting message again: the page decrypts it into `fields` (a `chat` text...). */
+  decrypted(from: string, id: string, fields: Record<string, unknown>): void {
+    const chat = from.includes('@') ? from : `${from}@c.us`;
+    this.reach({ type: 'msg-update', id: `false_${chat}_${id}`, changes: fields });
+  }
+
   /** A contact's phone changes one of this account's or their own messages (`edit`, `revoke`, `reaction`, `vote` as the page names them). */
   change(type: 'edit' | 'revoke' | 'reaction' | 'vote', fields: Record<string, unknown>): void {
     this.reach({ type, ...fields });
@@ -142,6 +165,21 @@ export class FakeWebPhone {
         this.files.set(directPath, data);
         return { directPath };
       }
+      case 'stanza': {
+        // The only stanza the page casts today: declining a call.
+        const stanza = message.stanza as {
+          tag: string;
+          attrs: Record<string, string>;
+          content: { tag: string; attrs: Record<string, string> }[] | null;
+        };
+        for (const child of stanza.content ?? []) {
+          if (stanza.tag === 'call' && child.tag === 'reject') this.rejectedCalls.push({ id: child.attrs['call-id']!, from: stanza.attrs.to! });
+        }
+        return undefined;
+      }
+      case 'resend':
+        this.resendRequests.push(...(message.ids as string[]));
+        return undefined;
       case 'exists':
         return this.unregistered.has(String(message.id)) ? null : { wid: String(message.id) };
       case 'media':
