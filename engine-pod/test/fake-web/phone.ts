@@ -39,6 +39,8 @@ export class FakeWebPhone {
   readonly actions: { type: string; [key: string]: unknown }[] = [];
   /** Every file the page uploaded (a media message's bytes), in order: the direct path it was given, its kind and bytes. */
   readonly uploads: { directPath: string; mediaType: string; mimetype: string; data: Buffer }[] = [];
+  /** The status updates the page posted (`{type: 'text', text, color, font}`, or a media message's fields), in order. */
+  readonly statuses: Record<string, unknown>[] = [];
   /** The calls the page declined (the reject stanzas it cast), in order. */
   readonly rejectedCalls: { id: string; from: string }[] = [];
   /** The ids of waiting messages the page asked their senders to send again, in order. */
@@ -177,6 +179,9 @@ export class FakeWebPhone {
         }
         return undefined;
       }
+      case 'status':
+        this.statuses.push(message.status as Record<string, unknown>);
+        return undefined;
       case 'resend':
         this.resendRequests.push(...(message.ids as string[]));
         return undefined;

@@ -21,7 +21,7 @@ const PNG = Buffer.from(
 );
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
-describe('WEBJS sends files through Chromium: the bytes the phone side got are the file sent', () => {
+describe('WEBJS sends files and statuses through Chromium: the bytes the phone side got are the file sent', () => {
   let fake: FakeWhatsAppWeb;
   let host: EngineHost;
   let phone: FakeWebPhone;
@@ -102,6 +102,27 @@ describe('WEBJS sends files through Chromium: the bytes the phone side got are t
     expect(upload.data.equals(PDF), 'the uploaded bytes are the PDF sent').toBe(true);
     expect(upload).toMatchObject({ mimetype: 'application/pdf', mediaType: 'document' });
     expect(sent).toMatchObject({ type: 'document', mimetype: 'application/pdf', filename: 'report.pdf', caption: 'the report', size: PDF.length });
+  });
+
+  it('a text status: posted with its text, colour and font, answered as a message to status@broadcast', async () => {
+    const record = (await host.execute({
+      op: 'status.text',
+      args: { text: 'Out of office', backgroundColor: '#38b42f', font: 2, linkPreview: false, linkPreviewHighQuality: false },
+    })) as MessageRecord;
+    expect(record).toMatchObject({ fromMe: true, to: 'status@broadcast', body: 'Out of office' });
+    expect(phone.statuses).toContainEqual({ type: 'text', text: 'Out of office', color: 0xff38b42f, font: 2 });
+  });
+
+  it('an image status: the image uploaded, and the status posted with its direct path and caption', async () => {
+    const record = (await host.execute({
+      op: 'status.media',
+      args: { kind: 'image', caption: 'the view', file: { mimetype: 'image/png', filename: 'view.png', data: PNG.toString('base64') } },
+    })) as MessageRecord;
+    expect(record).toMatchObject({ fromMe: true, to: 'status@broadcast', hasMedia: true });
+    const posted = phone.statuses.find((status) => status.type === 'image');
+    expect(posted).toMatchObject({ caption: 'the view', mimetype: 'image/png' });
+    const upload = phone.uploads.find((candidate) => candidate.directPath === posted?.directPath);
+    expect(upload?.data.equals(PNG), 'the uploaded bytes are the PNG posted').toBe(true);
   });
 
   it('an image sent as a file is a document, not an image', async () => {
