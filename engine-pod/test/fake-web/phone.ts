@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FakeWebContacts } from './contacts.js';
 import { FakeWebGroups } from './groups.js';
+import { FakeWebLabels } from './labels.js';
 
 /** The account a phone plays: its number's id (`<number>@c.us`), push name and, optionally, its lid. */
 export interface FakeWebAccount {
@@ -39,6 +40,8 @@ export class FakeWebPhone {
   readonly actions: { type: string; [key: string]: unknown }[] = [];
   /** Every file the page uploaded (a media message's bytes), in order: the direct path it was given, its kind and bytes. */
   readonly uploads: { directPath: string; mediaType: string; mimetype: string; data: Buffer }[] = [];
+  /** A business account's labels and the chats they are on. */
+  readonly labels: FakeWebLabels = new FakeWebLabels((message) => this.reach(message));
   /** The status updates the page posted (`{type: 'text', text, color, font}`, or a media message's fields), in order. */
   readonly statuses: Record<string, unknown>[] = [];
   /** The calls the page declined (the reject stanzas it cast), in order. */
@@ -192,6 +195,7 @@ export class FakeWebPhone {
       default: {
         if (message.type.startsWith('group-')) return this.groups.fromPage(message);
         if (message.type.startsWith('contact-')) return this.contacts.fromPage(message);
+        if (message.type.startsWith('label-')) return this.labels.fromPage(message);
         const { rid: _rid, ...action } = message;
         this.actions.push(action);
         return undefined;
