@@ -77,7 +77,9 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'script',
       globals: Object.fromEntries(
-        ['window', 'localStorage', 'WebSocket', 'crypto', 'atob', 'btoa', 'console', 'setTimeout', 'clearTimeout'].map((name) => [name, 'readonly']),
+        ['window', 'localStorage', 'WebSocket', 'crypto', 'atob', 'btoa', 'console', 'setTimeout', 'clearTimeout', 'Blob', 'URL', 'FormData'].map(
+          (name) => [name, 'readonly'],
+        ),
       ),
     },
   },

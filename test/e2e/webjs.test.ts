@@ -62,6 +62,25 @@ describe('a WEBJS session in cluster mode, through Chromium on the fake WhatsApp
     expect((await history()).map((m) => m.body)).toEqual(['hello from a WEBJS pod', 'hello back, browser']);
   });
 
+  it('sends an image through the pod: the bytes the phone side got are the image, at the direct path of the message', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+    const file = { mimetype: 'image/png', filename: 'dot.png', data: png.toString('base64') };
+    const sent = await gw.api('POST', '/api/sendImage', { session: 'browser', chatId: `${CONTACT}@c.us`, file, caption: 'a dot' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const message = await waitFor(() => phone.sentTo(`${CONTACT}@c.us`).find((m) => m.type === 'image' && m.caption === 'a dot'), 'the image');
+    const upload = phone.uploads.find((candidate) => candidate.directPath === message.directPath);
+    expect(upload?.data.equals(png), 'the uploaded bytes are the image sent').toBe(true);
+  });
+
+  it('creates a group through the pod: the server has it with its members, and the API answers it', async () => {
+    const created = await gw.api('POST', '/api/browser/groups', { name: 'Cluster crew', participants: [{ id: `${CONTACT}@c.us` }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    expect(phone.groups.get(id)?.subject).toBe('Cluster crew');
+    expect([...phone.groups.get(id)!.participants.keys()].sort()).toEqual(['15550008888@c.us', `${CONTACT}@c.us`]);
+    expect((await gw.api('GET', `/api/browser/groups/${id}`)).body).toMatchObject({ id, subject: 'Cluster crew' });
+  });
+
   it('a deleted engine pod is replaced and resumes from the profile in the auth-state store: WORKING again without a QR code', async () => {
     const [old] = await env.enginePods('browser');
     const qrsBefore = fake.refs().length;

@@ -66,11 +66,18 @@ export function fakeModules(pageDir = new URL('./page/', import.meta.url)): stri
   return [...new Set(names)].sort();
 }
 
-/** The README's table of the library's surface: one row per module, whether the fake defines it. */
+/** The README's table of the library's surface: how many modules the fake covers, then one row per module, whether the fake defines it. */
 export function surfaceTable(uses: readonly ModuleUse[], provided: ReadonlySet<string>): string {
   const rows = uses.map(
     (use) =>
       `| \`${use.module}\` | ${provided.has(use.module) ? 'yes' : 'not yet'} | ${use.members.map((m) => `\`${m}\``).join(', ') || '(spread or checked)'} | ${use.files.map((f) => f.replace(/^src\//, '')).join(', ')} |`,
   );
-  return ['| module | fake | what the library reads on it | library files that read it |', '|---|---|---|---|', ...rows].join('\n');
+  const covered = uses.filter((use) => provided.has(use.module)).length;
+  return [
+    `The fake defines ${covered} of the ${uses.length} modules the library reads.`,
+    '',
+    '| module | fake | what the library reads on it | library files that read it |',
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { FakeWebContacts } from './contacts.js';
+import { FakeWebGroups } from './groups.js';
+import { FakeWebLabels } from './labels.js';
 
 /** The account a phone plays: its number's id (`<number>@c.us`), push name and, optionally, its lid. */
 export interface FakeWebAccount {
@@ -35,8 +38,24 @@ export class FakeWebPhone {
   readonly seen: string[] = [];
   /** Every other action the page reported (`{type, ...}`), in order. */
   readonly actions: { type: string; [key: string]: unknown }[] = [];
+  /** Every file the page uploaded (a media message's bytes), in order: the direct path it was given, its kind and bytes. */
+  readonly uploads: { directPath: string; mediaType: string; mimetype: string; data: Buffer }[] = [];
+  /** A business account's labels and the chats they are on. */
+  readonly labels: FakeWebLabels = new FakeWebLabels((message) => this.reach(message));
+  /** The status updates the page posted (`{type: 'text', text, color, font}`, or a media message's fields), in order. */
+  readonly statuses: Record<string, unknown>[] = [];
+  /** The calls the page declined (the reject stanzas it cast), in order. */
+  readonly rejectedCalls: { id: string; from: string }[] = [];
+  /** The ids of waiting messages the page asked their senders to send again, in order. */
+  readonly resendRequests: string[] = [];
   /** The page logged out (the device unlinked itself). */
   loggedOut = false;
+  /** Numbers that have no WhatsApp account (`<number>@c.us`): checks, adds and group creation refuse them. */
+  readonly unregistered = new Set<string>();
+  /** The account's groups, as the servers keep them; the test plays their other members through it. */
+  readonly groups: FakeWebGroups;
+  /** Other accounts as the servers know them (address book, About, pictures), blocks, presence and chat states. */
+  readonly contacts: FakeWebContacts = new FakeWebContacts((message) => this.reach(message));
   /** Files of media messages the phone delivered, by `directPath`. */
   private readonly files = new Map<string, Buffer>();
 
@@ -44,7 +63,14 @@ export class FakeWebPhone {
     readonly account: FakeWebAccount,
     /** Sends a message to the pages signed in to this account; answers how many it reached. */
     private readonly toPages: (message: Record<string, unknown>) => number,
-  ) {}
+  ) {
+    this.groups = new FakeWebGroups({
+      contactId: account.id,
+      unregistered: this.unregistered,
+      push: (message) => this.reach(message),
+      notify: (group, { author, ...fields }) => this.deliver(group, { type: 'gp2', author, ...fields }),
+    });
+  }
 
   get contactId(): string {
     return this.account.id;
@@ -89,6 +115,25 @@ export class FakeWebPhone {
     return this.deliver(from, { ...fields, directPath, size: data.length, mediaKey: randomBytes(32).toString('base64') });
   }
 
+  /** A contact calls the account (voice, or video); answers the call's id. */
+  call(from: string, options: { isVideo?: boolean; isGroup?: boolean } = {}): string {
+    const id = randomBytes(16).toString('hex').toUpperCase();
+    const peerJid = from.includes('@') ? from : `${from}@c.us`;
+    this.reach({ type: 'call', call: { id, peerJid, isVideo: Boolean(options.isVideo), isGroup: Boolean(options.isGroup), participants: [] } });
+    return id;
+  }
+
+  /** A message whose keys the account's device does not have yet (it shows as waiting); answers its id. */
+  waiting(from: string): string {
+    return this.deliver(from, { type: 'ciphertext', subtype: undefined, body: undefined });
+  }
+
+  /** The sender's phone sent a waiting message again: the page decrypts it into `fields` (a `chat` text...). */
+  decrypted(from: string, id: string, fields: Record<string, unknown>): void {
+    const chat = from.includes('@') ? from : `${from}@c.us`;
+    this.reach({ type: 'msg-update', id: `false_${chat}_${id}`, changes: fields });
+  }
+
   /** A contact's phone changes one of this account's or their own messages (`edit`, `revoke`, `reaction`, `vote` as the page names them). */
   change(type: 'edit' | 'revoke' | 'reaction' | 'vote', fields: Record<string, unknown>): void {
     this.reach({ type, ...fields });
@@ -117,9 +162,40 @@ export class FakeWebPhone {
       case 'seen':
         this.seen.push(String(message.chat));
         return undefined;
+      case 'upload': {
+        const directPath = `/v/t62/${randomBytes(12).toString('hex')}`;
+        const data = Buffer.from(String(message.data), 'base64');
+        this.uploads.push({ directPath, mediaType: String(message.mediaType), mimetype: String(message.mimetype), data });
+        // Served back from its direct path, as the media servers do.
+        this.files.set(directPath, data);
+        return { directPath };
+      }
+      case 'stanza': {
+        // The only stanza the page casts today: declining a call.
+        const stanza = message.stanza as {
+          tag: string;
+          attrs: Record<string, string>;
+          content: { tag: string; attrs: Record<string, string> }[] | null;
+        };
+        for (const child of stanza.content ?? []) {
+          if (stanza.tag === 'call' && child.tag === 'reject') this.rejectedCalls.push({ id: child.attrs['call-id']!, from: stanza.attrs.to! });
+        }
+        return undefined;
+      }
+      case 'status':
+        this.statuses.push(message.status as Record<string, unknown>);
+        return undefined;
+      case 'resend':
+        this.resendRequests.push(...(message.ids as string[]));
+        return undefined;
+      case 'exists':
+        return this.unregistered.has(String(message.id)) ? null : { wid: String(message.id) };
       case 'media':
         return this.files.get(String(message.directPath))?.toString('base64') ?? null;
       default: {
+        if (message.type.startsWith('group-')) return this.groups.fromPage(message);
+        if (message.type.startsWith('contact-')) return this.contacts.fromPage(message);
+        if (message.type.startsWith('label-')) return this.labels.fromPage(message);
         const { rid: _rid, ...action } = message;
         this.actions.push(action);
         return undefined;

@@ -1,0 +1,83 @@
+/** A contact in the account's address book, as the page's contact model has it. */
+export interface FakeWebContact {
+  readonly id: string;
+  readonly name?: string;
+  readonly pushname?: string;
+  readonly shortName?: string;
+  readonly isBusiness?: boolean;
+}
+
+/**
+ * What the servers know of other accounts, and what the page told them about this one: address
+ * book entries, About texts, profile pictures, the block list, the account's presence and its
+ * chat states (typing, recording, paused), in the order the page sent them.
+ */
+export class FakeWebContacts {
+  /** Contacts blocked now. */
+  readonly blocked = new Set<string>();
+  /** Every block and unblock the page asked for, in order. */
+  readonly blockChanges: { id: string; blocked: boolean }[] = [];
+  /** The account's presence as the page set it (`available`, `unavailable`), in order. */
+  readonly presences: string[] = [];
+  /** The chat states the page sent (`composing`, `recording`, `paused`), in order. */
+  readonly chatStates: { chat: string; state: string }[] = [];
+  /** The account's own About text, as the page last set it. */
+  myAbout: string | null = null;
+  private readonly abouts = new Map<string, string>();
+  private readonly pictures = new Map<string, string>();
+
+  constructor(private readonly push: (message: Record<string, unknown>) => void) {}
+
+  /** The phone's address book: saved contacts, told to the page as WhatsApp Web syncs them. */
+  addressBook(contacts: readonly FakeWebContact[]): void {
+    this.push({ type: 'contacts', contacts: contacts.map((contact) => ({ ...contact, isMyContact: true, isWAContact: true })) });
+  }
+
+  /** A contact's About text, as anyone may read it. */
+  setAbout(id: string, about: string): void {
+    this.abouts.set(id, about);
+  }
+
+  /** A contact's (or group's) profile picture URL (none: WhatsApp answers 404). */
+  setPicture(id: string, url: string): void {
+    this.pictures.set(id, url);
+  }
+
+  /** A page's request about contacts or presence; answers what the page is told back. */
+  fromPage(message: { type: string; [key: string]: unknown }): unknown {
+    const id = String(message.id);
+    switch (message.type) {
+      case 'contact-about':
+        return { status: this.abouts.get(id) ?? null };
+      case 'contact-picture': {
+        const url = this.pictures.get(id);
+        if (!url) throw new Error(`item-not-found: ${id} has no picture`);
+        return { eurl: url };
+      }
+      case 'contact-my-about':
+        this.myAbout = String(message.about);
+        return undefined;
+      case 'contact-set-picture':
+        this.pictures.set(id, `https://pps.whatsapp.net/v/t61/${encodeURIComponent(id)}-${Date.now()}.jpg`);
+        return { status: 200 };
+      case 'contact-delete-picture':
+        this.pictures.delete(id);
+        return { status: 200 };
+      case 'contact-block': {
+        const blocked = Boolean(message.blocked);
+        if (blocked) this.blocked.add(id);
+        else this.blocked.delete(id);
+        this.blockChanges.push({ id, blocked });
+        return undefined;
+      }
+      case 'contact-presence':
+        this.presences.push(String(message.presence));
+        return undefined;
+      case 'contact-chat-state':
+        this.chatStates.push({ chat: String(message.chat), state: String(message.state) });
+        return undefined;
+      default:
+        throw new Error(`the fake has no contacts request ${message.type}`);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// Contacts and presence through Chromium: whatsapp-web.js's own contact, block, number-check,
+// presence and chat-state code on the fake WhatsApp Web. What the servers were told is checked on
+// the fake's side, and what they know in the API's answers.
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Contact } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineHost, FileAuthStateStore, webjsEngineFactory } from '../../src/index.js';
+import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+const ME = { id: '15550009999@c.us', pushName: 'Contacts Tests' };
+const ADA = '15553330001@c.us';
+const BOB = '15553330002@c.us';
+const NOBODY = '15553339999@c.us';
+
+describe('WEBJS contacts and presence through Chromium', () => {
+  let fake: FakeWhatsAppWeb;
+  let host: EngineHost;
+  let phone: FakeWebPhone;
+  const dirs: string[] = [];
+  const tempDir = (name: string) => {
+    const dir = mkdtempSync(join(tmpdir(), `sb-webjs-${name}-`));
+    dirs.push(dir);
+    return dir;
+  };
+  const run = <T>(command: Parameters<EngineHost['execute']>[0]) => host.execute(command) as Promise<T>;
+
+  beforeAll(async () => {
+    fake = await FakeWhatsAppWeb.start();
+    host = new EngineHost({
+      session: 'contacts',
+      engine: 'WEBJS',
+      factory: webjsEngineFactory(fake.webjsOptions(tempDir('profiles'))),
+      authState: new FileAuthStateStore(tempDir('auth')),
+      metadata: {},
+      environment: { tier: 'CORE', version: 'test' },
+      publish: () => {},
+      log: silent,
+    });
+    await host.start();
+    await waitFor(() => host.status === 'SCAN_QR_CODE', 'WEBJS to show a QR code', 30_000);
+    phone = await fake.scanQr(((await host.execute({ op: 'auth.qr' })) as { value: string }).value, ME);
+    phone.unregistered.add(NOBODY);
+    await waitFor(() => host.status === 'WORKING', 'WEBJS to be WORKING', 30_000);
+  });
+  afterAll(async () => {
+    await host?.stop();
+    await fake?.close();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("lists the phone's address book and gets one contact; a number with no account is NOT_FOUND", async () => {
+    phone.contacts.addressBook([{ id: ADA, name: 'Ada Lovelace', pushname: 'Ada', shortName: 'Ada' }]);
+    const listed = await waitFor(async () => (await run<Contact[]>({ op: 'contacts.list' })).find((c) => c.id === ADA), 'Ada in the list');
+    const ada = { id: ADA, number: '15553330001', name: 'Ada Lovelace', pushname: 'Ada', isMyContact: true, isWAContact: true, isBlocked: false };
+    expect(listed).toMatchObject({ ...ada, isUser: true, isGroup: false, isMe: false });
+    expect(await run<Contact>({ op: 'contacts.get', args: { contactId: ADA } })).toMatchObject(ada);
+    // Not in the address book, but on WhatsApp: found, by asking the server.
+    expect(await run<Contact>({ op: 'contacts.get', args: { contactId: BOB } })).toMatchObject({ id: BOB, isMyContact: false });
+    await expect(run({ op: 'contacts.get', args: { contactId: NOBODY } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('reads the About text and the profile picture the servers have; none is null', async () => {
+    phone.contacts.setAbout(ADA, 'Counting engines');
+    phone.contacts.setPicture(ADA, 'https://pps.whatsapp.net/v/t61/ada.jpg');
+    expect(await run({ op: 'contacts.about', args: { contactId: ADA } })).toEqual({ about: 'Counting engines' });
+    expect(await run({ op: 'contacts.about', args: { contactId: BOB } })).toEqual({ about: null });
+    expect(await run({ op: 'contacts.picture', args: { contactId: ADA, refresh: false } })).toEqual({
+      profilePictureURL: 'https://pps.whatsapp.net/v/t61/ada.jpg',
+    });
+    expect(await run({ op: 'contacts.picture', args: { contactId: BOB, refresh: false } })).toEqual({ profilePictureURL: null });
+  });
+
+  it("sets the account's About text and removes its picture: the server has the text, and no picture for the account", async () => {
+    await run({ op: 'profile.setStatus', args: { status: 'Answering through the gateway' } });
+    expect(phone.contacts.myAbout).toBe('Answering through the gateway');
+    phone.contacts.setPicture(ME.id, 'https://pps.whatsapp.net/v/t61/me.jpg');
+    await run({ op: 'profile.deletePicture' });
+    expect(await run({ op: 'contacts.picture', args: { contactId: ME.id, refresh: false } })).toEqual({ profilePictureURL: null });
+  });
+
+  it('blocks and unblocks: the server has the block list, and the contact says isBlocked', async () => {
+    await run({ op: 'contacts.block', args: { contactId: ADA } });
+    expect([...phone.contacts.blocked]).toEqual([ADA]);
+    expect(await run<Contact>({ op: 'contacts.get', args: { contactId: ADA } })).toMatchObject({ isBlocked: true });
+    await run({ op: 'contacts.unblock', args: { contactId: ADA } });
+    expect([...phone.contacts.blocked]).toEqual([]);
+    expect(phone.contacts.blockChanges).toEqual([
+      { id: ADA, blocked: true },
+      { id: ADA, blocked: false },
+    ]);
+    expect(await run<Contact>({ op: 'contacts.get', args: { contactId: ADA } })).toMatchObject({ isBlocked: false });
+  });
+
+  it('checks numbers with the server: one on WhatsApp has its chat id, one not is numberExists false', async () => {
+    expect(await run({ op: 'account.checkNumber', args: { phone: '15553330002' } })).toEqual({ numberExists: true, chatId: BOB });
+    expect(await run({ op: 'account.checkNumber', args: { phone: '15553339999' } })).toEqual({ numberExists: false });
+  });
+
+  it('sets the presence online and offline: the server is told available, then unavailable', async () => {
+    await run({ op: 'presence.set', args: { presence: 'online' } });
+    await run({ op: 'presence.set', args: { presence: 'offline' } });
+    expect(phone.contacts.presences).toEqual(['available', 'unavailable']);
+  });
+
+  it('typing, recording and paused in a chat reach the server as chat states of that chat', async () => {
+    await run({ op: 'chat.typing', args: { chatId: ADA, typing: true } });
+    // The library sends the state without waiting for it.
+    await waitFor(() => phone.contacts.chatStates.length === 1, 'the typing state');
+    await run({ op: 'presence.set', args: { chatId: ADA, presence: 'recording' } });
+    await waitFor(() => phone.contacts.chatStates.length === 2, 'the recording state');
+    await run({ op: 'chat.typing', args: { chatId: ADA, typing: false } });
+    await waitFor(() => phone.contacts.chatStates.length === 3, 'the paused state');
+    expect(phone.contacts.chatStates).toEqual([
+      { chat: ADA, state: 'composing' },
+      { chat: ADA, state: 'recording' },
+      { chat: ADA, state: 'paused' },
+    ]);
+  });
+});

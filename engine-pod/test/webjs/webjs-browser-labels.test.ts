@@ -1,0 +1,82 @@
+// Labels through Chromium (a WhatsApp Business account): whatsapp-web.js's own label code on the
+// fake WhatsApp Web, whose backend keeps the labels and the chats they are on.
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventName, Label } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
+import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+const ME = { id: '15550001313@c.us', pushName: 'Labels Tests', platform: 'smba' };
+const CUSTOMER = '15555550001@c.us';
+
+describe('WEBJS labels through Chromium', () => {
+  let fake: FakeWhatsAppWeb;
+  let host: EngineHost;
+  let phone: FakeWebPhone;
+  const dirs: string[] = [];
+  const events: HostedEvent[] = [];
+  const tempDir = (name: string) => {
+    const dir = mkdtempSync(join(tmpdir(), `sb-webjs-${name}-`));
+    dirs.push(dir);
+    return dir;
+  };
+  const payloads = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
+
+  beforeAll(async () => {
+    fake = await FakeWhatsAppWeb.start();
+    host = new EngineHost({
+      session: 'labels',
+      engine: 'WEBJS',
+      factory: webjsEngineFactory(fake.webjsOptions(tempDir('profiles'))),
+      authState: new FileAuthStateStore(tempDir('auth')),
+      metadata: {},
+      environment: { tier: 'CORE', version: 'test' },
+      publish: (event) => events.push(event),
+      log: silent,
+    });
+    await host.start();
+    await waitFor(() => host.status === 'SCAN_QR_CODE', 'WEBJS to show a QR code', 30_000);
+    phone = await fake.scanQr(((await host.execute({ op: 'auth.qr' })) as { value: string }).value, ME);
+    await waitFor(() => host.status === 'WORKING', 'WEBJS to be WORKING', 30_000);
+  });
+  afterAll(async () => {
+    await host?.stop();
+    await fake?.close();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lists the labels made on the phone, with their colours', async () => {
+    phone.labels.define([
+      { id: '1', name: 'New customer', hexColor: '#ff9485' },
+      { id: '2', name: 'Paid', hexColor: '#64c4ff' },
+    ]);
+    const labels = await waitFor(async () => {
+      const listed = await host.execute({ op: 'labels.list' });
+      return (listed as Label[]).length === 2 ? (listed as Label[]) : null;
+    }, 'the two labels');
+    expect(labels.map(({ id, name, colorHex }) => ({ id, name, colorHex }))).toEqual([
+      { id: '1', name: 'New customer', colorHex: '#ff9485' },
+      { id: '2', name: 'Paid', colorHex: '#64c4ff' },
+    ]);
+  });
+
+  it("sets a chat's labels: the server has the chat under them, the API reads them back, label.chat.* events say what changed", async () => {
+    phone.text(CUSTOMER, 'I would like to order');
+    await waitFor(() => payloads('message').some((p) => p.from === CUSTOMER), 'the customer to write');
+    await host.execute({ op: 'labels.setForChat', args: { chatId: CUSTOMER, labels: [{ id: '1' }] } });
+    expect(phone.labels.chatsOf('1')).toEqual([CUSTOMER]);
+    expect(((await host.execute({ op: 'labels.ofChat', args: { chatId: CUSTOMER } })) as Label[]).map((l) => l.id)).toEqual(['1']);
+    expect(await host.execute({ op: 'labels.chats', args: { id: '1' } })).toEqual([{ id: CUSTOMER }]);
+
+    await host.execute({ op: 'labels.setForChat', args: { chatId: CUSTOMER, labels: [{ id: '2' }] } });
+    expect({ one: phone.labels.chatsOf('1'), two: phone.labels.chatsOf('2') }).toEqual({ one: [], two: [CUSTOMER] });
+    expect(((await host.execute({ op: 'labels.ofChat', args: { chatId: CUSTOMER } })) as Label[]).map((l) => l.id)).toEqual(['2']);
+    expect(payloads('label.chat.added').map((p) => p.labelId)).toEqual(['1', '2']);
+    expect(payloads('label.chat.deleted').map((p) => p.labelId)).toEqual(['1']);
+  });
+});

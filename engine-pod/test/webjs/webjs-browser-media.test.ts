@@ -1,0 +1,137 @@
+// Sending files through Chromium: whatsapp-web.js's own media path (processMediaData: the file
+// prepared, hashed and uploaded) on the fake WhatsApp Web, whose backend keeps the uploaded bytes.
+// What the phone side received is checked against what was sent, and the API's answer against it.
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type EventName, MessageRecord } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
+import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+const ME = { id: '15550007777@c.us', pushName: 'Media Sender' };
+const CONTACT = '15551113333@c.us';
+// A 1x1 PNG: real image bytes, so a mix-up of files or encodings shows.
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3e1f4e20000000049454e44ae426082',
+  'hex',
+);
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+
+describe('WEBJS sends files and statuses through Chromium: the bytes the phone side got are the file sent', () => {
+  let fake: FakeWhatsAppWeb;
+  let host: EngineHost;
+  let phone: FakeWebPhone;
+  const dirs: string[] = [];
+  const events: HostedEvent[] = [];
+  const tempDir = (name: string) => {
+    const dir = mkdtempSync(join(tmpdir(), `sb-webjs-${name}-`));
+    dirs.push(dir);
+    return dir;
+  };
+  const named = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
+
+  beforeAll(async () => {
+    fake = await FakeWhatsAppWeb.start();
+    host = new EngineHost({
+      session: 'media',
+      engine: 'WEBJS',
+      factory: webjsEngineFactory(fake.webjsOptions(tempDir('profiles'))),
+      authState: new FileAuthStateStore(tempDir('auth')),
+      metadata: {},
+      environment: { tier: 'CORE', version: 'test' },
+      publish: (event) => events.push(event),
+      log: silent,
+    });
+    await host.start();
+    await waitFor(() => host.status === 'SCAN_QR_CODE', 'WEBJS to show a QR code', 30_000);
+    phone = await fake.scanQr(((await host.execute({ op: 'auth.qr' })) as { value: string }).value, ME);
+    await waitFor(() => host.status === 'WORKING', 'WEBJS to be WORKING', 30_000);
+  });
+  afterAll(async () => {
+    await host?.stop();
+    await fake?.close();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** What the page sent for the record's message, and the upload its direct path names. */
+  async function received(record: MessageRecord) {
+    const sent = await waitFor(
+      () => phone.sentTo(CONTACT).find((msg) => `true_${CONTACT}_${msg.id.id}` === record.id),
+      `the page to send ${record.id}`,
+    );
+    const upload = phone.uploads.find((candidate) => candidate.directPath === sent.directPath);
+    expect(upload, `an upload at the message's direct path ${String(sent.directPath)}`).toBeDefined();
+    return { sent, upload: upload! };
+  }
+
+  it('an image with a caption: uploaded as the image it is, sent as an image message with its direct path', async () => {
+    const record = (await host.execute({
+      op: 'send.media',
+      args: {
+        chatId: CONTACT,
+        kind: 'image',
+        caption: 'a pixel',
+        file: { mimetype: 'image/png', filename: 'pixel.png', data: PNG.toString('base64') },
+      },
+    })) as MessageRecord;
+    expect(MessageRecord.parse(record)).toMatchObject({ fromMe: true, source: 'api', hasMedia: true, to: CONTACT, body: 'a pixel' });
+    const { sent, upload } = await received(record);
+    expect(upload.data.equals(PNG), 'the uploaded bytes are the PNG sent').toBe(true);
+    expect(upload).toMatchObject({ mimetype: 'image/png', mediaType: 'image' });
+    expect(sent).toMatchObject({ type: 'image', mimetype: 'image/png', caption: 'a pixel', size: PNG.length });
+    expect(sent.mediaKey).toEqual(expect.any(String));
+    await waitFor(() => named('message.any').some((p) => p.id === record.id), 'message.any for the image');
+  });
+
+  it('a file: sent as a document under its name, the uploaded bytes the file', async () => {
+    const record = (await host.execute({
+      op: 'send.media',
+      args: {
+        chatId: CONTACT,
+        kind: 'file',
+        caption: 'the report',
+        file: { mimetype: 'application/pdf', filename: 'report.pdf', data: PDF.toString('base64') },
+      },
+    })) as MessageRecord;
+    expect(MessageRecord.parse(record)).toMatchObject({ fromMe: true, hasMedia: true, to: CONTACT, body: 'the report' });
+    const { sent, upload } = await received(record);
+    expect(upload.data.equals(PDF), 'the uploaded bytes are the PDF sent').toBe(true);
+    expect(upload).toMatchObject({ mimetype: 'application/pdf', mediaType: 'document' });
+    expect(sent).toMatchObject({ type: 'document', mimetype: 'application/pdf', filename: 'report.pdf', caption: 'the report', size: PDF.length });
+  });
+
+  it('a text status: posted with its text, colour and font, answered as a message to status@broadcast', async () => {
+    const record = (await host.execute({
+      op: 'status.text',
+      args: { text: 'Out of office', backgroundColor: '#38b42f', font: 2, linkPreview: false, linkPreviewHighQuality: false },
+    })) as MessageRecord;
+    expect(record).toMatchObject({ fromMe: true, to: 'status@broadcast', body: 'Out of office' });
+    expect(phone.statuses).toContainEqual({ type: 'text', text: 'Out of office', color: 0xff38b42f, font: 2 });
+  });
+
+  it('an image status: the image uploaded, and the status posted with its direct path and caption', async () => {
+    const record = (await host.execute({
+      op: 'status.media',
+      args: { kind: 'image', caption: 'the view', file: { mimetype: 'image/png', filename: 'view.png', data: PNG.toString('base64') } },
+    })) as MessageRecord;
+    expect(record).toMatchObject({ fromMe: true, to: 'status@broadcast', hasMedia: true });
+    const posted = phone.statuses.find((status) => status.type === 'image');
+    expect(posted).toMatchObject({ caption: 'the view', mimetype: 'image/png' });
+    const upload = phone.uploads.find((candidate) => candidate.directPath === posted?.directPath);
+    expect(upload?.data.equals(PNG), 'the uploaded bytes are the PNG posted').toBe(true);
+  });
+
+  it('an image sent as a file is a document, not an image', async () => {
+    const record = (await host.execute({
+      op: 'send.media',
+      args: { chatId: CONTACT, kind: 'file', file: { mimetype: 'image/png', filename: 'pixel.png', data: PNG.toString('base64') } },
+    })) as MessageRecord;
+    const { sent, upload } = await received(record);
+    expect(upload.data.equals(PNG)).toBe(true);
+    expect(sent).toMatchObject({ type: 'document', filename: 'pixel.png' });
+  });
+});
