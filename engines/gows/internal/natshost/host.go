@@ -198,7 +198,7 @@ func withMediaURL(payload map[string]any) map[string]any {
 	return payload
 }
 
-// running: whether the engine is running; what an engine that is not running reports is
+// isRunning: whether the engine is running; what an engine that is not running reports is
 // dropped, as the host ignores a replaced engine.
 func (h *Host) isRunning() bool {
 	h.mu.Lock()
