@@ -80,7 +80,16 @@ describe.each([
    * loaded 2-core machine took past waitFor's 15 s. The stories that start an engine get
    * START_TEST_MS for it.
    */
-  const waitForStatus = (status: SessionStatus) => waitFor(() => host.status === status, `${driver.engine} to be ${status}`, START_WAIT_MS);
+  const waitForStatus = (status: SessionStatus) =>
+    waitFor(
+      () => {
+        if (host.status === status) return true;
+        // The last one is what a timeout reports: where the engine stood instead, and why.
+        throw new Error(`it is ${host.status}${host.failureReason ? ` (${host.failureReason})` : ''}`);
+      },
+      `${driver.engine} to be ${status}`,
+      START_WAIT_MS,
+    );
 
   beforeAll(async () => {
     driver = await makeDriver();

@@ -399,6 +399,13 @@ export interface WebjsClientLike {
         readonly connected: boolean;
         /** Puppeteer's `disconnected`: Chromium exited or closed its connection. */
         once(event: 'disconnected', listener: () => void): unknown;
+        /** The Chromium process puppeteer launched (puppeteer's `Browser.process()`). */
+        process?(): {
+          readonly exitCode: number | null;
+          readonly signalCode: string | null;
+          once(event: 'exit', listener: () => void): unknown;
+          kill(signal: 'SIGKILL'): boolean;
+        } | null;
       }
     | null
     | undefined;

@@ -38,6 +38,9 @@ const EVENT_ARGS: Record<WebjsEventName, readonly string[]> = {
   chat_archived: ['chat', 'archived', 'before'],
 };
 
+/** How long a closed Chromium may take to exit before it is killed. */
+const BROWSER_EXIT_MS = 5_000;
+
 /** Disconnect reasons after which the login is gone, not just the connection. */
 const LOGIN_LOST = new Set(['LOGOUT', 'UNPAIRED', 'UNPAIRED_IDLE']);
 
@@ -121,6 +124,23 @@ export class WebjsConnection {
     await this.client?.destroy().catch((error: unknown) => {
       this.context.log.warn({ session: this.context.session, err: error }, 'WEBJS could not close the browser');
     });
+    await this.browserExited(this.client);
+  }
+
+  /**
+   * Waits for Chromium's process to be gone (killed after BROWSER_EXIT_MS): until then it holds
+   * the session's profile dir, which the next start of the session empties and launches into.
+   */
+  private async browserExited(client: WebjsClientLike | null): Promise<void> {
+    const chromium = client?.pupBrowser?.process?.();
+    if (!chromium || chromium.exitCode !== null || chromium.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const kill = setTimeout(() => chromium.kill('SIGKILL'), BROWSER_EXIT_MS);
+      chromium.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
+    });
   }
 
   /** Unlinks the device when logged in, then forgets the saved login. */
@@ -135,6 +155,7 @@ export class WebjsConnection {
     } catch (error) {
       this.context.log.warn({ session: this.context.session, err: error }, 'WEBJS could not unlink the device');
     }
+    await this.browserExited(client);
     await this.context.authState.clear();
     this.account = null;
     this.context.setMe(null);
