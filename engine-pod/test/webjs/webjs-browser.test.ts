@@ -16,6 +16,25 @@ import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
 const silent = { info() {}, warn() {}, error() {} };
 const ME = { id: '15550003333@c.us', pushName: 'Browser Tests' };
 
+/** A process's command line as one string: Chromium rewrites its children's into one, spaces and all. */
+const commandLine = (pid: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return ''; // gone since the listing
+  }
+};
+/** The Chromium of the profiles under `dataDir`: its browser process (no `--type`), or its renderers. */
+const chromiumOf = (dataDir: string, type: 'browser' | 'renderer') =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      const line = commandLine(pid);
+      if (!line.includes(`--user-data-dir=${dataDir}`)) return false;
+      return type === 'browser' ? !line.includes('--type=') : line.includes('--type=renderer');
+    })
+    .map(Number);
+
 describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
   let fake: FakeWhatsAppWeb;
   const dirs: string[] = [];
@@ -98,6 +117,8 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     expect(h.failureReason).toBe('the device was unlinked (UNPAIRED)');
     expect(h.me).toBeNull();
     await h.stop();
+    // The next start empties this profile dir and launches into it: no Chromium of it is left.
+    expect(chromiumOf(dataDir, 'browser')).toEqual([]);
     const again = host(authDir, dataDir);
     await again.start();
     await statusOf(again, 'SCAN_QR_CODE');
@@ -105,25 +126,6 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
   }, 60_000);
 
   describe('a browser that goes away, which the library does not notice: FAILED saying which', () => {
-    /** A process's command line as one string: Chromium rewrites its children's into one, spaces and all. */
-    const commandLine = (pid: string) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      } catch {
-        return ''; // gone since the listing
-      }
-    };
-    /** The Chromium of the profiles under `dataDir`: its browser process (no `--type`), or its renderers. */
-    const chromiumOf = (dataDir: string, type: 'browser' | 'renderer') =>
-      readdirSync('/proc')
-        .filter((entry) => /^\d+$/.test(entry))
-        .filter((pid) => {
-          const line = commandLine(pid);
-          if (!line.includes(`--user-data-dir=${dataDir}`)) return false;
-          return type === 'browser' ? !line.includes('--type=') : line.includes('--type=renderer');
-        })
-        .map(Number);
-
     for (const [type, reason] of [
       ['browser', 'the browser closed: Chromium exited or closed its connection'],
       ['renderer', /^the browser page crashed: /],
