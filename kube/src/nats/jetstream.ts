@@ -94,13 +94,16 @@ const READ_TIMEOUT_MS = 10_000;
 
 /**
  * The latest value of every key `filter` matches, as one ordered consumer delivers them, up to
- * the moment it reports the keys' current values all delivered (`initializedFn`). Deleted keys
+ * the moment it reports the keys' current values all delivered (`initializedFn`), each key once
+ * (a key written meanwhile: its newest value, or none if deleted). Deleted keys
  * are skipped here rather than by the watcher: with `ignoreDeletes`, a last entry that is a
  * delete would keep that report from ever coming. A watcher's consumer is named, so its filter
  * is in the create subject, which an engine pod's NATS permissions can restrict to its session.
  */
 export async function latestValues(kv: KV, filter: string, what: string): Promise<KvEntry[]> {
-  const entries: KvEntry[] = [];
+  // By key: a key written while the current values are being delivered comes again (the watcher
+  // delivers updates too until it is stopped), and only its newest entry is its value.
+  const latest = new Map<string, KvEntry>();
   let initialized = false;
   let stop = () => {};
   const watcher = await kv.watch({
@@ -115,9 +118,14 @@ export async function latestValues(kv: KV, filter: string, what: string): Promis
   if (initialized) watcher.stop();
   const timer = setTimeout(() => watcher.stop(new Error(`${what}: the keys ${filter} did not arrive within ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS);
   try {
-    for await (const entry of watcher) if (entry.operation === 'PUT') entries.push(entry);
+    for await (const entry of watcher) {
+      const seen = latest.get(entry.key);
+      if (seen && seen.revision > entry.revision) continue;
+      if (entry.operation === 'PUT') latest.set(entry.key, entry);
+      else latest.delete(entry.key);
+    }
   } finally {
     clearTimeout(timer);
   }
-  return entries;
+  return [...latest.values()];
 }
