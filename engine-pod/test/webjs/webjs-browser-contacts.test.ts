@@ -1,57 +1,30 @@
 // Contacts and presence through Chromium: whatsapp-web.js's own contact, block, number-check,
 // presence and chat-state code on the fake WhatsApp Web. What the servers were told is checked on
 // the fake's side, and what they know in the API's answers.
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Contact } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineHost, FileAuthStateStore, webjsEngineFactory } from '../../src/index.js';
-import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+import type { EngineHost } from '../../src/index.js';
+import type { FakeWebPhone } from '../fake-web/index.js';
+import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
 
-const silent = { info() {}, warn() {}, error() {} };
 const ME = { id: '15550009999@c.us', pushName: 'Contacts Tests' };
 const ADA = '15553330001@c.us';
 const BOB = '15553330002@c.us';
 const NOBODY = '15553339999@c.us';
 
 describe('WEBJS contacts and presence through Chromium', () => {
-  let fake: FakeWhatsAppWeb;
   let host: EngineHost;
   let phone: FakeWebPhone;
-  const dirs: string[] = [];
-  const tempDir = (name: string) => {
-    const dir = mkdtempSync(join(tmpdir(), `sb-webjs-${name}-`));
-    dirs.push(dir);
-    return dir;
-  };
+  let session: PairedWebjs | undefined;
   const run = <T>(command: Parameters<EngineHost['execute']>[0]) => host.execute(command) as Promise<T>;
 
   beforeAll(async () => {
-    fake = await FakeWhatsAppWeb.start();
-    host = new EngineHost({
-      session: 'contacts',
-      engine: 'WEBJS',
-      factory: webjsEngineFactory(fake.webjsOptions(tempDir('profiles'))),
-      authState: new FileAuthStateStore(tempDir('auth')),
-      metadata: {},
-      environment: { tier: 'CORE', version: 'test' },
-      publish: () => {},
-      log: silent,
-    });
-    await host.start();
-    await waitFor(() => host.status === 'SCAN_QR_CODE', 'WEBJS to show a QR code', 30_000);
-    phone = await fake.scanQr(((await host.execute({ op: 'auth.qr' })) as { value: string }).value, ME);
+    session = await pairedWebjs('contacts', ME);
+    ({ host, phone } = session);
     phone.unregistered.add(NOBODY);
-    await waitFor(() => host.status === 'WORKING', 'WEBJS to be WORKING', 30_000);
   });
-  afterAll(async () => {
-    await host?.stop();
-    await fake?.close();
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => session?.close());
 
   it("lists the phone's address book and gets one contact; a number with no account is NOT_FOUND", async () => {
     phone.contacts.addressBook([{ id: ADA, name: 'Ada Lovelace', pushname: 'Ada', shortName: 'Ada' }]);

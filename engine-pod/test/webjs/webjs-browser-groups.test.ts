@@ -2,17 +2,13 @@
 // backend keeps the groups as WhatsApp's servers do. Each operation is checked on the server side
 // (what the group is now) and in what the API answers; changes made by the other members come
 // back as group.v2.* events.
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { EventName, GroupInfo, GroupParticipant } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
-import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+import type { EngineHost, HostedEvent } from '../../src/index.js';
+import type { FakeWebPhone } from '../fake-web/index.js';
+import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
 
-const silent = { info() {}, warn() {}, error() {} };
 const ME = { id: '15550008888@c.us', pushName: 'Group Admin' };
 const ADA = '15552220001@c.us';
 const BOB = '15552220002@c.us';
@@ -21,16 +17,10 @@ const DEE = '15552220004@c.us';
 const NOBODY = '15552229999@c.us';
 
 describe('WEBJS groups through Chromium: the server-side group and the API agree', () => {
-  let fake: FakeWhatsAppWeb;
   let host: EngineHost;
   let phone: FakeWebPhone;
-  const dirs: string[] = [];
+  let session: PairedWebjs | undefined;
   const events: HostedEvent[] = [];
-  const tempDir = (name: string) => {
-    const dir = mkdtempSync(join(tmpdir(), `sb-webjs-${name}-`));
-    dirs.push(dir);
-    return dir;
-  };
   const payloads = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
   const run = <T>(command: Parameters<EngineHost['execute']>[0]) => host.execute(command) as Promise<T>;
   /** The members of a group on the server side, with their roles. */
@@ -55,28 +45,11 @@ describe('WEBJS groups through Chromium: the server-side group and the API agree
     );
 
   beforeAll(async () => {
-    fake = await FakeWhatsAppWeb.start();
-    host = new EngineHost({
-      session: 'groups',
-      engine: 'WEBJS',
-      factory: webjsEngineFactory(fake.webjsOptions(tempDir('profiles'))),
-      authState: new FileAuthStateStore(tempDir('auth')),
-      metadata: {},
-      environment: { tier: 'CORE', version: 'test' },
-      publish: (event) => events.push(event),
-      log: silent,
-    });
-    await host.start();
-    await waitFor(() => host.status === 'SCAN_QR_CODE', 'WEBJS to show a QR code', 30_000);
-    phone = await fake.scanQr(((await host.execute({ op: 'auth.qr' })) as { value: string }).value, ME);
+    session = await pairedWebjs('groups', ME, (event) => events.push(event));
+    ({ host, phone } = session);
     phone.unregistered.add(NOBODY);
-    await waitFor(() => host.status === 'WORKING', 'WEBJS to be WORKING', 30_000);
   });
-  afterAll(async () => {
-    await host?.stop();
-    await fake?.close();
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => session?.close());
 
   let group: string;
 

@@ -1,54 +1,27 @@
 // Labels through Chromium (a WhatsApp Business account): whatsapp-web.js's own label code on the
 // fake WhatsApp Web, whose backend keeps the labels and the chats they are on.
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { EventName, Label } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
-import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+import type { EngineHost, HostedEvent } from '../../src/index.js';
+import type { FakeWebPhone } from '../fake-web/index.js';
+import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
 
-const silent = { info() {}, warn() {}, error() {} };
 const ME = { id: '15550001313@c.us', pushName: 'Labels Tests', platform: 'smba' };
 const CUSTOMER = '15555550001@c.us';
 
 describe('WEBJS labels through Chromium', () => {
-  let fake: FakeWhatsAppWeb;
   let host: EngineHost;
   let phone: FakeWebPhone;
-  const dirs: string[] = [];
+  let session: PairedWebjs | undefined;
   const events: HostedEvent[] = [];
-  const tempDir = (name: string) => {
-    const dir = mkdtempSync(join(tmpdir(), `sb-webjs-${name}-`));
-    dirs.push(dir);
-    return dir;
-  };
   const payloads = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
 
   beforeAll(async () => {
-    fake = await FakeWhatsAppWeb.start();
-    host = new EngineHost({
-      session: 'labels',
-      engine: 'WEBJS',
-      factory: webjsEngineFactory(fake.webjsOptions(tempDir('profiles'))),
-      authState: new FileAuthStateStore(tempDir('auth')),
-      metadata: {},
-      environment: { tier: 'CORE', version: 'test' },
-      publish: (event) => events.push(event),
-      log: silent,
-    });
-    await host.start();
-    await waitFor(() => host.status === 'SCAN_QR_CODE', 'WEBJS to show a QR code', 30_000);
-    phone = await fake.scanQr(((await host.execute({ op: 'auth.qr' })) as { value: string }).value, ME);
-    await waitFor(() => host.status === 'WORKING', 'WEBJS to be WORKING', 30_000);
+    session = await pairedWebjs('labels', ME, (event) => events.push(event));
+    ({ host, phone } = session);
   });
-  afterAll(async () => {
-    await host?.stop();
-    await fake?.close();
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => session?.close());
 
   it('lists the labels made on the phone, with their colours', async () => {
     phone.labels.define([

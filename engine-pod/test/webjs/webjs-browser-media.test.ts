@@ -1,17 +1,13 @@
 // Sending files through Chromium: whatsapp-web.js's own media path (processMediaData: the file
 // prepared, hashed and uploaded) on the fake WhatsApp Web, whose backend keeps the uploaded bytes.
 // What the phone side received is checked against what was sent, and the API's answer against it.
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type EventName, MessageRecord } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
-import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+import type { EngineHost, HostedEvent } from '../../src/index.js';
+import type { FakeWebPhone } from '../fake-web/index.js';
+import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
 
-const silent = { info() {}, warn() {}, error() {} };
 const ME = { id: '15550007777@c.us', pushName: 'Media Sender' };
 const CONTACT = '15551113333@c.us';
 // A 1x1 PNG: real image bytes, so a mix-up of files or encodings shows.
@@ -22,40 +18,17 @@ const PNG = Buffer.from(
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
 describe('WEBJS sends files and statuses through Chromium: the bytes the phone side got are the file sent', () => {
-  let fake: FakeWhatsAppWeb;
   let host: EngineHost;
   let phone: FakeWebPhone;
-  const dirs: string[] = [];
+  let session: PairedWebjs | undefined;
   const events: HostedEvent[] = [];
-  const tempDir = (name: string) => {
-    const dir = mkdtempSync(join(tmpdir(), `sb-webjs-${name}-`));
-    dirs.push(dir);
-    return dir;
-  };
   const named = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
 
   beforeAll(async () => {
-    fake = await FakeWhatsAppWeb.start();
-    host = new EngineHost({
-      session: 'media',
-      engine: 'WEBJS',
-      factory: webjsEngineFactory(fake.webjsOptions(tempDir('profiles'))),
-      authState: new FileAuthStateStore(tempDir('auth')),
-      metadata: {},
-      environment: { tier: 'CORE', version: 'test' },
-      publish: (event) => events.push(event),
-      log: silent,
-    });
-    await host.start();
-    await waitFor(() => host.status === 'SCAN_QR_CODE', 'WEBJS to show a QR code', 30_000);
-    phone = await fake.scanQr(((await host.execute({ op: 'auth.qr' })) as { value: string }).value, ME);
-    await waitFor(() => host.status === 'WORKING', 'WEBJS to be WORKING', 30_000);
+    session = await pairedWebjs('media', ME, (event) => events.push(event));
+    ({ host, phone } = session);
   });
-  afterAll(async () => {
-    await host?.stop();
-    await fake?.close();
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => session?.close());
 
   /** What the page sent for the record's message, and the upload its direct path names. */
   async function received(record: MessageRecord) {

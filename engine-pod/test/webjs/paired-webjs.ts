@@ -1,0 +1,54 @@
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '@switchboard/testkit';
+import { EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
+import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
+import type { FakeWebAccount } from '../fake-web/phone.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+
+/** A WEBJS session paired by QR code on a fake WhatsApp Web of its own: one Chromium per browser test file. */
+export interface PairedWebjs {
+  readonly host: EngineHost;
+  /** The account's phone: what the servers were told, and the other side of every chat. */
+  readonly phone: FakeWebPhone;
+  /** Stops the engine and the fake, and removes the session's folders. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a WEBJS engine host for `session` (profiles and auth state in folders of their own) on a
+ * new fake WhatsApp Web, scans its QR code as `account` and waits for WORKING. Every event the host
+ * publishes goes to `publish`.
+ */
+export async function pairedWebjs(session: string, account: FakeWebAccount, publish: (event: HostedEvent) => void = () => {}): Promise<PairedWebjs> {
+  const dirs = ['profiles', 'auth'].map((name) => mkdtempSync(join(tmpdir(), `sb-webjs-${name}-`)));
+  const fake = await FakeWhatsAppWeb.start();
+  const host = new EngineHost({
+    session,
+    engine: 'WEBJS',
+    factory: webjsEngineFactory(fake.webjsOptions(dirs[0]!)),
+    authState: new FileAuthStateStore(dirs[1]!),
+    metadata: {},
+    environment: { tier: 'CORE', version: 'test' },
+    publish,
+    log: silent,
+  });
+  const close = async () => {
+    await host.stop();
+    await fake.close();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await host.start();
+    await waitFor(() => host.status === 'SCAN_QR_CODE', 'WEBJS to show a QR code', 30_000);
+    const phone = await fake.scanQr(((await host.execute({ op: 'auth.qr' })) as { value: string }).value, account);
+    await waitFor(() => host.status === 'WORKING', 'WEBJS to be WORKING', 30_000);
+    return { host, phone, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
