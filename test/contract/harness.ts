@@ -58,6 +58,18 @@ export async function waitForStatus(gw: { api: ApiCall }, name: string, status: 
 }
 
 /**
+ * A session's QR code as a raw value, once it shows one: cluster mode reports SCAN_QR_CODE before
+ * the engine pod answers the QR request, so the request is polled too.
+ */
+export async function rawQr(gw: { api: ApiCall }, name: string, timeoutMs = 15_000): Promise<string> {
+  await waitForStatus(gw, name, 'SCAN_QR_CODE', timeoutMs);
+  return waitFor(async () => {
+    const res = await gw.api('GET', `/api/${name}/auth/qr?format=raw`);
+    return res.status === 200 && (res.body.value as string);
+  }, `a QR code of session '${name}'`);
+}
+
+/**
  * Restarts a session and waits for its new engine's WORKING: in cluster mode the session record
  * says WORKING until the operator has seen the restart, so it is the events that tell.
  */

@@ -6,7 +6,7 @@ import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
-import { waitForStatus } from '../contract/harness.js';
+import { rawQr, waitForStatus } from '../contract/harness.js';
 import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
 
 const CONTACT = '15551117777';
@@ -35,11 +35,7 @@ afterAll(async () => {
 describe('a GOWS session in cluster mode', () => {
   it('pairs by QR code through /api, reaches WORKING and sends a text the contact reads', async () => {
     expect((await gw.api('POST', '/api/sessions', { name: 'gopher', engine: 'GOWS' })).status).toBe(201);
-    await waitForStatus(gw, 'gopher', 'SCAN_QR_CODE', 60_000);
-    const qr = await waitFor(async () => {
-      const res = await gw.api('GET', '/api/gopher/auth/qr?format=raw');
-      return res.status === 200 && (res.body.value as string);
-    }, 'a QR code');
+    const qr = await rawQr(gw, 'gopher', 60_000);
     phone = await fake.scanQr(qr, { phone: '15550007777', pushName: 'Gopher' });
     await waitForStatus(gw, 'gopher', 'WORKING', 30_000);
     // The pod is the Go binary, not the Node engine pod: its log lines are the Go engine's.

@@ -5,7 +5,7 @@
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeWebPhone, FakeWhatsAppWeb } from '../../engine-pod/test/fake-web/index.js';
-import { waitForStatus } from '../contract/harness.js';
+import { rawQr, waitForStatus } from '../contract/harness.js';
 import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
 
 const CONTACT = '15551118888';
@@ -37,11 +37,7 @@ afterAll(async () => {
 describe('a WEBJS session in cluster mode, through Chromium on the fake WhatsApp Web', () => {
   it('pairs by the QR code the library read from the page, reaches WORKING and sends a text the phone gets', async () => {
     expect((await gw.api('POST', '/api/sessions', { name: 'browser', engine: 'WEBJS' })).status).toBe(201);
-    await waitForStatus(gw, 'browser', 'SCAN_QR_CODE', 60_000);
-    const qr = await waitFor(async () => {
-      const res = await gw.api('GET', '/api/browser/auth/qr?format=raw');
-      return res.status === 200 && (res.body.value as string);
-    }, 'a QR code');
+    const qr = await rawQr(gw, 'browser', 60_000);
     phone = await fake.scanQr(qr, { id: '15550008888@c.us', pushName: 'Browser' });
     await waitForStatus(gw, 'browser', 'WORKING', 60_000);
     expect((await gw.api('GET', '/api/sessions/browser/me')).body).toMatchObject({ id: '15550008888@c.us', pushName: 'Browser' });
