@@ -17,12 +17,18 @@
   Socket.logout = async () => {
     localStorage.removeItem(LOGIN_KEY);
     await backend.request('logout');
+    Conn.set({ connected: false });
     Socket.set({ state: 'UNPAIRED', hasSynced: false });
+    // As WhatsApp Web's: the logout is announced on Cmd once the servers have it (wa-js waits for it).
+    Cmd.trigger('logout');
   };
   Socket.takeover = () => backend.send('takeover');
   const Conn = new Model({ ref: null, platform: 'android', pushname: '', battery: 100, plugged: true });
   Conn.serialize = () => ({ pushname: Conn.pushname, platform: Conn.platform, phone: Conn.phone ?? null });
-  const Cmd = new Emitter();
+  // `isMainLoaded` and `main_loaded`: the chat screen is up (signed in), which wa-js waits for.
+  class CmdImpl extends Emitter {}
+  const Cmd = new CmdImpl();
+  Cmd.isMainLoaded = false;
   Cmd.refreshQR = () => backend.send('refresh-qr');
   const Stream = new Model({ available: false, mode: 'QR' });
   Stream.markAvailable = () => Stream.set({ available: true });
@@ -38,8 +44,13 @@
     Conn.set({ pushname: login.me.pushName ?? '', platform: login.me.platform ?? 'android', phone: { wa_version: '2.25.1' } });
     localStorage.setItem(LOGIN_KEY, JSON.stringify({ token: login.token }));
     Stream.set({ mode: 'SYNCING' });
+    Conn.set({ connected: true });
     Socket.set({ state: 'CONNECTED' });
     syncWhenListened();
+    if (!Cmd.isMainLoaded) {
+      Cmd.isMainLoaded = true;
+      Cmd.trigger('main_loaded');
+    }
     window.FakeWeb.signedIn?.(login);
   }
   function syncWhenListened() {
@@ -52,7 +63,7 @@
   backend.on('unpaired', ({ ref }) => {
     localStorage.removeItem(LOGIN_KEY);
     me.pn = me.lid = null;
-    Conn.set({ ref });
+    Conn.set({ ref, connected: false });
     Stream.set({ mode: 'QR' });
     Socket.set({ state: 'UNPAIRED', hasSynced: false });
   });
@@ -61,6 +72,7 @@
   // The phone unlinked this device: WhatsApp Web drops to UNPAIRED, which the library reports.
   backend.on('unlinked', () => {
     localStorage.removeItem(LOGIN_KEY);
+    Conn.set({ connected: false });
     Socket.set({ state: 'UNPAIRED', hasSynced: false });
   });
   backend.on('state', ({ state }) => Socket.set({ state }));
@@ -78,7 +90,7 @@
       return Conn.plugged;
     },
   }));
-  define('WAWebCmd', () => ({ Cmd }));
+  define('WAWebCmd', () => ({ Cmd, CmdImpl }));
   define('WAWebStreamModel', () => ({ Stream }));
   define('WAWebOfflineHandler', () => ({ OfflineMessageHandler: { getOfflineDeliveryProgress: () => 100 } }));
   define('WAWebCompanionRegClientUtils', () => ({ DEVICE_PLATFORM: 'CHROME' }));
@@ -87,7 +99,12 @@
   define('WAWebSignalStoreApi', () => ({
     waSignalStore: { getRegistrationInfo: async () => ({ identityKeyPair: { pubKey: keys.identity } }) },
   }));
-  define('WAWebUserPrefsMultiDevice', () => ({ getADVSecretKey: () => keys.adv }));
+  define('WAWebUserPrefsMultiDevice', () => ({ getADVSecretKey: () => keys.adv, setADVSignedIdentity: () => {} }));
+  // Whether this device is paired: the saved login on the page's origin (WhatsApp Web's own check
+  // reads its stored login tokens the same way).
+  const loggedIn = () => localStorage.getItem(LOGIN_KEY) !== null;
+  define('WAWebLoginStateUtils', () => ({ isRegistered: loggedIn, isLoggedIn: loggedIn }));
+  window.FakeWeb.connection = { Socket, Conn, Cmd, Stream, keys, loggedIn };
   define('WAWebUserPrefsMeUser', () => ({
     getMaybeMePnUser: () => me.pn,
     getMaybeMeLidUser: () => me.lid,

@@ -1,0 +1,237 @@
+import type { MeInfo, MessageRecord, RequestCodeRequest, SessionStatus } from '@switchboard/protocol';
+import { join } from 'node:path';
+import { CommandError } from '../../command-error.js';
+import { notSupported } from '../../command-rules.js';
+import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
+import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
+import { ProfileSnapshots } from '../webjs/profile-snapshot.js';
+import { type BrowserGlobals, createWppClient, type PageStorage, type WppCallbacks, type WppClientLike, type WppSocketState } from './wpp-client.js';
+
+/** How long a closed Chromium may take to exit before it is killed. */
+const BROWSER_EXIT_MS = 5_000;
+
+/** Socket states after which the device is no longer paired. */
+const UNPAIRED = new Set<WppSocketState>(['UNPAIRED', 'UNPAIRED_IDLE']);
+
+export type CreateWppClient = (
+  options: WebjsOptions,
+  profileDir: string,
+  callbacks: WppCallbacks,
+  storage: PageStorage | null,
+) => Promise<WppClientLike>;
+
+/** Where the copy of WhatsApp Web's Local Storage is kept in the auth-state store, beside the profile. */
+const PAGE_STORAGE = { type: 'wpp-page-storage', id: 'web.whatsapp.com' } as const;
+
+/**
+ * WPP: WhatsApp Web in our chromium driven by WPPConnect (`@wppconnect-team/wppconnect`, which
+ * injects wa-js into the page). This is its connection lifecycle: pairing by QR code, WORKING once
+ * the page is signed in, the browser profile kept in the auth-state store (so a restart, here or
+ * in another pod, resumes without a QR code), the phone unlinking the device, stop and logout.
+ * Operations beyond pairing are not built yet: the engine catalog does not list WPP, so the
+ * gateway refuses it as an engine (docs/compatibility.md).
+ */
+export class WppEngine implements Engine {
+  readonly name = 'WPP' as const;
+  private client: WppClientLike | null = null;
+  private status: SessionStatus = 'STARTING';
+  private qrValue: string | null = null;
+  private stopped = false;
+  private account: MeInfo | null = null;
+  private readonly snapshots: ProfileSnapshots;
+  private saveTimer: NodeJS.Timeout | null = null;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly context: EngineContext,
+    private readonly options: WebjsOptions,
+    private readonly createClient: CreateWppClient = createWppClient,
+  ) {
+    this.snapshots = new ProfileSnapshots(context.authState, join(options.dataDir, context.session));
+  }
+
+  /** Returns once WhatsApp Web is loaded in the browser; the login goes on in the background. */
+  async start(): Promise<void> {
+    await this.snapshots.restore();
+    const storage = (await this.context.authState.get<{ items: PageStorage }>(PAGE_STORAGE.type, [PAGE_STORAGE.id]))[PAGE_STORAGE.id];
+    const client = await this.createClient(this.options, this.snapshots.dir, { qr: (code) => this.showQr(code) }, storage?.items ?? null);
+    if (this.stopped) {
+      await this.closeBrowser(client);
+      return;
+    }
+    this.client = client;
+    this.watchBrowser(client);
+    client.onStateChange((state) => this.stateChanged(client, state));
+    // A restored profile signs in without a state change worth waiting for: look once the page is up.
+    void client.waitForPageLoad().then(
+      () => this.signedInCheck(client),
+      (error: unknown) => this.fail(client, 'WhatsApp Web did not load', error),
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.qrValue = null;
+    this.stopSaving();
+    const client = this.client;
+    const signedIn = client !== null && this.working();
+    // Chromium writes Local Storage to disk seconds late: what the page holds now is copied first.
+    if (signedIn) await this.copyPageStorage(client);
+    await this.closeBrowser(client);
+    // Chromium writes the rest of the profile on its way out: saved once it is gone.
+    if (signedIn) await this.save();
+    else await this.saving;
+  }
+
+  /** Unlinks the device when signed in, then forgets the saved login. */
+  async logout(): Promise<void> {
+    const client = this.client;
+    const signedIn = this.status === 'WORKING';
+    this.stopped = true;
+    this.stopSaving();
+    if (client && signedIn) {
+      await client.logout().catch((error: unknown) => {
+        this.context.log.warn({ session: this.context.session, err: error }, 'WPP could not unlink the device');
+      });
+    }
+    await this.closeBrowser(client);
+    await this.saving;
+    await this.snapshots.forget();
+    this.account = null;
+    this.context.setMe(null);
+  }
+
+  qr(): string {
+    if (!this.qrValue) throw new CommandError('WRONG_STATUS', 'no QR code is waiting to be scanned');
+    return this.qrValue;
+  }
+
+  requestCode(_request: RequestCodeRequest): Promise<{ code: string }> {
+    return Promise.reject(notSupported(this.context.session, 'WPP', 'pairing by a code typed on the phone yet'));
+  }
+
+  sendText(_args: SendTextArgs): Promise<MessageRecord> {
+    return Promise.reject(notSupported(this.context.session, 'WPP', 'sending messages yet'));
+  }
+
+  private showQr(code: string): void {
+    if (this.stopped || code === this.qrValue) return;
+    this.qrValue = code;
+    this.setStatus('SCAN_QR_CODE');
+  }
+
+  private stateChanged(client: WppClientLike, state: WppSocketState): void {
+    if (this.stopped || client !== this.client) return;
+    if (state === 'CONNECTED') void this.signedInCheck(client);
+    else if (UNPAIRED.has(state) && this.status === 'WORKING') void this.unlinked(state);
+  }
+
+  /** The page is signed in: the account it is signed in as, then WORKING. */
+  private async signedInCheck(client: WppClientLike): Promise<void> {
+    if (this.stopped || this.status === 'WORKING') return;
+    const signedIn = await client.page.evaluate(() => (globalThis as unknown as WppPageGlobals).WPP.conn.isRegistered()).catch(() => false);
+    if (!signedIn || this.stopped || this.working()) return;
+    const id = await client.getWid().catch(() => undefined);
+    // A stop, or another check, may have come while the page answered.
+    if (!id || this.stopped || this.working()) return;
+    const pushName = await client.page.evaluate(() => (globalThis as unknown as WppPageGlobals).WPP.whatsapp.Conn.pushname ?? '').catch(() => '');
+    this.qrValue = null;
+    this.account = { id, pushName };
+    this.context.setMe(this.account);
+    this.setStatus('WORKING');
+    await this.copyPageStorage(client);
+    this.saveTimer = setTimeout(() => this.savePeriodically(), this.options.profileSave.firstAfterMs);
+  }
+
+  /** The phone unlinked this device: the saved login is void, and the next start shows a QR code. */
+  private async unlinked(state: WppSocketState): Promise<void> {
+    this.stopSaving();
+    this.account = null;
+    this.context.setMe(null);
+    this.setStatus('FAILED', `the device was unlinked (${state})`);
+    await this.saving;
+    await this.context.authState.clear();
+  }
+
+  /** A Chromium that exits (crash, OOM kill) makes the session FAILED, saying so. */
+  private watchBrowser(client: WppClientLike): void {
+    const browser = client.page.browser();
+    browser.once('disconnected', () => this.fail(client, 'the browser closed', new Error('Chromium exited or closed its connection')));
+  }
+
+  private fail(client: WppClientLike, reason: string, error: unknown): void {
+    if (this.stopped || client !== this.client || this.status === 'FAILED') return;
+    this.context.log.warn({ session: this.context.session, err: error }, `WPP: ${reason}`);
+    this.stopSaving();
+    this.qrValue = null;
+    this.setStatus('FAILED', `${reason}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  /** Closes the browser and waits for Chromium's process to be gone (killed after BROWSER_EXIT_MS). */
+  private async closeBrowser(client: WppClientLike | null): Promise<void> {
+    if (!client) return;
+    const chromium = client.page.browser().process();
+    await client.close().catch(() => false);
+    if (!chromium || chromium.exitCode !== null || chromium.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const kill = setTimeout(() => chromium.kill('SIGKILL'), BROWSER_EXIT_MS);
+      chromium.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
+    });
+  }
+
+  private working(): boolean {
+    return this.status === 'WORKING';
+  }
+
+  private setStatus(status: SessionStatus, reason?: string): void {
+    this.status = status;
+    this.context.setStatus(status, reason);
+  }
+
+  private async copyPageStorage(client: WppClientLike): Promise<void> {
+    const items = await client.page
+      .evaluate(() => {
+        const { location, localStorage } = globalThis as unknown as BrowserGlobals;
+        return location.origin === 'https://web.whatsapp.com' ? Object.fromEntries(Object.entries(localStorage)) : null;
+      })
+      .catch(() => null);
+    if (items) await this.context.authState.set({ [PAGE_STORAGE.type]: { [PAGE_STORAGE.id]: { items } } });
+  }
+
+  private savePeriodically(): void {
+    const client = this.client;
+    void (client ? this.copyPageStorage(client) : Promise.resolve())
+      .then(() => this.save())
+      .finally(() => {
+        if (this.status === 'WORKING' && !this.stopped) this.saveTimer = setTimeout(() => this.savePeriodically(), this.options.profileSave.everyMs);
+      });
+  }
+
+  /** One save at a time; a failed save is logged and the previous snapshot stays. */
+  private save(): Promise<void> {
+    this.saving = this.saving.then(() =>
+      this.snapshots.save().catch((error: unknown) => {
+        this.context.log.warn({ session: this.context.session, err: error }, 'could not save the WPP login');
+      }),
+    );
+    return this.saving;
+  }
+
+  private stopSaving(): void {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = null;
+  }
+}
+
+/** What the engine reads of wa-js in the page (`window.WPP`). */
+interface WppPageGlobals {
+  WPP: { conn: { isRegistered(): boolean }; whatsapp: { Conn: { pushname?: string } } };
+}
+
+/** WPP's options are the browser engines' (Chromium, profiles, a pinned web page): WEBJS's shape. */
+export function wppEngineFactory(options: WebjsOptions = { ...DEFAULT_WEBJS_OPTIONS }): EngineFactory {
+  return (context) => new WppEngine(context, options);
+}

@@ -1,0 +1,131 @@
+// WPP end to end through Debian's chromium: WPPConnect and its wa-js, unmodified, on the fake
+// WhatsApp Web page (engine-pod/test/fake-web/, the same page WEBJS runs on): QR pairing, the saved
+// browser profile, logout, an unlink from the phone.
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventName, SessionStatus } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EngineHost, FileAuthStateStore, type HostedEvent } from '../../src/index.js';
+import { wppEngineFactory } from '../../src/engines/wpp/wpp-engine.js';
+import { FakeWhatsAppWeb } from '../fake-web/index.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+const ME = { id: '15550007777@c.us', pushName: 'WPP Tests' };
+
+describe('WPP through Chromium on the fake WhatsApp Web', () => {
+  let fake: FakeWhatsAppWeb;
+  const dirs: string[] = [];
+  const hosts: EngineHost[] = [];
+  const tempDir = (name: string) => {
+    const dir = mkdtempSync(join(tmpdir(), `sb-wpp-${name}-`));
+    dirs.push(dir);
+    return dir;
+  };
+
+  /** A host whose browser profiles live in `dataDir` and whose saved login is in `authDir`. */
+  function host(authDir: string, dataDir: string, events: HostedEvent[] = []): EngineHost {
+    const created = new EngineHost({
+      session: 'wpp',
+      engine: 'WPP',
+      factory: wppEngineFactory(fake.webjsOptions(dataDir)),
+      authState: new FileAuthStateStore(authDir),
+      metadata: {},
+      environment: { tier: 'CORE', version: 'test' },
+      publish: (event) => events.push(event),
+      log: silent,
+    });
+    hosts.push(created);
+    return created;
+  }
+  const statusOf = (h: EngineHost, status: SessionStatus, ms = 30_000) => waitFor(() => h.status === status, `WPP to be ${status}`, ms);
+  const statuses = (events: HostedEvent[]) =>
+    events.filter((e) => e.envelope.event === ('session.status' satisfies EventName)).map((e) => e.envelope.payload.status);
+  async function paired(h: EngineHost, account = ME) {
+    await h.start();
+    await statusOf(h, 'SCAN_QR_CODE');
+    const qr = (await h.execute({ op: 'auth.qr' })) as { value: string };
+    const phone = await fake.scanQr(qr.value, account);
+    await statusOf(h, 'WORKING');
+    return phone;
+  }
+
+  beforeAll(async () => {
+    fake = await FakeWhatsAppWeb.start();
+  });
+  afterEach(async () => {
+    for (const h of hosts.splice(0)) await h.stop().catch(() => {});
+  });
+  afterAll(async () => {
+    await fake?.close();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('shows the QR code the page draws; scanned, the session is WORKING as the account that scanned it', async () => {
+    const events: HostedEvent[] = [];
+    const h = host(tempDir('auth'), tempDir('profiles'), events);
+    await h.start();
+    await statusOf(h, 'SCAN_QR_CODE');
+    const qr = (await h.execute({ op: 'auth.qr' })) as { value: string };
+    // The whole code WhatsApp Web encodes: ref, noise key, identity key, ADV secret.
+    expect(qr.value.split(',')).toHaveLength(4);
+    expect(fake.refs()).toContain(qr.value.split(',')[0]);
+    await fake.scanQr(qr.value, ME);
+    await statusOf(h, 'WORKING');
+    expect(h.me).toEqual(ME);
+    expect(statuses(events)).toEqual(['STARTING', 'SCAN_QR_CODE', 'WORKING']);
+    await expect(h.execute({ op: 'auth.qr' })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
+  });
+
+  it('a profile restored from the auth-state store alone (a new node, an empty disk) resumes without a QR code', async () => {
+    const authDir = tempDir('auth');
+    const first = host(authDir, tempDir('profiles'));
+    // Stopped at once: Chromium writes Local Storage to disk seconds after the page, and not at all
+    // when closed sooner; the login must come back all the same.
+    await paired(first);
+    await first.stop();
+
+    const events: HostedEvent[] = [];
+    const second = host(authDir, tempDir('profiles'), events);
+    await second.start();
+    await statusOf(second, 'WORKING');
+    expect(statuses(events)).not.toContain('SCAN_QR_CODE');
+    expect(second.me).toEqual(ME);
+  }, 60_000);
+
+  it('logout unlinks the device on the servers and forgets the saved login: the next start shows a QR code', async () => {
+    const authDir = tempDir('auth');
+    const h = host(authDir, tempDir('profiles'));
+    await paired(h, { id: '15550008888@c.us', pushName: 'Leaving' });
+    expect(fake.connected().signedIn).toBeGreaterThan(0);
+    await h.logout();
+    expect(h.me).toBeNull();
+    // The saved profile and the copy of the page's Local Storage are gone with the login.
+    expect(existsSync(authDir) ? readdirSync(authDir) : []).toEqual([]);
+    const again = host(authDir, tempDir('profiles'));
+    await again.start();
+    await statusOf(again, 'SCAN_QR_CODE');
+  }, 60_000);
+
+  it('unlinked on the phone: FAILED saying so, the login forgotten, and the next start shows a QR code', async () => {
+    const authDir = tempDir('auth');
+    const h = host(authDir, tempDir('profiles'));
+    const phone = await paired(h, { id: '15550009999@c.us', pushName: 'Gone' });
+    fake.unlink(phone);
+    await statusOf(h, 'FAILED');
+    expect(h.failureReason).toBe('the device was unlinked (UNPAIRED)');
+    expect(h.me).toBeNull();
+    await h.stop();
+    const again = host(authDir, tempDir('profiles'));
+    await again.start();
+    await statusOf(again, 'SCAN_QR_CODE');
+  }, 60_000);
+
+  it('refuses what it does not do yet with NOT_SUPPORTED, naming the engine', async () => {
+    const h = host(tempDir('auth'), tempDir('profiles'));
+    await paired(h, { id: '15550006060@c.us', pushName: 'Not Yet' });
+    await expect(h.execute({ op: 'send.text', args: { chatId: '15550001212@c.us', text: 'hi' } })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
+  });
+});
