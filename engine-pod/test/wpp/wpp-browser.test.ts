@@ -5,12 +5,12 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventName, SessionStatus } from '@switchboard/protocol';
+import type { EventName, MessageRecord, SessionStatus } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EngineHost, FileAuthStateStore, type HostedEvent } from '../../src/index.js';
 import { wppEngineFactory } from '../../src/engines/wpp/wpp-engine.js';
-import { FakeWhatsAppWeb } from '../fake-web/index.js';
+import { ACK, FakeWhatsAppWeb } from '../fake-web/index.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 const ME = { id: '15550007777@c.us', pushName: 'WPP Tests' };
@@ -43,6 +43,8 @@ describe('WPP through Chromium on the fake WhatsApp Web', () => {
   const statusOf = (h: EngineHost, status: SessionStatus, ms = 30_000) => waitFor(() => h.status === status, `WPP to be ${status}`, ms);
   const statuses = (events: HostedEvent[]) =>
     events.filter((e) => e.envelope.event === ('session.status' satisfies EventName)).map((e) => e.envelope.payload.status);
+  const payloads = (events: HostedEvent[], name: EventName) =>
+    events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
   async function paired(h: EngineHost, account = ME) {
     await h.start();
     await statusOf(h, 'SCAN_QR_CODE');
@@ -123,9 +125,55 @@ describe('WPP through Chromium on the fake WhatsApp Web', () => {
     await statusOf(again, 'SCAN_QR_CODE');
   }, 60_000);
 
+  it('sends text: the record answered (api), message.any (api) once, then its acks up to READ as the phone reports them', async () => {
+    const events: HostedEvent[] = [];
+    const h = host(tempDir('auth'), tempDir('profiles'), events);
+    const phone = await paired(h, { id: '15550006060@c.us', pushName: 'Sender' });
+    const record = (await h.execute({ op: 'send.text', args: { chatId: '15550001212@c.us', text: 'hello from WPP' } })) as MessageRecord;
+    expect(record).toMatchObject({ fromMe: true, source: 'api', from: '15550006060@c.us', to: '15550001212@c.us', body: 'hello from WPP' });
+    expect(record.id).toMatch(/^true_15550001212@c\.us_\w+$/);
+    expect(phone.sentTo('15550001212@c.us').map((m) => m.body)).toEqual(['hello from WPP']);
+    phone.receipt(record.id.split('_').at(-1)!, ACK.READ);
+    await waitFor(() => payloads(events, 'message.ack').some((p) => p.ack === ACK.READ), 'the READ ack');
+    const any = payloads(events, 'message.any');
+    expect(any.map((p) => [p.id, p.source])).toEqual([[record.id, 'api']]);
+    const acks = payloads(events, 'message.ack');
+    expect(acks.every((p) => p.id === record.id && p.from === '15550001212@c.us' && p.participant === null)).toBe(true);
+    expect(acks.at(-1)).toMatchObject({ ack: ACK.READ, ackName: 'READ', fromMe: true });
+    // Spec 6.2's order: the message before any ack of it.
+    const order = events.map((e) => e.envelope.event).filter((name) => name === 'message.any' || name === 'message.ack');
+    expect(order[0]).toBe('message.any');
+  });
+
+  it('receives text: message, then message.any, from the contact to the account (source app)', async () => {
+    const events: HostedEvent[] = [];
+    const h = host(tempDir('auth'), tempDir('profiles'), events);
+    const phone = await paired(h, { id: '15550006161@c.us', pushName: 'Receiver' });
+    const id = phone.text('15550002323@c.us', 'hi WPP');
+    await waitFor(() => payloads(events, 'message.any').length > 0, 'message.any');
+    const [message] = payloads(events, 'message');
+    expect(message).toMatchObject({
+      fromMe: false,
+      source: 'app',
+      from: '15550002323@c.us',
+      to: '15550006161@c.us',
+      body: 'hi WPP',
+      participant: null,
+    });
+    expect(message!.id).toBe(`false_15550002323@c.us_${id}`);
+    expect(payloads(events, 'message.any')).toEqual([message]);
+    const names = events.map((e) => e.envelope.event);
+    expect(names.indexOf('message')).toBeLessThan(names.indexOf('message.any'));
+  });
+
   it('refuses what it does not do yet with NOT_SUPPORTED, naming the engine', async () => {
     const h = host(tempDir('auth'), tempDir('profiles'));
-    await paired(h, { id: '15550006060@c.us', pushName: 'Not Yet' });
-    await expect(h.execute({ op: 'send.text', args: { chatId: '15550001212@c.us', text: 'hi' } })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
+    await paired(h, { id: '15550006262@c.us', pushName: 'Not Yet' });
+    await expect(
+      h.execute({ op: 'send.location', args: { chatId: '15550001212@c.us', latitude: 1, longitude: 2, title: 'x' } }),
+    ).rejects.toMatchObject({
+      code: 'NOT_SUPPORTED',
+      details: { engine: 'WPP' },
+    });
   });
 });

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type WebjsOptions, webjsLaunchOptions } from '../webjs/client-factory.js';
+import type { WppMessage } from './wpp-messages.js';
 
 /** WPPConnect's socket states (`WPP.whatsapp.Socket.state`) that matter here. */
 export type WppSocketState = 'OPENING' | 'PAIRING' | 'UNPAIRED' | 'UNPAIRED_IDLE' | 'CONNECTED' | 'TIMEOUT' | 'CONFLICT' | (string & {});
@@ -26,6 +27,11 @@ export interface WppClientLike {
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;
   getWid(): Promise<string | undefined>;
+  /** Every new message of the account's chats, its own included (sent here or on the phone). */
+  onAnyMessage(callback: (message: WppMessage) => void): unknown;
+  /** An own message's ack advanced: the message in its new state. */
+  onAck(callback: (message: WppMessage) => void): unknown;
+  sendText(to: string, content: string, options?: { quotedMsg?: string }): Promise<WppMessage>;
   logout(): Promise<boolean>;
   close(): Promise<boolean>;
 }

@@ -4,7 +4,9 @@ import { CommandError } from '../../command-error.js';
 import { notSupported } from '../../command-rules.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
+import { ApiSendGate } from '../webjs/api-send-gate.js';
 import { ProfileSnapshots } from '../webjs/profile-snapshot.js';
+import { isChatMessage, type WppMessage, wppAckPayload, wppMessageRecord, wppRecordId } from './wpp-messages.js';
 import { type BrowserGlobals, createWppClient, type PageStorage, type WppCallbacks, type WppClientLike, type WppSocketState } from './wpp-client.js';
 
 /** How long a closed Chromium may take to exit before it is killed. */
@@ -28,8 +30,8 @@ const PAGE_STORAGE = { type: 'wpp-page-storage', id: 'web.whatsapp.com' } as con
  * injects wa-js into the page). This is its connection lifecycle: pairing by QR code, WORKING once
  * the page is signed in, the browser profile kept in the auth-state store (so a restart, here or
  * in another pod, resumes without a QR code), the phone unlinking the device, stop and logout.
- * Operations beyond pairing are not built yet: the engine catalog does not list WPP, so the
- * gateway refuses it as an engine (docs/compatibility.md).
+ * Messaging so far: text sent and received, and acks; what else the catalog lists for WPP
+ * (protocol's engine-catalog.ts) is all it does, the rest answers 422 (docs/compatibility.md).
  */
 export class WppEngine implements Engine {
   readonly name = 'WPP' as const;
@@ -41,6 +43,8 @@ export class WppEngine implements Engine {
   private readonly snapshots: ProfileSnapshots;
   private saveTimer: NodeJS.Timeout | null = null;
   private saving: Promise<void> = Promise.resolve();
+  /** What an API send made is answered by the send and emitted in order (webjs/api-send-gate.ts). */
+  private readonly gate = new ApiSendGate();
 
   constructor(
     private readonly context: EngineContext,
@@ -62,6 +66,8 @@ export class WppEngine implements Engine {
     this.client = client;
     this.watchBrowser(client);
     client.onStateChange((state) => this.stateChanged(client, state));
+    client.onAnyMessage((message) => this.messageSeen(client, message));
+    client.onAck((message) => this.ackSeen(client, message));
     // A restored profile signs in without a state change worth waiting for: look once the page is up.
     void client.waitForPageLoad().then(
       () => this.signedInCheck(client),
@@ -71,6 +77,7 @@ export class WppEngine implements Engine {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.gate.close();
     this.qrValue = null;
     this.stopSaving();
     const client = this.client;
@@ -88,6 +95,7 @@ export class WppEngine implements Engine {
     const client = this.client;
     const signedIn = this.status === 'WORKING';
     this.stopped = true;
+    this.gate.close();
     this.stopSaving();
     if (client && signedIn) {
       await client.logout().catch((error: unknown) => {
@@ -110,8 +118,47 @@ export class WppEngine implements Engine {
     return Promise.reject(notSupported(this.context.session, 'WPP', 'pairing by a code typed on the phone yet'));
   }
 
-  sendText(_args: SendTextArgs): Promise<MessageRecord> {
-    return Promise.reject(notSupported(this.context.session, 'WPP', 'sending messages yet'));
+  async sendText(args: SendTextArgs): Promise<MessageRecord> {
+    const client = this.workingClient();
+    const me = this.meId();
+    const sent = await this.gate.send(
+      () =>
+        client.sendText(args.chatId, args.text, args.reply_to ? { quotedMsg: args.reply_to } : {}).catch((error: unknown) => {
+          throw new CommandError('ENGINE_ERROR', `WhatsApp Web could not send the message: ${describe(error)}`);
+        }),
+      (message) => wppRecordId(message),
+      (message) => this.context.emit('message.any', wppMessageRecord(message, 'api', me)),
+    );
+    return wppMessageRecord(sent, 'api', me);
+  }
+
+  /** A message came in, or the account sent one (here or on its phone). */
+  private messageSeen(client: WppClientLike, message: WppMessage): void {
+    if (this.stopped || client !== this.client || !isChatMessage(message)) return;
+    const me = this.meId();
+    const record = wppMessageRecord(message, 'app', me);
+    if (record.fromMe) {
+      this.gate.created(record.id, () => this.context.emit('message.any', record));
+      return;
+    }
+    this.context.emit('message', record);
+    this.context.emit('message.any', record);
+  }
+
+  private ackSeen(client: WppClientLike, message: WppMessage): void {
+    if (this.stopped || client !== this.client || !isChatMessage(message)) return;
+    const payload = wppAckPayload(message, this.meId());
+    if (payload.fromMe) this.gate.updated(payload.id, () => this.context.emit('message.ack', payload));
+    else this.context.emit('message.ack', payload);
+  }
+
+  private workingClient(): WppClientLike {
+    if (!this.client || !this.working()) throw new CommandError('WRONG_STATUS', 'the session is not WORKING');
+    return this.client;
+  }
+
+  private meId(): string {
+    return this.account?.id ?? '';
   }
 
   private showQr(code: string): void {
@@ -224,6 +271,12 @@ export class WppEngine implements Engine {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = null;
   }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (error && typeof error === 'object' && 'message' in error) return String(error.message);
+  return String(error);
 }
 
 /** What the engine reads of wa-js in the page (`window.WPP`). */

@@ -77,6 +77,10 @@
       }
       return plain;
     }
+    /** Backbone's name for it, which WPPConnect's serializers call. */
+    toJSON() {
+      return this.serialize();
+    }
   }
 
   class Collection extends Emitter {

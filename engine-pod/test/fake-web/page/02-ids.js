@@ -39,11 +39,17 @@
     isNewsletter() {
       return this.server === 'newsletter';
     }
+    isBot() {
+      return this.server === 'bot';
+    }
   }
   const widOf = (value) => (value == null ? value : value instanceof Wid ? value : new Wid(value));
 
   class MsgKey {
-    constructor({ from, to, id, participant, selfDir, fromMe, remote }) {
+    constructor(key) {
+      // WhatsApp Web's own words, by which wa-js recognises the class.
+      if (key == null) throw new Error('MsgKey error: obj is null/undefined');
+      const { from, to, id, participant, selfDir, fromMe, remote } = key;
       this.fromMe = fromMe ?? selfDir === 'out';
       this.remote = widOf(remote ?? (this.fromMe ? to : from));
       this.id = id;
@@ -84,7 +90,11 @@
     toUserWid: (id) => widOf(id),
     isWidlike: (value) => Boolean(value && value._serialized),
   }));
+  // Both ways of reading the class: whatsapp-web.js takes the module as it, wa-js its `default`.
+  MsgKey.default = MsgKey;
   define('WAWebMsgKey', () => MsgKey);
+  Wid.isXWid = (server, wid) => widOf(wid)?.server === server;
+  define('WAWebWid', () => ({ default: Wid }));
   define('WABase64', () => ({
     encodeB64: (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))),
     decodeB64: (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0)).buffer,

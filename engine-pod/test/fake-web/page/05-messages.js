@@ -20,7 +20,7 @@
       return false;
     }
     get isStatusV3() {
-      return this.id.remote.isStatus();
+      return Boolean(this.id?.remote?.isStatus());
     }
     canReply() {
       return true;
@@ -51,10 +51,10 @@
       this.msgs = new Collection(MsgModel);
     }
     get formattedTitle() {
-      return this.name ?? this.id.user;
+      return this.name ?? this.id?.user;
     }
     get isGroup() {
-      return this.id.isGroup();
+      return Boolean(this.id?.isGroup());
     }
   }
 

@@ -10,7 +10,7 @@
       if (typeof this.id === 'string') this.id = widOf(this.id);
     }
     get formattedName() {
-      return this.name ?? this.pushname ?? `+${this.id.user}`;
+      return this.name ?? this.pushname ?? `+${this.id?.user}`;
     }
   }
   class LookupCollection extends Collection {

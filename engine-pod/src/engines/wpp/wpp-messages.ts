@@ -1,0 +1,94 @@
+import { type Ack, ACKS, ackName, type MessageAckPayload, type MessageRecord, wholeSeconds } from '@switchboard/protocol';
+import { isGroupId, keyEnds, parseKey, recordId, wid } from '../webjs/webjs-ids.js';
+
+/*
+ * Pure functions from WPPConnect's messages (its `Message`, WhatsApp Web's message model as
+ * WPPConnect serializes it) to the payloads of spec 6.2.
+ */
+
+type WppWid = string | { readonly _serialized: string };
+
+/** A message as WPPConnect hands it over: the model's fields, the key serialized. */
+export interface WppMessage {
+  readonly id: string | { readonly _serialized: string; readonly fromMe: boolean; readonly remote: WppWid; readonly id: string };
+  readonly from?: WppWid;
+  readonly to?: WppWid;
+  readonly author?: WppWid;
+  readonly t?: number;
+  readonly timestamp?: number;
+  readonly body?: string;
+  readonly content?: string;
+  readonly type?: string;
+  readonly ack?: number;
+  readonly isMedia?: boolean;
+  readonly isMMS?: boolean;
+  readonly [field: string]: unknown;
+}
+
+const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'ptt', 'document', 'sticker']);
+
+/** WhatsApp Web's acks are spec 2.6's numbers; anything outside them is PENDING. */
+function normalizeAck(ack: number | undefined): Ack {
+  return ack !== undefined && ack >= ACKS.ERROR && ack <= ACKS.PLAYED && Number.isInteger(ack) ? (ack as Ack) : ACKS.PENDING;
+}
+
+function keyOf(message: WppMessage): string {
+  return typeof message.id === 'string' ? message.id : message.id._serialized;
+}
+
+/** The message's own id in spec 2.5's form. */
+export function wppRecordId(message: WppMessage): string {
+  return recordId(keyOf(message));
+}
+
+/** The member who sent a group message; null in direct chats (spec 2.5). */
+function groupParticipant(message: WppMessage): string | null {
+  const key = parseKey(keyOf(message));
+  if (!isGroupId(key.chatId)) return null;
+  return key.participant ?? wid(message.author ?? null);
+}
+
+/** Spec 2.5. Media is not built for WPP yet: `media` is null. */
+export function wppMessageRecord(message: WppMessage, source: 'api' | 'app', me: string): MessageRecord {
+  const key = parseKey(keyOf(message));
+  const ack = normalizeAck(message.ack);
+  const ends = keyEnds(key, me);
+  const seconds = message.t ?? message.timestamp;
+  return {
+    id: recordId(keyOf(message)),
+    timestamp: typeof seconds === 'number' ? Math.floor(seconds) : wholeSeconds(),
+    from: key.fromMe ? ends.from : (wid(message.from ?? null) ?? ends.from),
+    fromMe: key.fromMe,
+    source,
+    to: key.fromMe ? (wid(message.to ?? null) ?? ends.to) : ends.to,
+    participant: groupParticipant(message),
+    body: message.body ?? message.content ?? '',
+    hasMedia: Boolean(message.isMedia || message.isMMS || MEDIA_TYPES.has(String(message.type))),
+    media: null,
+    ack,
+    ackName: ackName(ack),
+    vCards: [],
+    replyTo: null,
+    _data: { ...message },
+  };
+}
+
+/** `from` is the chat, as for every engine; in groups `participant` is the message's sender. */
+export function wppAckPayload(message: WppMessage, me: string): MessageAckPayload {
+  const key = parseKey(keyOf(message));
+  const value = normalizeAck(message.ack);
+  return {
+    id: recordId(keyOf(message)),
+    from: key.chatId,
+    to: me,
+    participant: groupParticipant(message),
+    fromMe: key.fromMe,
+    ack: value,
+    ackName: ackName(value),
+  };
+}
+
+/** Whether a message belongs to a chat clients hear of: not a status (`status@broadcast`). */
+export function isChatMessage(message: WppMessage): boolean {
+  return parseKey(keyOf(message)).chatId !== 'status@broadcast';
+}
