@@ -34,6 +34,14 @@ const CATALOG: Readonly<Record<BuiltEngine, (tuning: EngineTuning) => Promise<En
     const options = nowebOptionsFromEnv(process.env);
     return nowebEngineFactory(tuning.outbound ? { ...options, outbound: tuning.outbound } : options);
   },
+  // The browser engines share their options (Chromium, profiles, a pinned web page): WEBJS's.
+  WPP: async () => {
+    const [{ wppEngineFactory }, { webjsOptionsFromEnv }] = await Promise.all([
+      import('./engines/wpp/wpp-engine.js'),
+      import('./engines/webjs/client-factory.js'),
+    ]);
+    return wppEngineFactory(webjsOptionsFromEnv(process.env));
+  },
   // The engine pod runs whatsmeow as its child, as local mode does (docs/architecture.md, "GOWS").
   GOWS: async () => {
     const [{ gowsEngineFactory }, { gowsOptionsFromEnv }] = await Promise.all([
@@ -46,6 +54,8 @@ const CATALOG: Readonly<Record<BuiltEngine, (tuning: EngineTuning) => Promise<En
 
 /** The config check rejects an engine this build does not have, before anything starts. */
 export async function engineFactory(engine: EngineName, tuning: EngineTuning = {}): Promise<EngineFactory> {
-  if (!isBuiltEngine(engine)) throw new Error(`engine ${engine} is not in this engine pod build (it has ${AVAILABLE_ENGINES.join(', ')})`);
+  // Every engine name is built today; a build that leaves one out refuses it here.
+  const name: string = engine;
+  if (!isBuiltEngine(engine)) throw new Error(`engine ${name} is not in this engine pod build (it has ${AVAILABLE_ENGINES.join(', ')})`);
   return CATALOG[engine](tuning);
 }

@@ -16,6 +16,7 @@ export {
   webjsOptionsFromEnv,
 } from './engines/webjs/client-factory.js';
 export { chromiumPathFromEnv } from './engines/webjs/chromium-path.js';
+export { wppEngineFactory } from './engines/wpp/wpp-engine.js';
 export { StoreAuthStrategy } from './engines/webjs/store-auth-strategy.js';
 export { CommandServer } from './cluster/command-server.js';
 export { EventPublisher } from './cluster/event-publisher.js';

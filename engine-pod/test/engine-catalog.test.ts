@@ -86,6 +86,7 @@ const ASK_WITH_REFUSED_ARGUMENT: Record<string, (engine: Engine) => Promise<unkn
   'NOWEB auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'sms' }),
   'WEBJS auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'voice' }),
   'GOWS auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'sms' }),
+  'WPP auth.requestCode': (engine) => engine.requestCode({ phoneNumber: '15551234567', method: 'sms' }),
   'WEBJS send.text': (engine) => engine.sendText(MessageTextRequest.omit({ session: true }).parse({ chatId: PEER, text: 'x', id: 'CLIENTID0001' })),
   'WEBJS send.media id': (engine) =>
     engine.sendMedia!({ kind: 'image', chatId: PEER, file: { mimetype: 'image/png', filename: null, data: Buffer.from('x') }, id: 'CLIENTID0001' }),

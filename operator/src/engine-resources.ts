@@ -25,6 +25,8 @@ export const DEFAULT_ENGINE_RESOURCES: Readonly<Record<BuiltEngine, EngineResour
   // sends and 300 receipts; the limit leaves a real account's first history sync and a 16 MiB
   // media upload (held whole while encrypted) the room the fake server's small one did not need.
   GOWS: { requests: { cpu: '25m', memory: '48Mi' }, limits: { memory: '256Mi' } },
+  // WPP runs the same Chromium as WEBJS, with WPPConnect's wa-js in the page: WEBJS's room.
+  WPP: { requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } },
 };
 
 /**
@@ -103,8 +105,8 @@ export function engineResources(
   return { resources, problems };
 }
 
-/** The share of an engine's memory limit its Node process's old generation may grow to: the rest is code, the young generation, buffers and, for GOWS and WEBJS, the Go child or Chromium. */
-const OLD_SPACE_SHARE: Readonly<Record<BuiltEngine, number>> = { SANDBOX: 0.75, NOWEB: 0.75, GOWS: 0.5, WEBJS: 0.25 };
+/** The share of an engine's memory limit its Node process's old generation may grow to: the rest is code, the young generation, buffers and, for GOWS, WEBJS and WPP, the Go child or Chromium. */
+const OLD_SPACE_SHARE: Readonly<Record<BuiltEngine, number>> = { SANDBOX: 0.75, NOWEB: 0.75, GOWS: 0.5, WEBJS: 0.25, WPP: 0.25 };
 
 /**
  * The V8 settings an engine pod's Node runs with (`NODE_OPTIONS`), measured with

@@ -70,7 +70,7 @@ describe('operator configuration', () => {
       'SWITCHBOARD_ENGINE_RESOURCES: NOWEB: the memory request (2Gi) is above the memory limit (1Gi)',
     );
     expect(refused('{"WEBJS":{"limits":{"memory":"500M"}}}')).toThrow(/WEBJS: the memory request \(1Gi\) is above the memory limit \(500M\)/);
-    expect(refused('{"WPP":{}}')).toThrow(/SWITCHBOARD_ENGINE_RESOURCES/);
+    expect(refused('{"TELEGRAM":{}}')).toThrow(/SWITCHBOARD_ENGINE_RESOURCES/);
     expect(refused('{"NOWEB":{"limits":{"cpu":"1"}}}')).toThrow(/SWITCHBOARD_ENGINE_RESOURCES/);
     expect(refused('{"NOWEB":{"requests":{"memory":"lots"}}}')).toThrow(/SWITCHBOARD_ENGINE_RESOURCES.*a Kubernetes quantity/);
     expect(refused('NOWEB=1Gi')).toThrow(/SWITCHBOARD_ENGINE_RESOURCES: must be JSON/);

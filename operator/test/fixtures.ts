@@ -11,6 +11,7 @@ export const settings: EnginePodSettings = {
     NOWEB: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
     WEBJS: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } },
     GOWS: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '192Mi' } },
+    WPP: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1536Mi' } },
   },
 };
 

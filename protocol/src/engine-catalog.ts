@@ -389,6 +389,18 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     settings: [],
     refusedArguments: [REGISTRATION],
   },
+  WPP: {
+    image: 'browser',
+    description:
+      'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
+      'sends and receives text, sends locations, marks chats read, types, and reports acks so far; every other operation answers 422 until it is built.',
+    pairing: ['qr', 'code'],
+    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.location', 'chat.seen', 'chat.typing'],
+    events: ['session.status', 'message', 'message.any', 'message.ack', 'message.ack.group'],
+    callRejection: false,
+    settings: [],
+    refusedArguments: [REGISTRATION],
+  },
 };
 
 export function supportsOperation(engine: BuiltEngine, op: EngineOp): boolean {
@@ -421,7 +433,7 @@ function enginesHonouring(setting: keyof EngineSettings): readonly BuiltEngine[]
  */
 export function unsupportedSettings(engine: EngineName, config: EngineSettings): (keyof EngineSettings)[] {
   return (Object.keys(SETTING_ENGINES) as (keyof EngineSettings)[]).filter(
-    (setting) => config[setting] !== undefined && !(SETTING_ENGINES[setting] as readonly EngineName[]).includes(engine),
+    (setting) => config[setting] !== undefined && !SETTING_ENGINES[setting].includes(engine),
   );
 }
 

@@ -12,7 +12,7 @@ export const ENGINE_NAMES = ['WEBJS', 'WPP', 'NOWEB', 'GOWS', 'SANDBOX'] as cons
  * other name of the interface is refused: by the gateway with a 422 listing these, by the
  * operator with `EngineNotAvailable`, and the CRD's `spec.engine` enum leaves it out.
  */
-export const BUILT_ENGINES = ['SANDBOX', 'NOWEB', 'WEBJS', 'GOWS'] as const satisfies readonly (typeof ENGINE_NAMES)[number][];
+export const BUILT_ENGINES = ['SANDBOX', 'NOWEB', 'WEBJS', 'GOWS', 'WPP'] as const satisfies readonly (typeof ENGINE_NAMES)[number][];
 
 /** A session's statuses, in the order a session goes through them (SessionStatus, status.ts). */
 export const SESSION_STATUSES = [

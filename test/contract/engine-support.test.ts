@@ -183,12 +183,18 @@ describe("a calls app that rejects calls on WEBJS, which declines them (the libr
 });
 
 describe('GET /api/server/engines: the engines this build has and what each does', () => {
-  it('lists SANDBOX, NOWEB, WEBJS and GOWS, with their image, operations, events, call rejection and settings', async () => {
+  it('lists SANDBOX, NOWEB, WEBJS, GOWS and WPP, with their image, operations, events, call rejection and settings', async () => {
     const res = await gw.api('GET', '/api/server/engines');
     expect(res.status).toBe(200);
     const engines = res.body as EngineCatalogEntry[];
-    expect(engines.map((engine) => engine.name)).toEqual(['SANDBOX', 'NOWEB', 'WEBJS', 'GOWS']);
-    const [sandbox, noweb, webjs, gows] = engines as [EngineCatalogEntry, EngineCatalogEntry, EngineCatalogEntry, EngineCatalogEntry];
+    expect(engines.map((engine) => engine.name)).toEqual(['SANDBOX', 'NOWEB', 'WEBJS', 'GOWS', 'WPP']);
+    const [sandbox, noweb, webjs, gows, wpp] = engines as [
+      EngineCatalogEntry,
+      EngineCatalogEntry,
+      EngineCatalogEntry,
+      EngineCatalogEntry,
+      EngineCatalogEntry,
+    ];
     expect(sandbox).toMatchObject({ image: 'socket', callRejection: true, settings: [], pairing: ['qr', 'code', 'passkey'] });
     expect(sandbox.operations).toContain('sandbox.simulate');
     expect(noweb).toMatchObject({ image: 'socket', callRejection: true, settings: ['proxy', 'ignore', 'client', 'noweb'] });
@@ -241,5 +247,9 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(gows.operations).toEqual(expect.arrayContaining(['auth.qr', 'auth.requestCode', 'me', 'send.text']));
     expect(gows.operations).not.toContain('auth.passkey.challenge');
     expect(gows.events).toContain('message.ack');
+    // WPPConnect on the browser image: what it does so far (engine-pod/test/wpp/ runs each through Chromium).
+    expect(wpp).toMatchObject({ image: 'browser', callRejection: false, settings: [], pairing: ['qr', 'code'] });
+    expect(wpp.operations).toEqual(['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.location', 'chat.seen', 'chat.typing']);
+    expect(wpp.events).toEqual(['session.status', 'message', 'message.any', 'message.ack', 'message.ack.group']);
   });
 });

@@ -66,14 +66,15 @@ describe('4.3 sessions: create and read', () => {
     expect(res.body.statusCode).toBe(413);
   });
 
-  it('answers 422 naming the available engines for an engine this build does not have', async () => {
-    // WPP is an engine of the interface that no build of ours has yet.
-    const res = await gw.api('POST', '/api/sessions', { name: 'wpp', engine: 'WPP' });
-    expect(res.status).toBe(422);
-    expect(res.body.message).toContain('WPP');
-    expect(res.body.details.available).toContain('SANDBOX');
-    expect(res.body.details.available).not.toContain('WPP');
-    expect((await gw.api('GET', '/api/sessions/wpp')).status).toBe(404);
+  it('serves every engine of the interface: a WPP session is created; an engine name outside it is a 400 naming the field and the names allowed', async () => {
+    const created = await gw.api('POST', '/api/sessions', { name: 'wpp', engine: 'WPP', start: false });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'wpp', engine: 'WPP' });
+    const res = await gw.api('POST', '/api/sessions', { name: 'nope', engine: 'TELEGRAM' });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('engine');
+    for (const engine of ['WEBJS', 'WPP', 'NOWEB', 'GOWS', 'SANDBOX']) expect(JSON.stringify(res.body)).toContain(engine);
+    expect((await gw.api('GET', '/api/sessions/nope')).status).toBe(404);
   });
 
   it('answers 404 for an unknown session', async () => {

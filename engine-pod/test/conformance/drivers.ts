@@ -15,6 +15,7 @@ import {
   NowebEngine,
   SandboxEngine,
   webjsEngineFactory,
+  wppEngineFactory,
 } from '../../src/index.js';
 import { type FakePhone, FakeWaServer } from '../fake-wa/index.js';
 import { ACK, type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
@@ -196,15 +197,16 @@ export class GowsDriver extends DriverBase {
 }
 
 /**
- * WEBJS through Debian's chromium: whatsapp-web.js, unmodified, loads the fake WhatsApp Web page
- * (its web version, fetched from the fake) and the test plays the phone through the fake's backend.
+ * The browser engines through Debian's chromium: the library (whatsapp-web.js for WEBJS,
+ * WPPConnect and its wa-js for WPP), unmodified, loads the fake WhatsApp Web page (its web
+ * version, fetched from the fake) and the test plays the phone through the fake's backend.
  */
 export class WebjsDriver extends DriverBase {
-  readonly engine = 'WEBJS' as const;
+  readonly engine: 'WEBJS' | 'WPP' = 'WEBJS';
   private phone: FakeWebPhone | null = null;
-  private readonly dataDir = mkdtempSync(join(tmpdir(), 'sb-conformance-webjs-browser-'));
+  private readonly dataDir = mkdtempSync(join(tmpdir(), 'sb-conformance-browser-'));
 
-  private constructor(private readonly fake: FakeWhatsAppWeb) {
+  protected constructor(private readonly fake: FakeWhatsAppWeb) {
     super();
   }
 
@@ -213,7 +215,11 @@ export class WebjsDriver extends DriverBase {
   }
 
   protected factory(): EngineFactory {
-    return webjsEngineFactory(this.fake.webjsOptions(this.dataDir));
+    return webjsEngineFactory(this.browserOptions());
+  }
+
+  protected browserOptions() {
+    return this.fake.webjsOptions(this.dataDir);
   }
 
   async scan(host: EngineHost, qr: string): Promise<MeInfo> {
@@ -239,5 +245,18 @@ export class WebjsDriver extends DriverBase {
   private requirePhone(): FakeWebPhone {
     if (!this.phone) throw new Error('no phone has scanned yet');
     return this.phone;
+  }
+}
+
+/** WPP: WPPConnect and its wa-js on the same fake page, the phone played the same way. */
+export class WppDriver extends WebjsDriver {
+  override readonly engine = 'WPP' as const;
+
+  static override async start(): Promise<WppDriver> {
+    return new WppDriver(await FakeWhatsAppWeb.start());
+  }
+
+  protected override factory(): EngineFactory {
+    return wppEngineFactory(this.browserOptions());
   }
 }

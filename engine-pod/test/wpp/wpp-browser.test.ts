@@ -43,8 +43,7 @@ describe('WPP through Chromium on the fake WhatsApp Web', () => {
   const statusOf = (h: EngineHost, status: SessionStatus, ms = 30_000) => waitFor(() => h.status === status, `WPP to be ${status}`, ms);
   const statuses = (events: HostedEvent[]) =>
     events.filter((e) => e.envelope.event === ('session.status' satisfies EventName)).map((e) => e.envelope.payload.status);
-  const payloads = (events: HostedEvent[], name: EventName) =>
-    events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
+  const payloads = (events: HostedEvent[], name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
   async function paired(h: EngineHost, account = ME) {
     await h.start();
     await statusOf(h, 'SCAN_QR_CODE');
@@ -79,6 +78,18 @@ describe('WPP through Chromium on the fake WhatsApp Web', () => {
     expect(h.me).toEqual(ME);
     expect(statuses(events)).toEqual(['STARTING', 'SCAN_QR_CODE', 'WORKING']);
     await expect(h.execute({ op: 'auth.qr' })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
+  });
+
+  it('pairs by a phone code: the code the page asked for, typed on the phone, makes it WORKING', async () => {
+    const h = host(tempDir('auth'), tempDir('profiles'));
+    await h.start();
+    await statusOf(h, 'SCAN_QR_CODE');
+    const { code } = (await h.execute({ op: 'auth.requestCode', args: { phoneNumber: '15550004545' } })) as { code: string };
+    expect(code).toMatch(/^[0-9A-F]{4}-[0-9A-F]{4}$/);
+    expect(fake.codeRequests()).toContainEqual({ code: code.replace('-', ''), phoneNumber: '15550004545' });
+    await fake.enterCode(code, { id: '15550004545@c.us', pushName: 'Coded' });
+    await statusOf(h, 'WORKING');
+    expect(h.me).toEqual({ id: '15550004545@c.us', pushName: 'Coded' });
   });
 
   it('a profile restored from the auth-state store alone (a new node, an empty disk) resumes without a QR code', async () => {
@@ -129,7 +140,10 @@ describe('WPP through Chromium on the fake WhatsApp Web', () => {
     const events: HostedEvent[] = [];
     const h = host(tempDir('auth'), tempDir('profiles'), events);
     const phone = await paired(h, { id: '15550006060@c.us', pushName: 'Sender' });
-    const record = (await h.execute({ op: 'send.text', args: { chatId: '15550001212@c.us', text: 'hello from WPP' } })) as MessageRecord;
+    const record = (await h.execute({
+      op: 'send.text',
+      args: { chatId: '15550001212@c.us', text: 'hello from WPP', linkPreview: true },
+    })) as MessageRecord;
     expect(record).toMatchObject({ fromMe: true, source: 'api', from: '15550006060@c.us', to: '15550001212@c.us', body: 'hello from WPP' });
     expect(record.id).toMatch(/^true_15550001212@c\.us_\w+$/);
     expect(phone.sentTo('15550001212@c.us').map((m) => m.body)).toEqual(['hello from WPP']);
@@ -170,7 +184,7 @@ describe('WPP through Chromium on the fake WhatsApp Web', () => {
     const h = host(tempDir('auth'), tempDir('profiles'));
     await paired(h, { id: '15550006262@c.us', pushName: 'Not Yet' });
     await expect(
-      h.execute({ op: 'send.location', args: { chatId: '15550001212@c.us', latitude: 1, longitude: 2, title: 'x' } }),
+      h.execute({ op: 'message.react', args: { messageId: 'false_15550001212@c.us_AAAAAAAAAAAAAAAA', reaction: '👍' } }),
     ).rejects.toMatchObject({
       code: 'NOT_SUPPORTED',
       details: { engine: 'WPP' },

@@ -10,6 +10,7 @@ export type WppSocketState = 'OPENING' | 'PAIRING' | 'UNPAIRED' | 'UNPAIRED_IDLE
 /** The slice of puppeteer's Page the engine reads. */
 export interface WppPage {
   evaluate<T>(fn: () => T | Promise<T>): Promise<T>;
+  evaluate<T, A>(fn: (arg: A) => T | Promise<T>, arg: A): Promise<T>;
   browser(): WppBrowser;
   isClosed(): boolean;
 }
@@ -31,9 +32,28 @@ export interface WppClientLike {
   onAnyMessage(callback: (message: WppMessage) => void): unknown;
   /** An own message's ack advanced: the message in its new state. */
   onAck(callback: (message: WppMessage) => void): unknown;
-  sendText(to: string, content: string, options?: { quotedMsg?: string }): Promise<WppMessage>;
+  sendText(to: string, content: string, options?: WppSendOptions): Promise<WppMessage>;
+  sendLocation(to: string, options: WppLocationOptions): Promise<{ id: string; ack: number }>;
+  getMessageById(id: string): Promise<WppMessage>;
+  sendSeen(chatId: string): Promise<unknown>;
+  startTyping(chatId: string): Promise<unknown>;
+  stopTyping(chatId: string): Promise<unknown>;
   logout(): Promise<boolean>;
   close(): Promise<boolean>;
+}
+
+/** wa-js's send options the engine sets (`WPP.chat.sendTextMessage`, which WPPConnect's `sendText` calls). */
+export interface WppSendOptions {
+  readonly quotedMsg?: string;
+  readonly messageId?: string;
+  readonly linkPreview?: boolean;
+}
+
+export interface WppLocationOptions {
+  readonly lat: number;
+  readonly lng: number;
+  readonly name?: string;
+  readonly messageId?: string;
 }
 
 /** What the client reports before `create` resolves: the QR code's text as WhatsApp Web draws it. */

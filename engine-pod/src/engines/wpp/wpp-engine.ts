@@ -1,287 +1,118 @@
-import type { MeInfo, MessageRecord, RequestCodeRequest, SessionStatus } from '@switchboard/protocol';
-import { join } from 'node:path';
+import { ACKS, type MessageRecord, type RequestCodeRequest, type SendSeenResult } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
-import { notSupported } from '../../command-rules.js';
+import type { CommandArgs } from '../../capabilities/chatting.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
-import { ApiSendGate } from '../webjs/api-send-gate.js';
-import { ProfileSnapshots } from '../webjs/profile-snapshot.js';
-import { isChatMessage, type WppMessage, wppAckPayload, wppMessageRecord, wppRecordId } from './wpp-messages.js';
-import { type BrowserGlobals, createWppClient, type PageStorage, type WppCallbacks, type WppClientLike, type WppSocketState } from './wpp-client.js';
-
-/** How long a closed Chromium may take to exit before it is killed. */
-const BROWSER_EXIT_MS = 5_000;
-
-/** Socket states after which the device is no longer paired. */
-const UNPAIRED = new Set<WppSocketState>(['UNPAIRED', 'UNPAIRED_IDLE']);
-
-export type CreateWppClient = (
-  options: WebjsOptions,
-  profileDir: string,
-  callbacks: WppCallbacks,
-  storage: PageStorage | null,
-) => Promise<WppClientLike>;
-
-/** Where the copy of WhatsApp Web's Local Storage is kept in the auth-state store, beside the profile. */
-const PAGE_STORAGE = { type: 'wpp-page-storage', id: 'web.whatsapp.com' } as const;
+import { type CreateWppClient, WppConnection } from './wpp-connection.js';
+import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
+import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
 
 /**
  * WPP: WhatsApp Web in our chromium driven by WPPConnect (`@wppconnect-team/wppconnect`, which
- * injects wa-js into the page). This is its connection lifecycle: pairing by QR code, WORKING once
- * the page is signed in, the browser profile kept in the auth-state store (so a restart, here or
- * in another pod, resumes without a QR code), the phone unlinking the device, stop and logout.
- * Messaging so far: text sent and received, and acks; what else the catalog lists for WPP
- * (protocol's engine-catalog.ts) is all it does, the rest answers 422 (docs/compatibility.md).
+ * injects wa-js into the page, unmodified). The connection's life is wpp-connection.ts; here are
+ * the operations, each through WPPConnect's client. What the catalog lists for WPP (protocol's
+ * engine-catalog.ts) is what it does; the rest answers 422 (docs/compatibility.md).
  */
 export class WppEngine implements Engine {
   readonly name = 'WPP' as const;
-  private client: WppClientLike | null = null;
-  private status: SessionStatus = 'STARTING';
-  private qrValue: string | null = null;
-  private stopped = false;
-  private account: MeInfo | null = null;
-  private readonly snapshots: ProfileSnapshots;
-  private saveTimer: NodeJS.Timeout | null = null;
-  private saving: Promise<void> = Promise.resolve();
-  /** What an API send made is answered by the send and emitted in order (webjs/api-send-gate.ts). */
-  private readonly gate = new ApiSendGate();
+  private readonly connection: WppConnection;
 
   constructor(
     private readonly context: EngineContext,
-    private readonly options: WebjsOptions,
-    private readonly createClient: CreateWppClient = createWppClient,
+    options: WebjsOptions,
+    createClient: CreateWppClient = createWppClient,
   ) {
-    this.snapshots = new ProfileSnapshots(context.authState, join(options.dataDir, context.session));
+    this.connection = new WppConnection(context, options, createClient);
   }
 
-  /** Returns once WhatsApp Web is loaded in the browser; the login goes on in the background. */
-  async start(): Promise<void> {
-    await this.snapshots.restore();
-    const storage = (await this.context.authState.get<{ items: PageStorage }>(PAGE_STORAGE.type, [PAGE_STORAGE.id]))[PAGE_STORAGE.id];
-    const client = await this.createClient(this.options, this.snapshots.dir, { qr: (code) => this.showQr(code) }, storage?.items ?? null);
-    if (this.stopped) {
-      await this.closeBrowser(client);
-      return;
-    }
-    this.client = client;
-    this.watchBrowser(client);
-    client.onStateChange((state) => this.stateChanged(client, state));
-    client.onAnyMessage((message) => this.messageSeen(client, message));
-    client.onAck((message) => this.ackSeen(client, message));
-    // A restored profile signs in without a state change worth waiting for: look once the page is up.
-    void client.waitForPageLoad().then(
-      () => this.signedInCheck(client),
-      (error: unknown) => this.fail(client, 'WhatsApp Web did not load', error),
-    );
+  start(): Promise<void> {
+    return this.connection.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.gate.close();
-    this.qrValue = null;
-    this.stopSaving();
-    const client = this.client;
-    const signedIn = client !== null && this.working();
-    // Chromium writes Local Storage to disk seconds late: what the page holds now is copied first.
-    if (signedIn) await this.copyPageStorage(client);
-    await this.closeBrowser(client);
-    // Chromium writes the rest of the profile on its way out: saved once it is gone.
-    if (signedIn) await this.save();
-    else await this.saving;
+  stop(): Promise<void> {
+    return this.connection.stop();
   }
 
-  /** Unlinks the device when signed in, then forgets the saved login. */
-  async logout(): Promise<void> {
-    const client = this.client;
-    const signedIn = this.status === 'WORKING';
-    this.stopped = true;
-    this.gate.close();
-    this.stopSaving();
-    if (client && signedIn) {
-      await client.logout().catch((error: unknown) => {
-        this.context.log.warn({ session: this.context.session, err: error }, 'WPP could not unlink the device');
-      });
-    }
-    await this.closeBrowser(client);
-    await this.saving;
-    await this.snapshots.forget();
-    this.account = null;
-    this.context.setMe(null);
+  logout(): Promise<void> {
+    return this.connection.logout();
   }
 
   qr(): string {
-    if (!this.qrValue) throw new CommandError('WRONG_STATUS', 'no QR code is waiting to be scanned');
-    return this.qrValue;
+    return this.connection.qr();
   }
 
-  requestCode(_request: RequestCodeRequest): Promise<{ code: string }> {
-    return Promise.reject(notSupported(this.context.session, 'WPP', 'pairing by a code typed on the phone yet'));
+  requestCode(request: RequestCodeRequest): Promise<{ code: string }> {
+    return this.connection.requestCode(request);
   }
 
-  async sendText(args: SendTextArgs): Promise<MessageRecord> {
-    const client = this.workingClient();
-    const me = this.meId();
-    const sent = await this.gate.send(
-      () =>
-        client.sendText(args.chatId, args.text, args.reply_to ? { quotedMsg: args.reply_to } : {}).catch((error: unknown) => {
-          throw new CommandError('ENGINE_ERROR', `WhatsApp Web could not send the message: ${describe(error)}`);
-        }),
-      (message) => wppRecordId(message),
-      (message) => this.context.emit('message.any', wppMessageRecord(message, 'api', me)),
-    );
-    return wppMessageRecord(sent, 'api', me);
+  sendText(args: SendTextArgs): Promise<MessageRecord> {
+    return this.send(args.chatId, (client) => client.sendText(args.chatId, args.text, sendOptions(args)));
   }
 
-  /** A message came in, or the account sent one (here or on its phone). */
-  private messageSeen(client: WppClientLike, message: WppMessage): void {
-    if (this.stopped || client !== this.client || !isChatMessage(message)) return;
-    const me = this.meId();
-    const record = wppMessageRecord(message, 'app', me);
-    if (record.fromMe) {
-      this.gate.created(record.id, () => this.context.emit('message.any', record));
-      return;
-    }
-    this.context.emit('message', record);
-    this.context.emit('message.any', record);
-  }
-
-  private ackSeen(client: WppClientLike, message: WppMessage): void {
-    if (this.stopped || client !== this.client || !isChatMessage(message)) return;
-    const payload = wppAckPayload(message, this.meId());
-    if (payload.fromMe) this.gate.updated(payload.id, () => this.context.emit('message.ack', payload));
-    else this.context.emit('message.ack', payload);
-  }
-
-  private workingClient(): WppClientLike {
-    if (!this.client || !this.working()) throw new CommandError('WRONG_STATUS', 'the session is not WORKING');
-    return this.client;
-  }
-
-  private meId(): string {
-    return this.account?.id ?? '';
-  }
-
-  private showQr(code: string): void {
-    if (this.stopped || code === this.qrValue) return;
-    this.qrValue = code;
-    this.setStatus('SCAN_QR_CODE');
-  }
-
-  private stateChanged(client: WppClientLike, state: WppSocketState): void {
-    if (this.stopped || client !== this.client) return;
-    if (state === 'CONNECTED') void this.signedInCheck(client);
-    else if (UNPAIRED.has(state) && this.status === 'WORKING') void this.unlinked(state);
-  }
-
-  /** The page is signed in: the account it is signed in as, then WORKING. */
-  private async signedInCheck(client: WppClientLike): Promise<void> {
-    if (this.stopped || this.status === 'WORKING') return;
-    const signedIn = await client.page.evaluate(() => (globalThis as unknown as WppPageGlobals).WPP.conn.isRegistered()).catch(() => false);
-    if (!signedIn || this.stopped || this.working()) return;
-    const id = await client.getWid().catch(() => undefined);
-    // A stop, or another check, may have come while the page answered.
-    if (!id || this.stopped || this.working()) return;
-    const pushName = await client.page.evaluate(() => (globalThis as unknown as WppPageGlobals).WPP.whatsapp.Conn.pushname ?? '').catch(() => '');
-    this.qrValue = null;
-    this.account = { id, pushName };
-    this.context.setMe(this.account);
-    this.setStatus('WORKING');
-    await this.copyPageStorage(client);
-    this.saveTimer = setTimeout(() => this.savePeriodically(), this.options.profileSave.firstAfterMs);
-  }
-
-  /** The phone unlinked this device: the saved login is void, and the next start shows a QR code. */
-  private async unlinked(state: WppSocketState): Promise<void> {
-    this.stopSaving();
-    this.account = null;
-    this.context.setMe(null);
-    this.setStatus('FAILED', `the device was unlinked (${state})`);
-    await this.saving;
-    await this.context.authState.clear();
-  }
-
-  /** A Chromium that exits (crash, OOM kill) makes the session FAILED, saying so. */
-  private watchBrowser(client: WppClientLike): void {
-    const browser = client.page.browser();
-    browser.once('disconnected', () => this.fail(client, 'the browser closed', new Error('Chromium exited or closed its connection')));
-  }
-
-  private fail(client: WppClientLike, reason: string, error: unknown): void {
-    if (this.stopped || client !== this.client || this.status === 'FAILED') return;
-    this.context.log.warn({ session: this.context.session, err: error }, `WPP: ${reason}`);
-    this.stopSaving();
-    this.qrValue = null;
-    this.setStatus('FAILED', `${reason}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-
-  /** Closes the browser and waits for Chromium's process to be gone (killed after BROWSER_EXIT_MS). */
-  private async closeBrowser(client: WppClientLike | null): Promise<void> {
-    if (!client) return;
-    const chromium = client.page.browser().process();
-    await client.close().catch(() => false);
-    if (!chromium || chromium.exitCode !== null || chromium.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => chromium.kill('SIGKILL'), BROWSER_EXIT_MS);
-      chromium.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
+  sendLocation(args: CommandArgs<'send.location'>): Promise<MessageRecord> {
+    const options = { lat: args.latitude, lng: args.longitude, ...(args.title ? { name: args.title } : {}), ...idOption(args) };
+    // WPPConnect answers a location's id and ack only: the message is read back by its id.
+    return this.send(args.chatId, async (client) => {
+      const { id } = await client.sendLocation(args.chatId, options);
+      return client.getMessageById(id);
     });
   }
 
-  private working(): boolean {
-    return this.status === 'WORKING';
+  async sendSeen(args: CommandArgs<'chat.seen'>): Promise<SendSeenResult> {
+    const named = [...new Set([...(args.messageIds ?? []), ...(args.messageId ? [args.messageId] : [])])];
+    await this.connection
+      .workingClient()
+      .sendSeen(args.chatId)
+      .catch((error: unknown) => this.failed(`mark ${args.chatId} read`, error, args.chatId));
+    return { chatId: args.chatId, messageIds: named };
   }
 
-  private setStatus(status: SessionStatus, reason?: string): void {
-    this.status = status;
-    this.context.setStatus(status, reason);
-  }
-
-  private async copyPageStorage(client: WppClientLike): Promise<void> {
-    const items = await client.page
-      .evaluate(() => {
-        const { location, localStorage } = globalThis as unknown as BrowserGlobals;
-        return location.origin === 'https://web.whatsapp.com' ? Object.fromEntries(Object.entries(localStorage)) : null;
-      })
-      .catch(() => null);
-    if (items) await this.context.authState.set({ [PAGE_STORAGE.type]: { [PAGE_STORAGE.id]: { items } } });
-  }
-
-  private savePeriodically(): void {
-    const client = this.client;
-    void (client ? this.copyPageStorage(client) : Promise.resolve())
-      .then(() => this.save())
-      .finally(() => {
-        if (this.status === 'WORKING' && !this.stopped) this.saveTimer = setTimeout(() => this.savePeriodically(), this.options.profileSave.everyMs);
-      });
-  }
-
-  /** One save at a time; a failed save is logged and the previous snapshot stays. */
-  private save(): Promise<void> {
-    this.saving = this.saving.then(() =>
-      this.snapshots.save().catch((error: unknown) => {
-        this.context.log.warn({ session: this.context.session, err: error }, 'could not save the WPP login');
-      }),
+  async setTyping(args: CommandArgs<'chat.typing'>): Promise<void> {
+    const client = this.connection.workingClient();
+    await (args.typing ? client.startTyping(args.chatId) : client.stopTyping(args.chatId)).catch((error: unknown) =>
+      this.failed(`update typing in ${args.chatId}`, error, args.chatId),
     );
-    return this.saving;
   }
 
-  private stopSaving(): void {
-    if (this.saveTimer) clearTimeout(this.saveTimer);
-    this.saveTimer = null;
+  /**
+   * One send through the send gate: its `message.any` (api) once, before its acks, and the record
+   * as the message was made (PENDING): WPPConnect resolves a send once the servers took it, and
+   * that ack follows as `message.ack`, as for every engine.
+   */
+  private async send(chatId: string, run: (client: WppClientLike) => Promise<WppMessage>): Promise<MessageRecord> {
+    const client = this.connection.workingClient();
+    const me = this.connection.meId();
+    const sentRecord = (message: WppMessage) => wppMessageRecord({ ...message, ack: ACKS.PENDING }, 'api', me);
+    const sent = await this.connection.gate.send(
+      () => run(client).catch((error: unknown) => this.failed(`send to ${chatId}`, error, chatId)),
+      (message) => wppRecordId(message),
+      (message) => this.context.emit('message.any', sentRecord(message)),
+    );
+    return sentRecord(sent);
   }
+
+  /** wa-js's refusals as the command's: a chat it does not know is NOT_FOUND, the rest ENGINE_ERROR. */
+  private failed(what: string, error: unknown, chatId: string): never {
+    const message = describe(error);
+    if (/chat_not_found|not found/i.test(message)) throw new CommandError('NOT_FOUND', `WhatsApp Web has no chat ${chatId}`, { chatId });
+    throw new CommandError('ENGINE_ERROR', `WhatsApp Web could not ${what}: ${message}`);
+  }
+}
+
+/** A pre-generated id, as the key of our own message in that chat (wa-js's `messageId`). */
+function idOption(args: { readonly chatId: string; readonly id?: string | null }): { messageId?: string } {
+  return args.id ? { messageId: `true_${args.chatId}_${args.id}` } : {};
+}
+
+/** A text send's options as wa-js takes them: a reply, a pre-generated id, the link preview. */
+function sendOptions(args: SendTextArgs): WppSendOptions {
+  return { linkPreview: args.linkPreview, ...(args.reply_to ? { quotedMsg: args.reply_to } : {}), ...idOption(args) };
 }
 
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (error && typeof error === 'object' && 'message' in error) return String(error.message);
   return String(error);
-}
-
-/** What the engine reads of wa-js in the page (`window.WPP`). */
-interface WppPageGlobals {
-  WPP: { conn: { isRegistered(): boolean }; whatsapp: { Conn: { pushname?: string } } };
 }
 
 /** WPP's options are the browser engines' (Chromium, profiles, a pinned web page): WEBJS's shape. */

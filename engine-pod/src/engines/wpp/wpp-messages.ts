@@ -1,4 +1,4 @@
-import { type Ack, ACKS, ackName, type MessageAckPayload, type MessageRecord, wholeSeconds } from '@switchboard/protocol';
+import { type Ack, ACKS, ackName, type MessageAckPayload, type MessageLocation, type MessageRecord, wholeSeconds } from '@switchboard/protocol';
 import { isGroupId, keyEnds, parseKey, recordId, wid } from '../webjs/webjs-ids.js';
 
 /*
@@ -69,7 +69,24 @@ export function wppMessageRecord(message: WppMessage, source: 'api' | 'app', me:
     ackName: ackName(ack),
     vCards: [],
     replyTo: null,
+    ...(message.type === 'location' ? { location: locationOf(message) } : {}),
     _data: { ...message },
+  };
+}
+
+/** `location` of the record (spec 2.5), as every engine makes it: coordinates as strings; `loc` is "name\naddress". */
+function locationOf(message: WppMessage): MessageLocation {
+  const [name, ...rest] = typeof message.loc === 'string' && message.loc ? message.loc.split('\n') : [];
+  const address = rest.join('\n') || undefined;
+  const description = [name, address].filter(Boolean).join('\n') || undefined;
+  return {
+    latitude: String(message.lat),
+    longitude: String(message.lng),
+    live: false,
+    ...(name ? { name } : {}),
+    ...(address ? { address } : {}),
+    ...(typeof message.clientUrl === 'string' && message.clientUrl ? { url: message.clientUrl } : {}),
+    ...(description ? { description } : {}),
   };
 }
 

@@ -119,6 +119,8 @@
     initializeAltDeviceLinking: async () => {},
     initializeQRLinking: async () => {},
     startAltLinkingFlow: (phoneNumber) => backend.request('request-code', { phoneNumber }),
+    // wa-js's name for the same request (WPP.conn.genLinkDeviceCodeForPhoneNumber).
+    genLinkDeviceCodeForPhoneNumber: (phoneNumber) => backend.request('request-code', { phoneNumber }),
   }));
   define('WAWebLaunchSocketUtils', () => ({ refreshQR: () => backend.send('refresh-qr') }));
   define('WAWebMiscBrowserUtils', () => ({ info: () => ({ name: 'Chrome', os: 'Linux', version: '140' }) }));

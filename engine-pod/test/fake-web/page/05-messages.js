@@ -118,10 +118,14 @@
     },
   }));
   define('WAWebUpdateUnreadChatAction', () => ({
-    sendSeen: async ({ chat }) => {
+    // `{chat}` as whatsapp-web.js calls it; `(chat, afterAvailable)` as wa-js calls it at this version.
+    sendSeen: async (seen) => {
+      const chat = seen.chat ?? seen;
       chat.set({ unreadCount: 0 });
       await backend.request('seen', { chat: chat.id._serialized });
     },
+    // Marked unread on this device only: WhatsApp Web shows the chat as unread (-1).
+    markUnread: async (chat) => chat.set({ unreadCount: -1 }),
   }));
   window.FakeWeb.MsgModel = MsgModel;
   window.FakeWeb.chatFor = chatFor;

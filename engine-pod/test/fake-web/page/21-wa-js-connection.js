@@ -30,6 +30,8 @@
     const { Emitter } = window.FakeWeb;
     return { BackendEventBus: new Emitter(), BackendEvent: {} };
   });
+  // The running version as WhatsApp Web's build constants give it: wa-js picks call forms by it.
+  define('WAWebBuildConstants', () => ({ SANITIZED_VERSION_STR: window.Debug.VERSION, VERSION_STR: window.Debug.VERSION }));
   define('WAWebLogoutReasonUtils', () => ({ getErrorCodeFromLogoutReason: () => null }));
 
   // The login screen: the QR code while unpaired, the chat list once signed in.

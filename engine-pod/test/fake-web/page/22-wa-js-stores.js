@@ -47,6 +47,23 @@
     };
   }
 
+  // A chat's presence (WhatsApp Web's PresenceModel): wa-js subscribes to it before a chat state.
+  Object.defineProperty(ChatModel.prototype, 'presence', {
+    configurable: true,
+    get() {
+      return { id: this.id, subscribe: async () => {}, chatstate: { type: null } };
+    },
+  });
+  // The chat states the account sends (typing, recording, paused), as WhatsApp Web's ChatPresence.
+  define('WAWebChatPresence', () => {
+    const bridge = window.require('WAWebChatStateBridge');
+    return {
+      markComposing: (chat) => bridge.sendChatStateComposing(chat.id),
+      markRecording: (chat) => bridge.sendChatStateRecording(chat.id),
+      markPaused: (chat) => bridge.sendChatStatePaused(chat.id),
+    };
+  });
+
   define('WAWebAck', () => ({
     ACK: {
       MD_DOWNGRADE: -7,

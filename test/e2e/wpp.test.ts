@@ -1,0 +1,80 @@
+// Cluster mode end to end for WPP: the operator's engine pod runs WPPConnect (wa-js injected) in
+// Debian's chromium (the node agent runs the Node engine pod for it), on the same fake WhatsApp Web
+// page WEBJS loads; the browser profile and the copy of the page's Local Storage are saved in the
+// auth-state store in NATS, so a replaced pod resumes the pairing without a QR code.
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeWebPhone, FakeWhatsAppWeb } from '../../engine-pod/test/fake-web/index.js';
+import { rawQr, waitForStatus } from '../contract/harness.js';
+import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+
+const CONTACT = '15551119999';
+let fake: FakeWhatsAppWeb;
+let env: ClusterEnvironment;
+let gw: GatewayProcess;
+let phone: FakeWebPhone;
+
+beforeAll(async () => {
+  fake = await FakeWhatsAppWeb.start();
+  env = await startClusterEnvironment({
+    namespace: 'switchboard-e2e-wpp',
+    engineEnv: {
+      SWITCHBOARD_WEBJS_WEB_VERSION: fake.version,
+      SWITCHBOARD_WEBJS_WEB_VERSION_URL: fake.versionUrl,
+      SWITCHBOARD_CHROMIUM_EXTRA_FLAGS: fake.browserFlags.join(' '),
+    },
+  });
+  await env.startOperator('operator-0');
+  await env.waitForOperatorLeader('operator-0');
+  gw = await env.startGateway();
+}, 300_000);
+
+afterAll(async () => {
+  await env?.stop();
+  await fake?.close();
+});
+
+describe('a WPP session in cluster mode, through Chromium on the fake WhatsApp Web', () => {
+  it('pairs by the QR code WPPConnect read from the page, reaches WORKING and sends a text the phone gets', async () => {
+    expect((await gw.api('POST', '/api/sessions', { name: 'wpp', engine: 'WPP' })).status).toBe(201);
+    const qr = await rawQr(gw, 'wpp', 60_000);
+    phone = await fake.scanQr(qr, { id: '15550009191@c.us', pushName: 'Connect' });
+    await waitForStatus(gw, 'wpp', 'WORKING', 60_000);
+    expect((await gw.api('GET', '/api/sessions/wpp/me')).body).toMatchObject({ id: '15550009191@c.us', pushName: 'Connect' });
+    const sent = await gw.api('POST', '/api/sendText', { session: 'wpp', chatId: `${CONTACT}@c.us`, text: 'hello from a WPP pod' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect(sent.body).toMatchObject({ fromMe: true, source: 'api', body: 'hello from a WPP pod', ackName: 'PENDING' });
+    await waitFor(() => phone.sentTo(`${CONTACT}@c.us`).some((m) => m.body === 'hello from a WPP pod'), 'the text on the phone');
+  });
+
+  it('receives: a message from the contact reaches the history the gateway serves, beside the one sent', async () => {
+    const inbound = phone.text(CONTACT, 'hello back, WPP');
+    const history = async () =>
+      (await gw.api('GET', `/api/wpp/chats/${CONTACT}@c.us/messages?sortOrder=asc&limit=100`)).body as unknown as { id: string; body: string }[];
+    await waitFor(
+      async () => (await history()).some((m) => m.id === `false_${CONTACT}@c.us_${inbound}`),
+      'the received message in the history',
+      30_000,
+    );
+    expect((await history()).map((m) => m.body)).toEqual(['hello from a WPP pod', 'hello back, WPP']);
+  });
+
+  it('what WPP cannot do yet is a 422 from the catalog, before anything reaches the pod', async () => {
+    const res = await gw.api('POST', '/api/sendPoll', { session: 'wpp', chatId: `${CONTACT}@c.us`, poll: { name: 'q?', options: ['a', 'b'] } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toContain('engine WPP does not support polls');
+  });
+
+  it('a deleted engine pod is replaced and resumes from the profile in the auth-state store: WORKING again without a QR code', async () => {
+    const [old] = await env.enginePods('wpp');
+    const qrsBefore = fake.refs().length;
+    await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
+    await waitFor(async () => (await env.enginePods('wpp')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 90_000);
+    await waitForStatus(gw, 'wpp', 'WORKING', 60_000);
+    expect(fake.refs().length).toBe(qrsBefore);
+    expect(fake.connected().signedIn).toBe(1);
+    const sent = await gw.api('POST', '/api/sendText', { session: 'wpp', chatId: `${CONTACT}@c.us`, text: 'from the replacement' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    await waitFor(() => phone.sentTo(`${CONTACT}@c.us`).some((m) => m.body === 'from the replacement'), 'the text on the phone');
+  });
+});
