@@ -938,6 +938,17 @@ type EngineEventPayload struct {
 
 type EngineEventPayloadData map[string]interface{}
 
+type EngineFile struct {
+	// Data corresponds to the JSON schema field "data".
+	Data string `json:"data"`
+
+	// Filename corresponds to the JSON schema field "filename".
+	Filename *string `json:"filename,omitempty,omitzero"`
+
+	// Mimetype corresponds to the JSON schema field "mimetype".
+	Mimetype string `json:"mimetype"`
+}
+
 type EngineName string
 
 const EngineNameGOWS EngineName = "GOWS"
@@ -1005,6 +1016,9 @@ type EngineRpcSchemaJson struct {
 
 	// EngineEventPayload corresponds to the JSON schema field "EngineEventPayload".
 	EngineEventPayload *EngineEventPayload `json:"EngineEventPayload,omitempty,omitzero"`
+
+	// EngineFile corresponds to the JSON schema field "EngineFile".
+	EngineFile *EngineFile `json:"EngineFile,omitempty,omitzero"`
 
 	// EngineName corresponds to the JSON schema field "EngineName".
 	EngineName *EngineName `json:"EngineName,omitempty,omitzero"`
@@ -1634,6 +1648,67 @@ type EngineRpcSchemaJson struct {
 
 	// EventStateChange corresponds to the JSON schema field "event.state.change".
 	EventStateChange *StateChangePayload `json:"event.state.change,omitempty,omitzero"`
+
+	// ParamsCheckNumber corresponds to the JSON schema field "params.checkNumber".
+	ParamsCheckNumber *ParamsCheckNumber `json:"params.checkNumber,omitempty,omitzero"`
+
+	// ParamsContact corresponds to the JSON schema field "params.contact".
+	ParamsContact *ParamsContact `json:"params.contact,omitempty,omitzero"`
+
+	// ParamsContactAbout corresponds to the JSON schema field "params.contactAbout".
+	ParamsContactAbout *ParamsContactAbout `json:"params.contactAbout,omitempty,omitzero"`
+
+	// ParamsContactPicture corresponds to the JSON schema field
+	// "params.contactPicture".
+	ParamsContactPicture *ParamsContactPicture `json:"params.contactPicture,omitempty,omitzero"`
+
+	// ParamsCreateChannel corresponds to the JSON schema field
+	// "params.createChannel".
+	ParamsCreateChannel *ParamsCreateChannel `json:"params.createChannel,omitempty,omitzero"`
+
+	// ParamsGroups corresponds to the JSON schema field "params.groups".
+	ParamsGroups *ParamsGroups `json:"params.groups,omitempty,omitzero"`
+
+	// ParamsSendContactVcard corresponds to the JSON schema field
+	// "params.sendContactVcard".
+	ParamsSendContactVcard *ParamsSendContactVcard `json:"params.sendContactVcard,omitempty,omitzero"`
+
+	// ParamsSendLinkCustomPreview corresponds to the JSON schema field
+	// "params.sendLinkCustomPreview".
+	ParamsSendLinkCustomPreview *ParamsSendLinkCustomPreview `json:"params.sendLinkCustomPreview,omitempty,omitzero"`
+
+	// ParamsSendMedia corresponds to the JSON schema field "params.sendMedia".
+	ParamsSendMedia *ParamsSendMedia `json:"params.sendMedia,omitempty,omitzero"`
+
+	// ParamsSendMediaStatus corresponds to the JSON schema field
+	// "params.sendMediaStatus".
+	ParamsSendMediaStatus *ParamsSendMediaStatus `json:"params.sendMediaStatus,omitempty,omitzero"`
+
+	// ParamsSetBlocked corresponds to the JSON schema field "params.setBlocked".
+	ParamsSetBlocked *ParamsSetBlocked `json:"params.setBlocked,omitempty,omitzero"`
+
+	// ParamsSetChatLabels corresponds to the JSON schema field
+	// "params.setChatLabels".
+	ParamsSetChatLabels *ParamsSetChatLabels `json:"params.setChatLabels,omitempty,omitzero"`
+
+	// ParamsSetGroupPicture corresponds to the JSON schema field
+	// "params.setGroupPicture".
+	ParamsSetGroupPicture *ParamsSetGroupPicture `json:"params.setGroupPicture,omitempty,omitzero"`
+
+	// ParamsSetProfilePicture corresponds to the JSON schema field
+	// "params.setProfilePicture".
+	ParamsSetProfilePicture *EngineFile `json:"params.setProfilePicture,omitempty,omitzero"`
+
+	// ParamsUpdateContact corresponds to the JSON schema field
+	// "params.updateContact".
+	ParamsUpdateContact *ParamsUpdateContact `json:"params.updateContact,omitempty,omitzero"`
+
+	// ParamsUpdateGroupParticipants corresponds to the JSON schema field
+	// "params.updateGroupParticipants".
+	ParamsUpdateGroupParticipants *ParamsUpdateGroupParticipants `json:"params.updateGroupParticipants,omitempty,omitzero"`
+
+	// ParamsUpdateLabel corresponds to the JSON schema field "params.updateLabel".
+	ParamsUpdateLabel *ParamsUpdateLabel `json:"params.updateLabel,omitempty,omitzero"`
 }
 
 type EngineSettings struct {
@@ -2170,29 +2245,17 @@ type GroupV2UpdatePayloadData map[string]interface{}
 
 type IgnoreConfig struct {
 	// Broadcast lists and status (@broadcast)
-	Broadcast IgnoreConfigBroadcast `json:"broadcast,omitempty,omitzero"`
+	Broadcast *bool `json:"broadcast,omitempty,omitzero"`
 
 	// Channels (@newsletter)
-	Channels IgnoreConfigChannels `json:"channels,omitempty,omitzero"`
+	Channels *bool `json:"channels,omitempty,omitzero"`
 
 	// Group chats (@g.us)
-	Groups IgnoreConfigGroups `json:"groups,omitempty,omitzero"`
+	Groups *bool `json:"groups,omitempty,omitzero"`
 
 	// Status updates (status@broadcast, stories)
-	Status IgnoreConfigStatus `json:"status,omitempty,omitzero"`
+	Status *bool `json:"status,omitempty,omitzero"`
 }
-
-// Broadcast lists and status (@broadcast)
-type IgnoreConfigBroadcast *bool
-
-// Channels (@newsletter)
-type IgnoreConfigChannels *bool
-
-// Group chats (@g.us)
-type IgnoreConfigGroups *bool
-
-// Status updates (status@broadcast, stories)
-type IgnoreConfigStatus *bool
 
 type JoinGroupRequest struct {
 	// Group code (123) or url (https://chat.whatsapp.com/123)
@@ -2305,13 +2368,11 @@ type MediaSaveParams struct {
 	Data string `json:"data"`
 
 	// Filename corresponds to the JSON schema field "filename".
-	Filename MediaSaveParamsFilename `json:"filename,omitempty,omitzero"`
+	Filename *string `json:"filename,omitempty,omitzero"`
 
 	// Mimetype corresponds to the JSON schema field "mimetype".
 	Mimetype string `json:"mimetype"`
 }
-
-type MediaSaveParamsFilename *string
 
 type MessageAckPayload struct {
 	// Data corresponds to the JSON schema field "_data".
@@ -2396,7 +2457,7 @@ type MessageEditedPayload struct {
 	MediaURL *string `json:"mediaUrl,omitempty,omitzero"`
 
 	// Participant corresponds to the JSON schema field "participant".
-	Participant MessageEditedPayloadParticipant `json:"participant,omitempty,omitzero"`
+	Participant *string `json:"participant,omitempty,omitzero"`
 
 	// ReplyTo corresponds to the JSON schema field "replyTo".
 	ReplyTo *ReplyToMessage `json:"replyTo,omitempty,omitzero"`
@@ -2416,8 +2477,6 @@ type MessageEditedPayload struct {
 
 // Engine-specific raw data; differs per engine
 type MessageEditedPayloadData map[string]interface{}
-
-type MessageEditedPayloadParticipant *string
 
 type MessageEditedPayloadSource string
 
@@ -2515,7 +2574,7 @@ type MessageRevokedPayloadAfter struct {
 	MediaURL *string `json:"mediaUrl,omitempty,omitzero"`
 
 	// Participant corresponds to the JSON schema field "participant".
-	Participant MessageRevokedPayloadAfterParticipant `json:"participant,omitempty,omitzero"`
+	Participant *string `json:"participant,omitempty,omitzero"`
 
 	// ReplyTo corresponds to the JSON schema field "replyTo".
 	ReplyTo *ReplyToMessage `json:"replyTo,omitempty,omitzero"`
@@ -2535,8 +2594,6 @@ type MessageRevokedPayloadAfter struct {
 
 // Engine-specific raw data; differs per engine
 type MessageRevokedPayloadAfterData map[string]interface{}
-
-type MessageRevokedPayloadAfterParticipant *string
 
 type MessageRevokedPayloadAfterSource string
 
@@ -2579,7 +2636,7 @@ type MessageRevokedPayloadBefore struct {
 	MediaURL *string `json:"mediaUrl,omitempty,omitzero"`
 
 	// Participant corresponds to the JSON schema field "participant".
-	Participant MessageRevokedPayloadBefore_0Participant `json:"participant,omitempty,omitzero"`
+	Participant *string `json:"participant,omitempty,omitzero"`
 
 	// ReplyTo corresponds to the JSON schema field "replyTo".
 	ReplyTo *ReplyToMessage `json:"replyTo,omitempty,omitzero"`
@@ -2632,7 +2689,7 @@ type MessageRevokedPayloadBefore_0 struct {
 	MediaURL *string `json:"mediaUrl,omitempty,omitzero"`
 
 	// Participant corresponds to the JSON schema field "participant".
-	Participant MessageRevokedPayloadBefore_0Participant `json:"participant,omitempty,omitzero"`
+	Participant *string `json:"participant,omitempty,omitzero"`
 
 	// ReplyTo corresponds to the JSON schema field "replyTo".
 	ReplyTo *ReplyToMessage `json:"replyTo,omitempty,omitzero"`
@@ -2651,8 +2708,6 @@ type MessageRevokedPayloadBefore_0 struct {
 }
 
 type MessageRevokedPayloadBefore_0Data map[string]interface{}
-
-type MessageRevokedPayloadBefore_0Participant *string
 
 type MessageRevokedPayloadBefore_0Source string
 
@@ -2688,6 +2743,219 @@ type NowebConfigStore struct {
 
 	// Ask the phone for its whole history when pairing; default false
 	FullSync *bool `json:"fullSync,omitempty,omitzero"`
+}
+
+type ParamsCheckNumber struct {
+	// Phone corresponds to the JSON schema field "phone".
+	Phone string `json:"phone"`
+}
+
+type ParamsContact struct {
+	// ID corresponds to the JSON schema field "id".
+	ID string `json:"id"`
+}
+
+type ParamsContactAbout struct {
+	// ID corresponds to the JSON schema field "id".
+	ID string `json:"id"`
+}
+
+type ParamsContactPicture struct {
+	// ID corresponds to the JSON schema field "id".
+	ID string `json:"id"`
+}
+
+type ParamsCreateChannel struct {
+	// Description corresponds to the JSON schema field "description".
+	Description *string `json:"description,omitempty,omitzero"`
+
+	// Name corresponds to the JSON schema field "name".
+	Name string `json:"name"`
+
+	// Picture corresponds to the JSON schema field "picture".
+	Picture *EngineFile `json:"picture,omitempty,omitzero"`
+}
+
+type ParamsGroups struct {
+	// Refresh corresponds to the JSON schema field "refresh".
+	Refresh bool `json:"refresh"`
+}
+
+type ParamsSendContactVcard struct {
+	// Chat id
+	ChatID string `json:"chatId"`
+
+	// Pre-generated message id
+	ID *string `json:"id,omitempty,omitzero"`
+
+	// Id of the message to reply to
+	ReplyTo *string `json:"reply_to,omitempty,omitzero"`
+
+	// Vcards corresponds to the JSON schema field "vcards".
+	Vcards []string `json:"vcards"`
+}
+
+type ParamsSendLinkCustomPreview struct {
+	// Chat id
+	ChatID string `json:"chatId"`
+
+	// Pre-generated message id
+	ID *string `json:"id,omitempty,omitzero"`
+
+	// LinkPreviewHighQuality corresponds to the JSON schema field
+	// "linkPreviewHighQuality".
+	LinkPreviewHighQuality bool `json:"linkPreviewHighQuality"`
+
+	// Preview corresponds to the JSON schema field "preview".
+	Preview ParamsSendLinkCustomPreviewPreview `json:"preview"`
+
+	// Id of the message to reply to
+	ReplyTo *string `json:"reply_to,omitempty,omitzero"`
+
+	// The text; it must include preview.url
+	Text string `json:"text"`
+}
+
+type ParamsSendLinkCustomPreviewPreview struct {
+	// Description corresponds to the JSON schema field "description".
+	Description string `json:"description"`
+
+	// Image corresponds to the JSON schema field "image".
+	Image *EngineFile `json:"image,omitempty,omitzero"`
+
+	// Title corresponds to the JSON schema field "title".
+	Title string `json:"title"`
+
+	// URL corresponds to the JSON schema field "url".
+	URL string `json:"url"`
+}
+
+type ParamsSendMedia struct {
+	// Send as a video note (a round video)
+	AsNote bool `json:"asNote,omitempty,omitzero"`
+
+	// Caption corresponds to the JSON schema field "caption".
+	Caption *string `json:"caption,omitempty,omitzero"`
+
+	// Chat id
+	ChatID string `json:"chatId"`
+
+	// Convert the file to the format the messaging service needs before sending
+	Convert bool `json:"convert,omitempty,omitzero"`
+
+	// File corresponds to the JSON schema field "file".
+	File EngineFile `json:"file"`
+
+	// Pre-generated message id
+	ID *string `json:"id,omitempty,omitzero"`
+
+	// Kind corresponds to the JSON schema field "kind".
+	Kind ParamsSendMediaKind `json:"kind"`
+
+	// Id of the message to reply to
+	ReplyTo *string `json:"reply_to,omitempty,omitzero"`
+}
+
+type ParamsSendMediaKind string
+
+const ParamsSendMediaKindFile ParamsSendMediaKind = "file"
+const ParamsSendMediaKindImage ParamsSendMediaKind = "image"
+const ParamsSendMediaKindVideo ParamsSendMediaKind = "video"
+const ParamsSendMediaKindVoice ParamsSendMediaKind = "voice"
+
+type ParamsSendMediaStatus struct {
+	// BackgroundColor corresponds to the JSON schema field "backgroundColor".
+	BackgroundColor string `json:"backgroundColor,omitempty,omitzero"`
+
+	// Caption corresponds to the JSON schema field "caption".
+	Caption *string `json:"caption,omitempty,omitzero"`
+
+	// The contacts who may see it (`<number>@c.us`; anything else names no one); left
+	// out or null: every contact the engine knows
+	Contacts []string `json:"contacts,omitempty,omitzero"`
+
+	// Convert the file first (ffmpeg): voice to OGG/Opus, video to MP4 (H.264/AAC)
+	Convert bool `json:"convert,omitempty,omitzero"`
+
+	// File corresponds to the JSON schema field "file".
+	File EngineFile `json:"file"`
+
+	// Pre-generated status message id (GET /api/{session}/status/new-message-id), to
+	// send one status in batches of contacts
+	ID *string `json:"id,omitempty,omitzero"`
+
+	// Kind corresponds to the JSON schema field "kind".
+	Kind ParamsSendMediaStatusKind `json:"kind"`
+}
+
+type ParamsSendMediaStatusKind string
+
+const ParamsSendMediaStatusKindImage ParamsSendMediaStatusKind = "image"
+const ParamsSendMediaStatusKindVideo ParamsSendMediaStatusKind = "video"
+const ParamsSendMediaStatusKindVoice ParamsSendMediaStatusKind = "voice"
+
+type ParamsSetBlocked struct {
+	// Blocked corresponds to the JSON schema field "blocked".
+	Blocked bool `json:"blocked"`
+
+	// ID corresponds to the JSON schema field "id".
+	ID string `json:"id"`
+}
+
+type ParamsSetChatLabels struct {
+	// ChatID corresponds to the JSON schema field "chatId".
+	ChatID string `json:"chatId"`
+
+	// LabelIds corresponds to the JSON schema field "labelIds".
+	LabelIds []string `json:"labelIds"`
+}
+
+type ParamsSetGroupPicture struct {
+	// File corresponds to the JSON schema field "file".
+	File EngineFile `json:"file"`
+
+	// Group id
+	ID string `json:"id"`
+}
+
+type ParamsUpdateContact struct {
+	// FirstName corresponds to the JSON schema field "firstName".
+	FirstName string `json:"firstName"`
+
+	// ID corresponds to the JSON schema field "id".
+	ID string `json:"id"`
+
+	// LastName corresponds to the JSON schema field "lastName".
+	LastName string `json:"lastName"`
+}
+
+type ParamsUpdateGroupParticipants struct {
+	// Action corresponds to the JSON schema field "action".
+	Action ParamsUpdateGroupParticipantsAction `json:"action"`
+
+	// Group id
+	ID string `json:"id"`
+
+	// Participants corresponds to the JSON schema field "participants".
+	Participants []string `json:"participants"`
+}
+
+type ParamsUpdateGroupParticipantsAction string
+
+const ParamsUpdateGroupParticipantsActionAdd ParamsUpdateGroupParticipantsAction = "add"
+const ParamsUpdateGroupParticipantsActionDemote ParamsUpdateGroupParticipantsAction = "demote"
+const ParamsUpdateGroupParticipantsActionPromote ParamsUpdateGroupParticipantsAction = "promote"
+const ParamsUpdateGroupParticipantsActionRemove ParamsUpdateGroupParticipantsAction = "remove"
+
+type ParamsUpdateLabel struct {
+	// Color corresponds to the JSON schema field "color".
+	Color int `json:"color"`
+
+	// ID corresponds to the JSON schema field "id".
+	ID string `json:"id"`
+
+	// Name corresponds to the JSON schema field "name".
+	Name string `json:"name"`
 }
 
 type PasskeyAssertionRequest struct {
@@ -3438,6 +3706,8 @@ type VideoRemoteOrBinaryFile struct {
 	URL *string `json:"url,omitempty,omitzero"`
 }
 
+type WAMessageMedia_0 = WAMedia
+
 // The file, by `url` or by base64 `data` (exactly one)
 type VoiceRemoteOrBinaryFile struct {
 	// Base64-encoded content of the file
@@ -3452,42 +3722,6 @@ type VoiceRemoteOrBinaryFile struct {
 	// Where the engine downloads the file
 	URL *string `json:"url,omitempty,omitzero"`
 }
-
-type WALocation struct {
-	// Address corresponds to the JSON schema field "address".
-	Address *string `json:"address,omitempty,omitzero"`
-
-	// Description corresponds to the JSON schema field "description".
-	Description *string `json:"description,omitempty,omitzero"`
-
-	// Latitude corresponds to the JSON schema field "latitude".
-	Latitude string `json:"latitude"`
-
-	// Live corresponds to the JSON schema field "live".
-	Live bool `json:"live"`
-
-	// Longitude corresponds to the JSON schema field "longitude".
-	Longitude string `json:"longitude"`
-
-	// Name corresponds to the JSON schema field "name".
-	Name *string `json:"name,omitempty,omitzero"`
-
-	// URL corresponds to the JSON schema field "url".
-	URL *string `json:"url,omitempty,omitzero"`
-}
-
-type WAMedia struct {
-	// Filename corresponds to the JSON schema field "filename".
-	Filename WAMediaFilename `json:"filename,omitempty,omitzero"`
-
-	// Mimetype corresponds to the JSON schema field "mimetype".
-	Mimetype *string `json:"mimetype,omitempty,omitzero"`
-
-	// Download address
-	URL string `json:"url"`
-}
-
-type WAMediaFilename *string
 
 type WAMessage struct {
 	// Data corresponds to the JSON schema field "_data".
@@ -3542,11 +3776,16 @@ type WAMessage struct {
 	VCards []string `json:"vCards"`
 }
 
-type WAMessageData map[string]interface{}
+const WAMessageSourceApi WAMessageSource = "api"
+const WAMessageSourceApp WAMessageSource = "app"
+
+type WAMessageSource string
+
+type WAMessageParticipant *string
 
 type WAMessageMedia struct {
 	// Filename corresponds to the JSON schema field "filename".
-	Filename WAMediaFilename `json:"filename,omitempty,omitzero"`
+	Filename *string `json:"filename,omitempty,omitzero"`
 
 	// Mimetype corresponds to the JSON schema field "mimetype".
 	Mimetype *string `json:"mimetype,omitempty,omitzero"`
@@ -3555,11 +3794,15 @@ type WAMessageMedia struct {
 	URL string `json:"url"`
 }
 
-type WAMessageParticipant *string
+type WANumberExistResult struct {
+	// The chat id of the number; absent when the number is not registered
+	ChatID *string `json:"chatId,omitempty,omitzero"`
 
-type WAMessageMedia_0 = WAMedia
+	// NumberExists corresponds to the JSON schema field "numberExists".
+	NumberExists bool `json:"numberExists"`
+}
 
-type WAMessageSource string
+type WAMessageData map[string]interface{}
 
 type WAReaction struct {
 	// Id of the message reacted to, in the message record format
@@ -3577,13 +3820,36 @@ type EventResponsePayloadReplyTo_0 = ReplyToMessage
 
 type EventResponseFailedPayloadReplyTo_0 = ReplyToMessage
 
-const WAMessageSourceApi WAMessageSource = "api"
-const WAMessageSourceApp WAMessageSource = "app"
+type WAMedia struct {
+	// Filename corresponds to the JSON schema field "filename".
+	Filename *string `json:"filename,omitempty,omitzero"`
 
-type WANumberExistResult struct {
-	// The chat id of the number; absent when the number is not registered
-	ChatID *string `json:"chatId,omitempty,omitzero"`
+	// Mimetype corresponds to the JSON schema field "mimetype".
+	Mimetype *string `json:"mimetype,omitempty,omitzero"`
 
-	// NumberExists corresponds to the JSON schema field "numberExists".
-	NumberExists bool `json:"numberExists"`
+	// Download address
+	URL string `json:"url"`
+}
+
+type WALocation struct {
+	// Address corresponds to the JSON schema field "address".
+	Address *string `json:"address,omitempty,omitzero"`
+
+	// Description corresponds to the JSON schema field "description".
+	Description *string `json:"description,omitempty,omitzero"`
+
+	// Latitude corresponds to the JSON schema field "latitude".
+	Latitude string `json:"latitude"`
+
+	// Live corresponds to the JSON schema field "live".
+	Live bool `json:"live"`
+
+	// Longitude corresponds to the JSON schema field "longitude".
+	Longitude string `json:"longitude"`
+
+	// Name corresponds to the JSON schema field "name".
+	Name *string `json:"name,omitempty,omitzero"`
+
+	// URL corresponds to the JSON schema field "url".
+	URL *string `json:"url,omitempty,omitzero"`
 }

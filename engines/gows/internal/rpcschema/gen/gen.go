@@ -101,8 +101,8 @@ func commandArgs(defs map[string]any) (map[string]any, error) {
 }
 
 // simplify makes zod's output what go-jsonschema types well (it makes an anyOf an interface{}):
-//   - a field that may be null or left out (`anyOf: [X, {type: null}]`, not required) is X left
-//     out, a pointer either way;
+//   - a field that may be null or left out (`anyOf: [X, {type: null}]` or `type: [X, "null"]`,
+//     not required) is X left out, a pointer either way;
 //   - a union of objects (a discriminated union, `send.media`'s kinds) is one object with every
 //     alternative's fields, required where all require it, a discriminator an enum of its values.
 //
@@ -141,9 +141,15 @@ func simplify(schema any) any {
 	return schema
 }
 
-// nonNull: X of `anyOf: [X, {type: null}]`, with the outer schema's description; nil otherwise.
+// nonNull: X of `anyOf: [X, {type: null}]` (with the outer schema's description) or of
+// `type: [X, "null"]`; nil otherwise.
 func nonNull(schema any) map[string]any {
 	object, _ := schema.(map[string]any)
+	if kinds, ok := object["type"].([]any); ok && len(kinds) == 2 && slices.Contains(kinds, any("null")) {
+		merged := maps.Clone(object)
+		merged["type"] = kinds[1-slices.Index(kinds, any("null"))]
+		return merged
+	}
 	alternatives, _ := object["anyOf"].([]any)
 	if len(alternatives) != 2 {
 		return nil
