@@ -41,7 +41,8 @@ function replacing(args: z.ZodType, fields: Record<string, z.ZodType>, drop: rea
 
 /** A file the host resolved (downloaded from its url, or its base64 as given): what a method that sends one gets. */
 const EngineFile = z.object({ mimetype: z.string(), filename: z.string().nullish(), data: z.base64() }).meta({ id: 'EngineFile' });
-const ContactRef = z.object({ id: z.string() });
+/** A contact by its id (`<number>@c.us` or `<id>@lid`): what the contact lookups get. */
+const ContactRef = z.object({ id: z.string() }).meta({ id: 'ContactIdParams' });
 
 /**
  * The params of the engine methods whose params are not their command's args (engine-pod's
@@ -65,6 +66,9 @@ const METHOD_PARAMS: Readonly<Record<string, z.ZodType>> = {
   sendMediaStatus: replacing(argsOf('status.media'), { file: EngineFile }),
   setGroupPicture: replacing(argsOf('group.setPicture'), { file: EngineFile }),
   setProfilePicture: EngineFile,
+  channel: (argsOf('channels.get') as z.ZodObject).shape.channel as z.ZodType,
+  // the REST query's default (channels.ts), for a caller that leaves it out
+  channelPosts: replacing(argsOf('channels.preview'), { downloadMedia: z.boolean().default(false) }),
   createChannel: replacing(argsOf('channels.create'), { picture: EngineFile.nullish() }),
   sendLinkCustomPreview: replacing(argsOf('send.linkCustomPreview'), {
     preview: replacing((argsOf('send.linkCustomPreview') as z.ZodObject).shape.preview as z.ZodType, { image: EngineFile.nullish() }),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // Config is what the child reads from its environment (PROTOCOL.md, Framing).
@@ -69,7 +69,7 @@ type Engine struct {
 	qr       string
 	status   string
 	stopped  bool
-	settings json.RawMessage
+	settings rpcschema.StartParamsSettings
 	cancelQR context.CancelFunc
 	unread   unreadMessages
 	calls    calls
@@ -164,18 +164,9 @@ func (e *Engine) httpClient() (*http.Client, error) {
 	return &http.Client{Transport: transport}, nil
 }
 
-func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
+func (e *Engine) start(ctx context.Context, p rpcschema.StartParams) error {
 	if e.cfgErr != nil {
 		return &CommandError{Code: hostapi.EngineError, Message: e.cfgErr.Error()}
-	}
-	var p struct {
-		Session  string          `json:"session"`
-		Settings json.RawMessage `json:"settings"`
-	}
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &p); err != nil {
-			return commandError(hostapi.Invalid, "start: %v", err)
-		}
 	}
 	e.mu.Lock()
 	if e.client != nil {
@@ -324,12 +315,9 @@ func (e *Engine) requireClient() (*whatsmeow.Client, error) {
 	return e.client, nil
 }
 
-func (e *Engine) requestCode(ctx context.Context, params json.RawMessage) (any, error) {
-	var p struct {
-		PhoneNumber string  `json:"phoneNumber"`
-		Method      *string `json:"method"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil || p.PhoneNumber == "" {
+func (e *Engine) requestCode(ctx context.Context, p rpcschema.RequestCodeRequest) (any, error) {
+	phone, _ := p.PhoneNumber.(string) // protocol normalizes it, so its schema has no type
+	if phone == "" {
 		return nil, commandError(hostapi.Invalid, "requestCode needs phoneNumber")
 	}
 	if p.Method != nil && *p.Method != "" {
@@ -339,19 +327,15 @@ func (e *Engine) requestCode(ctx context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	code, err := client.PairPhone(ctx, strings.TrimPrefix(p.PhoneNumber, "+"), true, whatsmeow.PairClientChrome, "Chrome (Linux)")
+	code, err := client.PairPhone(ctx, strings.TrimPrefix(phone, "+"), true, whatsmeow.PairClientChrome, "Chrome (Linux)")
 	if err != nil {
 		return nil, commandError(hostapi.EngineError, "GOWS could not ask for a pairing code: %v", err)
 	}
 	return map[string]string{"code": code}, nil
 }
 
-func (e *Engine) rejectCall(ctx context.Context, params json.RawMessage) error {
-	var p struct {
-		ID   string `json:"id"`
-		From string `json:"from"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil || p.ID == "" || p.From == "" {
+func (e *Engine) rejectCall(ctx context.Context, p rpcschema.RejectCallRequest) error {
+	if p.ID == "" || p.From == "" {
 		return commandError(hostapi.Invalid, "rejectCall needs id and from")
 	}
 	client, err := e.requireClient()

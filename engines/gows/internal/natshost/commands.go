@@ -111,11 +111,11 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 	if err := json.Unmarshal(data, &command); err != nil {
 		return nil, &CommandError{Code: hostapi.Invalid, Message: "command is not JSON", Details: issues("command", "not valid JSON")}
 	}
-	args := map[string]any{}
-	if len(command.Args) > 0 && string(command.Args) != "null" {
-		if err := decodeNumbers(command.Args, &args); err != nil {
-			return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: args: must be an object", Details: issues("args", "must be an object")}
-		}
+	args := command.Args
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	} else if trimmed := bytes.TrimSpace(args); len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: args: must be an object", Details: issues("args", "must be an object")}
 	}
 	ctx := context.Background()
 	switch command.Op {
@@ -178,7 +178,7 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 
 // execute is EngineHost.execute: the catalog's refusal, then the status the op needs, then the
 // engine method protocol's OPERATIONS names, through the op's adapter if it has one (ops.go).
-func (c *commands) execute(ctx context.Context, name string, args map[string]any) (any, error) {
+func (c *commands) execute(ctx context.Context, name string, args json.RawMessage) (any, error) {
 	operation, served := c.host.operations.Lookup(name)
 	if !served {
 		return nil, &CommandError{Code: hostapi.NotSupported, Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", operation.Name, c.session),
@@ -199,24 +199,22 @@ func (c *commands) execute(ctx context.Context, name string, args map[string]any
 	var params any = args
 	if adapter.params != nil {
 		var err error
-		if params, err = adapter.params(args); err != nil {
+		if params, err = adapter.params(ctx, args); err != nil {
 			return nil, err
 		}
 	}
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	result, err := c.host.engine(ctx, *operation.Method, raw)
-	if err != nil {
-		return nil, err
-	}
-	encoded, err := json.Marshal(result)
+	result, err := c.host.engine(ctx, *operation.Method, params)
 	if err != nil {
 		return nil, err
 	}
 	if adapter.result != nil {
-		return adapter.result(encoded), nil
+		return adapter.result(result), nil
+	}
+	// The reply is JSON on NATS; a record's copy for it gets `mediaUrl` (the engine's own map may
+	// still be on its way to the event stream, so it is not changed in place).
+	encoded, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
 	}
 	if bytes.Contains(encoded, []byte(`"hasMedia"`)) {
 		var record map[string]any

@@ -18,10 +18,10 @@ type App struct {
 	App string `json:"app"`
 
 	// Config corresponds to the JSON schema field "config".
-	Config CallsAppConfig `json:"config"`
+	Config *CallsAppConfig `json:"config,omitempty,omitzero"`
 
 	// Enabled corresponds to the JSON schema field "enabled".
-	Enabled bool `json:"enabled"`
+	Enabled *bool `json:"enabled,omitempty,omitzero"`
 
 	// ID corresponds to the JSON schema field "id".
 	ID *string `json:"id,omitempty,omitzero"`
@@ -108,22 +108,22 @@ type ArgsChannelsSearch struct {
 	By ArgsChannelsSearchBy `json:"by"`
 
 	// Only channels of these categories; all when empty
-	Categories []string `json:"categories"`
+	Categories []string `json:"categories,omitempty,omitzero"`
 
 	// Countries corresponds to the JSON schema field "countries".
 	Countries []string `json:"countries,omitempty,omitzero"`
 
 	// Limit corresponds to the JSON schema field "limit".
-	Limit int `json:"limit"`
+	Limit *int `json:"limit,omitempty,omitzero"`
 
 	// Where the page starts: `page.endCursor` of the page before; empty for the first
-	StartCursor string `json:"startCursor"`
+	StartCursor *string `json:"startCursor,omitempty,omitzero"`
 
 	// Text corresponds to the JSON schema field "text".
 	Text *string `json:"text,omitempty,omitzero"`
 
 	// View corresponds to the JSON schema field "view".
-	View string `json:"view,omitempty,omitzero"`
+	View *string `json:"view,omitempty,omitzero"`
 }
 
 type ArgsChannelsSearchBy string
@@ -164,7 +164,7 @@ type ArgsChatPicture struct {
 	ChatID string `json:"chatId"`
 
 	// Refresh corresponds to the JSON schema field "refresh".
-	Refresh bool `json:"refresh"`
+	Refresh *bool `json:"refresh,omitempty,omitzero"`
 }
 
 type ArgsChatRead struct {
@@ -188,7 +188,7 @@ type ArgsChatSeen struct {
 
 	// The messages read; none means every unread one. Each must be a message of
 	// `chatId`.
-	MessageIds []string `json:"messageIds,omitempty,omitzero"`
+	MessageIDs []string `json:"messageIds,omitempty,omitzero"`
 
 	// The sender in a group (NOWEB)
 	Participant *string `json:"participant,omitempty,omitzero"`
@@ -424,11 +424,11 @@ type ArgsMessageEdit struct {
 	ChatID string `json:"chatId"`
 
 	// LinkPreview corresponds to the JSON schema field "linkPreview".
-	LinkPreview bool `json:"linkPreview"`
+	LinkPreview *bool `json:"linkPreview,omitempty,omitzero"`
 
 	// LinkPreviewHighQuality corresponds to the JSON schema field
 	// "linkPreviewHighQuality".
-	LinkPreviewHighQuality bool `json:"linkPreviewHighQuality"`
+	LinkPreviewHighQuality *bool `json:"linkPreviewHighQuality,omitempty,omitzero"`
 
 	// MessageID corresponds to the JSON schema field "messageId".
 	MessageID string `json:"messageId"`
@@ -561,7 +561,7 @@ type ArgsSendLinkCustomPreview struct {
 
 	// LinkPreviewHighQuality corresponds to the JSON schema field
 	// "linkPreviewHighQuality".
-	LinkPreviewHighQuality bool `json:"linkPreviewHighQuality"`
+	LinkPreviewHighQuality *bool `json:"linkPreviewHighQuality,omitempty,omitzero"`
 
 	// Preview corresponds to the JSON schema field "preview".
 	Preview LinkPreviewData `json:"preview"`
@@ -609,7 +609,7 @@ type ArgsSendLocation struct {
 
 type ArgsSendMedia struct {
 	// Send as a video note (a round video)
-	AsNote bool `json:"asNote,omitempty,omitzero"`
+	AsNote *bool `json:"asNote,omitempty,omitzero"`
 
 	// Caption corresponds to the JSON schema field "caption".
 	Caption *string `json:"caption,omitempty,omitzero"`
@@ -618,7 +618,7 @@ type ArgsSendMedia struct {
 	ChatID string `json:"chatId"`
 
 	// Convert the file to the format the messaging service needs before sending
-	Convert bool `json:"convert,omitempty,omitzero"`
+	Convert *bool `json:"convert,omitempty,omitzero"`
 
 	// File corresponds to the JSON schema field "file".
 	File RemoteOrBinaryFile `json:"file"`
@@ -677,7 +677,7 @@ type ArgsSendText struct {
 	ID *string `json:"id,omitempty,omitzero"`
 
 	// LinkPreview corresponds to the JSON schema field "linkPreview".
-	LinkPreview bool `json:"linkPreview"`
+	LinkPreview *bool `json:"linkPreview,omitempty,omitzero"`
 
 	// Only false: a high-quality preview image is sent by send/link-custom-preview
 	LinkPreviewHighQuality *bool `json:"linkPreviewHighQuality,omitempty,omitzero"`
@@ -691,7 +691,7 @@ type ArgsSendText struct {
 
 type ArgsStatusMedia struct {
 	// BackgroundColor corresponds to the JSON schema field "backgroundColor".
-	BackgroundColor string `json:"backgroundColor,omitempty,omitzero"`
+	BackgroundColor *string `json:"backgroundColor,omitempty,omitzero"`
 
 	// Caption corresponds to the JSON schema field "caption".
 	Caption *string `json:"caption,omitempty,omitzero"`
@@ -701,7 +701,7 @@ type ArgsStatusMedia struct {
 	Contacts []string `json:"contacts,omitempty,omitzero"`
 
 	// Convert the file first (ffmpeg): voice to OGG/Opus, video to MP4 (H.264/AAC)
-	Convert bool `json:"convert,omitempty,omitzero"`
+	Convert *bool `json:"convert,omitempty,omitzero"`
 
 	// File corresponds to the JSON schema field "file".
 	File RemoteOrBinaryFile `json:"file"`
@@ -721,8 +721,8 @@ const ArgsStatusMediaKindVideo ArgsStatusMediaKind = "video"
 const ArgsStatusMediaKindVoice ArgsStatusMediaKind = "voice"
 
 type AuthGetParams struct {
-	// Ids corresponds to the JSON schema field "ids".
-	Ids []string `json:"ids"`
+	// IDs corresponds to the JSON schema field "ids".
+	IDs []string `json:"ids"`
 
 	// Type corresponds to the JSON schema field "type".
 	Type string `json:"type"`
@@ -749,7 +749,7 @@ type Button struct {
 	Text string `json:"text"`
 
 	// Type corresponds to the JSON schema field "type".
-	Type ButtonType `json:"type"`
+	Type *ButtonType `json:"type,omitempty,omitzero"`
 
 	// URL corresponds to the JSON schema field "url".
 	URL *string `json:"url,omitempty,omitzero"`
@@ -790,15 +790,15 @@ type CallsAppChannelConfig struct {
 	Message *string `json:"message,omitempty,omitzero"`
 
 	// Reject incoming calls in this kind of chat
-	Reject bool `json:"reject"`
+	Reject *bool `json:"reject,omitempty,omitzero"`
 }
 
 type CallsAppConfig struct {
 	// Dm corresponds to the JSON schema field "dm".
-	Dm CallsAppChannelConfig `json:"dm"`
+	Dm *CallsAppChannelConfig `json:"dm,omitempty,omitzero"`
 
 	// Group corresponds to the JSON schema field "group".
-	Group CallsAppChannelConfig `json:"group"`
+	Group *CallsAppChannelConfig `json:"group,omitempty,omitzero"`
 }
 
 type Capabilities struct {
@@ -897,6 +897,11 @@ type ContactCard_1 struct {
 
 	// PhoneNumber corresponds to the JSON schema field "phoneNumber".
 	PhoneNumber interface{} `json:"phoneNumber"`
+}
+
+type ContactIDParams struct {
+	// ID corresponds to the JSON schema field "id".
+	ID string `json:"id"`
 }
 
 type CreateChannelRequest struct {
@@ -1003,6 +1008,9 @@ type EngineRpcSchemaJson struct {
 
 	// ContactCard corresponds to the JSON schema field "ContactCard".
 	ContactCard *ContactCard `json:"ContactCard,omitempty,omitzero"`
+
+	// ContactIDParams corresponds to the JSON schema field "ContactIdParams".
+	ContactIDParams *ContactIDParams `json:"ContactIdParams,omitempty,omitzero"`
 
 	// CreateChannelRequest corresponds to the JSON schema field
 	// "CreateChannelRequest".
@@ -1649,18 +1657,24 @@ type EngineRpcSchemaJson struct {
 	// EventStateChange corresponds to the JSON schema field "event.state.change".
 	EventStateChange *StateChangePayload `json:"event.state.change,omitempty,omitzero"`
 
+	// ParamsChannel corresponds to the JSON schema field "params.channel".
+	ParamsChannel *ParamsChannel `json:"params.channel,omitempty,omitzero"`
+
+	// ParamsChannelPosts corresponds to the JSON schema field "params.channelPosts".
+	ParamsChannelPosts *ParamsChannelPosts `json:"params.channelPosts,omitempty,omitzero"`
+
 	// ParamsCheckNumber corresponds to the JSON schema field "params.checkNumber".
 	ParamsCheckNumber *ParamsCheckNumber `json:"params.checkNumber,omitempty,omitzero"`
 
 	// ParamsContact corresponds to the JSON schema field "params.contact".
-	ParamsContact *ParamsContact `json:"params.contact,omitempty,omitzero"`
+	ParamsContact *ContactIDParams `json:"params.contact,omitempty,omitzero"`
 
 	// ParamsContactAbout corresponds to the JSON schema field "params.contactAbout".
-	ParamsContactAbout *ParamsContactAbout `json:"params.contactAbout,omitempty,omitzero"`
+	ParamsContactAbout *ContactIDParams `json:"params.contactAbout,omitempty,omitzero"`
 
 	// ParamsContactPicture corresponds to the JSON schema field
 	// "params.contactPicture".
-	ParamsContactPicture *ParamsContactPicture `json:"params.contactPicture,omitempty,omitzero"`
+	ParamsContactPicture *ContactIDParams `json:"params.contactPicture,omitempty,omitzero"`
 
 	// ParamsCreateChannel corresponds to the JSON schema field
 	// "params.createChannel".
@@ -1792,7 +1806,7 @@ type EventMessage struct {
 	EndTime *int `json:"endTime,omitempty,omitzero"`
 
 	// Whether a guest may bring one more person
-	ExtraGuestsAllowed bool `json:"extraGuestsAllowed"`
+	ExtraGuestsAllowed *bool `json:"extraGuestsAllowed,omitempty,omitzero"`
 
 	// Where
 	Location *EventMessageLocation `json:"location,omitempty,omitzero"`
@@ -2318,7 +2332,7 @@ type LabelDeletedPayload struct {
 
 type LinkPreviewData struct {
 	// Description corresponds to the JSON schema field "description".
-	Description string `json:"description"`
+	Description *string `json:"description,omitempty,omitzero"`
 
 	// Image corresponds to the JSON schema field "image".
 	Image *LinkPreviewImage `json:"image,omitempty,omitzero"`
@@ -2485,7 +2499,7 @@ const MessageEditedPayloadSourceApp MessageEditedPayloadSource = "app"
 
 type MessagePoll struct {
 	// MultipleAnswers corresponds to the JSON schema field "multipleAnswers".
-	MultipleAnswers bool `json:"multipleAnswers"`
+	MultipleAnswers *bool `json:"multipleAnswers,omitempty,omitzero"`
 
 	// Name corresponds to the JSON schema field "name".
 	Name string `json:"name"`
@@ -2745,24 +2759,46 @@ type NowebConfigStore struct {
 	FullSync *bool `json:"fullSync,omitempty,omitzero"`
 }
 
+type ParamsChannel struct {
+	// By corresponds to the JSON schema field "by".
+	By ParamsChannelBy `json:"by"`
+
+	// WhatsApp channel id
+	Key string `json:"key"`
+}
+
+type ParamsChannelBy string
+
+const ParamsChannelByID ParamsChannelBy = "id"
+const ParamsChannelByInvite ParamsChannelBy = "invite"
+
+type ParamsChannelPosts struct {
+	// Channel corresponds to the JSON schema field "channel".
+	Channel ParamsChannelPostsChannel `json:"channel"`
+
+	// DownloadMedia corresponds to the JSON schema field "downloadMedia".
+	DownloadMedia *bool `json:"downloadMedia,omitempty,omitzero"`
+
+	// Limit corresponds to the JSON schema field "limit".
+	Limit int `json:"limit"`
+}
+
+type ParamsChannelPostsChannel struct {
+	// By corresponds to the JSON schema field "by".
+	By ParamsChannelPostsChannelBy `json:"by"`
+
+	// WhatsApp channel id
+	Key string `json:"key"`
+}
+
+type ParamsChannelPostsChannelBy string
+
+const ParamsChannelPostsChannelByID ParamsChannelPostsChannelBy = "id"
+const ParamsChannelPostsChannelByInvite ParamsChannelPostsChannelBy = "invite"
+
 type ParamsCheckNumber struct {
 	// Phone corresponds to the JSON schema field "phone".
 	Phone string `json:"phone"`
-}
-
-type ParamsContact struct {
-	// ID corresponds to the JSON schema field "id".
-	ID string `json:"id"`
-}
-
-type ParamsContactAbout struct {
-	// ID corresponds to the JSON schema field "id".
-	ID string `json:"id"`
-}
-
-type ParamsContactPicture struct {
-	// ID corresponds to the JSON schema field "id".
-	ID string `json:"id"`
 }
 
 type ParamsCreateChannel struct {
@@ -2804,7 +2840,7 @@ type ParamsSendLinkCustomPreview struct {
 
 	// LinkPreviewHighQuality corresponds to the JSON schema field
 	// "linkPreviewHighQuality".
-	LinkPreviewHighQuality bool `json:"linkPreviewHighQuality"`
+	LinkPreviewHighQuality *bool `json:"linkPreviewHighQuality,omitempty,omitzero"`
 
 	// Preview corresponds to the JSON schema field "preview".
 	Preview ParamsSendLinkCustomPreviewPreview `json:"preview"`
@@ -2818,7 +2854,7 @@ type ParamsSendLinkCustomPreview struct {
 
 type ParamsSendLinkCustomPreviewPreview struct {
 	// Description corresponds to the JSON schema field "description".
-	Description string `json:"description"`
+	Description *string `json:"description,omitempty,omitzero"`
 
 	// Image corresponds to the JSON schema field "image".
 	Image *EngineFile `json:"image,omitempty,omitzero"`
@@ -2832,7 +2868,7 @@ type ParamsSendLinkCustomPreviewPreview struct {
 
 type ParamsSendMedia struct {
 	// Send as a video note (a round video)
-	AsNote bool `json:"asNote,omitempty,omitzero"`
+	AsNote *bool `json:"asNote,omitempty,omitzero"`
 
 	// Caption corresponds to the JSON schema field "caption".
 	Caption *string `json:"caption,omitempty,omitzero"`
@@ -2841,7 +2877,7 @@ type ParamsSendMedia struct {
 	ChatID string `json:"chatId"`
 
 	// Convert the file to the format the messaging service needs before sending
-	Convert bool `json:"convert,omitempty,omitzero"`
+	Convert *bool `json:"convert,omitempty,omitzero"`
 
 	// File corresponds to the JSON schema field "file".
 	File EngineFile `json:"file"`
@@ -2865,7 +2901,7 @@ const ParamsSendMediaKindVoice ParamsSendMediaKind = "voice"
 
 type ParamsSendMediaStatus struct {
 	// BackgroundColor corresponds to the JSON schema field "backgroundColor".
-	BackgroundColor string `json:"backgroundColor,omitempty,omitzero"`
+	BackgroundColor *string `json:"backgroundColor,omitempty,omitzero"`
 
 	// Caption corresponds to the JSON schema field "caption".
 	Caption *string `json:"caption,omitempty,omitzero"`
@@ -2875,7 +2911,7 @@ type ParamsSendMediaStatus struct {
 	Contacts []string `json:"contacts,omitempty,omitzero"`
 
 	// Convert the file first (ffmpeg): voice to OGG/Opus, video to MP4 (H.264/AAC)
-	Convert bool `json:"convert,omitempty,omitzero"`
+	Convert *bool `json:"convert,omitempty,omitzero"`
 
 	// File corresponds to the JSON schema field "file".
 	File EngineFile `json:"file"`
@@ -2906,8 +2942,8 @@ type ParamsSetChatLabels struct {
 	// ChatID corresponds to the JSON schema field "chatId".
 	ChatID string `json:"chatId"`
 
-	// LabelIds corresponds to the JSON schema field "labelIds".
-	LabelIds []string `json:"labelIds"`
+	// LabelIDs corresponds to the JSON schema field "labelIds".
+	LabelIDs []string `json:"labelIds"`
 }
 
 type ParamsSetGroupPicture struct {
@@ -3211,8 +3247,8 @@ type SendSeenResult struct {
 	// ChatID corresponds to the JSON schema field "chatId".
 	ChatID string `json:"chatId"`
 
-	// MessageIds corresponds to the JSON schema field "messageIds".
-	MessageIds []string `json:"messageIds"`
+	// MessageIDs corresponds to the JSON schema field "messageIds".
+	MessageIDs []string `json:"messageIds"`
 }
 
 type SendTextArgs struct {
@@ -3223,7 +3259,7 @@ type SendTextArgs struct {
 	ID *string `json:"id,omitempty,omitzero"`
 
 	// LinkPreview corresponds to the JSON schema field "linkPreview".
-	LinkPreview bool `json:"linkPreview"`
+	LinkPreview *bool `json:"linkPreview,omitempty,omitzero"`
 
 	// Only false: a high-quality preview image is sent by send/link-custom-preview
 	LinkPreviewHighQuality *bool `json:"linkPreviewHighQuality,omitempty,omitzero"`
@@ -3389,7 +3425,7 @@ type SimulateRequest struct {
 	Ack *SimulateRequestAck `json:"ack,omitempty,omitzero"`
 
 	// Archived corresponds to the JSON schema field "archived".
-	Archived bool `json:"archived,omitempty,omitzero"`
+	Archived *bool `json:"archived,omitempty,omitzero"`
 
 	// The text (not empty), or the caption of `media` (may be empty or left out)
 	Body *string `json:"body,omitempty,omitzero"`
@@ -3401,10 +3437,10 @@ type SimulateRequest struct {
 	ChatID *string `json:"chatId,omitempty,omitzero"`
 
 	// Palette index, 0-19
-	Color int `json:"color,omitempty,omitzero"`
+	Color *int `json:"color,omitempty,omitzero"`
 
 	// Confirmation corresponds to the JSON schema field "confirmation".
-	Confirmation bool `json:"confirmation,omitempty,omitzero"`
+	Confirmation *bool `json:"confirmation,omitempty,omitzero"`
 
 	// Credential corresponds to the JSON schema field "credential".
 	Credential *SimulateRequestCredential `json:"credential,omitempty,omitzero"`
@@ -3413,7 +3449,7 @@ type SimulateRequest struct {
 	Data SimulateRequestData `json:"data,omitempty,omitzero"`
 
 	// Deleted corresponds to the JSON schema field "deleted".
-	Deleted bool `json:"deleted,omitempty,omitzero"`
+	Deleted *bool `json:"deleted,omitempty,omitzero"`
 
 	// Description corresponds to the JSON schema field "description".
 	Description *string `json:"description,omitempty,omitzero"`
@@ -3425,16 +3461,16 @@ type SimulateRequest struct {
 	EventID *string `json:"eventId,omitempty,omitzero"`
 
 	// ExtraGuestCount corresponds to the JSON schema field "extraGuestCount".
-	ExtraGuestCount SimulateRequestExtraGuestCount `json:"extraGuestCount,omitempty,omitzero"`
+	ExtraGuestCount *SimulateRequestExtraGuestCount `json:"extraGuestCount,omitempty,omitzero"`
 
 	// The vote cannot be decrypted: poll.vote.failed
-	Failed bool `json:"failed,omitempty,omitzero"`
+	Failed *bool `json:"failed,omitempty,omitzero"`
 
 	// Chat id
 	From *string `json:"from,omitempty,omitzero"`
 
 	// You reacted, on the phone
-	FromMe bool `json:"fromMe,omitempty,omitzero"`
+	FromMe *bool `json:"fromMe,omitempty,omitzero"`
 
 	// Default: a new group id
 	GroupID *string `json:"groupId,omitempty,omitzero"`
@@ -3446,7 +3482,7 @@ type SimulateRequest struct {
 	Invite *bool `json:"invite,omitempty,omitzero"`
 
 	// IsVideo corresponds to the JSON schema field "isVideo".
-	IsVideo bool `json:"isVideo,omitempty,omitzero"`
+	IsVideo *bool `json:"isVideo,omitempty,omitzero"`
 
 	// Kind corresponds to the JSON schema field "kind".
 	Kind SimulateRequestKind `json:"kind"`
@@ -3455,7 +3491,7 @@ type SimulateRequest struct {
 	LabelID *string `json:"labelId,omitempty,omitzero"`
 
 	// Unix seconds, or null
-	LastSeen interface{} `json:"lastSeen,omitempty,omitzero"`
+	LastSeen *int `json:"lastSeen,omitempty,omitzero"`
 
 	// Me corresponds to the JSON schema field "me".
 	Me *SimulateRequestMe `json:"me,omitempty,omitzero"`
@@ -3499,13 +3535,13 @@ type SimulateRequest struct {
 	Presence *PresenceStatus `json:"presence,omitempty,omitzero"`
 
 	// An admin removed you (else you left)
-	Removed bool `json:"removed,omitempty,omitzero"`
+	Removed *bool `json:"removed,omitempty,omitzero"`
 
 	// Response corresponds to the JSON schema field "response".
-	Response EventResponseValue `json:"response,omitempty,omitzero"`
+	Response *EventResponseValue `json:"response,omitempty,omitzero"`
 
 	// Your role in the group
-	Role SimulateRequestRole `json:"role,omitempty,omitzero"`
+	Role *SimulateRequestRole `json:"role,omitempty,omitzero"`
 
 	// SelectedOptions corresponds to the JSON schema field "selectedOptions".
 	SelectedOptions []string `json:"selectedOptions,omitempty,omitzero"`
@@ -3515,7 +3551,7 @@ type SimulateRequest struct {
 
 	// offer: a call rings (call.received); accept or reject: it is answered on
 	// another device
-	Status SimulateRequestStatus `json:"status,omitempty,omitzero"`
+	Status *SimulateRequestStatus `json:"status,omitempty,omitzero"`
 
 	// Subject corresponds to the JSON schema field "subject".
 	Subject *string `json:"subject,omitempty,omitzero"`
@@ -3586,8 +3622,6 @@ const SimulateRequestKindReaction SimulateRequestKind = "reaction"
 const SimulateRequestKindRevoke SimulateRequestKind = "revoke"
 const SimulateRequestKindScan SimulateRequestKind = "scan"
 const SimulateRequestKindWaiting SimulateRequestKind = "waiting"
-
-type SimulateRequestLastSeen_0 *int
 
 type SimulateRequestMe struct {
 	// ID corresponds to the JSON schema field "id".
@@ -3667,25 +3701,25 @@ type StatusNotification struct {
 
 type TextStatus struct {
 	// BackgroundColor corresponds to the JSON schema field "backgroundColor".
-	BackgroundColor string `json:"backgroundColor"`
+	BackgroundColor *string `json:"backgroundColor,omitempty,omitzero"`
 
 	// The contacts who may see it (`<number>@c.us`; anything else names no one); left
 	// out or null: every contact the engine knows
 	Contacts []string `json:"contacts,omitempty,omitzero"`
 
 	// Font of the text, 0 to 10 as WhatsApp numbers them
-	Font int `json:"font"`
+	Font *int `json:"font,omitempty,omitzero"`
 
 	// Pre-generated status message id (GET /api/{session}/status/new-message-id), to
 	// send one status in batches of contacts
 	ID *string `json:"id,omitempty,omitzero"`
 
 	// LinkPreview corresponds to the JSON schema field "linkPreview".
-	LinkPreview bool `json:"linkPreview"`
+	LinkPreview *bool `json:"linkPreview,omitempty,omitzero"`
 
 	// LinkPreviewHighQuality corresponds to the JSON schema field
 	// "linkPreviewHighQuality".
-	LinkPreviewHighQuality bool `json:"linkPreviewHighQuality"`
+	LinkPreviewHighQuality *bool `json:"linkPreviewHighQuality,omitempty,omitzero"`
 
 	// Text corresponds to the JSON schema field "text".
 	Text string `json:"text"`
@@ -3700,13 +3734,11 @@ type VideoRemoteOrBinaryFile struct {
 	Filename *string `json:"filename,omitempty,omitzero"`
 
 	// Mimetype corresponds to the JSON schema field "mimetype".
-	Mimetype string `json:"mimetype"`
+	Mimetype *string `json:"mimetype,omitempty,omitzero"`
 
 	// Where the engine downloads the file
 	URL *string `json:"url,omitempty,omitzero"`
 }
-
-type WAMessageMedia_0 = WAMedia
 
 // The file, by `url` or by base64 `data` (exactly one)
 type VoiceRemoteOrBinaryFile struct {
@@ -3717,10 +3749,44 @@ type VoiceRemoteOrBinaryFile struct {
 	Filename *string `json:"filename,omitempty,omitzero"`
 
 	// Mimetype corresponds to the JSON schema field "mimetype".
-	Mimetype string `json:"mimetype"`
+	Mimetype *string `json:"mimetype,omitempty,omitzero"`
 
 	// Where the engine downloads the file
 	URL *string `json:"url,omitempty,omitzero"`
+}
+
+type WALocation struct {
+	// Address corresponds to the JSON schema field "address".
+	Address *string `json:"address,omitempty,omitzero"`
+
+	// Description corresponds to the JSON schema field "description".
+	Description *string `json:"description,omitempty,omitzero"`
+
+	// Latitude corresponds to the JSON schema field "latitude".
+	Latitude string `json:"latitude"`
+
+	// Live corresponds to the JSON schema field "live".
+	Live bool `json:"live"`
+
+	// Longitude corresponds to the JSON schema field "longitude".
+	Longitude string `json:"longitude"`
+
+	// Name corresponds to the JSON schema field "name".
+	Name *string `json:"name,omitempty,omitzero"`
+
+	// URL corresponds to the JSON schema field "url".
+	URL *string `json:"url,omitempty,omitzero"`
+}
+
+type WAMedia struct {
+	// Filename corresponds to the JSON schema field "filename".
+	Filename *string `json:"filename,omitempty,omitzero"`
+
+	// Mimetype corresponds to the JSON schema field "mimetype".
+	Mimetype *string `json:"mimetype,omitempty,omitzero"`
+
+	// Download address
+	URL string `json:"url"`
 }
 
 type WAMessage struct {
@@ -3776,12 +3842,7 @@ type WAMessage struct {
 	VCards []string `json:"vCards"`
 }
 
-const WAMessageSourceApi WAMessageSource = "api"
-const WAMessageSourceApp WAMessageSource = "app"
-
-type WAMessageSource string
-
-type WAMessageParticipant *string
+type WAMessageData map[string]interface{}
 
 type WAMessageMedia struct {
 	// Filename corresponds to the JSON schema field "filename".
@@ -3794,6 +3855,8 @@ type WAMessageMedia struct {
 	URL string `json:"url"`
 }
 
+type WAMessageParticipant *string
+
 type WANumberExistResult struct {
 	// The chat id of the number; absent when the number is not registered
 	ChatID *string `json:"chatId,omitempty,omitzero"`
@@ -3802,7 +3865,9 @@ type WANumberExistResult struct {
 	NumberExists bool `json:"numberExists"`
 }
 
-type WAMessageData map[string]interface{}
+type WAMessageMedia_0 = WAMedia
+
+type WAMessageSource string
 
 type WAReaction struct {
 	// Id of the message reacted to, in the message record format
@@ -3820,36 +3885,5 @@ type EventResponsePayloadReplyTo_0 = ReplyToMessage
 
 type EventResponseFailedPayloadReplyTo_0 = ReplyToMessage
 
-type WAMedia struct {
-	// Filename corresponds to the JSON schema field "filename".
-	Filename *string `json:"filename,omitempty,omitzero"`
-
-	// Mimetype corresponds to the JSON schema field "mimetype".
-	Mimetype *string `json:"mimetype,omitempty,omitzero"`
-
-	// Download address
-	URL string `json:"url"`
-}
-
-type WALocation struct {
-	// Address corresponds to the JSON schema field "address".
-	Address *string `json:"address,omitempty,omitzero"`
-
-	// Description corresponds to the JSON schema field "description".
-	Description *string `json:"description,omitempty,omitzero"`
-
-	// Latitude corresponds to the JSON schema field "latitude".
-	Latitude string `json:"latitude"`
-
-	// Live corresponds to the JSON schema field "live".
-	Live bool `json:"live"`
-
-	// Longitude corresponds to the JSON schema field "longitude".
-	Longitude string `json:"longitude"`
-
-	// Name corresponds to the JSON schema field "name".
-	Name *string `json:"name,omitempty,omitzero"`
-
-	// URL corresponds to the JSON schema field "url".
-	URL *string `json:"url,omitempty,omitzero"`
-}
+const WAMessageSourceApi WAMessageSource = "api"
+const WAMessageSourceApp WAMessageSource = "app"

@@ -54,7 +54,7 @@ func Types(schema []byte) ([]byte, error) {
 		DefaultOutputName:  "types.go",
 		Tags:               []string{"json"},
 		OnlyModels:         true,
-		Capitalizations:    []string{"ID", "URL", "JID", "LID"},
+		Capitalizations:    []string{"ID", "IDs", "URL", "JID", "LID"},
 		Warner:             func(string) {},
 	})
 	if err != nil {
@@ -101,6 +101,8 @@ func commandArgs(defs map[string]any) (map[string]any, error) {
 }
 
 // simplify makes zod's output what go-jsonschema types well (it makes an anyOf an interface{}):
+//   - a field with a default (zod's output marks it required) may be left out, a pointer: the
+//     host sends parsed args, defaults in, and a method reads a missing one as the default;
 //   - a field that may be null or left out (`anyOf: [X, {type: null}]` or `type: [X, "null"]`,
 //     not required) is X left out, a pointer either way;
 //   - a union of objects (a discriminated union, `send.media`'s kinds) is one object with every
@@ -124,7 +126,23 @@ func simplify(schema any) any {
 			for _, name := range names {
 				required[name.(string)] = true
 			}
+			kept := []any{}
+			for _, name := range names {
+				field, _ := properties[name.(string)].(map[string]any)
+				if _, defaulted := field["default"]; !defaulted {
+					kept = append(kept, name)
+				}
+			}
+			if len(names) > 0 {
+				value["required"] = kept
+			}
 			for name, property := range properties {
+				if field, ok := property.(map[string]any); ok {
+					if _, defaulted := field["default"]; defaulted {
+						delete(field, "default")
+						required[name] = false
+					}
+				}
 				if other := nonNull(property); other != nil && !required[name] {
 					properties[name] = other
 				}
