@@ -103,7 +103,7 @@ func (e *Engine) chatDeleted(evt *events.DeleteChat) {
 func (e *Engine) reportArchive(chat types.JID, archived bool) {
 	id := chat.String()
 	if chat.Server != types.GroupServer {
-		id = e.contactID(context.Background(), chat, types.EmptyJID)
+		id = e.contactID(e.lifetime(), chat, types.EmptyJID)
 	}
 	e.mu.Lock()
 	if e.archivedChats == nil {

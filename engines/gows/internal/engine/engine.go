@@ -71,6 +71,10 @@ type Engine struct {
 	stopped  bool
 	settings rpcschema.StartParamsSettings
 	cancelQR context.CancelFunc
+	// life: the context of the I/O no request carries (whatsmeow's event handlers), cancelled by
+	// stop; endLife cancels it.
+	life    context.Context
+	endLife context.CancelFunc
 	unread   unreadMessages
 	calls    calls
 	polls    pollOptions
@@ -174,6 +178,10 @@ func (e *Engine) start(ctx context.Context, p rpcschema.StartParams) error {
 		return nil
 	}
 	e.stopped = false
+	if e.endLife != nil {
+		e.endLife()
+	}
+	e.life, e.endLife = context.WithCancel(context.Background())
 	e.settings = p.Settings
 	e.mu.Unlock()
 	if err := e.kv.Load(ctx); err != nil {
@@ -266,6 +274,9 @@ func (e *Engine) stop() {
 	e.client = nil
 	e.stopped = true
 	e.qr = ""
+	if e.endLife != nil {
+		e.endLife()
+	}
 	if e.cancelQR != nil {
 		e.cancelQR()
 		e.cancelQR = nil
@@ -275,6 +286,18 @@ func (e *Engine) stop() {
 		client.RemoveEventHandlers()
 		client.Disconnect()
 	}
+}
+
+// lifetime is the context of the engine's I/O that no request carries: whatsmeow's event handlers
+// reading from the service (a group's record, a contact's id) or writing the auth state. stop
+// cancels it, so such a handler gives up when the engine stops; start makes a new one.
+func (e *Engine) lifetime() context.Context {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.life == nil {
+		e.life, e.endLife = context.WithCancel(context.Background())
+	}
+	return e.life
 }
 
 // Shutdown is stdin's end: disconnect, nothing more.

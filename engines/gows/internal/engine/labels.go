@@ -35,7 +35,7 @@ func (e *Engine) changeLabels(change func(*labelBook) map[string]any) map[string
 	book := e.readLabels()
 	payload := change(&book)
 	if payload != nil {
-		if err := e.kv.PutOne(context.Background(), labelBookType, labelBookID, book); err != nil {
+		if err := e.kv.PutOne(e.lifetime(), labelBookType, labelBookID, book); err != nil {
 			e.log.Warn("GOWS could not keep the label book", "err", err.Error())
 		}
 	}
@@ -100,7 +100,7 @@ func (e *Engine) labelEdited(evt *events.LabelEdit) {
 func (e *Engine) chatLabelled(evt *events.LabelAssociationChat) {
 	chatID := evt.JID.String()
 	if evt.JID.Server != types.GroupServer {
-		chatID = e.contactID(context.Background(), evt.JID, types.EmptyJID)
+		chatID = e.contactID(e.lifetime(), evt.JID, types.EmptyJID)
 	}
 	e.associateLabel(evt.LabelID, chatID, evt.Action.GetLabeled())
 }

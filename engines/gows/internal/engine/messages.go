@@ -278,7 +278,7 @@ func (e *Engine) message(evt *events.Message) {
 	if m == nil {
 		return
 	}
-	ctx := context.Background()
+	ctx := e.lifetime()
 	addr := e.addressOf(ctx, evt.Info.MessageSource, me)
 	ack := ackDevice
 	if evt.Info.IsFromMe {
@@ -378,7 +378,7 @@ func (e *Engine) receipt(evt *events.Receipt) {
 		return
 	}
 	meID, _ := me["id"].(string)
-	ctx := context.Background()
+	ctx := e.lifetime()
 	if evt.IsGroup {
 		reader := e.contactID(ctx, evt.Sender, evt.SenderAlt)
 		for _, id := range evt.MessageIDs {

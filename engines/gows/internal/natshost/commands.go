@@ -19,6 +19,11 @@ import (
 
 const commandObjectHeader = "Sb-Command-Object"
 
+// commandDeadline is how long one command's handling may take: the command channel's timeout
+// (gateway/src/cluster/session-commands.ts, operator/src/reconcile/finalizer.ts), past which no
+// one reads its reply, so the engine stops waiting on the service for it.
+const commandDeadline = 10 * time.Second
+
 // commands is cluster mode's command channel (engine-pod/src/cluster/command-server.ts): it
 // answers NATS requests on `sb.cmd.<session>` with a CommandReply, concurrently, lifecycle
 // commands (logout) one at a time.
@@ -56,7 +61,7 @@ func (c *commands) start() error {
 		c.inFlight.Add(1)
 		go func() {
 			defer c.inFlight.Done()
-			reply := c.answer(msg.Data, msg.Header)
+			reply := c.handle(msg.Data, msg.Header)
 			if msg.Reply == "" {
 				return
 			}
@@ -81,9 +86,17 @@ func (c *commands) close() {
 	c.inFlight.Wait()
 }
 
+// handle answers one request: its handling, the engine's methods included, runs under a context
+// with the command's deadline.
+func (c *commands) handle(data []byte, header nats.Header) commandReply {
+	ctx, cancel := context.WithTimeout(context.Background(), commandDeadline)
+	defer cancel()
+	return c.answer(ctx, data, header)
+}
+
 // answer never fails: every failure is a CommandReply.
-func (c *commands) answer(data []byte, header nats.Header) commandReply {
-	result, err := c.run(data, header)
+func (c *commands) answer(ctx context.Context, data []byte, header nats.Header) commandReply {
+	result, err := c.run(ctx, data, header)
 	if err == nil {
 		if result == nil {
 			result = json.RawMessage("null")
@@ -99,9 +112,9 @@ func (c *commands) answer(data []byte, header nats.Header) commandReply {
 	return commandReply{Error: &replyError{Code: hostapi.EngineError, Message: fmt.Sprintf("the engine of session '%s' failed; see its engine pod's log", c.session)}}
 }
 
-func (c *commands) run(data []byte, header nats.Header) (any, error) {
+func (c *commands) run(ctx context.Context, data []byte, header nats.Header) (any, error) {
 	if name := header.Get(commandObjectHeader); name != "" {
-		taken, err := c.takeObject(name)
+		taken, err := c.takeObject(ctx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +130,6 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 	} else if trimmed := bytes.TrimSpace(args); len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: args: must be an object", Details: issues("args", "must be an object")}
 	}
-	ctx := context.Background()
 	switch command.Op {
 	case "":
 		return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: op: required", Details: issues("op", "required")}
@@ -156,8 +168,9 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 		if err := c.host.Logout(ctx); err != nil {
 			return nil, err
 		}
-		c.host.Stop(ctx)
-		c.host.Start(ctx)
+		// The session runs on after the reply: its restart is not cut at the command's deadline.
+		c.host.Stop(context.WithoutCancel(ctx))
+		c.host.Start(context.WithoutCancel(ctx))
 		return nil, nil
 	case "me":
 		_, _, me, _ := c.host.Status()
@@ -227,12 +240,10 @@ func (c *commands) execute(ctx context.Context, name string, args json.RawMessag
 
 // takeObject reads and deletes the command object a request names (kube/src/nats/command-objects.ts);
 // it must be this session's.
-func (c *commands) takeObject(name string) ([]byte, error) {
+func (c *commands) takeObject(ctx context.Context, name string) ([]byte, error) {
 	if !strings.HasPrefix(name, c.session+"/") {
 		return nil, &CommandError{Code: hostapi.Invalid, Message: fmt.Sprintf("command object '%s' is not one of session '%s'", name, c.session)}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	store := &objects{nc: c.nc, js: c.js, bucket: "sb_commands_" + sessionStoreToken(c.session)}
 	data, err := store.take(ctx, name)
 	if errors.Is(err, errNoObject) {

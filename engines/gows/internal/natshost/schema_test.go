@@ -185,7 +185,7 @@ func TestCommandRepliesMatchTheProtocol(t *testing.T) {
 		{"me", `{"op":"me"}`, ""},
 		{"metadata", `{"op":"host.setMetadata","args":{"metadata":{"x":"y"}}}`, ""},
 	} {
-		reply := c.answer([]byte(tc.data), nil)
+		reply := c.handle([]byte(tc.data), nil)
 		validate(t, schema, reply)
 		if tc.code == "" && !reply.OK || tc.code != "" && (reply.OK || string(reply.Error.Code) != tc.code) {
 			t.Errorf("%s: reply %+v, want code %q", tc.name, reply, tc.code)
