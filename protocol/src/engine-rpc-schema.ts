@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MessageTextRequest } from './chatting.js';
 import { SendSeenResult } from './chatting-actions.js';
 import { WANumberExistResult } from './account.js';
-import { CommandErrorCode, CommandReply, SessionCommand } from './commands.js';
+import { CommandErrorCode, CommandReply, EngineCommand, SessionCommand } from './commands.js';
 import { ENGINE_CATALOG } from './engine-catalog.js';
 import { OPERATIONS } from './engine-operations.js';
 import { BUILT_ENGINES } from './engines.js';
@@ -12,11 +12,68 @@ import { EVENT_NAMES } from './events/names.js';
 import { EVENT_PAYLOADS } from './events/payloads.js';
 import { MessageReactionPayload } from './events/payloads/messages.js';
 import { PollVotePayload } from './events/payloads/interactions.js';
+import { LabelSpec } from './label.js';
 import { MessageRecord } from './message.js';
 import { RequestCodeRequest, RequestCodeResponse } from './pairing.js';
 import { MyProfile } from './profile.js';
 import { MeInfo } from './session.js';
 import { SessionStatus } from './status.js';
+
+/** A command's args schema, by its op (for the engine methods whose params are derived from them). */
+function argsOf(op: EngineCommand['op']): z.ZodType {
+  const option = EngineCommand.options.find((candidate) => candidate.shape.op.value === op);
+  if (!option || !('args' in option.shape)) throw new Error(`engine command ${op} has no args`);
+  return option.shape.args as z.ZodType;
+}
+
+/** `args` (an object schema, or a union of them: each one) with `fields` in place of its own and without `drop`. */
+function replacing(args: z.ZodType, fields: Record<string, z.ZodType>, drop: readonly string[] = []): z.ZodType {
+  const one = (schema: z.ZodType): z.ZodObject => {
+    if (!(schema instanceof z.ZodObject)) throw new Error('engine method params: not an object schema');
+    return z.object({ ...Object.fromEntries(Object.entries(schema.shape).filter(([key]) => !drop.includes(key))), ...fields });
+  };
+  if (args instanceof z.ZodDiscriminatedUnion) {
+    const [first, ...rest] = (args.options as z.ZodType[]).map(one);
+    return z.union([first!, ...rest]);
+  }
+  return one(args);
+}
+
+/** A file the host resolved (downloaded from its url, or its base64 as given): what a method that sends one gets. */
+const EngineFile = z.object({ mimetype: z.string(), filename: z.string().nullish(), data: z.base64() }).meta({ id: 'EngineFile' });
+/** A contact by its id (`<number>@c.us` or `<id>@lid`): what the contact lookups get. */
+const ContactRef = z.object({ id: z.string() }).meta({ id: 'ContactIdParams' });
+
+/**
+ * The params of the engine methods whose params are not their command's args (engine-pod's
+ * Engine interface, what engine-pod/src/dispatch/ and the Go pod's natshost/ops.go make of the
+ * args): files resolved, contact ids named `id`, label and member ids. Every other method's params
+ * are its command's args (`args.<op>` of the Go types, from SessionCommand).
+ */
+const METHOD_PARAMS: Readonly<Record<string, z.ZodType>> = {
+  checkNumber: z.object({ phone: z.string() }),
+  groups: z.object({ refresh: z.boolean() }),
+  contact: ContactRef,
+  contactAbout: ContactRef,
+  contactPicture: ContactRef,
+  setBlocked: z.object({ id: z.string(), blocked: z.boolean() }),
+  updateContact: z.object({ id: z.string(), firstName: z.string(), lastName: z.string() }),
+  updateLabel: LabelSpec.extend({ id: z.string() }),
+  setChatLabels: z.object({ chatId: z.string(), labelIds: z.array(z.string()) }),
+  updateGroupParticipants: replacing(argsOf('group.participants'), { participants: z.array(z.string()) }),
+  sendContactVcard: replacing(argsOf('send.contactVcard'), { vcards: z.array(z.string()) }, ['contacts']),
+  sendMedia: replacing(argsOf('send.media'), { file: EngineFile }),
+  sendMediaStatus: replacing(argsOf('status.media'), { file: EngineFile }),
+  setGroupPicture: replacing(argsOf('group.setPicture'), { file: EngineFile }),
+  setProfilePicture: EngineFile,
+  channel: (argsOf('channels.get') as z.ZodObject).shape.channel as z.ZodType,
+  // the REST query's default (channels.ts), for a caller that leaves it out
+  channelPosts: replacing(argsOf('channels.preview'), { downloadMedia: z.boolean().default(false) }),
+  createChannel: replacing(argsOf('channels.create'), { picture: EngineFile.nullish() }),
+  sendLinkCustomPreview: replacing(argsOf('send.linkCustomPreview'), {
+    preview: replacing((argsOf('send.linkCustomPreview') as z.ZodObject).shape.preview as z.ZodType, { image: EngineFile.nullish() }),
+  }),
+};
 
 /**
  * What crosses the GOWS engine RPC (engines/gows/PROTOCOL.md), by the name the Go side looks it
@@ -55,6 +112,7 @@ const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   CommandReply,
   EventEnvelope,
   ...Object.fromEntries(EVENT_NAMES.map((name) => [`event.${name}`, EVENT_PAYLOADS[name]])),
+  ...Object.fromEntries(Object.entries(METHOD_PARAMS).map(([method, params]) => [`params.${method}`, params])),
 };
 
 type JsonSchema = Record<string, unknown>;

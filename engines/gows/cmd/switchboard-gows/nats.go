@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"runtime/debug"
@@ -54,7 +53,7 @@ func runNats(ctx context.Context, log *engine.Logger) int {
 // and the pod speak the same codes (hostapi.CommandError). An engine failure (ENGINE_ERROR) goes
 // to the pod as a plain error, which it logs and answers without the cause.
 func engineFunc(eng *engine.Engine) natshost.EngineFunc {
-	return func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	return func(ctx context.Context, method string, params any) (any, error) {
 		result, err := eng.Handle(ctx, method, params)
 		var refusal *hostapi.CommandError
 		if errors.As(err, &refusal) && refusal.Code == hostapi.EngineError {

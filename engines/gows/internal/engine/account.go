@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -51,7 +50,7 @@ func unixSeconds(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
 
 // callPayload is NOWEB's CallPayload: id, from, timestamp, isVideo, isGroup, _data.
 func (e *Engine) callPayload(meta types.BasicCallMeta, remote types.CallRemoteMeta, isVideo bool, status string) map[string]any {
-	from := e.contactID(context.Background(), meta.CallCreator, meta.CallCreatorAlt)
+	from := e.contactID(e.lifetime(), meta.CallCreator, meta.CallCreatorAlt)
 	data := map[string]any{
 		"id": meta.CallID, "from": meta.From.String(), "chatId": meta.From.String(), "status": status, "isVideo": isVideo,
 		"isGroup": !meta.GroupJID.IsEmpty(), "date": meta.Timestamp.UnixMilli(),
@@ -104,7 +103,7 @@ func (e *Engine) callEnded(meta types.BasicCallMeta, status string) {
 
 // presence: `presence.update` for online/offline and for typing, recording and paused in a chat.
 func (e *Engine) presence(raw any) {
-	ctx := context.Background()
+	ctx := e.lifetime()
 	switch evt := raw.(type) {
 	case *events.Presence:
 		state := "online"

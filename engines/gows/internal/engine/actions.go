@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // messageRef is a message id of the interface: {fromMe}_{chatId}_{id}[_{participant}].
@@ -96,14 +96,7 @@ func (e *Engine) senderOf(ref messageRef, chat types.JID, own types.JID) types.J
 	return chat
 }
 
-func (e *Engine) react(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		MessageID string `json:"messageId"`
-		Reaction  string `json:"reaction"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError(hostapi.Invalid, "react: %v", err)
-	}
+func (e *Engine) react(ctx context.Context, args rpcschema.ArgsMessageReact) (any, error) {
 	ref, client, chat, err := e.messageTarget(args.MessageID)
 	if err != nil {
 		return nil, err
@@ -127,14 +120,8 @@ func (e *Engine) react(ctx context.Context, params json.RawMessage) (any, error)
 	return payload, nil
 }
 
-func (e *Engine) sendSeen(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID      string   `json:"chatId"`
-		MessageID   *string  `json:"messageId"`
-		MessageIDs  []string `json:"messageIds"`
-		Participant *string  `json:"participant"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+func (e *Engine) sendSeen(ctx context.Context, args rpcschema.ArgsChatSeen) (any, error) {
+	if args.ChatID == "" {
 		return nil, commandError(hostapi.Invalid, "sendSeen needs chatId")
 	}
 	client, chat, err := e.target(args.ChatID)
@@ -194,12 +181,8 @@ func (e *Engine) sendSeen(ctx context.Context, params json.RawMessage) (any, err
 	return map[string]any{"chatId": args.ChatID, "messageIds": ids}, nil
 }
 
-func (e *Engine) setTyping(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID string `json:"chatId"`
-		Typing bool   `json:"typing"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+func (e *Engine) setTyping(ctx context.Context, args rpcschema.ArgsChatTyping) (any, error) {
+	if args.ChatID == "" {
 		return nil, commandError(hostapi.Invalid, "setTyping needs chatId and typing")
 	}
 	client, chat, err := e.target(args.ChatID)
@@ -216,16 +199,8 @@ func (e *Engine) setTyping(ctx context.Context, params json.RawMessage) (any, er
 	return nil, nil
 }
 
-func (e *Engine) sendLocation(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID    string  `json:"chatId"`
-		Latitude  float64 `json:"latitude"`
-		Longitude float64 `json:"longitude"`
-		Title     *string `json:"title"`
-		ReplyTo   *string `json:"reply_to"`
-		ID        *string `json:"id"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+func (e *Engine) sendLocation(ctx context.Context, args rpcschema.ArgsSendLocation) (any, error) {
+	if args.ChatID == "" {
 		return nil, commandError(hostapi.Invalid, "sendLocation needs chatId, latitude and longitude")
 	}
 	client, chat, err := e.target(args.ChatID)

@@ -2,27 +2,19 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // sendButtonReply answers a buttons message as a tap on one of its buttons does, as NOWEB sends
 // it: a ButtonsResponseMessage (DISPLAY_TEXT) naming the button's id and text, quoting the buttons
 // message when replyTo (or reply_to, as the engine pod's proxy sends it) names it.
-func (e *Engine) sendButtonReply(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID              string  `json:"chatId"`
-		SelectedButtonID    string  `json:"selectedButtonID"`
-		SelectedDisplayText string  `json:"selectedDisplayText"`
-		ReplyTo             *string `json:"replyTo"`
-		ReplyToSnake        *string `json:"reply_to"`
-		ID                  *string `json:"id"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.SelectedButtonID == "" || args.SelectedDisplayText == "" {
+func (e *Engine) sendButtonReply(ctx context.Context, args rpcschema.ArgsSendButtonReply) (any, error) {
+	if args.ChatID == "" || args.SelectedButtonID == "" || args.SelectedDisplayText == "" {
 		return nil, commandError(hostapi.Invalid, "sendButtonReply needs chatId, selectedButtonID and selectedDisplayText")
 	}
 	client, chat, err := e.target(args.ChatID)
@@ -35,7 +27,7 @@ func (e *Engine) sendButtonReply(ctx context.Context, params json.RawMessage) (a
 		Type:             waE2E.ButtonsResponseMessage_DISPLAY_TEXT.Enum(),
 	}
 	if args.ReplyTo == nil || *args.ReplyTo == "" {
-		args.ReplyTo = args.ReplyToSnake
+		args.ReplyTo = args.ReplyTo_2
 	}
 	if args.ReplyTo != nil && *args.ReplyTo != "" {
 		reply.ContextInfo = replyContext(*args.ReplyTo, chat, *client.Store.ID)

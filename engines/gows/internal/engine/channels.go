@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // Channels (WhatsApp newsletters; engine-pod/src/capabilities/channels.ts) with whatsmeow's
@@ -33,37 +33,6 @@ const (
 	channelInvitePrefix      = "https://www.whatsapp.com/channel/"
 	channelMediaHost         = "https://mmg.whatsapp.net"
 )
-
-// channelArgs: every channel method's params, each reading what it needs.
-type channelArgs struct {
-	ID          string `json:"id"`
-	Role        string `json:"role"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Picture     *struct {
-		Data string `json:"data"`
-	} `json:"picture"`
-	Channel *struct {
-		By  string `json:"by"`
-		Key string `json:"key"`
-	} `json:"channel"`
-	Limit         int  `json:"limit"`
-	DownloadMedia bool `json:"downloadMedia"`
-	// channel(ref) through the proxy: the ref itself is the params.
-	By  string `json:"by"`
-	Key string `json:"key"`
-}
-
-func (e *Engine) channelCall(params json.RawMessage, method string) (*whatsmeow.Client, channelArgs, error) {
-	var args channelArgs
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &args); err != nil {
-			return nil, args, commandError(hostapi.Invalid, "%s: %v", method, err)
-		}
-	}
-	client, err := e.loggedIn()
-	return client, args, err
-}
 
 func newsletterJID(id, method string) (types.JID, error) {
 	jid, err := types.ParseJID(id)
@@ -162,8 +131,8 @@ func (e *Engine) channelInfo(ctx context.Context, client *whatsmeow.Client, by, 
 	return meta, nil
 }
 
-func (e *Engine) channels(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, err := e.channelCall(params, "channels")
+func (e *Engine) channels(ctx context.Context, args rpcschema.ArgsChannelsList) (any, error) {
+	client, err := e.loggedIn()
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +143,7 @@ func (e *Engine) channels(ctx context.Context, params json.RawMessage) (any, err
 	out := make([]any, 0, len(list))
 	for _, meta := range list {
 		record := channelRecord(meta)
-		if args.Role == "" || record["role"] == args.Role {
+		if args.Role == nil || record["role"] == string(*args.Role) {
 			out = append(out, record)
 		}
 	}
@@ -182,15 +151,15 @@ func (e *Engine) channels(ctx context.Context, params json.RawMessage) (any, err
 }
 
 // createChannel: the picture, when given, goes with the creation as the service's square JPEG.
-func (e *Engine) createChannel(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, err := e.channelCall(params, "createChannel")
+func (e *Engine) createChannel(ctx context.Context, args rpcschema.ParamsCreateChannel) (any, error) {
+	client, err := e.loggedIn()
 	if err != nil {
 		return nil, err
 	}
 	if args.Name == "" {
 		return nil, commandError(hostapi.Invalid, "createChannel needs name")
 	}
-	create := whatsmeow.CreateNewsletterParams{Name: args.Name, Description: args.Description}
+	create := whatsmeow.CreateNewsletterParams{Name: args.Name, Description: value(args.Description)}
 	if args.Picture != nil && args.Picture.Data != "" {
 		raw, err := base64.StdEncoding.DecodeString(args.Picture.Data)
 		if err != nil {
@@ -218,16 +187,12 @@ func (e *Engine) channelByID(ctx context.Context, client *whatsmeow.Client, id s
 	return channelRecord(meta), nil
 }
 
-func (e *Engine) channel(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, err := e.channelCall(params, "channel")
+func (e *Engine) channel(ctx context.Context, ref rpcschema.ParamsChannel) (any, error) {
+	client, err := e.loggedIn()
 	if err != nil {
 		return nil, err
 	}
-	by, key := args.By, args.Key
-	if args.Channel != nil {
-		by, key = args.Channel.By, args.Channel.Key
-	}
-	meta, err := e.channelInfo(ctx, client, by, key)
+	meta, err := e.channelInfo(ctx, client, string(ref.By), ref.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -236,16 +201,16 @@ func (e *Engine) channel(ctx context.Context, params json.RawMessage) (any, erro
 
 // deleteChannel, followChannel, unfollowChannel, muteChannel, unmuteChannel. A channel is read first, for the
 // service's 404 (whatsmeow's mutations report no data) and for the owner's refusal to leave.
-func (e *Engine) changeChannel(ctx context.Context, params json.RawMessage, method string) (any, error) {
-	client, args, err := e.channelCall(params, method)
+func (e *Engine) changeChannel(ctx context.Context, id, method string) (any, error) {
+	client, err := e.loggedIn()
 	if err != nil {
 		return nil, err
 	}
-	jid, err := newsletterJID(args.ID, method)
+	jid, err := newsletterJID(id, method)
 	if err != nil {
 		return nil, err
 	}
-	meta, err := e.channelInfo(ctx, client, "id", args.ID)
+	meta, err := e.channelInfo(ctx, client, "id", id)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +218,7 @@ func (e *Engine) changeChannel(ctx context.Context, params json.RawMessage, meth
 	switch method {
 	case "deleteChannel":
 		if role != "OWNER" {
-			return nil, commandError(hostapi.WrongStatus, "channel %s: only its owner may delete it; the account is its %s", args.ID, role)
+			return nil, commandError(hostapi.WrongStatus, "channel %s: only its owner may delete it; the account is its %s", id, role)
 		}
 		_, err = client.DangerousInternals().SendMexIQ(ctx, mutationDeleteNewsletter, map[string]any{"newsletter_id": jid.String()})
 	case "followChannel":
@@ -262,7 +227,7 @@ func (e *Engine) changeChannel(ctx context.Context, params json.RawMessage, meth
 		}
 	case "unfollowChannel":
 		if role == "OWNER" {
-			return nil, commandError(hostapi.WrongStatus, "channel %s: its owner cannot unfollow it; delete it instead", args.ID)
+			return nil, commandError(hostapi.WrongStatus, "channel %s: its owner cannot unfollow it; delete it instead", id)
 		}
 		if role != "GUEST" {
 			err = client.UnfollowNewsletter(ctx, jid)
@@ -271,7 +236,7 @@ func (e *Engine) changeChannel(ctx context.Context, params json.RawMessage, meth
 		err = client.NewsletterToggleMute(ctx, jid, method == "muteChannel")
 	}
 	if err != nil {
-		return nil, channelFailure(method+" "+args.ID, args.ID, err)
+		return nil, channelFailure(method+" "+id, id, err)
 	}
 	return nil, nil
 }
@@ -320,15 +285,15 @@ func checkSHA256(file io.ReadSeeker, want []byte) error {
 
 // channelPosts: the latest `limit` posts, oldest first (whatsmeow's GetNewsletterMessages); with
 // downloadMedia, each post's file is downloaded and its record's media set.
-func (e *Engine) channelPosts(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, err := e.channelCall(params, "channelPosts")
+func (e *Engine) channelPosts(ctx context.Context, args rpcschema.ParamsChannelPosts) (any, error) {
+	client, err := e.loggedIn()
 	if err != nil {
 		return nil, err
 	}
-	if args.Channel == nil {
+	if args.Channel.Key == "" {
 		return nil, commandError(hostapi.Invalid, "channelPosts needs channel")
 	}
-	meta, err := e.channelInfo(ctx, client, args.Channel.By, args.Channel.Key)
+	meta, err := e.channelInfo(ctx, client, string(args.Channel.By), args.Channel.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -361,7 +326,7 @@ func (e *Engine) channelPosts(ctx context.Context, params json.RawMessage) (any,
 			reactions[code] = count
 		}
 		rec := e.record(info, message, address{chatID: meta.ID.String()}, me, "app", ackDevice)
-		if args.DownloadMedia && rec["hasMedia"] == true {
+		if value(args.DownloadMedia) && rec["hasMedia"] == true {
 			rec["media"] = e.channelPostMedia(ctx, client, message)
 		}
 		out = append(out, map[string]any{

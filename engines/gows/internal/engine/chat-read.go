@@ -2,30 +2,25 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // readChatMessages: read receipts for the chat's unread incoming messages this engine received
 // (of the last `days`, the newest `messages` of them), answering their ids newest first, as NOWEB.
-func (e *Engine) readChatMessages(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID   string `json:"chatId"`
-		Messages int    `json:"messages"`
-		Days     int    `json:"days"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Days < 1 || args.Messages < 0 {
+func (e *Engine) readChatMessages(ctx context.Context, args rpcschema.ArgsChatRead) (any, error) {
+	if args.ChatID == "" || args.Days < 1 || value(args.Messages) < 0 {
 		return nil, commandError(hostapi.Invalid, "readChatMessages needs chatId and days (at least 1), messages at least 1 when given")
 	}
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
 		return nil, err
 	}
-	taken := e.unread.takeRecent(args.ChatID, time.Now().Add(-time.Duration(args.Days)*24*time.Hour), args.Messages)
+	taken := e.unread.takeRecent(args.ChatID, time.Now().Add(-time.Duration(args.Days)*24*time.Hour), value(args.Messages))
 	bySender := map[types.JID][]string{}
 	var order []types.JID
 	me := e.me()

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"go.mau.fi/whatsmeow/appstate"
@@ -12,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // The chats' app state operations (engine-pod/src/capabilities/chats.ts): archive, mark unread,
@@ -19,27 +19,21 @@ import (
 // them. Their message range names no message: whatsmeow then sends the current time as the last
 // message's, which the service takes as "everything so far".
 
-type chatStateArgs struct {
-	ChatID  string `json:"chatId"`
-	Archive *bool  `json:"archive"`
-}
-
 // chatState parses the command's chat and uploads the patch made for it.
-func (e *Engine) chatState(ctx context.Context, params json.RawMessage, method, doing string, build func(types.JID, chatStateArgs) (appstate.PatchInfo, error)) (any, error) {
-	var args chatStateArgs
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+func (e *Engine) chatState(ctx context.Context, chatID, method, doing string, build func(types.JID) (appstate.PatchInfo, error)) (any, error) {
+	if chatID == "" {
 		return nil, commandError(hostapi.Invalid, "%s needs chatId", method)
 	}
-	client, chat, err := e.target(args.ChatID)
+	client, chat, err := e.target(chatID)
 	if err != nil {
 		return nil, err
 	}
-	patch, err := build(chat, args)
+	patch, err := build(chat)
 	if err != nil {
 		return nil, err
 	}
 	if err := client.SendAppState(ctx, patch); err != nil {
-		return nil, commandError(hostapi.EngineError, "GOWS could not %s %s: %v", doing, args.ChatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not %s %s: %v", doing, chatID, err)
 	}
 	return nil, nil
 }
@@ -48,40 +42,33 @@ func (e *Engine) chatState(ctx context.Context, params json.RawMessage, method, 
 // change the phone made. whatsmeow reports the patch it fetches back only when that fetch is not
 // a full sync (right after pairing it can be), so the operation reports its change itself and
 // the second report of the same state is dropped, as on NOWEB.
-func (e *Engine) archiveChat(ctx context.Context, params json.RawMessage) (any, error) {
-	var archive bool
-	result, err := e.chatState(ctx, params, "archiveChat", "archive", func(chat types.JID, args chatStateArgs) (appstate.PatchInfo, error) {
-		if args.Archive == nil {
-			return appstate.PatchInfo{}, commandError(hostapi.Invalid, "archiveChat needs archive (true or false)")
-		}
-		archive = *args.Archive
-		return appstate.BuildArchive(chat, archive, time.Time{}, nil), nil
+func (e *Engine) archiveChat(ctx context.Context, args rpcschema.ArgsChatArchive) (any, error) {
+	result, err := e.chatState(ctx, args.ChatID, "archiveChat", "archive", func(chat types.JID) (appstate.PatchInfo, error) {
+		return appstate.BuildArchive(chat, args.Archive, time.Time{}, nil), nil
 	})
 	if err == nil {
-		var args chatStateArgs
-		_ = json.Unmarshal(params, &args)
 		chat, _ := libraryJID(args.ChatID)
-		e.reportArchive(chat, archive)
+		e.reportArchive(chat, args.Archive)
 	}
 	return result, err
 }
 
-func (e *Engine) markChatUnread(ctx context.Context, params json.RawMessage) (any, error) {
-	return e.chatState(ctx, params, "markChatUnread", "mark unread", func(chat types.JID, _ chatStateArgs) (appstate.PatchInfo, error) {
+func (e *Engine) markChatUnread(ctx context.Context, args rpcschema.ArgsChatUnread) (any, error) {
+	return e.chatState(ctx, args.ChatID, "markChatUnread", "mark unread", func(chat types.JID) (appstate.PatchInfo, error) {
 		return appstate.BuildMarkChatAsRead(chat, false, time.Time{}, nil), nil
 	})
 }
 
-func (e *Engine) deleteChat(ctx context.Context, params json.RawMessage) (any, error) {
-	return e.chatState(ctx, params, "deleteChat", "delete", func(chat types.JID, _ chatStateArgs) (appstate.PatchInfo, error) {
+func (e *Engine) deleteChat(ctx context.Context, args rpcschema.ArgsChatDelete) (any, error) {
+	return e.chatState(ctx, args.ChatID, "deleteChat", "delete", func(chat types.JID) (appstate.PatchInfo, error) {
 		return appstate.BuildDeleteChat(chat, time.Time{}, nil), nil
 	})
 }
 
 // clearMessages: whatsmeow has no builder for it; the `clearChat` mutation as Baileys and the
 // phone make it (index: chat, delete starred "1", delete media "0"), in regular_high.
-func (e *Engine) clearMessages(ctx context.Context, params json.RawMessage) (any, error) {
-	return e.chatState(ctx, params, "clearMessages", "clear", func(chat types.JID, _ chatStateArgs) (appstate.PatchInfo, error) {
+func (e *Engine) clearMessages(ctx context.Context, args rpcschema.ArgsChatClearMessages) (any, error) {
+	return e.chatState(ctx, args.ChatID, "clearMessages", "clear", func(chat types.JID) (appstate.PatchInfo, error) {
 		return appstate.PatchInfo{
 			Type: appstate.WAPatchRegularHigh,
 			Mutations: []appstate.MutationInfo{{
@@ -116,7 +103,7 @@ func (e *Engine) chatDeleted(evt *events.DeleteChat) {
 func (e *Engine) reportArchive(chat types.JID, archived bool) {
 	id := chat.String()
 	if chat.Server != types.GroupServer {
-		id = e.contactID(context.Background(), chat, types.EmptyJID)
+		id = e.contactID(e.lifetime(), chat, types.EmptyJID)
 	}
 	e.mu.Lock()
 	if e.archivedChats == nil {

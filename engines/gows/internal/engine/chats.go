@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
@@ -10,18 +9,15 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // The chats operations GOWS has so far (engine-pod/src/capabilities/chats.ts): edits and deletes
 // for everyone as protocol messages, the account's presence, and presence subscriptions.
 
 // editMessage: a MESSAGE_EDIT of one of the account's messages; `message.edited` as NOWEB emits it.
-func (e *Engine) editMessage(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		MessageID string `json:"messageId"`
-		Text      string `json:"text"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.Text == "" {
+func (e *Engine) editMessage(ctx context.Context, args rpcschema.ArgsMessageEdit) (any, error) {
+	if args.Text == "" {
 		return nil, commandError(hostapi.Invalid, "editMessage needs messageId and text")
 	}
 	ref, ok := parseMessageRef(args.MessageID)
@@ -36,13 +32,7 @@ func (e *Engine) editMessage(ctx context.Context, params json.RawMessage) (any, 
 }
 
 // deleteMessage: a REVOKE for everyone (another member's only as a group admin); `message.revoked`.
-func (e *Engine) deleteMessage(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		MessageID string `json:"messageId"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError(hostapi.Invalid, "deleteMessage: %v", err)
-	}
+func (e *Engine) deleteMessage(ctx context.Context, args rpcschema.ArgsMessageDelete) (any, error) {
 	ref, client, chat, err := e.messageTarget(args.MessageID)
 	if err != nil {
 		return nil, err
@@ -79,14 +69,7 @@ func (e *Engine) sendProtocol(ctx context.Context, m *waE2E.Message, chat types.
 }
 
 // setPresence: online or offline everywhere, or a chat state (typing, recording, paused) in one chat.
-func (e *Engine) setPresence(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID   string `json:"chatId"`
-		Presence string `json:"presence"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError(hostapi.Invalid, "setPresence: %v", err)
-	}
+func (e *Engine) setPresence(ctx context.Context, args rpcschema.SessionPresenceRequest) (any, error) {
 	if args.Presence == "online" || args.Presence == "offline" {
 		client, err := e.requireClient()
 		if err != nil {
@@ -101,7 +84,7 @@ func (e *Engine) setPresence(ctx context.Context, params json.RawMessage) (any, 
 		}
 		return nil, nil
 	}
-	client, chat, err := e.target(args.ChatID)
+	client, chat, err := e.target(value(args.ChatID))
 	if err != nil {
 		return nil, err
 	}
@@ -113,19 +96,13 @@ func (e *Engine) setPresence(ctx context.Context, params json.RawMessage) (any, 
 		state = types.ChatPresencePaused
 	}
 	if err := client.SendChatPresence(ctx, chat, state, media); err != nil {
-		return nil, commandError(hostapi.EngineError, "GOWS could not send the chat state to %s: %v", args.ChatID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not send the chat state to %s: %v", value(args.ChatID), err)
 	}
 	return nil, nil
 }
 
 // subscribePresence: the chat's presence updates follow as `presence.update`.
-func (e *Engine) subscribePresence(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID string `json:"chatId"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError(hostapi.Invalid, "subscribePresence: %v", err)
-	}
+func (e *Engine) subscribePresence(ctx context.Context, args rpcschema.ArgsPresenceSubscribe) (any, error) {
 	client, chat, err := e.target(args.ChatID)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"go.mau.fi/whatsmeow"
@@ -12,6 +11,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // Issue 16's Contacts (engine-pod/src/capabilities/contacts.ts) on whatsmeow: the contacts are
@@ -21,22 +21,19 @@ import (
 // app state patch, as the phone makes it. Answered in NOWEB's shape.
 
 // contactCall: the logged-in client and the contact's jid (`<number>@c.us` or `<id>@lid`).
-func (e *Engine) contactCall(params json.RawMessage, method string) (*whatsmeow.Client, string, types.JID, error) {
-	var args struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ID == "" {
+func (e *Engine) contactCall(id, method string) (*whatsmeow.Client, string, types.JID, error) {
+	if id == "" {
 		return nil, "", types.EmptyJID, commandError(hostapi.Invalid, "%s needs id, <number>@c.us or <id>@lid", method)
 	}
 	client, err := e.loggedIn()
 	if err != nil {
 		return nil, "", types.EmptyJID, err
 	}
-	jid, err := libraryJID(args.ID)
+	jid, err := libraryJID(id)
 	if err != nil || (jid.Server != types.DefaultUserServer && jid.Server != types.HiddenUserServer) {
-		return nil, "", types.EmptyJID, commandError(hostapi.Invalid, "%s needs id, <number>@c.us or <id>@lid, got %q", method, args.ID)
+		return nil, "", types.EmptyJID, commandError(hostapi.Invalid, "%s needs id, <number>@c.us or <id>@lid, got %q", method, id)
 	}
-	return client, args.ID, jid.ToNonAD(), nil
+	return client, id, jid.ToNonAD(), nil
 }
 
 // blocked: the block list as the service has it now, by the interface's contact ids and by jid,
@@ -133,8 +130,8 @@ func (e *Engine) contacts(ctx context.Context) (any, error) {
 }
 
 // contact: one contact; a number the service has no account for is NOT_FOUND.
-func (e *Engine) contact(ctx context.Context, params json.RawMessage) (any, error) {
-	client, id, jid, err := e.contactCall(params, "contact")
+func (e *Engine) contact(ctx context.Context, args rpcschema.ContactIDParams) (any, error) {
+	client, id, jid, err := e.contactCall(args.ID, "contact")
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +160,8 @@ func (e *Engine) contact(ctx context.Context, params json.RawMessage) (any, erro
 }
 
 // contactAbout: the About text (usync `status`), or null when hidden or not set.
-func (e *Engine) contactAbout(ctx context.Context, params json.RawMessage) (any, error) {
-	client, id, jid, err := e.contactCall(params, "contactAbout")
+func (e *Engine) contactAbout(ctx context.Context, args rpcschema.ContactIDParams) (any, error) {
+	client, id, jid, err := e.contactCall(args.ID, "contactAbout")
 	if err != nil {
 		return nil, err
 	}
@@ -181,8 +178,8 @@ func (e *Engine) contactAbout(ctx context.Context, params json.RawMessage) (any,
 }
 
 // contactPicture: where the contact's picture can be downloaded, or null when hidden or not set.
-func (e *Engine) contactPicture(ctx context.Context, params json.RawMessage) (any, error) {
-	client, id, jid, err := e.contactCall(params, "contactPicture")
+func (e *Engine) contactPicture(ctx context.Context, args rpcschema.ContactIDParams) (any, error) {
+	client, id, jid, err := e.contactCall(args.ID, "contactPicture")
 	if err != nil {
 		return nil, err
 	}
@@ -190,19 +187,13 @@ func (e *Engine) contactPicture(ctx context.Context, params json.RawMessage) (an
 }
 
 // setBlocked blocks or unblocks a contact (the block list query).
-func (e *Engine) setBlocked(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		Blocked *bool `json:"blocked"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.Blocked == nil {
-		return nil, commandError(hostapi.Invalid, "setBlocked needs id and blocked (true or false)")
-	}
-	client, id, jid, err := e.contactCall(params, "setBlocked")
+func (e *Engine) setBlocked(ctx context.Context, args rpcschema.ParamsSetBlocked) (any, error) {
+	client, id, jid, err := e.contactCall(args.ID, "setBlocked")
 	if err != nil {
 		return nil, err
 	}
 	action, doing := events.BlocklistChangeActionBlock, "block"
-	if !*args.Blocked {
+	if !args.Blocked {
 		action, doing = events.BlocklistChangeActionUnblock, "unblock"
 	}
 	if _, err := client.UpdateBlocklist(ctx, jid, action); err != nil {
@@ -214,15 +205,11 @@ func (e *Engine) setBlocked(ctx context.Context, params json.RawMessage) (any, e
 // updateContact: the name the account keeps for the contact in its address book, a `contactAction`
 // mutation of the `critical_unblock_low` collection (whatsmeow has no builder for it; Baileys'
 // addOrEditContact makes the same). whatsmeow fetches its patch back and keeps the name in its store.
-func (e *Engine) updateContact(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		FirstName string `json:"firstName"`
-		LastName  string `json:"lastName"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || strings.TrimSpace(args.FirstName) == "" {
+func (e *Engine) updateContact(ctx context.Context, args rpcschema.ParamsUpdateContact) (any, error) {
+	if strings.TrimSpace(args.FirstName) == "" {
 		return nil, commandError(hostapi.Invalid, "updateContact needs id and firstName")
 	}
-	client, id, jid, err := e.contactCall(params, "updateContact")
+	client, id, jid, err := e.contactCall(args.ID, "updateContact")
 	if err != nil {
 		return nil, err
 	}

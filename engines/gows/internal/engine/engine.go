@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // Config is what the child reads from its environment (PROTOCOL.md, Framing).
@@ -69,8 +69,12 @@ type Engine struct {
 	qr       string
 	status   string
 	stopped  bool
-	settings json.RawMessage
+	settings rpcschema.StartParamsSettings
 	cancelQR context.CancelFunc
+	// life: the context of the I/O no request carries (whatsmeow's event handlers), cancelled by
+	// stop; endLife cancels it.
+	life    context.Context
+	endLife context.CancelFunc
 	unread   unreadMessages
 	calls    calls
 	polls    pollOptions
@@ -164,18 +168,9 @@ func (e *Engine) httpClient() (*http.Client, error) {
 	return &http.Client{Transport: transport}, nil
 }
 
-func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
+func (e *Engine) start(ctx context.Context, p rpcschema.StartParams) error {
 	if e.cfgErr != nil {
 		return &CommandError{Code: hostapi.EngineError, Message: e.cfgErr.Error()}
-	}
-	var p struct {
-		Session  string          `json:"session"`
-		Settings json.RawMessage `json:"settings"`
-	}
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &p); err != nil {
-			return commandError(hostapi.Invalid, "start: %v", err)
-		}
 	}
 	e.mu.Lock()
 	if e.client != nil {
@@ -183,6 +178,10 @@ func (e *Engine) start(ctx context.Context, params json.RawMessage) error {
 		return nil
 	}
 	e.stopped = false
+	if e.endLife != nil {
+		e.endLife()
+	}
+	e.life, e.endLife = context.WithCancel(context.Background())
 	e.settings = p.Settings
 	e.mu.Unlock()
 	if err := e.kv.Load(ctx); err != nil {
@@ -275,6 +274,9 @@ func (e *Engine) stop() {
 	e.client = nil
 	e.stopped = true
 	e.qr = ""
+	if e.endLife != nil {
+		e.endLife()
+	}
 	if e.cancelQR != nil {
 		e.cancelQR()
 		e.cancelQR = nil
@@ -284,6 +286,18 @@ func (e *Engine) stop() {
 		client.RemoveEventHandlers()
 		client.Disconnect()
 	}
+}
+
+// lifetime is the context of the engine's I/O that no request carries: whatsmeow's event handlers
+// reading from the service (a group's record, a contact's id) or writing the auth state. stop
+// cancels it, so such a handler gives up when the engine stops; start makes a new one.
+func (e *Engine) lifetime() context.Context {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.life == nil {
+		e.life, e.endLife = context.WithCancel(context.Background())
+	}
+	return e.life
 }
 
 // Shutdown is stdin's end: disconnect, nothing more.
@@ -324,12 +338,9 @@ func (e *Engine) requireClient() (*whatsmeow.Client, error) {
 	return e.client, nil
 }
 
-func (e *Engine) requestCode(ctx context.Context, params json.RawMessage) (any, error) {
-	var p struct {
-		PhoneNumber string  `json:"phoneNumber"`
-		Method      *string `json:"method"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil || p.PhoneNumber == "" {
+func (e *Engine) requestCode(ctx context.Context, p rpcschema.RequestCodeRequest) (any, error) {
+	phone, _ := p.PhoneNumber.(string) // protocol normalizes it, so its schema has no type
+	if phone == "" {
 		return nil, commandError(hostapi.Invalid, "requestCode needs phoneNumber")
 	}
 	if p.Method != nil && *p.Method != "" {
@@ -339,19 +350,15 @@ func (e *Engine) requestCode(ctx context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	code, err := client.PairPhone(ctx, strings.TrimPrefix(p.PhoneNumber, "+"), true, whatsmeow.PairClientChrome, "Chrome (Linux)")
+	code, err := client.PairPhone(ctx, strings.TrimPrefix(phone, "+"), true, whatsmeow.PairClientChrome, "Chrome (Linux)")
 	if err != nil {
 		return nil, commandError(hostapi.EngineError, "GOWS could not ask for a pairing code: %v", err)
 	}
 	return map[string]string{"code": code}, nil
 }
 
-func (e *Engine) rejectCall(ctx context.Context, params json.RawMessage) error {
-	var p struct {
-		ID   string `json:"id"`
-		From string `json:"from"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil || p.ID == "" || p.From == "" {
+func (e *Engine) rejectCall(ctx context.Context, p rpcschema.RejectCallRequest) error {
+	if p.ID == "" || p.From == "" {
 		return commandError(hostapi.Invalid, "rejectCall needs id and from")
 	}
 	client, err := e.requireClient()

@@ -2,13 +2,13 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // recentMessages are the contents of the last messages this process received or sent, by
@@ -26,13 +26,8 @@ func (r *recentMessages) message(id string) (*waE2E.Message, bool) { return r.ke
 // generateForwardMessageContent): its context replaced by the forwarding one, ForwardingScore one
 // more than the original's and IsForwarded, except for the account's own message, which goes out
 // as it was (as the apps do). A message this process has not kept answers NOT_FOUND.
-func (e *Engine) forwardMessage(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID    string  `json:"chatId"`
-		MessageID string  `json:"messageId"`
-		ID        *string `json:"id"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+func (e *Engine) forwardMessage(ctx context.Context, args rpcschema.ArgsMessageForward) (any, error) {
+	if args.ChatID == "" {
 		return nil, commandError(hostapi.Invalid, "forwardMessage needs chatId and messageId")
 	}
 	ref, ok := parseMessageRef(args.MessageID)

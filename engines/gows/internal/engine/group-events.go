@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 // groupJoined: a group created with this account in it (whatsmeow's events.JoinedGroup, from the
 // `create` notification). The whole record, since the account may not have seen the group before.
 func (e *Engine) groupJoined(evt *events.JoinedGroup) {
-	ctx := context.Background()
+	ctx := e.lifetime()
 	e.emit("group.v2.join", map[string]any{
 		"group":     e.groupRecord(ctx, &evt.GroupInfo),
 		"timestamp": unixSeconds(time.Now()),
@@ -36,7 +35,7 @@ type participantChange struct {
 // `group.v2.leave` / `group.v2.join` when the account itself is among them, as NOWEB orders them),
 // then the group's own fields as one `group.v2.update`.
 func (e *Engine) groupChanged(evt *events.GroupInfo) {
-	ctx := context.Background()
+	ctx := e.lifetime()
 	timestamp := unixSeconds(time.Now())
 	if !evt.Timestamp.IsZero() {
 		timestamp = unixSeconds(evt.Timestamp)
@@ -85,7 +84,7 @@ func (e *Engine) announceJoined(jid types.JID, timestamp float64) {
 	if client == nil {
 		return
 	}
-	ctx := context.Background()
+	ctx := e.lifetime()
 	info, err := client.GetGroupInfo(ctx, jid)
 	if err != nil {
 		e.log.Warn("GOWS could not read a group it joined", "group", jid.String(), "err", err.Error())

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // The peer's Groups operations (engine-pod/src/capabilities/groups.ts) on whatsmeow's `w:g2`
@@ -29,35 +29,20 @@ func (e *Engine) loggedIn() (*whatsmeow.Client, error) {
 	return client, nil
 }
 
-// groupArgs: every group method's params, each reading what it needs.
-type groupArgs struct {
-	ID           string   `json:"id"`
-	Code         string   `json:"code"`
-	Subject      string   `json:"subject"`
-	Description  string   `json:"description"`
-	Setting      string   `json:"setting"`
-	AdminsOnly   bool     `json:"adminsOnly"`
-	Action       string   `json:"action"`
-	Participants []string `json:"participants"`
-}
-
-func (e *Engine) groupCall(params json.RawMessage, method string) (*whatsmeow.Client, groupArgs, types.JID, error) {
-	var args groupArgs
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, args, types.EmptyJID, commandError(hostapi.Invalid, "%s: %v", method, err)
-	}
+// groupCall: the logged-in client and the group's jid (none when id is empty).
+func (e *Engine) groupCall(id, method string) (*whatsmeow.Client, types.JID, error) {
 	client, err := e.loggedIn()
 	if err != nil {
-		return nil, args, types.EmptyJID, err
+		return nil, types.EmptyJID, err
 	}
-	if args.ID == "" {
-		return client, args, types.EmptyJID, nil
+	if id == "" {
+		return client, types.EmptyJID, nil
 	}
-	jid, err := types.ParseJID(args.ID)
+	jid, err := types.ParseJID(id)
 	if err != nil || jid.Server != types.GroupServer {
-		return nil, args, types.EmptyJID, commandError(hostapi.Invalid, "%s needs a group id, <id>@g.us", method)
+		return nil, types.EmptyJID, commandError(hostapi.Invalid, "%s needs a group id, <id>@g.us", method)
 	}
-	return client, args, jid, nil
+	return client, jid, nil
 }
 
 // groupFailure: the service's refusals in the interface's terms (dispatch's NOT_FOUND, WRONG_STATUS),
@@ -106,14 +91,8 @@ func roleOf(member types.GroupParticipant) string {
 	return "participant"
 }
 
-func (e *Engine) createGroup(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		Name         string `json:"name"`
-		Participants []struct {
-			ID string `json:"id"`
-		} `json:"participants"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.Name == "" {
+func (e *Engine) createGroup(ctx context.Context, args rpcschema.CreateGroupRequest) (any, error) {
+	if args.Name == "" {
 		return nil, commandError(hostapi.Invalid, "createGroup needs name and participants")
 	}
 	client, err := e.loggedIn()
@@ -152,8 +131,8 @@ func (e *Engine) groups(ctx context.Context) (any, error) {
 	return records, nil
 }
 
-func (e *Engine) group(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, jid, err := e.groupCall(params, "group")
+func (e *Engine) group(ctx context.Context, args rpcschema.ArgsGroupGet) (any, error) {
+	client, jid, err := e.groupCall(args.ID, "group")
 	if err != nil {
 		return nil, err
 	}
@@ -164,8 +143,8 @@ func (e *Engine) group(ctx context.Context, params json.RawMessage) (any, error)
 	return e.groupRecord(ctx, info), nil
 }
 
-func (e *Engine) groupSettings(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, jid, err := e.groupCall(params, "groupSettings")
+func (e *Engine) groupSettings(ctx context.Context, args rpcschema.ArgsGroupSettings) (any, error) {
+	client, jid, err := e.groupCall(args.ID, "groupSettings")
 	if err != nil {
 		return nil, err
 	}
@@ -176,8 +155,8 @@ func (e *Engine) groupSettings(ctx context.Context, params json.RawMessage) (any
 	return map[string]any{"infoAdminOnly": info.IsLocked, "messagesAdminOnly": info.IsAnnounce}, nil
 }
 
-func (e *Engine) leaveGroup(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, jid, err := e.groupCall(params, "leaveGroup")
+func (e *Engine) leaveGroup(ctx context.Context, args rpcschema.ArgsGroupLeave) (any, error) {
+	client, jid, err := e.groupCall(args.ID, "leaveGroup")
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +166,8 @@ func (e *Engine) leaveGroup(ctx context.Context, params json.RawMessage) (any, e
 	return nil, nil
 }
 
-func (e *Engine) setGroupSubject(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, jid, err := e.groupCall(params, "setGroupSubject")
+func (e *Engine) setGroupSubject(ctx context.Context, args rpcschema.ArgsGroupSetSubject) (any, error) {
+	client, jid, err := e.groupCall(args.ID, "setGroupSubject")
 	if err != nil {
 		return nil, err
 	}
@@ -198,8 +177,8 @@ func (e *Engine) setGroupSubject(ctx context.Context, params json.RawMessage) (a
 	return nil, nil
 }
 
-func (e *Engine) setGroupDescription(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, jid, err := e.groupCall(params, "setGroupDescription")
+func (e *Engine) setGroupDescription(ctx context.Context, args rpcschema.ArgsGroupSetDescription) (any, error) {
+	client, jid, err := e.groupCall(args.ID, "setGroupDescription")
 	if err != nil {
 		return nil, err
 	}
@@ -209,8 +188,8 @@ func (e *Engine) setGroupDescription(ctx context.Context, params json.RawMessage
 	return nil, nil
 }
 
-func (e *Engine) setGroupSetting(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, jid, err := e.groupCall(params, "setGroupSetting")
+func (e *Engine) setGroupSetting(ctx context.Context, args rpcschema.ArgsGroupSetSetting) (any, error) {
+	client, jid, err := e.groupCall(args.ID, "setGroupSetting")
 	if err != nil {
 		return nil, err
 	}
@@ -226,20 +205,20 @@ func (e *Engine) setGroupSetting(ctx context.Context, params json.RawMessage) (a
 }
 
 // groupInviteCode and revokeGroupInvite answer the link, https://chat.whatsapp.com/<code>.
-func (e *Engine) groupInviteLink(ctx context.Context, params json.RawMessage, reset bool) (any, error) {
-	client, args, jid, err := e.groupCall(params, "groupInviteCode")
+func (e *Engine) groupInviteLink(ctx context.Context, id, method string, reset bool) (any, error) {
+	client, jid, err := e.groupCall(id, method)
 	if err != nil {
 		return nil, err
 	}
 	link, err := client.GetGroupInviteLink(ctx, jid, reset)
 	if err != nil {
-		return nil, groupFailure("read the invite of "+args.ID, err)
+		return nil, groupFailure("read the invite of "+id, err)
 	}
 	return link, nil
 }
 
-func (e *Engine) groupJoinInfo(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, _, err := e.groupCall(params, "groupJoinInfo")
+func (e *Engine) groupJoinInfo(ctx context.Context, args rpcschema.JoinGroupRequest) (any, error) {
+	client, _, err := e.groupCall("", "groupJoinInfo")
 	if err != nil {
 		return nil, err
 	}
@@ -252,8 +231,8 @@ func (e *Engine) groupJoinInfo(ctx context.Context, params json.RawMessage) (any
 	return record, nil
 }
 
-func (e *Engine) joinGroup(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, _, err := e.groupCall(params, "joinGroup")
+func (e *Engine) joinGroup(ctx context.Context, args rpcschema.JoinGroupRequest) (any, error) {
+	client, _, err := e.groupCall("", "joinGroup")
 	if err != nil {
 		return nil, err
 	}
@@ -266,13 +245,13 @@ func (e *Engine) joinGroup(ctx context.Context, params json.RawMessage) (any, er
 
 // updateGroupParticipants: the members the service changed, with the role each has now; a 400
 // naming them when it refused every one (not on WhatsApp, already in, not a member ...).
-func (e *Engine) updateGroupParticipants(ctx context.Context, params json.RawMessage) (any, error) {
-	client, args, jid, err := e.groupCall(params, "updateGroupParticipants")
+func (e *Engine) updateGroupParticipants(ctx context.Context, args rpcschema.ParamsUpdateGroupParticipants) (any, error) {
+	client, jid, err := e.groupCall(args.ID, "updateGroupParticipants")
 	if err != nil {
 		return nil, err
 	}
 	roles := map[string]string{"add": "participant", "remove": "left", "promote": "admin", "demote": "participant"}
-	role, ok := roles[args.Action]
+	role, ok := roles[string(args.Action)]
 	if !ok {
 		return nil, commandError(hostapi.Invalid, "updateGroupParticipants: action is add, remove, promote or demote")
 	}
@@ -286,7 +265,7 @@ func (e *Engine) updateGroupParticipants(ctx context.Context, params json.RawMes
 	}
 	results, err := client.UpdateGroupParticipants(ctx, jid, members, whatsmeow.ParticipantChange(args.Action))
 	if err != nil {
-		return nil, groupFailure(args.Action+" members of "+args.ID, err)
+		return nil, groupFailure(string(args.Action)+" members of "+args.ID, err)
 	}
 	changed := []any{}
 	refused := []string{}

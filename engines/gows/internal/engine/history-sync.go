@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 
 	"go.mau.fi/whatsmeow/proto/waWeb"
 	"go.mau.fi/whatsmeow/types"
@@ -21,7 +20,7 @@ func (e *Engine) historySynced(evt *events.HistorySync) {
 	if me == nil || client == nil || evt.Data == nil {
 		return
 	}
-	ctx := context.Background()
+	ctx := e.lifetime()
 	var batch []map[string]any
 	flush := func() {
 		if len(batch) > 0 {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/appstate"
@@ -10,6 +9,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // Labels (engine-pod/src/capabilities/contacts.ts, spec 2.9 and 6.2 `label.*`) as NOWEB does
@@ -35,7 +35,7 @@ func (e *Engine) changeLabels(change func(*labelBook) map[string]any) map[string
 	book := e.readLabels()
 	payload := change(&book)
 	if payload != nil {
-		if err := e.kv.PutOne(context.Background(), labelBookType, labelBookID, book); err != nil {
+		if err := e.kv.PutOne(e.lifetime(), labelBookType, labelBookID, book); err != nil {
 			e.log.Warn("GOWS could not keep the label book", "err", err.Error())
 		}
 	}
@@ -100,28 +100,9 @@ func (e *Engine) labelEdited(evt *events.LabelEdit) {
 func (e *Engine) chatLabelled(evt *events.LabelAssociationChat) {
 	chatID := evt.JID.String()
 	if evt.JID.Server != types.GroupServer {
-		chatID = e.contactID(context.Background(), evt.JID, types.EmptyJID)
+		chatID = e.contactID(e.lifetime(), evt.JID, types.EmptyJID)
 	}
 	e.associateLabel(evt.LabelID, chatID, evt.Action.GetLabeled())
-}
-
-type labelArgs struct {
-	ID       string   `json:"id"`
-	Name     string   `json:"name"`
-	Color    int32    `json:"color"`
-	ChatID   string   `json:"chatId"`
-	LabelIDs []string `json:"labelIds"`
-}
-
-func (e *Engine) labelCall(params json.RawMessage, method string) (labelArgs, error) {
-	var args labelArgs
-	if params != nil {
-		if err := json.Unmarshal(params, &args); err != nil {
-			return args, commandError(hostapi.Invalid, "%s: %v", method, err)
-		}
-	}
-	_, err := e.loggedIn()
-	return args, err
 }
 
 // patch uploads one app state patch.
@@ -144,8 +125,8 @@ func (e *Engine) requireLabel(id string) (labelEntry, error) {
 	return entry, nil
 }
 
-func (e *Engine) labels(params json.RawMessage) (any, error) {
-	if _, err := e.labelCall(params, "labels"); err != nil {
+func (e *Engine) labels() (any, error) {
+	if _, err := e.loggedIn(); err != nil {
 		return nil, err
 	}
 	book := e.labelsNow()
@@ -153,44 +134,41 @@ func (e *Engine) labels(params json.RawMessage) (any, error) {
 }
 
 // createLabel: the next free number, as the app numbers new labels.
-func (e *Engine) createLabel(ctx context.Context, params json.RawMessage) (any, error) {
+func (e *Engine) createLabel(ctx context.Context, args rpcschema.ArgsLabelsCreate) (any, error) {
 	e.labelOpsMu.Lock()
 	defer e.labelOpsMu.Unlock()
-	args, err := e.labelCall(params, "createLabel")
-	if err != nil {
+	if _, err := e.loggedIn(); err != nil {
 		return nil, err
 	}
 	book := e.labelsNow()
-	return e.writeLabel(ctx, book.nextID(), args, "create")
+	return e.writeLabel(ctx, book.nextID(), args.Name, int32(args.Color), "create")
 }
 
-func (e *Engine) updateLabel(ctx context.Context, params json.RawMessage) (any, error) {
+func (e *Engine) updateLabel(ctx context.Context, args rpcschema.ParamsUpdateLabel) (any, error) {
 	e.labelOpsMu.Lock()
 	defer e.labelOpsMu.Unlock()
-	args, err := e.labelCall(params, "updateLabel")
-	if err != nil {
+	if _, err := e.loggedIn(); err != nil {
 		return nil, err
 	}
 	if _, err := e.requireLabel(args.ID); err != nil {
 		return nil, err
 	}
-	return e.writeLabel(ctx, args.ID, args, "update")
+	return e.writeLabel(ctx, args.ID, args.Name, int32(args.Color), "update")
 }
 
-func (e *Engine) writeLabel(ctx context.Context, id string, args labelArgs, doing string) (any, error) {
-	if err := e.labelPatch(ctx, appstate.BuildLabelEdit(id, args.Name, args.Color, false), doing+" label "+id); err != nil {
+func (e *Engine) writeLabel(ctx context.Context, id, name string, color int32, doing string) (any, error) {
+	if err := e.labelPatch(ctx, appstate.BuildLabelEdit(id, name, color, false), doing+" label "+id); err != nil {
 		return nil, err
 	}
-	e.upsertLabel(id, args.Name, args.Color)
-	return labelRecord(id, labelEntry{Name: args.Name, Color: args.Color}), nil
+	e.upsertLabel(id, name, color)
+	return labelRecord(id, labelEntry{Name: name, Color: color}), nil
 }
 
 // deleteLabel: the chats carrying it lose it first, as on the phone.
-func (e *Engine) deleteLabel(ctx context.Context, params json.RawMessage) (any, error) {
+func (e *Engine) deleteLabel(ctx context.Context, args rpcschema.ArgsLabelsDelete) (any, error) {
 	e.labelOpsMu.Lock()
 	defer e.labelOpsMu.Unlock()
-	args, err := e.labelCall(params, "deleteLabel")
-	if err != nil {
+	if _, err := e.loggedIn(); err != nil {
 		return nil, err
 	}
 	entry, err := e.requireLabel(args.ID)
@@ -210,18 +188,16 @@ func (e *Engine) deleteLabel(ctx context.Context, params json.RawMessage) (any, 
 	return nil, nil
 }
 
-func (e *Engine) chatLabels(params json.RawMessage) (any, error) {
-	args, err := e.labelCall(params, "chatLabels")
-	if err != nil {
+func (e *Engine) chatLabels(_ context.Context, args rpcschema.ArgsLabelsOfChat) (any, error) {
+	if _, err := e.loggedIn(); err != nil {
 		return nil, err
 	}
 	book := e.labelsNow()
 	return book.labelsOf(args.ChatID), nil
 }
 
-func (e *Engine) labelChats(params json.RawMessage) (any, error) {
-	args, err := e.labelCall(params, "labelChats")
-	if err != nil {
+func (e *Engine) labelChats(_ context.Context, args rpcschema.ArgsLabelsChats) (any, error) {
+	if _, err := e.loggedIn(); err != nil {
 		return nil, err
 	}
 	chats := []any{}
@@ -233,11 +209,10 @@ func (e *Engine) labelChats(params json.RawMessage) (any, error) {
 }
 
 // setChatLabels: the chat's labels from now on; a patch for each label taken off or put on.
-func (e *Engine) setChatLabels(ctx context.Context, params json.RawMessage) (any, error) {
+func (e *Engine) setChatLabels(ctx context.Context, args rpcschema.ParamsSetChatLabels) (any, error) {
 	e.labelOpsMu.Lock()
 	defer e.labelOpsMu.Unlock()
-	args, err := e.labelCall(params, "setChatLabels")
-	if err != nil {
+	if _, err := e.loggedIn(); err != nil {
 		return nil, err
 	}
 	if args.ChatID == "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"image"
 	"image/jpeg"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // previewThumbnailWidth is the width of a link preview's inline JPEG, Baileys' (NOWEB's) 192.
@@ -26,21 +26,8 @@ const previewThumbnailWidth = 192
 // image; high quality also uploads the image as a `thumbnail-link` (thumbnailDirectPath, its
 // hashes, mediaKey and size), which phones show full width. whatsmeow's message has no
 // canonicalUrl field, so only matchedText carries the URL.
-func (e *Engine) sendLinkCustomPreview(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID      string `json:"chatId"`
-		Text        string `json:"text"`
-		HighQuality *bool  `json:"linkPreviewHighQuality"`
-		Preview     struct {
-			URL         string     `json:"url"`
-			Title       string     `json:"title"`
-			Description string     `json:"description"`
-			Image       *mediaFile `json:"image"`
-		} `json:"preview"`
-		ReplyTo *string `json:"reply_to"`
-		ID      *string `json:"id"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Text == "" || args.Preview.URL == "" {
+func (e *Engine) sendLinkCustomPreview(ctx context.Context, args rpcschema.ParamsSendLinkCustomPreview) (any, error) {
+	if args.ChatID == "" || args.Text == "" || args.Preview.URL == "" {
 		return nil, commandError(hostapi.Invalid, "sendLinkCustomPreview needs chatId, text and preview.url")
 	}
 	if !strings.Contains(args.Text, args.Preview.URL) {
@@ -51,7 +38,7 @@ func (e *Engine) sendLinkCustomPreview(ctx context.Context, params json.RawMessa
 		return nil, err
 	}
 	ext := &waE2E.ExtendedTextMessage{Text: proto.String(args.Text), MatchedText: proto.String(args.Preview.URL), Title: proto.String(args.Preview.Title),
-		Description: proto.String(args.Preview.Description), PreviewType: waE2E.ExtendedTextMessage_NONE.Enum()}
+		Description: proto.String(value(args.Preview.Description)), PreviewType: waE2E.ExtendedTextMessage_NONE.Enum()}
 	if args.Preview.Image != nil {
 		raw, err := base64.StdEncoding.DecodeString(args.Preview.Image.Data)
 		if err != nil {
@@ -62,7 +49,7 @@ func (e *Engine) sendLinkCustomPreview(ctx context.Context, params json.RawMessa
 			return nil, err
 		}
 		ext.JPEGThumbnail = thumbnail
-		if args.HighQuality == nil || *args.HighQuality {
+		if args.LinkPreviewHighQuality == nil || *args.LinkPreviewHighQuality { // protocol's default: true
 			up, err := client.Upload(ctx, raw, whatsmeow.MediaLinkThumbnail)
 			if err != nil {
 				return nil, commandError(hostapi.EngineError, "GOWS could not upload the preview's image: %v", err)

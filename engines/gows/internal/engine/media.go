@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // mediaHTTPClient trusts, besides the system's roots, the PEM file SWITCHBOARD_GOWS_MEDIA_CA names
@@ -91,27 +91,11 @@ func declaredLength(part whatsmeow.DownloadableMessage) uint64 {
 	return 0
 }
 
-type mediaFile struct {
-	Mimetype string  `json:"mimetype"`
-	Filename *string `json:"filename"`
-	Data     string  `json:"data"`
-}
-
-func (e *Engine) sendMedia(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID  string    `json:"chatId"`
-		Kind    string    `json:"kind"`
-		File    mediaFile `json:"file"`
-		Caption *string   `json:"caption"`
-		AsNote  bool      `json:"asNote"`
-		Convert bool      `json:"convert"`
-		ReplyTo *string   `json:"reply_to"`
-		ID      *string   `json:"id"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+func (e *Engine) sendMedia(ctx context.Context, args rpcschema.ParamsSendMedia) (any, error) {
+	if args.ChatID == "" {
 		return nil, commandError(hostapi.Invalid, "sendMedia needs chatId, kind and file")
 	}
-	if args.Convert {
+	if value(args.Convert) {
 		return nil, &CommandError{Code: hostapi.NotSupported, Message: "GOWS does not convert files (convert): it sends them as they are; send OGG/Opus voice and MP4 (H.264/AAC) video with convert false", Details: map[string]any{"field": "convert"}}
 	}
 	data, err := base64.StdEncoding.DecodeString(args.File.Data)
@@ -126,7 +110,7 @@ func (e *Engine) sendMedia(ctx context.Context, params json.RawMessage) (any, er
 	if args.ReplyTo != nil && *args.ReplyTo != "" {
 		contextInfo = replyContext(*args.ReplyTo, chat, *client.Store.ID)
 	}
-	msg, err := uploadedMessage(ctx, client, args.Kind, args.File, data, args.Caption, args.AsNote, contextInfo)
+	msg, err := uploadedMessage(ctx, client, string(args.Kind), args.File, data, args.Caption, value(args.AsNote), contextInfo)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +128,7 @@ func (e *Engine) sendMedia(ctx context.Context, params json.RawMessage) (any, er
 
 // uploadedMessage uploads a file and makes the message that carries it: an image, a video (or
 // video note), a voice note or a document, with its caption and context (sends and statuses).
-func uploadedMessage(ctx context.Context, client *whatsmeow.Client, kind string, file mediaFile, data []byte, caption *string, asNote bool, contextInfo *waE2E.ContextInfo) (*waE2E.Message, error) {
+func uploadedMessage(ctx context.Context, client *whatsmeow.Client, kind string, file rpcschema.EngineFile, data []byte, caption *string, asNote bool, contextInfo *waE2E.ContextInfo) (*waE2E.Message, error) {
 	mediaType := map[string]whatsmeow.MediaType{"image": whatsmeow.MediaImage, "file": whatsmeow.MediaDocument, "voice": whatsmeow.MediaAudio, "video": whatsmeow.MediaVideo}[kind]
 	if mediaType == "" {
 		return nil, commandError(hostapi.Invalid, "kind must be image, file, voice or video, got %q", kind)

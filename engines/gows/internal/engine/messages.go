@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // Acks of the interface (protocol ACKS).
@@ -277,7 +278,7 @@ func (e *Engine) message(evt *events.Message) {
 	if m == nil {
 		return
 	}
-	ctx := context.Background()
+	ctx := e.lifetime()
 	addr := e.addressOf(ctx, evt.Info.MessageSource, me)
 	ack := ackDevice
 	if evt.Info.IsFromMe {
@@ -377,7 +378,7 @@ func (e *Engine) receipt(evt *events.Receipt) {
 		return
 	}
 	meID, _ := me["id"].(string)
-	ctx := context.Background()
+	ctx := e.lifetime()
 	if evt.IsGroup {
 		reader := e.contactID(ctx, evt.Sender, evt.SenderAlt)
 		for _, id := range evt.MessageIDs {
@@ -427,9 +428,8 @@ func replyContext(replyTo string, chat types.JID, own types.JID) *waE2E.ContextI
 	return ctx
 }
 
-func (e *Engine) sendText(ctx context.Context, params json.RawMessage) (any, error) {
-	var args sendArgs
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Text == "" {
+func (e *Engine) sendText(ctx context.Context, args rpcschema.ArgsSendText) (any, error) {
+	if args.ChatID == "" || args.Text == "" {
 		return nil, commandError(hostapi.Invalid, "sendText needs chatId and text")
 	}
 	m := &waE2E.Message{Conversation: proto.String(args.Text)}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // newMessageID is an id in the service's own form, as whatsmeow makes them for its sends.
@@ -22,11 +22,8 @@ func (e *Engine) newMessageID() (any, error) {
 }
 
 // checkNumber: whether a phone number (digits) is on WhatsApp, and its chat id.
-func (e *Engine) checkNumber(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		Phone string `json:"phone"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.Phone == "" {
+func (e *Engine) checkNumber(ctx context.Context, args rpcschema.ParamsCheckNumber) (any, error) {
+	if args.Phone == "" {
 		return nil, commandError(hostapi.Invalid, "checkNumber needs phone")
 	}
 	client, err := e.requireClient()
@@ -49,14 +46,8 @@ func (e *Engine) checkNumber(ctx context.Context, params json.RawMessage) (any, 
 }
 
 // sendContactVcard: one card is a contact message; several are a contacts array, as the phone sends them.
-func (e *Engine) sendContactVcard(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID  string   `json:"chatId"`
-		VCards  []string `json:"vcards"`
-		ReplyTo *string  `json:"reply_to"`
-		ID      *string  `json:"id"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || len(args.VCards) == 0 {
+func (e *Engine) sendContactVcard(ctx context.Context, args rpcschema.ParamsSendContactVcard) (any, error) {
+	if args.ChatID == "" || len(args.Vcards) == 0 {
 		return nil, commandError(hostapi.Invalid, "sendContactVcard needs chatId and vcards")
 	}
 	client, chat, err := e.target(args.ChatID)
@@ -67,8 +58,8 @@ func (e *Engine) sendContactVcard(ctx context.Context, params json.RawMessage) (
 	if args.ReplyTo != nil && *args.ReplyTo != "" {
 		contextInfo = replyContext(*args.ReplyTo, chat, *client.Store.ID)
 	}
-	contacts := make([]*waE2E.ContactMessage, 0, len(args.VCards))
-	for _, card := range args.VCards {
+	contacts := make([]*waE2E.ContactMessage, 0, len(args.Vcards))
+	for _, card := range args.Vcards {
 		contacts = append(contacts, &waE2E.ContactMessage{DisplayName: proto.String(displayName(card)), Vcard: proto.String(card)})
 	}
 	msg := &waE2E.Message{}
@@ -98,18 +89,8 @@ func displayName(card string) string {
 }
 
 // sendPoll: a poll with its secret (whatsmeow keeps it, to read the votes); one answer or several.
-func (e *Engine) sendPoll(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID string `json:"chatId"`
-		Poll   struct {
-			Name            string   `json:"name"`
-			Options         []string `json:"options"`
-			MultipleAnswers bool     `json:"multipleAnswers"`
-		} `json:"poll"`
-		ReplyTo *string `json:"reply_to"`
-		ID      *string `json:"id"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Poll.Name == "" || len(args.Poll.Options) < 2 {
+func (e *Engine) sendPoll(ctx context.Context, args rpcschema.ArgsSendPoll) (any, error) {
+	if args.ChatID == "" || args.Poll.Name == "" || len(args.Poll.Options) < 2 {
 		return nil, commandError(hostapi.Invalid, "sendPoll needs chatId, poll.name and at least two poll.options")
 	}
 	client, chat, err := e.target(args.ChatID)
@@ -117,7 +98,7 @@ func (e *Engine) sendPoll(ctx context.Context, params json.RawMessage) (any, err
 		return nil, err
 	}
 	selectable := 1
-	if args.Poll.MultipleAnswers {
+	if value(args.Poll.MultipleAnswers) {
 		selectable = 0
 	}
 	msg := client.BuildPollCreation(args.Poll.Name, args.Poll.Options, selectable)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"image"
 	_ "image/gif" // decoders image.Decode reads pictures with
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // Profile and group pictures. whatsmeow sends a picture as it is given (`SetGroupPhoto`, whose
@@ -26,20 +26,8 @@ import (
 // pictureSide is the side of the square the service shows (Baileys' 640x640).
 const pictureSide = 640
 
-// pictureFile: a picture's params, the file itself (`setProfilePicture` through the proxy) or
-// under `file` (`setGroupPicture`, and every picture from the engine pod's commands).
-type pictureFile struct {
-	Mimetype string       `json:"mimetype"`
-	Data     string       `json:"data"`
-	File     *pictureFile `json:"file"`
-	ID       string       `json:"id"`
-}
-
-func (p pictureFile) bytes(method string) ([]byte, error) {
-	data := p.Data
-	if p.File != nil {
-		data = p.File.Data
-	}
+// pictureBytes: a picture's bytes from its params' base64.
+func pictureBytes(data, method string) ([]byte, error) {
 	if data == "" {
 		return nil, commandError(hostapi.Invalid, "%s needs the picture's data (base64)", method)
 	}
@@ -104,12 +92,8 @@ func pictureURL(ctx context.Context, client *whatsmeow.Client, jid types.JID, do
 }
 
 // setProfilePicture: the account's own picture.
-func (e *Engine) setProfilePicture(ctx context.Context, params json.RawMessage) (any, error) {
-	var args pictureFile
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError(hostapi.Invalid, "setProfilePicture needs the picture: %v", err)
-	}
-	raw, err := args.bytes("setProfilePicture")
+func (e *Engine) setProfilePicture(ctx context.Context, args rpcschema.EngineFile) (any, error) {
+	raw, err := pictureBytes(args.Data, "setProfilePicture")
 	if err != nil {
 		return nil, err
 	}
@@ -133,8 +117,8 @@ func (e *Engine) deleteProfilePicture(ctx context.Context) (any, error) {
 }
 
 // groupPicture: the group's picture URL, or null when it has none.
-func (e *Engine) groupPicture(ctx context.Context, params json.RawMessage) (any, error) {
-	client, _, jid, err := e.groupCall(params, "groupPicture")
+func (e *Engine) groupPicture(ctx context.Context, args rpcschema.ArgsGroupPicture) (any, error) {
+	client, jid, err := e.groupCall(args.ID, "groupPicture")
 	if err != nil {
 		return nil, err
 	}
@@ -144,16 +128,12 @@ func (e *Engine) groupPicture(ctx context.Context, params json.RawMessage) (any,
 	return pictureURL(ctx, client, jid, "read the group picture")
 }
 
-func (e *Engine) setGroupPicture(ctx context.Context, params json.RawMessage) (any, error) {
-	var args pictureFile
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError(hostapi.Invalid, "setGroupPicture needs id and file: %v", err)
-	}
-	raw, err := args.bytes("setGroupPicture")
+func (e *Engine) setGroupPicture(ctx context.Context, args rpcschema.ParamsSetGroupPicture) (any, error) {
+	raw, err := pictureBytes(args.File.Data, "setGroupPicture")
 	if err != nil {
 		return nil, err
 	}
-	client, _, jid, err := e.groupCall(params, "setGroupPicture")
+	client, jid, err := e.groupCall(args.ID, "setGroupPicture")
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +147,8 @@ func (e *Engine) setGroupPicture(ctx context.Context, params json.RawMessage) (a
 	return nil, setPicture(ctx, client, jid, picture, "set the group picture")
 }
 
-func (e *Engine) deleteGroupPicture(ctx context.Context, params json.RawMessage) (any, error) {
-	client, _, jid, err := e.groupCall(params, "deleteGroupPicture")
+func (e *Engine) deleteGroupPicture(ctx context.Context, args rpcschema.ArgsGroupDeletePicture) (any, error) {
+	client, jid, err := e.groupCall(args.ID, "deleteGroupPicture")
 	if err != nil {
 		return nil, err
 	}
@@ -180,11 +160,8 @@ func (e *Engine) deleteGroupPicture(ctx context.Context, params json.RawMessage)
 
 // chatPicture: a chat's picture (a contact's or a group's) in NOWEB's shape, {url}, null when
 // there is none or the account may not see it.
-func (e *Engine) chatPicture(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID string `json:"chatId"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" {
+func (e *Engine) chatPicture(ctx context.Context, args rpcschema.ArgsChatPicture) (any, error) {
+	if args.ChatID == "" {
 		return nil, commandError(hostapi.Invalid, "chatPicture needs chatId")
 	}
 	client, chat, err := e.target(args.ChatID)

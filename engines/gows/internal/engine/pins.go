@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"time"
 
@@ -10,20 +9,14 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // pinMessage pins a message for everyone in its chat, or unpins it (a null duration), as NOWEB
 // does: a PinInChatMessage (PIN_FOR_ALL / UNPIN_FOR_ALL) whose pin lasts the duration the
 // message's context names (messageAddOnDurationInSecs). WhatsApp offers 24 hours, 7 and 30 days;
 // the phone keeps the pin that long, so any other number is passed on as it is.
-func (e *Engine) pinMessage(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		MessageID string   `json:"messageId"`
-		Duration  *float64 `json:"duration"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError(hostapi.Invalid, "pinMessage: %v", err)
-	}
+func (e *Engine) pinMessage(ctx context.Context, args rpcschema.ArgsMessagePin) (any, error) {
 	if args.Duration != nil && (*args.Duration <= 0 || *args.Duration > math.MaxUint32) {
 		return nil, commandError(hostapi.Invalid, "pinMessage: duration is the pin's seconds (more than 0), or null to unpin")
 	}

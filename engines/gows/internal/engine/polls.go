@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -12,6 +11,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // pollOptions are the options of polls this process saw or sent, by message id: a vote names
@@ -93,13 +93,8 @@ func (e *Engine) vote(ctx context.Context, evt *events.Message, update *waE2E.Po
 // sendPollVote votes on a poll this process saw or sent (whatsmeow's BuildPollVote: the vote
 // encrypted with the poll's message secret, which whatsmeow keeps), as NOWEB does: a poll not
 // known here is NOT_FOUND; the options must be the poll's.
-func (e *Engine) sendPollVote(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID        string   `json:"chatId"`
-		PollMessageID string   `json:"pollMessageId"`
-		Votes         []string `json:"votes"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.ChatID == "" || args.Votes == nil {
+func (e *Engine) sendPollVote(ctx context.Context, args rpcschema.ArgsSendPollVote) (any, error) {
+	if args.ChatID == "" || args.Votes == nil {
 		return nil, commandError(hostapi.Invalid, "sendPollVote needs chatId, pollMessageId and votes")
 	}
 	ref, client, chat, err := e.messageTarget(args.PollMessageID)

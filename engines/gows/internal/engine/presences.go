@@ -2,10 +2,9 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 
-	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // heardPresences: what the engine heard of each chat's presence (`presence.update`), merged
@@ -95,17 +94,11 @@ func (e *Engine) listPresences() (any, error) {
 }
 
 // chatPresence: what was heard of the chat; subscribes first when it is not known yet (as NOWEB).
-func (e *Engine) chatPresence(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		ChatID string `json:"chatId"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError(hostapi.Invalid, "presence: %v", err)
-	}
+func (e *Engine) chatPresence(ctx context.Context, args rpcschema.ArgsPresenceGet) (any, error) {
 	if chat, ok := e.heard.chat(args.ChatID); ok {
 		return chat, nil
 	}
-	if _, err := e.subscribePresence(ctx, params); err != nil {
+	if _, err := e.subscribePresence(ctx, rpcschema.ArgsPresenceSubscribe{ChatID: args.ChatID}); err != nil {
 		return nil, err
 	}
 	chat, _ := e.heard.chat(args.ChatID)

@@ -2,13 +2,13 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/appstate"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // profile: the account's id, name and picture URL (null when it has none).
@@ -34,13 +34,7 @@ func (e *Engine) profile(ctx context.Context) (any, error) {
 }
 
 // setProfileStatus: the About text.
-func (e *Engine) setProfileStatus(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		Status string `json:"status"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil {
-		return nil, commandError(hostapi.Invalid, "setProfileStatus needs status")
-	}
+func (e *Engine) setProfileStatus(ctx context.Context, args rpcschema.ProfileStatusRequest) (any, error) {
 	client, err := e.requireClient()
 	if err != nil {
 		return nil, err
@@ -56,11 +50,8 @@ func (e *Engine) setProfileStatus(ctx context.Context, params json.RawMessage) (
 
 // setProfileName: the push name, the `setting_pushName` mutation of the `critical_block` app
 // state collection, as the phone sets it.
-func (e *Engine) setProfileName(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		Name string `json:"name"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.Name == "" {
+func (e *Engine) setProfileName(ctx context.Context, args rpcschema.ProfileNameRequest) (any, error) {
+	if args.Name == "" {
 		return nil, commandError(hostapi.Invalid, "setProfileName needs name")
 	}
 	client, err := e.loggedIn()

@@ -50,7 +50,7 @@ func (e *RemoteError) Error() string { return fmt.Sprintf("host error %d: %s", e
 var errPeerClosed = errors.New("engine RPC closed")
 
 // Handler answers one host request; an unknown method returns errUnknownMethod.
-type Handler func(ctx context.Context, method string, params json.RawMessage) (any, error)
+type Handler func(ctx context.Context, method string, params any) (any, error)
 
 var errUnknownMethod = errors.New("unknown method")
 

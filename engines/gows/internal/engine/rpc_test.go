@@ -17,7 +17,7 @@ func TestRPCBothDirections(t *testing.T) {
 	hostIn, engineOut := io.Pipe()
 	engineIn, hostOut := io.Pipe()
 	var peer *Peer
-	peer = NewPeer(engineOut, func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	peer = NewPeer(engineOut, func(ctx context.Context, method string, params any) (any, error) {
 		switch method {
 		case "echoAuth":
 			found := map[string]string{}

@@ -2,25 +2,16 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 
 	"go.mau.fi/whatsmeow/appstate"
 	"go.mau.fi/whatsmeow/types"
 
-	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // star stars a message or takes the star back, as NOWEB does: an app state patch `star`
 // (whatsmeow's appstate.BuildStar) naming the chat, the message's id, fromMe and its sender.
-func (e *Engine) star(ctx context.Context, params json.RawMessage) (any, error) {
-	var args struct {
-		MessageID string `json:"messageId"`
-		ChatID    string `json:"chatId"`
-		Star      *bool  `json:"star"`
-	}
-	if err := json.Unmarshal(params, &args); err != nil || args.Star == nil {
-		return nil, commandError(hostapi.Invalid, "star needs messageId and star (true or false)")
-	}
+func (e *Engine) star(ctx context.Context, args rpcschema.ArgsMessageStar) (any, error) {
 	ref, client, chat, err := e.messageTarget(args.MessageID)
 	if err != nil {
 		return nil, err
@@ -31,7 +22,7 @@ func (e *Engine) star(ctx context.Context, params json.RawMessage) (any, error) 
 	if chat.Server == types.GroupServer && !ref.fromMe {
 		sender = e.senderOf(ref, chat, *client.Store.ID)
 	}
-	patch := appstate.BuildStar(chat, sender, ref.id, ref.fromMe, *args.Star)
+	patch := appstate.BuildStar(chat, sender, ref.id, ref.fromMe, args.Star)
 	if err := e.labelPatch(ctx, patch, "star the message in "+ref.chatID); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 /*
@@ -27,17 +27,6 @@ import (
  */
 
 const statusChat = "status@broadcast"
-
-type statusArgs struct {
-	ID              *string   `json:"id"`
-	Contacts        []string  `json:"contacts"`
-	Text            string    `json:"text"`
-	BackgroundColor string    `json:"backgroundColor"`
-	Font            int32     `json:"font"`
-	Kind            string    `json:"kind"`
-	File            mediaFile `json:"file"`
-	Caption         *string   `json:"caption"`
-}
 
 type statusViewersKey struct{}
 
@@ -86,25 +75,23 @@ func argb(color string) (uint32, error) {
 const white = 0xffffffff
 
 // sendTextStatus: white text on the colour in the font, as the apps write one.
-func (e *Engine) sendTextStatus(ctx context.Context, params json.RawMessage) (any, error) {
-	var args statusArgs
-	if err := json.Unmarshal(params, &args); err != nil || args.Text == "" {
+func (e *Engine) sendTextStatus(ctx context.Context, args rpcschema.TextStatus) (any, error) {
+	if args.Text == "" {
 		return nil, commandError(hostapi.Invalid, "sendTextStatus needs text")
 	}
-	background, err := argb(args.BackgroundColor)
+	background, err := argb(value(args.BackgroundColor))
 	if err != nil {
 		return nil, err
 	}
 	m := &waE2E.Message{ExtendedTextMessage: &waE2E.ExtendedTextMessage{
-		Text: proto.String(args.Text), BackgroundArgb: proto.Uint32(background), TextArgb: proto.Uint32(white), Font: waE2E.ExtendedTextMessage_FontType(args.Font).Enum(),
+		Text: proto.String(args.Text), BackgroundArgb: proto.Uint32(background), TextArgb: proto.Uint32(white), Font: waE2E.ExtendedTextMessage_FontType(int32(value(args.Font))).Enum(),
 	}}
-	return e.sendStatus(ctx, args, m, nil)
+	return e.sendStatus(ctx, args.ID, args.Contacts, m, nil)
 }
 
 // sendMediaStatus: an image or video with its caption, or a voice note on its background colour.
-func (e *Engine) sendMediaStatus(ctx context.Context, params json.RawMessage) (any, error) {
-	var args statusArgs
-	if err := json.Unmarshal(params, &args); err != nil || (args.Kind != "image" && args.Kind != "voice" && args.Kind != "video") {
+func (e *Engine) sendMediaStatus(ctx context.Context, args rpcschema.ParamsSendMediaStatus) (any, error) {
+	if args.Kind != "image" && args.Kind != "voice" && args.Kind != "video" {
 		return nil, commandError(hostapi.Invalid, "sendMediaStatus needs kind (image, voice or video) and file")
 	}
 	data, err := base64.StdEncoding.DecodeString(args.File.Data)
@@ -115,12 +102,12 @@ func (e *Engine) sendMediaStatus(ctx context.Context, params json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	m, err := uploadedMessage(ctx, client, args.Kind, args.File, data, args.Caption, false, nil)
+	m, err := uploadedMessage(ctx, client, string(args.Kind), args.File, data, args.Caption, false, nil)
 	if err != nil {
 		return nil, err
 	}
 	if args.Kind == "voice" {
-		background, err := argb(args.BackgroundColor)
+		background, err := argb(value(args.BackgroundColor))
 		if err != nil {
 			return nil, err
 		}
@@ -130,15 +117,15 @@ func (e *Engine) sendMediaStatus(ctx context.Context, params json.RawMessage) (a
 	if args.File.Filename != nil {
 		filename = *args.File.Filename
 	}
-	return e.sendStatus(ctx, args, m, e.saveMedia(ctx, args.File.Mimetype, filename, data))
+	return e.sendStatus(ctx, args.ID, args.Contacts, m, e.saveMedia(ctx, args.File.Mimetype, filename, data))
 }
 
-func (e *Engine) sendStatus(ctx context.Context, args statusArgs, m *waE2E.Message, media any) (any, error) {
-	client, jid, sendCtx, err := e.statusTarget(ctx, args.Contacts)
+func (e *Engine) sendStatus(ctx context.Context, id *string, contacts []string, m *waE2E.Message, media any) (any, error) {
+	client, jid, sendCtx, err := e.statusTarget(ctx, contacts)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := e.sendWith(sendCtx, client, jid, statusChat, m, args.ID, media)
+	rec, err := e.sendWith(sendCtx, client, jid, statusChat, m, id, media)
 	if err != nil {
 		return nil, err
 	}
@@ -148,12 +135,11 @@ func (e *Engine) sendStatus(ctx context.Context, args statusArgs, m *waE2E.Messa
 
 // deleteStatus: a revoke on status@broadcast to the viewers, then `message.revoked` (whatsmeow
 // reports nothing of its own sends), with the status as it was sent when this process sent it.
-func (e *Engine) deleteStatus(ctx context.Context, params json.RawMessage) (any, error) {
-	var args statusArgs
-	if err := json.Unmarshal(params, &args); err != nil || args.ID == nil || *args.ID == "" {
+func (e *Engine) deleteStatus(ctx context.Context, args rpcschema.DeleteStatusRequest) (any, error) {
+	if args.ID == "" {
 		return nil, commandError(hostapi.Invalid, "deleteStatus needs id")
 	}
-	id := strings.TrimPrefix(*args.ID, "true_"+statusChat+"_")
+	id := strings.TrimPrefix(args.ID, "true_"+statusChat+"_")
 	client, jid, sendCtx, err := e.statusTarget(ctx, args.Contacts)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 type callRule struct {
@@ -82,8 +84,7 @@ func (a *apps) observe(event string, payload map[string]any) {
 func (a *apps) answer(id, from string, isGroup bool, message *string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	params, _ := json.Marshal(map[string]any{"id": id, "from": from})
-	if _, err := a.engine(ctx, "rejectCall", params); err != nil {
+	if _, err := a.engine(ctx, "rejectCall", rpcschema.RejectCallRequest{ID: id, From: from}); err != nil {
 		a.log.Warn("the calls app could not reject a call", "callId", id, "from", from, "isGroup", isGroup, "err", err.Error())
 		return
 	}
@@ -91,8 +92,7 @@ func (a *apps) answer(id, from string, isGroup bool, message *string) {
 		return
 	}
 	// The defaults any API client's send gets (MessageTextRequest).
-	params, _ = json.Marshal(map[string]any{"chatId": from, "text": *message, "linkPreview": true})
-	if _, err := a.engine(ctx, "sendText", params); err != nil {
+	if _, err := a.engine(ctx, "sendText", rpcschema.ArgsSendText{ChatID: from, Text: *message, LinkPreview: new(true)}); err != nil {
 		a.log.Warn("the calls app rejected a call but could not send its reply", "callId", id, "from", from, "err", err.Error())
 	}
 }

@@ -19,6 +19,11 @@ import (
 
 const commandObjectHeader = "Sb-Command-Object"
 
+// commandDeadline is how long one command's handling may take: the command channel's timeout
+// (gateway/src/cluster/session-commands.ts, operator/src/reconcile/finalizer.ts), past which no
+// one reads its reply, so the engine stops waiting on the service for it.
+const commandDeadline = 10 * time.Second
+
 // commands is cluster mode's command channel (engine-pod/src/cluster/command-server.ts): it
 // answers NATS requests on `sb.cmd.<session>` with a CommandReply, concurrently, lifecycle
 // commands (logout) one at a time.
@@ -56,7 +61,7 @@ func (c *commands) start() error {
 		c.inFlight.Add(1)
 		go func() {
 			defer c.inFlight.Done()
-			reply := c.answer(msg.Data, msg.Header)
+			reply := c.handle(msg.Data, msg.Header)
 			if msg.Reply == "" {
 				return
 			}
@@ -81,9 +86,17 @@ func (c *commands) close() {
 	c.inFlight.Wait()
 }
 
+// handle answers one request: its handling, the engine's methods included, runs under a context
+// with the command's deadline.
+func (c *commands) handle(data []byte, header nats.Header) commandReply {
+	ctx, cancel := context.WithTimeout(context.Background(), commandDeadline)
+	defer cancel()
+	return c.answer(ctx, data, header)
+}
+
 // answer never fails: every failure is a CommandReply.
-func (c *commands) answer(data []byte, header nats.Header) commandReply {
-	result, err := c.run(data, header)
+func (c *commands) answer(ctx context.Context, data []byte, header nats.Header) commandReply {
+	result, err := c.run(ctx, data, header)
 	if err == nil {
 		if result == nil {
 			result = json.RawMessage("null")
@@ -99,9 +112,9 @@ func (c *commands) answer(data []byte, header nats.Header) commandReply {
 	return commandReply{Error: &replyError{Code: hostapi.EngineError, Message: fmt.Sprintf("the engine of session '%s' failed; see its engine pod's log", c.session)}}
 }
 
-func (c *commands) run(data []byte, header nats.Header) (any, error) {
+func (c *commands) run(ctx context.Context, data []byte, header nats.Header) (any, error) {
 	if name := header.Get(commandObjectHeader); name != "" {
-		taken, err := c.takeObject(name)
+		taken, err := c.takeObject(ctx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -111,13 +124,12 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 	if err := json.Unmarshal(data, &command); err != nil {
 		return nil, &CommandError{Code: hostapi.Invalid, Message: "command is not JSON", Details: issues("command", "not valid JSON")}
 	}
-	args := map[string]any{}
-	if len(command.Args) > 0 && string(command.Args) != "null" {
-		if err := decodeNumbers(command.Args, &args); err != nil {
-			return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: args: must be an object", Details: issues("args", "must be an object")}
-		}
+	args := command.Args
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	} else if trimmed := bytes.TrimSpace(args); len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: args: must be an object", Details: issues("args", "must be an object")}
 	}
-	ctx := context.Background()
 	switch command.Op {
 	case "":
 		return nil, &CommandError{Code: hostapi.Invalid, Message: "invalid command: op: required", Details: issues("op", "required")}
@@ -156,8 +168,9 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 		if err := c.host.Logout(ctx); err != nil {
 			return nil, err
 		}
-		c.host.Stop(ctx)
-		c.host.Start(ctx)
+		// The session runs on after the reply: its restart is not cut at the command's deadline.
+		c.host.Stop(context.WithoutCancel(ctx))
+		c.host.Start(context.WithoutCancel(ctx))
 		return nil, nil
 	case "me":
 		_, _, me, _ := c.host.Status()
@@ -178,7 +191,7 @@ func (c *commands) run(data []byte, header nats.Header) (any, error) {
 
 // execute is EngineHost.execute: the catalog's refusal, then the status the op needs, then the
 // engine method protocol's OPERATIONS names, through the op's adapter if it has one (ops.go).
-func (c *commands) execute(ctx context.Context, name string, args map[string]any) (any, error) {
+func (c *commands) execute(ctx context.Context, name string, args json.RawMessage) (any, error) {
 	operation, served := c.host.operations.Lookup(name)
 	if !served {
 		return nil, &CommandError{Code: hostapi.NotSupported, Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", operation.Name, c.session),
@@ -199,24 +212,22 @@ func (c *commands) execute(ctx context.Context, name string, args map[string]any
 	var params any = args
 	if adapter.params != nil {
 		var err error
-		if params, err = adapter.params(args); err != nil {
+		if params, err = adapter.params(ctx, args); err != nil {
 			return nil, err
 		}
 	}
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	result, err := c.host.engine(ctx, *operation.Method, raw)
-	if err != nil {
-		return nil, err
-	}
-	encoded, err := json.Marshal(result)
+	result, err := c.host.engine(ctx, *operation.Method, params)
 	if err != nil {
 		return nil, err
 	}
 	if adapter.result != nil {
-		return adapter.result(encoded), nil
+		return adapter.result(result), nil
+	}
+	// The reply is JSON on NATS; a record's copy for it gets `mediaUrl` (the engine's own map may
+	// still be on its way to the event stream, so it is not changed in place).
+	encoded, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
 	}
 	if bytes.Contains(encoded, []byte(`"hasMedia"`)) {
 		var record map[string]any
@@ -229,12 +240,10 @@ func (c *commands) execute(ctx context.Context, name string, args map[string]any
 
 // takeObject reads and deletes the command object a request names (kube/src/nats/command-objects.ts);
 // it must be this session's.
-func (c *commands) takeObject(name string) ([]byte, error) {
+func (c *commands) takeObject(ctx context.Context, name string) ([]byte, error) {
 	if !strings.HasPrefix(name, c.session+"/") {
 		return nil, &CommandError{Code: hostapi.Invalid, Message: fmt.Sprintf("command object '%s' is not one of session '%s'", name, c.session)}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	store := &objects{nc: c.nc, js: c.js, bucket: "sb_commands_" + sessionStoreToken(c.session)}
 	data, err := store.take(ctx, name)
 	if errors.Is(err, errNoObject) {

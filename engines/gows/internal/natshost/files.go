@@ -3,6 +3,7 @@ package natshost
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,9 +12,11 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 const (
@@ -22,51 +25,71 @@ const (
 	octetStream      = "application/octet-stream"
 )
 
-// fileParams resolves the file of a send (engine-pod/src/media/resolve-file.ts): base64 `data`
-// as it is, or downloaded from `url` (http and https only) and given to the engine as data. A
-// failure is INVALID naming `<field>.data` or `<field>.url`.
-func fileParams(field string) func(map[string]any) (any, error) {
-	return fileParamsNamed(field, field)
-}
-
-// fileParamsNamed is fileParams for the file under key, named field in refusals (a file inside
-// an object: `preview.image`).
-func fileParamsNamed(key, field string) func(map[string]any) (any, error) {
-	return func(args map[string]any) (any, error) {
-		file, _ := args[key].(map[string]any)
-		if file == nil {
+// withFile: params P (a send's, with its file resolved) from the op's args: the file at field
+// resolved (resolveFile), then the args with it in its place decoded into P.
+func withFile[P any](field string) func(context.Context, json.RawMessage) (any, error) {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var given map[string]json.RawMessage
+		if err := rpcschema.Decode(raw, &given); err != nil {
+			return nil, invalidArgs(err)
+		}
+		if len(given[field]) == 0 || string(given[field]) == "null" {
 			return nil, invalidField(field, "give url (http or https) or data (base64)")
 		}
-		resolved := map[string]any{"mimetype": octetStream, "filename": file["filename"]}
-		if mimetype, ok := file["mimetype"].(string); ok {
-			resolved["mimetype"] = mimetype
+		var ref rpcschema.RemoteOrBinaryFile
+		if err := rpcschema.Decode(given[field], &ref); err != nil {
+			inner, _ := err.(*rpcschema.FieldError)
+			return nil, invalidArgs(&rpcschema.FieldError{Field: strings.TrimSuffix(field+"."+inner.Field, "."), Reason: inner.Reason})
 		}
-		if data, ok := file["data"].(string); ok {
-			if _, err := base64.StdEncoding.DecodeString(data); err != nil {
-				return nil, invalidField(field+".data", "must be base64")
-			}
-			resolved["data"] = data
-		} else {
-			raw, _ := file["url"].(string)
-			data, contentType, name, err := download(raw, field+".url")
-			if err != nil {
-				return nil, err
-			}
-			resolved["data"] = base64.StdEncoding.EncodeToString(data)
-			if _, ok := file["mimetype"].(string); !ok && contentType != "" {
-				resolved["mimetype"] = contentType
-			}
-			if file["filename"] == nil && name != "" {
-				resolved["filename"] = name
-			}
+		resolved, err := resolveFile(ctx, ref, field)
+		if err != nil {
+			return nil, err
 		}
-		params := map[string]any{}
-		for key, value := range args {
-			params[key] = value
+		if given[field], err = json.Marshal(resolved); err != nil {
+			return nil, err
 		}
-		params[key] = resolved
+		withResolved, err := json.Marshal(given)
+		if err != nil {
+			return nil, err
+		}
+		var params P
+		if err := rpcschema.Decode(withResolved, &params); err != nil {
+			return nil, invalidArgs(err)
+		}
 		return params, nil
 	}
+}
+
+// resolveFile resolves a file of a command (engine-pod/src/media/resolve-file.ts): base64 `data`
+// as it is, or downloaded from `url` (http and https only) and given to the engine as data. A
+// failure is INVALID naming `<field>.data` or `<field>.url`.
+func resolveFile(ctx context.Context, file rpcschema.RemoteOrBinaryFile, field string) (rpcschema.EngineFile, error) {
+	resolved := rpcschema.EngineFile{Mimetype: file.Mimetype, Filename: file.Filename}
+	if resolved.Mimetype == "" {
+		resolved.Mimetype = octetStream
+	}
+	if file.Data != nil {
+		if _, err := base64.StdEncoding.DecodeString(*file.Data); err != nil {
+			return resolved, invalidField(field+".data", "must be base64")
+		}
+		resolved.Data = *file.Data
+		return resolved, nil
+	}
+	if file.URL == nil {
+		return resolved, invalidField(field, "give url (http or https) or data (base64)")
+	}
+	data, contentType, name, err := download(ctx, *file.URL, field+".url")
+	if err != nil {
+		return resolved, err
+	}
+	resolved.Data = base64.StdEncoding.EncodeToString(data)
+	if file.Mimetype == "" && contentType != "" {
+		resolved.Mimetype = contentType
+	}
+	if file.Filename == nil && name != "" {
+		resolved.Filename = &name
+	}
+	return resolved, nil
 }
 
 func invalidField(field, reason string) *CommandError {
@@ -96,12 +119,12 @@ func mustOutboundPolicy(policy *OutboundPolicy, err error) *OutboundPolicy {
 	return policy
 }
 
-func download(raw, field string) ([]byte, string, string, error) {
+func download(ctx context.Context, raw, field string) ([]byte, string, string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, "", "", invalidField(field, "must be an http or https URL")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), downloadTimeout)
+	ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
 	defer cancel()
 	request, _ := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	response, err := downloads.Do(request)

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // EngineFunc answers one engine method (names and params of engines/gows/PROTOCOL.md, "Host ->
 // engine requests"). Refusals are *CommandError.
-type EngineFunc func(ctx context.Context, method string, params json.RawMessage) (any, error)
+type EngineFunc func(ctx context.Context, method string, params any) (any, error)
 
 // CommandError is a command's refusal with the protocol's code: the engine's own errors are of the
 // same type (hostapi.CommandError), so they reach the reply as they are.
@@ -41,7 +42,7 @@ type Host struct {
 	operations *Operations
 	env        map[string]any
 	apps       *apps
-	setup      json.RawMessage // the start params: session and settings
+	setup      rpcschema.StartParams // the start params: session and settings
 
 	mu       sync.Mutex
 	running  bool
@@ -88,7 +89,7 @@ func (h *Host) Stop(ctx context.Context) {
 	if !running {
 		return
 	}
-	_, _ = h.engine(ctx, "stop", json.RawMessage("{}"))
+	_, _ = h.engine(ctx, "stop", nil)
 	h.setStatus("STOPPED", "")
 }
 
@@ -99,7 +100,7 @@ func (h *Host) Logout(ctx context.Context) error {
 	h.mu.Unlock()
 	var err error
 	if running {
-		_, err = h.engine(ctx, "logout", json.RawMessage("{}"))
+		_, err = h.engine(ctx, "logout", nil)
 	} else {
 		err = h.auth.clear(ctx)
 	}

@@ -1,24 +1,24 @@
 package natshost
 
+import (
+	"context"
+	"slices"
+
+	"github.com/switchboard/engines/gows/internal/rpcschema"
+)
+
 // labelChange: a label's id and new name and colour as updateLabel's params, as engine-pod's dispatch sends them.
-func labelChange(args map[string]any) (any, error) {
-	params := map[string]any{"id": args["id"]}
-	if label, ok := args["label"].(map[string]any); ok {
-		params["name"], params["color"] = label["name"], label["color"]
-	}
-	return params, nil
+func labelChange(_ context.Context, args rpcschema.ArgsLabelsUpdate) (any, error) {
+	return rpcschema.ParamsUpdateLabel{ID: args.ID, Name: args.Label.Name, Color: args.Label.Color}, nil
 }
 
 // chatLabelIDs: the chat's labels from now on as setChatLabels's params, each id once.
-func chatLabelIDs(args map[string]any) (any, error) {
-	labels, _ := args["labels"].([]any)
-	ids := make([]any, 0, len(labels))
-	seen := map[any]bool{}
-	for _, label := range labels {
-		if l, ok := label.(map[string]any); ok && !seen[l["id"]] {
-			seen[l["id"]] = true
-			ids = append(ids, l["id"])
+func chatLabelIDs(_ context.Context, args rpcschema.ArgsLabelsSetForChat) (any, error) {
+	ids := make([]string, 0, len(args.Labels))
+	for _, label := range args.Labels {
+		if !slices.Contains(ids, label.ID) {
+			ids = append(ids, label.ID)
 		}
 	}
-	return map[string]any{"chatId": args["chatId"], "labelIds": ids}, nil
+	return rpcschema.ParamsSetChatLabels{ChatID: args.ChatID, LabelIDs: ids}, nil
 }

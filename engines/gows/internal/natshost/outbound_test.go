@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // The cases of kube/test/outbound-policy.test.ts: the Go pod refuses what the Node pod refuses,
@@ -133,21 +135,22 @@ func TestFileDownloadsFollowThePolicy(t *testing.T) {
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("hello")) }))
 	defer server.Close()
 	defer useOutboundPolicy(policyOf(t, "", ""))
-	args := map[string]any{"file": map[string]any{"url": server.URL + "/a.txt"}}
+	args := rawArgs(map[string]any{"chatId": "1@c.us", "kind": "file", "file": map[string]any{"mimetype": "text/plain", "url": server.URL + "/a.txt"}})
+	send := withFile[rpcschema.ParamsSendMedia]("file")
 
 	useOutboundPolicy(policyOf(t, "", ""))
-	if _, err := fileParams("file")(args); err != nil {
+	if _, err := send(context.Background(), args); err != nil {
 		t.Fatalf("the built-in rules refused a loopback download: %v", err)
 	}
 	useOutboundPolicy(policyOf(t, "127.0.0.0/8", ""))
-	_, err := fileParams("file")(args)
+	_, err := send(context.Background(), args)
 	var refusal *CommandError
 	want := "file.url: could not be downloaded: 127.0.0.1 is denied by the outbound address policy (rule 127.0.0.0/8, SWITCHBOARD_OUTBOUND_DENY; SWITCHBOARD_OUTBOUND_ALLOW can allow it)"
 	if !errors.As(err, &refusal) || refusal.Code != "INVALID" || refusal.Message != want {
 		t.Errorf("got %v, want INVALID %q", err, want)
 	}
 	useOutboundPolicy(policyOf(t, "127.0.0.0/8", "127.0.0.1"))
-	if _, err := fileParams("file")(args); err != nil {
+	if _, err := send(context.Background(), args); err != nil {
 		t.Errorf("_ALLOW did not let the download through: %v", err)
 	}
 	// A host name is checked on each address it resolves to.

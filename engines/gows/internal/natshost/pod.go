@@ -9,6 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 const (
@@ -44,7 +46,12 @@ func NewPod(cfg Config, engine EngineFunc, checks *EventChecks, operations *Oper
 	if platform[len(platform)-1] == '/' {
 		platform += runtime.GOARCH
 	}
-	setup, _ := json.Marshal(map[string]any{"session": cfg.Session, "settings": cfg.Settings})
+	setup := rpcschema.StartParams{Session: cfg.Session}
+	if len(cfg.Settings) > 0 {
+		if err := json.Unmarshal(cfg.Settings, &setup.Settings); err != nil {
+			log.Warn("the engine settings are not EngineSettings; starting without them", "err", err.Error())
+		}
+	}
 	host := &Host{session: cfg.Session, engine: engine, log: log, setup: setup, status: "STOPPED", metadata: cfg.Metadata, checks: checks, operations: operations,
 		env:  map[string]any{"tier": "CORE", "version": cfg.Version, "engine": "GOWS", "platform": platform, "worker": map[string]any{"id": cfg.PodName}},
 		apps: &apps{engine: engine, log: log}}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard/engines/gows/internal/rpcschema"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
@@ -92,7 +94,7 @@ func goRegexp(pattern string) (jsonschema.Regexp, error) { return compilePattern
 
 type fakeEngine struct{ calls []string }
 
-func (f *fakeEngine) call(_ context.Context, method string, _ json.RawMessage) (any, error) {
+func (f *fakeEngine) call(_ context.Context, method string, _ any) (any, error) {
 	f.calls = append(f.calls, method)
 	switch method {
 	case "sendText":
@@ -122,7 +124,7 @@ var compiledChecks = sync.OnceValues(func() (*EventChecks, error) {
 })
 
 func testHost(t testing.TB, engine EngineFunc, published *[][]byte) *Host {
-	host := &Host{session: "s1", engine: engine, log: nopLog{}, checks: testChecks(t), operations: testOperations(t), setup: json.RawMessage(`{}`), status: "STOPPED", metadata: map[string]string{"a": "b"},
+	host := &Host{session: "s1", engine: engine, log: nopLog{}, checks: testChecks(t), operations: testOperations(t), setup: rpcschema.StartParams{}, status: "STOPPED", metadata: map[string]string{"a": "b"},
 		env:  map[string]any{"tier": "CORE", "version": "0.0.0", "engine": "GOWS", "platform": "linux/x64", "worker": map[string]any{"id": "engine-s1"}},
 		apps: &apps{engine: engine, log: nopLog{}}}
 	host.publish = func(_, _ string, envelope []byte, _ map[string]any) { *published = append(*published, envelope) }
@@ -183,7 +185,7 @@ func TestCommandRepliesMatchTheProtocol(t *testing.T) {
 		{"me", `{"op":"me"}`, ""},
 		{"metadata", `{"op":"host.setMetadata","args":{"metadata":{"x":"y"}}}`, ""},
 	} {
-		reply := c.answer([]byte(tc.data), nil)
+		reply := c.handle([]byte(tc.data), nil)
 		validate(t, schema, reply)
 		if tc.code == "" && !reply.OK || tc.code != "" && (reply.OK || string(reply.Error.Code) != tc.code) {
 			t.Errorf("%s: reply %+v, want code %q", tc.name, reply, tc.code)
@@ -196,13 +198,13 @@ func TestCommandsNeedTheirStatus(t *testing.T) {
 	engine := &fakeEngine{}
 	host := testHost(t, engine.call, &published)
 	c := &commands{session: "s1", host: host, log: nopLog{}, events: newPublisher(nil, nopLog{})}
-	_, err := c.execute(context.Background(), "send.text", map[string]any{"chatId": "1@c.us", "text": "hi"})
+	_, err := c.execute(context.Background(), "send.text", rawArgs(map[string]any{"chatId": "1@c.us", "text": "hi"}))
 	if refusal, ok := err.(*CommandError); !ok || refusal.Code != "WRONG_STATUS" || refusal.Message != "session 's1' is STOPPED; this needs WORKING" {
 		t.Fatalf("a send on a stopped session: %v", err)
 	}
 	host.Start(context.Background())
 	host.SetStatus("WORKING", "")
-	result, err := c.execute(context.Background(), "send.text", map[string]any{"chatId": "1@c.us", "text": "hi"})
+	result, err := c.execute(context.Background(), "send.text", rawArgs(map[string]any{"chatId": "1@c.us", "text": "hi"}))
 	if err != nil {
 		t.Fatal(err)
 	}

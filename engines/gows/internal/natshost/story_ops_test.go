@@ -12,7 +12,7 @@ func TestStoryOps(t *testing.T) {
 		{"status.text", map[string]any{"text": "Out", "font": 2, "contacts": []any{"15551230001@c.us"}}, "sendTextStatus",
 			`{"contacts":["15551230001@c.us"],"font":2,"text":"Out"}`, `{"id":"true_status@broadcast_ABC"}`},
 		{"status.media", map[string]any{"kind": "image", "file": map[string]any{"mimetype": "image/png", "data": png}}, "sendMediaStatus",
-			`{"file":{"data":"` + png + `","filename":null,"mimetype":"image/png"},"kind":"image"}`, `{"id":"true_status@broadcast_ABC"}`},
+			`{"file":{"data":"` + png + `","mimetype":"image/png"},"kind":"image"}`, `{"id":"true_status@broadcast_ABC"}`},
 		{"status.delete", map[string]any{"id": "ABCDEFGH"}, "deleteStatus", `{"id":"ABCDEFGH"}`, `{"success":true}`},
 	})
 }
