@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { FakeWebChannels } from './channels.js';
 import { FakeWebContacts } from './contacts.js';
 import { FakeWebGroups } from './groups.js';
 import { FakeWebLabels } from './labels.js';
@@ -42,6 +43,8 @@ export class FakeWebPhone {
   readonly uploads: { directPath: string; mediaType: string; mimetype: string; data: Buffer }[] = [];
   /** A business account's labels and the chats they are on. */
   readonly labels: FakeWebLabels = new FakeWebLabels((message) => this.reach(message));
+  /** The channels (newsletters) the servers know, and the account's part in each. */
+  readonly channels: FakeWebChannels = new FakeWebChannels({ push: (message) => this.reach(message) });
   /** The status updates the page posted (`{type: 'text', text, color, font}`, or a media message's fields), in order. */
   readonly statuses: Record<string, unknown>[] = [];
   /** The calls the page declined (the reject stanzas it cast), in order. */
@@ -196,6 +199,7 @@ export class FakeWebPhone {
         if (message.type.startsWith('group-')) return this.groups.fromPage(message);
         if (message.type.startsWith('contact-')) return this.contacts.fromPage(message);
         if (message.type.startsWith('label-')) return this.labels.fromPage(message);
+        if (message.type.startsWith('channel-')) return this.channels.fromPage(message);
         const { rid: _rid, ...action } = message;
         this.actions.push(action);
         return undefined;
