@@ -51,6 +51,10 @@ export class FakeWebPhone {
   readonly rejectedCalls: { id: string; from: string }[] = [];
   /** The ids of waiting messages the page asked their senders to send again, in order. */
   readonly resendRequests: string[] = [];
+  /** The WhatsApp call links the page had made for event messages, in order. */
+  readonly callLinks: { kind: 'voice' | 'video'; startTime: number; link: string }[] = [];
+  /** The pins (a duration in seconds) and unpins the page sent, in order. */
+  readonly pins: { msgId: string; pin: boolean; duration: number }[] = [];
   /** The page logged out (the device unlinked itself). */
   loggedOut = false;
   /** Numbers that have no WhatsApp account (`<number>@c.us`): checks, adds and group creation refuse them. */
@@ -187,6 +191,15 @@ export class FakeWebPhone {
       }
       case 'status':
         this.statuses.push(message.status as Record<string, unknown>);
+        return undefined;
+      case 'call-link': {
+        const kind = message.kind === 'voice' ? 'voice' : 'video';
+        const link = `https://call.whatsapp.com/${kind}/${randomBytes(16).toString('base64url')}`;
+        this.callLinks.push({ kind, startTime: Number(message.startTime), link });
+        return link;
+      }
+      case 'pin':
+        this.pins.push({ msgId: String(message.msgId), pin: message.pin === true, duration: Number(message.duration) });
         return undefined;
       case 'resend':
         this.resendRequests.push(...(message.ids as string[]));
