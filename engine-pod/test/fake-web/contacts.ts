@@ -21,6 +21,8 @@ export class FakeWebContacts {
   readonly presences: string[] = [];
   /** The chat states the page sent (`composing`, `recording`, `paused`), in order. */
   readonly chatStates: { chat: string; state: string }[] = [];
+  /** Contacts the page saved (contacts.update), by id: the name WhatsApp Web made and whether the phone's address book gets it. */
+  readonly saved = new Map<string, { fullName: string; shortName: string; syncToAddressbook: boolean }>();
   /** The account's own About text, as the page last set it. */
   myAbout: string | null = null;
   private readonly abouts = new Map<string, string>();
@@ -63,6 +65,17 @@ export class FakeWebContacts {
       case 'contact-delete-picture':
         this.pictures.delete(id);
         return { status: 200 };
+      case 'contact-save': {
+        const entry = {
+          fullName: String(message.fullName),
+          shortName: String(message.shortName),
+          syncToAddressbook: message.syncToAddressbook === true,
+        };
+        this.saved.set(id, entry);
+        // Synced back to the page, as WhatsApp Web hears of an address book change.
+        this.push({ type: 'contacts', contacts: [{ id, name: entry.fullName, shortName: entry.shortName, isMyContact: true, isWAContact: true }] });
+        return undefined;
+      }
       case 'contact-block': {
         const blocked = Boolean(message.blocked);
         if (blocked) this.blocked.add(id);

@@ -1,4 +1,4 @@
-// Contacts and presence through Chromium: whatsapp-web.js's own contact, block, number-check,
+// Contacts and presence through Chromium: whatsapp-web.js's own contact, save, block, number-check,
 // presence and chat-state code on the fake WhatsApp Web. What the servers were told is checked on
 // the fake's side, and what they know in the API's answers.
 import type { Contact } from '@switchboard/protocol';
@@ -67,6 +67,18 @@ describe('WEBJS contacts and presence through Chromium', () => {
       { id: ADA, blocked: false },
     ]);
     expect(await run<Contact>({ op: 'contacts.get', args: { contactId: ADA } })).toMatchObject({ isBlocked: false });
+  });
+
+  it("saves a contact: the servers have the name WhatsApp Web made of the first and last names, synced to the phone's address book", async () => {
+    await run({ op: 'contacts.update', args: { contactId: BOB, firstName: 'Bob', lastName: 'Builder' } });
+    expect(phone.contacts.saved.get(BOB)).toEqual({ fullName: 'Bob Builder', shortName: 'Bob', syncToAddressbook: true });
+    const bob = await waitFor(async () => {
+      const contact = await run<Contact>({ op: 'contacts.get', args: { contactId: BOB } });
+      return contact.name === 'Bob Builder' ? contact : null;
+    }, "Bob's new name");
+    expect(bob).toMatchObject({ id: BOB, name: 'Bob Builder', isMyContact: true });
+    await run({ op: 'contacts.update', args: { contactId: BOB, firstName: 'Robert', lastName: '' } });
+    expect(phone.contacts.saved.get(BOB)).toMatchObject({ fullName: 'Robert', shortName: 'Robert' });
   });
 
   it('checks numbers with the server: one on WhatsApp has its chat id, one not is numberExists false', async () => {

@@ -1,6 +1,6 @@
 import { ChatPictureResponse, ReadChatMessagesResponse } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
-import { expectValidEnvelopes, webjsSession } from './harness.js';
+import { webjsSession } from './harness.js';
 
 // The chats operations and presence on WEBJS: each calls whatsapp-web.js's Chat, Message or
 // Client method, the scripted client answering as the library does.
@@ -15,26 +15,6 @@ async function working() {
 }
 
 describe('WEBJS chats', () => {
-  it('archive and unarchive: Client.archiveChat / unarchiveChat, and chat.archive from the library’s chat_archived', async () => {
-    const s = await working();
-    await s.run({ op: 'chat.archive', args: { chatId: PEER, archive: true } });
-    await s.run({ op: 'chat.archive', args: { chatId: PEER, archive: false } });
-    expect(s.client.calls.filter((call) => call.includes('archiveChat'))).toEqual([`archiveChat ${PEER}`, `unarchiveChat ${PEER}`]);
-    expect(s.payloads('chat.archive').map((p) => [p.id, p.archived])).toEqual([
-      [PEER, true],
-      [PEER, false],
-    ]);
-    expectValidEnvelopes(s.events, s.dropped);
-  });
-
-  it('unread, clear, delete: Client.markChatUnread, Chat.clearMessages, Chat.delete', async () => {
-    const s = await working();
-    await s.run({ op: 'chat.unread', args: { chatId: PEER } });
-    await s.run({ op: 'chat.clearMessages', args: { chatId: PEER } });
-    await s.run({ op: 'chat.delete', args: { chatId: PEER } });
-    expect(s.client.calls.slice(-3)).toEqual([`markChatUnread ${PEER}`, `clearMessages ${PEER}`, `deleteChat ${PEER}`]);
-  });
-
   it('a chat the browser does not know: ENGINE_ERROR saying what was being done', async () => {
     const s = await working();
     s.client.unknownChats.add(PEER);

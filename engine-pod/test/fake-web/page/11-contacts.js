@@ -1,9 +1,9 @@
 // Contacts and presence: which numbers WhatsApp knows (WAWebQueryExistsJob) and their ids
 // (WAWebApiContact), what whatsapp-web.js reads of a contact (WAWebContactGetters,
 // WAWebFrontendContactGetters), asks the servers about one (WAWebContactStatusBridge's About,
-// WAWebContactProfilePicThumbBridge's picture), blocking (WAWebBlockContactAction), the
-// account's presence (WAWebPresenceChatAction) and chat states (WAWebChatStateBridge). The
-// backend answers and keeps what the page told it.
+// WAWebContactProfilePicThumbBridge's picture), saving a contact (WAWebSaveContactAction),
+// blocking (WAWebBlockContactAction), the account's presence (WAWebPresenceChatAction) and chat
+// states (WAWebChatStateBridge). The backend answers and keeps what the page told it.
 (() => {
   const { define, backend, collections, widOf } = window.FakeWeb;
 
@@ -70,6 +70,16 @@
   define('WAWebBlockContactAction', () => ({
     blockContact: ({ contact }) => setBlocked(contact, true),
     unblockContact: (contact) => setBlocked(contact, false),
+  }));
+
+  // Saving a contact (WAWebSaveContactAction): its name as WhatsApp Web makes it from the first and
+  // last names; the servers keep it and sync it back to the page as the contact's new name.
+  define('WAWebSaveContactAction', () => ({
+    saveContactAction: async ({ firstName, lastName, phoneNumber, syncToAddressbook }) => {
+      const fullName = firstName && lastName ? `${firstName} ${lastName}` : firstName || lastName;
+      const id = serialized(phoneNumber);
+      await ask('contact-save', { id, fullName, shortName: firstName || lastName, syncToAddressbook });
+    },
   }));
 
   define('WAWebPresenceChatAction', () => ({
