@@ -28,7 +28,14 @@ export class FakeWebContacts {
   private readonly abouts = new Map<string, string>();
   private readonly pictures = new Map<string, string>();
 
-  constructor(private readonly push: (message: Record<string, unknown>) => void) {}
+  /** The pictures the page set (the account's own, or a group's), as the library made them: a JPEG data URL. */
+  readonly pictureUploads: { id: string; picture: string }[] = [];
+
+  constructor(
+    private readonly push: (message: Record<string, unknown>) => void,
+    /** Whether the account may change this account's or group's picture (a group's: its admins, unless anyone may edit its info). */
+    private readonly mayChangePicture: (id: string) => boolean = () => true,
+  ) {}
 
   /** The phone's address book: saved contacts, told to the page as WhatsApp Web syncs them. */
   addressBook(contacts: readonly FakeWebContact[]): void {
@@ -60,9 +67,12 @@ export class FakeWebContacts {
         this.myAbout = String(message.about);
         return undefined;
       case 'contact-set-picture':
+        if (!this.mayChangePicture(id)) throw new Error(`not-authorized: the account may not change the picture of ${id}`);
+        this.pictureUploads.push({ id, picture: String(message.picture) });
         this.pictures.set(id, `https://pps.whatsapp.net/v/t61/${encodeURIComponent(id)}-${Date.now()}.jpg`);
         return { status: 200 };
       case 'contact-delete-picture':
+        if (!this.mayChangePicture(id)) throw new Error(`not-authorized: the account may not change the picture of ${id}`);
         this.pictures.delete(id);
         return { status: 200 };
       case 'contact-save': {

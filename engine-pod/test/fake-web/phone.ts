@@ -62,7 +62,10 @@ export class FakeWebPhone {
   /** The account's groups, as the servers keep them; the test plays their other members through it. */
   readonly groups: FakeWebGroups;
   /** Other accounts as the servers know them (address book, About, pictures), blocks, presence and chat states. */
-  readonly contacts: FakeWebContacts = new FakeWebContacts((message) => this.reach(message));
+  readonly contacts: FakeWebContacts = new FakeWebContacts(
+    (message) => this.reach(message),
+    (id) => !id.endsWith('@g.us') || this.groups.mayEditInfo(id),
+  );
   /** Files of media messages the phone delivered, by `directPath`. */
   private readonly files = new Map<string, Buffer>();
 
@@ -198,9 +201,14 @@ export class FakeWebPhone {
         this.callLinks.push({ kind, startTime: Number(message.startTime), link });
         return link;
       }
-      case 'pin':
-        this.pins.push({ msgId: String(message.msgId), pin: message.pin === true, duration: Number(message.duration) });
+      case 'pin': {
+        const msgId = String(message.msgId);
+        // In a group, pinning is editing its info: refused to a member while only admins may.
+        const chat = msgId.split('_')[1]!;
+        if (this.groups.get(chat) && !this.groups.mayEditInfo(chat)) throw new Error(`not-authorized: only admins of ${chat} may pin`);
+        this.pins.push({ msgId, pin: message.pin === true, duration: Number(message.duration) });
         return undefined;
+      }
       case 'resend':
         this.resendRequests.push(...(message.ids as string[]));
         return undefined;

@@ -12,6 +12,11 @@ const ME = { id: '15550009999@c.us', pushName: 'Contacts Tests' };
 const ADA = '15553330001@c.us';
 const BOB = '15553330002@c.us';
 const NOBODY = '15553339999@c.us';
+// A 1x1 PNG: the library crops and re-encodes a picture in the page, so it must decode.
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3e1f4e20000000049454e44ae426082',
+  'hex',
+);
 
 describe('WEBJS contacts and presence through Chromium', () => {
   let host: EngineHost;
@@ -48,10 +53,12 @@ describe('WEBJS contacts and presence through Chromium', () => {
     expect(await run({ op: 'contacts.picture', args: { contactId: BOB, refresh: false } })).toEqual({ profilePictureURL: null });
   });
 
-  it("sets the account's About text and removes its picture: the server has the text, and no picture for the account", async () => {
+  it("sets the account's About text and picture, then removes the picture: the server has the text, the JPEG the library made, then no picture", async () => {
     await run({ op: 'profile.setStatus', args: { status: 'Answering through the gateway' } });
     expect(phone.contacts.myAbout).toBe('Answering through the gateway');
-    phone.contacts.setPicture(ME.id, 'https://pps.whatsapp.net/v/t61/me.jpg');
+    await run({ op: 'profile.setPicture', args: { file: { mimetype: 'image/png', data: PNG.toString('base64') } } });
+    expect(phone.contacts.pictureUploads).toEqual([{ id: ME.id, picture: expect.stringMatching(/^data:image\/jpeg;base64,/) }]);
+    expect(await run({ op: 'profile.get' })).toMatchObject({ picture: expect.stringContaining('https://pps.whatsapp.net/') });
     await run({ op: 'profile.deletePicture' });
     expect(await run({ op: 'contacts.picture', args: { contactId: ME.id, refresh: false } })).toEqual({ profilePictureURL: null });
   });

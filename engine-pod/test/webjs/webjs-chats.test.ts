@@ -43,20 +43,6 @@ describe('WEBJS chats', () => {
     expect(s.client.calls.at(-1)).toBe(`sendSeen ${PEER}`);
   });
 
-  it('pin and unpin: Message.pin(seconds) and Message.unpin(); a refused pin is ENGINE_ERROR', async () => {
-    const s = await working();
-    const target = s.client.know({ fromMe: false, chatId: PEER, id: 'PINME1' });
-    const messageId = target.id._serialized!;
-    await s.run({ op: 'message.pin', args: { chatId: PEER, messageId, duration: 86_400 } });
-    await s.run({ op: 'message.pin', args: { chatId: PEER, messageId, duration: null } });
-    expect(s.client.args[s.client.calls.indexOf(`pin ${messageId}`)]).toEqual([86_400]);
-    expect(s.client.calls).toContain(`unpin ${messageId}`);
-    s.client.pinsAccepted = false;
-    await expect(s.run({ op: 'message.pin', args: { chatId: PEER, messageId, duration: 604_800 } })).rejects.toMatchObject({ code: 'ENGINE_ERROR' });
-  });
-});
-
-describe('WEBJS presence', () => {
   it('online and offline: Client.sendPresenceAvailable / Unavailable; the chat states through the Chat', async () => {
     const s = await working();
     await s.run({ op: 'presence.set', args: { presence: 'online' } });

@@ -54,11 +54,13 @@
     requestDeletePicture: (wid) => ask('contact-delete-picture', { id: serialized(wid) }),
   }));
 
-  // Every account and group has a picture thumb, made on first look-up (the library reads it with
-  // `get` before it deletes the picture); whether there is a picture is the backend's to say.
+  // Every account and group has a picture thumb, made on first look-up (the library reads it
+  // before it sets or deletes the picture); whether there is a picture, and whether the account
+  // may change it, is the backend's to say.
   const thumbs = collections.ProfilePicThumb;
   const thumbOf = thumbs.get.bind(thumbs);
-  thumbs.get = (id) => thumbOf(id) ?? (id ? thumbs.add({ id: widOf(id), canDelete: () => true })[0] : undefined);
+  thumbs.get = (id) => thumbOf(id) ?? (id ? thumbs.add({ id: widOf(id), canSet: () => true, canDelete: () => true })[0] : undefined);
+  thumbs.find = async (id) => thumbs.get(id);
 
   define('WAWebBlockContactUtils', () => ({ getContactToBlockOnlyUseIfNoAssociatedChat: (contact) => contact }));
   async function setBlocked(contact, blocked) {
