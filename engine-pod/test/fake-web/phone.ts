@@ -55,6 +55,8 @@ export class FakeWebPhone {
   readonly callLinks: { kind: 'voice' | 'video'; startTime: number; link: string }[] = [];
   /** The pins (a duration in seconds) and unpins the page sent, in order. */
   readonly pins: { msgId: string; pin: boolean; duration: number }[] = [];
+  /** The names the page gave the account (profile.setName), in order. */
+  readonly names: string[] = [];
   /** The page logged out (the device unlinked itself). */
   loggedOut = false;
   /** Numbers that have no WhatsApp account (`<number>@c.us`): checks, adds and group creation refuse them. */
@@ -66,6 +68,8 @@ export class FakeWebPhone {
     (message) => this.reach(message),
     (id) => !id.endsWith('@g.us') || this.groups.mayEditInfo(id),
   );
+  /** Messages each chat had before this device was linked, newest last: the page loads them on demand. */
+  private readonly history = new Map<string, Record<string, unknown>[]>();
   /** Files of media messages the phone delivered, by `directPath`. */
   private readonly files = new Map<string, Buffer>();
 
@@ -144,6 +148,28 @@ export class FakeWebPhone {
     this.reach({ type: 'msg-update', id: `false_${chat}_${id}`, changes: fields });
   }
 
+  /**
+   * Text a contact wrote before this device was linked, newest last: on the phone, not on the
+   * page, until the page loads a chat's earlier messages. Answers the messages' ids.
+   */
+  earlier(from: string, bodies: readonly string[]): string[] {
+    const chat = from.includes('@') ? from : `${from}@c.us`;
+    const start = Math.floor(Date.now() / 1000) - 3600;
+    const msgs = bodies.map((body, index) => ({
+      id: { fromMe: false, remote: chat, id: randomBytes(10).toString('hex').toUpperCase() },
+      type: 'chat',
+      body,
+      t: start + index,
+      from: chat,
+      to: this.account.id,
+      ack: ACK.READ,
+    }));
+    this.history.set(chat, [...msgs, ...(this.history.get(chat) ?? [])]);
+    // The account has not read them: the chat's unread count, which WhatsApp Web syncs, has them.
+    this.reach({ type: 'unread', chat, count: msgs.length });
+    return msgs.map((msg) => msg.id.id);
+  }
+
   /** A contact's phone changes one of this account's or their own messages (`edit`, `revoke`, `reaction`, `vote` as the page names them). */
   change(type: 'edit' | 'revoke' | 'reaction' | 'vote', fields: Record<string, unknown>): void {
     this.reach({ type, ...fields });
@@ -208,6 +234,15 @@ export class FakeWebPhone {
         if (this.groups.get(chat) && !this.groups.mayEditInfo(chat)) throw new Error(`not-authorized: only admins of ${chat} may pin`);
         this.pins.push({ msgId, pin: message.pin === true, duration: Number(message.duration) });
         return undefined;
+      }
+      case 'profile-name':
+        this.names.push(String(message.name));
+        return undefined;
+      case 'earlier': {
+        // All the phone has left for the chat, at once; the next ask gets none.
+        const older = this.history.get(String(message.chat)) ?? [];
+        this.history.delete(String(message.chat));
+        return older;
       }
       case 'resend':
         this.resendRequests.push(...(message.ids as string[]));

@@ -1,4 +1,4 @@
-// Whole chats through Chromium: whatsapp-web.js archives, marks unread, clears and deletes chats
+// Whole chats through Chromium: whatsapp-web.js archives, marks unread, reads, clears and deletes chats
 // with WhatsApp Web's own actions on the fake WhatsApp Web, whose backend keeps what the page
 // asked. What the servers were told is checked on the fake's side; what the page did, through the
 // API (a cleared or deleted chat's messages are gone) and the events it emits.
@@ -13,6 +13,7 @@ import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
 const ME = { id: '15550001616@c.us', pushName: 'Chat Tests' };
 const ADA = '15551116661@c.us';
 const BOB = '15551116662@c.us';
+const CY = '15551116663@c.us';
 
 describe('WEBJS chats through Chromium', () => {
   let host: EngineHost;
@@ -55,6 +56,15 @@ describe('WEBJS chats through Chromium', () => {
   it('unread: the servers are told the chat is marked unread', async () => {
     await run({ op: 'chat.unread', args: { chatId: ADA } });
     expect(chatActions(ADA).at(-1)).toEqual({ type: 'chat-unread', chat: ADA, unread: true });
+  });
+
+  it('read: the unread messages, older ones loaded from the phone first, are answered, and the servers get the read receipt', async () => {
+    const older = phone.earlier(CY, ['from before', 'still before']).map((id) => `false_${CY}_${id}`);
+    const latest = await received(CY, 'and now');
+    const read = await run({ op: 'chat.read', args: { chatId: CY, days: 7 } });
+    expect(read).toEqual({ ids: [...older, latest] });
+    expect(phone.seen).toContain(CY);
+    expect(await run({ op: 'chat.read', args: { chatId: CY, days: 7 } })).toEqual({ ids: [] });
   });
 
   it('clear: the servers are told, and the messages are gone (a message op on one is NOT_FOUND); the chat stays', async () => {

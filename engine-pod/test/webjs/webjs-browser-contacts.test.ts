@@ -63,6 +63,13 @@ describe('WEBJS contacts and presence through Chromium', () => {
     expect(await run({ op: 'contacts.picture', args: { contactId: ME.id, refresh: false } })).toEqual({ profilePictureURL: null });
   });
 
+  it("renames the account: the servers have the new name, and the profile and the session's me say it", async () => {
+    await run({ op: 'profile.setName', args: { name: 'Renamed Tests' } });
+    expect(phone.names).toEqual(['Renamed Tests']);
+    expect(await run({ op: 'profile.get' })).toMatchObject({ id: ME.id, name: 'Renamed Tests' });
+    expect(host.me).toMatchObject({ pushName: 'Renamed Tests' });
+  });
+
   it('blocks and unblocks: the server has the block list, and the contact says isBlocked', async () => {
     await run({ op: 'contacts.block', args: { contactId: ADA } });
     expect([...phone.contacts.blocked]).toEqual([ADA]);
