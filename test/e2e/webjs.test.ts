@@ -77,6 +77,16 @@ describe('a WEBJS session in cluster mode, through Chromium on the fake WhatsApp
     expect((await gw.api('GET', `/api/browser/groups/${id}`)).body).toMatchObject({ id, subject: 'Cluster crew' });
   });
 
+  it('sends an event message through the pod: the phone gets the event, and no WhatsApp call link was made for it', async () => {
+    const event = { name: 'Cluster launch', startTime: 2_063_137_000, location: { name: 'Office' } };
+    const sent = await gw.api('POST', '/api/browser/events', { chatId: `${CONTACT}@c.us`, event });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const message = await waitFor(() => phone.sentTo(`${CONTACT}@c.us`).find((m) => m.type === 'event_creation'), 'the event');
+    expect(message).toMatchObject({ eventName: 'Cluster launch', eventStartTime: 2_063_137_000, eventLocation: { name: 'Office' } });
+    expect(message.eventJoinLink ?? null).toBeNull();
+    expect(phone.callLinks).toEqual([]);
+  });
+
   it('a deleted engine pod is replaced and resumes from the profile in the auth-state store: WORKING again without a QR code', async () => {
     const [old] = await env.enginePods('browser');
     const qrsBefore = fake.refs().length;

@@ -21,12 +21,21 @@ export class FakeWebContacts {
   readonly presences: string[] = [];
   /** The chat states the page sent (`composing`, `recording`, `paused`), in order. */
   readonly chatStates: { chat: string; state: string }[] = [];
+  /** Contacts the page saved (contacts.update), by id: the name WhatsApp Web made and whether the phone's address book gets it. */
+  readonly saved = new Map<string, { fullName: string; shortName: string; syncToAddressbook: boolean }>();
   /** The account's own About text, as the page last set it. */
   myAbout: string | null = null;
   private readonly abouts = new Map<string, string>();
   private readonly pictures = new Map<string, string>();
 
-  constructor(private readonly push: (message: Record<string, unknown>) => void) {}
+  /** The pictures the page set (the account's own, or a group's), as the library made them: a JPEG data URL. */
+  readonly pictureUploads: { id: string; picture: string }[] = [];
+
+  constructor(
+    private readonly push: (message: Record<string, unknown>) => void,
+    /** Whether the account may change this account's or group's picture (a group's: its admins, unless anyone may edit its info). */
+    private readonly mayChangePicture: (id: string) => boolean = () => true,
+  ) {}
 
   /** The phone's address book: saved contacts, told to the page as WhatsApp Web syncs them. */
   addressBook(contacts: readonly FakeWebContact[]): void {
@@ -58,11 +67,25 @@ export class FakeWebContacts {
         this.myAbout = String(message.about);
         return undefined;
       case 'contact-set-picture':
+        if (!this.mayChangePicture(id)) throw new Error(`not-authorized: the account may not change the picture of ${id}`);
+        this.pictureUploads.push({ id, picture: String(message.picture) });
         this.pictures.set(id, `https://pps.whatsapp.net/v/t61/${encodeURIComponent(id)}-${Date.now()}.jpg`);
         return { status: 200 };
       case 'contact-delete-picture':
+        if (!this.mayChangePicture(id)) throw new Error(`not-authorized: the account may not change the picture of ${id}`);
         this.pictures.delete(id);
         return { status: 200 };
+      case 'contact-save': {
+        const entry = {
+          fullName: String(message.fullName),
+          shortName: String(message.shortName),
+          syncToAddressbook: message.syncToAddressbook === true,
+        };
+        this.saved.set(id, entry);
+        // Synced back to the page, as WhatsApp Web hears of an address book change.
+        this.push({ type: 'contacts', contacts: [{ id, name: entry.fullName, shortName: entry.shortName, isMyContact: true, isWAContact: true }] });
+        return undefined;
+      }
       case 'contact-block': {
         const blocked = Boolean(message.blocked);
         if (blocked) this.blocked.add(id);

@@ -15,6 +15,10 @@ export interface FakeWebGroup {
   readonly owner: string;
   readonly creation: number;
   inviteCode: string;
+  /** Only admins send messages. */
+  announce: boolean;
+  /** Only admins edit the group's info (subject, description, picture, settings) and pin messages. */
+  restrict: boolean;
   readonly participants: Map<string, Member>;
 }
 
@@ -34,9 +38,10 @@ const now = () => Math.floor(Date.now() / 1000);
 
 /**
  * The groups of one account as WhatsApp's servers keep them: the page asks (create, read, change
- * members, subject, description, invite, leave) and is told every change as the group's new
- * metadata and a `gp2` notification, as WhatsApp Web is. The test side plays the other members
- * (`join`, `leave`, `addMe`, `removeMe`) and reads the state (`get`).
+ * members, subject, description, settings, invite, join by invite, leave) and is told every change
+ * as the group's new metadata and a `gp2` notification, as WhatsApp Web is. The test side plays
+ * the other members (`join`, `leave`, `addMe`, `removeMe`, `setting`) and other accounts' groups
+ * (`elsewhere`), and reads the state (`get`).
  */
 export class FakeWebGroups {
   private readonly groups = new Map<string, FakeWebGroup>();
@@ -53,6 +58,24 @@ export class FakeWebGroups {
     const group = this.make(subject, owner, [this.phone.contactId, ...others]);
     this.changed(group, { subtype: 'add', author: owner, recipients: [this.phone.contactId] });
     return group.id;
+  }
+
+  /** Another account's group the account is not in (yet): it may join by its invite (`get(id).inviteCode`). */
+  elsewhere(subject: string, owner: string, others: readonly string[] = []): string {
+    return this.make(subject, owner, others).id;
+  }
+
+  /** An admin changes a setting of the group on their phone; the page learns of it. */
+  setting(id: string, by: string, setting: { announce?: boolean; restrict?: boolean }): void {
+    const group = this.group(id);
+    Object.assign(group, setting);
+    for (const [name, value] of Object.entries(setting)) this.changed(group, { subtype: name, author: by, body: value ? 'on' : 'off' });
+  }
+
+  /** Whether the account may edit the group's info now (an admin, or anyone while `restrict` is off). */
+  mayEditInfo(id: string): boolean {
+    const group = this.group(id);
+    return !group.restrict || Boolean(group.participants.get(this.phone.contactId)?.isAdmin);
   }
 
   /** An admin removed this account from the group. */
@@ -137,6 +160,22 @@ export class FakeWebGroups {
         group.inviteCode = code();
         return group.inviteCode;
       }
+      case 'group-setting': {
+        const group = this.adminOf(String(message.id));
+        const name = message.property === 'announcement' ? 'announce' : 'restrict';
+        group[name] = message.value === 1;
+        this.changed(group, { subtype: name, author: me, body: group[name] ? 'on' : 'off' });
+        return undefined;
+      }
+      case 'group-join': {
+        const group = [...this.groups.values()].find((candidate) => candidate.inviteCode === message.code);
+        if (!group) throw new Error(`item-not-found: no invite ${String(message.code)}`);
+        if (!group.participants.has(me)) {
+          group.participants.set(me, { isAdmin: false, isSuperAdmin: false });
+          this.changed(group, { subtype: 'invite', author: me, recipients: [me] });
+        }
+        return group.id;
+      }
       case 'group-leave': {
         const group = this.group(String(message.id));
         group.participants.delete(me);
@@ -152,7 +191,18 @@ export class FakeWebGroups {
     const id = `120363${randomBytes(6).readUIntBE(0, 6).toString().padStart(12, '0')}@g.us`;
     const participants = new Map<string, Member>(members.map((member) => [member, { isAdmin: false, isSuperAdmin: false }]));
     participants.set(owner, { isAdmin: true, isSuperAdmin: true });
-    const group: FakeWebGroup = { id, subject, desc: '', descId: null, owner, creation: now(), inviteCode: code(), participants };
+    const group: FakeWebGroup = {
+      id,
+      subject,
+      desc: '',
+      descId: null,
+      owner,
+      creation: now(),
+      inviteCode: code(),
+      announce: false,
+      restrict: false,
+      participants,
+    };
     this.groups.set(id, group);
     return group;
   }
@@ -183,8 +233,8 @@ export class FakeWebGroups {
       descId: group.descId,
       owner: group.owner,
       creation: group.creation,
-      announce: false,
-      restrict: false,
+      announce: group.announce,
+      restrict: group.restrict,
       participants: [...group.participants].map(([id, member]) => ({ id, ...member })),
     };
   }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { FakeWebChannels } from './channels.js';
 import { FakeWebContacts } from './contacts.js';
 import { FakeWebGroups } from './groups.js';
 import { FakeWebLabels } from './labels.js';
@@ -42,12 +43,20 @@ export class FakeWebPhone {
   readonly uploads: { directPath: string; mediaType: string; mimetype: string; data: Buffer }[] = [];
   /** A business account's labels and the chats they are on. */
   readonly labels: FakeWebLabels = new FakeWebLabels((message) => this.reach(message));
+  /** The channels (newsletters) the servers know, and the account's part in each. */
+  readonly channels: FakeWebChannels = new FakeWebChannels({ push: (message) => this.reach(message) });
   /** The status updates the page posted (`{type: 'text', text, color, font}`, or a media message's fields), in order. */
   readonly statuses: Record<string, unknown>[] = [];
   /** The calls the page declined (the reject stanzas it cast), in order. */
   readonly rejectedCalls: { id: string; from: string }[] = [];
   /** The ids of waiting messages the page asked their senders to send again, in order. */
   readonly resendRequests: string[] = [];
+  /** The WhatsApp call links the page had made for event messages, in order. */
+  readonly callLinks: { kind: 'voice' | 'video'; startTime: number; link: string }[] = [];
+  /** The pins (a duration in seconds) and unpins the page sent, in order. */
+  readonly pins: { msgId: string; pin: boolean; duration: number }[] = [];
+  /** The names the page gave the account (profile.setName), in order. */
+  readonly names: string[] = [];
   /** The page logged out (the device unlinked itself). */
   loggedOut = false;
   /** Numbers that have no WhatsApp account (`<number>@c.us`): checks, adds and group creation refuse them. */
@@ -55,7 +64,12 @@ export class FakeWebPhone {
   /** The account's groups, as the servers keep them; the test plays their other members through it. */
   readonly groups: FakeWebGroups;
   /** Other accounts as the servers know them (address book, About, pictures), blocks, presence and chat states. */
-  readonly contacts: FakeWebContacts = new FakeWebContacts((message) => this.reach(message));
+  readonly contacts: FakeWebContacts = new FakeWebContacts(
+    (message) => this.reach(message),
+    (id) => !id.endsWith('@g.us') || this.groups.mayEditInfo(id),
+  );
+  /** Messages each chat had before this device was linked, newest last: the page loads them on demand. */
+  private readonly history = new Map<string, Record<string, unknown>[]>();
   /** Files of media messages the phone delivered, by `directPath`. */
   private readonly files = new Map<string, Buffer>();
 
@@ -134,6 +148,28 @@ export class FakeWebPhone {
     this.reach({ type: 'msg-update', id: `false_${chat}_${id}`, changes: fields });
   }
 
+  /**
+   * Text a contact wrote before this device was linked, newest last: on the phone, not on the
+   * page, until the page loads a chat's earlier messages. Answers the messages' ids.
+   */
+  earlier(from: string, bodies: readonly string[]): string[] {
+    const chat = from.includes('@') ? from : `${from}@c.us`;
+    const start = Math.floor(Date.now() / 1000) - 3600;
+    const msgs = bodies.map((body, index) => ({
+      id: { fromMe: false, remote: chat, id: randomBytes(10).toString('hex').toUpperCase() },
+      type: 'chat',
+      body,
+      t: start + index,
+      from: chat,
+      to: this.account.id,
+      ack: ACK.READ,
+    }));
+    this.history.set(chat, [...msgs, ...(this.history.get(chat) ?? [])]);
+    // The account has not read them: the chat's unread count, which WhatsApp Web syncs, has them.
+    this.reach({ type: 'unread', chat, count: msgs.length });
+    return msgs.map((msg) => msg.id.id);
+  }
+
   /** A contact's phone changes one of this account's or their own messages (`edit`, `revoke`, `reaction`, `vote` as the page names them). */
   change(type: 'edit' | 'revoke' | 'reaction' | 'vote', fields: Record<string, unknown>): void {
     this.reach({ type, ...fields });
@@ -185,6 +221,29 @@ export class FakeWebPhone {
       case 'status':
         this.statuses.push(message.status as Record<string, unknown>);
         return undefined;
+      case 'call-link': {
+        const kind = message.kind === 'voice' ? 'voice' : 'video';
+        const link = `https://call.whatsapp.com/${kind}/${randomBytes(16).toString('base64url')}`;
+        this.callLinks.push({ kind, startTime: Number(message.startTime), link });
+        return link;
+      }
+      case 'pin': {
+        const msgId = String(message.msgId);
+        // In a group, pinning is editing its info: refused to a member while only admins may.
+        const chat = msgId.split('_')[1]!;
+        if (this.groups.get(chat) && !this.groups.mayEditInfo(chat)) throw new Error(`not-authorized: only admins of ${chat} may pin`);
+        this.pins.push({ msgId, pin: message.pin === true, duration: Number(message.duration) });
+        return undefined;
+      }
+      case 'profile-name':
+        this.names.push(String(message.name));
+        return undefined;
+      case 'earlier': {
+        // All the phone has left for the chat, at once; the next ask gets none.
+        const older = this.history.get(String(message.chat)) ?? [];
+        this.history.delete(String(message.chat));
+        return older;
+      }
       case 'resend':
         this.resendRequests.push(...(message.ids as string[]));
         return undefined;
@@ -196,6 +255,7 @@ export class FakeWebPhone {
         if (message.type.startsWith('group-')) return this.groups.fromPage(message);
         if (message.type.startsWith('contact-')) return this.contacts.fromPage(message);
         if (message.type.startsWith('label-')) return this.labels.fromPage(message);
+        if (message.type.startsWith('channel-')) return this.channels.fromPage(message);
         const { rid: _rid, ...action } = message;
         this.actions.push(action);
         return undefined;

@@ -217,19 +217,3 @@ export function contactData(id: string, extra: Record<string, unknown> = {}): Re
     ...extra,
   };
 }
-
-/** A channel as `getChatModel(chat, {isChannel: true})` serializes it; `role` is WhatsApp Web's membership type. */
-export function channelData(id: string, name: string, role: 'owner' | 'admin' | 'subscriber' | 'guest', inviteCode: string): Record<string, unknown> {
-  return {
-    id: widOf(id),
-    name,
-    isChannel: true,
-    isGroup: false,
-    isReadOnly: role === 'subscriber' || role === 'guest',
-    unreadCount: 0,
-    t: 1_795_265_400,
-    isMuted: false,
-    muteExpiration: 0,
-    channelMetadata: { inviteCode, membershipType: role, verified: false, size: 42, description: `about ${name}`, privacy: 'public' },
-  };
-}

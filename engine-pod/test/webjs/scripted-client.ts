@@ -24,7 +24,6 @@ import type {
 import { wid } from '../../src/engines/webjs/webjs-ids.js';
 import {
   callData,
-  channelData,
   chatData,
   clientInfo,
   contactData,
@@ -121,32 +120,15 @@ class ScriptedMessage extends structures.Message implements WebjsMessageHandle {
     this.scripted.fire('vote_update', pollVote(this.scripted, ME, poll, options, chosen));
   }
 
-  /** `pinUnpinMsgAction` answers whether the server said OK. */
+  /** Pins run through Chromium (webjs-browser-events.test.ts); here the server says OK. */
   async pin(duration: number): Promise<boolean> {
     this.scripted.record(`pin ${this.id._serialized}`, duration);
-    return this.scripted.pinsAccepted;
+    return true;
   }
 
   async unpin(): Promise<boolean> {
     this.scripted.record(`unpin ${this.id._serialized}`);
-    return this.scripted.pinsAccepted;
-  }
-}
-
-/** A `Channel` whose `mute` and `unmute` are played by the scripted client. */
-class ScriptedChannel extends structures.Channel {
-  private get scripted(): ScriptedClient {
-    return (this as unknown as { client: ScriptedClient }).client;
-  }
-
-  override async mute(): Promise<boolean> {
-    this.scripted.record(`muteChannel ${wid(this.id)}`);
-    return this.scripted.channelsAccepted;
-  }
-
-  override async unmute(): Promise<boolean> {
-    this.scripted.record(`unmuteChannel ${wid(this.id)}`);
-    return this.scripted.channelsAccepted;
+    return true;
   }
 }
 
@@ -223,9 +205,10 @@ class ScriptedGroupChat extends scriptedChat(structures.GroupChat) implements We
   private get gid(): string {
     return wid(this.id);
   }
+  /** The server takes the change: refusals to members run through Chromium (webjs-browser-groups.test.ts). */
   private did(call: string, ...args: unknown[]): boolean {
     this.owner.record(`${call} ${this.gid}`, ...args);
-    return this.owner.admin;
+    return true;
   }
   /** `addParticipantResultCodes`: 200 added, 404 not a WhatsApp user. */
   async addParticipants(ids: readonly string[], options?: { autoSendInviteV4?: boolean }) {
@@ -304,8 +287,6 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
   pupPage: WebjsClientLike['pupPage'] = null;
   /** The messages the browser knows, by serialized key: those sent, and those a test adds. */
   readonly messages = new Map<string, Record<string, unknown>>();
-  /** What `Message.pin` and `unpin` answer: whether WhatsApp said OK. */
-  pinsAccepted = true;
   /**
    * What `Message.downloadMedia` answers for a received file, by the message's serialized key:
    * the file, nothing (WhatsApp Web could not fetch it), or `fail` (the browser throws).
@@ -444,12 +425,8 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     return this.registered.has(id) ? widOf(id) : null;
   }
 
-  /** Whether you are an admin of the groups: the service refuses an admin's changes otherwise. */
-  admin = true;
   /** What `getChats` lists. */
   readonly chatIds: string[] = [];
-  /** Invite codes the server knows, to the group each leads to. */
-  readonly invites = new Map<string, string>();
 
   async getChats(): Promise<WebjsChat[]> {
     this.record('getChats');
@@ -466,19 +443,16 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     return { title, gid: widOf(gid), participants: results };
   }
 
-  /** `queryGroupInvite`: the group's metadata; the server's 404 for an unknown code makes the library throw. */
-  async getInviteInfo(code: string) {
+  // Invites run through Chromium (webjs-browser-groups.test.ts): here the server knows none, and
+  // its 404 makes the library throw.
+  async getInviteInfo(code: string): Promise<WebjsGroupMetadata> {
     this.record('getInviteInfo', code);
-    const gid = this.invites.get(code);
-    if (!gid) throw Object.assign(new Error('ServerStatusCodeError: 404'), { name: 'ServerStatusCodeError' });
-    return groupChatData(gid).groupMetadata as WebjsGroupMetadata;
+    throw Object.assign(new Error('ServerStatusCodeError: 404'), { name: 'ServerStatusCodeError' });
   }
 
   async acceptInvite(code: string): Promise<string> {
     this.record('acceptInvite', code);
-    const gid = this.invites.get(code);
-    if (!gid) throw Object.assign(new Error('ServerStatusCodeError: 404'), { name: 'ServerStatusCodeError' });
-    return gid;
+    throw Object.assign(new Error('ServerStatusCodeError: 404'), { name: 'ServerStatusCodeError' });
   }
 
   /** The account's labels as `getLabelModel` serializes them, and each chat's label ids. */
@@ -510,12 +484,10 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     for (const chatId of chatIds) this.chatLabelIds.set(chatId, [...labelIds]);
   }
 
-  /** What `setDisplayName` answers: whether WhatsApp Web may change the name now (`canSetMyPushname`). */
-  canRename = true;
-
+  /** Renaming runs through Chromium (webjs-browser-contacts.test.ts); here WhatsApp Web allows it. */
   async setDisplayName(name: string): Promise<boolean> {
     this.record('setDisplayName', name);
-    return this.canRename;
+    return true;
   }
 
   async setStatus(status: string): Promise<void> {
@@ -549,74 +521,46 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     return 'K7QW2M9X';
   }
 
-  /** The channels WhatsApp Web knows, by id, as `getChatModel` serializes them (`channelData`). */
-  readonly channels = new Map<string, Record<string, unknown>>();
-  /** What the channel actions answer: whether WhatsApp said OK. */
-  channelsAccepted = true;
-  /** What `createChannel` answers instead of a channel: the library's error string. */
-  channelCreationError: string | null = null;
-
-  private channelMetadata(id: string): Record<string, unknown> {
-    return this.channels.get(id)!.channelMetadata as Record<string, unknown>;
-  }
-
+  // Channels run through Chromium on the fake WhatsApp Web (webjs-browser-channels.test.ts): here
+  // WhatsApp Web knows none, and the library answers as it does then.
   async getChannels(): Promise<WebjsChannel[]> {
     this.record('getChannels');
-    return [...this.channels.values()].map((data) => new ScriptedChannel(this, data));
+    return [];
   }
 
   async getChannelByInviteCode(inviteCode: string): Promise<WebjsChannel | undefined> {
     this.record(`getChannelByInviteCode ${inviteCode}`);
-    const data = [...this.channels.values()].find((channel) => (channel.channelMetadata as { inviteCode?: string }).inviteCode === inviteCode);
-    return data ? new ScriptedChannel(this, data) : undefined;
+    return undefined;
   }
 
-  async createChannel(title: string, options: { description?: string | null; picture?: object | null } = {}): Promise<WebjsCreatedChannel | string> {
-    this.record('createChannel', title, options);
-    if (this.channelCreationError) return this.channelCreationError;
-    const id = `1203630${String(100_000 + this.channels.size)}@newsletter`;
-    const inviteCode = `0029VaNEW${String(100_000 + this.channels.size)}`;
-    this.channels.set(id, { ...channelData(id, title, 'owner', inviteCode), channelMetadata: { inviteCode, membershipType: 'owner', size: 0 } });
-    return {
-      title,
-      nid: { server: 'newsletter', user: id.split('@')[0], _serialized: id } as WebjsWid,
-      inviteLink: `https://whatsapp.com/channel/${inviteCode}`,
-    };
+  async createChannel(title: string): Promise<WebjsCreatedChannel | string> {
+    this.record('createChannel', title);
+    return 'CreateChannelError: A channel creation is not enabled';
   }
 
   async deleteChannel(channelId: string): Promise<boolean> {
     this.record(`deleteChannel ${channelId}`);
-    if (this.channelsAccepted) this.channels.delete(channelId);
-    return this.channelsAccepted;
+    return false;
   }
 
   async subscribeToChannel(channelId: string): Promise<boolean> {
     this.record(`subscribeToChannel ${channelId}`);
-    if (this.channelsAccepted) this.channelMetadata(channelId).membershipType = 'subscriber';
-    return this.channelsAccepted;
+    return false;
   }
 
-  async unsubscribeFromChannel(channelId: string, options?: { deleteLocalModels?: boolean }): Promise<boolean> {
-    this.record(`unsubscribeFromChannel ${channelId}`, options);
-    if (this.channelsAccepted) this.channelMetadata(channelId).membershipType = 'guest';
-    return this.channelsAccepted;
+  async unsubscribeFromChannel(channelId: string): Promise<boolean> {
+    this.record(`unsubscribeFromChannel ${channelId}`);
+    return false;
   }
 
-  /** The directory: the channels a test put in it (serialized, as the library answers them). */
-  readonly directory: Record<string, unknown>[] = [];
-
-  async searchChannels(options: { searchText?: string; limit?: number }): Promise<WebjsChannelData[]> {
+  async searchChannels(options: object): Promise<WebjsChannelData[]> {
     this.record('searchChannels', options);
-    const text = options.searchText?.toLowerCase() ?? '';
-    return this.directory.filter((channel) => String(channel.name).toLowerCase().includes(text)) as unknown as WebjsChannelData[];
+    return [];
   }
 
   async getChatById(chatId: string): Promise<WebjsChatHandle> {
-    // A `@newsletter` id gives the library's Channel, or undefined when the browser has none.
-    if (chatId.endsWith('@newsletter')) {
-      const data = this.channels.get(chatId);
-      return (data ? new ScriptedChannel(this, data) : undefined) as unknown as WebjsChatHandle;
-    }
+    // A `@newsletter` id: undefined, as the browser has no channel.
+    if (chatId.endsWith('@newsletter')) return undefined as unknown as WebjsChatHandle;
     // ChatFactory.create on the undefined the browser answers: the library throws reading its `isGroup`.
     if (this.unknownChats.has(chatId)) throw new TypeError("Cannot read properties of undefined (reading 'isGroup')");
     return chatId.endsWith('@g.us') ? new ScriptedGroupChat(this, groupChatData(chatId)) : new ScriptedChat(this, chatData(chatId));

@@ -1,4 +1,4 @@
-// Contacts and presence through Chromium: whatsapp-web.js's own contact, block, number-check,
+// Contacts and presence through Chromium: whatsapp-web.js's own contact, save, block, number-check,
 // presence and chat-state code on the fake WhatsApp Web. What the servers were told is checked on
 // the fake's side, and what they know in the API's answers.
 import type { Contact } from '@switchboard/protocol';
@@ -12,6 +12,11 @@ const ME = { id: '15550009999@c.us', pushName: 'Contacts Tests' };
 const ADA = '15553330001@c.us';
 const BOB = '15553330002@c.us';
 const NOBODY = '15553339999@c.us';
+// A 1x1 PNG: the library crops and re-encodes a picture in the page, so it must decode.
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3e1f4e20000000049454e44ae426082',
+  'hex',
+);
 
 describe('WEBJS contacts and presence through Chromium', () => {
   let host: EngineHost;
@@ -48,12 +53,21 @@ describe('WEBJS contacts and presence through Chromium', () => {
     expect(await run({ op: 'contacts.picture', args: { contactId: BOB, refresh: false } })).toEqual({ profilePictureURL: null });
   });
 
-  it("sets the account's About text and removes its picture: the server has the text, and no picture for the account", async () => {
+  it("sets the account's About text and picture, then removes the picture: the server has the text, the JPEG the library made, then no picture", async () => {
     await run({ op: 'profile.setStatus', args: { status: 'Answering through the gateway' } });
     expect(phone.contacts.myAbout).toBe('Answering through the gateway');
-    phone.contacts.setPicture(ME.id, 'https://pps.whatsapp.net/v/t61/me.jpg');
+    await run({ op: 'profile.setPicture', args: { file: { mimetype: 'image/png', data: PNG.toString('base64') } } });
+    expect(phone.contacts.pictureUploads).toEqual([{ id: ME.id, picture: expect.stringMatching(/^data:image\/jpeg;base64,/) }]);
+    expect(await run({ op: 'profile.get' })).toMatchObject({ picture: expect.stringContaining('https://pps.whatsapp.net/') });
     await run({ op: 'profile.deletePicture' });
     expect(await run({ op: 'contacts.picture', args: { contactId: ME.id, refresh: false } })).toEqual({ profilePictureURL: null });
+  });
+
+  it("renames the account: the servers have the new name, and the profile and the session's me say it", async () => {
+    await run({ op: 'profile.setName', args: { name: 'Renamed Tests' } });
+    expect(phone.names).toEqual(['Renamed Tests']);
+    expect(await run({ op: 'profile.get' })).toMatchObject({ id: ME.id, name: 'Renamed Tests' });
+    expect(host.me).toMatchObject({ pushName: 'Renamed Tests' });
   });
 
   it('blocks and unblocks: the server has the block list, and the contact says isBlocked', async () => {
@@ -67,6 +81,18 @@ describe('WEBJS contacts and presence through Chromium', () => {
       { id: ADA, blocked: false },
     ]);
     expect(await run<Contact>({ op: 'contacts.get', args: { contactId: ADA } })).toMatchObject({ isBlocked: false });
+  });
+
+  it("saves a contact: the servers have the name WhatsApp Web made of the first and last names, synced to the phone's address book", async () => {
+    await run({ op: 'contacts.update', args: { contactId: BOB, firstName: 'Bob', lastName: 'Builder' } });
+    expect(phone.contacts.saved.get(BOB)).toEqual({ fullName: 'Bob Builder', shortName: 'Bob', syncToAddressbook: true });
+    const bob = await waitFor(async () => {
+      const contact = await run<Contact>({ op: 'contacts.get', args: { contactId: BOB } });
+      return contact.name === 'Bob Builder' ? contact : null;
+    }, "Bob's new name");
+    expect(bob).toMatchObject({ id: BOB, name: 'Bob Builder', isMyContact: true });
+    await run({ op: 'contacts.update', args: { contactId: BOB, firstName: 'Robert', lastName: '' } });
+    expect(phone.contacts.saved.get(BOB)).toMatchObject({ fullName: 'Robert', shortName: 'Robert' });
   });
 
   it('checks numbers with the server: one on WhatsApp has its chat id, one not is numberExists false', async () => {

@@ -15,6 +15,11 @@ const BOB = '15552220002@c.us';
 const CY = '15552220003@c.us';
 const DEE = '15552220004@c.us';
 const NOBODY = '15552229999@c.us';
+// A 1x1 PNG: the library crops and re-encodes a picture in the page, so it must decode.
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3e1f4e20000000049454e44ae426082',
+  'hex',
+);
 
 describe('WEBJS groups through Chromium: the server-side group and the API agree', () => {
   let host: EngineHost;
@@ -150,6 +155,57 @@ describe('WEBJS groups through Chromium: the server-side group and the API agree
     expect(phone.groups.get(theirs)?.subject).toBe('Their group');
     phone.groups.removeMe(theirs, ADA);
     await waitFor(() => payloads('group.v2.leave').find((p) => (p.group as { id: string }).id === theirs), 'group.v2.leave');
+  });
+
+  it('settings: the server has only admins editing and sending, and group.settings answers it', async () => {
+    await run({ op: 'group.setSetting', args: { id: group, setting: 'infoAdminOnly', adminsOnly: true } });
+    await run({ op: 'group.setSetting', args: { id: group, setting: 'messagesAdminOnly', adminsOnly: true } });
+    expect(phone.groups.get(group)).toMatchObject({ restrict: true, announce: true });
+    expect(await run({ op: 'group.settings', args: { id: group } })).toEqual({ infoAdminOnly: true, messagesAdminOnly: true });
+    await run({ op: 'group.setSetting', args: { id: group, setting: 'messagesAdminOnly', adminsOnly: false } });
+    expect(phone.groups.get(group)).toMatchObject({ restrict: true, announce: false });
+    expect(await run({ op: 'group.settings', args: { id: group } })).toEqual({ infoAdminOnly: true, messagesAdminOnly: false });
+  });
+
+  it('sets the picture (the server gets the JPEG the library made of it) and deletes it; group.picture reads what the server has', async () => {
+    await run({ op: 'group.setPicture', args: { id: group, file: { mimetype: 'image/png', filename: null, data: PNG.toString('base64') } } });
+    expect(phone.contacts.pictureUploads.at(-1)).toMatchObject({ id: group, picture: expect.stringMatching(/^data:image\/jpeg;base64,/) });
+    expect(await run({ op: 'group.picture', args: { id: group, refresh: true } })).toMatchObject({
+      url: expect.stringContaining('https://pps.whatsapp.net/'),
+    });
+    await run({ op: 'group.deletePicture', args: { id: group } });
+    expect(await run({ op: 'group.picture', args: { id: group, refresh: true } })).toMatchObject({ url: null });
+  });
+
+  it("joins another account's group by its invite: the server has the account in it, group.join answers its id, group.v2.join says so", async () => {
+    const theirs = phone.groups.elsewhere('Open group', CY, [ADA]);
+    const code = phone.groups.get(theirs)!.inviteCode;
+    expect(await run<GroupInfo>({ op: 'group.joinInfo', args: { code } })).toMatchObject({ id: theirs, subject: 'Open group' });
+    expect(await run({ op: 'group.join', args: { code } })).toEqual({ id: theirs });
+    expect(serverMembers(theirs)).toEqual({ [CY]: 'superadmin', [ADA]: 'participant', [ME.id]: 'participant' });
+    await waitFor(() => payloads('group.v2.join').find((p) => (p.group as GroupInfo).id === theirs), 'group.v2.join');
+    await expect(run({ op: 'group.join', args: { code: 'NoSuchInvite0' } })).rejects.toMatchObject({ code: 'ENGINE_ERROR' });
+  });
+
+  it("a member's picture change, pin and invite link are refused by the server while only admins edit the group's info", async () => {
+    const theirs = phone.groups.addMe('Strict group', ADA);
+    await waitFor(() => payloads('group.v2.join').find((p) => (p.group as GroupInfo).id === theirs), 'group.v2.join');
+    phone.groups.setting(theirs, ADA, { restrict: true });
+    await waitFor(
+      async () => ((await run<{ infoAdminOnly: boolean }>({ op: 'group.settings', args: { id: theirs } })).infoAdminOnly ? true : null),
+      'the setting',
+    );
+    const uploads = phone.contacts.pictureUploads.length;
+    await expect(
+      run({ op: 'group.setPicture', args: { id: theirs, file: { mimetype: 'image/png', filename: null, data: PNG.toString('base64') } } }),
+    ).rejects.toMatchObject({ code: 'WRONG_STATUS' });
+    expect(phone.contacts.pictureUploads).toHaveLength(uploads);
+    await expect(run({ op: 'group.inviteCode', args: { id: theirs } })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
+    const posted = phone.text(theirs, 'pin this', { author: ADA });
+    const messageId = `false_${theirs}_${posted}_${ADA}`;
+    await waitFor(() => payloads('message').some((p) => p.id === messageId), 'the group message');
+    await expect(run({ op: 'message.pin', args: { chatId: theirs, messageId, duration: 86_400 } })).rejects.toMatchObject({ code: 'ENGINE_ERROR' });
+    expect(phone.pins).toEqual([]);
   });
 
   it('leaves a group: the server no longer has the account in it, and group.v2.leave says so', async () => {

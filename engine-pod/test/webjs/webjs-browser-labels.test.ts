@@ -23,6 +23,11 @@ describe('WEBJS labels through Chromium', () => {
   });
   afterAll(() => session?.close());
 
+  it("a business account's name is its business's: renaming it is WRONG_STATUS, and the servers are asked nothing", async () => {
+    await expect(host.execute({ op: 'profile.setName', args: { name: 'Another name' } })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
+    expect(phone.names).toEqual([]);
+  });
+
   it('lists the labels made on the phone, with their colours', async () => {
     phone.labels.define([
       { id: '1', name: 'New customer', hexColor: '#ff9485' },

@@ -1,6 +1,6 @@
 import { ChatPictureResponse, ReadChatMessagesResponse } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
-import { expectValidEnvelopes, webjsSession } from './harness.js';
+import { webjsSession } from './harness.js';
 
 // The chats operations and presence on WEBJS: each calls whatsapp-web.js's Chat, Message or
 // Client method, the scripted client answering as the library does.
@@ -15,26 +15,6 @@ async function working() {
 }
 
 describe('WEBJS chats', () => {
-  it('archive and unarchive: Client.archiveChat / unarchiveChat, and chat.archive from the library’s chat_archived', async () => {
-    const s = await working();
-    await s.run({ op: 'chat.archive', args: { chatId: PEER, archive: true } });
-    await s.run({ op: 'chat.archive', args: { chatId: PEER, archive: false } });
-    expect(s.client.calls.filter((call) => call.includes('archiveChat'))).toEqual([`archiveChat ${PEER}`, `unarchiveChat ${PEER}`]);
-    expect(s.payloads('chat.archive').map((p) => [p.id, p.archived])).toEqual([
-      [PEER, true],
-      [PEER, false],
-    ]);
-    expectValidEnvelopes(s.events, s.dropped);
-  });
-
-  it('unread, clear, delete: Client.markChatUnread, Chat.clearMessages, Chat.delete', async () => {
-    const s = await working();
-    await s.run({ op: 'chat.unread', args: { chatId: PEER } });
-    await s.run({ op: 'chat.clearMessages', args: { chatId: PEER } });
-    await s.run({ op: 'chat.delete', args: { chatId: PEER } });
-    expect(s.client.calls.slice(-3)).toEqual([`markChatUnread ${PEER}`, `clearMessages ${PEER}`, `deleteChat ${PEER}`]);
-  });
-
   it('a chat the browser does not know: ENGINE_ERROR saying what was being done', async () => {
     const s = await working();
     s.client.unknownChats.add(PEER);
@@ -63,20 +43,6 @@ describe('WEBJS chats', () => {
     expect(s.client.calls.at(-1)).toBe(`sendSeen ${PEER}`);
   });
 
-  it('pin and unpin: Message.pin(seconds) and Message.unpin(); a refused pin is ENGINE_ERROR', async () => {
-    const s = await working();
-    const target = s.client.know({ fromMe: false, chatId: PEER, id: 'PINME1' });
-    const messageId = target.id._serialized!;
-    await s.run({ op: 'message.pin', args: { chatId: PEER, messageId, duration: 86_400 } });
-    await s.run({ op: 'message.pin', args: { chatId: PEER, messageId, duration: null } });
-    expect(s.client.args[s.client.calls.indexOf(`pin ${messageId}`)]).toEqual([86_400]);
-    expect(s.client.calls).toContain(`unpin ${messageId}`);
-    s.client.pinsAccepted = false;
-    await expect(s.run({ op: 'message.pin', args: { chatId: PEER, messageId, duration: 604_800 } })).rejects.toMatchObject({ code: 'ENGINE_ERROR' });
-  });
-});
-
-describe('WEBJS presence', () => {
   it('online and offline: Client.sendPresenceAvailable / Unavailable; the chat states through the Chat', async () => {
     const s = await working();
     await s.run({ op: 'presence.set', args: { presence: 'online' } });

@@ -104,30 +104,6 @@ describe('WEBJS sends (spec 4.5): the library content class, the record (api) an
     ).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
   });
 
-  it('event: a ScheduledEvent with its times, description and place; extra guests are refused', async () => {
-    const s = await working();
-    const event = {
-      name: 'Launch',
-      description: 'Cake',
-      startTime: 2_063_137_000,
-      endTime: 2_063_140_600,
-      location: { name: 'Office' },
-      extraGuestsAllowed: false,
-    };
-    const record = await s.run<MessageRecord>({ op: 'send.event', args: { chatId: GROUP, event } });
-    expect(MessageRecord.parse(record)).toMatchObject({ source: 'api', to: GROUP });
-    const [, content] = lastCall(s.client, 'sendMessage');
-    expect(content).toBeInstanceOf(structures.ScheduledEvent);
-    expect(content).toMatchObject({
-      name: 'Launch',
-      startTimeTs: 2_063_137_000,
-      eventSendOptions: { description: 'Cake', endTimeTs: 2_063_140_600, location: 'Office' },
-    });
-    await expect(s.run({ op: 'send.event', args: { chatId: GROUP, event: { ...event, extraGuestsAllowed: true } } })).rejects.toMatchObject({
-      code: 'NOT_SUPPORTED',
-    });
-  });
-
   it('a pre-generated id is refused before anything is sent', async () => {
     const s = await working();
     await expect(s.run({ op: 'send.location', args: { chatId: PEER, latitude: 1, longitude: 2, id: 'CLIENTID0001' } })).rejects.toMatchObject({

@@ -1,14 +1,13 @@
 import { MyProfile, PollVotePayload } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';
-import { ME, structures } from './library-shapes.js';
+import { ME } from './library-shapes.js';
 import { expectValidEnvelopes, webjsSession } from './harness.js';
 
-// The account's profile and poll votes on WEBJS: the client's setDisplayName, setStatus,
-// setProfilePicture, deleteProfilePicture and Message.vote, the scripted client answering as the
-// library does.
+// The account's profile and poll votes on WEBJS: the client's getProfilePicUrl and Message.vote,
+// the scripted client answering as the library does. Its name, About text and picture run through
+// Chromium (webjs-browser-contacts.test.ts).
 
 const PEER = '15551234567@c.us';
-const PNG = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
 
 async function working() {
   const s = webjsSession();
@@ -24,28 +23,6 @@ describe('WEBJS profile', () => {
     expect(MyProfile.parse(await s.run({ op: 'profile.get' }))).toEqual({ id: ME, name: 'Switchboard Test', picture: null });
     s.client.pictures.set(ME, 'https://pps.whatsapp.net/v/t61/me.jpg');
     expect(await s.run({ op: 'profile.get' })).toMatchObject({ picture: 'https://pps.whatsapp.net/v/t61/me.jpg' });
-  });
-
-  it('name: setDisplayName, and the profile and me say the new name; refused, WRONG_STATUS', async () => {
-    const s = await working();
-    await s.run({ op: 'profile.setName', args: { name: 'New Name' } });
-    expect(s.argsOf('setDisplayName')).toEqual(['New Name']);
-    expect(await s.run({ op: 'profile.get' })).toMatchObject({ name: 'New Name' });
-    expect(s.host.me).toMatchObject({ pushName: 'New Name' });
-    s.client.canRename = false;
-    await expect(s.run({ op: 'profile.setName', args: { name: 'Other' } })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
-  });
-
-  it('About text and picture: setStatus, setProfilePicture with a MessageMedia, deleteProfilePicture', async () => {
-    const s = await working();
-    await s.run({ op: 'profile.setStatus', args: { status: 'Available' } });
-    expect(s.argsOf('setStatus')).toEqual(['Available']);
-    await s.run({ op: 'profile.setPicture', args: { file: { mimetype: 'image/png', data: PNG } } });
-    const [picture] = s.argsOf('setProfilePicture')!;
-    expect(picture).toBeInstanceOf(structures.MessageMedia);
-    expect(picture).toMatchObject({ mimetype: 'image/png', data: PNG });
-    await s.run({ op: 'profile.deletePicture' });
-    expect(s.client.calls).toContain('deleteProfilePicture');
   });
 });
 

@@ -66,7 +66,11 @@ export class WebjsChatting {
     return this.send(args, new Poll(args.poll.name, args.poll.options, { allowMultipleAnswers: args.poll.multipleAnswers }));
   }
 
-  /** A `ScheduledEvent`: an invitation its members answer going, not going or maybe. */
+  /**
+   * A `ScheduledEvent`: an invitation its members answer going, not going or maybe. `callType`
+   * 'none': the library asks WhatsApp for a call link for any other value, unset included (a video
+   * link), and the interface's events have no call.
+   */
   async sendEvent(args: CommandArgs<'send.event'>): Promise<MessageRecord> {
     const { event } = args;
     if (event.extraGuestsAllowed)
@@ -76,6 +80,7 @@ export class WebjsChatting {
       ...(event.description ? { description: event.description } : {}),
       ...(event.endTime ? { endTime: new Date(event.endTime * 1000) } : {}),
       ...(event.location ? { location: event.location.name } : {}),
+      callType: 'none',
     });
     return this.send(args, content);
   }

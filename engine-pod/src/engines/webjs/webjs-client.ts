@@ -226,7 +226,13 @@ export interface WebjsContentClasses {
   ScheduledEvent: new (
     name: string,
     startTime: Date,
-    options?: { readonly description?: string; readonly endTime?: Date; readonly location?: string },
+    options?: {
+      readonly description?: string;
+      readonly endTime?: Date;
+      readonly location?: string;
+      /** `none`: no call link; unset, the library makes a video one. */
+      readonly callType?: 'voice' | 'video' | 'none';
+    },
   ) => object;
 }
 

@@ -111,8 +111,9 @@
       }
       return added;
     }
+    /** By model or by id (a message's MsgKey has an `id` of its own, so a model is told by its class). */
     remove(id) {
-      const key = Collection.keyOf(id?.id ?? id);
+      const key = Collection.keyOf(id instanceof Model ? id.id : id);
       const model = this._models.get(key);
       if (!model) return undefined;
       this._models.delete(key);

@@ -2,7 +2,8 @@
 // through WAWebAddonReactionTableMode.reactionTableMode.bulkUpsert, which it wraps), vote
 // (WAWebPollsSendVoteMsgAction; votes through WAWebAddonPollVoteTableMode), forward
 // (WAWebChatForwardMessage), edit (WAWebSendMessageEditAction), revoke, delete and star (WAWebCmd's
-// Cmd), and the checks before them (WAWebMsgActionCapability); vCard parsing for cards sent as text.
+// Cmd), pin (WAWebSendPinMessageAction), and the checks before them (WAWebMsgActionCapability);
+// vCard parsing for cards sent as text.
 // Each action is reported to the backend, and the phone side can do the same to the account.
 (() => {
   const { define, backend, MsgKey, MsgModel, widOf, chatFor, receive, wire } = window.FakeWeb;
@@ -144,6 +145,23 @@
     }
   };
   Cmd.sendUnstarMsgs = (chat, msgs) => Cmd.sendStarMsgs(chat, msgs, true);
+
+  // Pins (WAWebSendPinMessageAction): action 1 pins for `duration` seconds, 2 unpins. The library
+  // sets WAWebPinMsgConstants.getPinExpiryDuration to the duration around the call; a pin the
+  // servers refuse is a send result other than OK.
+  define('WAWebPinMsgConstants', () => ({ getPinExpiryDuration: () => 7 * 24 * 3600 }));
+  define('WAWebSendPinMessageAction', () => ({
+    sendPinInChatMsg: async (msg, action, duration) => {
+      const pin = action === 1;
+      try {
+        await backend.request('pin', { msgId: msg.id._serialized, pin, duration: pin ? duration : 0 });
+      } catch {
+        return { messageSendResult: 'ERROR_UNKNOWN' };
+      }
+      msg.set({ isPinned: pin });
+      return { messageSendResult: 'OK' };
+    },
+  }));
 
   define('WAWebMsgActionCapability', () => ({
     canSenderRevokeMsg: (msg) => msg.id.fromMe,

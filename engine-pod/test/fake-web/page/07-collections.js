@@ -55,7 +55,9 @@
   backend.on('contacts', ({ contacts }) => {
     for (const contact of contacts) {
       const existing = Contact.get(contact.id);
-      if (existing) existing.set(contact);
+      // A known contact keeps its Wid: only its other fields change.
+      const { id: _id, ...fields } = contact;
+      if (existing) existing.set(fields);
       else Contact.add(contact);
     }
   });

@@ -1,7 +1,8 @@
 // Groups: their metadata (WAWebCollections.GroupMetadata, a group chat's `groupMetadata`) and
 // the jobs whatsapp-web.js calls to create, read and change them (WAWebGroupCreateJob,
 // WAWebGroupQueryJob, WAWebGroupModifyInfoJob, WAWebModifyParticipantsGroupAction,
-// WASmaxGroupsAddParticipantsRPC, WAWebMexFetchGroupInviteCodeJob, WAWebExitGroupAction), and
+// WASmaxGroupsAddParticipantsRPC, WAWebMexFetchGroupInviteCodeJob, WAWebSetPropertyGroupAction,
+// WAWebGroupInviteJob, WAWebExitGroupAction), and
 // WAWebWidToJid; the members' look-ups are 11-contacts.js's (WAWebQueryExistsJob). The groups
 // live in the backend: it answers each job and tells the page every change as the group's new
 // metadata and a `gp2` notification message, from which the library makes its group events.
@@ -110,6 +111,13 @@
     },
   }));
   define('WAWebMexFetchGroupInviteCodeJob', () => ({ fetchMexGroupInviteCode: (id) => ask('group-invite', { id: serialized(id) }) }));
+  // Settings: `announcement` (only admins send) and `restrict` (only admins edit the info), 1 or 0.
+  define('WAWebSetPropertyGroupAction', () => ({
+    setGroupProperty: (chat, property, value) => ask('group-setting', { id: chat.id._serialized, property, value }),
+  }));
+  define('WAWebGroupInviteJob', () => ({
+    joinGroupViaInvite: async (code) => ({ gid: widOf(await ask('group-join', { code })) }),
+  }));
   define('WAWebExitGroupAction', () => ({ sendExitGroup: (chat) => ask('group-leave', { id: chat.id._serialized }) }));
 
   define('WAWebWidToJid', () => ({

@@ -1,9 +1,9 @@
 // Contacts and presence: which numbers WhatsApp knows (WAWebQueryExistsJob) and their ids
 // (WAWebApiContact), what whatsapp-web.js reads of a contact (WAWebContactGetters,
 // WAWebFrontendContactGetters), asks the servers about one (WAWebContactStatusBridge's About,
-// WAWebContactProfilePicThumbBridge's picture), blocking (WAWebBlockContactAction), the
-// account's presence (WAWebPresenceChatAction) and chat states (WAWebChatStateBridge). The
-// backend answers and keeps what the page told it.
+// WAWebContactProfilePicThumbBridge's picture), saving a contact (WAWebSaveContactAction),
+// blocking (WAWebBlockContactAction), the account's presence (WAWebPresenceChatAction) and chat
+// states (WAWebChatStateBridge). The backend answers and keeps what the page told it.
 (() => {
   const { define, backend, collections, widOf } = window.FakeWeb;
 
@@ -54,11 +54,13 @@
     requestDeletePicture: (wid) => ask('contact-delete-picture', { id: serialized(wid) }),
   }));
 
-  // Every account and group has a picture thumb, made on first look-up (the library reads it with
-  // `get` before it deletes the picture); whether there is a picture is the backend's to say.
+  // Every account and group has a picture thumb, made on first look-up (the library reads it
+  // before it sets or deletes the picture); whether there is a picture, and whether the account
+  // may change it, is the backend's to say.
   const thumbs = collections.ProfilePicThumb;
   const thumbOf = thumbs.get.bind(thumbs);
-  thumbs.get = (id) => thumbOf(id) ?? (id ? thumbs.add({ id: widOf(id), canDelete: () => true })[0] : undefined);
+  thumbs.get = (id) => thumbOf(id) ?? (id ? thumbs.add({ id: widOf(id), canSet: () => true, canDelete: () => true })[0] : undefined);
+  thumbs.find = async (id) => thumbs.get(id);
 
   define('WAWebBlockContactUtils', () => ({ getContactToBlockOnlyUseIfNoAssociatedChat: (contact) => contact }));
   async function setBlocked(contact, blocked) {
@@ -70,6 +72,16 @@
   define('WAWebBlockContactAction', () => ({
     blockContact: ({ contact }) => setBlocked(contact, true),
     unblockContact: (contact) => setBlocked(contact, false),
+  }));
+
+  // Saving a contact (WAWebSaveContactAction): its name as WhatsApp Web makes it from the first and
+  // last names; the servers keep it and sync it back to the page as the contact's new name.
+  define('WAWebSaveContactAction', () => ({
+    saveContactAction: async ({ firstName, lastName, phoneNumber, syncToAddressbook }) => {
+      const fullName = firstName && lastName ? `${firstName} ${lastName}` : firstName || lastName;
+      const id = serialized(phoneNumber);
+      await ask('contact-save', { id, fullName, shortName: firstName || lastName, syncToAddressbook });
+    },
   }));
 
   define('WAWebPresenceChatAction', () => ({

@@ -8,16 +8,19 @@
   const ChatModel = collections.Chat.modelClass;
 
   /** Gives `instance` a class of its own named `<name>Impl`, and defines the module wa-js looks for. */
-  function collectionModule(name, instance) {
+  function collectionModule(name, instance, extra = {}) {
     const Base = Object.getPrototypeOf(instance).constructor;
     const Impl = { [`${name}Impl`]: class extends Base {} }[`${name}Impl`];
     Object.setPrototypeOf(instance, Impl.prototype);
-    define(`WAWeb${name}`, () => ({ [`${name}Impl`]: Impl, [name]: instance, default: instance }));
+    define(`WAWeb${name}`, () => ({ [`${name}Impl`]: Impl, [name]: instance, default: instance, ...extra }));
     return instance;
   }
   collectionModule('MsgCollection', collections.Msg);
   collectionModule('ChatCollection', collections.Chat);
-  collectionModule('ContactCollection', collections.Contact);
+  // whatsapp-web.js reads the account's own contact from the same module.
+  collectionModule('ContactCollection', collections.Contact, {
+    getMeContact: () => (window.FakeWeb.me.pn ? collections.Contact.get(window.FakeWeb.me.pn) : undefined),
+  });
   collectionModule('GroupMetadataCollection', collections.GroupMetadata);
   collectionModule('LabelCollection', collections.Label);
   collectionModule('BlocklistCollection', collections.Blocklist);

@@ -1,0 +1,73 @@
+// Event messages and pins through Chromium: whatsapp-web.js builds the `event_creation` message
+// and pins with WhatsApp Web's own actions on the fake WhatsApp Web, whose backend keeps what the
+// page sent, the call links it had made and the pins.
+import { type EventName, MessageRecord } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineHost, HostedEvent } from '../../src/index.js';
+import type { FakeWebPhone } from '../fake-web/index.js';
+import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
+
+const ME = { id: '15550001515@c.us', pushName: 'Event Tests' };
+const CONTACT = '15551115555@c.us';
+
+describe('WEBJS event messages and pins through Chromium', () => {
+  let host: EngineHost;
+  let phone: FakeWebPhone;
+  let session: PairedWebjs | undefined;
+  const events: HostedEvent[] = [];
+  const payloads = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
+
+  beforeAll(async () => {
+    session = await pairedWebjs('events', ME, (event) => events.push(event));
+    ({ host, phone } = session);
+  });
+  afterAll(() => session?.close());
+
+  const event = {
+    name: 'Launch',
+    description: 'Cake',
+    startTime: 2_063_137_000,
+    endTime: 2_063_140_600,
+    location: { name: 'Office' },
+    extraGuestsAllowed: false,
+  };
+
+  it('send.event: the contact gets an event message with its name, times, description and place, and no call link', async () => {
+    const record = MessageRecord.parse(await host.execute({ op: 'send.event', args: { chatId: CONTACT, event } }));
+    const sent = await waitFor(() => phone.sentTo(CONTACT).find((msg) => `true_${CONTACT}_${msg.id.id}` === record.id), 'the event message');
+    expect(sent).toMatchObject({
+      type: 'event_creation',
+      eventName: 'Launch',
+      eventDescription: 'Cake',
+      eventStartTime: 2_063_137_000,
+      eventEndTime: 2_063_140_600,
+      eventLocation: { name: 'Office' },
+      isEventCanceled: false,
+    });
+    // The interface has no call for an event: WhatsApp is asked for no call link, the message has none.
+    expect(sent.eventJoinLink ?? null).toBeNull();
+    expect(phone.callLinks).toEqual([]);
+    expect(record).toMatchObject({ source: 'api', fromMe: true, to: CONTACT });
+  });
+
+  it('send.event: extra guests, which the library cannot set, are refused and nothing is sent', async () => {
+    const before = phone.sent.length;
+    await expect(host.execute({ op: 'send.event', args: { chatId: CONTACT, event: { ...event, extraGuestsAllowed: true } } })).rejects.toMatchObject({
+      code: 'NOT_SUPPORTED',
+    });
+    expect(phone.sent).toHaveLength(before);
+  });
+
+  it('message.pin: the servers get the pin of a received message for the duration asked, then its unpin', async () => {
+    const id = phone.text(CONTACT, 'pin me');
+    const messageId = `false_${CONTACT}_${id}`;
+    await waitFor(() => payloads('message').some((p) => p.id === messageId), 'the message to arrive');
+    await host.execute({ op: 'message.pin', args: { chatId: CONTACT, messageId, duration: 86_400 } });
+    await host.execute({ op: 'message.pin', args: { chatId: CONTACT, messageId, duration: null } });
+    expect(phone.pins).toEqual([
+      { msgId: messageId, pin: true, duration: 86_400 },
+      { msgId: messageId, pin: false, duration: 0 },
+    ]);
+  });
+});

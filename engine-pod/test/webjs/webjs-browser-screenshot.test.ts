@@ -1,0 +1,29 @@
+// The screenshot through Chromium: puppeteer's picture of the library's page, the fake WhatsApp
+// Web as Chromium renders it, answered as a PNG.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineHost } from '../../src/index.js';
+import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
+
+const ME = { id: '15550001717@c.us', pushName: 'Screenshot Tests' };
+const PNG_SIGNATURE = Buffer.from('89504e470d0a1a0a', 'hex');
+
+describe('WEBJS screenshot through Chromium', () => {
+  let host: EngineHost;
+  let session: PairedWebjs | undefined;
+
+  beforeAll(async () => {
+    session = await pairedWebjs('screenshot', ME);
+    ({ host } = session);
+  });
+  afterAll(() => session?.close());
+
+  it("answers the page as Chromium renders it: a PNG of the browser's window", async () => {
+    const shot = (await host.execute({ op: 'session.screenshot' })) as { mimetype: string; data: string };
+    expect(shot.mimetype).toBe('image/png');
+    const png = Buffer.from(shot.data, 'base64');
+    expect(png.subarray(0, 8).equals(PNG_SIGNATURE), 'a PNG signature').toBe(true);
+    // IHDR: the width and height of the page's viewport, not an empty image.
+    expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR');
+    expect({ width: png.readUInt32BE(16) > 100, height: png.readUInt32BE(20) > 100 }).toEqual({ width: true, height: true });
+  });
+});
