@@ -77,9 +77,21 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'script',
       globals: Object.fromEntries(
-        ['window', 'localStorage', 'WebSocket', 'crypto', 'atob', 'btoa', 'console', 'setTimeout', 'clearTimeout', 'Blob', 'URL', 'FormData'].map(
-          (name) => [name, 'readonly'],
-        ),
+        [
+          'window',
+          'document',
+          'localStorage',
+          'WebSocket',
+          'crypto',
+          'atob',
+          'btoa',
+          'console',
+          'setTimeout',
+          'clearTimeout',
+          'Blob',
+          'URL',
+          'FormData',
+        ].map((name) => [name, 'readonly']),
       ),
     },
   },

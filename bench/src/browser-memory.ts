@@ -79,6 +79,8 @@ interface FakeWebModule {
 
 interface Row {
   readonly label: string;
+  /** The browser engine the pod runs: WEBJS for the flag sweep, WPP once with the shipped flags. */
+  readonly engine?: 'WEBJS' | 'WPP';
   readonly drop: readonly string[];
   readonly add: readonly string[];
 }
@@ -122,6 +124,8 @@ async function main(): Promise<void> {
       ];
       for (const [i, row] of sweep.entries()) rows.push(await measure(h, row, i + 2));
     }
+    // WPP runs the same Chromium with the same flags; WPPConnect and its wa-js are its own.
+    rows.push(await measure(h, { label: 'WPP, shipped flags', drop: [], add: [], engine: 'WPP' }, rows.length + 2));
   } finally {
     await nc.close();
     await fake.close();
@@ -130,28 +134,41 @@ async function main(): Promise<void> {
   }
   print(rows);
   const shipped = rows[0]!;
+  const wpp = rows.find((row) => row.engine === 'WPP');
   const inMib = (bytes: number) => bytes / 1024 / 1024;
   if ('failed' in shipped) throw new Error(`the WEBJS pod with its shipped flags did not reach WORKING: ${shipped.failed}`);
-  const figures: FigureInput[] = [
-    { name: 'WEBJS browser pod idle PSS', value: inMib(shipped.idle.pss), unit: 'MiB', target: { of: 'value', atMost: TARGET_PSS_MIB } },
-    { name: 'WEBJS browser pod idle RSS', value: inMib(shipped.idle.rss), unit: 'MiB' },
-    { name: 'WEBJS browser pod busy PSS', value: inMib(shipped.busy.pss), unit: 'MiB' },
-    { name: 'WEBJS browser pod busy RSS', value: inMib(shipped.busy.rss), unit: 'MiB' },
-  ];
+  if (!wpp || 'failed' in wpp) throw new Error(`the WPP pod did not reach WORKING: ${wpp && 'failed' in wpp ? wpp.failed : 'not measured'}`);
+  const figures: FigureInput[] = [];
+  for (const [engine, row] of [
+    ['WEBJS', shipped],
+    ['WPP', wpp],
+  ] as const) {
+    figures.push(
+      { name: `${engine} browser pod idle PSS`, value: inMib(row.idle.pss), unit: 'MiB', target: { of: 'value', atMost: TARGET_PSS_MIB } },
+      { name: `${engine} browser pod idle RSS`, value: inMib(row.idle.rss), unit: 'MiB' },
+      { name: `${engine} browser pod busy PSS`, value: inMib(row.busy.pss), unit: 'MiB' },
+      { name: `${engine} browser pod busy RSS`, value: inMib(row.busy.rss), unit: 'MiB' },
+    );
+  }
   recordResults('browser-memory', figures);
   const before = rows.find((row) => row.drop.length > 1 && !('failed' in row));
-  console.log(
-    `\nWEBJS browser pod idle PSS ${mib(shipped.idle.pss)} MiB, target at most ${TARGET_PSS_MIB} MiB for one session (WAHA publishes 400 MB): ` +
-      `${inMib(shipped.idle.pss) <= TARGET_PSS_MIB ? 'met' : 'NOT met'}` +
-      (before && !('failed' in before) ? `; ${mib(before.idle.pss)} MiB without the memory flags` : ''),
-  );
-  if (inMib(shipped.idle.pss) > TARGET_PSS_MIB) {
-    const kinds = [...shipped.byKind].sort((a, b) => b[1] - a[1]);
-    console.log(`what bounds it (idle PSS by process kind): ${kinds.map(([kind, bytes]) => `${kind} ${mib(bytes)} MiB`).join(', ')}`);
+  for (const [engine, row] of [
+    ['WEBJS', shipped],
+    ['WPP', wpp],
+  ] as const) {
+    console.log(
+      `\n${engine} browser pod idle PSS ${mib(row.idle.pss)} MiB (busy ${mib(row.busy.pss)} MiB), target at most ${TARGET_PSS_MIB} MiB for one session (WAHA publishes 400 MB): ` +
+        `${inMib(row.idle.pss) <= TARGET_PSS_MIB ? 'met' : 'NOT met'}` +
+        (engine === 'WEBJS' && before && !('failed' in before) ? `; ${mib(before.idle.pss)} MiB without the memory flags` : ''),
+    );
+    if (inMib(row.idle.pss) > TARGET_PSS_MIB) {
+      const kinds = [...row.byKind].sort((a, b) => b[1] - a[1]);
+      console.log(`what bounds it (idle PSS by process kind): ${kinds.map(([kind, bytes]) => `${kind} ${mib(bytes)} MiB`).join(', ')}`);
+    }
   }
 }
 
-/** One WEBJS pod with the row's flags, paired on the fake page: idle, then busy. */
+/** One browser engine pod (WEBJS unless the row says) with the row's flags, paired on the fake page: idle, then busy. */
 async function measure(h: Harness, row: Row, index: number): Promise<Measured> {
   const session = `browser-${index}`;
   const home = join(h.dir, session);
@@ -169,9 +186,9 @@ async function measure(h: Harness, row: Row, index: number): Promise<Measured> {
     env: {
       PATH: process.env.PATH,
       HOME: home,
-      NODE_OPTIONS: engineNodeOptions('WEBJS', DEFAULT_ENGINE_RESOURCES.WEBJS),
+      NODE_OPTIONS: engineNodeOptions(row.engine ?? 'WEBJS', DEFAULT_ENGINE_RESOURCES[row.engine ?? 'WEBJS']),
       SWITCHBOARD_SESSION: session,
-      SWITCHBOARD_ENGINE: 'WEBJS',
+      SWITCHBOARD_ENGINE: row.engine ?? 'WEBJS',
       SWITCHBOARD_NATS_URL: h.natsUrl,
       SWITCHBOARD_POD_NAME: `engine-${session}`,
       SWITCHBOARD_HEALTH_PORT: String(await freePort()),
@@ -290,7 +307,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 function print(rows: readonly Measured[]): void {
-  console.log(`WEBJS browser pod, one session on the fake WhatsApp Web page, WORKING (MiB = 2^20 bytes; busy: ${BURST} sent and ${BURST} received)`);
+  console.log(
+    `Browser engine pods (WEBJS, and WPP on its last row), one session on the fake WhatsApp Web page, WORKING (MiB = 2^20 bytes; busy: ${BURST} sent and ${BURST} received)`,
+  );
   const width = Math.max(...rows.map((row) => row.label.length));
   console.log(`${'flags'.padEnd(width)}  idle PSS  idle RSS  idle anon  busy PSS  busy RSS  procs  WORKING s`);
   for (const row of rows) {

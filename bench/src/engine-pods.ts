@@ -51,6 +51,8 @@ const CONTACT = '15551230001';
  * own image (`GOWS-GO`: `switchboard-gows nats`, no Node).
  */
 type Engine = BuiltEngine | 'GOWS-GO';
+/** The engines that drive Chromium (the catalog's `browser` image): measured on a loopback page, never paired here. */
+const isBrowser = (engine: Engine) => engine !== 'GOWS-GO' && ENGINE_CATALOG[engine].image === 'browser';
 const browserLast = (a: BuiltEngine, b: BuiltEngine) => Number(ENGINE_CATALOG[a].image === 'browser') - Number(ENGINE_CATALOG[b].image === 'browser');
 const ENGINES: readonly Engine[] = [...BUILT_ENGINES]
   .sort(browserLast)
@@ -133,8 +135,8 @@ async function main(): Promise<void> {
   try {
     for (const engine of ENGINES) {
       if (PICKED && !PICKED.includes(engine)) continue;
-      if (engine === 'WEBJS' && !web) {
-        console.error(`WEBJS skipped: no chromium at ${CHROMIUM} (scripts/ensure-chromium.sh)`);
+      if (isBrowser(engine) && !web) {
+        console.error(`${engine} skipped: no chromium at ${CHROMIUM} (scripts/ensure-chromium.sh)`);
         continue;
       }
       if ((engine === 'GOWS' || engine === 'GOWS-GO') && !gowsFake) {
@@ -144,7 +146,7 @@ async function main(): Promise<void> {
       const started = performance.now();
       figures.push(await measureEngine(harness, engine));
       console.error(`${engine} measured in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      if (BREAKDOWN && engine !== 'WEBJS' && engine !== 'GOWS-GO') probes.push([engine, ...(await probeEngine(harness, engine))]);
+      if (BREAKDOWN && !isBrowser(engine) && engine !== 'GOWS-GO') probes.push([engine, ...(await probeEngine(harness, engine))]);
       if (FLAG_SWEEP && (engine === 'SANDBOX' || engine === 'NOWEB')) {
         for (const flags of SWEPT_FLAGS) sweep.push(await sweepPoint(harness, engine, flags));
       }
@@ -202,12 +204,12 @@ async function measureEngine(h: Harness, engine: Engine): Promise<EngineFigures>
     await sleep(IDLE_SETTLE_MS);
     const idle = await idleMemory(pod.pid);
     const idleNodePeakRss = peakRss(pod.pid);
-    const sendRoundTrip = engine === 'WEBJS' ? null : await roundTrips(h, session);
-    const busy = engine === 'WEBJS' ? null : await burst(h, pod, engine, session);
+    const sendRoundTrip = isBrowser(engine) ? null : await roundTrips(h, session);
+    const busy = isBrowser(engine) ? null : await burst(h, pod, engine, session);
     const stopMs = await pod.stop();
     const restarts: StartTimes[] = [];
-    // WEBJS never pairs here, so its restarts would measure the same first start again.
-    for (let i = 0; i < (engine === 'WEBJS' ? 0 : RESTARTS); i++) {
+    // A browser engine never pairs here, so its restarts would measure the same first start again.
+    for (let i = 0; i < (isBrowser(engine) ? 0 : RESTARTS); i++) {
       const again = await Pod.start(h, engine, session);
       try {
         restarts.push(await again.untilWorking(h, false));
@@ -224,7 +226,7 @@ async function measureEngine(h: Harness, engine: Engine): Promise<EngineFigures>
       idle,
       idleNodePeakRss,
       busy,
-      ...(engine === 'WEBJS' ? { note: 'Chromium with one loopback page; WhatsApp Web itself (the internet) not loaded' } : {}),
+      ...(isBrowser(engine) ? { note: 'Chromium with one loopback page; WhatsApp Web itself (the internet) not loaded' } : {}),
     };
   } catch (error) {
     process.stderr.write(`${engine} engine pod output (last lines):\n${pod.output.slice(-30).join('\n')}\n`);
@@ -449,8 +451,10 @@ class Pod {
   async untilWorking(h: Harness, first: boolean): Promise<StartTimes> {
     const healthyMs = (await this.until('/healthz')) - this.spawnedAt;
     const readyMs = (await this.until('/readyz')) - this.spawnedAt;
-    if (this.engine === 'WEBJS') {
+    if (isBrowser(this.engine)) {
       const web = h.web!;
+      // Each browser engine's pod is timed to its own first page (WEBJS's came before WPP's).
+      if (web.firstPageAt !== null && web.firstPageAt < this.spawnedAt) web.firstPageAt = null;
       await this.poll('Chromium to ask for its first page', () => web.firstPageAt !== null, 120_000);
       return { healthyMs, readyMs, workingMs: web.firstPageAt! - this.spawnedAt };
     }
@@ -610,7 +614,7 @@ function printSweep(rows: readonly SweepRow[]): void {
     `\nV8 flags measured (instead of the operator's NODE_OPTIONS; idle, then a burst of ${SWEEP_BURST} sent and ${SWEEP_BURST} received; MiB, cores):`,
   );
   console.log(
-    `operator's: ${ENGINES.filter((e) => e !== 'WEBJS')
+    `operator's: ${ENGINES.filter((e) => !isBrowser(e))
       .map((e) => `${e} '${podNodeOptions(e)}'`)
       .join(', ')}`,
   );
