@@ -244,6 +244,26 @@ class Components {
     return child;
   }
 
+  /**
+   * spawn(), and again (at most `tries` times) if it exits within `settleMs`: for a component with
+   * a known start-up crash. What each attempt wrote stays in its log.
+   */
+  async spawnSettled(name: string, binary: string, args: readonly string[], env: NodeJS.ProcessEnv, tries = 3, settleMs = 5_000): Promise<Component> {
+    for (let attempt = 1; ; attempt++) {
+      const child = this.spawn(name, binary, args, env);
+      const exited = await new Promise<boolean>((settled) => {
+        const timer = setTimeout(() => settled(false), settleMs);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          settled(true);
+        });
+      });
+      if (!exited || attempt >= tries) return child;
+      console.warn(`node cluster: ${name} exited at start (${child.exitCode ?? child.signalCode}); starting it again (${logTail(child)})`);
+      this.children.splice(this.children.indexOf(child), 1);
+    }
+  }
+
   /** SIGTERM, SIGKILL after graceMs; the named one only. */
   async stop(name: string, graceMs = 10_000): Promise<void> {
     const child = this.children.find((c) => c.label === name);
@@ -1238,7 +1258,10 @@ export async function startNodeCluster(options: { images?: readonly string[] } =
     // passes (br_netfilter). Its rules exist before any pod of a test starts.
     const rbac = await kubectl(['apply', '-f', '-'], { input: kubeRouterRbac() });
     if (rbac.code !== 0) throw new Error(`kube-router RBAC: ${rbac.stderr}`);
-    const kubeRouter = components.spawn(
+    // kube-router 2.1.0 sometimes panics within its first second (a nil heartbeat in its health
+    // controller: HandleHeartbeat, health_controller.go:91), before doing anything: seen once in
+    // a bring-up here. Started again, it runs; one that keeps exiting still fails the bring-up.
+    const kubeRouter = await components.spawnSettled(
       'kube-router',
       bins.kubeRouter,
       [
