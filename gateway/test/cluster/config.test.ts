@@ -27,10 +27,11 @@ describe('SWITCHBOARD_MODE', () => {
   });
 
   it('refuses a default engine this build does not have, naming the variable and the engines it has', () => {
-    const read = () => readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'WPP' });
+    const read = () => readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'TELEGRAM' });
     expect(read).toThrow(ConfigError);
-    expect(read).toThrow(/SWITCHBOARD_DEFAULT_ENGINE[\s\S]*SANDBOX[\s\S]*NOWEB[\s\S]*WEBJS[\s\S]*GOWS/);
+    expect(read).toThrow(/SWITCHBOARD_DEFAULT_ENGINE[\s\S]*SANDBOX[\s\S]*NOWEB[\s\S]*WEBJS[\s\S]*GOWS[\s\S]*WPP/);
     expect(readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'WEBJS' }).defaultEngine).toBe('WEBJS');
+    expect(readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'WPP' }).defaultEngine).toBe('WPP');
   });
 
   it('refuses to start local mode with GOWS as the default engine, or SWITCHBOARD_GOWS_BIN set, and no binary there, naming the path', () => {
