@@ -147,15 +147,19 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
     it('an engine this build lacks, or a spec the protocol refuses: FAILED with the reason as a condition, no pod, no retry loop', async () => {
       const ns = await cluster.namespace('refused');
       const operator = await operatorIn(ns, {}, { resyncMs: 300 });
-      // The CRD's enum has only this build's engines: the API server refuses WPP.
-      const refused = await cluster.createSession(ns, 'wpp-new', { engine: 'WPP' }).catch((error: unknown) => error);
+      // The CRD's enum has only this build's engines (every name of the interface now): the API
+      // server refuses any other.
+      const refused = await cluster.createSession(ns, 'telegram-new', { engine: 'TELEGRAM' }).catch((error: unknown) => error);
       expect((refused as { code?: number }).code).toBe(422);
       expect((JSON.parse(String((refused as { body?: unknown }).body)) as { message: string }).message).toContain(
-        'spec.engine: Unsupported value: "WPP"',
+        'spec.engine: Unsupported value: "TELEGRAM"',
       );
-      // One stored under an earlier CRD, whose enum had every engine of the interface, is refused by the operator.
-      await cluster.withEarlierEngineEnum(['WPP'], () =>
-        waitForApiServer(() => cluster.createSession(ns, 'wpp', { engine: 'WPP' }).catch(() => null), 'a WPP resource under the earlier CRD'),
+      // One stored under another CRD whose enum had it (a build with an engine this one lacks) is refused by the operator.
+      await cluster.withEarlierEngineEnum(['TELEGRAM'], () =>
+        waitForApiServer(
+          () => cluster.createSession(ns, 'telegram', { engine: 'TELEGRAM' }).catch(() => null),
+          'a TELEGRAM resource under the other CRD',
+        ),
       );
       // The CRD lets any string through as a url; the protocol takes http(s) only.
       await cluster.createSession(ns, 'ftp', { config: { webhooks: [{ url: 'ftp://example.com/in', events: ['message'] }] } });
@@ -166,11 +170,11 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
         }, `${name} FAILED`);
 
       // Its status is written under today's CRD all the same: an unchanged field is not checked again.
-      const wpp = await failed('wpp');
-      expect(wpp.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      const unknown = await failed('telegram');
+      expect(unknown.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
         status: 'False',
         reason: 'EngineNotAvailable',
-        message: expect.stringMatching(/^engine WPP is not in this build; available: .*SANDBOX/),
+        message: expect.stringMatching(/^engine TELEGRAM is not in this build; available: .*SANDBOX.*WPP/),
       });
       const ftp = await failed('ftp');
       expect(ftp.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
@@ -181,17 +185,17 @@ describe('operator against a real API server', { timeout: 60_000 }, () => {
 
       // Several resyncs later: still no pod, and not one reconcile ended in an error to retry.
       await sleep(1_500);
-      expect(await cluster.pod(ns, 'wpp')).toBeNull();
+      expect(await cluster.pod(ns, 'telegram')).toBeNull();
       expect(await cluster.pod(ns, 'ftp')).toBeNull();
       const metrics = await (await fetch(`http://127.0.0.1:${operator.httpPort}/metrics`)).text();
       expect(sample(metrics, 'switchboard_operator_reconciles_total', { outcome: 'error' })).toBe(0);
-      expect((await statusOf(ns, 'wpp'))?.status).toBe('FAILED');
+      expect((await statusOf(ns, 'telegram'))?.status).toBe('FAILED');
 
       // A spec this build can run clears it: a pod, and the condition moves on.
-      await cluster.patchSession(ns, 'wpp', { spec: { engine: 'SANDBOX' } });
-      await waitForApiServer(() => cluster.pod(ns, 'wpp'), 'a pod for the engine this build has');
+      await cluster.patchSession(ns, 'telegram', { spec: { engine: 'SANDBOX' } });
+      await waitForApiServer(() => cluster.pod(ns, 'telegram'), 'a pod for the engine this build has');
       await waitForApiServer(
-        async () => (await statusOf(ns, 'wpp'))?.conditions?.find((c) => c.type === 'Ready')?.reason !== 'EngineNotAvailable',
+        async () => (await statusOf(ns, 'telegram'))?.conditions?.find((c) => c.type === 'Ready')?.reason !== 'EngineNotAvailable',
         'the refusal cleared',
       );
     });

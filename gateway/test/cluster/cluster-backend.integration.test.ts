@@ -124,14 +124,13 @@ describe('ClusterSessionBackend against a real API server', () => {
       }
     });
 
-    it('refuses an engine this build cannot run with the 422 of local mode', async () => {
-      // WPP is an engine of the interface that no build of ours has yet.
-      const res = await gw.api('POST', '/api/sessions', { name: 'wpp', engine: 'WPP' });
-      expect(res.status).toBe(422);
-      expect(res.body.details).toMatchObject({ field: 'engine', engine: 'WPP' });
-      expect(res.body.details.available).toContain('SANDBOX');
-      expect(res.body.details.available).not.toContain('WPP');
-      expect(await cr.read('wpp')).toBeNull();
+    it('refuses an engine name outside the interface with the 400 of local mode, storing nothing; WPP, the last built, is created', async () => {
+      const res = await gw.api('POST', '/api/sessions', { name: 'telegram', engine: 'TELEGRAM' });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toContain('engine');
+      expect(await cr.read('telegram')).toBeNull();
+      expect((await gw.api('POST', '/api/sessions', { name: 'wpp', engine: 'WPP', start: false })).status).toBe(201);
+      expect((await cr.read('wpp'))?.spec.engine).toBe('WPP');
     });
   });
 
