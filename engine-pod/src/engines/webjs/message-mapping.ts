@@ -25,7 +25,7 @@ import { isGroupId, keyEnds, parseKey, recordId, wid } from './webjs-ids.js';
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'ptt', 'document', 'sticker']);
 
 /** The library passes acks through from the web client; anything outside spec 2.6 is PENDING. */
-function normalizeAck(ack: number | undefined): Ack {
+export function normalizeAck(ack: number | undefined): Ack {
   return ack !== undefined && ack >= ACKS.ERROR && ack <= ACKS.PLAYED && Number.isInteger(ack) ? (ack as Ack) : ACKS.PENDING;
 }
 
@@ -79,7 +79,7 @@ export function messageRecord(message: WebjsMessage, source: 'api' | 'app'): Mes
 }
 
 /** `location` of the record (spec 2.5), as NOWEB makes it: coordinates as strings, the description name and address. */
-function locationOf(place: WebjsLocation): MessageLocation {
+export function locationOf(place: WebjsLocation): MessageLocation {
   const name = place.name || undefined;
   const address = place.address || undefined;
   const description = [name, address].filter(Boolean).join('\n') || undefined;

@@ -4,6 +4,7 @@ import { notSupported } from '../../command-rules.js';
 import type { EngineContext } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { ApiSendGate } from './api-send-gate.js';
+import { chromiumExited } from './chromium-exit.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
 import { ackPayload, editedPayload, messageRecord, pollVotePayload, reactionPayload, revokedPayload } from './message-mapping.js';
 import { OwnEchoes } from './own-echo.js';
@@ -37,9 +38,6 @@ const EVENT_ARGS: Record<WebjsEventName, readonly string[]> = {
   vote_update: ['vote'],
   chat_archived: ['chat', 'archived', 'before'],
 };
-
-/** How long a closed Chromium may take to exit before it is killed. */
-const BROWSER_EXIT_MS = 5_000;
 
 /** Disconnect reasons after which the login is gone, not just the connection. */
 const LOGIN_LOST = new Set(['LOGOUT', 'UNPAIRED', 'UNPAIRED_IDLE']);
@@ -124,23 +122,7 @@ export class WebjsConnection {
     await this.client?.destroy().catch((error: unknown) => {
       this.context.log.warn({ session: this.context.session, err: error }, 'WEBJS could not close the browser');
     });
-    await this.browserExited(this.client);
-  }
-
-  /**
-   * Waits for Chromium's process to be gone (killed after BROWSER_EXIT_MS): until then it holds
-   * the session's profile dir, which the next start of the session empties and launches into.
-   */
-  private async browserExited(client: WebjsClientLike | null): Promise<void> {
-    const chromium = client?.pupBrowser?.process?.();
-    if (!chromium || chromium.exitCode !== null || chromium.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => chromium.kill('SIGKILL'), BROWSER_EXIT_MS);
-      chromium.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-    });
+    await chromiumExited(this.client?.pupBrowser?.process?.());
   }
 
   /** Unlinks the device when logged in, then forgets the saved login. */
@@ -155,7 +137,7 @@ export class WebjsConnection {
     } catch (error) {
       this.context.log.warn({ session: this.context.session, err: error }, 'WEBJS could not unlink the device');
     }
-    await this.browserExited(client);
+    await chromiumExited(client?.pupBrowser?.process?.());
     await this.context.authState.clear();
     this.account = null;
     this.context.setMe(null);

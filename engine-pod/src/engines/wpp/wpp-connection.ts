@@ -5,12 +5,10 @@ import { notSupported } from '../../command-rules.js';
 import type { EngineContext } from '../../engine.js';
 import type { WebjsOptions } from '../webjs/client-factory.js';
 import { ApiSendGate } from '../webjs/api-send-gate.js';
+import { chromiumExited } from '../webjs/chromium-exit.js';
 import { ProfileSnapshots } from '../webjs/profile-snapshot.js';
 import { isChatMessage, type WppMessage, wppAckPayload, wppMessageRecord } from './wpp-messages.js';
 import { type BrowserGlobals, createWppClient, type PageStorage, type WppCallbacks, type WppClientLike, type WppSocketState } from './wpp-client.js';
-
-/** How long a closed Chromium may take to exit before it is killed. */
-const BROWSER_EXIT_MS = 5_000;
 
 /** Socket states after which the device is no longer paired. */
 const UNPAIRED = new Set<WppSocketState>(['UNPAIRED', 'UNPAIRED_IDLE']);
@@ -217,19 +215,12 @@ export class WppConnection {
     this.setStatus('FAILED', `${reason}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  /** Closes the browser and waits for Chromium's process to be gone (killed after BROWSER_EXIT_MS). */
+  /** Closes the browser and waits for Chromium's process to be gone (webjs/chromium-exit.ts). */
   private async closeBrowser(client: WppClientLike | null): Promise<void> {
     if (!client) return;
     const chromium = client.page.browser().process();
     await client.close().catch(() => false);
-    if (!chromium || chromium.exitCode !== null || chromium.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => chromium.kill('SIGKILL'), BROWSER_EXIT_MS);
-      chromium.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-    });
+    await chromiumExited(chromium);
   }
 
   private working(): boolean {

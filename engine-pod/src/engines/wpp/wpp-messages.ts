@@ -1,4 +1,5 @@
-import { type Ack, ACKS, ackName, type MessageAckPayload, type MessageLocation, type MessageRecord, wholeSeconds } from '@switchboard/protocol';
+import { ackName, type MessageAckPayload, type MessageLocation, type MessageRecord, wholeSeconds } from '@switchboard/protocol';
+import { locationOf as webjsLocation, normalizeAck } from '../webjs/message-mapping.js';
 import { isGroupId, keyEnds, parseKey, recordId, wid } from '../webjs/webjs-ids.js';
 
 /*
@@ -26,11 +27,6 @@ export interface WppMessage {
 }
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'ptt', 'document', 'sticker']);
-
-/** WhatsApp Web's acks are spec 2.6's numbers; anything outside them is PENDING. */
-function normalizeAck(ack: number | undefined): Ack {
-  return ack !== undefined && ack >= ACKS.ERROR && ack <= ACKS.PLAYED && Number.isInteger(ack) ? (ack as Ack) : ACKS.PENDING;
-}
 
 function keyOf(message: WppMessage): string {
   return typeof message.id === 'string' ? message.id : message.id._serialized;
@@ -74,20 +70,16 @@ export function wppMessageRecord(message: WppMessage, source: 'api' | 'app', me:
   };
 }
 
-/** `location` of the record (spec 2.5), as every engine makes it: coordinates as strings; `loc` is "name\naddress". */
+/** `location` of the record (spec 2.5), as WEBJS makes it: `loc` is "name\naddress". */
 function locationOf(message: WppMessage): MessageLocation {
   const [name, ...rest] = typeof message.loc === 'string' && message.loc ? message.loc.split('\n') : [];
-  const address = rest.join('\n') || undefined;
-  const description = [name, address].filter(Boolean).join('\n') || undefined;
-  return {
-    latitude: String(message.lat),
-    longitude: String(message.lng),
-    live: false,
+  return webjsLocation({
+    latitude: message.lat as number | string,
+    longitude: message.lng as number | string,
     ...(name ? { name } : {}),
-    ...(address ? { address } : {}),
+    ...(rest.length > 0 ? { address: rest.join('\n') } : {}),
     ...(typeof message.clientUrl === 'string' && message.clientUrl ? { url: message.clientUrl } : {}),
-    ...(description ? { description } : {}),
-  };
+  });
 }
 
 /** `from` is the chat, as for every engine; in groups `participant` is the message's sender. */
