@@ -29,11 +29,7 @@ beforeAll(async () => {
   fake = await FakeWhatsAppWeb.start({ host: cluster.hostAddress, tls: true });
   receiver = await new WebhookReceiver().start(0, cluster.hostAddress);
   const nats = await ensureNatsImage(cluster);
-  const extraEnv = [
-    { name: 'SWITCHBOARD_WEBJS_WEB_VERSION', value: fake.version },
-    { name: 'SWITCHBOARD_WEBJS_WEB_VERSION_URL', value: fake.versionUrl },
-    { name: 'SWITCHBOARD_CHROMIUM_EXTRA_FLAGS', value: fake.browserFlags.join(' ') },
-  ];
+  const extraEnv = Object.entries(fake.engineEnv()).map(([name, value]) => ({ name, value }));
   const took = await release.install(
     nodeValues(cluster, nats, { engines: { extraEnv } }, { gateway: [receiver.url], engines: [fake.url, fake.backendUrl] }),
   );

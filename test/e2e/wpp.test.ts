@@ -18,11 +18,7 @@ beforeAll(async () => {
   fake = await FakeWhatsAppWeb.start();
   env = await startClusterEnvironment({
     namespace: 'switchboard-e2e-wpp',
-    engineEnv: {
-      SWITCHBOARD_WEBJS_WEB_VERSION: fake.version,
-      SWITCHBOARD_WEBJS_WEB_VERSION_URL: fake.versionUrl,
-      SWITCHBOARD_CHROMIUM_EXTRA_FLAGS: fake.browserFlags.join(' '),
-    },
+    engineEnv: fake.engineEnv(),
   });
   await env.startOperator('operator-0');
   await env.waitForOperatorLeader('operator-0');

@@ -146,6 +146,18 @@ export class FakeWhatsAppWeb {
     return `${this.url}/web/{version}.html`;
   }
 
+  /**
+   * What a browser engine pod (WEBJS, WPP) is given to run on this fake, as the engine reads it
+   * from its environment: the page as the pinned web version, and the Chromium flags it needs.
+   */
+  engineEnv(): Record<string, string> {
+    return {
+      SWITCHBOARD_WEBJS_WEB_VERSION: this.version,
+      SWITCHBOARD_WEBJS_WEB_VERSION_URL: this.versionUrl,
+      SWITCHBOARD_CHROMIUM_EXTRA_FLAGS: this.browserFlags.join(' '),
+    };
+  }
+
   /** The WEBJS engine's options for this fake: its page as the pinned web version, the flags it needs, profiles in `dataDir`. */
   webjsOptions(dataDir: string): WebjsOptions {
     return {
