@@ -67,14 +67,13 @@ interface FakeWebPhone {
   text(from: string, body: string): string;
 }
 interface FakeWeb {
-  readonly version: string;
-  readonly versionUrl: string;
+  /** The pod's environment for this fake: its page as the pinned web version and the Chromium flags it needs. */
+  engineEnv(): Record<string, string>;
   scanQr(qr: string, account: { id: string; pushName: string }): Promise<FakeWebPhone>;
   close(): Promise<void>;
 }
 interface FakeWebModule {
   FakeWhatsAppWeb: { start(): Promise<FakeWeb> };
-  FAKE_WEB_BROWSER_FLAGS: readonly string[];
 }
 
 interface Row {
@@ -93,7 +92,6 @@ type Measured = Row &
 interface Harness {
   readonly nc: NatsConnection;
   readonly fake: FakeWeb;
-  readonly fakeFlags: readonly string[];
   readonly dir: string;
   readonly natsUrl: string;
 }
@@ -104,12 +102,12 @@ async function main(): Promise<void> {
     return;
   }
   loadEnginePodSources();
-  const { FakeWhatsAppWeb, FAKE_WEB_BROWSER_FLAGS } = (await import(FAKE_WEB.href)) as FakeWebModule;
+  const { FakeWhatsAppWeb } = (await import(FAKE_WEB.href)) as FakeWebModule;
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-browser-'));
   const nats = await startNatsServer();
   const fake = await FakeWhatsAppWeb.start();
   const nc = await connect({ servers: nats.url, name: 'bench client' });
-  const h: Harness = { nc, fake, fakeFlags: FAKE_WEB_BROWSER_FLAGS, dir, natsUrl: nats.url };
+  const h: Harness = { nc, fake, dir, natsUrl: nats.url };
   const rows: Measured[] = [];
   try {
     const shipped: Row = { label: 'shipped (WEBJS_BROWSER_FLAGS)', drop: [], add: [] };
@@ -194,10 +192,8 @@ async function measure(h: Harness, row: Row, index: number): Promise<Measured> {
       SWITCHBOARD_HEALTH_PORT: String(await freePort()),
       SWITCHBOARD_LOG_LEVEL: 'warn',
       SWITCHBOARD_CHROMIUM_PATH: wrapper,
-      SWITCHBOARD_CHROMIUM_EXTRA_FLAGS: h.fakeFlags.join(' '),
       SWITCHBOARD_WEBJS_DATA_DIR: join(home, 'webjs'),
-      SWITCHBOARD_WEBJS_WEB_VERSION: h.fake.version,
-      SWITCHBOARD_WEBJS_WEB_VERSION_URL: h.fake.versionUrl,
+      ...h.fake.engineEnv(),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

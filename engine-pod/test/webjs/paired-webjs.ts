@@ -3,17 +3,20 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@switchboard/testkit';
-import { EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
+import { EngineHost, type EngineFactory, FileAuthStateStore, type HostedEvent, webjsEngineFactory, wppEngineFactory } from '../../src/index.js';
+import type { WebjsOptions } from '../../src/engines/webjs/client-factory.js';
 import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
 import type { FakeWebAccount } from '../fake-web/phone.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 
-/** A WEBJS session paired by QR code on a fake WhatsApp Web of its own: one Chromium per browser test file. */
+/** A browser engine session paired by QR code on a fake WhatsApp Web of its own: one Chromium per browser test file. */
 export interface PairedWebjs {
   readonly host: EngineHost;
   /** The account's phone: what the servers were told, and the other side of every chat. */
   readonly phone: FakeWebPhone;
+  /** The fake WhatsApp Web the session runs on. */
+  readonly fake: FakeWhatsAppWeb;
   /** Stops the engine and the fake, and removes the session's folders. */
   close(): Promise<void>;
 }
@@ -23,13 +26,28 @@ export interface PairedWebjs {
  * new fake WhatsApp Web, scans its QR code as `account` and waits for WORKING. Every event the host
  * publishes goes to `publish`.
  */
-export async function pairedWebjs(session: string, account: FakeWebAccount, publish: (event: HostedEvent) => void = () => {}): Promise<PairedWebjs> {
-  const dirs = ['profiles', 'auth'].map((name) => mkdtempSync(join(tmpdir(), `sb-webjs-${name}-`)));
+export function pairedWebjs(session: string, account: FakeWebAccount, publish: (event: HostedEvent) => void = () => {}): Promise<PairedWebjs> {
+  return pairedBrowserEngine('WEBJS', webjsEngineFactory, session, account, publish);
+}
+
+/** The same for WPP: WPPConnect and its wa-js on the same fake page. */
+export function pairedWpp(session: string, account: FakeWebAccount, publish: (event: HostedEvent) => void = () => {}): Promise<PairedWebjs> {
+  return pairedBrowserEngine('WPP', wppEngineFactory, session, account, publish);
+}
+
+async function pairedBrowserEngine(
+  engine: 'WEBJS' | 'WPP',
+  factoryOf: (options: WebjsOptions) => EngineFactory,
+  session: string,
+  account: FakeWebAccount,
+  publish: (event: HostedEvent) => void,
+): Promise<PairedWebjs> {
+  const dirs = ['profiles', 'auth'].map((name) => mkdtempSync(join(tmpdir(), `sb-${engine.toLowerCase()}-${name}-`)));
   const fake = await FakeWhatsAppWeb.start();
   const host = new EngineHost({
     session,
-    engine: 'WEBJS',
-    factory: webjsEngineFactory(fake.webjsOptions(dirs[0]!)),
+    engine,
+    factory: factoryOf(fake.webjsOptions(dirs[0]!)),
     authState: new FileAuthStateStore(dirs[1]!),
     metadata: {},
     environment: { tier: 'CORE', version: 'test' },
@@ -43,10 +61,10 @@ export async function pairedWebjs(session: string, account: FakeWebAccount, publ
   };
   try {
     await host.start();
-    await waitFor(() => host.status === 'SCAN_QR_CODE', 'WEBJS to show a QR code', 30_000);
+    await waitFor(() => host.status === 'SCAN_QR_CODE', `${engine} to show a QR code`, 30_000);
     const phone = await fake.scanQr(((await host.execute({ op: 'auth.qr' })) as { value: string }).value, account);
-    await waitFor(() => host.status === 'WORKING', 'WEBJS to be WORKING', 30_000);
-    return { host, phone, close };
+    await waitFor(() => host.status === 'WORKING', `${engine} to be WORKING`, 30_000);
+    return { host, phone, fake, close };
   } catch (error) {
     await close();
     throw error;
