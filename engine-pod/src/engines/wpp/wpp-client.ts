@@ -2,6 +2,8 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type WebjsOptions, webjsLaunchOptions } from '../webjs/client-factory.js';
+import type { EngineLog } from '../../engine.js';
+import { type Winston, wppLogger } from './wpp-log.js';
 import type { WppMessage } from './wpp-messages.js';
 
 /** WPPConnect's socket states (`WPP.whatsapp.Socket.state`) that matter here. */
@@ -56,9 +58,10 @@ export interface WppLocationOptions {
   readonly messageId?: string;
 }
 
-/** What the client reports before `create` resolves: the QR code's text as WhatsApp Web draws it. */
+/** What the client reports before `create` resolves: the QR code's text as WhatsApp Web draws it; and WPPConnect's log. */
 export interface WppCallbacks {
   qr(code: string): void;
+  readonly log: EngineLog;
 }
 
 /** WhatsApp Web's Local Storage, as saved with the session's login (page-storage.ts). */
@@ -68,7 +71,7 @@ export type PageStorage = Readonly<Record<string, string>>;
 interface WppModules {
   readonly create: (options: Record<string, unknown>) => Promise<WppClientLike>;
   readonly launch: (options: Record<string, unknown>) => Promise<WppLaunchedBrowser>;
-  readonly silentLogger: unknown;
+  readonly winston: Winston;
 }
 
 interface WppLaunchedBrowser extends WppBrowser {
@@ -96,10 +99,8 @@ function loadModules(): Promise<WppModules> {
     // WPPConnect's own puppeteer and winston (its logger type), not ours: the versions it was built with.
     const fromWpp = createRequire(createRequire(import.meta.url).resolve('@wppconnect-team/wppconnect'));
     const puppeteer = fromWpp('puppeteer') as { launch: WppModules['launch'] };
-    const winston = fromWpp('winston') as { createLogger(options: object): unknown; transports: { Console: new (options: object) => unknown } };
-    // The library logs every step to the console; the engine reports what matters through its own log.
-    const silentLogger = winston.createLogger({ silent: true, transports: [new winston.transports.Console({ silent: true })] });
-    return { create: wppconnect.create, launch: puppeteer.launch.bind(puppeteer), silentLogger };
+    const winston = fromWpp('winston') as Winston;
+    return { create: wppconnect.create, launch: puppeteer.launch.bind(puppeteer), winston };
   })();
   return modules;
 }
@@ -122,7 +123,7 @@ export async function createWppClient(
       `WPP needs chromium at ${options.chromiumPath}: install Debian's chromium (scripts/ensure-chromium.sh) or set SWITCHBOARD_CHROMIUM_PATH`,
     );
   });
-  const { create, launch, silentLogger } = await loadModules();
+  const { create, launch, winston } = await loadModules();
   const pinnedPage = options.webVersion ? await fetchPinnedPage(options.webVersion) : null;
   const browser = await launch({ ...webjsLaunchOptions(options), userDataDir: profileDir });
   try {
@@ -147,7 +148,7 @@ export async function createWppClient(
       disableWelcome: true,
       updatesLog: false,
       logQR: false,
-      logger: silentLogger,
+      logger: wppLogger(winston, callbacks.log),
       catchQR: (_image: string, _ascii: string, _attempt: number, code: string) => callbacks.qr(code),
     });
   } catch (error) {

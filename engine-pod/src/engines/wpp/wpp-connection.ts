@@ -54,7 +54,12 @@ export class WppConnection {
   async start(): Promise<void> {
     await this.snapshots.restore();
     const storage = (await this.context.authState.get<{ items: PageStorage }>(PAGE_STORAGE.type, [PAGE_STORAGE.id]))[PAGE_STORAGE.id];
-    const client = await this.createClient(this.options, this.snapshots.dir, { qr: (code) => this.showQr(code) }, storage?.items ?? null);
+    const client = await this.createClient(
+      this.options,
+      this.snapshots.dir,
+      { qr: (code) => this.showQr(code), log: this.context.log },
+      storage?.items ?? null,
+    );
     if (this.stopped) {
       await this.closeBrowser(client);
       return;
