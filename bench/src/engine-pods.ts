@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ENGINE_RESOURCES, engineNodeOptions } from '@switchboard/operator';
+import { chromiumPathFromEnv } from '@switchboard/engine-pod';
 import { BUILT_ENGINES, type BuiltEngine, CommandReply, ENGINE_CATALOG, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { freePort, type NatsServer, startNatsServer } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
@@ -42,7 +43,7 @@ const IN_FLIGHT = 16;
 const SWEEP_BURST = numberSetting('BENCH_POD_SWEEP_BURST', 300);
 const IDLE_SETTLE_MS = numberSetting('BENCH_POD_IDLE_SETTLE_MS', 5_000);
 const POD_MAIN = fileURLToPath(new URL('./pod/main.js', import.meta.resolve('@switchboard/engine-pod')));
-const CHROMIUM = process.env.SWITCHBOARD_CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumPathFromEnv(process.env);
 const OUTPUT = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL('../../.cache/bench/engine-pods.json', import.meta.url));
 const CONTACT = '15551230001';
 /**

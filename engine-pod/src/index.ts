@@ -15,7 +15,7 @@ export {
   webjsLaunchOptions,
   webjsOptionsFromEnv,
 } from './engines/webjs/client-factory.js';
-export { chromiumPathFromEnv } from './engines/webjs/chromium-path.js';
+export { chromiumPathFromEnv, DEFAULT_CHROMIUM_PATH } from './engines/webjs/chromium-path.js';
 export { wppEngineFactory } from './engines/wpp/wpp-engine.js';
 export { StoreAuthStrategy } from './engines/webjs/store-auth-strategy.js';
 export { CommandServer } from './cluster/command-server.js';

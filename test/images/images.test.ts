@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CHROMIUM_PATH } from '../../engine-pod/src/engines/webjs/chromium-path.js';
 import { WEBJS_BROWSER_FLAGS } from '../../engine-pod/src/engines/webjs/client-factory.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -230,18 +231,24 @@ describe('image contents', () => {
     },
   );
 
-  it.runIf(targets.includes('browser-engine'))("browser-engine: Debian's chromium runs as 10001 on the read-only root", () => {
-    const result = podman(['run', ...runFlags, ref('browser-engine'), '/usr/bin/chromium', '--version']);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^Chromium \d+\./m);
-  });
+  it.runIf(targets.includes('browser-engine'))(
+    "browser-engine: Debian's Chromium headless shell runs as 10001 on the read-only root, where the engine looks for it",
+    () => {
+      const result = podman(['run', ...runFlags, ref('browser-engine'), DEFAULT_CHROMIUM_PATH, '--version']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^Chromium \d+\./m);
+    },
+  );
 
-  it.runIf(targets.includes('browser-engine'))('browser-engine: headless Chromium, with the flags the WEBJS engine gives it, renders a page', () => {
-    const page = 'data:text/html,<p id="switchboard">rendered</p>';
-    const result = podman(['run', ...runFlags, ref('browser-engine'), '/usr/bin/chromium', ...WEBJS_BROWSER_FLAGS, '--dump-dom', page]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('<p id="switchboard">rendered</p>');
-  });
+  it.runIf(targets.includes('browser-engine'))(
+    'browser-engine: the headless shell, with the flags the browser engines give it, renders a page',
+    () => {
+      const page = 'data:text/html,<p id="switchboard">rendered</p>';
+      const result = podman(['run', ...runFlags, ref('browser-engine'), DEFAULT_CHROMIUM_PATH, ...WEBJS_BROWSER_FLAGS, '--dump-dom', page]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('<p id="switchboard">rendered</p>');
+    },
+  );
 });
 
 describe("each image's own command starts (read-only root, uid 10001, no network)", () => {

@@ -113,7 +113,7 @@ describe('WEBJS on Debian chromium', () => {
       options: { puppeteer: Record<string, unknown>; webVersionCache: unknown };
       authStrategy: unknown;
     };
-    expect(client.options.puppeteer).toMatchObject({ executablePath: chromium, headless: true, args: [...WEBJS_BROWSER_FLAGS] });
+    expect(client.options.puppeteer).toMatchObject({ executablePath: chromium, headless: 'shell', args: [...WEBJS_BROWSER_FLAGS] });
     expect(client.options.webVersionCache).toEqual({ type: 'local', path: join(root, '.wwebjs_cache') });
     expect(client.authStrategy).toBeInstanceOf(StoreAuthStrategy);
   });

@@ -24,16 +24,26 @@ const commandLine = (pid: string) => {
     return ''; // gone since the listing
   }
 };
-/** The Chromium of the profiles under `dataDir`: its browser process (no `--type`), or its renderers. */
-const chromiumOf = (dataDir: string, type: 'browser' | 'renderer') =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      const line = commandLine(pid);
-      if (!line.includes(`--user-data-dir=${dataDir}`)) return false;
-      return type === 'browser' ? !line.includes('--type=') : line.includes('--type=renderer');
-    })
-    .map(Number);
+/** A process's parent, from /proc/<pid>/stat (after the command name, which may hold spaces). */
+const parentOf = (pid: string) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]!;
+  } catch {
+    return ''; // gone since the listing
+  }
+};
+/**
+ * The Chromium of the profiles under `dataDir`: its browser process (the one given the profile,
+ * no `--type`), or the renderers below it (the headless shell gives them no profile flag).
+ */
+const chromiumOf = (dataDir: string, type: 'browser' | 'renderer') => {
+  const pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  const browsers = pids.filter((pid) => commandLine(pid).includes(`--user-data-dir=${dataDir}`) && !commandLine(pid).includes('--type='));
+  if (type === 'browser') return browsers.map(Number);
+  const below = (pid: string): boolean => pid !== '' && pid !== '1' && (browsers.includes(pid) || below(parentOf(pid)));
+  return pids.filter((pid) => commandLine(pid).includes('--type=renderer') && below(parentOf(pid))).map(Number);
+};
 
 describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
   let fake: FakeWhatsAppWeb;

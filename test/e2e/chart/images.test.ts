@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { chartDir, repoRoot } from './support.js';
+import { DEFAULT_CHROMIUM_PATH } from '../../../engine-pod/src/engines/webjs/chromium-path.js';
 
 const dockerfile = readFileSync(join(repoRoot, 'docker/Dockerfile'), 'utf8');
 const dockerignore = readFileSync(join(repoRoot, 'docker/Dockerfile.dockerignore'), 'utf8');
@@ -116,14 +117,16 @@ describe('docker/Dockerfile', () => {
     expect(read('charts/switchboard/templates/_helpers.tpl')).toMatch(/runAsUser: 10001/);
   });
 
-  it("puts Debian's chromium in the browser engine where the engine looks for it, and never downloads one", () => {
+  it("puts Debian's Chromium headless shell in the browser engine where the engine looks for it, and never downloads one", () => {
     const browser = byStage.get('browser-engine')!.join('\n');
-    expect(browser).toMatch(/apt-get install -y --no-install-recommends chromium /);
-    expect(browser).toContain('SWITCHBOARD_CHROMIUM_PATH=/usr/bin/chromium');
+    expect(browser).toMatch(/apt-get install -y --no-install-recommends chromium-headless-shell /);
+    // Not the full browser besides: the shell is what the engines run.
+    expect(browser).not.toMatch(/install[^\n]* chromium(?!-headless-shell)/);
+    expect(browser).toContain(`SWITCHBOARD_CHROMIUM_PATH=${DEFAULT_CHROMIUM_PATH}`);
     expect(byStage.get('engine')!.join('\n')).not.toContain('chromium');
     for (const stage of ['build', 'browser-engine']) expect(byStage.get(stage)!.join('\n'), stage).toContain('PUPPETEER_SKIP_DOWNLOAD=1');
     // The engine's default browser is the one the image installs (SWITCHBOARD_CHROMIUM_PATH overrides it).
-    expect(readFileSync(join(repoRoot, 'engine-pod/src/engines/webjs/chromium-path.ts'), 'utf8')).toContain("|| '/usr/bin/chromium'");
+    expect(DEFAULT_CHROMIUM_PATH).toBe('/usr/lib/chromium/chromium-headless-shell');
   });
 
   it('keeps local installs, builds and git state out of the build context', () => {

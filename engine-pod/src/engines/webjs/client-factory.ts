@@ -42,7 +42,7 @@ export const WEBJS_BROWSER_FLAGS: readonly string[] = [
 ];
 
 export interface WebjsOptions {
-  /** Debian's chromium; the engine never downloads a browser. */
+  /** Debian's Chromium headless shell by default (chromium-path.ts); the engine never downloads a browser. */
   readonly chromiumPath: string;
   /** Root of the sessions' browser profiles (`<dataDir>/<session>`); the store is their source. */
   readonly dataDir: string;
@@ -99,7 +99,9 @@ export function webjsOptionsFromEnv(env: NodeJS.ProcessEnv): WebjsOptions {
 export function webjsLaunchOptions(options: WebjsOptions) {
   return {
     executablePath: options.chromiumPath,
-    headless: true,
+    // The headless shell's mode (old headless, `--headless`): the full browser's new headless mode
+    // (`true`) is a flag the shell has no use for.
+    headless: 'shell' as const,
     args: [...options.browserFlags],
     defaultViewport: null,
     handleSIGTERM: false,
@@ -116,7 +118,7 @@ export function webjsLaunchOptions(options: WebjsOptions) {
 export async function createWebjsClient(options: WebjsOptions, context: EngineContext): Promise<WebjsClientLike> {
   await access(options.chromiumPath, constants.X_OK).catch(() => {
     throw new Error(
-      `WEBJS needs chromium at ${options.chromiumPath}: install Debian's chromium (scripts/ensure-chromium.sh) or set SWITCHBOARD_CHROMIUM_PATH`,
+      `WEBJS needs chromium at ${options.chromiumPath}: install Debian's chromium-headless-shell (scripts/ensure-chromium.sh) or set SWITCHBOARD_CHROMIUM_PATH`,
     );
   });
   const { Client } = (await import('whatsapp-web.js')).default;

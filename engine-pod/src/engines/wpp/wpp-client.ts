@@ -120,7 +120,7 @@ export async function createWppClient(
 ): Promise<WppClientLike> {
   await access(options.chromiumPath, constants.X_OK).catch(() => {
     throw new Error(
-      `WPP needs chromium at ${options.chromiumPath}: install Debian's chromium (scripts/ensure-chromium.sh) or set SWITCHBOARD_CHROMIUM_PATH`,
+      `WPP needs chromium at ${options.chromiumPath}: install Debian's chromium-headless-shell (scripts/ensure-chromium.sh) or set SWITCHBOARD_CHROMIUM_PATH`,
     );
   });
   const { create, launch, winston } = await loadModules();
