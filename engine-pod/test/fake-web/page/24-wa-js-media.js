@@ -3,7 +3,6 @@
 // preparation as whatsapp-web.js's, WAWebPrepRawMedia), then `sendToChat`: uploaded through
 // WAWebMediaMmsV4Upload's `uploadMedia` (which wa-js wraps) and sent as a media message with its
 // direct path (WAWebSendMsgChatAction), on the message wa-js prepared (its id, reply, ...).
-// A reply asks whether the quoted message can be answered (WAWebMsgActionCapability).
 (() => {
   const { define } = window.FakeWeb;
   const module = (name) => window.require(name);
@@ -45,9 +44,6 @@
       return sent;
     }
   }
-
-  // Whether a message can be replied to: wa-js asks before quoting one in any send (`reply_to`).
-  define('WAWebMsgActionCapability', () => ({ canReplyMsg: (msg) => msg.canReply() }));
 
   define('WAWebMediaPrep', () => ({
     MediaPrep,
