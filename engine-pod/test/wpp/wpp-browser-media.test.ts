@@ -21,6 +21,9 @@ const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer 
 const OGG = Buffer.concat([Buffer.from('OggS'), Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7) % 256))]);
 const MP4 = Buffer.concat([Buffer.from('\0\0\0\x18ftypmp42'), Buffer.from(Array.from({ length: 500 }, (_, i) => (i * 13) % 256))]);
 
+// The largest received file the host keeps here: every file above is smaller.
+const MAX_KEPT = 4096;
+
 describe('WPP sends and receives files through Chromium: the bytes on the other side are the file', () => {
   let host: EngineHost;
   let phone: FakeWebPhone;
@@ -30,7 +33,7 @@ describe('WPP sends and receives files through Chromium: the bytes on the other 
   const named = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
 
   beforeAll(async () => {
-    session = await pairedWpp('wpp-media', ME, (event) => events.push(event), { store: kept.store, urlFor: kept.urlFor });
+    session = await pairedWpp('wpp-media', ME, (event) => events.push(event), { store: kept.store, urlFor: kept.urlFor, maxBytes: MAX_KEPT });
     ({ host, phone } = session);
   });
   afterAll(() => session?.close());
@@ -158,5 +161,14 @@ describe('WPP sends and receives files through Chromium: the bytes on the other 
       const stored = [...kept.files.values()].find((kept_) => record.media!.url === kept.urlFor(kept_.meta));
       expect(stored?.data.equals(check), `the kept ${file.type} is the file sent`).toBe(true);
     }
+  });
+
+  it("a contact's file larger than the host keeps: message with hasMedia and media null, nothing kept", async () => {
+    const before = kept.files.size;
+    const large = Buffer.alloc(MAX_KEPT + 1, 7);
+    const id = phone.media(CONTACT, { type: 'document', mimetype: 'application/octet-stream', data: large, filename: 'large.bin' });
+    const message = await waitFor(() => named('message').find((p) => p.id === `false_${CONTACT}_${id}`), 'the large file as message');
+    expect(MessageRecord.parse(message)).toMatchObject({ hasMedia: true, media: null });
+    expect(kept.files.size).toBe(before);
   });
 });
