@@ -393,13 +393,20 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends locations, marks chats read, types, and reports acks so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload) and locations, keeps received files, marks chats read, types, and reports acks so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
-    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.location', 'chat.seen', 'chat.typing'],
+    operations: ['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.media', 'send.location', 'chat.seen', 'chat.typing'],
     events: ['session.status', 'message', 'message.any', 'message.ack', 'message.ack.group'],
     callRejection: false,
     settings: [],
-    refusedArguments: [REGISTRATION],
+    refusedArguments: [
+      REGISTRATION,
+      {
+        op: 'send.media',
+        field: 'convert',
+        what: 'converting files (`convert`): it sends them as they are; send OGG/Opus voice and MP4 (H.264/AAC) video with convert false',
+      },
+    ],
   },
 };
 

@@ -1,12 +1,13 @@
 // Cluster mode end to end for WPP: the operator's engine pod runs WPPConnect (wa-js injected) in
 // Debian's chromium (the node agent runs the Node engine pod for it), on the same fake WhatsApp Web
 // page WEBJS loads; the browser profile and the copy of the page's Local Storage are saved in the
-// auth-state store in NATS, so a replaced pod resumes the pairing without a QR code.
+// auth-state store in NATS, so a replaced pod resumes the pairing without a QR code. Received
+// files are kept in the cluster's media store and served by the gateway.
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeWebPhone, FakeWhatsAppWeb } from '../../engine-pod/test/fake-web/index.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
-import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+import { ADMIN_KEY, type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
 
 const CONTACT = '15551119999';
 let fake: FakeWhatsAppWeb;
@@ -59,6 +60,34 @@ describe('a WPP session in cluster mode, through Chromium on the fake WhatsApp W
     const res = await gw.api('POST', '/api/sendPoll', { session: 'wpp', chatId: `${CONTACT}@c.us`, poll: { name: 'q?', options: ['a', 'b'] } });
     expect(res.status).toBe(422);
     expect(res.body.message).toContain('engine WPP does not support polls');
+  });
+
+  it('files through the pod: an image sent is the bytes uploaded, and a file received downloads from its media URL byte for byte', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+    const file = { mimetype: 'image/png', filename: 'dot.png', data: png.toString('base64') };
+    const sent = await gw.api('POST', '/api/sendImage', { session: 'wpp', chatId: `${CONTACT}@c.us`, file, caption: 'a dot' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const message = await waitFor(() => phone.sentTo(`${CONTACT}@c.us`).find((m) => m.type === 'image' && m.caption === 'a dot'), 'the image');
+    expect(phone.uploads.find((candidate) => candidate.directPath === message.directPath)?.data.equals(png), 'the uploaded bytes are the image').toBe(
+      true,
+    );
+
+    const pdf = Buffer.from('%PDF-1.4 a plan kept in the cluster');
+    const inbound = phone.media(CONTACT, { type: 'document', mimetype: 'application/pdf', data: pdf, filename: 'plan.pdf' });
+    const received = await waitFor(
+      async () =>
+        (
+          (await gw.api('GET', `/api/wpp/chats/${CONTACT}@c.us/messages?sortOrder=asc&limit=100`)).body as unknown as {
+            id: string;
+            media: { url: string } | null;
+          }[]
+        ).find((m) => m.id === `false_${CONTACT}@c.us_${inbound}` && m.media),
+      'the received file in the history, with its media',
+      30_000,
+    );
+    const download = await fetch(gw.url + new URL(received.media!.url).pathname, { headers: { 'x-api-key': ADMIN_KEY } });
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer()).equals(pdf), 'the downloaded bytes are the file the contact sent').toBe(true);
   });
 
   it('a deleted engine pod is replaced and resumes from the profile in the auth-state store: WORKING again without a QR code', async () => {

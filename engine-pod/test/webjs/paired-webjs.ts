@@ -3,7 +3,15 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@switchboard/testkit';
-import { EngineHost, type EngineFactory, FileAuthStateStore, type HostedEvent, webjsEngineFactory, wppEngineFactory } from '../../src/index.js';
+import {
+  EngineHost,
+  type EngineFactory,
+  type EngineHostOptions,
+  FileAuthStateStore,
+  type HostedEvent,
+  webjsEngineFactory,
+  wppEngineFactory,
+} from '../../src/index.js';
 import type { WebjsOptions } from '../../src/engines/webjs/client-factory.js';
 import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
 import type { FakeWebAccount } from '../fake-web/phone.js';
@@ -30,9 +38,14 @@ export function pairedWebjs(session: string, account: FakeWebAccount, publish: (
   return pairedBrowserEngine('WEBJS', webjsEngineFactory, session, account, publish);
 }
 
-/** The same for WPP: WPPConnect and its wa-js on the same fake page. */
-export function pairedWpp(session: string, account: FakeWebAccount, publish: (event: HostedEvent) => void = () => {}): Promise<PairedWebjs> {
-  return pairedBrowserEngine('WPP', wppEngineFactory, session, account, publish);
+/** The same for WPP: WPPConnect and its wa-js on the same fake page; `media`, where the host keeps files. */
+export function pairedWpp(
+  session: string,
+  account: FakeWebAccount,
+  publish: (event: HostedEvent) => void = () => {},
+  media?: EngineHostOptions['media'],
+): Promise<PairedWebjs> {
+  return pairedBrowserEngine('WPP', wppEngineFactory, session, account, publish, media);
 }
 
 async function pairedBrowserEngine(
@@ -41,6 +54,7 @@ async function pairedBrowserEngine(
   session: string,
   account: FakeWebAccount,
   publish: (event: HostedEvent) => void,
+  media?: EngineHostOptions['media'],
 ): Promise<PairedWebjs> {
   const dirs = ['profiles', 'auth'].map((name) => mkdtempSync(join(tmpdir(), `sb-${engine.toLowerCase()}-${name}-`)));
   const fake = await FakeWhatsAppWeb.start();
@@ -53,6 +67,7 @@ async function pairedBrowserEngine(
     environment: { tier: 'CORE', version: 'test' },
     publish,
     log: silent,
+    ...(media ? { media } : {}),
   });
   const close = async () => {
     await host.stop();

@@ -1,4 +1,4 @@
-import type { MeInfo, RequestCodeRequest, SessionStatus } from '@switchboard/protocol';
+import type { MeInfo, MessageRecord, RequestCodeRequest, SessionStatus } from '@switchboard/protocol';
 import { join } from 'node:path';
 import { CommandError } from '../../command-error.js';
 import { notSupported } from '../../command-rules.js';
@@ -7,6 +7,7 @@ import type { WebjsOptions } from '../webjs/client-factory.js';
 import { ApiSendGate } from '../webjs/api-send-gate.js';
 import { chromiumExited } from '../webjs/chromium-exit.js';
 import { ProfileSnapshots } from '../webjs/profile-snapshot.js';
+import { WppReceivedMedia } from './wpp-media.js';
 import { isChatMessage, type WppMessage, wppAckPayload, wppMessageRecord } from './wpp-messages.js';
 import { type BrowserGlobals, createWppClient, type PageStorage, type WppCallbacks, type WppClientLike, type WppSocketState } from './wpp-client.js';
 
@@ -41,6 +42,7 @@ export class WppConnection {
   private saving: Promise<void> = Promise.resolve();
   /** What an API send made is answered by the send and emitted in order (webjs/api-send-gate.ts). */
   readonly gate = new ApiSendGate();
+  private readonly receivedMedia: WppReceivedMedia;
 
   constructor(
     readonly context: EngineContext,
@@ -48,6 +50,7 @@ export class WppConnection {
     private readonly createClient: CreateWppClient = createWppClient,
   ) {
     this.snapshots = new ProfileSnapshots(context.authState, join(options.dataDir, context.session));
+    this.receivedMedia = new WppReceivedMedia(context);
   }
 
   /** Returns once WhatsApp Web is loaded in the browser; the login goes on in the background. */
@@ -145,8 +148,15 @@ export class WppConnection {
       this.gate.created(record.id, () => this.context.emit('message.any', record));
       return;
     }
-    this.context.emit('message', record);
-    this.context.emit('message.any', record);
+    void this.received(client, message, record);
+  }
+
+  /** A received message: `message`, then `message.any`, with its file once it is kept (wpp-media.ts). */
+  private async received(client: WppClientLike, message: WppMessage, record: MessageRecord): Promise<void> {
+    const full = record.hasMedia ? { ...record, media: await this.receivedMedia.of(client, message) } : record;
+    if (this.stopped || client !== this.client) return;
+    this.context.emit('message', full);
+    this.context.emit('message.any', full);
   }
 
   private ackSeen(client: WppClientLike, message: WppMessage): void {

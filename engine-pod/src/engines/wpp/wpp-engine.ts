@@ -1,10 +1,11 @@
 import { ACKS, type MessageRecord, type RequestCodeRequest, type SendSeenResult } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
-import type { CommandArgs } from '../../capabilities/chatting.js';
+import type { CommandArgs, OutgoingMedia } from '../../capabilities/chatting.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
+import { sendWppMedia } from './wpp-media.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
 
 /**
@@ -56,6 +57,11 @@ export class WppEngine implements Engine {
       const { id } = await client.sendLocation(args.chatId, options);
       return client.getMessageById(id);
     });
+  }
+
+  // Media (wpp-media.ts): files sent through wa-js's upload; received files are kept by the connection.
+  sendMedia(args: OutgoingMedia): Promise<MessageRecord> {
+    return sendWppMedia((chatId, run) => this.send(chatId, run), args);
   }
 
   async sendSeen(args: CommandArgs<'chat.seen'>): Promise<SendSeenResult> {

@@ -44,9 +44,13 @@ function groupParticipant(message: WppMessage): string | null {
   return key.participant ?? wid(message.author ?? null);
 }
 
-/** Spec 2.5. Media is not built for WPP yet: `media` is null. */
+/**
+ * Spec 2.5. `media` is null here: a received file is added once kept (wpp-media.ts). A file's
+ * `body` is its caption, as WEBJS's (WhatsApp Web keeps a thumbnail in the model's `body`).
+ */
 export function wppMessageRecord(message: WppMessage, source: 'api' | 'app', me: string): MessageRecord {
   const key = parseKey(keyOf(message));
+  const hasMedia = Boolean(message.isMedia || message.isMMS || MEDIA_TYPES.has(String(message.type)));
   const ack = normalizeAck(message.ack);
   const ends = keyEnds(key, me);
   const seconds = message.t ?? message.timestamp;
@@ -58,8 +62,8 @@ export function wppMessageRecord(message: WppMessage, source: 'api' | 'app', me:
     source,
     to: key.fromMe ? (wid(message.to ?? null) ?? ends.to) : ends.to,
     participant: groupParticipant(message),
-    body: message.body ?? message.content ?? '',
-    hasMedia: Boolean(message.isMedia || message.isMMS || MEDIA_TYPES.has(String(message.type))),
+    body: hasMedia ? (typeof message.caption === 'string' ? message.caption : '') : (message.body ?? message.content ?? ''),
+    hasMedia,
     media: null,
     ack,
     ackName: ackName(ack),

@@ -172,6 +172,8 @@
     canForwardMsg: () => true,
     canReactToMessage: () => true,
     canPinMessage: () => true,
+    // wa-js asks before quoting a message in any send (`quotedMsg`).
+    canReplyMsg: (msg) => msg.canReply(),
   }));
 
   define('WAWebVcardParsingUtils', () => ({

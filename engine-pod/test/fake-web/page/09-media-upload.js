@@ -23,6 +23,10 @@
     static async createFromData(data, mimetype) {
       return new OpaqueData(data instanceof Blob ? data : new Blob([data], { type: mimetype }));
     }
+    /** The class as wa-js sees it: it reads modules as namespaces, where a module's class is `default`. */
+    static get default() {
+      return OpaqueData;
+    }
     get type() {
       return this._blob.type;
     }
@@ -30,6 +34,10 @@
       return this._blob.size;
     }
     blob() {
+      return this._blob;
+    }
+    /** The bytes as a Blob, as wa-js's `WPP.chat.downloadMedia` reads a downloaded file. */
+    forceToBlob() {
       return this._blob;
     }
     url() {
