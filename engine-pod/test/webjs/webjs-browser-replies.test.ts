@@ -39,7 +39,7 @@ describe('WEBJS replies through Chromium', () => {
 
   it('a reply quotes the message: the servers get the quoted message`s id', async () => {
     const { id, own } = await received('lunch?');
-    const record = await run<MessageRecord>({ op: 'send.text', args: { chatId: ADA, text: 'yes', reply_to: id } });
+    const record = await run<MessageRecord>({ op: 'send.text', args: { chatId: ADA, text: 'yes', linkPreview: false, reply_to: id } });
     expect(await sent(record)).toMatchObject({ body: 'yes', quotedStanzaID: own });
   });
 
@@ -47,7 +47,7 @@ describe('WEBJS replies through Chromium', () => {
     const { id } = await received('oops');
     phone.change('revoke', { id, by: ADA });
     await waitFor(() => payloads('message.revoked').some((p) => p.revokedMessageId === id.split('_').at(-1)), 'the revoke to arrive');
-    const record = await run<MessageRecord>({ op: 'send.text', args: { chatId: ADA, text: 'what was it?', reply_to: id } });
+    const record = await run<MessageRecord>({ op: 'send.text', args: { chatId: ADA, text: 'what was it?', linkPreview: false, reply_to: id } });
     const message = await sent(record);
     expect(message.body).toBe('what was it?');
     expect(message.quotedStanzaID).toBeUndefined();
