@@ -21,6 +21,17 @@ export interface FakeWebChannel {
   readonly picture: string | null;
 }
 
+/** A post the account made in a channel it owns, as the servers got it. */
+export interface FakeWebChannelPost {
+  readonly channelId: string;
+  /** What the page sent it as (`text`, `media`, `pollCreation`). */
+  readonly kind: string;
+  /** The message the page made, ids serialized. */
+  readonly msg: Record<string, unknown>;
+  /** The id the servers gave the post (channel posts have small numeric ids). */
+  readonly serverId: number;
+}
+
 /** A directory search as the page asked the servers for it. */
 export interface FakeWebChannelSearch {
   readonly searchText: string;
@@ -45,6 +56,8 @@ const now = () => Math.floor(Date.now() / 1000);
 export class FakeWebChannels {
   /** Directory searches the page made, in order. */
   readonly searches: FakeWebChannelSearch[] = [];
+  /** Posts the page made in channels the account owns, in order. */
+  readonly posts: FakeWebChannelPost[] = [];
   private readonly channels = new Map<string, FakeWebChannel>();
   private creationEnabled = true;
 
@@ -119,6 +132,12 @@ export class FakeWebChannels {
         if (channel.role === 'owner') throw new Error(`not-acceptable: the owner of ${id} cannot ${message.type.slice(8)} it`);
         channel.role = message.type === 'channel-follow' ? 'subscriber' : 'guest';
         return this.metadata(channel);
+      }
+      case 'channel-send': {
+        this.owned(id, 'post in');
+        const serverId = randomBytes(2).readUInt16BE(0) + 100;
+        this.posts.push({ channelId: id, kind: String(message.kind), msg: message.msg as Record<string, unknown>, serverId });
+        return { t: now(), serverId };
       }
       case 'channel-mute':
         this.channel(id).muted = message.muted === true;

@@ -22,6 +22,15 @@ export interface FakeWebGroup {
   readonly participants: Map<string, Member>;
 }
 
+/** A private invitation to a group (invite v4) the page sent to someone it could not add. */
+export interface FakeWebGroupInviteV4 {
+  readonly to: string;
+  readonly group: string;
+  readonly subject: string;
+  readonly code: string;
+  readonly expiration: number;
+}
+
 /** What the groups side needs of the phone: its account, and a way to reach its pages. */
 interface GroupsPhone {
   readonly contactId: string;
@@ -45,6 +54,10 @@ const now = () => Math.floor(Date.now() / 1000);
  */
 export class FakeWebGroups {
   private readonly groups = new Map<string, FakeWebGroup>();
+  /** Contacts whose privacy lets others add them to groups only by a private invitation. */
+  readonly addOnlyByInvite = new Set<string>();
+  /** The private invitations the page sent, in order. */
+  readonly invitesV4: FakeWebGroupInviteV4[] = [];
 
   constructor(private readonly phone: GroupsPhone) {}
 
@@ -105,10 +118,25 @@ export class FakeWebGroups {
     switch (message.type) {
       case 'group-create': {
         const wanted = (message.participants as string[]).filter((id) => !this.phone.unregistered.has(id));
-        const group = this.make(String(message.subject), me, [me, ...wanted]);
+        const group = this.make(
+          String(message.subject),
+          me,
+          [me, ...wanted].filter((id) => !this.addOnlyByInvite.has(id)),
+        );
         this.phone.push({ type: 'group', metadata: this.metadata(group) });
-        return { metadata: this.metadata(group) };
+        // Those who may be added only by invitation are not: WhatsApp answers 403 with a code for each.
+        const invitable = wanted.filter((id) => this.addOnlyByInvite.has(id)).map((id) => ({ id, code: code(), expiration: now() + 7 * 24 * 3600 }));
+        return { metadata: this.metadata(group), invitable };
       }
+      case 'group-invite-v4':
+        this.invitesV4.push({
+          to: String(message.to),
+          group: String(message.group),
+          subject: String(message.subject),
+          code: String(message.code),
+          expiration: Number(message.expiration),
+        });
+        return undefined;
       case 'group-get':
         return this.metadata(this.group(String(message.id)));
       case 'group-participants': {

@@ -512,6 +512,10 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     this.record('sendPresenceUnavailable');
   }
 
+  async revokeStatusMessage(messageId: string): Promise<void> {
+    this.record(`revokeStatusMessage ${messageId}`);
+  }
+
   async markChatUnread(chatId: string): Promise<void> {
     this.record(`markChatUnread ${chatId}`);
   }

@@ -1,9 +1,9 @@
 // Channels (newsletters) through Chromium: whatsapp-web.js's own channel code (getChannels,
 // getChatById of a @newsletter id, getChannelByInviteCode, createChannel, deleteChannel,
-// subscribe/unsubscribe, Channel.mute/unmute, searchChannels) on the fake WhatsApp Web, whose
+// subscribe/unsubscribe, Channel.mute/unmute, searchChannels, sendMessage to a channel) on the fake WhatsApp Web, whose
 // backend keeps the channels and the account's part in each. Each test checks what the servers
 // were told and what the API answered.
-import { Channel, ChannelListResult, type EventName } from '@switchboard/protocol';
+import { Channel, ChannelListResult, type EventName, MessageRecord } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineHost, HostedEvent } from '../../src/index.js';
@@ -205,6 +205,25 @@ describe('WEBJS channels through Chromium', () => {
     ).rejects.toMatchObject({
       code: 'NOT_SUPPORTED',
     });
+  });
+
+  it('send: text to a channel the account owns is a post the servers get, answered as the account`s message in the channel', async () => {
+    const own = await run<Channel>({ op: 'channels.create', args: { name: 'Announcements', description: '' } });
+    const record = await run<MessageRecord>({ op: 'send.text', args: { chatId: own.id, text: 'We ship today', linkPreview: false } });
+    expect(MessageRecord.parse(record)).toMatchObject({ fromMe: true, to: own.id, body: 'We ship today', source: 'api' });
+    expect(phone.channels.posts).toEqual([
+      expect.objectContaining({ channelId: own.id, kind: 'text', msg: expect.objectContaining({ body: 'We ship today' }) as unknown }),
+    ]);
+    expect(record.id).toContain((phone.channels.posts[0]!.msg.id as { id: string }).id);
+  });
+
+  it('send: to a channel the account only follows, WhatsApp refuses: ENGINE_ERROR, and the servers get no post', async () => {
+    const news = phone.channels.publish({ name: 'Not mine' }, 'subscriber');
+    await waitFor(async () => (await run<Channel[]>({ op: 'channels.list', args: {} })).some((channel) => channel.id === news.id), 'the channel');
+    await expect(run({ op: 'send.text', args: { chatId: news.id, text: 'Hello?', linkPreview: false } })).rejects.toMatchObject({
+      code: 'ENGINE_ERROR',
+    });
+    expect(phone.channels.posts.filter((post) => post.channelId === news.id)).toEqual([]);
   });
 
   it('a post in a followed channel is a message from the channel', async () => {

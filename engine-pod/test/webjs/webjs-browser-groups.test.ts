@@ -14,6 +14,7 @@ const ADA = '15552220001@c.us';
 const BOB = '15552220002@c.us';
 const CY = '15552220003@c.us';
 const DEE = '15552220004@c.us';
+const EVE = '15552220005@c.us';
 const NOBODY = '15552229999@c.us';
 // A 1x1 PNG: the library crops and re-encodes a picture in the page, so it must decode.
 const PNG = Buffer.from(
@@ -206,6 +207,17 @@ describe('WEBJS groups through Chromium: the server-side group and the API agree
     await waitFor(() => payloads('message').some((p) => p.id === messageId), 'the group message');
     await expect(run({ op: 'message.pin', args: { chatId: theirs, messageId, duration: 86_400 } })).rejects.toMatchObject({ code: 'ENGINE_ERROR' });
     expect(phone.pins).toEqual([]);
+  });
+
+  it('creates a group with someone who may be added only by invitation: not a member, sent a private invitation with WhatsApp`s code', async () => {
+    phone.groups.addOnlyByInvite.add(EVE);
+    const hello = `false_${EVE}_${phone.text(EVE, 'add me?')}`;
+    await waitFor(() => payloads('message').some((p) => p.id === hello), 'a chat with Eve');
+    const created = await run<GroupInfo>({ op: 'group.create', args: { name: 'By invitation', participants: [{ id: ADA }, { id: EVE }] } });
+    expect(serverMembers(created.id)).toEqual({ [ME.id]: 'superadmin', [ADA]: 'participant' });
+    expect(phone.groups.invitesV4).toEqual([
+      { to: EVE, group: created.id, subject: 'By invitation', code: expect.any(String) as unknown, expiration: expect.any(Number) as unknown },
+    ]);
   });
 
   it('leaves a group: the server no longer has the account in it, and group.v2.leave says so', async () => {

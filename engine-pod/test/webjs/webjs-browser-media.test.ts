@@ -83,7 +83,28 @@ describe('WEBJS sends files and statuses through Chromium: the bytes the phone s
       args: { text: 'Out of office', backgroundColor: '#38b42f', font: 2, linkPreview: false, linkPreviewHighQuality: false },
     })) as MessageRecord;
     expect(record).toMatchObject({ fromMe: true, to: 'status@broadcast', body: 'Out of office' });
-    expect(phone.statuses).toContainEqual({ type: 'text', text: 'Out of office', color: 0xff38b42f, font: 2 });
+    // WhatsApp Web posts a message of its own making: the answer is that one, not the library's draft.
+    expect(phone.statuses).toContainEqual({ type: 'text', id: record.id, text: 'Out of office', color: 0xff38b42f, font: 2 });
+    await waitFor(() => named('message.any').some((p) => p.id === record.id), 'message.any for the posted status');
+    expect(named('message.any').filter((p) => p.to === 'status@broadcast' && p.body === 'Out of office')).toEqual([
+      expect.objectContaining({ id: record.id, source: 'api' }),
+    ]);
+  });
+
+  it('status.delete takes back the text status posted, by the id the post answered', async () => {
+    const record = (await host.execute({
+      op: 'status.text',
+      args: { text: 'Back soon', backgroundColor: '#38b42f', font: 0, linkPreview: false, linkPreviewHighQuality: false },
+    })) as MessageRecord;
+    await host.execute({ op: 'status.delete', args: { id: record.id } });
+    expect(phone.actions).toContainEqual({ type: 'status-revoke', msgId: record.id });
+    await waitFor(() => named('message.revoked').some((p) => p.revokedMessageId === record.id.split('_').at(-1)), 'message.revoked for the status');
+  });
+
+  it('status.delete of a status the account has not posted is a 404 and takes nothing back', async () => {
+    const unknown = 'true_status@broadcast_3EB0000000000000DEAD';
+    await expect(host.execute({ op: 'status.delete', args: { id: unknown } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(phone.actions.filter((action) => action.type === 'status-revoke' && action.msgId === unknown)).toEqual([]);
   });
 
   it('an image status: the image uploaded, and the status posted with its direct path and caption', async () => {

@@ -325,6 +325,8 @@ export interface WebjsClientLike {
   sendMessage(chatId: string, content: string | object, options?: WebjsSendOptions): Promise<WebjsMessage | null | undefined>;
   /** `reaction` '' takes the reaction back; nothing happens when the message is unknown. */
   sendReaction(messageId: string, reaction: string): Promise<void>;
+  /** Revokes one of the account's own statuses by its serialized key; nothing happens when it is unknown. */
+  revokeStatusMessage(messageId: string): Promise<void>;
   /** By its serialized key (`true_123@c.us_3EB0...`); null or undefined when unknown. */
   getMessageById(messageId: string): Promise<WebjsMessageHandle | null | undefined>;
   /** Marks every message of the chat read; false when the chat is unknown. */

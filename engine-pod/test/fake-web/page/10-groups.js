@@ -63,12 +63,17 @@
   define('WAWebGroupCreateJob', () => ({
     createGroup: async ({ title }, participants) => {
       const ids = participants.map(({ phoneNumber }) => serialized(phoneNumber));
-      const { metadata } = await ask('group-create', { subject: title, participants: ids });
+      const { metadata, invitable } = await ask('group-create', { subject: title, participants: ids });
       const group = apply(metadata);
+      // One WhatsApp may not add (their privacy) is a 403 with a code for a private invitation.
+      const refused = invitable.map(({ id, code, expiration }) => ({ wid: widOf(id), error: 403, invite_code: code, invite_code_exp: expiration }));
       return {
         wid: group.id,
         subject: group.subject,
-        participants: group.participants.getModelsArray().map((p) => ({ wid: p.id, type: p.isSuperAdmin ? 'superadmin' : 'participant' })),
+        participants: [
+          ...group.participants.getModelsArray().map((p) => ({ wid: p.id, type: p.isSuperAdmin ? 'superadmin' : 'participant' })),
+          ...refused,
+        ],
       };
     },
   }));

@@ -101,8 +101,8 @@ func (e *Engine) callEnded(meta types.BasicCallMeta, status string) {
 	e.emit("call.rejected", payload)
 }
 
-// presence: `presence.update` for online/offline and for typing, recording and paused in a chat.
-func (e *Engine) presence(raw any) {
+// presenceEvent: `presence.update` for online/offline and for typing, recording and paused in a chat.
+func (e *Engine) presenceEvent(raw any) {
 	ctx := e.lifetime()
 	switch evt := raw.(type) {
 	case *events.Presence:

@@ -199,6 +199,26 @@ func (e *Engine) channel(ctx context.Context, ref rpcschema.ParamsChannel) (any,
 	return channelRecord(meta), nil
 }
 
+func (e *Engine) deleteChannel(ctx context.Context, args rpcschema.ArgsChannelsDelete) (any, error) {
+	return e.changeChannel(ctx, args.ID, "deleteChannel")
+}
+
+func (e *Engine) followChannel(ctx context.Context, args rpcschema.ArgsChannelsFollow) (any, error) {
+	return e.changeChannel(ctx, args.ID, "followChannel")
+}
+
+func (e *Engine) unfollowChannel(ctx context.Context, args rpcschema.ArgsChannelsUnfollow) (any, error) {
+	return e.changeChannel(ctx, args.ID, "unfollowChannel")
+}
+
+func (e *Engine) muteChannel(ctx context.Context, args rpcschema.ArgsChannelsMute) (any, error) {
+	return e.changeChannel(ctx, args.ID, "muteChannel")
+}
+
+func (e *Engine) unmuteChannel(ctx context.Context, args rpcschema.ArgsChannelsUnmute) (any, error) {
+	return e.changeChannel(ctx, args.ID, "unmuteChannel")
+}
+
 // deleteChannel, followChannel, unfollowChannel, muteChannel, unmuteChannel. A channel is read first, for the
 // service's 404 (whatsmeow's mutations report no data) and for the owner's refusal to leave.
 func (e *Engine) changeChannel(ctx context.Context, id, method string) (any, error) {

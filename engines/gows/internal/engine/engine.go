@@ -66,15 +66,15 @@ type Engine struct {
 	kv       *KV
 	store    *Store
 	client   *whatsmeow.Client
-	qr       string
+	qrCode   string
 	status   string
 	stopped  bool
 	settings rpcschema.StartParamsSettings
 	cancelQR context.CancelFunc
 	// life: the context of the I/O no request carries (whatsmeow's event handlers), cancelled by
 	// stop; endLife cancels it.
-	life    context.Context
-	endLife context.CancelFunc
+	life     context.Context
+	endLife  context.CancelFunc
 	unread   unreadMessages
 	calls    calls
 	polls    pollOptions
@@ -246,17 +246,17 @@ func (e *Engine) watchQR(client *whatsmeow.Client, ch <-chan whatsmeow.QRChannel
 		switch item.Event {
 		case whatsmeow.QRChannelEventCode:
 			e.mu.Lock()
-			e.qr = item.Code
+			e.qrCode = item.Code
 			e.mu.Unlock()
 			e.setStatus("SCAN_QR_CODE", "")
 		case "success":
 			e.mu.Lock()
-			e.qr = ""
+			e.qrCode = ""
 			e.mu.Unlock()
 		case "timeout":
 			// The codes ran out: the server closed; reconnect for new ones unless stopped.
 			e.mu.Lock()
-			e.qr = ""
+			e.qrCode = ""
 			again := !e.stopped && e.client == client
 			e.mu.Unlock()
 			if again {
@@ -273,7 +273,7 @@ func (e *Engine) stop() {
 	client := e.client
 	e.client = nil
 	e.stopped = true
-	e.qr = ""
+	e.qrCode = ""
 	if e.endLife != nil {
 		e.endLife()
 	}
@@ -320,13 +320,13 @@ func (e *Engine) logout(ctx context.Context) error {
 	return nil
 }
 
-func (e *Engine) currentQR() (string, error) {
+func (e *Engine) qr(context.Context) (any, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.qr == "" {
-		return "", commandError(hostapi.WrongStatus, "no QR code: the session is not waiting for a scan")
+	if e.qrCode == "" {
+		return nil, commandError(hostapi.WrongStatus, "no QR code: the session is not waiting for a scan")
 	}
-	return e.qr, nil
+	return e.qrCode, nil
 }
 
 func (e *Engine) requireClient() (*whatsmeow.Client, error) {
@@ -357,23 +357,23 @@ func (e *Engine) requestCode(ctx context.Context, p rpcschema.RequestCodeRequest
 	return map[string]string{"code": code}, nil
 }
 
-func (e *Engine) rejectCall(ctx context.Context, p rpcschema.RejectCallRequest) error {
+func (e *Engine) rejectCall(ctx context.Context, p rpcschema.RejectCallRequest) (any, error) {
 	if p.ID == "" || p.From == "" {
-		return commandError(hostapi.Invalid, "rejectCall needs id and from")
+		return nil, commandError(hostapi.Invalid, "rejectCall needs id and from")
 	}
 	client, err := e.requireClient()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ring, ringing := e.calls.end(p.ID)
 	creator := ring.creator
 	if !ringing {
 		if creator, err = libraryJID(p.From); err != nil {
-			return commandError(hostapi.Invalid, "from: %v", err)
+			return nil, commandError(hostapi.Invalid, "from: %v", err)
 		}
 	}
 	if err := client.RejectCall(ctx, creator, p.ID); err != nil {
-		return commandError(hostapi.EngineError, "GOWS could not decline the call %s: %v", p.ID, err)
+		return nil, commandError(hostapi.EngineError, "GOWS could not decline the call %s: %v", p.ID, err)
 	}
 	// This device declined it (the server sends nothing back): call.rejected with the ring's fields.
 	if ringing {
@@ -392,7 +392,7 @@ func (e *Engine) rejectCall(ctx context.Context, p rpcschema.RejectCallRequest) 
 		payload["timestamp"] = unixSeconds(time.Now())
 		e.emit("call.rejected", payload)
 	}
-	return nil
+	return nil, nil
 }
 
 // --- events ---
@@ -401,7 +401,7 @@ func (e *Engine) handleEvent(raw any) {
 	switch evt := raw.(type) {
 	case *events.Connected:
 		e.mu.Lock()
-		e.qr = ""
+		e.qrCode = ""
 		e.working = true
 		e.mu.Unlock()
 		e.announceMe()
@@ -449,7 +449,7 @@ func (e *Engine) handleEvent(raw any) {
 	case *events.CallOffer, *events.CallAccept, *events.CallReject, *events.CallTerminate:
 		e.callEvent(raw)
 	case *events.Presence, *events.ChatPresence:
-		e.presence(raw)
+		e.presenceEvent(raw)
 	case *events.Archive:
 		if !evt.FromFullSync { // the state before pairing is not news (as before fullSyncEvents)
 			e.archived(evt)

@@ -115,7 +115,7 @@ func (e *Engine) createGroup(ctx context.Context, args rpcschema.CreateGroupRequ
 }
 
 // groups: whatsmeow keeps no list, so every list asks the service (refresh or not).
-func (e *Engine) groups(ctx context.Context) (any, error) {
+func (e *Engine) groups(ctx context.Context, _ rpcschema.ParamsGroups) (any, error) {
 	client, err := e.loggedIn()
 	if err != nil {
 		return nil, err
@@ -202,6 +202,14 @@ func (e *Engine) setGroupSetting(ctx context.Context, args rpcschema.ArgsGroupSe
 		return nil, groupFailure("change the settings of "+args.ID, err)
 	}
 	return nil, nil
+}
+
+func (e *Engine) groupInviteCode(ctx context.Context, args rpcschema.ArgsGroupInviteCode) (any, error) {
+	return e.groupInviteLink(ctx, args.ID, "groupInviteCode", false)
+}
+
+func (e *Engine) revokeGroupInvite(ctx context.Context, args rpcschema.ArgsGroupRevokeInvite) (any, error) {
+	return e.groupInviteLink(ctx, args.ID, "revokeGroupInvite", true)
 }
 
 // groupInviteCode and revokeGroupInvite answer the link, https://chat.whatsapp.com/<code>.

@@ -125,7 +125,7 @@ func (e *Engine) requireLabel(id string) (labelEntry, error) {
 	return entry, nil
 }
 
-func (e *Engine) labels() (any, error) {
+func (e *Engine) labels(context.Context) (any, error) {
 	if _, err := e.loggedIn(); err != nil {
 		return nil, err
 	}

@@ -59,112 +59,31 @@ func nothing[P any](f func(e *Engine, ctx context.Context, params P) error) func
 	return func(e *Engine, ctx context.Context, params P) (any, error) { return nil, f(e, ctx, params) }
 }
 
-// channelChange: a change of one channel by its id, named by its method.
-func channelChange(name string) method {
-	return typed(name, func(e *Engine, ctx context.Context, args rpcschema.ArgsChannelsDelete) (any, error) {
-		return e.changeChannel(ctx, args.ID, name)
-	})
-}
-
-// lifecycleMethods are the methods every engine has (engine-pod's Engine interface requires them):
-// the connection's life, pairing and sending text.
+// lifecycleMethods are the methods that are no op of the catalog: the connection's life.
 var lifecycleMethods = map[string]method{
-	"start":       typed("start", nothing((*Engine).start)),
-	"stop":        bare(func(e *Engine, ctx context.Context) (any, error) { e.stop(); return nil, nil }),
-	"logout":      bare(func(e *Engine, ctx context.Context) (any, error) { return nil, e.logout(ctx) }),
-	"qr":          bare(func(e *Engine, ctx context.Context) (any, error) { return e.currentQR() }),
-	"requestCode": typed("requestCode", (*Engine).requestCode),
-	"sendText":    typed("sendText", (*Engine).sendText),
+	"start":  typed("start", nothing((*Engine).start)),
+	"stop":   bare(func(e *Engine, ctx context.Context) (any, error) { e.stop(); return nil, nil }),
+	"logout": bare(func(e *Engine, ctx context.Context) (any, error) { return nil, e.logout(ctx) }),
 }
 
-// optionalMethods are the engine's other methods, one per method protocol's OPERATIONS names
-// (protocol/src/engine-operations.ts); `capabilities` answers their names. A GOWS operation of the
-// engine catalog whose method is missing here fails TestEveryCatalogOperationHasItsMethod, named.
-var optionalMethods = map[string]method{
-	"rejectCall":            typed("rejectCall", nothing((*Engine).rejectCall)),
-	"react":                 typed("react", (*Engine).react),
-	"sendSeen":              typed("sendSeen", (*Engine).sendSeen),
-	"setTyping":             typed("setTyping", (*Engine).setTyping),
-	"sendLocation":          typed("sendLocation", (*Engine).sendLocation),
-	"sendMedia":             typed("sendMedia", (*Engine).sendMedia),
-	"sendLinkCustomPreview": typed("sendLinkCustomPreview", (*Engine).sendLinkCustomPreview),
-	"newMessageId":          bare(func(e *Engine, ctx context.Context) (any, error) { return e.newMessageID() }),
-	"checkNumber":           typed("checkNumber", (*Engine).checkNumber),
-	"sendContactVcard":      typed("sendContactVcard", (*Engine).sendContactVcard),
-	"sendPoll":              typed("sendPoll", (*Engine).sendPoll),
-	"profile":               bare((*Engine).profile),
-	"setProfileStatus":      typed("setProfileStatus", (*Engine).setProfileStatus),
-	"editMessage":           typed("editMessage", (*Engine).editMessage),
-	"labels":                bare(func(e *Engine, ctx context.Context) (any, error) { return e.labels() }),
-	"createLabel":           typed("createLabel", (*Engine).createLabel),
-	"updateLabel":           typed("updateLabel", (*Engine).updateLabel),
-	"deleteLabel":           typed("deleteLabel", (*Engine).deleteLabel),
-	"chatLabels":            typed("chatLabels", (*Engine).chatLabels),
-	"channels":              typed("channels", (*Engine).channels),
-	"createChannel":         typed("createChannel", (*Engine).createChannel),
-	"channel":               typed("channel", (*Engine).channel),
-	"deleteChannel":         channelChange("deleteChannel"),
-	"followChannel":         channelChange("followChannel"),
-	"unfollowChannel":       channelChange("unfollowChannel"),
-	"muteChannel":           channelChange("muteChannel"),
-	"unmuteChannel":         channelChange("unmuteChannel"),
-	"channelPosts":          typed("channelPosts", (*Engine).channelPosts),
-	"setChatLabels":         typed("setChatLabels", (*Engine).setChatLabels),
-	"labelChats":            typed("labelChats", (*Engine).labelChats),
-	"pinMessage":            typed("pinMessage", (*Engine).pinMessage),
-	"star":                  typed("star", (*Engine).star),
-	"sendButtonReply":       typed("sendButtonReply", (*Engine).sendButtonReply),
-	"sendPollVote":          typed("sendPollVote", (*Engine).sendPollVote),
-	"forwardMessage":        typed("forwardMessage", (*Engine).forwardMessage),
-	"deleteMessage":         typed("deleteMessage", (*Engine).deleteMessage),
-	"setPresence":           typed("setPresence", (*Engine).setPresence),
-	"subscribePresence":     typed("subscribePresence", (*Engine).subscribePresence),
-	"presences":             bare(func(e *Engine, ctx context.Context) (any, error) { return e.listPresences() }),
-	"sendEvent":             typed("sendEvent", (*Engine).sendEvent),
-	"presence":              typed("presence", (*Engine).chatPresence),
-	"createGroup":           typed("createGroup", (*Engine).createGroup),
-	"groups":                typed("groups", func(e *Engine, ctx context.Context, _ rpcschema.ParamsGroups) (any, error) { return e.groups(ctx) }),
-	"group":                 typed("group", (*Engine).group),
-	"leaveGroup":            typed("leaveGroup", (*Engine).leaveGroup),
-	"groupJoinInfo":         typed("groupJoinInfo", (*Engine).groupJoinInfo),
-	"joinGroup":             typed("joinGroup", (*Engine).joinGroup),
-	"setGroupSubject":       typed("setGroupSubject", (*Engine).setGroupSubject),
-	"setGroupDescription":   typed("setGroupDescription", (*Engine).setGroupDescription),
-	"groupSettings":         typed("groupSettings", (*Engine).groupSettings),
-	"setGroupSetting":       typed("setGroupSetting", (*Engine).setGroupSetting),
-	"groupInviteCode": typed("groupInviteCode", func(e *Engine, ctx context.Context, args rpcschema.ArgsGroupInviteCode) (any, error) {
-		return e.groupInviteLink(ctx, args.ID, "groupInviteCode", false)
-	}),
-	"revokeGroupInvite": typed("revokeGroupInvite", func(e *Engine, ctx context.Context, args rpcschema.ArgsGroupRevokeInvite) (any, error) {
-		return e.groupInviteLink(ctx, args.ID, "revokeGroupInvite", true)
-	}),
-	"updateGroupParticipants": typed("updateGroupParticipants", (*Engine).updateGroupParticipants),
-	"setProfileName":          typed("setProfileName", (*Engine).setProfileName),
-	"setProfilePicture":       typed("setProfilePicture", (*Engine).setProfilePicture),
-	"deleteProfilePicture":    bare((*Engine).deleteProfilePicture),
-	"groupPicture":            typed("groupPicture", (*Engine).groupPicture),
-	"setGroupPicture":         typed("setGroupPicture", (*Engine).setGroupPicture),
-	"deleteGroupPicture":      typed("deleteGroupPicture", (*Engine).deleteGroupPicture),
-	"contacts":                bare((*Engine).contacts),
-	"contact":                 typed("contact", (*Engine).contact),
-	"contactAbout":            typed("contactAbout", (*Engine).contactAbout),
-	"contactPicture":          typed("contactPicture", (*Engine).contactPicture),
-	"setBlocked":              typed("setBlocked", (*Engine).setBlocked),
-	"updateContact":           typed("updateContact", (*Engine).updateContact),
-	"archiveChat":             typed("archiveChat", (*Engine).archiveChat),
-	"markChatUnread":          typed("markChatUnread", (*Engine).markChatUnread),
-	"deleteChat":              typed("deleteChat", (*Engine).deleteChat),
-	"clearMessages":           typed("clearMessages", (*Engine).clearMessages),
-	"chatPicture":             typed("chatPicture", (*Engine).chatPicture),
-	"readChatMessages":        typed("readChatMessages", (*Engine).readChatMessages),
-	"sendTextStatus":          typed("sendTextStatus", (*Engine).sendTextStatus),
-	"sendMediaStatus":         typed("sendMediaStatus", (*Engine).sendMediaStatus),
-	"deleteStatus":            typed("deleteStatus", (*Engine).deleteStatus),
-}
+// catalogMethods (methods_gen.go) are the methods of the ops protocol's engine catalog gives GOWS,
+// generated from it: an op is declared once, in the catalog, and carried out by the *Engine method
+// of its method's name, whose params type the table infers. A catalog op without that method does
+// not compile; TestMethodTableIsCurrent fails while the table is stale against the schema.
+//
+//go:generate go run ../../cmd/gen-engine-methods ../../engine-rpc.schema.json methods_gen.go
+
+// everyEnginesMethods are the catalog methods engine-pod's Engine interface requires of every engine:
+// the proxy calls them unasked, so `capabilities`, which names what an engine may lack, leaves them out.
+var everyEnginesMethods = []string{"qr", "requestCode", "sendText"}
 
 // capabilities: the optional methods' names, sorted, as the host's `capabilities` request reads them.
 func capabilities() []string {
-	return slices.Sorted(maps.Keys(optionalMethods))
+	optional := maps.Clone(catalogMethods)
+	for _, name := range everyEnginesMethods {
+		delete(optional, name)
+	}
+	return slices.Sorted(maps.Keys(optional))
 }
 
 // Handle answers one host request (method names = the Engine interface's). params is the
@@ -176,7 +95,7 @@ func (e *Engine) Handle(ctx context.Context, name string, params any) (any, erro
 	if m, ok := lifecycleMethods[name]; ok {
 		return m(e, ctx, params)
 	}
-	if m, ok := optionalMethods[name]; ok {
+	if m, ok := catalogMethods[name]; ok {
 		return m(e, ctx, params)
 	}
 	return nil, errUnknownMethod

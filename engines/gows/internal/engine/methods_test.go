@@ -4,17 +4,36 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/switchboard/engines/gows"
 	"github.com/switchboard/engines/gows/internal/hostapi"
 	"github.com/switchboard/engines/gows/internal/natshost"
 	"github.com/switchboard/engines/gows/internal/rpcschema"
+	"github.com/switchboard/engines/gows/internal/rpcschema/gen"
 )
 
-// Every op protocol's catalog gives GOWS reaches an engine method this binary has: adding an op
-// to the catalog without its method here fails, naming both.
+// The method table is the catalog's: a schema regenerated from protocol (an op added to GOWS's
+// catalog entry, or taken out) without `go generate` here fails this, naming the command.
+func TestMethodTableIsCurrent(t *testing.T) {
+	want, err := gen.Methods(gows.RPCSchema, "GOWS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("methods_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatal("internal/engine/methods_gen.go is stale against engine-rpc.schema.json: run `go generate ./internal/engine` in engines/gows")
+	}
+}
+
+// Every op protocol's catalog gives GOWS reaches an engine method this binary has, the one the
+// host's routing (natshost.LoadOperations) names.
 func TestEveryCatalogOperationHasItsMethod(t *testing.T) {
 	operations, err := natshost.LoadOperations(gows.RPCSchema, "GOWS")
 	if err != nil {
@@ -25,10 +44,8 @@ func TestEveryCatalogOperationHasItsMethod(t *testing.T) {
 		if operation.Method == nil {
 			continue // the host answers it (me)
 		}
-		_, lifecycle := lifecycleMethods[*operation.Method]
-		_, optional := optionalMethods[*operation.Method]
-		if !lifecycle && !optional {
-			t.Errorf("protocol's catalog gives GOWS %s, whose engine method %s is in neither lifecycleMethods nor optionalMethods (methods.go)", name, *operation.Method)
+		if _, ok := catalogMethods[*operation.Method]; !ok {
+			t.Errorf("protocol's catalog gives GOWS %s, whose engine method %s is not in catalogMethods (methods_gen.go)", name, *operation.Method)
 		}
 	}
 }
@@ -41,8 +58,9 @@ func TestCapabilitiesNameTheOptionalMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 	methods := answer.(rpcschema.Capabilities).Methods
-	if len(methods) != len(optionalMethods) || methods[0] > methods[len(methods)-1] {
-		t.Errorf("capabilities answered %v; want the %d optional methods, sorted", methods, len(optionalMethods))
+	want := len(catalogMethods) - len(everyEnginesMethods)
+	if len(methods) != want || methods[0] > methods[len(methods)-1] || slices.Contains(methods, "sendText") {
+		t.Errorf("capabilities answered %v; want the %d optional methods, sorted", methods, want)
 	}
 	if _, err := engine.Handle(t.Context(), "noSuchMethod", nil); err != errUnknownMethod {
 		t.Errorf("an unknown method: %v; want errUnknownMethod", err)

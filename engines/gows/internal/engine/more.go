@@ -13,7 +13,7 @@ import (
 )
 
 // newMessageID is an id in the service's own form, as whatsmeow makes them for its sends.
-func (e *Engine) newMessageID() (any, error) {
+func (e *Engine) newMessageID(context.Context) (any, error) {
 	client, err := e.requireClient()
 	if err != nil {
 		return nil, err

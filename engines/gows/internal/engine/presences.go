@@ -85,16 +85,16 @@ func (e *Engine) emitPresence(id string, presences []any) {
 	e.emit("presence.update", map[string]any{"id": id, "presences": presences})
 }
 
-// listPresences: every chat subscribed to or heard of, with what is known of its presence.
-func (e *Engine) listPresences() (any, error) {
+// presences: every chat subscribed to or heard of, with what is known of its presence.
+func (e *Engine) presences(context.Context) (any, error) {
 	if _, err := e.requireClient(); err != nil {
 		return nil, err
 	}
 	return e.heard.list(), nil
 }
 
-// chatPresence: what was heard of the chat; subscribes first when it is not known yet (as NOWEB).
-func (e *Engine) chatPresence(ctx context.Context, args rpcschema.ArgsPresenceGet) (any, error) {
+// presence: what was heard of the chat; subscribes first when it is not known yet (as NOWEB).
+func (e *Engine) presence(ctx context.Context, args rpcschema.ArgsPresenceGet) (any, error) {
 	if chat, ok := e.heard.chat(args.ChatID); ok {
 		return chat, nil
 	}
