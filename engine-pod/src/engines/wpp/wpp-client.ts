@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { type WebjsOptions, webjsLaunchOptions } from '../webjs/client-factory.js';
 import type { EngineLog } from '../../engine.js';
 import { type Winston, wppLogger } from './wpp-log.js';
+import type { WppChatsClient } from './wpp-chats.js';
 import type { WppMessage } from './wpp-messages.js';
 
 /** WPPConnect's socket states (`WPP.whatsapp.Socket.state`) that matter here. */
@@ -25,7 +26,7 @@ export interface WppBrowser {
 }
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
-export interface WppClientLike {
+export interface WppClientLike extends WppChatsClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

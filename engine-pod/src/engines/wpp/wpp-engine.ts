@@ -1,8 +1,17 @@
-import { ACKS, type MessageRecord, type RequestCodeRequest, type SendSeenResult } from '@switchboard/protocol';
+import {
+  ACKS,
+  type ChatPictureResponse,
+  type MessageRecord,
+  type PresenceStatus,
+  type ReadChatMessagesResponse,
+  type RequestCodeRequest,
+  type SendSeenResult,
+} from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { CommandArgs } from '../../capabilities/chatting.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
+import { WppChats } from './wpp-chats.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
@@ -16,6 +25,7 @@ import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.j
 export class WppEngine implements Engine {
   readonly name = 'WPP' as const;
   private readonly connection: WppConnection;
+  private readonly chats: WppChats;
 
   constructor(
     private readonly context: EngineContext,
@@ -23,6 +33,7 @@ export class WppEngine implements Engine {
     createClient: CreateWppClient = createWppClient,
   ) {
     this.connection = new WppConnection(context, options, createClient);
+    this.chats = new WppChats(this.connection);
   }
 
   start(): Promise<void> {
@@ -72,6 +83,35 @@ export class WppEngine implements Engine {
     await (args.typing ? client.startTyping(args.chatId) : client.stopTyping(args.chatId)).catch((error: unknown) =>
       this.failed(`update typing in ${args.chatId}`, error, args.chatId),
     );
+  }
+
+  // Chats and presence (wpp-chats.ts).
+  deleteChat(args: CommandArgs<'chat.delete'>): Promise<void> {
+    return this.chats.deleteChat(args);
+  }
+
+  clearMessages(args: CommandArgs<'chat.clearMessages'>): Promise<void> {
+    return this.chats.clearMessages(args);
+  }
+
+  archiveChat(args: CommandArgs<'chat.archive'>): Promise<void> {
+    return this.chats.archiveChat(args);
+  }
+
+  markChatUnread(args: CommandArgs<'chat.unread'>): Promise<void> {
+    return this.chats.markChatUnread(args);
+  }
+
+  chatPicture(args: CommandArgs<'chat.picture'>): Promise<ChatPictureResponse> {
+    return this.chats.chatPicture(args);
+  }
+
+  readChatMessages(args: CommandArgs<'chat.read'>): Promise<ReadChatMessagesResponse> {
+    return this.chats.readChatMessages(args);
+  }
+
+  setPresence(args: { readonly chatId?: string | undefined; readonly presence: PresenceStatus }): Promise<void> {
+    return this.chats.setPresence(args);
   }
 
   /**

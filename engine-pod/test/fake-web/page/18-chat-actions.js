@@ -26,18 +26,30 @@
     await report('chat-unread', chat, { unread });
     chat.set({ unreadCount: unread ? -1 : 0 });
   };
+  // Each leaves its promise on the chat (`chat.promises`, 25-wa-js-chats.js), where wa-js awaits it.
+  // wa-js tells this sendClear from others by its reading WAWebStateUtils, as WhatsApp Web's does.
+  define('WAWebStateUtils', () => ({ unproxy: (model) => model }));
   define('WAWebChatClearBridge', () => ({
-    sendClear: async (chat, keepStarred) => {
-      await report('chat-clear', chat, { keepStarred });
-      drop(chat, (msg) => keepStarred && msg.star);
-      chat.set({ unreadCount: 0 });
+    sendClear: (proxied, keepStarred) => {
+      const chat = window.require('WAWebStateUtils').unproxy(proxied);
+      chat.promises.sendClear = (async () => {
+        await report('chat-clear', chat, { keepStarred });
+        drop(chat, (msg) => keepStarred && msg.star);
+        chat.set({ unreadCount: 0 });
+        return { status: 200 };
+      })();
+      return chat.promises.sendClear;
     },
   }));
   define('WAWebDeleteChatAction', () => ({
-    sendDelete: async (chat) => {
-      await report('chat-delete', chat);
-      drop(chat);
-      Chat.remove(chat.id);
+    sendDelete: (chat) => {
+      chat.promises.sendDelete = (async () => {
+        await report('chat-delete', chat);
+        drop(chat);
+        Chat.remove(chat.id);
+        return { status: 200 };
+      })();
+      return chat.promises.sendDelete;
     },
   }));
 })();
