@@ -393,7 +393,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends locations, marks chats read, types, archives, marks unread, clears and deletes chats, sets its presence, and reports acks so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends locations, marks chats read, types, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, and reports acks so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -411,6 +411,20 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'chat.archive',
       'chat.unread',
       'presence.set',
+      // Contacts: wpp-contacts.ts (WPPConnect cannot save one: no contacts.update).
+      'account.checkNumber',
+      'contacts.list',
+      'contacts.get',
+      'contacts.about',
+      'contacts.picture',
+      'contacts.block',
+      'contacts.unblock',
+      // The account's own profile: wpp-profile.ts.
+      'profile.get',
+      'profile.setName',
+      'profile.setStatus',
+      'profile.setPicture',
+      'profile.deletePicture',
     ],
     events: ['session.status', 'message', 'message.any', 'message.ack', 'message.ack.group', 'chat.archive'],
     callRejection: false,

@@ -41,6 +41,8 @@ describe('WPP chats and presence through Chromium', () => {
     await received(ADA, 'hello');
     await run({ op: 'chat.archive', args: { chatId: ADA, archive: true } });
     await run({ op: 'chat.archive', args: { chatId: ADA, archive: false } });
+    // wa-js changes the chat on the page and tells the servers without waiting for them.
+    await waitFor(() => chatActions(ADA).length === 2, 'the servers to hear of both');
     expect(chatActions(ADA)).toEqual([
       { type: 'chat-archive', chat: ADA, archive: true },
       { type: 'chat-archive', chat: ADA, archive: false },
@@ -96,8 +98,10 @@ describe('WPP chats and presence through Chromium', () => {
       await expect(run(command)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('the chat picture is asked of the server: its URL, or null when there is none', async () => {
+  it('the chat picture: its URL once the servers told the page, or null when there is none', async () => {
     phone.contacts.setPicture(BOB, 'https://pps.whatsapp.net/v/t61/bob.jpg');
+    // The servers tell the page of the new picture; WPPConnect answers what the page was told.
+    await waitFor(async () => (await run<{ url: string | null }>({ op: 'chat.picture', args: { chatId: BOB } })).url !== null, "Bob's picture");
     expect(await run({ op: 'chat.picture', args: { chatId: BOB } })).toEqual({ url: 'https://pps.whatsapp.net/v/t61/bob.jpg' });
     expect(await run({ op: 'chat.picture', args: { chatId: CY } })).toEqual({ url: null });
   });

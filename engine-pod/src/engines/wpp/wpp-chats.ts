@@ -36,7 +36,7 @@ export interface WppChatsClient {
  * `clearChat`, `archiveChat` (wa-js's `WPP.chat.*` on WhatsApp Web's Cmd and chat bridges),
  * `markUnseenMessage`, the chat's messages for `chat.read`, the picture from the server, and
  * `setOnlinePresence` and the chat states. WPPConnect reports no archive changes: `chat.archive`
- * is emitted here, once WhatsApp took the change.
+ * is emitted here once the page made the change (wa-js tells the servers without waiting for them).
  */
 export class WppChats {
   constructor(private readonly connection: WppConnection) {}

@@ -5,6 +5,8 @@ import { type WebjsOptions, webjsLaunchOptions } from '../webjs/client-factory.j
 import type { EngineLog } from '../../engine.js';
 import { type Winston, wppLogger } from './wpp-log.js';
 import type { WppChatsClient } from './wpp-chats.js';
+import type { WppContactsClient } from './wpp-contacts.js';
+import type { WppProfileClient } from './wpp-profile.js';
 import type { WppMessage } from './wpp-messages.js';
 
 /** WPPConnect's socket states (`WPP.whatsapp.Socket.state`) that matter here. */
@@ -26,7 +28,7 @@ export interface WppBrowser {
 }
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
-export interface WppClientLike extends WppChatsClient {
+export interface WppClientLike extends WppChatsClient, WppContactsClient, WppProfileClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

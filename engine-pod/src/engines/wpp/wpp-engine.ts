@@ -1,18 +1,24 @@
 import {
   ACKS,
   type ChatPictureResponse,
+  type Contact,
   type MessageRecord,
+  type MyProfile,
   type PresenceStatus,
   type ReadChatMessagesResponse,
   type RequestCodeRequest,
   type SendSeenResult,
+  type WANumberExistResult,
 } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { CommandArgs } from '../../capabilities/chatting.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
+import type { MediaFile } from '../../media/media-store.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
 import { WppChats } from './wpp-chats.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
+import { WppContacts } from './wpp-contacts.js';
+import { WppProfile } from './wpp-profile.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
 
@@ -26,6 +32,8 @@ export class WppEngine implements Engine {
   readonly name = 'WPP' as const;
   private readonly connection: WppConnection;
   private readonly chats: WppChats;
+  private readonly contactBook: WppContacts;
+  private readonly ownProfile: WppProfile;
 
   constructor(
     private readonly context: EngineContext,
@@ -34,6 +42,8 @@ export class WppEngine implements Engine {
   ) {
     this.connection = new WppConnection(context, options, createClient);
     this.chats = new WppChats(this.connection);
+    this.contactBook = new WppContacts(this.connection);
+    this.ownProfile = new WppProfile(this.connection);
   }
 
   start(): Promise<void> {
@@ -112,6 +122,52 @@ export class WppEngine implements Engine {
 
   setPresence(args: { readonly chatId?: string | undefined; readonly presence: PresenceStatus }): Promise<void> {
     return this.chats.setPresence(args);
+  }
+
+  // Contacts (wpp-contacts.ts).
+  contacts(): Promise<Contact[]> {
+    return this.contactBook.contacts();
+  }
+
+  contact(id: string): Promise<Contact> {
+    return this.contactBook.contact(id);
+  }
+
+  contactAbout(id: string): Promise<string | null> {
+    return this.contactBook.contactAbout(id);
+  }
+
+  contactPicture(id: string): Promise<string | null> {
+    return this.contactBook.contactPicture(id);
+  }
+
+  setBlocked(change: { readonly id: string; readonly blocked: boolean }): Promise<void> {
+    return this.contactBook.setBlocked(change);
+  }
+
+  checkNumber(phone: string): Promise<WANumberExistResult> {
+    return this.contactBook.checkNumber(phone);
+  }
+
+  // The account's own profile (wpp-profile.ts).
+  profile(): Promise<MyProfile> {
+    return this.ownProfile.profile();
+  }
+
+  setProfileName(name: string): Promise<void> {
+    return this.ownProfile.setProfileName(name);
+  }
+
+  setProfileStatus(status: string): Promise<void> {
+    return this.ownProfile.setProfileStatus(status);
+  }
+
+  setProfilePicture(picture: MediaFile): Promise<void> {
+    return this.ownProfile.setProfilePicture(picture);
+  }
+
+  deleteProfilePicture(): Promise<void> {
+    return this.ownProfile.deleteProfilePicture();
   }
 
   /**

@@ -20,11 +20,18 @@
       const found = await backend.request('exists', { id: serialized(wid) });
       return found ? { wid: widOf(found.wid) } : null;
     },
+    // wa-js knows the module by this second look-up beside queryWidExists.
+    queryPhoneExists: async (phone) => {
+      const found = await backend.request('exists', { id: serialized(phone) });
+      return found ? { wid: widOf(found.wid) } : null;
+    },
   }));
   define('WAWebApiContact', () => ({
     getCurrentLid: () => null,
     getPhoneNumber: (wid) => widOf(wid),
     getAlternateUserWid: () => null,
+    // wa-js's look-up of the LID <-> phone number cache: the fake's accounts have no LIDs.
+    lidPnCache: { getPhoneNumber: () => undefined, getCurrentLid: () => undefined, getLidEntry: () => undefined },
   }));
   define('WAWebLidMigrationUtils', () => ({ toPn: (wid) => wid }));
   define('WAWebContactGetters', () => ({
@@ -39,6 +46,8 @@
     getName: (contact) => contact.name,
     getShortName: (contact) => contact.shortName,
     getPushname: (contact) => contact.pushname,
+    // wa-js knows the module by this look-up beside getIsMe and getUserid.
+    getNotifyName: (contact) => contact.pushname,
     getIsEnterprise: (contact) => Boolean(contact.isEnterprise),
   }));
   define('WAWebFrontendContactGetters', () => ({ getIsMyContact: (contact) => Boolean(contact.isMyContact) }));
@@ -46,6 +55,8 @@
   define('WAWebContactStatusBridge', () => ({
     getStatus: ({ wid }) => ask('contact-about', { id: serialized(wid) }),
     setMyStatus: (about) => ask('contact-my-about', { about }),
+    // wa-js knows the module by this third look-up; no status list is kept here.
+    queryStatusAll: async () => [],
   }));
   define('WAWebContactProfilePicThumbBridge', () => ({
     requestProfilePicFromServer: (chat) => ask('contact-picture', { id: serialized(chat.id) }),

@@ -17,9 +17,10 @@
     }
   }
 
+  // The page shows the change at once, as WhatsApp Web does (wa-js does not wait for the servers).
   Cmd.archiveChat = async (chat, archive) => {
-    await report('chat-archive', chat, { archive });
     chat.set({ archive });
+    await report('chat-archive', chat, { archive });
   };
   // WhatsApp Web marks a chat unread with an unread count of -1: no message is unread, the chat is.
   Cmd.markChatUnread = async (chat, unread) => {
