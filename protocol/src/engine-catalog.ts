@@ -393,7 +393,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends locations, marks chats read, types, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, and reports acks so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends locations, marks chats read, types, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), and reports acks so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -425,8 +425,22 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'profile.setStatus',
       'profile.setPicture',
       'profile.deletePicture',
+      // Labels (WhatsApp Business): wpp-labels.ts.
+      'labels.list',
+      'labels.ofChat',
+      'labels.setForChat',
+      'labels.chats',
     ],
-    events: ['session.status', 'message', 'message.any', 'message.ack', 'message.ack.group', 'chat.archive'],
+    events: [
+      'session.status',
+      'message',
+      'message.any',
+      'message.ack',
+      'message.ack.group',
+      'chat.archive',
+      'label.chat.added',
+      'label.chat.deleted',
+    ],
     callRejection: false,
     settings: [],
     refusedArguments: [REGISTRATION],

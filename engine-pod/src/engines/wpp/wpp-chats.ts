@@ -9,6 +9,8 @@ import { type WppMessage, wppRecordId } from './wpp-messages.js';
 export interface WppChat {
   readonly unreadCount?: number;
   readonly archive?: boolean;
+  /** The ids of its labels (WhatsApp Business). */
+  readonly labels?: readonly (string | number)[];
 }
 
 /** The slice of WPPConnect's client (its controls, retriever and sender layers) the chat operations use. */

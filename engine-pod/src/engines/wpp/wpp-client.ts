@@ -6,6 +6,7 @@ import type { EngineLog } from '../../engine.js';
 import { type Winston, wppLogger } from './wpp-log.js';
 import type { WppChatsClient } from './wpp-chats.js';
 import type { WppContactsClient } from './wpp-contacts.js';
+import type { WppLabelsClient } from './wpp-labels.js';
 import type { WppProfileClient } from './wpp-profile.js';
 import type { WppMessage } from './wpp-messages.js';
 
@@ -28,7 +29,7 @@ export interface WppBrowser {
 }
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
-export interface WppClientLike extends WppChatsClient, WppContactsClient, WppProfileClient {
+export interface WppClientLike extends WppChatsClient, WppContactsClient, WppProfileClient, WppLabelsClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

@@ -2,6 +2,8 @@ import {
   ACKS,
   type ChatPictureResponse,
   type Contact,
+  type Label,
+  type LabelledChat,
   type MessageRecord,
   type MyProfile,
   type PresenceStatus,
@@ -18,6 +20,7 @@ import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factor
 import { WppChats } from './wpp-chats.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
 import { WppContacts } from './wpp-contacts.js';
+import { WppLabels } from './wpp-labels.js';
 import { WppProfile } from './wpp-profile.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
@@ -34,6 +37,7 @@ export class WppEngine implements Engine {
   private readonly chats: WppChats;
   private readonly contactBook: WppContacts;
   private readonly ownProfile: WppProfile;
+  private readonly labelBook: WppLabels;
 
   constructor(
     private readonly context: EngineContext,
@@ -44,6 +48,7 @@ export class WppEngine implements Engine {
     this.chats = new WppChats(this.connection);
     this.contactBook = new WppContacts(this.connection);
     this.ownProfile = new WppProfile(this.connection);
+    this.labelBook = new WppLabels(this.connection);
   }
 
   start(): Promise<void> {
@@ -168,6 +173,23 @@ export class WppEngine implements Engine {
 
   deleteProfilePicture(): Promise<void> {
     return this.ownProfile.deleteProfilePicture();
+  }
+
+  // Labels, WhatsApp Business (wpp-labels.ts).
+  labels(): Promise<Label[]> {
+    return this.labelBook.labels();
+  }
+
+  chatLabels(chatId: string): Promise<Label[]> {
+    return this.labelBook.chatLabels(chatId);
+  }
+
+  setChatLabels(change: { readonly chatId: string; readonly labelIds: readonly string[] }): Promise<void> {
+    return this.labelBook.setChatLabels(change);
+  }
+
+  labelChats(id: string): Promise<LabelledChat[]> {
+    return this.labelBook.labelChats(id);
   }
 
   /**
