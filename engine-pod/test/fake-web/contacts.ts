@@ -50,6 +50,16 @@ export class FakeWebContacts {
   /** A contact's (or group's) profile picture URL (none: WhatsApp answers 404). */
   setPicture(id: string, url: string): void {
     this.pictures.set(id, url);
+    this.pictureChanged(id);
+  }
+
+  /** The servers tell the signed-in pages of a changed picture, as WhatsApp does; a page signing in later asks. */
+  private pictureChanged(id: string): void {
+    try {
+      this.push({ type: 'picture', id, url: this.pictures.get(id) ?? null });
+    } catch {
+      // No page is signed in: there is no one to tell.
+    }
   }
 
   /** A page's request about contacts or presence; answers what the page is told back. */
@@ -70,10 +80,12 @@ export class FakeWebContacts {
         if (!this.mayChangePicture(id)) throw new Error(`not-authorized: the account may not change the picture of ${id}`);
         this.pictureUploads.push({ id, picture: String(message.picture) });
         this.pictures.set(id, `https://pps.whatsapp.net/v/t61/${encodeURIComponent(id)}-${Date.now()}.jpg`);
+        this.pictureChanged(id);
         return { status: 200 };
       case 'contact-delete-picture':
         if (!this.mayChangePicture(id)) throw new Error(`not-authorized: the account may not change the picture of ${id}`);
         this.pictures.delete(id);
+        this.pictureChanged(id);
         return { status: 200 };
       case 'contact-save': {
         const entry = {

@@ -4,7 +4,11 @@ import { createRequire } from 'node:module';
 import { type WebjsOptions, webjsLaunchOptions } from '../webjs/client-factory.js';
 import type { EngineLog } from '../../engine.js';
 import { type Winston, wppLogger } from './wpp-log.js';
+import type { WppChatsClient } from './wpp-chats.js';
+import type { WppContactsClient } from './wpp-contacts.js';
+import type { WppLabelsClient } from './wpp-labels.js';
 import type { WppMediaClient } from './wpp-media.js';
+import type { WppProfileClient } from './wpp-profile.js';
 import type { WppMessage } from './wpp-messages.js';
 
 /** WPPConnect's socket states (`WPP.whatsapp.Socket.state`) that matter here. */
@@ -26,7 +30,7 @@ export interface WppBrowser {
 }
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
-export interface WppClientLike extends WppMediaClient {
+export interface WppClientLike extends WppMediaClient, WppChatsClient, WppContactsClient, WppProfileClient, WppLabelsClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

@@ -177,6 +177,18 @@ export class WppConnection {
     return this.account?.id ?? '';
   }
 
+  /** The account's own name, as `me` reports it. */
+  pushName(): string {
+    return this.account?.pushName ?? '';
+  }
+
+  /** The account took a new name (profile.setName): `me` says it. */
+  renamed(pushName: string): void {
+    if (!this.account) return;
+    this.account = { ...this.account, pushName };
+    this.context.setMe(this.account);
+  }
+
   private showQr(code: string): void {
     if (this.stopped || code === this.qrValue) return;
     this.qrValue = code;

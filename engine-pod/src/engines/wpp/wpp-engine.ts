@@ -1,9 +1,27 @@
-import { ACKS, type MessageRecord, type RequestCodeRequest, type SendSeenResult } from '@switchboard/protocol';
+import {
+  ACKS,
+  type ChatPictureResponse,
+  type Contact,
+  type Label,
+  type LabelledChat,
+  type MessageRecord,
+  type MyProfile,
+  type PresenceStatus,
+  type ReadChatMessagesResponse,
+  type RequestCodeRequest,
+  type SendSeenResult,
+  type WANumberExistResult,
+} from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { CommandArgs, OutgoingMedia } from '../../capabilities/chatting.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
+import type { MediaFile } from '../../media/media-store.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
+import { WppChats } from './wpp-chats.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
+import { WppContacts } from './wpp-contacts.js';
+import { WppLabels } from './wpp-labels.js';
+import { WppProfile } from './wpp-profile.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
 import { sendWppMedia } from './wpp-media.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
@@ -17,6 +35,10 @@ import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.j
 export class WppEngine implements Engine {
   readonly name = 'WPP' as const;
   private readonly connection: WppConnection;
+  private readonly chats: WppChats;
+  private readonly contactBook: WppContacts;
+  private readonly ownProfile: WppProfile;
+  private readonly labelBook: WppLabels;
 
   constructor(
     private readonly context: EngineContext,
@@ -24,6 +46,10 @@ export class WppEngine implements Engine {
     createClient: CreateWppClient = createWppClient,
   ) {
     this.connection = new WppConnection(context, options, createClient);
+    this.chats = new WppChats(this.connection);
+    this.contactBook = new WppContacts(this.connection);
+    this.ownProfile = new WppProfile(this.connection);
+    this.labelBook = new WppLabels(this.connection);
   }
 
   start(): Promise<void> {
@@ -78,6 +104,98 @@ export class WppEngine implements Engine {
     await (args.typing ? client.startTyping(args.chatId) : client.stopTyping(args.chatId)).catch((error: unknown) =>
       this.failed(`update typing in ${args.chatId}`, error, args.chatId),
     );
+  }
+
+  // Chats and presence (wpp-chats.ts).
+  deleteChat(args: CommandArgs<'chat.delete'>): Promise<void> {
+    return this.chats.deleteChat(args);
+  }
+
+  clearMessages(args: CommandArgs<'chat.clearMessages'>): Promise<void> {
+    return this.chats.clearMessages(args);
+  }
+
+  archiveChat(args: CommandArgs<'chat.archive'>): Promise<void> {
+    return this.chats.archiveChat(args);
+  }
+
+  markChatUnread(args: CommandArgs<'chat.unread'>): Promise<void> {
+    return this.chats.markChatUnread(args);
+  }
+
+  chatPicture(args: CommandArgs<'chat.picture'>): Promise<ChatPictureResponse> {
+    return this.chats.chatPicture(args);
+  }
+
+  readChatMessages(args: CommandArgs<'chat.read'>): Promise<ReadChatMessagesResponse> {
+    return this.chats.readChatMessages(args);
+  }
+
+  setPresence(args: { readonly chatId?: string | undefined; readonly presence: PresenceStatus }): Promise<void> {
+    return this.chats.setPresence(args);
+  }
+
+  // Contacts (wpp-contacts.ts).
+  contacts(): Promise<Contact[]> {
+    return this.contactBook.contacts();
+  }
+
+  contact(id: string): Promise<Contact> {
+    return this.contactBook.contact(id);
+  }
+
+  contactAbout(id: string): Promise<string | null> {
+    return this.contactBook.contactAbout(id);
+  }
+
+  contactPicture(id: string): Promise<string | null> {
+    return this.contactBook.contactPicture(id);
+  }
+
+  setBlocked(change: { readonly id: string; readonly blocked: boolean }): Promise<void> {
+    return this.contactBook.setBlocked(change);
+  }
+
+  checkNumber(phone: string): Promise<WANumberExistResult> {
+    return this.contactBook.checkNumber(phone);
+  }
+
+  // The account's own profile (wpp-profile.ts).
+  profile(): Promise<MyProfile> {
+    return this.ownProfile.profile();
+  }
+
+  setProfileName(name: string): Promise<void> {
+    return this.ownProfile.setProfileName(name);
+  }
+
+  setProfileStatus(status: string): Promise<void> {
+    return this.ownProfile.setProfileStatus(status);
+  }
+
+  setProfilePicture(picture: MediaFile): Promise<void> {
+    return this.ownProfile.setProfilePicture(picture);
+  }
+
+  deleteProfilePicture(): Promise<void> {
+    return this.ownProfile.deleteProfilePicture();
+  }
+
+  // Labels, WhatsApp Business (wpp-labels.ts).
+  labels(): Promise<Label[]> {
+    return this.labelBook.labels();
+  }
+
+  chatLabels(chatId: string): Promise<Label[]> {
+    return this.labelBook.chatLabels(chatId);
+  }
+
+  setChatLabels(change: { readonly chatId: string; readonly labelIds: readonly string[] }): Promise<void> {
+    return this.labelBook.setChatLabels(change);
+  }
+
+  labelChats(id: string): Promise<LabelledChat[]> {
+    return this.labelBook.labelChats(id);
   }
 
   /**

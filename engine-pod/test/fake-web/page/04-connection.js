@@ -31,8 +31,15 @@
   Cmd.isMainLoaded = false;
   Cmd.refreshQR = () => backend.send('refresh-qr');
   const Stream = new Model({ available: false, mode: 'QR' });
-  Stream.markAvailable = () => Stream.set({ available: true });
-  Stream.markUnavailable = () => Stream.set({ available: false });
+  // As WhatsApp Web's: the account's presence is sent to the servers (WAWebPresenceChatAction, 11-contacts.js).
+  Stream.markAvailable = () => {
+    Stream.set({ available: true });
+    return window.require('WAWebPresenceChatAction').sendPresenceAvailable();
+  };
+  Stream.markUnavailable = () => {
+    Stream.set({ available: false });
+    return window.require('WAWebPresenceChatAction').sendPresenceUnavailable();
+  };
 
   const me = { pn: null, lid: null };
   const randomBytes = (n) => crypto.getRandomValues(new Uint8Array(n)).buffer;

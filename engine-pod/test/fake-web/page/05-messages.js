@@ -124,8 +124,9 @@
       chat.set({ unreadCount: 0 });
       await backend.request('seen', { chat: chat.id._serialized });
     },
-    // Marked unread on this device only: WhatsApp Web shows the chat as unread (-1).
-    markUnread: async (chat) => chat.set({ unreadCount: -1 }),
+    // As Cmd.markChatUnread (18-chat-actions.js), which wa-js reaches through here: the phone is
+    // told, and WhatsApp Web shows the chat as unread (-1).
+    markUnread: (chat) => window.require('WAWebCmd').Cmd.markChatUnread(chat, true),
   }));
   window.FakeWeb.MsgModel = MsgModel;
   window.FakeWeb.chatFor = chatFor;

@@ -20,11 +20,18 @@
       const found = await backend.request('exists', { id: serialized(wid) });
       return found ? { wid: widOf(found.wid) } : null;
     },
+    // wa-js knows the module by this second look-up beside queryWidExists.
+    queryPhoneExists: async (phone) => {
+      const found = await backend.request('exists', { id: serialized(phone) });
+      return found ? { wid: widOf(found.wid) } : null;
+    },
   }));
   define('WAWebApiContact', () => ({
     getCurrentLid: () => null,
     getPhoneNumber: (wid) => widOf(wid),
     getAlternateUserWid: () => null,
+    // wa-js's look-up of the LID <-> phone number cache: the fake's accounts have no LIDs.
+    lidPnCache: { getPhoneNumber: () => undefined, getCurrentLid: () => undefined, getLidEntry: () => undefined },
   }));
   define('WAWebLidMigrationUtils', () => ({ toPn: (wid) => wid }));
   define('WAWebContactGetters', () => ({
@@ -39,6 +46,8 @@
     getName: (contact) => contact.name,
     getShortName: (contact) => contact.shortName,
     getPushname: (contact) => contact.pushname,
+    // wa-js knows the module by this look-up beside getIsMe and getUserid.
+    getNotifyName: (contact) => contact.pushname,
     getIsEnterprise: (contact) => Boolean(contact.isEnterprise),
   }));
   define('WAWebFrontendContactGetters', () => ({ getIsMyContact: (contact) => Boolean(contact.isMyContact) }));
@@ -46,6 +55,8 @@
   define('WAWebContactStatusBridge', () => ({
     getStatus: ({ wid }) => ask('contact-about', { id: serialized(wid) }),
     setMyStatus: (about) => ask('contact-my-about', { about }),
+    // wa-js knows the module by this third look-up; no status list is kept here.
+    queryStatusAll: async () => [],
   }));
   define('WAWebContactProfilePicThumbBridge', () => ({
     requestProfilePicFromServer: (chat) => ask('contact-picture', { id: serialized(chat.id) }),
@@ -54,13 +65,28 @@
     requestDeletePicture: (wid) => ask('contact-delete-picture', { id: serialized(wid) }),
   }));
 
-  // Every account and group has a picture thumb, made on first look-up (the library reads it
+  // Every account and group has a picture thumb, made on first look-up (whatsapp-web.js reads it
   // before it sets or deletes the picture); whether there is a picture, and whether the account
-  // may change it, is the backend's to say.
+  // may change it, is the backend's to say. The thumb carries the picture's URL (`eurl`, `img`,
+  // `imgFull`, which wa-js and WPPConnect read): the servers tell the page of every change, and
+  // `find` asks them.
   const thumbs = collections.ProfilePicThumb;
   const thumbOf = thumbs.get.bind(thumbs);
-  thumbs.get = (id) => thumbOf(id) ?? (id ? thumbs.add({ id: widOf(id), canSet: () => true, canDelete: () => true })[0] : undefined);
-  thumbs.find = async (id) => thumbs.get(id);
+  const pictures = new Map();
+  const pictureFields = (url) => ({ eurl: url ?? undefined, img: url ?? undefined, imgFull: url ?? undefined });
+  thumbs.get = (id) =>
+    thumbOf(id) ??
+    (id ? thumbs.add({ id: widOf(id), canSet: () => true, canDelete: () => true, ...pictureFields(pictures.get(serialized(id))) })[0] : undefined);
+  backend.on('picture', ({ id, url }) => {
+    pictures.set(id, url);
+    thumbOf(id)?.set(pictureFields(url));
+  });
+  thumbs.find = async (id) => {
+    const found = await ask('contact-picture', { id: serialized(id) }).catch(() => null);
+    const model = thumbs.get(id);
+    model.set(pictureFields(found?.eurl));
+    return model;
+  };
 
   define('WAWebBlockContactUtils', () => ({ getContactToBlockOnlyUseIfNoAssociatedChat: (contact) => contact }));
   async function setBlocked(contact, blocked) {

@@ -17,27 +17,40 @@
     }
   }
 
+  // The page shows the change at once, as WhatsApp Web does (wa-js does not wait for the servers).
   Cmd.archiveChat = async (chat, archive) => {
-    await report('chat-archive', chat, { archive });
     chat.set({ archive });
+    await report('chat-archive', chat, { archive });
   };
   // WhatsApp Web marks a chat unread with an unread count of -1: no message is unread, the chat is.
   Cmd.markChatUnread = async (chat, unread) => {
     await report('chat-unread', chat, { unread });
     chat.set({ unreadCount: unread ? -1 : 0 });
   };
+  // Each leaves its promise on the chat (`chat.promises`, 25-wa-js-chats.js), where wa-js awaits it.
+  // wa-js tells this sendClear from others by its reading WAWebStateUtils, as WhatsApp Web's does.
+  define('WAWebStateUtils', () => ({ unproxy: (model) => model }));
   define('WAWebChatClearBridge', () => ({
-    sendClear: async (chat, keepStarred) => {
-      await report('chat-clear', chat, { keepStarred });
-      drop(chat, (msg) => keepStarred && msg.star);
-      chat.set({ unreadCount: 0 });
+    sendClear: (proxied, keepStarred) => {
+      const chat = window.require('WAWebStateUtils').unproxy(proxied);
+      chat.promises.sendClear = (async () => {
+        await report('chat-clear', chat, { keepStarred });
+        drop(chat, (msg) => keepStarred && msg.star);
+        chat.set({ unreadCount: 0 });
+        return { status: 200 };
+      })();
+      return chat.promises.sendClear;
     },
   }));
   define('WAWebDeleteChatAction', () => ({
-    sendDelete: async (chat) => {
-      await report('chat-delete', chat);
-      drop(chat);
-      Chat.remove(chat.id);
+    sendDelete: (chat) => {
+      chat.promises.sendDelete = (async () => {
+        await report('chat-delete', chat);
+        drop(chat);
+        Chat.remove(chat.id);
+        return { status: 200 };
+      })();
+      return chat.promises.sendDelete;
     },
   }));
 })();

@@ -22,7 +22,8 @@
     getMeContact: () => (window.FakeWeb.me.pn ? collections.Contact.get(window.FakeWeb.me.pn) : undefined),
   });
   collectionModule('GroupMetadataCollection', collections.GroupMetadata);
-  collectionModule('LabelCollection', collections.Label);
+  // Labels' module names its one instance `LabelCollectionImpl`, as Presence's does: wa-js reads the store there.
+  define('WAWebLabelCollection', () => ({ LabelCollectionImpl: collections.Label, LabelCollection: collections.Label, default: collections.Label }));
   collectionModule('BlocklistCollection', collections.Blocklist);
   collectionModule('ProfilePicThumbCollection', collections.ProfilePicThumb);
   collectionModule('ReactionsCollection', collections.Reactions);
