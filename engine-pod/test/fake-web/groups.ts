@@ -109,6 +109,8 @@ export class FakeWebGroups {
         this.phone.push({ type: 'group', metadata: this.metadata(group) });
         return { metadata: this.metadata(group) };
       }
+      case 'group-list':
+        return [...this.groups.values()].filter((group) => group.participants.has(me)).map((group) => this.metadata(group));
       case 'group-get':
         return this.metadata(this.group(String(message.id)));
       case 'group-participants': {

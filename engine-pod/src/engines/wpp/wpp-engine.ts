@@ -1,9 +1,19 @@
-import { ACKS, type MessageRecord, type RequestCodeRequest, type SendSeenResult } from '@switchboard/protocol';
+import {
+  ACKS,
+  type GroupInfo,
+  type GroupParticipant,
+  type GroupSecurity,
+  type MessageRecord,
+  type RequestCodeRequest,
+  type SendSeenResult,
+} from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { CommandArgs } from '../../capabilities/chatting.js';
+import type { GroupParticipantsArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
+import { WppGroups } from './wpp-groups.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
 
@@ -16,6 +26,7 @@ import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.j
 export class WppEngine implements Engine {
   readonly name = 'WPP' as const;
   private readonly connection: WppConnection;
+  private readonly groupAdmin: WppGroups;
 
   constructor(
     private readonly context: EngineContext,
@@ -23,6 +34,8 @@ export class WppEngine implements Engine {
     createClient: CreateWppClient = createWppClient,
   ) {
     this.connection = new WppConnection(context, options, createClient);
+    this.groupAdmin = new WppGroups(this.connection);
+    this.connection.listeners.push((client) => this.groupAdmin.listen(client));
   }
 
   start(): Promise<void> {
@@ -72,6 +85,60 @@ export class WppEngine implements Engine {
     await (args.typing ? client.startTyping(args.chatId) : client.stopTyping(args.chatId)).catch((error: unknown) =>
       this.failed(`update typing in ${args.chatId}`, error, args.chatId),
     );
+  }
+
+  // Groups (wpp-groups.ts).
+  createGroup(args: CommandArgs<'group.create'>): Promise<GroupInfo> {
+    return this.groupAdmin.createGroup(args);
+  }
+
+  /** WhatsApp Web keeps the groups up to date itself: `refresh` asks nothing more. */
+  groups(): Promise<GroupInfo[]> {
+    return this.groupAdmin.groups();
+  }
+
+  group(id: string): Promise<GroupInfo> {
+    return this.groupAdmin.group(id);
+  }
+
+  leaveGroup(id: string): Promise<void> {
+    return this.groupAdmin.leaveGroup(id);
+  }
+
+  groupJoinInfo(code: string): Promise<GroupInfo> {
+    return this.groupAdmin.groupJoinInfo(code);
+  }
+
+  joinGroup(code: string): Promise<string> {
+    return this.groupAdmin.joinGroup(code);
+  }
+
+  setGroupSubject(args: CommandArgs<'group.setSubject'>): Promise<void> {
+    return this.groupAdmin.setGroupSubject(args);
+  }
+
+  setGroupDescription(args: CommandArgs<'group.setDescription'>): Promise<void> {
+    return this.groupAdmin.setGroupDescription(args);
+  }
+
+  groupSettings(id: string): Promise<GroupSecurity> {
+    return this.groupAdmin.groupSettings(id);
+  }
+
+  setGroupSetting(args: CommandArgs<'group.setSetting'>): Promise<void> {
+    return this.groupAdmin.setGroupSetting(args);
+  }
+
+  groupInviteCode(id: string): Promise<string> {
+    return this.groupAdmin.groupInviteCode(id);
+  }
+
+  revokeGroupInvite(id: string): Promise<string> {
+    return this.groupAdmin.revokeGroupInvite(id);
+  }
+
+  updateGroupParticipants(args: GroupParticipantsArgs): Promise<GroupParticipant[]> {
+    return this.groupAdmin.updateGroupParticipants(args);
   }
 
   /**

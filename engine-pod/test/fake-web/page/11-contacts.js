@@ -20,11 +20,18 @@
       const found = await backend.request('exists', { id: serialized(wid) });
       return found ? { wid: widOf(found.wid) } : null;
     },
+    // wa-js knows the module by this second look-up beside queryWidExists.
+    queryPhoneExists: async (phone) => {
+      const found = await backend.request('exists', { id: serialized(phone) });
+      return found ? { wid: widOf(found.wid) } : null;
+    },
   }));
   define('WAWebApiContact', () => ({
     getCurrentLid: () => null,
     getPhoneNumber: (wid) => widOf(wid),
     getAlternateUserWid: () => null,
+    // wa-js's look-up of the LID <-> phone number cache: the fake's accounts have no LIDs.
+    lidPnCache: { getPhoneNumber: () => undefined, getCurrentLid: () => undefined, getLidEntry: () => undefined },
   }));
   define('WAWebLidMigrationUtils', () => ({ toPn: (wid) => wid }));
   define('WAWebContactGetters', () => ({
