@@ -393,7 +393,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends locations, marks chats read, types, creates, reads, joins, leaves and administers groups (not their pictures), and reports acks and group changes so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends locations, marks chats read, types, creates, reads, joins, leaves and administers groups (not their pictures), posts and deletes text statuses, and reports acks and group changes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -418,6 +418,9 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'group.inviteCode',
       'group.revokeInvite',
       'group.participants',
+      // Statuses (engines/wpp/wpp-stories.ts): text only.
+      'status.text',
+      'status.delete',
     ],
     events: [
       'session.status',
@@ -432,7 +435,14 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     ],
     callRejection: false,
     settings: [],
-    refusedArguments: [REGISTRATION],
+    refusedArguments: [
+      REGISTRATION,
+      ...(['status.text', 'status.delete'] as const).map((op) => ({
+        op,
+        field: 'contacts',
+        what: 'choosing who sees a status (`contacts`): WhatsApp Web posts to the recipients the account’s status privacy names',
+      })),
+    ],
   },
 };
 

@@ -2,10 +2,12 @@ import {
   ACKS,
   type GroupInfo,
   type GroupParticipant,
+  type DeleteStatusRequest,
   type GroupSecurity,
   type MessageRecord,
   type RequestCodeRequest,
   type SendSeenResult,
+  type TextStatus,
 } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { CommandArgs } from '../../capabilities/chatting.js';
@@ -14,6 +16,7 @@ import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../e
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
 import { WppGroups } from './wpp-groups.js';
+import { WppStories } from './wpp-stories.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
 
@@ -27,6 +30,7 @@ export class WppEngine implements Engine {
   readonly name = 'WPP' as const;
   private readonly connection: WppConnection;
   private readonly groupAdmin: WppGroups;
+  private readonly stories: WppStories;
 
   constructor(
     private readonly context: EngineContext,
@@ -35,6 +39,7 @@ export class WppEngine implements Engine {
   ) {
     this.connection = new WppConnection(context, options, createClient);
     this.groupAdmin = new WppGroups(this.connection);
+    this.stories = new WppStories(this.connection);
     this.connection.listeners.push((client) => this.groupAdmin.listen(client));
   }
 
@@ -141,6 +146,15 @@ export class WppEngine implements Engine {
     return this.groupAdmin.updateGroupParticipants(args);
   }
 
+  // Statuses (wpp-stories.ts): posted through the send gate as any send.
+  sendTextStatus(status: TextStatus): Promise<MessageRecord> {
+    return this.send('status@broadcast', (client) => this.stories.postText(client, status));
+  }
+
+  deleteStatus(request: DeleteStatusRequest): Promise<void> {
+    return this.stories.deleteStatus(request);
+  }
+
   /**
    * One send through the send gate: its `message.any` (api) once, before its acks, and the record
    * as the message was made (PENDING): WPPConnect resolves a send once the servers took it, and
@@ -160,6 +174,8 @@ export class WppEngine implements Engine {
 
   /** wa-js's refusals as the command's: a chat it does not know is NOT_FOUND, the rest ENGINE_ERROR. */
   private failed(what: string, error: unknown, chatId: string): never {
+    // The operation's own refusal (a field checked before anything went out) stands as it is.
+    if (error instanceof CommandError) throw error;
     const message = describe(error);
     if (/chat_not_found|not found/i.test(message)) throw new CommandError('NOT_FOUND', `WhatsApp Web has no chat ${chatId}`, { chatId });
     throw new CommandError('ENGINE_ERROR', `WhatsApp Web could not ${what}: ${message}`);
