@@ -393,7 +393,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends locations, marks chats read, types, creates, reads, joins, leaves and administers groups (not their pictures), posts and deletes text statuses, and reports acks and group changes so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends locations, marks chats read, types, creates, reads, joins, leaves and administers groups (not their pictures), posts and deletes text statuses, rejects calls, and reports acks, calls and group changes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -421,6 +421,8 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       // Statuses (engines/wpp/wpp-stories.ts): text only.
       'status.text',
       'status.delete',
+      // Calls (engines/wpp/wpp-calls.ts).
+      'call.reject',
     ],
     events: [
       'session.status',
@@ -432,8 +434,10 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'group.v2.leave',
       'group.v2.participants',
       'group.v2.update',
+      'call.received',
+      'call.rejected',
     ],
-    callRejection: false,
+    callRejection: true,
     settings: [],
     refusedArguments: [
       REGISTRATION,

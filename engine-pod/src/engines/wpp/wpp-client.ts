@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type WebjsOptions, webjsLaunchOptions } from '../webjs/client-factory.js';
+import type { WppCallsClient } from './wpp-calls.js';
 import type { WppGroupsClient } from './wpp-groups.js';
 import type { WppMessage } from './wpp-messages.js';
 
@@ -24,7 +25,7 @@ export interface WppBrowser {
 }
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
-export interface WppClientLike extends WppGroupsClient {
+export interface WppClientLike extends WppGroupsClient, WppCallsClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

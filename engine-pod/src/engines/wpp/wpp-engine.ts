@@ -15,6 +15,7 @@ import type { GroupParticipantsArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
+import { WppCalls } from './wpp-calls.js';
 import { WppGroups } from './wpp-groups.js';
 import { WppStories } from './wpp-stories.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
@@ -31,6 +32,7 @@ export class WppEngine implements Engine {
   private readonly connection: WppConnection;
   private readonly groupAdmin: WppGroups;
   private readonly stories: WppStories;
+  private readonly calls: WppCalls;
 
   constructor(
     private readonly context: EngineContext,
@@ -40,6 +42,8 @@ export class WppEngine implements Engine {
     this.connection = new WppConnection(context, options, createClient);
     this.groupAdmin = new WppGroups(this.connection);
     this.stories = new WppStories(this.connection);
+    this.calls = new WppCalls(this.connection);
+    this.connection.listeners.push((client) => this.calls.listen(client));
     this.connection.listeners.push((client) => this.groupAdmin.listen(client));
   }
 
@@ -147,12 +151,17 @@ export class WppEngine implements Engine {
   }
 
   // Statuses (wpp-stories.ts): posted through the send gate as any send.
-  sendTextStatus(status: TextStatus): Promise<MessageRecord> {
-    return this.send('status@broadcast', (client) => this.stories.postText(client, status));
+  async sendTextStatus(status: TextStatus): Promise<MessageRecord> {
+    return this.send('status@broadcast', this.stories.postText(status));
   }
 
   deleteStatus(request: DeleteStatusRequest): Promise<void> {
     return this.stories.deleteStatus(request);
+  }
+
+  // Calls (wpp-calls.ts).
+  rejectCall(call: { readonly id: string; readonly from: string }): Promise<void> {
+    return this.calls.rejectCall(call);
   }
 
   /**

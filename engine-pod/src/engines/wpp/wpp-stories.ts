@@ -24,8 +24,11 @@ export interface WppStoriesClient {
 export class WppStories {
   constructor(private readonly connection: WppConnection) {}
 
-  /** Posts the status; the message as WhatsApp Web made it (the engine's send gate announces it). */
-  async postText(client: WppStoriesClient, status: TextStatus): Promise<WppMessage> {
+  /**
+   * Checks the status, then answers the post of it (run by the engine's send gate), which
+   * resolves with the message as WhatsApp Web made it.
+   */
+  postText(status: TextStatus): (client: WppStoriesClient) => Promise<WppMessage> {
     this.refuseContacts(status.contacts);
     if (status.font > LAST_FONT) throw invalidField('font', `WPP posts status fonts 0 to ${LAST_FONT}`);
     const options = {
@@ -33,17 +36,19 @@ export class WppStories {
       font: status.font,
       ...(status.id ? { messageId: `true_${STATUS_CHAT}_${status.id}` } : {}),
     };
-    const id = await client.page.evaluate(
-      async ({ text, options }) => {
-        const { WPP } = globalThis as unknown as WppStatusPage;
-        const sent = await WPP.status.sendTextStatus(text, options);
-        return sent.id;
-      },
-      { text: status.text, options },
-    );
-    // wa-js keys a status with the account as its participant; its id is answered as every engine's, `true_status@broadcast_<id>`.
-    const message = await client.getMessageById(id);
-    return { ...message, id: `true_${STATUS_CHAT}_${statusMessageId(id.split('_')[2] ?? id)}` };
+    return async (client) => {
+      const id = await client.page.evaluate(
+        async ({ text, options }) => {
+          const { WPP } = globalThis as unknown as WppStatusPage;
+          const sent = await WPP.status.sendTextStatus(text, options);
+          return sent.id;
+        },
+        { text: status.text, options },
+      );
+      // wa-js keys a status with the account as its participant; its id is answered as every engine's, `true_status@broadcast_<id>`.
+      const message = await client.getMessageById(id);
+      return { ...message, id: `true_${STATUS_CHAT}_${statusMessageId(id.split('_')[2] ?? id)}` };
+    };
   }
 
   async deleteStatus(request: DeleteStatusRequest): Promise<void> {
