@@ -393,7 +393,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends locations, marks chats read, types, creates, reads, joins, leaves and administers groups (not their pictures), posts and deletes text statuses, rejects calls, and reports acks, calls and group changes so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends locations, marks chats read, types, creates, reads, joins, leaves and administers groups and sets their pictures, posts and deletes text statuses, rejects calls, and reports acks, calls and group changes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -403,7 +403,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'send.location',
       'chat.seen',
       'chat.typing',
-      // Groups (engines/wpp/wpp-groups.ts): not their pictures.
+      // Groups (engines/wpp/wpp-groups.ts): not reading their pictures.
       'group.create',
       'group.list',
       'group.refresh',
@@ -411,6 +411,8 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'group.leave',
       'group.joinInfo',
       'group.join',
+      'group.setPicture',
+      'group.deletePicture',
       'group.setSubject',
       'group.setDescription',
       'group.settings',

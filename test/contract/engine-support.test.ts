@@ -254,7 +254,7 @@ describe('GET /api/server/engines: the engines this build has and what each does
       expect.arrayContaining(['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.location', 'chat.seen', 'chat.typing']),
     );
     expect(wpp.operations).toEqual(expect.arrayContaining(['group.create', 'group.participants', 'status.text', 'status.delete', 'call.reject']));
-    expect(wpp.operations).not.toContain('group.setPicture');
+    expect(wpp.operations).not.toContain('group.picture');
     expect(wpp.events).toEqual(
       expect.arrayContaining([
         'session.status',

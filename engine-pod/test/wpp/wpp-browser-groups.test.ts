@@ -15,6 +15,11 @@ const BOB = '15552220002@c.us';
 const CY = '15552220003@c.us';
 const DEE = '15552220004@c.us';
 const NOBODY = '15552229999@c.us';
+// A 1x1 PNG: the library crops and re-encodes a picture in the page, so it must decode.
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3e1f4e20000000049454e44ae426082',
+  'hex',
+);
 
 describe('WPP groups through Chromium: the server-side group and the API agree', () => {
   let host: EngineHost;
@@ -170,6 +175,14 @@ describe('WPP groups through Chromium: the server-side group and the API agree',
     expect(await run({ op: 'group.settings', args: { id: group } })).toEqual({ infoAdminOnly: true, messagesAdminOnly: false });
   });
 
+  it('sets the picture (the server gets the JPEG wa-js made of it) and deletes it (the server has none)', async () => {
+    await run({ op: 'group.setPicture', args: { id: group, file: { mimetype: 'image/png', filename: null, data: PNG.toString('base64') } } });
+    expect(phone.contacts.pictureUploads.at(-1)).toMatchObject({ id: group, picture: expect.stringMatching(/^data:image\/jpeg;base64,/) });
+    expect(phone.contacts.pictureOf(group)).toContain('https://pps.whatsapp.net/');
+    await run({ op: 'group.deletePicture', args: { id: group } });
+    expect(phone.contacts.pictureOf(group)).toBeUndefined();
+  });
+
   it("joins another account's group by its invite: the server has the account in it, group.join answers its id, group.v2.join says so", async () => {
     const theirs = phone.groups.elsewhere('Open group', CY, [ADA]);
     const code = phone.groups.get(theirs)!.inviteCode;
@@ -180,7 +193,7 @@ describe('WPP groups through Chromium: the server-side group and the API agree',
     await expect(run({ op: 'group.join', args: { code: 'NoSuchInvite0' } })).rejects.toMatchObject({ code: 'ENGINE_ERROR' });
   });
 
-  it("a member's subject, setting and invite link are refused while only admins edit the group's info", async () => {
+  it("a member's description, setting, invite link and picture are refused while only admins edit the group's info", async () => {
     const theirs = phone.groups.addMe('Strict group', ADA);
     await waitFor(() => payloads('group.v2.join').find((p) => (p.group as GroupInfo).id === theirs), 'group.v2.join');
     phone.groups.setting(theirs, ADA, { restrict: true });
@@ -193,6 +206,11 @@ describe('WPP groups through Chromium: the server-side group and the API agree',
       code: 'WRONG_STATUS',
     });
     await expect(run({ op: 'group.inviteCode', args: { id: theirs } })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
+    const uploads = phone.contacts.pictureUploads.length;
+    await expect(
+      run({ op: 'group.setPicture', args: { id: theirs, file: { mimetype: 'image/png', filename: null, data: PNG.toString('base64') } } }),
+    ).rejects.toMatchObject({ code: 'WRONG_STATUS' });
+    expect(phone.contacts.pictureUploads).toHaveLength(uploads);
     expect(phone.groups.get(theirs)).toMatchObject({ desc: '', restrict: true });
   });
 

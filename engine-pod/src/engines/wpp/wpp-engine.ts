@@ -11,7 +11,7 @@ import {
 } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { CommandArgs } from '../../capabilities/chatting.js';
-import type { GroupParticipantsArgs } from '../../capabilities/groups.js';
+import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
@@ -120,6 +120,14 @@ export class WppEngine implements Engine {
 
   joinGroup(code: string): Promise<string> {
     return this.groupAdmin.joinGroup(code);
+  }
+
+  setGroupPicture(args: GroupPictureArgs): Promise<void> {
+    return this.groupAdmin.setGroupPicture(args);
+  }
+
+  deleteGroupPicture(id: string): Promise<void> {
+    return this.groupAdmin.deleteGroupPicture(id);
   }
 
   setGroupSubject(args: CommandArgs<'group.setSubject'>): Promise<void> {

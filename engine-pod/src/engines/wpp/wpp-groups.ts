@@ -1,6 +1,6 @@
 import type { GroupInfo, GroupParticipant, GroupParticipantRole, GroupParticipantsChange, GroupSecurity } from '@switchboard/protocol';
 import type { CommandArgs } from '../../capabilities/chatting.js';
-import type { GroupParticipantsArgs } from '../../capabilities/groups.js';
+import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import { CommandError, invalidField } from '../../command-error.js';
 import { groupInfo } from '../webjs/group-mapping.js';
 import type { WebjsChat } from '../webjs/webjs-client.js';
@@ -44,6 +44,9 @@ export interface WppGroupsClient {
   setGroupDescription(groupId: string, description: string): Promise<unknown>;
   setGroupProperty(groupId: string, property: 'announcement' | 'restrict', value: boolean): Promise<unknown>;
   getGroupInviteLink(groupId: string): Promise<string>;
+  /** A `data:` URL: wa-js crops it to WhatsApp's sizes in the page. */
+  setGroupIcon(groupId: string, base64: string): Promise<{ status?: number }>;
+  removeGroupIcon(groupId: string): Promise<boolean>;
   revokeGroupInviteLink(groupId: string): Promise<string>;
   onParticipantsChanged(callback: (change: WppParticipantsChange) => void): unknown;
   onNotificationMessage(callback: (message: WppNotification) => void): unknown;
@@ -80,9 +83,10 @@ const ROLE_AFTER: Record<GroupParticipantsArgs['action'], GroupParticipant['role
  * The peer's Groups operations on WPP, through WPPConnect's group layer (wa-js's `WPP.group`):
  * create, read, members, subject, description, settings, invite links, join and leave. Every
  * change comes back as wa-js's group events (`group.participant_changed`, the `gp2` notification
- * messages), emitted as `group.v2.*` whoever made it. Pictures are left out: WPPConnect sets them
- * through WhatsApp Web's image cropping, which the page does not have yet (422 from the catalog),
- * and wa-js cannot end a group for everyone.
+ * messages), emitted as `group.v2.*` whoever made it. Pictures are set (wa-js crops them to
+ * WhatsApp's JPEG sizes in the page) and removed; reading one is left out (422 from the catalog):
+ * wa-js reads WhatsApp Web's picture cache, which the fake page does not fill from the server yet.
+ * wa-js cannot end a group for everyone.
  */
 export class WppGroups {
   constructor(private readonly connection: WppConnection) {}
@@ -136,6 +140,22 @@ export class WppGroups {
       .joinGroup(code)
       .catch((error: unknown) => this.refused(`join by the invite ${code}`, error, null));
     return joined.id;
+  }
+
+  async setGroupPicture(args: GroupPictureArgs): Promise<void> {
+    const picture = `data:${args.file.mimetype};base64,${args.file.data.toString('base64')}`;
+    const set = await this.client()
+      .setGroupIcon(args.id, picture)
+      .catch((error: unknown) => this.refused(`set the picture of ${args.id}`, error, args.id));
+    if (set.status !== undefined && set.status !== 200)
+      throw new CommandError('WRONG_STATUS', `WhatsApp allows only admins of ${args.id} to change its picture`, { id: args.id });
+  }
+
+  async deleteGroupPicture(id: string): Promise<void> {
+    const removed = await this.client()
+      .removeGroupIcon(id)
+      .catch((error: unknown) => this.refused(`delete the picture of ${id}`, error, id));
+    if (!removed) throw new CommandError('WRONG_STATUS', `WhatsApp allows only admins of ${id} to remove its picture`, { id });
   }
 
   async setGroupSubject(args: CommandArgs<'group.setSubject'>): Promise<void> {
