@@ -219,4 +219,10 @@ describe('WPP groups through Chromium: the server-side group and the API agree',
     expect(serverMembers(group)).not.toHaveProperty(ME.id);
     await waitFor(() => payloads('group.v2.leave').find((p) => (p.group as { id: string }).id === group), 'group.v2.leave');
   });
+
+  it('group notifications (gp2) were never reported as messages', () => {
+    const notifications = [...payloads('message'), ...payloads('message.any')].filter((p) => (p._data as { type?: string }).type === 'gp2');
+    expect(notifications).toEqual([]);
+    expect(payloads('group.v2.participants').length).toBeGreaterThan(0);
+  });
 });
