@@ -393,7 +393,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload) and locations, keeps received files, marks chats read, types, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), and reports acks so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload) and locations, keeps received files, marks chats read, types, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and sets their pictures, posts and deletes text statuses, rejects calls, and reports acks, calls and group changes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -432,6 +432,28 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'labels.ofChat',
       'labels.setForChat',
       'labels.chats',
+      // Groups (engines/wpp/wpp-groups.ts): not reading their pictures.
+      'group.create',
+      'group.list',
+      'group.refresh',
+      'group.get',
+      'group.leave',
+      'group.joinInfo',
+      'group.join',
+      'group.setPicture',
+      'group.deletePicture',
+      'group.setSubject',
+      'group.setDescription',
+      'group.settings',
+      'group.setSetting',
+      'group.inviteCode',
+      'group.revokeInvite',
+      'group.participants',
+      // Statuses (engines/wpp/wpp-stories.ts): text only.
+      'status.text',
+      'status.delete',
+      // Calls (engines/wpp/wpp-calls.ts).
+      'call.reject',
     ],
     events: [
       'session.status',
@@ -442,11 +464,22 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'chat.archive',
       'label.chat.added',
       'label.chat.deleted',
+      'group.v2.join',
+      'group.v2.leave',
+      'group.v2.participants',
+      'group.v2.update',
+      'call.received',
+      'call.rejected',
     ],
-    callRejection: false,
+    callRejection: true,
     settings: [],
     refusedArguments: [
       REGISTRATION,
+      ...(['status.text', 'status.delete'] as const).map((op) => ({
+        op,
+        field: 'contacts',
+        what: 'choosing who sees a status (`contacts`): WhatsApp Web posts to the recipients the account’s status privacy names',
+      })),
       {
         op: 'send.media',
         field: 'convert',

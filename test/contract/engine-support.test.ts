@@ -248,7 +248,8 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(gows.operations).not.toContain('auth.passkey.challenge');
     expect(gows.events).toContain('message.ack');
     // WPPConnect on the browser image: what it does so far (engine-pod/test/wpp/ runs each through Chromium).
-    expect(wpp).toMatchObject({ image: 'browser', callRejection: false, settings: [], pairing: ['qr', 'code'] });
+    // (engine-pod/test/engine-catalog.test.ts holds the whole list to the class.)
+    expect(wpp).toMatchObject({ image: 'browser', callRejection: true, settings: [], pairing: ['qr', 'code'] });
     expect(wpp.operations).toEqual(
       expect.arrayContaining(['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.media', 'send.location', 'chat.seen', 'chat.typing']),
     );
@@ -267,5 +268,18 @@ describe('GET /api/server/engines: the engines this build has and what each does
     );
     expect(wpp.operations).not.toContain('contacts.update');
     expect(wpp.events).toEqual(expect.arrayContaining(['chat.archive', 'label.chat.added', 'label.chat.deleted']));
+    expect(wpp.operations).toEqual(expect.arrayContaining(['group.create', 'group.participants', 'status.text', 'status.delete', 'call.reject']));
+    expect(wpp.operations).not.toContain('group.picture');
+    expect(wpp.events).toEqual(
+      expect.arrayContaining([
+        'session.status',
+        'message',
+        'message.any',
+        'message.ack',
+        'message.ack.group',
+        'group.v2.participants',
+        'call.received',
+      ]),
+    );
   });
 });

@@ -47,6 +47,11 @@ export class FakeWebContacts {
     this.abouts.set(id, about);
   }
 
+  /** Where the servers keep a contact's (or group's) picture now; undefined with none. */
+  pictureOf(id: string): string | undefined {
+    return this.pictures.get(id);
+  }
+
   /** A contact's (or group's) profile picture URL (none: WhatsApp answers 404). */
   setPicture(id: string, url: string): void {
     this.pictures.set(id, url);

@@ -137,6 +137,8 @@ export class FakeWebGroups {
           expiration: Number(message.expiration),
         });
         return undefined;
+      case 'group-list':
+        return [...this.groups.values()].filter((group) => group.participants.has(me)).map((group) => this.metadata(group));
       case 'group-get':
         return this.metadata(this.group(String(message.id)));
       case 'group-participants': {

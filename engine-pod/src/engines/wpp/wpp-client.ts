@@ -4,8 +4,10 @@ import { createRequire } from 'node:module';
 import { type WebjsOptions, webjsLaunchOptions } from '../webjs/client-factory.js';
 import type { EngineLog } from '../../engine.js';
 import { type Winston, wppLogger } from './wpp-log.js';
+import type { WppCallsClient } from './wpp-calls.js';
 import type { WppChatsClient } from './wpp-chats.js';
 import type { WppContactsClient } from './wpp-contacts.js';
+import type { WppGroupsClient } from './wpp-groups.js';
 import type { WppLabelsClient } from './wpp-labels.js';
 import type { WppMediaClient } from './wpp-media.js';
 import type { WppProfileClient } from './wpp-profile.js';
@@ -30,7 +32,14 @@ export interface WppBrowser {
 }
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
-export interface WppClientLike extends WppMediaClient, WppChatsClient, WppContactsClient, WppProfileClient, WppLabelsClient {
+export interface WppClientLike
+  extends WppMediaClient,
+    WppChatsClient,
+    WppContactsClient,
+    WppProfileClient,
+    WppLabelsClient,
+    WppGroupsClient,
+    WppCallsClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

@@ -43,6 +43,8 @@ export class WppConnection {
   /** What an API send made is answered by the send and emitted in order (webjs/api-send-gate.ts). */
   readonly gate = new ApiSendGate();
   private readonly receivedMedia: WppReceivedMedia;
+  /** What the operations' files listen to on each new client (wpp-groups.ts ...), before it signs in. */
+  readonly listeners: ((client: WppClientLike) => void)[] = [];
 
   constructor(
     readonly context: EngineContext,
@@ -72,6 +74,7 @@ export class WppConnection {
     client.onStateChange((state) => this.stateChanged(client, state));
     client.onAnyMessage((message) => this.messageSeen(client, message));
     client.onAck((message) => this.ackSeen(client, message));
+    for (const listen of this.listeners) listen(client);
     // A restored profile signs in without a state change worth waiting for: look once the page is up.
     void client.waitForPageLoad().then(
       () => this.signedInCheck(client),

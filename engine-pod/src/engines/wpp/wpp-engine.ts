@@ -2,6 +2,10 @@ import {
   ACKS,
   type ChatPictureResponse,
   type Contact,
+  type DeleteStatusRequest,
+  type GroupInfo,
+  type GroupParticipant,
+  type GroupSecurity,
   type Label,
   type LabelledChat,
   type MessageRecord,
@@ -10,10 +14,12 @@ import {
   type ReadChatMessagesResponse,
   type RequestCodeRequest,
   type SendSeenResult,
+  type TextStatus,
   type WANumberExistResult,
 } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { CommandArgs, OutgoingMedia } from '../../capabilities/chatting.js';
+import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
@@ -22,6 +28,9 @@ import { type CreateWppClient, WppConnection } from './wpp-connection.js';
 import { WppContacts } from './wpp-contacts.js';
 import { WppLabels } from './wpp-labels.js';
 import { WppProfile } from './wpp-profile.js';
+import { WppCalls } from './wpp-calls.js';
+import { WppGroups } from './wpp-groups.js';
+import { WppStories } from './wpp-stories.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
 import { sendWppMedia } from './wpp-media.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
@@ -39,6 +48,9 @@ export class WppEngine implements Engine {
   private readonly contactBook: WppContacts;
   private readonly ownProfile: WppProfile;
   private readonly labelBook: WppLabels;
+  private readonly groupAdmin: WppGroups;
+  private readonly stories: WppStories;
+  private readonly calls: WppCalls;
 
   constructor(
     private readonly context: EngineContext,
@@ -50,6 +62,11 @@ export class WppEngine implements Engine {
     this.contactBook = new WppContacts(this.connection);
     this.ownProfile = new WppProfile(this.connection);
     this.labelBook = new WppLabels(this.connection);
+    this.groupAdmin = new WppGroups(this.connection);
+    this.stories = new WppStories(this.connection);
+    this.calls = new WppCalls(this.connection);
+    this.connection.listeners.push((client) => this.calls.listen(client));
+    this.connection.listeners.push((client) => this.groupAdmin.listen(client));
   }
 
   start(): Promise<void> {
@@ -198,6 +215,82 @@ export class WppEngine implements Engine {
     return this.labelBook.labelChats(id);
   }
 
+  // Groups (wpp-groups.ts).
+  createGroup(args: CommandArgs<'group.create'>): Promise<GroupInfo> {
+    return this.groupAdmin.createGroup(args);
+  }
+
+  /** WhatsApp Web keeps the groups up to date itself: `refresh` asks nothing more. */
+  groups(): Promise<GroupInfo[]> {
+    return this.groupAdmin.groups();
+  }
+
+  group(id: string): Promise<GroupInfo> {
+    return this.groupAdmin.group(id);
+  }
+
+  leaveGroup(id: string): Promise<void> {
+    return this.groupAdmin.leaveGroup(id);
+  }
+
+  groupJoinInfo(code: string): Promise<GroupInfo> {
+    return this.groupAdmin.groupJoinInfo(code);
+  }
+
+  joinGroup(code: string): Promise<string> {
+    return this.groupAdmin.joinGroup(code);
+  }
+
+  setGroupPicture(args: GroupPictureArgs): Promise<void> {
+    return this.groupAdmin.setGroupPicture(args);
+  }
+
+  deleteGroupPicture(id: string): Promise<void> {
+    return this.groupAdmin.deleteGroupPicture(id);
+  }
+
+  setGroupSubject(args: CommandArgs<'group.setSubject'>): Promise<void> {
+    return this.groupAdmin.setGroupSubject(args);
+  }
+
+  setGroupDescription(args: CommandArgs<'group.setDescription'>): Promise<void> {
+    return this.groupAdmin.setGroupDescription(args);
+  }
+
+  groupSettings(id: string): Promise<GroupSecurity> {
+    return this.groupAdmin.groupSettings(id);
+  }
+
+  setGroupSetting(args: CommandArgs<'group.setSetting'>): Promise<void> {
+    return this.groupAdmin.setGroupSetting(args);
+  }
+
+  groupInviteCode(id: string): Promise<string> {
+    return this.groupAdmin.groupInviteCode(id);
+  }
+
+  revokeGroupInvite(id: string): Promise<string> {
+    return this.groupAdmin.revokeGroupInvite(id);
+  }
+
+  updateGroupParticipants(args: GroupParticipantsArgs): Promise<GroupParticipant[]> {
+    return this.groupAdmin.updateGroupParticipants(args);
+  }
+
+  // Statuses (wpp-stories.ts): posted through the send gate as any send.
+  async sendTextStatus(status: TextStatus): Promise<MessageRecord> {
+    return this.send('status@broadcast', this.stories.postText(status));
+  }
+
+  deleteStatus(request: DeleteStatusRequest): Promise<void> {
+    return this.stories.deleteStatus(request);
+  }
+
+  // Calls (wpp-calls.ts).
+  rejectCall(call: { readonly id: string; readonly from: string }): Promise<void> {
+    return this.calls.rejectCall(call);
+  }
+
   /**
    * One send through the send gate: its `message.any` (api) once, before its acks, and the record
    * as the message was made (PENDING): WPPConnect resolves a send once the servers took it, and
@@ -217,6 +310,8 @@ export class WppEngine implements Engine {
 
   /** wa-js's refusals as the command's: a chat it does not know is NOT_FOUND, the rest ENGINE_ERROR. */
   private failed(what: string, error: unknown, chatId: string): never {
+    // The operation's own refusal (a field checked before anything went out) stands as it is.
+    if (error instanceof CommandError) throw error;
     const message = describe(error);
     if (/chat_not_found|not found/i.test(message)) throw new CommandError('NOT_FOUND', `WhatsApp Web has no chat ${chatId}`, { chatId });
     throw new CommandError('ENGINE_ERROR', `WhatsApp Web could not ${what}: ${message}`);

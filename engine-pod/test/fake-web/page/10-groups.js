@@ -130,4 +130,5 @@
     widToUserJid: (wid) => widOf(wid).toJid(),
   }));
   window.FakeWeb.applyGroup = apply;
+  Object.assign(window.FakeWeb, { GroupMetadataModel, ParticipantModel, Participants });
 })();

@@ -8,9 +8,13 @@
   // The library takes the collection's first own Map for its index: so the events live apart.
   const events = new Emitter();
   const CallCollection = { _index: new Map(), on: (...args) => events.on(...args), off: (...args) => events.off(...args) };
-  backend.on('call', ({ call }) =>
-    CallCollection._index.set(call.id, { outgoing: false, canHandleLocally: true, webClientShouldHandle: true, ...call }),
-  );
+  // Other readers of call offers (26-wa-js-calls.js) add themselves here.
+  const offerListeners = [];
+  window.FakeWeb.onCallOffer = (listener) => offerListeners.push(listener);
+  backend.on('call', ({ call }) => {
+    CallCollection._index.set(call.id, { outgoing: false, canHandleLocally: true, webClientShouldHandle: true, ...call });
+    for (const listener of offerListeners) listener(call);
+  });
   define('WAWebCallCollection', () => CallCollection);
 
   define('WAWap', () => ({
