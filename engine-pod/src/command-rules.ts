@@ -1,5 +1,8 @@
 import {
+  type BuiltEngine,
+  ENGINE_CATALOG,
   type EngineCommand,
+  type EngineOp,
   type EngineName,
   isBuiltEngine,
   operationName,
@@ -56,4 +59,15 @@ export function notSupportedError(session: string, engine: EngineName, command: 
  */
 export function notSupported(session: string, engine: EngineName, what: string, extra: { readonly field?: string } = {}): CommandError {
   return new CommandError('NOT_SUPPORTED', `engine ${engine} does not support ${what} (session '${session}')`, { session, engine, ...extra });
+}
+
+/**
+ * The catalog's refusal of `field` on `op` for `engine`, in its words, for an engine class that
+ * refuses the argument itself too (the host asks the catalog first; a class used on its own must
+ * not take what the catalog says it refuses).
+ */
+export function catalogRefusal(session: string, engine: BuiltEngine, op: EngineOp, field: string): CommandError {
+  const refused = ENGINE_CATALOG[engine].refusedArguments.find((entry) => entry.op === op && entry.field === field);
+  if (!refused) throw new Error(`the catalog gives ${engine} no refusal of ${field} on ${op}`);
+  return notSupported(session, engine, refused.what, { field });
 }

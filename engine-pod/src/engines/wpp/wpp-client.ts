@@ -33,13 +33,7 @@ export interface WppBrowser {
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
 export interface WppClientLike
-  extends WppMediaClient,
-    WppChatsClient,
-    WppContactsClient,
-    WppProfileClient,
-    WppLabelsClient,
-    WppGroupsClient,
-    WppCallsClient {
+  extends WppMediaClient, WppChatsClient, WppContactsClient, WppProfileClient, WppLabelsClient, WppGroupsClient, WppCallsClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

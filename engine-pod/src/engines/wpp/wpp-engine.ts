@@ -18,6 +18,7 @@ import {
   type WANumberExistResult,
 } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
+import { catalogRefusal } from '../../command-rules.js';
 import type { CommandArgs, OutgoingMedia } from '../../capabilities/chatting.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
@@ -103,7 +104,8 @@ export class WppEngine implements Engine {
   }
 
   // Media (wpp-media.ts): files sent through wa-js's upload; received files are kept by the connection.
-  sendMedia(args: OutgoingMedia): Promise<MessageRecord> {
+  async sendMedia(args: OutgoingMedia): Promise<MessageRecord> {
+    if ('convert' in args && args.convert) throw catalogRefusal(this.context.session, 'WPP', 'send.media', 'convert');
     return sendWppMedia((chatId, run) => this.send(chatId, run), args);
   }
 

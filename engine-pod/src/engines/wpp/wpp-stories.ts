@@ -1,6 +1,6 @@
 import { type DeleteStatusRequest, statusMessageId, type TextStatus } from '@switchboard/protocol';
 import { CommandError, invalidField } from '../../command-error.js';
-import { notSupported } from '../../command-rules.js';
+import { catalogRefusal } from '../../command-rules.js';
 import type { WppPage } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
 import type { WppMessage } from './wpp-messages.js';
@@ -66,12 +66,7 @@ export class WppStories {
   }
 
   private refuseContacts(contacts: readonly string[] | null | undefined): void {
-    if (contacts?.length)
-      throw notSupported(
-        this.connection.context.session,
-        'WPP',
-        'choosing who sees a status (`contacts`): WhatsApp Web posts to the recipients the account’s status privacy names',
-      );
+    if (contacts?.length) throw catalogRefusal(this.connection.context.session, 'WPP', 'status.text', 'contacts');
   }
 }
 
