@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { type WebjsOptions, webjsLaunchOptions } from '../webjs/client-factory.js';
 import type { EngineLog } from '../../engine.js';
 import { type Winston, wppLogger } from './wpp-log.js';
+import type { WppChattingClient } from './wpp-chatting.js';
 import type { WppMessage } from './wpp-messages.js';
 
 /** WPPConnect's socket states (`WPP.whatsapp.Socket.state`) that matter here. */
@@ -25,13 +26,13 @@ export interface WppBrowser {
 }
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
-export interface WppClientLike {
+export interface WppClientLike extends WppChattingClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;
   getWid(): Promise<string | undefined>;
   /** Every new message of the account's chats, its own included (sent here or on the phone). */
-  onAnyMessage(callback: (message: WppMessage) => void): unknown;
+  onAnyMessage(callback: (message: WppMessage) => void): { dispose(): void };
   /** An own message's ack advanced: the message in its new state. */
   onAck(callback: (message: WppMessage) => void): unknown;
   sendText(to: string, content: string, options?: WppSendOptions): Promise<WppMessage>;

@@ -1,4 +1,4 @@
-import { ACKS, type MessageRecord, type RequestCodeRequest, type SendSeenResult } from '@switchboard/protocol';
+import { ACKS, type MessageReactionPayload, type MessageRecord, type RequestCodeRequest, type SendSeenResult } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { CommandArgs } from '../../capabilities/chatting.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
@@ -6,6 +6,7 @@ import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factor
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
+import { WppChatting } from './wpp-chatting.js';
 
 /**
  * WPP: WhatsApp Web in our chromium driven by WPPConnect (`@wppconnect-team/wppconnect`, which
@@ -16,6 +17,7 @@ import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.j
 export class WppEngine implements Engine {
   readonly name = 'WPP' as const;
   private readonly connection: WppConnection;
+  private readonly chatting: WppChatting;
 
   constructor(
     private readonly context: EngineContext,
@@ -23,6 +25,7 @@ export class WppEngine implements Engine {
     createClient: CreateWppClient = createWppClient,
   ) {
     this.connection = new WppConnection(context, options, createClient);
+    this.chatting = new WppChatting(this.connection, (what, error, chatId) => this.failed(what, error, chatId));
   }
 
   start(): Promise<void> {
@@ -72,6 +75,27 @@ export class WppEngine implements Engine {
     await (args.typing ? client.startTyping(args.chatId) : client.stopTyping(args.chatId)).catch((error: unknown) =>
       this.failed(`update typing in ${args.chatId}`, error, args.chatId),
     );
+  }
+
+  // Actions on messages (wpp-chatting.ts).
+  react(args: CommandArgs<'message.react'>): Promise<MessageReactionPayload> {
+    return this.chatting.react(args);
+  }
+
+  editMessage(args: CommandArgs<'message.edit'>): Promise<void> {
+    return this.chatting.editMessage(args);
+  }
+
+  deleteMessage(args: CommandArgs<'message.delete'>): Promise<void> {
+    return this.chatting.deleteMessage(args);
+  }
+
+  forwardMessage(args: CommandArgs<'message.forward'>): Promise<MessageRecord> {
+    return this.chatting.forwardMessage(args);
+  }
+
+  star(args: CommandArgs<'message.star'>): Promise<void> {
+    return this.chatting.star(args);
   }
 
   /**

@@ -1,0 +1,133 @@
+// What wa-js's message actions look for beyond whatsapp-web.js's (06-message-actions.js): the
+// reactions model collection it wraps to report reactions (WAWebReactionsMsgAction), the edit
+// action its editMessage calls (addAndSendMessageEdit), forwarding to chats
+// (WAWebForwardMessagesToChat), the search for a message not loaded, the enums its deleteMessage reads, a message's sender, a chat's
+// sendStarMsgs (WPPConnect's WAPI.starMessages), and revokes as WhatsApp Web processes them (a
+// protocol message through processMultipleMessages).
+(() => {
+  const { define, backend, MsgKey, MsgModel, widOf } = window.FakeWeb;
+  const { Msg } = window.require('WAWebCollections');
+
+  // Every reaction row stored (sent or received) also reaches the reactions model collection, as
+  // one new reaction: wa-js wraps this function (looked up at each call) to report `chat.new_reaction`.
+  const reactionsAction = { addOrUpdateReactionsModelCollection: async (data) => data };
+  define('WAWebReactionsMsgAction', () => reactionsAction);
+  const reactionTable = window.require('WAWebAddonReactionTableMode').reactionTableMode;
+  const storeRows = reactionTable.bulkUpsert;
+  reactionTable.bulkUpsert = async (rows) => {
+    const stored = await storeRows.call(reactionTable, rows);
+    for (const row of rows) {
+      await window.require('WAWebReactionsMsgAction').addOrUpdateReactionsModelCollection(
+        {
+          msgKey: row.id.toString(),
+          parentMsgKey: row.reactionParentKey.toString(),
+          reactionText: row.reactionText,
+          senderUserJid: row.from._serialized,
+          t: Math.floor(row.reactionTimestamp / 1000),
+          orphan: 0,
+          orphanReason: null,
+          read: false,
+        },
+        true,
+      );
+    }
+    return stored;
+  };
+
+  // An edit as wa-js sends it: the protocol message it built (its key is the edit's), applied to the message.
+  const editAction = window.require('WAWebSendMessageEditAction');
+  editAction.addAndSendMessageEdit = async (msg, edit) => {
+    await backend.request('edit', { msgId: msg.id._serialized, body: edit.body });
+    const text = msg.directPath ? { caption: edit.caption } : { body: edit.body };
+    msg.set({ latestEditMsgKey: edit.id, latestEditSenderTimestampMs: Date.now(), ...text });
+  };
+
+  // Where WhatsApp Web looks for a message not loaded in its chat: around it, from the phone. The
+  // fake's phone keeps no such messages: the search finds none (wa-js then answers msg_not_found).
+  define('WAWebChatMessageSearch', () => ({
+    getSearchContext: ({ chat, msgKey }) => ({
+      collection: { loadAroundPromise: Promise.resolve(), get: () => undefined },
+      key: msgKey,
+      chat,
+      highlightMsg: true,
+    }),
+  }));
+
+  // Forwarding through the action behind WhatsApp Web's forward dialog (06's forwardMessages).
+  define('WAWebForwardMessagesToChat', () => ({
+    forwardMessagesToChats: async (msgs, chats) => {
+      for (const chat of chats) await window.require('WAWebChatForwardMessage').forwardMessages({ chat, msgs });
+      return true;
+    },
+  }));
+
+  define('WAWebMsgType', () => ({
+    MSG_TYPE: {
+      CHAT: 'chat',
+      LOCATION: 'location',
+      VCARD: 'vcard',
+      MULTI_VCARD: 'multi_vcard',
+      POLL_CREATION: 'poll_creation',
+      PROTOCOL: 'protocol',
+      REVOKED: 'revoked',
+    },
+    SYSTEM_MESSAGE_TYPES: ['gp2', 'notification', 'e2e_notification'],
+  }));
+  define('WAWebSendMsgResultConstants', () => ({
+    SendMsgResult: {
+      OK: 'OK',
+      ERROR_NETWORK: 'ERROR_NETWORK',
+      ERROR_EXPIRED: 'ERROR_EXPIRED',
+      ERROR_CANCELLED: 'ERROR_CANCELLED',
+      ERROR_UPLOAD: 'ERROR_UPLOAD',
+      ERROR_UNKNOWN: 'ERROR_UNKNOWN',
+    },
+  }));
+
+  // Starring from the chat, as WPPConnect's own script (WAPI.starMessages) does it.
+  const { Cmd } = window.require('WAWebCmd');
+  const ChatModel = window.FakeWeb.collections.Chat.modelClass;
+  ChatModel.prototype.sendStarMsgs = function (msgs, star) {
+    return star ? Cmd.sendStarMsgs(this, msgs) : Cmd.sendUnstarMsgs(this, msgs);
+  };
+
+  // The message's sender as a contact: wa-js's deleteMessage revokes only what the account sent.
+  Object.defineProperty(MsgModel.prototype, 'senderObj', {
+    configurable: true,
+    get() {
+      const sender = this.id.fromMe ? window.FakeWeb.me.pn : (this.author ?? this.from);
+      return { id: sender, isMe: this.id.fromMe };
+    },
+  });
+
+  // A protocol message (a revoke) is applied, not added: the message collection adds the rest.
+  const addMessages = Msg.processMultipleMessages;
+  Msg.processMultipleMessages = async (chatId, messages) =>
+    addMessages.call(
+      Msg,
+      chatId,
+      messages.filter((data) => data.type !== 'protocol'),
+    );
+  // The phone revokes a message: WhatsApp Web processes the revoke's protocol message (which wa-js
+  // reports as `chat.msg_revoke`), then shows the message as revoked (06-message-actions.js).
+  const revoked = window.FakeWeb.revoke;
+  backend.on('revoke', async ({ id, by }) => {
+    const msg = Msg.get(id);
+    if (!msg) return;
+    const sender = widOf(by);
+    const fromMe = sender._serialized === window.FakeWeb.me.pn?._serialized;
+    await Msg.processMultipleMessages(msg.id.remote, [
+      {
+        type: 'protocol',
+        subtype: 'sender_revoke',
+        isNewMsg: true,
+        id: new MsgKey({ fromMe, remote: msg.id.remote, id: MsgKey.newIdSync() }),
+        from: sender,
+        to: msg.id.remote,
+        author: msg.id.remote.isGroup() ? sender : undefined,
+        protocolMessageKey: msg.id,
+      },
+    ]);
+    revoked(msg, sender);
+  });
+})();

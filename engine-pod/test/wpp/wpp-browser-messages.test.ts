@@ -1,0 +1,134 @@
+// WPP's actions on messages through Chromium on the fake WhatsApp Web: WPPConnect and its wa-js,
+// unmodified, react, edit, revoke, forward and star, and report what the contact's phone does to
+// messages (reactions, edits, revokes) as WEBJS does.
+import type { EventName, MessageRecord } from '@switchboard/protocol';
+import { waitFor } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HostedEvent } from '../../src/index.js';
+import type { FakeWebPhone } from '../fake-web/index.js';
+import { type PairedWebjs, pairedWpp } from '../webjs/paired-webjs.js';
+
+const ME = '15550007171@c.us';
+const CONTACT = '15550003434@c.us';
+
+describe('WPP actions on messages through Chromium', () => {
+  let session: PairedWebjs;
+  let phone: FakeWebPhone;
+  const events: HostedEvent[] = [];
+  const payloads = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
+  const execute = (op: string, args: Record<string, unknown>) => session.host.execute({ op, args } as Parameters<typeof session.host.execute>[0]);
+  const send = async (text: string) => (await execute('send.text', { chatId: CONTACT, text })) as MessageRecord;
+  /** A text from the contact, once the engine reported it; answers its record id. */
+  const received = async (text: string) => {
+    const id = `false_${CONTACT}_${phone.text(CONTACT, text)}`;
+    await waitFor(() => payloads('message').some((p) => p.id === id), `message ${id}`);
+    return id;
+  };
+
+  beforeAll(async () => {
+    session = await pairedWpp('wpp-messages', { id: ME, pushName: 'Messages' }, (event) => events.push(event));
+    phone = session.phone;
+  }, 60_000);
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it('reacts: the servers told, message.reaction (api) once with the reaction own id, and the answer is that payload', async () => {
+    const target = await received('react to me');
+    const payload = (await execute('message.react', { messageId: target, reaction: '👍' })) as Record<string, unknown>;
+    expect(phone.actions).toContainEqual(expect.objectContaining({ type: 'react', msgId: target, reaction: '👍' }));
+    expect(payload).toMatchObject({
+      fromMe: true,
+      source: 'api',
+      from: ME,
+      to: CONTACT,
+      participant: null,
+      reaction: { text: '👍', messageId: target },
+    });
+    expect(payload.id).toMatch(new RegExp(`^true_${CONTACT}_\\w+$`));
+    // The page's own report of the reaction is the same one: not emitted again as the phone's.
+    await waitFor(() => payloads('message.reaction').length > 0, 'message.reaction');
+    expect(payloads('message.reaction').filter((p) => (p.reaction as { messageId: string }).messageId === target)).toEqual([payload]);
+  });
+
+  it("the contact's reaction is message.reaction (app) from the contact", async () => {
+    const target = await send('react to this');
+    const id = `false_${CONTACT}_3EB0WPPREACT01`;
+    phone.change('reaction', { id, parent: target.id, sender: CONTACT, text: '❤️' });
+    const reaction = await waitFor(() => payloads('message.reaction').find((p) => p.id === id), 'the contact reaction');
+    expect(reaction).toMatchObject({ fromMe: false, source: 'app', from: CONTACT, to: ME, reaction: { text: '❤️', messageId: target.id } });
+  });
+
+  it('edits an own text: the servers told, message.edited with the new body; a message it cannot edit is a 4xx INVALID', async () => {
+    const sent = await send('before the edit');
+    const key = sent.id.split('_').at(-1)!;
+    await execute('message.edit', { chatId: CONTACT, messageId: sent.id, text: 'after the edit', linkPreview: false });
+    expect(phone.actions).toContainEqual(expect.objectContaining({ type: 'edit', msgId: sent.id, body: 'after the edit' }));
+    const edited = await waitFor(() => payloads('message.edited').find((p) => p.editedMessageId === key), 'message.edited');
+    expect(edited).toMatchObject({ body: 'after the edit', fromMe: true });
+    expect(edited.id).not.toBe(sent.id);
+    const theirs = await received('not yours to edit');
+    await expect(execute('message.edit', { chatId: CONTACT, messageId: theirs, text: 'mine now', linkPreview: false })).rejects.toMatchObject({
+      code: 'INVALID',
+    });
+  });
+
+  it("the contact's edit is message.edited", async () => {
+    const target = await received('typo hree');
+    phone.change('edit', { id: target, body: 'typo here' });
+    const edited = await waitFor(() => payloads('message.edited').find((p) => p.body === 'typo here'), 'message.edited');
+    expect(edited).toMatchObject({ editedMessageId: target.split('_').at(-1), fromMe: false, from: CONTACT });
+  });
+
+  it('deletes an own message for everyone: the servers told to revoke it, message.revoked with it before and after', async () => {
+    const sent = await send('regret this');
+    await execute('message.delete', { chatId: CONTACT, messageId: sent.id });
+    expect(phone.actions).toContainEqual({ type: 'revoke', msgId: sent.id });
+    const revoked = await waitFor(() => payloads('message.revoked').find((p) => p.revokedMessageId === sent.id.split('_').at(-1)), 'message.revoked');
+    expect(revoked.before).toMatchObject({ id: sent.id, body: 'regret this' });
+    expect(revoked.after).toMatchObject({ body: '' });
+  });
+
+  it("the contact's revoke is message.revoked naming the message", async () => {
+    const target = await received('about to vanish');
+    phone.change('revoke', { id: target, by: CONTACT });
+    const revoked = await waitFor(() => payloads('message.revoked').find((p) => p.revokedMessageId === target.split('_').at(-1)), 'message.revoked');
+    expect(revoked.after).toMatchObject({ id: expect.stringMatching(new RegExp(`^false_${CONTACT}_`)) });
+    expect(revoked.after.id).not.toBe(target);
+  });
+
+  it('forwards: the copy sent to the other chat is answered (api, forwarded) and message.any (api) once', async () => {
+    const original = await received('pass it on');
+    const other = '15550005656@c.us';
+    const copy = (await execute('message.forward', { chatId: other, messageId: original })) as MessageRecord;
+    expect(copy).toMatchObject({ fromMe: true, source: 'api', to: other, body: 'pass it on' });
+    expect(copy.id).toMatch(new RegExp(`^true_${other}_\\w+$`));
+    expect(phone.sentTo(other).map((m) => [m.body, m.isForwarded])).toEqual([['pass it on', true]]);
+    await waitFor(() => payloads('message.any').some((p) => p.id === copy.id), 'message.any of the copy');
+    expect(payloads('message.any').filter((p) => p.id === copy.id)).toEqual([copy]);
+  });
+
+  it('an action on a message the page does not have is NOT_FOUND naming it', async () => {
+    const unknown = `false_${CONTACT}_0000000000AAAAAA`;
+    for (const [op, args] of [
+      ['message.forward', { chatId: CONTACT, messageId: unknown }],
+      ['message.react', { messageId: unknown, reaction: '👍' }],
+      ['message.edit', { chatId: CONTACT, messageId: unknown, text: 'x', linkPreview: false }],
+      ['message.delete', { chatId: CONTACT, messageId: unknown }],
+      ['message.star', { chatId: CONTACT, messageId: unknown, star: true }],
+    ] as const) {
+      await expect(execute(op, args), op).rejects.toMatchObject({ code: 'NOT_FOUND', details: { messageId: unknown } });
+    }
+  });
+
+  it('stars and unstars: the servers told each; starring a starred message again is done already', async () => {
+    const target = await received('a keeper');
+    await execute('message.star', { chatId: CONTACT, messageId: target, star: true });
+    await execute('message.star', { chatId: CONTACT, messageId: target, star: true });
+    await execute('message.star', { chatId: CONTACT, messageId: target, star: false });
+    expect(phone.actions.filter((a) => a.type === 'star' && a.msgId === target)).toEqual([
+      { type: 'star', msgId: target, star: true },
+      { type: 'star', msgId: target, star: false },
+    ]);
+  });
+});
