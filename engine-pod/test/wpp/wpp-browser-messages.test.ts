@@ -1,5 +1,5 @@
 // WPP's actions on messages through Chromium on the fake WhatsApp Web: WPPConnect and its wa-js,
-// unmodified, react, edit, revoke, forward and star, and report what the contact's phone does to
+// unmodified, react, edit, revoke, forward, star and pin, and report what the contact's phone does to
 // messages (reactions, edits, revokes) as WEBJS does.
 import type { EventName, MessageRecord } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
@@ -108,6 +108,17 @@ describe('WPP actions on messages through Chromium', () => {
     expect(payloads('message.any').filter((p) => p.id === copy.id)).toEqual([copy]);
   });
 
+  it('pins for one of the durations WhatsApp offers and unpins: the servers told each; pinning a pinned message again is done already', async () => {
+    const target = await received('pin me');
+    await execute('message.pin', { chatId: CONTACT, messageId: target, duration: 86_400 });
+    await execute('message.pin', { chatId: CONTACT, messageId: target, duration: 86_400 });
+    await execute('message.pin', { chatId: CONTACT, messageId: target, duration: null });
+    expect(phone.pins.filter((p) => p.msgId === target)).toEqual([
+      { msgId: target, pin: true, duration: 86_400 },
+      { msgId: target, pin: false, duration: 0 },
+    ]);
+  });
+
   it('an action on a message the page does not have is NOT_FOUND naming it', async () => {
     const unknown = `false_${CONTACT}_0000000000AAAAAA`;
     for (const [op, args] of [
@@ -116,6 +127,7 @@ describe('WPP actions on messages through Chromium', () => {
       ['message.edit', { chatId: CONTACT, messageId: unknown, text: 'x', linkPreview: false }],
       ['message.delete', { chatId: CONTACT, messageId: unknown }],
       ['message.star', { chatId: CONTACT, messageId: unknown, star: true }],
+      ['message.pin', { chatId: CONTACT, messageId: unknown, duration: 604_800 }],
     ] as const) {
       await expect(execute(op, args), op).rejects.toMatchObject({ code: 'NOT_FOUND', details: { messageId: unknown } });
     }

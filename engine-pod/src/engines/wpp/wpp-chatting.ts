@@ -1,10 +1,11 @@
 import type { MessageEditedPayload, MessageReactionPayload, MessageRecord, MessageRevokedPayload } from '@switchboard/protocol';
 import type { CommandArgs } from '../../capabilities/chatting.js';
-import { CommandError } from '../../command-error.js';
+import { CommandError, invalidField } from '../../command-error.js';
 import { ApiSendGate } from '../webjs/api-send-gate.js';
 import { ECHO_WAIT_MS } from '../webjs/deps.js';
 import { reactionPayload } from '../webjs/message-mapping.js';
 import { parseKey, recordId } from '../webjs/webjs-ids.js';
+import type { WppPage } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
 import { type WppMessage, wppMessageRecord } from './wpp-messages.js';
 
@@ -38,6 +39,7 @@ export interface WppRevoke {
 
 /** The slice of WPPConnect's client the message operations use. */
 export interface WppChattingClient {
+  readonly page: Pick<WppPage, 'evaluate'>;
   sendReactionToMessage(msgId: string, reaction: string | false): Promise<unknown>;
   editMessage(msgId: string, newText: string, options?: { linkPreview?: boolean }): Promise<WppMessage>;
   deleteMessage(chatId: string, messageId: string, onlyLocal?: boolean, deleteMediaInDevice?: boolean): Promise<boolean>;
@@ -49,6 +51,14 @@ export interface WppChattingClient {
   onReactionMessage(callback: (reaction: WppReaction) => void): WppListener;
   onMessageEdit(callback: (edit: WppEdit) => void): WppListener;
   onRevokedMessage(callback: (revoke: WppRevoke) => void): WppListener;
+}
+
+/** WhatsApp's pin durations (protocol's PIN_DURATIONS) as wa-js names them (`PinExpiryDurationOption`). */
+const PIN_OPTIONS: Readonly<Record<number, string>> = { 86_400: 'OneDay', 604_800: 'SevenDays', 2_592_000: 'ThirtyDays' };
+
+/** What the engine reads of wa-js in the page to pin (`window.WPP`). */
+interface WppPinGlobals {
+  WPP: { chat: { pinMsg(id: string, pin: boolean, duration?: string): Promise<{ result: string }> } };
 }
 
 const serialized = (key: WppKey): string => (typeof key === 'string' ? key : key._serialized);
@@ -151,6 +161,34 @@ export class WppChatting {
       (record) => this.connection.context.emit('message.any', record),
     );
     return sent;
+  }
+
+  /**
+   * WPPConnect's client pins chats only: messages are pinned with wa-js's `WPP.chat.pinMsg` in the
+   * page, for one of the durations WhatsApp offers (validated by then), named as its option.
+   */
+  async pinMessage(args: CommandArgs<'message.pin'>): Promise<void> {
+    const client = this.connection.workingClient();
+    const pinning = args.duration !== null;
+    const doing = pinning ? 'pin' : 'unpin';
+    const chatId = parseKey(args.messageId).chatId;
+    const option = pinning ? PIN_OPTIONS[args.duration!] : undefined;
+    if (pinning && !option) throw invalidField('duration', `must be one of ${Object.keys(PIN_OPTIONS).join(', ')} (seconds)`);
+    const result = await client.page
+      .evaluate(
+        async ({ id, pin, duration }) => {
+          const { WPP } = globalThis as unknown as WppPinGlobals;
+          return (await (pin ? WPP.chat.pinMsg(id, true, duration) : WPP.chat.pinMsg(id, false))).result;
+        },
+        { id: args.messageId, pin: pinning, duration: option },
+      )
+      .catch((error: unknown) => {
+        // Already so: done, as a second star is.
+        if (/is already (pinned|unpinned)/.test(describe(error))) return 'OK';
+        return this.failed(`${doing} ${args.messageId}`, error, chatId, args.messageId);
+      });
+    if (result !== 'OK')
+      throw new CommandError('ENGINE_ERROR', `WhatsApp did not ${doing} ${args.messageId} (${result})`, { messageId: args.messageId });
   }
 
   /**

@@ -98,6 +98,10 @@ export class WppEngine implements Engine {
     return this.chatting.star(args);
   }
 
+  pinMessage(args: CommandArgs<'message.pin'>): Promise<void> {
+    return this.chatting.pinMessage(args);
+  }
+
   /**
    * One send through the send gate: its `message.any` (api) once, before its acks, and the record
    * as the message was made (PENDING): WPPConnect resolves a send once the servers took it, and

@@ -1,7 +1,8 @@
 // What wa-js's message actions look for beyond whatsapp-web.js's (06-message-actions.js): the
 // reactions model collection it wraps to report reactions (WAWebReactionsMsgAction), the edit
 // action its editMessage calls (addAndSendMessageEdit), forwarding to chats
-// (WAWebForwardMessagesToChat), the search for a message not loaded, the enums its deleteMessage reads, a message's sender, a chat's
+// (WAWebForwardMessagesToChat), the search for a message not loaded, pins (the
+// pin collection and enums, the duration as an option), the enums its deleteMessage reads, a message's sender, a chat's
 // sendStarMsgs (WPPConnect's WAPI.starMessages), and revokes as WhatsApp Web processes them (a
 // protocol message through processMultipleMessages).
 (() => {
@@ -90,6 +91,27 @@
   ChatModel.prototype.sendStarMsgs = function (msgs, star) {
     return star ? Cmd.sendStarMsgs(this, msgs) : Cmd.sendUnstarMsgs(this, msgs);
   };
+
+  // Pins as wa-js makes them: the duration as WhatsApp Web's option (newer pages) rather than
+  // seconds; the pins of messages found through the message's state (06's sendPinInChatMsg).
+  const PIN_SECONDS = { OneDay: 86_400, SevenDays: 604_800, ThirtyDays: 2_592_000 };
+  const pinAction = window.require('WAWebSendPinMessageAction');
+  const sendPin = pinAction.sendPinInChatMsg;
+  pinAction.sendPinInChatMsg = (msg, action, duration, ...rest) =>
+    sendPin(msg, action, typeof duration === 'string' ? PIN_SECONDS[duration] : duration, ...rest);
+  define('WAWebPinStateConstants', () => ({
+    PIN_STATE: { INVALID: 0, PIN: 1, UNPIN: 2 },
+    PinExpiryDurationOption: Object.fromEntries(
+      ['FiveSeconds', 'FifteenSeconds', 'OneMinute', ...Object.keys(PIN_SECONDS)].map((option) => [option, option]),
+    ),
+  }));
+  // Like Presence's, the module names its one instance `PinInChatCollectionImpl`.
+  const pins = new window.FakeWeb.Collection();
+  pins.getByParentMsgKey = (key) => {
+    const msg = Msg.get(key);
+    return msg && msg.isPinned !== undefined ? { parentMsgKey: msg.id, pinType: msg.isPinned ? 1 : 2 } : undefined;
+  };
+  define('WAWebPinInChatCollection', () => ({ PinInChatCollectionImpl: pins, PinInChatCollection: pins }));
 
   // The message's sender as a contact: wa-js's deleteMessage revokes only what the account sent.
   Object.defineProperty(MsgModel.prototype, 'senderObj', {
