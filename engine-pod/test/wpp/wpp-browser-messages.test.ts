@@ -143,4 +143,81 @@ describe('WPP actions on messages through Chromium', () => {
       { type: 'star', msgId: target, star: false },
     ]);
   });
+
+  describe('contact cards and polls', () => {
+    const ADA = 'BEGIN:VCARD\nVERSION:3.0\nFN:Ada Lovelace\nTEL;type=CELL;type=VOICE;waid=442079460000:+44 20 7946 0000\nEND:VCARD';
+    const ALAN = 'BEGIN:VCARD\nVERSION:3.0\nFN:Alan Turing\nTEL;type=CELL;type=VOICE;waid=441614960000:+44 161 496 0000\nEND:VCARD';
+
+    it('sends a contact card as given: body and vCards the card, the servers told', async () => {
+      const record = (await execute('send.contactVcard', { chatId: CONTACT, contacts: [{ vcard: ADA }] })) as MessageRecord;
+      expect(record).toMatchObject({ fromMe: true, source: 'api', to: CONTACT, body: ADA, vCards: [ADA], hasMedia: false });
+      expect(phone.sentTo(CONTACT).at(-1)).toMatchObject({ type: 'vcard', body: ADA, vcardFormattedName: 'Ada Lovelace' });
+    });
+
+    it('sends several cards in one message (multi_vcard)', async () => {
+      const record = (await execute('send.contactVcard', { chatId: CONTACT, contacts: [{ vcard: ADA }, { vcard: ALAN }] })) as MessageRecord;
+      expect(record.vCards).toEqual([ADA, ALAN]);
+      expect(phone.sentTo(CONTACT).at(-1)).toMatchObject({ type: 'multi_vcard' });
+    });
+
+    it('sends a poll: body the question, the options and how many answers it takes as the servers were told', async () => {
+      const poll = (await execute('send.poll', {
+        chatId: CONTACT,
+        poll: { name: 'lunch?', options: ['Pizza', 'Sushi'], multipleAnswers: false },
+      })) as MessageRecord;
+      expect(poll).toMatchObject({ fromMe: true, source: 'api', to: CONTACT, body: 'lunch?' });
+      expect(phone.sentTo(CONTACT).at(-1)).toMatchObject({
+        type: 'poll_creation',
+        pollName: 'lunch?',
+        pollOptions: [
+          { name: 'Pizza', localId: 0 },
+          { name: 'Sushi', localId: 1 },
+        ],
+        pollSelectableOptionsCount: 1,
+      });
+      await waitFor(() => payloads('message.any').some((p) => p.id === poll.id), 'message.any of the poll');
+    });
+
+    it('received: a location, a contact card, several cards, a poll and a reply map as WEBJS maps them', async () => {
+      const receivedOne = async (id: string) => waitFor(() => payloads('message').find((p) => p.id === `false_${CONTACT}_${id}`), `message ${id}`);
+      const location = await receivedOne(phone.deliver(CONTACT, { type: 'location', lat: 48.8584, lng: 2.2945, loc: 'Tour Eiffel\nChamp de Mars' }));
+      expect(location).toMatchObject({
+        body: '',
+        location: { latitude: '48.8584', longitude: '2.2945', name: 'Tour Eiffel', address: 'Champ de Mars' },
+      });
+      const card = await receivedOne(phone.deliver(CONTACT, { type: 'vcard', body: ADA }));
+      expect(card).toMatchObject({ body: ADA, vCards: [ADA] });
+      const cards = await receivedOne(
+        phone.deliver(CONTACT, {
+          type: 'multi_vcard',
+          vcardList: [
+            { displayName: 'Ada Lovelace', vcard: ADA },
+            { displayName: 'Alan Turing', vcard: ALAN },
+          ],
+        }),
+      );
+      expect(cards.vCards).toEqual([ADA, ALAN]);
+      const poll = await receivedOne(
+        phone.deliver(CONTACT, {
+          type: 'poll_creation',
+          pollName: 'dinner?',
+          pollOptions: [{ name: 'Yes', localId: 0 }],
+          pollSelectableOptionsCount: 1,
+        }),
+      );
+      expect(poll).toMatchObject({ body: 'dinner?', hasMedia: false });
+      const first = phone.text(CONTACT, 'the original');
+      await receivedOne(first);
+      const reply = await receivedOne(
+        phone.deliver(CONTACT, {
+          type: 'chat',
+          body: 'the answer',
+          quotedMsg: { type: 'chat', body: 'the original' },
+          quotedStanzaID: first,
+          quotedParticipant: CONTACT,
+        }),
+      );
+      expect(reply.replyTo).toMatchObject({ id: first, participant: CONTACT, body: 'the original', hasMedia: false });
+    });
+  });
 });

@@ -1,11 +1,11 @@
 import type { MessageEditedPayload, MessageReactionPayload, MessageRecord, MessageRevokedPayload } from '@switchboard/protocol';
-import type { CommandArgs } from '../../capabilities/chatting.js';
+import type { CommandArgs, OutgoingContacts } from '../../capabilities/chatting.js';
 import { CommandError, invalidField } from '../../command-error.js';
 import { ApiSendGate } from '../webjs/api-send-gate.js';
 import { ECHO_WAIT_MS } from '../webjs/deps.js';
 import { reactionPayload } from '../webjs/message-mapping.js';
 import { parseKey, recordId } from '../webjs/webjs-ids.js';
-import type { WppPage } from './wpp-client.js';
+import type { WppPage, WppSendOptions } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
 import { type WppMessage, wppMessageRecord } from './wpp-messages.js';
 
@@ -47,6 +47,7 @@ export interface WppChattingClient {
   /** How many messages changed (WPPConnect's WAPI.starMessages). */
   starMessage(messageId: string, star?: boolean): Promise<number>;
   getMessageById(id: string): Promise<WppMessage>;
+  sendPollMessage(chatId: string, name: string, choices: string[], options: { selectableCount: number } & WppSendOptions): Promise<WppMessage>;
   onAnyMessage(callback: (message: WppMessage) => void): WppListener;
   onReactionMessage(callback: (reaction: WppReaction) => void): WppListener;
   onMessageEdit(callback: (edit: WppEdit) => void): WppListener;
@@ -55,6 +56,16 @@ export interface WppChattingClient {
 
 /** WhatsApp's pin durations (protocol's PIN_DURATIONS) as wa-js names them (`PinExpiryDurationOption`). */
 const PIN_OPTIONS: Readonly<Record<number, string>> = { 86_400: 'OneDay', 604_800: 'SevenDays', 2_592_000: 'ThirtyDays' };
+
+/** wa-js's send of a message it is given whole (`WPP.chat.sendRawMessage`). */
+interface WppRawGlobals {
+  WPP: { chat: { sendRawMessage(chatId: string, message: object, options: WppSendOptions): Promise<{ id: string }> } };
+}
+
+/** A send's reply and pre-generated id as wa-js takes them (`quotedMsg`, `messageId`). */
+function sendOptions(args: { readonly chatId: string; readonly id?: string | null; readonly reply_to?: string | null }): WppSendOptions {
+  return { ...(args.reply_to ? { quotedMsg: args.reply_to } : {}), ...(args.id ? { messageId: `true_${args.chatId}_${args.id}` } : {}) };
+}
 
 /** What the engine reads of wa-js in the page to pin (`window.WPP`). */
 interface WppPinGlobals {
@@ -75,12 +86,41 @@ export class WppChatting {
   constructor(
     private readonly connection: WppConnection,
     private readonly engineFailed: (what: string, error: unknown, chatId: string) => never,
+    /** The engine's one send: through the send gate, answered as made (wpp-engine.ts). */
+    private readonly send: (chatId: string, run: (client: WppChattingClient) => Promise<WppMessage>) => Promise<MessageRecord>,
   ) {
     connection.attach((client) => {
       client.onReactionMessage((reaction) => this.reacted(client, reaction));
       client.onMessageEdit((edit) => this.edited(client, edit));
       client.onRevokedMessage((revoke) => void this.revoked(client, revoke));
     });
+  }
+
+  /**
+   * The cards as given, through wa-js's `sendRawMessage` as its `sendVCardContactMessage` sends
+   * those it builds (WPPConnect's `sendContactVcard` builds them from contact ids only): one card
+   * is a `vcard` message, several one `multi_vcard`.
+   */
+  sendContactVcard(args: OutgoingContacts): Promise<MessageRecord> {
+    const cards = args.vcards.map((vcard) => ({ vcard, displayName: /^FN:(.*)$/m.exec(vcard)?.[1]?.trim() ?? '' }));
+    const [card] = cards;
+    const raw =
+      cards.length === 1 ? { type: 'vcard', body: card!.vcard, vcardFormattedName: card!.displayName } : { type: 'multi_vcard', vcardList: cards };
+    return this.send(args.chatId, async (client) => {
+      const { id } = await client.page.evaluate(
+        ({ chatId, message, options }) => (globalThis as unknown as WppRawGlobals).WPP.chat.sendRawMessage(chatId, message, options),
+        { chatId: args.chatId, message: raw, options: sendOptions(args) },
+      );
+      return client.getMessageById(id);
+    });
+  }
+
+  /** WPPConnect's `sendPollMessage`: one answer (`selectableCount` 1) or any number of them (0). */
+  sendPoll(args: CommandArgs<'send.poll'>): Promise<MessageRecord> {
+    const { poll } = args;
+    return this.send(args.chatId, (client) =>
+      client.sendPollMessage(args.chatId, poll.name, [...poll.options], { selectableCount: poll.multipleAnswers ? 0 : 1, ...sendOptions(args) }),
+    );
   }
 
   /** The reaction's own key is made in the page: the op waits for WPPConnect to report it. */

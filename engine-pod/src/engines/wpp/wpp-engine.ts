@@ -1,6 +1,6 @@
 import { ACKS, type MessageReactionPayload, type MessageRecord, type RequestCodeRequest, type SendSeenResult } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
-import type { CommandArgs } from '../../capabilities/chatting.js';
+import type { CommandArgs, OutgoingContacts } from '../../capabilities/chatting.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
@@ -25,7 +25,11 @@ export class WppEngine implements Engine {
     createClient: CreateWppClient = createWppClient,
   ) {
     this.connection = new WppConnection(context, options, createClient);
-    this.chatting = new WppChatting(this.connection, (what, error, chatId) => this.failed(what, error, chatId));
+    this.chatting = new WppChatting(
+      this.connection,
+      (what, error, chatId) => this.failed(what, error, chatId),
+      (chatId, run) => this.send(chatId, run),
+    );
   }
 
   start(): Promise<void> {
@@ -77,7 +81,7 @@ export class WppEngine implements Engine {
     );
   }
 
-  // Actions on messages (wpp-chatting.ts).
+  // Actions on messages, and sends of contact cards and polls (wpp-chatting.ts).
   react(args: CommandArgs<'message.react'>): Promise<MessageReactionPayload> {
     return this.chatting.react(args);
   }
@@ -100,6 +104,14 @@ export class WppEngine implements Engine {
 
   pinMessage(args: CommandArgs<'message.pin'>): Promise<void> {
     return this.chatting.pinMessage(args);
+  }
+
+  sendContactVcard(args: OutgoingContacts): Promise<MessageRecord> {
+    return this.chatting.sendContactVcard(args);
+  }
+
+  sendPoll(args: CommandArgs<'send.poll'>): Promise<MessageRecord> {
+    return this.chatting.sendPoll(args);
   }
 
   /**

@@ -1,4 +1,5 @@
 // What wa-js's message actions look for beyond whatsapp-web.js's (06-message-actions.js): the
+// message a reply quotes, the
 // reactions model collection it wraps to report reactions (WAWebReactionsMsgAction), the edit
 // action its editMessage calls (addAndSendMessageEdit), forwarding to chats
 // (WAWebForwardMessagesToChat), the search for a message not loaded, pins (the
@@ -82,6 +83,19 @@
       ERROR_CANCELLED: 'ERROR_CANCELLED',
       ERROR_UPLOAD: 'ERROR_UPLOAD',
       ERROR_UNKNOWN: 'ERROR_UNKNOWN',
+    },
+  }));
+
+  // The message a reply quotes, as a model: the one loaded, or one made from the copy the reply
+  // carries (wa-js reads it on each new reply).
+  define('WAWebQuotedMsgModelUtils', () => ({
+    getQuotedMsgObj: (msg) => {
+      if (!msg.quotedStanzaID) return undefined;
+      const participant = msg.quotedParticipant ? widOf(msg.quotedParticipant) : undefined;
+      const fromMe = participant?._serialized === window.FakeWeb.me.pn?._serialized;
+      const remote = msg.id.remote;
+      const id = new MsgKey({ fromMe, remote, id: msg.quotedStanzaID, participant: remote.isGroup() ? participant : undefined });
+      return Msg.get(id) ?? new MsgModel({ ...msg.quotedMsg, id, from: fromMe ? window.FakeWeb.me.pn : (participant ?? remote) });
     },
   }));
 
