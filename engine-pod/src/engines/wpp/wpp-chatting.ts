@@ -1,6 +1,7 @@
 import type { MessageEditedPayload, MessageReactionPayload, MessageRecord, MessageRevokedPayload } from '@switchboard/protocol';
 import type { CommandArgs, OutgoingContacts } from '../../capabilities/chatting.js';
 import { CommandError, invalidField } from '../../command-error.js';
+import { notSupported } from '../../command-rules.js';
 import { ApiSendGate } from '../webjs/api-send-gate.js';
 import { ECHO_WAIT_MS } from '../webjs/deps.js';
 import { reactionPayload } from '../webjs/message-mapping.js';
@@ -184,7 +185,8 @@ export class WppChatting {
 
   /** WPPConnect answers whether it forwarded: the copy is the new own message it reports in that chat. */
   async forwardMessage(args: CommandArgs<'message.forward'>): Promise<MessageRecord> {
-    if (args.id) throw new CommandError('NOT_SUPPORTED', 'WPP cannot forward with a pre-generated message id (`id`)', { engine: 'WPP' });
+    if (args.id)
+      throw notSupported(this.connection.context.session, 'WPP', 'forwarding with a pre-generated message id (`id`): WhatsApp Web makes up its own');
     const client = this.connection.workingClient();
     const me = this.connection.meId();
     const sent = await this.connection.gate.send(
