@@ -47,7 +47,12 @@ describe('the fake WhatsApp Web and what the pinned wa-js looks for', () => {
     fake = await FakeWhatsAppWeb.start();
     dirs = ['data', 'profile'].map((name) => mkdtempSync(join(tmpdir(), `sb-wa-js-${name}-`)));
     let qr = '';
-    client = await createWppClient(fake.webjsOptions(dirs[0]!), dirs[1]!, { qr: (code) => (qr = code) }, null);
+    client = await createWppClient(
+      fake.webjsOptions(dirs[0]!),
+      dirs[1]!,
+      { qr: (code) => (qr = code), log: { info() {}, warn() {}, error() {} } },
+      null,
+    );
     // A QR code drawn: wa-js is injected and has looked at the page.
     await waitFor(() => qr !== '', 'the QR code', 60_000);
   }, 90_000);
