@@ -393,7 +393,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends locations, contact cards and polls, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, and reports acks, reactions, edits and revokes so far; ' +
+      'sends and receives text, sends locations, contact cards and polls, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, and reports acks, reactions, edits, revokes and votes so far; ' +
       'every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
@@ -413,7 +413,17 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'send.contactVcard',
       'send.poll',
     ],
-    events: ['session.status', 'message', 'message.any', 'message.ack', 'message.ack.group', 'message.reaction', 'message.edited', 'message.revoked'],
+    events: [
+      'session.status',
+      'message',
+      'message.any',
+      'message.ack',
+      'message.ack.group',
+      'message.reaction',
+      'message.edited',
+      'message.revoked',
+      'poll.vote',
+    ],
     callRejection: false,
     settings: [],
     refusedArguments: [REGISTRATION],

@@ -179,6 +179,19 @@ describe('WPP actions on messages through Chromium', () => {
       await waitFor(() => payloads('message.any').some((p) => p.id === poll.id), 'message.any of the poll');
     });
 
+    it("the contact's vote on the account's poll is poll.vote naming the options chosen", async () => {
+      const poll = (await execute('send.poll', {
+        chatId: CONTACT,
+        poll: { name: 'where?', options: ['Here', 'There', 'Anywhere'], multipleAnswers: true },
+      })) as MessageRecord;
+      phone.change('vote', { id: `false_${CONTACT}_3EB0WPPVOTE01`, parent: poll.id, sender: CONTACT, localIds: [0, 2] });
+      const vote = await waitFor(() => payloads('poll.vote').find((p) => (p.poll as { id: string }).id === poll.id), 'poll.vote');
+      expect(vote).toMatchObject({
+        vote: { from: CONTACT, to: ME, fromMe: false, selectedOptions: ['Here', 'Anywhere'] },
+        poll: { id: poll.id, fromMe: true, from: ME, to: CONTACT },
+      });
+    });
+
     it('received: a location, a contact card, several cards, a poll and a reply map as WEBJS maps them', async () => {
       const receivedOne = async (id: string) => waitFor(() => payloads('message').find((p) => p.id === `false_${CONTACT}_${id}`), `message ${id}`);
       const location = await receivedOne(phone.deliver(CONTACT, { type: 'location', lat: 48.8584, lng: 2.2945, loc: 'Tour Eiffel\nChamp de Mars' }));

@@ -4,7 +4,7 @@ import { CommandError, invalidField } from '../../command-error.js';
 import { notSupported } from '../../command-rules.js';
 import { ApiSendGate } from '../webjs/api-send-gate.js';
 import { ECHO_WAIT_MS } from '../webjs/deps.js';
-import { reactionPayload } from '../webjs/message-mapping.js';
+import { pollVotePayload, reactionPayload } from '../webjs/message-mapping.js';
 import { parseKey, recordId } from '../webjs/webjs-ids.js';
 import type { WppPage, WppSendOptions } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
@@ -23,6 +23,14 @@ export interface WppReaction {
   readonly msgId: WppKey;
   readonly reactionText: string;
   readonly sender: WppKey;
+  readonly timestamp?: number;
+}
+
+/** A vote on a poll (`onPollResponse`): the options chosen, indexed by their local ids. */
+export interface WppPollResponse {
+  readonly msgId: WppKey;
+  readonly sender: WppKey;
+  readonly selectedOptions: readonly ({ readonly name?: string; readonly localId: number } | null)[];
   readonly timestamp?: number;
 }
 
@@ -52,6 +60,7 @@ export interface WppChattingClient {
   onAnyMessage(callback: (message: WppMessage) => void): WppListener;
   onReactionMessage(callback: (reaction: WppReaction) => void): WppListener;
   onMessageEdit(callback: (edit: WppEdit) => void): WppListener;
+  onPollResponse(callback: (vote: WppPollResponse) => void): WppListener;
   onRevokedMessage(callback: (revoke: WppRevoke) => void): WppListener;
 }
 
@@ -94,6 +103,7 @@ export class WppChatting {
       client.onReactionMessage((reaction) => this.reacted(client, reaction));
       client.onMessageEdit((edit) => this.edited(client, edit));
       client.onRevokedMessage((revoke) => void this.revoked(client, revoke));
+      client.onPollResponse((vote) => this.voted(client, vote));
     });
   }
 
@@ -279,6 +289,17 @@ export class WppChatting {
       body: msg.body ?? (typeof msg.caption === 'string' ? msg.caption : ''),
     };
     this.connection.context.emit('message.edited', payload);
+  }
+
+  /** A vote on a poll, the account's (on the phone) or another's: `poll.vote`, as WEBJS maps it. */
+  private voted(client: unknown, vote: WppPollResponse): void {
+    if (!this.connection.isCurrent(client)) return;
+    const selectedOptions = vote.selectedOptions.filter((option): option is NonNullable<typeof option> => option !== null);
+    const payload = pollVotePayload(
+      { parentMsgKey: serialized(vote.msgId), voter: serialized(vote.sender), selectedOptions, interractedAtTs: vote.timestamp ?? Date.now() },
+      this.connection.meId(),
+    );
+    this.connection.context.emit('poll.vote', payload);
   }
 
   /** A revoke WhatsApp Web processed (the phone's, or a member's): the message read back as it is now. */

@@ -1,6 +1,7 @@
 // What wa-js's message actions look for beyond whatsapp-web.js's (06-message-actions.js): the
 // message a reply quotes, the
-// reactions model collection it wraps to report reactions (WAWebReactionsMsgAction), the edit
+// reactions model collection it wraps to report reactions (WAWebReactionsMsgAction), the votes
+// database it wraps to report votes, the edit
 // action its editMessage calls (addAndSendMessageEdit), forwarding to chats
 // (WAWebForwardMessagesToChat), the search for a message not loaded, pins (the
 // pin collection and enums, the duration as an option), the enums its deleteMessage reads, a message's sender, a chat's
@@ -33,6 +34,26 @@
         true,
       );
     }
+    return stored;
+  };
+
+  // Likewise every vote row stored also reaches the votes database (wa-js wraps upsertVotesDb to
+  // report `chat.poll_response`).
+  define('WAWebPollVoteDbAction', () => ({ upsertVotesDb: async (votes) => votes }));
+  const voteTable = window.require('WAWebAddonPollVoteTableMode').pollVoteTableMode;
+  const storeVotes = voteTable.bulkUpsert;
+  voteTable.bulkUpsert = async (rows) => {
+    const stored = await storeVotes.call(voteTable, rows);
+    await window.require('WAWebPollVoteDbAction').upsertVotesDb(
+      rows.map((row) => ({
+        ack: 1,
+        msgKey: row.id,
+        parentMsgKey: row.pollUpdateParentKey,
+        selectedOptionLocalIds: row.selectedOptionLocalIds,
+        sender: row.from,
+        senderTimestampMs: row.senderTimestampMs,
+      })),
+    );
     return stored;
   };
 
