@@ -249,7 +249,33 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(gows.events).toContain('message.ack');
     // WPPConnect on the browser image: what it does so far (engine-pod/test/wpp/ runs each through Chromium).
     expect(wpp).toMatchObject({ image: 'browser', callRejection: false, settings: [], pairing: ['qr', 'code'] });
-    expect(wpp.operations).toEqual(['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.location', 'chat.seen', 'chat.typing']);
-    expect(wpp.events).toEqual(['session.status', 'message', 'message.any', 'message.ack', 'message.ack.group']);
+    expect(wpp.operations).toEqual([
+      'auth.qr',
+      'auth.requestCode',
+      'me',
+      'send.text',
+      'send.location',
+      'chat.seen',
+      'chat.typing',
+      'message.react',
+      'message.edit',
+      'message.delete',
+      'message.forward',
+      'message.star',
+      'message.pin',
+      'send.contactVcard',
+      'send.poll',
+    ]);
+    expect(wpp.events).toEqual([
+      'session.status',
+      'message',
+      'message.any',
+      'message.ack',
+      'message.ack.group',
+      'message.reaction',
+      'message.edited',
+      'message.revoked',
+      'poll.vote',
+    ]);
   });
 });
