@@ -116,6 +116,7 @@ const ASK_WITH_REFUSED_ARGUMENT: Record<string, (engine: Engine) => Promise<unkn
     engine.sendTextStatus!({ text: 'x', backgroundColor: '#38b42f', font: 0, linkPreview: false, linkPreviewHighQuality: false, contacts: [PEER] }),
   'WPP status.delete': (engine) => engine.deleteStatus!({ id: 'AAAAAAAAAAAAAAAAA', contacts: [PEER] }),
   'WPP send.media convert': (engine) => engine.sendMedia!(VOICE_TO_CONVERT),
+  'WPP message.forward': (engine) => engine.forwardMessage!({ chatId: PEER, messageId: `false_${PEER}_ABC`, id: 'CLIENTID0001' }),
   'WEBJS message.forward': (engine) => engine.forwardMessage!({ chatId: PEER, messageId: `false_${PEER}_ABC`, id: 'CLIENTID0001' }),
   // NOWEB refuses it while it builds the message, before anything is uploaded.
   'NOWEB send.media': () => mediaContent(VOICE_TO_CONVERT, NO_UPLOAD),

@@ -393,7 +393,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload) and locations, keeps received files, marks chats read, types, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and sets their pictures, posts and deletes text statuses, rejects calls, and reports acks, calls and group changes so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards and polls, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and sets their pictures, posts and deletes text statuses, rejects calls, and reports acks, reactions, edits, revokes, votes, calls and group changes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -454,6 +454,15 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'status.delete',
       // Calls (engines/wpp/wpp-calls.ts).
       'call.reject',
+      // Actions on messages, contact cards and polls: wpp-chatting.ts (no poll votes: wa-js has none).
+      'message.react',
+      'message.edit',
+      'message.delete',
+      'message.forward',
+      'message.star',
+      'message.pin',
+      'send.contactVcard',
+      'send.poll',
     ],
     events: [
       'session.status',
@@ -461,6 +470,10 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'message.any',
       'message.ack',
       'message.ack.group',
+      'message.reaction',
+      'message.edited',
+      'message.revoked',
+      'poll.vote',
       'chat.archive',
       'label.chat.added',
       'label.chat.deleted',
@@ -480,6 +493,11 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
         field: 'contacts',
         what: 'choosing who sees a status (`contacts`): WhatsApp Web posts to the recipients the account’s status privacy names',
       })),
+      {
+        op: 'message.forward',
+        field: 'id',
+        what: 'forwarding with a pre-generated message id (`id`): WhatsApp Web makes up its own',
+      },
       {
         op: 'send.media',
         field: 'convert',

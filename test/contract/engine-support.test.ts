@@ -281,5 +281,20 @@ describe('GET /api/server/engines: the engines this build has and what each does
         'call.received',
       ]),
     );
+    // Actions on messages, contact cards and polls (wpp-browser-messages); no poll votes (wa-js has none).
+    expect(wpp.operations).toEqual(
+      expect.arrayContaining([
+        'message.react',
+        'message.edit',
+        'message.delete',
+        'message.forward',
+        'message.star',
+        'message.pin',
+        'send.contactVcard',
+        'send.poll',
+      ]),
+    );
+    expect(wpp.operations).not.toContain('send.pollVote');
+    expect(wpp.events).toEqual(expect.arrayContaining(['message.reaction', 'message.edited', 'message.revoked', 'poll.vote']));
   });
 });

@@ -56,10 +56,32 @@ describe('a WPP session in cluster mode, through Chromium on the fake WhatsApp W
     expect((await history()).map((m) => m.body)).toEqual(['hello from a WPP pod', 'hello back, WPP']);
   });
 
-  it('what WPP cannot do yet is a 422 from the catalog, before anything reaches the pod', async () => {
-    const res = await gw.api('POST', '/api/sendPoll', { session: 'wpp', chatId: `${CONTACT}@c.us`, poll: { name: 'q?', options: ['a', 'b'] } });
+  it("reacts through the pod: the phone told, the answer the reaction's payload", async () => {
+    const target = phone.text(CONTACT, 'react to this, WPP');
+    const messageId = `false_${CONTACT}@c.us_${target}`;
+    await waitFor(
+      async () =>
+        ((await gw.api('GET', `/api/wpp/chats/${CONTACT}@c.us/messages?limit=100`)).body as unknown as { id: string }[]).some(
+          (m) => m.id === messageId,
+        ),
+      'the message in the history',
+      30_000,
+    );
+    const res = await gw.api('PUT', '/api/reaction', { session: 'wpp', messageId, reaction: '👍' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ fromMe: true, source: 'api', reaction: { text: '👍', messageId } });
+    expect(phone.actions).toContainEqual(expect.objectContaining({ type: 'react', msgId: messageId, reaction: '👍' }));
+  });
+
+  it('what WPP cannot do is a 422 from the catalog, before anything reaches the pod', async () => {
+    const res = await gw.api('POST', '/api/sendPollVote', {
+      session: 'wpp',
+      chatId: `${CONTACT}@c.us`,
+      pollMessageId: `true_${CONTACT}@c.us_3EB0AAAAAAAAAAAAAAAA`,
+      votes: ['a'],
+    });
     expect(res.status).toBe(422);
-    expect(res.body.message).toContain('engine WPP does not support polls');
+    expect(res.body.message).toContain('engine WPP does not support poll votes');
   });
 
   it('files through the pod: an image sent is the bytes uploaded, and a file received downloads from its media URL byte for byte', async () => {

@@ -183,9 +183,8 @@ describe('WPP through Chromium on the fake WhatsApp Web', () => {
   it('refuses what it does not do yet with NOT_SUPPORTED, naming the engine', async () => {
     const h = host(tempDir('auth'), tempDir('profiles'));
     await paired(h, { id: '15550006262@c.us', pushName: 'Not Yet' });
-    await expect(
-      h.execute({ op: 'message.react', args: { messageId: 'false_15550001212@c.us_AAAAAAAAAAAAAAAA', reaction: '👍' } }),
-    ).rejects.toMatchObject({
+    // WhatsApp has no deleting of a group (its last admin leaves it): WPPConnect cannot either.
+    await expect(h.execute({ op: 'group.delete', args: { id: '120363000000000001@g.us' } })).rejects.toMatchObject({
       code: 'NOT_SUPPORTED',
       details: { engine: 'WPP' },
     });

@@ -6,6 +6,7 @@ import type { EngineLog } from '../../engine.js';
 import { type Winston, wppLogger } from './wpp-log.js';
 import type { WppCallsClient } from './wpp-calls.js';
 import type { WppChatsClient } from './wpp-chats.js';
+import type { WppChattingClient } from './wpp-chatting.js';
 import type { WppContactsClient } from './wpp-contacts.js';
 import type { WppGroupsClient } from './wpp-groups.js';
 import type { WppLabelsClient } from './wpp-labels.js';
@@ -33,13 +34,13 @@ export interface WppBrowser {
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
 export interface WppClientLike
-  extends WppMediaClient, WppChatsClient, WppContactsClient, WppProfileClient, WppLabelsClient, WppGroupsClient, WppCallsClient {
+  extends WppChattingClient, WppMediaClient, WppChatsClient, WppContactsClient, WppProfileClient, WppLabelsClient, WppGroupsClient, WppCallsClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;
   getWid(): Promise<string | undefined>;
   /** Every new message of the account's chats, its own included (sent here or on the phone). */
-  onAnyMessage(callback: (message: WppMessage) => void): unknown;
+  onAnyMessage(callback: (message: WppMessage) => void): { dispose(): void };
   /** An own message's ack advanced: the message in its new state. */
   onAck(callback: (message: WppMessage) => void): unknown;
   sendText(to: string, content: string, options?: WppSendOptions): Promise<WppMessage>;

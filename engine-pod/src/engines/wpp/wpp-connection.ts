@@ -43,8 +43,8 @@ export class WppConnection {
   /** What an API send made is answered by the send and emitted in order (webjs/api-send-gate.ts). */
   readonly gate = new ApiSendGate();
   private readonly receivedMedia: WppReceivedMedia;
-  /** What the operations' files listen to on each new client (wpp-groups.ts ...), before it signs in. */
-  readonly listeners: ((client: WppClientLike) => void)[] = [];
+  /** The operations' own listeners (wpp-chatting.ts...), put on each client as it is made. */
+  private readonly attachments: ((client: WppClientLike) => void)[] = [];
 
   constructor(
     readonly context: EngineContext,
@@ -74,7 +74,7 @@ export class WppConnection {
     client.onStateChange((state) => this.stateChanged(client, state));
     client.onAnyMessage((message) => this.messageSeen(client, message));
     client.onAck((message) => this.ackSeen(client, message));
-    for (const listen of this.listeners) listen(client);
+    for (const listen of this.attachments) listen(client);
     // A restored profile signs in without a state change worth waiting for: look once the page is up.
     void client.waitForPageLoad().then(
       () => this.signedInCheck(client),
@@ -167,6 +167,16 @@ export class WppConnection {
     const payload = wppAckPayload(message, this.meId());
     if (payload.fromMe) this.gate.updated(payload.id, () => this.context.emit('message.ack', payload));
     else this.context.emit('message.ack', payload);
+  }
+
+  /** `listen` is called with each client made from now on, to put its listeners on it. */
+  attach(listen: (client: WppClientLike) => void): void {
+    this.attachments.push(listen);
+  }
+
+  /** Whether an event from `client` is still to be reported: it is this running session's. */
+  isCurrent(client: unknown): boolean {
+    return !this.stopped && client === this.client;
   }
 
   /** The client of a WORKING session, for an operation; WRONG_STATUS otherwise. */

@@ -8,6 +8,7 @@ import {
   type GroupSecurity,
   type Label,
   type LabelledChat,
+  type MessageReactionPayload,
   type MessageRecord,
   type MyProfile,
   type PresenceStatus,
@@ -19,7 +20,7 @@ import {
 } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import { catalogRefusal } from '../../command-rules.js';
-import type { CommandArgs, OutgoingMedia } from '../../capabilities/chatting.js';
+import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
@@ -35,6 +36,7 @@ import { WppStories } from './wpp-stories.js';
 import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
 import { sendWppMedia } from './wpp-media.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
+import { WppChatting } from './wpp-chatting.js';
 
 /**
  * WPP: WhatsApp Web in our chromium driven by WPPConnect (`@wppconnect-team/wppconnect`, which
@@ -45,6 +47,7 @@ import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.j
 export class WppEngine implements Engine {
   readonly name = 'WPP' as const;
   private readonly connection: WppConnection;
+  private readonly chatting: WppChatting;
   private readonly chats: WppChats;
   private readonly contactBook: WppContacts;
   private readonly ownProfile: WppProfile;
@@ -59,6 +62,11 @@ export class WppEngine implements Engine {
     createClient: CreateWppClient = createWppClient,
   ) {
     this.connection = new WppConnection(context, options, createClient);
+    this.chatting = new WppChatting(
+      this.connection,
+      (what, error, chatId) => this.failed(what, error, chatId),
+      (chatId, run) => this.send(chatId, run),
+    );
     this.chats = new WppChats(this.connection);
     this.contactBook = new WppContacts(this.connection);
     this.ownProfile = new WppProfile(this.connection);
@@ -66,8 +74,8 @@ export class WppEngine implements Engine {
     this.groupAdmin = new WppGroups(this.connection);
     this.stories = new WppStories(this.connection);
     this.calls = new WppCalls(this.connection);
-    this.connection.listeners.push((client) => this.calls.listen(client));
-    this.connection.listeners.push((client) => this.groupAdmin.listen(client));
+    this.connection.attach((client) => this.calls.listen(client));
+    this.connection.attach((client) => this.groupAdmin.listen(client));
   }
 
   start(): Promise<void> {
@@ -123,6 +131,39 @@ export class WppEngine implements Engine {
     await (args.typing ? client.startTyping(args.chatId) : client.stopTyping(args.chatId)).catch((error: unknown) =>
       this.failed(`update typing in ${args.chatId}`, error, args.chatId),
     );
+  }
+
+  // Actions on messages, and sends of contact cards and polls (wpp-chatting.ts).
+  react(args: CommandArgs<'message.react'>): Promise<MessageReactionPayload> {
+    return this.chatting.react(args);
+  }
+
+  editMessage(args: CommandArgs<'message.edit'>): Promise<void> {
+    return this.chatting.editMessage(args);
+  }
+
+  deleteMessage(args: CommandArgs<'message.delete'>): Promise<void> {
+    return this.chatting.deleteMessage(args);
+  }
+
+  forwardMessage(args: CommandArgs<'message.forward'>): Promise<MessageRecord> {
+    return this.chatting.forwardMessage(args);
+  }
+
+  star(args: CommandArgs<'message.star'>): Promise<void> {
+    return this.chatting.star(args);
+  }
+
+  pinMessage(args: CommandArgs<'message.pin'>): Promise<void> {
+    return this.chatting.pinMessage(args);
+  }
+
+  sendContactVcard(args: OutgoingContacts): Promise<MessageRecord> {
+    return this.chatting.sendContactVcard(args);
+  }
+
+  sendPoll(args: CommandArgs<'send.poll'>): Promise<MessageRecord> {
+    return this.chatting.sendPoll(args);
   }
 
   // Chats and presence (wpp-chats.ts).

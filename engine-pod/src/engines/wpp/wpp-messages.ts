@@ -1,4 +1,4 @@
-import { ackName, type MessageAckPayload, type MessageLocation, type MessageRecord, wholeSeconds } from '@switchboard/protocol';
+import { ackName, type MessageAckPayload, type MessageLocation, type MessageRecord, type ReplyToMessage, wholeSeconds } from '@switchboard/protocol';
 import { locationOf as webjsLocation, normalizeAck } from '../webjs/message-mapping.js';
 import { isGroupId, keyEnds, parseKey, recordId, wid } from '../webjs/webjs-ids.js';
 
@@ -62,15 +62,45 @@ export function wppMessageRecord(message: WppMessage, source: 'api' | 'app', me:
     source,
     to: key.fromMe ? (wid(message.to ?? null) ?? ends.to) : ends.to,
     participant: groupParticipant(message),
-    body: hasMedia ? (typeof message.caption === 'string' ? message.caption : '') : (message.body ?? message.content ?? ''),
+    body: bodyOf(message, hasMedia),
     hasMedia,
     media: null,
     ack,
     ackName: ackName(ack),
-    vCards: [],
-    replyTo: null,
+    vCards: vCardsOf(message),
+    replyTo: replyTo(message),
     ...(message.type === 'location' ? { location: locationOf(message) } : {}),
     _data: { ...message },
+  };
+}
+
+/** A poll's body is its question, as WEBJS's. */
+/** A file's body is its caption (its `body` is the file's preview), a poll's its question, the rest their text. */
+function bodyOf(message: WppMessage, hasMedia: boolean): string {
+  if (hasMedia) return typeof message.caption === 'string' ? message.caption : '';
+  if (message.type === 'poll_creation' && typeof message.pollName === 'string') return message.pollName;
+  return message.body ?? message.content ?? '';
+}
+
+/** A contact card's vCard is its body; several cards are in `vcardList` (as whatsapp-web.js reads them). */
+function vCardsOf(message: WppMessage): string[] {
+  if (message.type === 'vcard' && typeof message.body === 'string') return [message.body];
+  if (message.type !== 'multi_vcard' || !Array.isArray(message.vcardList)) return [];
+  return (message.vcardList as { vcard?: unknown }[]).map((card) => card.vcard).filter((vcard): vcard is string => typeof vcard === 'string');
+}
+
+/** The message a reply quotes, as WEBJS names it: its id, its sender in groups, its text. */
+function replyTo(message: WppMessage): ReplyToMessage | null {
+  if (typeof message.quotedStanzaID !== 'string') return null;
+  const quoted = (message.quotedMsg && typeof message.quotedMsg === 'object' ? message.quotedMsg : {}) as Record<string, unknown>;
+  const participant = wid((message.quotedParticipant as WppWid | undefined) ?? null);
+  const hasMedia = MEDIA_TYPES.has(String(quoted.type));
+  return {
+    id: message.quotedStanzaID,
+    ...(participant ? { participant } : {}),
+    ...(typeof quoted.body === 'string' && !hasMedia ? { body: quoted.body } : {}),
+    hasMedia,
+    _data: quoted,
   };
 }
 

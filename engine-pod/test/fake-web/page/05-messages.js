@@ -10,7 +10,8 @@
     constructor(attributes) {
       super(attributes);
       if (!(this.id instanceof MsgKey)) this.id = new MsgKey(this.id);
-      for (const key of ['from', 'to', 'author']) if (typeof this[key] === 'string') this[key] = widOf(this[key]);
+      // quotedParticipant too: a Wid in WhatsApp Web, which WPPConnect serializes by its _serialized.
+      for (const key of ['from', 'to', 'author', 'quotedParticipant']) if (typeof this[key] === 'string') this[key] = widOf(this[key]);
       this.ack ??= 0;
     }
     get mediaObject() {

@@ -186,4 +186,5 @@
 
   window.FakeWeb.chatFor = chatFor;
   window.FakeWeb.receive = receive;
+  window.FakeWeb.revoke = revoke;
 })();
