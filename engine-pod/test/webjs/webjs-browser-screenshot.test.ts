@@ -1,18 +1,21 @@
-// The screenshot through Chromium: puppeteer's picture of the library's page, the fake WhatsApp
-// Web as Chromium renders it, answered as a PNG.
+// The screenshot through Chromium, for both browser engines: puppeteer's picture of the library's
+// page, the fake WhatsApp Web as Chromium renders it, answered as a PNG.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineHost } from '../../src/index.js';
-import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
+import { type PairedWebjs, pairedWebjs, pairedWpp } from './paired-webjs.js';
 
 const ME = { id: '15550001717@c.us', pushName: 'Screenshot Tests' };
 const PNG_SIGNATURE = Buffer.from('89504e470d0a1a0a', 'hex');
 
-describe('WEBJS screenshot through Chromium', () => {
+describe.each([
+  ['WEBJS', pairedWebjs],
+  ['WPP', pairedWpp],
+] as const)('%s screenshot through Chromium', (_engine, paired) => {
   let host: EngineHost;
   let session: PairedWebjs | undefined;
 
   beforeAll(async () => {
-    session = await pairedWebjs('screenshot', ME);
+    session = await paired('screenshot', ME);
     ({ host } = session);
   });
   afterAll(() => session?.close());

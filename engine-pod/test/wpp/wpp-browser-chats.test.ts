@@ -112,6 +112,8 @@ describe('WPP chats and presence through Chromium', () => {
   it('sets the presence online and offline: the server is told available, then unavailable', async () => {
     await run({ op: 'presence.set', args: { presence: 'online' } });
     await run({ op: 'presence.set', args: { presence: 'offline' } });
+    // wa-js does not wait for the page's word to the servers: it may land after the command answers.
+    await waitFor(() => phone.contacts.presences.length === 2, 'the unavailable presence');
     expect(phone.contacts.presences).toEqual(['available', 'unavailable']);
   });
 

@@ -23,6 +23,7 @@ export interface WppPage {
   evaluate<T, A>(fn: (arg: A) => T | Promise<T>, arg: A): Promise<T>;
   browser(): WppBrowser;
   isClosed(): boolean;
+  screenshot(options: { type: 'png' }): Promise<Uint8Array>;
 }
 
 export interface WppBrowser {

@@ -1,5 +1,6 @@
 import type { MeInfo, MessageRecord, RequestCodeRequest, SessionStatus } from '@switchboard/protocol';
 import { join } from 'node:path';
+import type { MediaFile } from '../../media/media-store.js';
 import { CommandError } from '../../command-error.js';
 import { notSupported } from '../../command-rules.js';
 import type { EngineContext } from '../../engine.js';
@@ -177,6 +178,16 @@ export class WppConnection {
   /** Whether an event from `client` is still to be reported: it is this running session's. */
   isCurrent(client: unknown): boolean {
     return !this.stopped && client === this.client;
+  }
+
+  /** What the page shows now: the QR code while it waits for a scan, the chats once WORKING. */
+  async screenshot(): Promise<MediaFile> {
+    const page = this.client && !this.stopped ? this.client.page : null;
+    if (!page) throw new CommandError('WRONG_STATUS', `session '${this.context.session}' has no browser page yet; try again in a moment`);
+    const png = await page.screenshot({ type: 'png' }).catch((error: unknown) => {
+      throw new CommandError('ENGINE_ERROR', `Chromium could not take a screenshot: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    return { mimetype: 'image/png', filename: 'screenshot.png', data: Buffer.from(png) };
   }
 
   /** The client of a WORKING session, for an operation; WRONG_STATUS otherwise. */

@@ -94,6 +94,10 @@ export class WppEngine implements Engine {
     return this.connection.qr();
   }
 
+  screenshot(): Promise<MediaFile> {
+    return this.connection.screenshot();
+  }
+
   requestCode(request: RequestCodeRequest): Promise<{ code: string }> {
     return this.connection.requestCode(request);
   }
