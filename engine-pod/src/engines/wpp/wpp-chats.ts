@@ -4,6 +4,7 @@ import { CommandError } from '../../command-error.js';
 import type { WppPage } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
 import { type WppMessage, wppRecordId } from './wpp-messages.js';
+import { describeWppError } from './wpp-send-options.js';
 
 /** A chat as WPPConnect serializes it (`WAPI._serializeChatObj`): the fields read here. */
 export interface WppChat {
@@ -64,7 +65,7 @@ export class WppChats {
       .then(
         () => true,
         (error: unknown) => {
-          if (/^(un)?archive_error$/.test(codeOf(error)) || /is already (un)?archived/.test(describe(error))) return false;
+          if (/^(un)?archive_error$/.test(codeOf(error)) || /is already (un)?archived/.test(describeWppError(error))) return false;
           return refused(`${archive ? 'archive' : 'unarchive'} chat ${chatId}`, error, chatId);
         },
       );
@@ -142,7 +143,7 @@ function fromMe(message: WppMessage): boolean {
 
 /** wa-js's refusals as the command's: a chat it does not know is NOT_FOUND, the rest ENGINE_ERROR. */
 export function refused(what: string, error: unknown, chatId: string): never {
-  const message = describe(error);
+  const message = describeWppError(error);
   if (/chat_not_found|not found/i.test(message) || codeOf(error) === 'chat_not_found')
     throw new CommandError('NOT_FOUND', `WhatsApp Web has no chat ${chatId}`, { chatId });
   throw new CommandError('ENGINE_ERROR', `WhatsApp Web could not ${what}: ${message}`);
@@ -150,10 +151,4 @@ export function refused(what: string, error: unknown, chatId: string): never {
 
 function codeOf(error: unknown): string {
   return error && typeof error === 'object' && 'code' in error ? String(error.code) : '';
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (error && typeof error === 'object' && 'message' in error) return String(error.message);
-  return String(error);
 }

@@ -6,9 +6,10 @@ import { ApiSendGate } from '../webjs/api-send-gate.js';
 import { ECHO_WAIT_MS } from '../webjs/deps.js';
 import { pollVotePayload, reactionPayload } from '../webjs/message-mapping.js';
 import { parseKey, recordId } from '../webjs/webjs-ids.js';
-import type { WppPage, WppSendOptions } from './wpp-client.js';
+import type { WppPage } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
 import { type WppMessage, wppMessageRecord } from './wpp-messages.js';
+import { describeWppError, type WppSendOptions, wppKeyOf, wppSendOptions } from './wpp-send-options.js';
 
 type WppKey = string | { readonly _serialized: string };
 
@@ -72,11 +73,6 @@ interface WppRawGlobals {
   WPP: { chat: { sendRawMessage(chatId: string, message: object, options: WppSendOptions): Promise<{ id: string }> } };
 }
 
-/** A send's reply and pre-generated id as wa-js takes them (`quotedMsg`, `messageId`). */
-function sendOptions(args: { readonly chatId: string; readonly id?: string | null; readonly reply_to?: string | null }): WppSendOptions {
-  return { ...(args.reply_to ? { quotedMsg: args.reply_to } : {}), ...(args.id ? { messageId: `true_${args.chatId}_${args.id}` } : {}) };
-}
-
 /** What the engine reads of wa-js in the page to pin (`window.WPP`). */
 interface WppPinGlobals {
   WPP: { chat: { pinMsg(id: string, pin: boolean, duration?: string): Promise<{ result: string }> } };
@@ -120,7 +116,7 @@ export class WppChatting {
     return this.send(args.chatId, async (client) => {
       const { id } = await client.page.evaluate(
         ({ chatId, message, options }) => (globalThis as unknown as WppRawGlobals).WPP.chat.sendRawMessage(chatId, message, options),
-        { chatId: args.chatId, message: raw, options: sendOptions(args) },
+        { chatId: args.chatId, message: raw, options: wppSendOptions(args) },
       );
       return client.getMessageById(id);
     });
@@ -130,7 +126,7 @@ export class WppChatting {
   sendPoll(args: CommandArgs<'send.poll'>): Promise<MessageRecord> {
     const { poll } = args;
     return this.send(args.chatId, (client) =>
-      client.sendPollMessage(args.chatId, poll.name, [...poll.options], { selectableCount: poll.multipleAnswers ? 0 : 1, ...sendOptions(args) }),
+      client.sendPollMessage(args.chatId, poll.name, [...poll.options], { selectableCount: poll.multipleAnswers ? 0 : 1, ...wppSendOptions(args) }),
     );
   }
 
@@ -159,7 +155,7 @@ export class WppChatting {
   async editMessage(args: CommandArgs<'message.edit'>): Promise<void> {
     const client = this.connection.workingClient();
     await client.editMessage(args.messageId, args.text, { linkPreview: args.linkPreview }).catch((error: unknown) => {
-      if (/edit_message_error|cannot edit/i.test(describe(error))) {
+      if (/edit_message_error|cannot edit/i.test(describeWppError(error))) {
         throw new CommandError(
           'INVALID',
           `WhatsApp Web will not edit ${args.messageId}: only your own text messages (and captions) can be edited, for 15 minutes`,
@@ -202,7 +198,7 @@ export class WppChatting {
       async () => {
         const [copy] = await this.echo(
           client.onAnyMessage.bind(client),
-          (m: WppMessage) => parseKey(keyOf(m)).fromMe && parseKey(keyOf(m)).chatId === args.chatId && Boolean(m.isForwarded),
+          (m: WppMessage) => parseKey(wppKeyOf(m)).fromMe && parseKey(wppKeyOf(m)).chatId === args.chatId && Boolean(m.isForwarded),
           () => client.forwardMessage(args.chatId, args.messageId),
           `the forwarded copy in ${args.chatId}`,
         ).catch((error: unknown) => this.failed(`forward ${args.messageId}`, error, args.chatId, args.messageId));
@@ -235,7 +231,7 @@ export class WppChatting {
       )
       .catch((error: unknown) => {
         // Already so: done, as a second star is.
-        if (/is already (pinned|unpinned)/.test(describe(error))) return 'OK';
+        if (/is already (pinned|unpinned)/.test(describeWppError(error))) return 'OK';
         return this.failed(`${doing} ${args.messageId}`, error, chatId, args.messageId);
       });
     if (result !== 'OK')
@@ -263,7 +259,7 @@ export class WppChatting {
 
   /** wa-js's refusals: a message it has not (`msg_not_found`) is NOT_FOUND naming it; the rest as the engine's. */
   private failed(what: string, error: unknown, chatId: string, messageId: string): never {
-    if (/msg_not_found|Message \S+ not found/i.test(describe(error)))
+    if (/msg_not_found|Message \S+ not found/i.test(describeWppError(error)))
       throw new CommandError('NOT_FOUND', `WhatsApp Web has no message ${messageId}`, { messageId });
     return this.engineFailed(what, error, chatId);
   }
@@ -284,7 +280,7 @@ export class WppChatting {
     const payload: MessageEditedPayload = {
       ...record,
       id: editKey ? recordId(serialized(editKey)) : record.id,
-      editedMessageId: parseKey(keyOf(msg)).id,
+      editedMessageId: parseKey(wppKeyOf(msg)).id,
       body: msg.body ?? (typeof msg.caption === 'string' ? msg.caption : ''),
     };
     this.connection.context.emit('message.edited', payload);
@@ -340,14 +336,10 @@ export class WppChatting {
       act().catch((error: unknown) => {
         clearTimeout(timer);
         listener.dispose();
-        reject(error instanceof Error ? error : new Error(describe(error)));
+        reject(error instanceof Error ? error : new Error(describeWppError(error)));
       });
     });
   }
-}
-
-function keyOf(message: WppMessage): string {
-  return typeof message.id === 'string' ? message.id : message.id._serialized;
 }
 
 /** WEBJS's mapping, from wa-js's reaction (its timestamp in seconds or, from some sources, milliseconds). */
@@ -363,10 +355,4 @@ export function wppReactionPayload(reaction: WppReaction, me: string): MessageRe
     },
     me,
   );
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (error && typeof error === 'object' && 'message' in error) return String(error.message);
-  return String(error);
 }

@@ -13,6 +13,7 @@ import type { WppLabelsClient } from './wpp-labels.js';
 import type { WppMediaClient } from './wpp-media.js';
 import type { WppProfileClient } from './wpp-profile.js';
 import type { WppMessage } from './wpp-messages.js';
+import type { WppSendOptions } from './wpp-send-options.js';
 
 /** WPPConnect's socket states (`WPP.whatsapp.Socket.state`) that matter here. */
 export type WppSocketState = 'OPENING' | 'PAIRING' | 'UNPAIRED' | 'UNPAIRED_IDLE' | 'CONNECTED' | 'TIMEOUT' | 'CONFLICT' | (string & {});
@@ -52,13 +53,6 @@ export interface WppClientLike
   stopTyping(chatId: string): Promise<unknown>;
   logout(): Promise<boolean>;
   close(): Promise<boolean>;
-}
-
-/** wa-js's send options the engine sets (`WPP.chat.sendTextMessage`, which WPPConnect's `sendText` calls). */
-export interface WppSendOptions {
-  readonly quotedMsg?: string;
-  readonly messageId?: string;
-  readonly linkPreview?: boolean;
 }
 
 export interface WppLocationOptions {

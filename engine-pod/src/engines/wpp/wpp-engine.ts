@@ -33,10 +33,11 @@ import { WppProfile } from './wpp-profile.js';
 import { WppCalls } from './wpp-calls.js';
 import { WppGroups } from './wpp-groups.js';
 import { WppStories } from './wpp-stories.js';
-import { createWppClient, type WppClientLike, type WppSendOptions } from './wpp-client.js';
+import { createWppClient, type WppClientLike } from './wpp-client.js';
 import { sendWppMedia } from './wpp-media.js';
 import { type WppMessage, wppMessageRecord, wppRecordId } from './wpp-messages.js';
 import { WppChatting } from './wpp-chatting.js';
+import { describeWppError, wppSendOptions } from './wpp-send-options.js';
 
 /**
  * WPP: WhatsApp Web in our chromium driven by WPPConnect (`@wppconnect-team/wppconnect`, which
@@ -103,11 +104,16 @@ export class WppEngine implements Engine {
   }
 
   sendText(args: SendTextArgs): Promise<MessageRecord> {
-    return this.send(args.chatId, (client) => client.sendText(args.chatId, args.text, sendOptions(args)));
+    return this.send(args.chatId, (client) => client.sendText(args.chatId, args.text, { linkPreview: args.linkPreview, ...wppSendOptions(args) }));
   }
 
   sendLocation(args: CommandArgs<'send.location'>): Promise<MessageRecord> {
-    const options = { lat: args.latitude, lng: args.longitude, ...(args.title ? { name: args.title } : {}), ...idOption(args) };
+    const options = {
+      lat: args.latitude,
+      lng: args.longitude,
+      ...(args.title ? { name: args.title } : {}),
+      ...wppSendOptions({ chatId: args.chatId, id: args.id }),
+    };
     // WPPConnect answers a location's id and ack only: the message is read back by its id.
     return this.send(args.chatId, async (client) => {
       const { id } = await client.sendLocation(args.chatId, options);
@@ -359,26 +365,10 @@ export class WppEngine implements Engine {
   private failed(what: string, error: unknown, chatId: string): never {
     // The operation's own refusal (a field checked before anything went out) stands as it is.
     if (error instanceof CommandError) throw error;
-    const message = describe(error);
+    const message = describeWppError(error);
     if (/chat_not_found|not found/i.test(message)) throw new CommandError('NOT_FOUND', `WhatsApp Web has no chat ${chatId}`, { chatId });
     throw new CommandError('ENGINE_ERROR', `WhatsApp Web could not ${what}: ${message}`);
   }
-}
-
-/** A pre-generated id, as the key of our own message in that chat (wa-js's `messageId`). */
-function idOption(args: { readonly chatId: string; readonly id?: string | null }): { messageId?: string } {
-  return args.id ? { messageId: `true_${args.chatId}_${args.id}` } : {};
-}
-
-/** A text send's options as wa-js takes them: a reply, a pre-generated id, the link preview. */
-function sendOptions(args: SendTextArgs): WppSendOptions {
-  return { linkPreview: args.linkPreview, ...(args.reply_to ? { quotedMsg: args.reply_to } : {}), ...idOption(args) };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (error && typeof error === 'object' && 'message' in error) return String(error.message);
-  return String(error);
 }
 
 /** WPP's options are the browser engines' (Chromium, profiles, a pinned web page): WEBJS's shape. */

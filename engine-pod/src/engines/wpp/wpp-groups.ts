@@ -7,6 +7,7 @@ import type { WebjsChat } from '../webjs/webjs-client.js';
 import { wid } from '../webjs/webjs-ids.js';
 import type { WppPage } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
+import { describeWppError } from './wpp-send-options.js';
 
 type WppWid = string | { readonly _serialized: string };
 
@@ -103,8 +104,8 @@ export class WppGroups {
       .createGroup(args.name, members)
       .catch((error: unknown) => {
         // wa-js looks each member up first and makes no group when one has no account.
-        if (/participant not exists/i.test(describe(error)))
-          throw invalidField('participants', `a member has no WhatsApp account (${describe(error)})`);
+        if (/participant not exists/i.test(describeWppError(error)))
+          throw invalidField('participants', `a member has no WhatsApp account (${describeWppError(error)})`);
         return this.refused('create the group', error, null);
       });
     return this.group(wid(created.gid) ?? '');
@@ -129,7 +130,7 @@ export class WppGroups {
     const info = await this.client()
       .getGroupInfoFromInviteLink(code)
       .catch((error: unknown) => {
-        if (/invalid invite code/i.test(describe(error))) throw new CommandError('NOT_FOUND', `WhatsApp knows no invite ${code}`, { code });
+        if (/invalid invite code/i.test(describeWppError(error))) throw new CommandError('NOT_FOUND', `WhatsApp knows no invite ${code}`, { code });
         return this.refused(`read the invite ${code}`, error, null);
       });
     return groupInfo({ id: info.id, isGroup: true, groupMetadata: info });
@@ -265,7 +266,7 @@ export class WppGroups {
 
   /** wa-js's refusals as the command's: a group it does not know is NOT_FOUND, a right the account lacks WRONG_STATUS. */
   private refused(what: string, error: unknown, id: string | null): never {
-    const message = describe(error);
+    const message = describeWppError(error);
     if (id && /chat_not_found|not_a_group|not found|item-not-found/i.test(message))
       throw new CommandError('NOT_FOUND', `WhatsApp Web has no group ${id}`, { id });
     if (id && /not admin|not allowed|not-authorized/i.test(message))
@@ -301,12 +302,6 @@ export class WppGroups {
       _data: { ...message },
     });
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (error && typeof error === 'object' && 'message' in error) return String(error.message);
-  return String(error);
 }
 
 /** What the group reads use of wa-js in the page (`window.WPP`). */

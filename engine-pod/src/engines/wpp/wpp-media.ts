@@ -3,6 +3,7 @@ import type { OutgoingMedia } from '../../capabilities/chatting.js';
 import type { EngineContext } from '../../engine.js';
 import type { WppMessage } from './wpp-messages.js';
 import { wppRecordId } from './wpp-messages.js';
+import { wppSendOptions } from './wpp-send-options.js';
 
 /** The slice of WPPConnect's client files go through. */
 export interface WppMediaClient {
@@ -45,8 +46,7 @@ export function sendWppMedia(send: WppSend, args: OutgoingMedia): Promise<Messag
     ...(caption ? { caption } : {}),
     ...(args.kind === 'voice' ? { isPtt: true } : {}),
     ...(args.kind === 'video' && args.asNote ? { isPtv: true } : {}),
-    ...(args.reply_to ? { quotedMsg: args.reply_to } : {}),
-    ...(args.id ? { messageId: `true_${args.chatId}_${args.id}` } : {}),
+    ...wppSendOptions(args),
   };
   // wa-js parses the data URL strictly (no parameters such as "; codecs=opus"): the whole type goes as `mimetype`.
   const dataUrl = `data:${file.mimetype.split(';')[0]!.trim()};base64,${file.data.toString('base64')}`;

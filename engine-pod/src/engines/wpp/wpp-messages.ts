@@ -1,6 +1,7 @@
 import { ackName, type MessageAckPayload, type MessageLocation, type MessageRecord, type ReplyToMessage, wholeSeconds } from '@switchboard/protocol';
 import { locationOf as webjsLocation, normalizeAck } from '../webjs/message-mapping.js';
 import { isGroupId, keyEnds, parseKey, recordId, wid } from '../webjs/webjs-ids.js';
+import { wppKeyOf } from './wpp-send-options.js';
 
 /*
  * Pure functions from WPPConnect's messages (its `Message`, WhatsApp Web's message model as
@@ -28,18 +29,14 @@ export interface WppMessage {
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'ptt', 'document', 'sticker']);
 
-function keyOf(message: WppMessage): string {
-  return typeof message.id === 'string' ? message.id : message.id._serialized;
-}
-
 /** The message's own id in spec 2.5's form. */
 export function wppRecordId(message: WppMessage): string {
-  return recordId(keyOf(message));
+  return recordId(wppKeyOf(message));
 }
 
 /** The member who sent a group message; null in direct chats (spec 2.5). */
 function groupParticipant(message: WppMessage): string | null {
-  const key = parseKey(keyOf(message));
+  const key = parseKey(wppKeyOf(message));
   if (!isGroupId(key.chatId)) return null;
   return key.participant ?? wid(message.author ?? null);
 }
@@ -49,13 +46,13 @@ function groupParticipant(message: WppMessage): string | null {
  * `body` is its caption, as WEBJS's (WhatsApp Web keeps a thumbnail in the model's `body`).
  */
 export function wppMessageRecord(message: WppMessage, source: 'api' | 'app', me: string): MessageRecord {
-  const key = parseKey(keyOf(message));
+  const key = parseKey(wppKeyOf(message));
   const hasMedia = Boolean(message.isMedia || message.isMMS || MEDIA_TYPES.has(String(message.type)));
   const ack = normalizeAck(message.ack);
   const ends = keyEnds(key, me);
   const seconds = message.t ?? message.timestamp;
   return {
-    id: recordId(keyOf(message)),
+    id: recordId(wppKeyOf(message)),
     timestamp: typeof seconds === 'number' ? Math.floor(seconds) : wholeSeconds(),
     from: key.fromMe ? ends.from : (wid(message.from ?? null) ?? ends.from),
     fromMe: key.fromMe,
@@ -118,10 +115,10 @@ function locationOf(message: WppMessage): MessageLocation {
 
 /** `from` is the chat, as for every engine; in groups `participant` is the message's sender. */
 export function wppAckPayload(message: WppMessage, me: string): MessageAckPayload {
-  const key = parseKey(keyOf(message));
+  const key = parseKey(wppKeyOf(message));
   const value = normalizeAck(message.ack);
   return {
-    id: recordId(keyOf(message)),
+    id: recordId(wppKeyOf(message)),
     from: key.chatId,
     to: me,
     participant: groupParticipant(message),
@@ -133,5 +130,5 @@ export function wppAckPayload(message: WppMessage, me: string): MessageAckPayloa
 
 /** Whether a message belongs to a chat clients hear of: not a status (`status@broadcast`). */
 export function isChatMessage(message: WppMessage): boolean {
-  return parseKey(keyOf(message)).chatId !== 'status@broadcast';
+  return parseKey(wppKeyOf(message)).chatId !== 'status@broadcast';
 }

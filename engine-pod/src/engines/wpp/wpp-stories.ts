@@ -4,6 +4,7 @@ import { catalogRefusal } from '../../command-rules.js';
 import type { WppPage } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
 import type { WppMessage } from './wpp-messages.js';
+import { wppSendOptions } from './wpp-send-options.js';
 
 const STATUS_CHAT = 'status@broadcast';
 /** wa-js's status fonts: it posts any other as the first. */
@@ -34,7 +35,7 @@ export class WppStories {
     const options = {
       backgroundColor: status.backgroundColor,
       font: status.font,
-      ...(status.id ? { messageId: `true_${STATUS_CHAT}_${status.id}` } : {}),
+      ...wppSendOptions({ chatId: STATUS_CHAT, id: status.id }),
     };
     return async (client) => {
       const id = await client.page.evaluate(
