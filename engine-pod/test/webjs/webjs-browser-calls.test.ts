@@ -1,17 +1,21 @@
-// Calls and waiting messages through Chromium: whatsapp-web.js's own watch on WhatsApp Web's call
-// collection and its call-reject stanza, and its report of messages still waiting for their keys
-// (message.waiting, WEBJS's own event), on the fake WhatsApp Web.
+// Calls and waiting messages through Chromium, for both browser engines on the fake WhatsApp Web:
+// whatsapp-web.js's own watch on WhatsApp Web's call collection and its call-reject stanza; WPPConnect's
+// (onIncomingCall) and wa-js's `WPP.call.reject`; and whatsapp-web.js's report of messages still
+// waiting for their keys (message.waiting, WEBJS's own event).
 import type { EventName } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineHost, HostedEvent } from '../../src/index.js';
 import type { FakeWebPhone } from '../fake-web/index.js';
-import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
+import { type PairedWebjs, pairedWebjs, pairedWpp } from './paired-webjs.js';
 
 const ME = { id: '15550001212@c.us', pushName: 'Calls Tests' };
 const CALLER = '15554440001@c.us';
 
-describe('WEBJS calls and waiting messages through Chromium', () => {
+describe.each([
+  ['WEBJS', pairedWebjs],
+  ['WPP', pairedWpp],
+] as const)('%s calls through Chromium', (engine, paired) => {
   let host: EngineHost;
   let phone: FakeWebPhone;
   let session: PairedWebjs | undefined;
@@ -19,7 +23,7 @@ describe('WEBJS calls and waiting messages through Chromium', () => {
   const payloads = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
 
   beforeAll(async () => {
-    session = await pairedWebjs('calls', ME, (event) => events.push(event));
+    session = await paired('calls', ME, (event) => events.push(event));
     ({ host, phone } = session);
   });
   afterAll(() => session?.close());
@@ -38,16 +42,18 @@ describe('WEBJS calls and waiting messages through Chromium', () => {
     expect(phone.rejectedCalls.map((call) => call.id)).not.toContain('NOSUCHCALL');
   });
 
-  it('a message still waiting for its keys is message.waiting; the page asks for it again, and once decrypted it is a message', async () => {
-    const id = phone.waiting(CALLER);
-    const serialized = `false_${CALLER}_${id}`;
-    const waiting = await waitFor(() => payloads('message.waiting').find((p) => p.id === serialized), 'message.waiting');
-    expect(waiting).toMatchObject({ from: CALLER, fromMe: false });
-    // whatsapp-web.js asks the sender's phone to send it again a few seconds later.
-    await waitFor(() => phone.resendRequests.includes(serialized), 'the resend request', 20_000);
-    expect(payloads('message').find((p) => p.id === serialized)).toBeUndefined();
-    phone.decrypted(CALLER, id, { type: 'chat', body: 'now you can read me' });
-    const message = await waitFor(() => payloads('message').find((p) => p.id === serialized), 'the decrypted message');
-    expect(message).toMatchObject({ body: 'now you can read me', from: CALLER });
-  });
+  // message.waiting is WEBJS's own event (spec 6.3): WPPConnect reports no such messages.
+  if (engine === 'WEBJS')
+    it('a message still waiting for its keys is message.waiting; the page asks for it again, and once decrypted it is a message', async () => {
+      const id = phone.waiting(CALLER);
+      const serialized = `false_${CALLER}_${id}`;
+      const waiting = await waitFor(() => payloads('message.waiting').find((p) => p.id === serialized), 'message.waiting');
+      expect(waiting).toMatchObject({ from: CALLER, fromMe: false });
+      // whatsapp-web.js asks the sender's phone to send it again a few seconds later.
+      await waitFor(() => phone.resendRequests.includes(serialized), 'the resend request', 20_000);
+      expect(payloads('message').find((p) => p.id === serialized)).toBeUndefined();
+      phone.decrypted(CALLER, id, { type: 'chat', body: 'now you can read me' });
+      const message = await waitFor(() => payloads('message').find((p) => p.id === serialized), 'the decrypted message');
+      expect(message).toMatchObject({ body: 'now you can read me', from: CALLER });
+    });
 });
