@@ -13,6 +13,7 @@ export {
   WEBJS_BROWSER_FLAGS,
   webjsEngineFactory,
   webjsLaunchOptions,
+  CHROMIUM_LAUNCHER,
   webjsOptionsFromEnv,
 } from './engines/webjs/client-factory.js';
 export { chromiumPathFromEnv, DEFAULT_CHROMIUM_PATH } from './engines/webjs/chromium-path.js';

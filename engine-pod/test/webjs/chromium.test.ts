@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CHROMIUM_LAUNCHER,
   createWebjsClient,
   DEFAULT_MEDIA_MAX_BYTES,
   DEFAULT_WEBJS_OPTIONS,
@@ -23,7 +24,7 @@ import {
 /** The slice of puppeteer this test drives. */
 interface Puppeteer {
   launch(options: Record<string, unknown>): Promise<{
-    process(): { spawnargs: string[] } | null;
+    process(): { spawnargs: string[]; pid?: number } | null;
     newPage(): Promise<{
       goto(url: string): Promise<unknown>;
       title(): Promise<string>;
@@ -44,6 +45,27 @@ function processesNaming(text: string): string {
     return execFileSync('pgrep', ['-f', text], { encoding: 'utf8' }).trim();
   } catch {
     return '';
+  }
+}
+
+/** Every process below `pid`, from /proc: the browser's zygote, renderer and utility processes. */
+function descendantsOf(pid: number): number[] {
+  const children = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number])
+    .filter(([, parent]) => parent === pid)
+    .map(([child]) => child);
+  return children.flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
+/** Whether a process is still there (signal 0 checks without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -74,8 +96,10 @@ describe('WEBJS on Debian chromium', () => {
     const userDataDir = mkdtempSync(join(tmpdir(), 'sb-webjs-chromium-'));
     const browser = await puppeteer.launch({ ...webjsLaunchOptions(DEFAULT_WEBJS_OPTIONS), userDataDir });
     try {
-      const spawnargs = browser.process()!.spawnargs;
-      expect(spawnargs[0]).toBe(chromium);
+      const { spawnargs, pid } = browser.process()!;
+      // Started through the launcher, which became the browser: the PID puppeteer tracks is Chromium's.
+      expect(spawnargs[0]).toBe(CHROMIUM_LAUNCHER);
+      expect(readlinkSync(`/proc/${pid}/exe`)).toBe(chromium);
       for (const flag of WEBJS_BROWSER_FLAGS) {
         // Puppeteer merges every --disable-features into its own one: each feature must be in it.
         if (!flag.startsWith('--disable-features=')) expect(spawnargs).toContain(flag);
@@ -91,6 +115,45 @@ describe('WEBJS on Debian chromium', () => {
       expect(requests).toContain('/');
     } finally {
       await browser.close();
+    }
+  }, 30_000);
+
+  it('takes the browser down with the process that started it, even when that is killed with SIGKILL', async () => {
+    // A process of its own that launches the browser as the engines do, then is killed: puppeteer's
+    // own clean-up never runs, as when the engine pod's process or a local-mode gateway is killed.
+    const dir = mkdtempSync(join(tmpdir(), 'sb-webjs-orphan-'));
+    const optionsFile = join(dir, 'launch.json');
+    writeFileSync(optionsFile, JSON.stringify({ ...webjsLaunchOptions(DEFAULT_WEBJS_OPTIONS), userDataDir: join(dir, 'profile') }));
+    const script = join(dir, 'launch.mjs');
+    writeFileSync(
+      script,
+      [
+        "import { createRequire } from 'node:module';",
+        "import { readFileSync } from 'node:fs';",
+        'const [puppeteerPath, optionsFile] = process.argv.slice(2);',
+        'const browser = await createRequire(import.meta.url)(puppeteerPath).launch(JSON.parse(readFileSync(optionsFile, "utf8")));',
+        'await (await browser.newPage()).goto("about:blank");',
+        'process.stdout.write(`${browser.process().pid}\\n`);',
+        'setInterval(() => {}, 60_000);',
+      ].join('\n'),
+    );
+    const launcher = spawn(process.execPath, [script, libraryRequire.resolve('puppeteer'), optionsFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let tree: number[] = [];
+    try {
+      const pid = Number(
+        await new Promise<string>((resolve, reject) => {
+          launcher.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+          launcher.once('exit', (code) => reject(new Error(`the launching process exited (${code}) before the browser was up`)));
+        }),
+      );
+      tree = [pid, ...descendantsOf(pid)];
+      expect(readlinkSync(`/proc/${pid}/exe`)).toBe(chromium);
+      expect(tree.length, 'the browser and its helper processes').toBeGreaterThan(1);
+      launcher.kill('SIGKILL');
+      await waitFor(() => tree.every((p) => !alive(p)), `the browser's processes ${tree.join(', ')} to exit`, 10_000);
+    } finally {
+      launcher.kill('SIGKILL');
+      for (const p of tree.filter(alive)) process.kill(p, 'SIGKILL');
     }
   }, 30_000);
 
@@ -113,7 +176,12 @@ describe('WEBJS on Debian chromium', () => {
       options: { puppeteer: Record<string, unknown>; webVersionCache: unknown };
       authStrategy: unknown;
     };
-    expect(client.options.puppeteer).toMatchObject({ executablePath: chromium, headless: 'shell', args: [...WEBJS_BROWSER_FLAGS] });
+    expect(client.options.puppeteer).toMatchObject({
+      executablePath: CHROMIUM_LAUNCHER,
+      env: { SWITCHBOARD_CHROMIUM_BINARY: chromium },
+      headless: 'shell',
+      args: [...WEBJS_BROWSER_FLAGS],
+    });
     expect(client.options.webVersionCache).toEqual({ type: 'local', path: join(root, '.wwebjs_cache') });
     expect(client.authStrategy).toBeInstanceOf(StoreAuthStrategy);
   });

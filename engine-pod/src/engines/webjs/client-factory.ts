@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { EngineContext, EngineFactory } from '../../engine.js';
 import { chromiumPathFromEnv } from './chromium-path.js';
 import { StoreAuthStrategy } from './store-auth-strategy.js';
@@ -91,6 +92,14 @@ export function webjsOptionsFromEnv(env: NodeJS.ProcessEnv): WebjsOptions {
 }
 
 /**
+ * What puppeteer starts: a launcher (engine-pod/bin/) that execs `options.chromiumPath` under a
+ * parent-death signal, so the browser dies with the engine's process even when that is killed
+ * with SIGKILL (puppeteer puts it in a process group of its own and kills it only on a normal
+ * exit). The same path from src/ and dist/, and in the images, which ship the package's bin/.
+ */
+export const CHROMIUM_LAUNCHER = fileURLToPath(new URL('../../../bin/chromium-tied-to-parent', import.meta.url));
+
+/**
  * Puppeteer's launch options: our chromium with our flags, never a downloaded browser. Puppeteer
  * kills the browser on the process's SIGTERM, SIGINT and SIGHUP by default; the engine closes it
  * itself on a stop, so that Chromium writes the profile to disk before the login is saved (killed
@@ -98,7 +107,8 @@ export function webjsOptionsFromEnv(env: NodeJS.ProcessEnv): WebjsOptions {
  */
 export function webjsLaunchOptions(options: WebjsOptions) {
   return {
-    executablePath: options.chromiumPath,
+    executablePath: CHROMIUM_LAUNCHER,
+    env: { ...process.env, SWITCHBOARD_CHROMIUM_BINARY: options.chromiumPath },
     // The headless shell's mode (old headless, `--headless`): the full browser's new headless mode
     // (`true`) is a flag the shell has no use for.
     headless: 'shell' as const,
