@@ -33,7 +33,7 @@ import { numberSetting } from './settings.js';
  * Memory is the sum over the process tree of RSS, of PSS and of anonymous memory
  * (process-tree-memory.ts), plus the node process's own peak RSS (VmHWM). The data goes to stdout as JSON (`engine-pods data:`) and
  * to `BENCH_OUTPUT` (default .cache/bench/engine-pods.json). docs/operations.md's sizing table and
- * the operator's per-engine defaults (operator/src/engine-resources.ts) come from these figures.
+ * the engine catalog's pod sizes (protocol/src/engine-catalog.ts), the operator's defaults, come from these figures.
  * There is no baseline to divide by: these are absolute figures for sizing, not a comparison.
  */
 const BURST = numberSetting('BENCH_POD_BURST', 1_000);

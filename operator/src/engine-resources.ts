@@ -1,4 +1,4 @@
-import { BUILT_ENGINES, type BuiltEngine } from '@switchboard/protocol';
+import { BUILT_ENGINES, type BuiltEngine, ENGINE_CATALOG } from '@switchboard/protocol';
 import { z } from 'zod';
 
 /** Requests and limits of one engine container. Engines get no CPU limit: throttling stalls their connection. */
@@ -8,26 +8,17 @@ export interface EngineResources {
 }
 
 /**
- * Each engine's defaults, from the engine pods' measured memory (`node bench/dist/all.js
- * engine-pods`; docs/operations.md, "Sizing engine pods", has the figures), with the V8 settings
- * below (engineNodeOptions): the memory request is the idle pod's resident set rounded up, the
- * limit its peak under a burst of messages with room to spare (SANDBOX 2x; NOWEB 2x of its
- * highest peak before those settings, for a real account's first history sync, which the fake server's is far smaller than; WEBJS the Chromium
- * measured here plus WhatsApp Web, which needs the internet and was not). Idle engines use under
- * 3m of CPU and a burst about half a core. The chart's `engines.resources` holds the same values (a test keeps the two equal); a
- * release overrides them per engine.
+ * Each engine's defaults: its catalog entry's pod size (protocol's ENGINE_CATALOG, with the
+ * measurements behind each figure), the V8 settings below (engineNodeOptions) sized from them.
+ * The chart's `engines.resources` is generated from the same entries (a test keeps them equal);
+ * a release overrides them per engine.
  */
-export const DEFAULT_ENGINE_RESOURCES: Readonly<Record<BuiltEngine, EngineResources>> = {
-  SANDBOX: { requests: { cpu: '25m', memory: '96Mi' }, limits: { memory: '256Mi' } },
-  NOWEB: { requests: { cpu: '50m', memory: '144Mi' }, limits: { memory: '768Mi' } },
-  WEBJS: { requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } },
-  // The Go engine pod (the `gows` image): idle at 23 MiB, 28 MiB at most under a burst of 300
-  // sends and 300 receipts; the limit leaves a real account's first history sync and a 16 MiB
-  // media upload (held whole while encrypted) the room the fake server's small one did not need.
-  GOWS: { requests: { cpu: '25m', memory: '48Mi' }, limits: { memory: '256Mi' } },
-  // WPP runs the same Chromium as WEBJS, with WPPConnect's wa-js in the page: WEBJS's room.
-  WPP: { requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } },
-};
+export const DEFAULT_ENGINE_RESOURCES: Readonly<Record<BuiltEngine, EngineResources>> = Object.fromEntries(
+  BUILT_ENGINES.map((engine) => {
+    const { requests, limits } = ENGINE_CATALOG[engine].pod;
+    return [engine, { requests, limits }];
+  }),
+) as Record<BuiltEngine, EngineResources>;
 
 /**
  * GOWS in the socket image's Node pod, with the Go engine as its child: what an operator without
@@ -105,9 +96,6 @@ export function engineResources(
   return { resources, problems };
 }
 
-/** The share of an engine's memory limit its Node process's old generation may grow to: the rest is code, the young generation, buffers and, for GOWS, WEBJS and WPP, the Go child or Chromium. */
-const OLD_SPACE_SHARE: Readonly<Record<BuiltEngine, number>> = { SANDBOX: 0.75, NOWEB: 0.75, GOWS: 0.5, WEBJS: 0.25, WPP: 0.25 };
-
 /**
  * The V8 settings an engine pod's Node runs with (`NODE_OPTIONS`), measured with
  * `node bench/dist/all.js engine-pods`, which runs its pods with these and prints the flags it
@@ -116,12 +104,13 @@ const OLD_SPACE_SHARE: Readonly<Record<BuiltEngine, number>> = { SANDBOX: 0.75, 
  *   engine pod's grew to 32 MiB (SANDBOX) and 64 MiB (NOWEB) of resident pages it never gave
  *   back; held to 1 MiB semi-spaces, idle RSS fell by 11 (SANDBOX) and 32 MiB (NOWEB), and a
  *   burst of messages costs a few more scavenges, not more memory.
- * - `--max-old-space-size`: the old generation held to a share of the pod's memory limit, so V8
+ * - `--max-old-space-size`: the old generation held to a share of the pod's memory limit (the
+ *   catalog's `pod.heapShare`), so V8
  *   collects harder as it nears the limit instead of the kernel OOM-killing the pod at it.
  */
 export function engineNodeOptions(engine: BuiltEngine, resources: EngineResources): string {
   const limit = bytes(resources.limits.memory);
-  const oldSpace = Number.isFinite(limit) ? Math.max(32, Math.floor((limit * OLD_SPACE_SHARE[engine]) / 2 ** 20)) : null;
+  const oldSpace = Number.isFinite(limit) ? Math.max(32, Math.floor((limit * ENGINE_CATALOG[engine].pod.heapShare) / 2 ** 20)) : null;
   return ['--max-semi-space-size=1', ...(oldSpace !== null ? [`--max-old-space-size=${oldSpace}`] : [])].join(' ');
 }
 

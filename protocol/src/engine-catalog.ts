@@ -11,9 +11,10 @@ import { EVENT_NAMES } from './events/names.js';
  * What each engine this build has can do (BUILT_ENGINES, engines.ts): the one table the rest is
  * made from. The gateway refuses an operation or a setting an engine lacks (422) before anything
  * travels, the operator picks each engine pod's image from it, the CRD's `spec.engine` enum and
- * the OpenAPI document list its engines, and `GET /api/server/engines` serves it. Adding an
- * engine to BUILT_ENGINES makes every table keyed by `BuiltEngine` fail to compile until it says
- * what the engine does (this catalog, engine-pod's and the gateway's factories).
+ * the OpenAPI document list its engines, `GET /api/server/engines` serves it, the operator sizes
+ * each engine's pods from it and the chart's copy of those sizes is written from it. Adding an
+ * engine to BUILT_ENGINES makes this table fail to compile until it says what the engine does;
+ * the engine itself is its folder (engine-pod/src/engines/<engine>/, docs/architecture.md).
  */
 
 /** The built engines as plain engine names, for messages and `details.available`. */
@@ -72,10 +73,32 @@ export interface RefusedArgument {
   readonly what: string;
 }
 
-/** What one engine does; `GET /api/server/engines` answers these. */
+/**
+ * An engine pod's default size (cluster mode), from the pods' measured memory (`node bench/dist/all.js
+ * engine-pods`; docs/operations.md, "Sizing engine pods"): the memory request about the idle pod's
+ * resident set, the limit its busy peak with room to grow. Engines get no CPU limit: throttling
+ * stalls their connection. The operator sets these unless a release overrides them (its
+ * `SWITCHBOARD_ENGINE_RESOURCES`, the chart's `engines.resources`, generated from this).
+ */
+export interface EnginePodSize {
+  readonly requests: { readonly cpu: string; readonly memory: string };
+  readonly limits: { readonly memory: string };
+  /**
+   * The share of the memory limit the pod's Node process's old generation may grow to
+   * (`--max-old-space-size`): the rest is code, the young generation, buffers and whatever else
+   * runs in the pod (the Go child, Chromium).
+   */
+  readonly heapShare: number;
+  /** What runs in the pod, in a few words: the chart's comment on these values. */
+  readonly holds: string;
+}
+
+/** What one engine does; `GET /api/server/engines` answers these (all but `pod`). */
 export interface EngineCapabilities {
   /** The engine pod's image (cluster mode). */
   readonly image: EngineImageKind;
+  /** The engine pod's default size (cluster mode). */
+  readonly pod: EnginePodSize;
   readonly description: string;
   readonly pairing: readonly PairingMethod[];
   /** The engine command ops it carries out; any other answers 422 NOT_SUPPORTED. */
@@ -126,6 +149,12 @@ function eventsExcept(...left: readonly EventName[]): readonly EventName[] {
 export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> = {
   SANDBOX: {
     image: 'socket',
+    pod: {
+      requests: { cpu: '25m', memory: '96Mi' },
+      limits: { memory: '256Mi' },
+      heapShare: 0.75,
+      holds: "The simulated account: the engine pod's Node process and nothing else.",
+    },
     description: 'A simulated account: no phone, no network. Tests and bots play the other side with POST /api/{session}/sandbox/simulate.',
     pairing: ['qr', 'code', 'passkey'],
     operations: opsExcept('session.screenshot'),
@@ -136,6 +165,14 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
   },
   NOWEB: {
     image: 'socket',
+    // The limit is 2x its highest busy peak before the V8 settings, for a real account's first
+    // history sync, which the fake server's is far smaller than.
+    pod: {
+      requests: { cpu: '50m', memory: '144Mi' },
+      limits: { memory: '768Mi' },
+      heapShare: 0.75,
+      holds: 'Baileys: a Node process holding one websocket to WhatsApp.',
+    },
     description:
       "WhatsApp Web's protocol spoken directly over a websocket (Baileys), no browser. Labels (WhatsApp Business) are app state patches, as on the phone.",
     pairing: ['qr', 'code'],
@@ -154,6 +191,13 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
   },
   WEBJS: {
     image: 'browser',
+    // The limit: the Chromium measured here plus WhatsApp Web itself, which needs the internet.
+    pod: {
+      requests: { cpu: '250m', memory: '1Gi' },
+      limits: { memory: '2Gi' },
+      heapShare: 0.25,
+      holds: 'whatsapp-web.js: Node and Chromium with WhatsApp Web loaded.',
+    },
     description:
       'WhatsApp Web in a headless Chromium (whatsapp-web.js): sends text, media, locations, polls, votes, contact cards and events, ' +
       'reacts, edits, deletes, forwards, stars and pins, marks read, types, posts statuses, manages chats, contacts, groups, ' +
@@ -278,6 +322,16 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
   },
   GOWS: {
     image: 'gows',
+    // The Go engine's own pod: idle at 23 MiB, 28 MiB at most under a burst of 300 sends and 300
+    // receipts; the limit leaves a real account's first history sync and a 16 MiB media upload
+    // (held whole while encrypted) the room the fake server's small one did not need. GOMEMLIMIT is
+    // 4/5 of the limit; heapShare is for the Node pod that hosts it as a child instead.
+    pod: {
+      requests: { cpu: '25m', memory: '48Mi' },
+      limits: { memory: '256Mi' },
+      heapShare: 0.5,
+      holds: "whatsmeow: the Go engine's own pod (the `gows` image), no Node. GOMEMLIMIT is 4/5 of the limit.",
+    },
     description:
       "WhatsApp's protocol spoken directly by whatsmeow, in Go: one small process per session, no browser (engines/gows/). " +
       'Sends text, media (image, file, voice, video), locations, polls (and votes on them), event messages, contact cards and button replies, reacts, forwards, edits, deletes, pins and stars messages, marks read, types, archives, marks unread, clears and deletes chats and reads their pictures, sets its presence, subscribes to presence and reads the presences heard, rejects calls, checks numbers, reads the profile and sets its name, About text and picture, reads contacts (their About text and picture), names and blocks them, labels chats (app state patches, as on the phone), posts and deletes statuses, creates, reads, follows, mutes, previews and deletes channels (not searching them), creates, reads, joins, leaves and administers groups and their pictures, and reports messages (received media kept), acks, reactions, edits, revokes, poll votes, presence, calls, archive, group and label changes so far; every other operation answers 422 until it is built.',
@@ -391,6 +445,13 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
   },
   WPP: {
     image: 'browser',
+    // The same Chromium as WEBJS, with WPPConnect's wa-js in the page: WEBJS's room.
+    pod: {
+      requests: { cpu: '250m', memory: '1Gi' },
+      limits: { memory: '2Gi' },
+      heapShare: 0.25,
+      holds: "WPPConnect: Node and Chromium with WhatsApp Web and wa-js loaded (WEBJS's room).",
+    },
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
       'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards and polls, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and sets their pictures, posts and deletes text statuses, rejects calls, takes screenshots of its page, and reports acks, reactions, edits, revokes, votes, calls and group changes so far; every other operation answers 422 until it is built.',
@@ -598,7 +659,8 @@ export type EngineCatalogEntry = z.infer<typeof EngineCatalogEntry>;
 
 export function engineCatalogEntries(): EngineCatalogEntry[] {
   return BUILT_ENGINES.map((name) => {
-    const entry = ENGINE_CATALOG[name];
+    // The pod's size is the operator's default, which a release overrides: not what the gateway serves.
+    const { pod: _size, ...entry } = ENGINE_CATALOG[name];
     return {
       name,
       ...entry,

@@ -3,8 +3,8 @@ import type { OutboundPolicy } from '@switchboard/kube';
 import { BUILT_ENGINES, type BuiltEngine } from '@switchboard/protocol';
 
 /**
- * How local mode makes each engine of this build, in this process: engine-pod's one factory table
- * (engine-pod/src/engine-factories.ts), which the engine pod of cluster mode uses too.
+ * How local mode makes each engine of this build, in this process: engine-pod's `engineFactory`
+ * (each engine folder's factory.ts), which the engine pod of cluster mode uses too.
  */
 export type EngineFactories = Readonly<Record<BuiltEngine, EngineFactory>>;
 

@@ -536,7 +536,7 @@ export class NowebEngine implements Engine {
   }
 }
 
-/** What the factory table (engine-factories.ts) registers: `nowebEngineFactory(nowebOptionsFromEnv(process.env))`. */
+/** What the folder's factory.ts makes: `nowebEngineFactory(nowebOptionsFromEnv(process.env))`. */
 export function nowebEngineFactory(options: NowebOptions = DEFAULT_NOWEB_OPTIONS): EngineFactory {
   return (context) => new NowebEngine(context, options);
 }
