@@ -23,6 +23,7 @@ export {
   openMessagesBucket,
   purgeSessionAuth,
 } from './nats/stores.js';
+export { isProductStream, MAX_NATS_REPLICAS, NATS_REPLICAS_VARIABLE, raiseReplicas, replicasOf, useReplicas } from './nats/replication.js';
 export { type HttpListener, listenHttp } from './http-listener.js';
 export {
   BUILT_IN_DENY,

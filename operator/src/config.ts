@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
-import { OUTBOUND_ALLOW_VARIABLE, OUTBOUND_DENY_VARIABLE, OutboundPolicy } from '@switchboard/kube';
+import { MAX_NATS_REPLICAS, NATS_REPLICAS_VARIABLE, OUTBOUND_ALLOW_VARIABLE, OUTBOUND_DENY_VARIABLE, OutboundPolicy } from '@switchboard/kube';
 import type { BuiltEngine } from '@switchboard/protocol';
 import { z } from 'zod';
 import { type EngineResources, engineResources, EngineResourcesOverrides } from './engine-resources.js';
@@ -63,6 +63,12 @@ export interface OperatorConfig {
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
   readonly natsUrl: string;
+  /**
+   * The copies JetStream keeps of each stream and bucket (SWITCHBOARD_NATS_REPLICAS, 1 to 5): the
+   * operator makes the shared ones and each session's with it, and raises those made with fewer
+   * at start. Engine pods make none of their own (they bind to what the operator made).
+   */
+  readonly natsReplicas: number;
   /**
    * The Secret of the release's NATS authentication (nats-auth/stored-auth.ts): the operator
    * makes it when missing, connects with its own user from it and mints engine pods' users.
@@ -186,6 +192,7 @@ const Env = z.object({
     .regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, 'a Lease name')
     .default('switchboard-operator'),
   SWITCHBOARD_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+  [NATS_REPLICAS_VARIABLE]: z.coerce.number().int().min(1).max(MAX_NATS_REPLICAS).default(1),
   SWITCHBOARD_ENGINE_PULL_POLICY: z.enum(['Always', 'IfNotPresent', 'Never']).default('IfNotPresent'),
   SWITCHBOARD_ENGINE_EXTRA_ENV: json(EngineExtraEnv).default([]),
   SWITCHBOARD_ENGINE_RESOURCES: json(EngineResourcesOverrides).default({}),
@@ -250,6 +257,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
     kubeConfig: kubeConfig ?? loadKubeConfig(),
     namespace: e.SWITCHBOARD_NAMESPACE ?? inClusterNamespace() ?? 'default',
     natsUrl: e.SWITCHBOARD_NATS_URL,
+    natsReplicas: e[NATS_REPLICAS_VARIABLE],
     ...(e.SWITCHBOARD_NATS_AUTH_SECRET ? { natsAuthSecret: e.SWITCHBOARD_NATS_AUTH_SECRET } : {}),
     ...(e.SWITCHBOARD_NATS_CREDS ? { natsCredentials: e.SWITCHBOARD_NATS_CREDS } : {}),
     pods: {

@@ -1,4 +1,4 @@
-import { ensureClusterStores, reusingConnections } from '@switchboard/kube';
+import { ensureClusterStores, raiseReplicas, reusingConnections, useReplicas } from '@switchboard/kube';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';
@@ -81,8 +81,15 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     await http.close();
     throw error;
   });
-  // Engine pods with credentials may not create streams: every one they use exists before the first pod.
-  await ensureClusterStores(nc).catch(async (error: unknown) => {
+  useReplicas(nc, config.natsReplicas);
+  // Engine pods with credentials may not create streams: every one they use exists before the
+  // first pod. Those made with fewer copies than asked for (a NATS grown to a cluster) get them.
+  const stores = async () => {
+    await ensureClusterStores(nc);
+    const raised = await raiseReplicas(await nc.jetstreamManager(), config.natsReplicas);
+    if (raised.length > 0) log.info({ streams: raised, replicas: config.natsReplicas }, 'streams raised to the replicas asked for');
+  };
+  await stores().catch(async (error: unknown) => {
     await nc.close();
     await http.close();
     throw error;

@@ -126,6 +126,14 @@ describe('operator configuration', () => {
     );
   });
 
+  it('reads the NATS replicas (1 to 5), 1 by default, and refuses others naming the variable', () => {
+    expect(readConfig(required, kubeConfig).natsReplicas).toBe(1);
+    expect(readConfig({ ...required, SWITCHBOARD_NATS_REPLICAS: '3' }, kubeConfig).natsReplicas).toBe(3);
+    for (const bad of ['0', '6', '2.5', 'three']) {
+      expect(() => readConfig({ ...required, SWITCHBOARD_NATS_REPLICAS: bad }, kubeConfig)).toThrow(/SWITCHBOARD_NATS_REPLICAS/);
+    }
+  });
+
   it('reads the NOWEB connection attempts for engine pods (1 to 1000), unset by default', () => {
     expect(readConfig({ ...required, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '4' }, kubeConfig).pods.nowebConnectAttempts).toBe(4);
     expect(readConfig(required, kubeConfig).pods.nowebConnectAttempts).toBeUndefined();

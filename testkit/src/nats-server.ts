@@ -16,7 +16,7 @@ export interface NatsServer {
 }
 
 /** The nats-server binary: NATS_SERVER_BIN, else the one on PATH (Debian's `nats-server`). */
-function natsServerBinary(): string {
+export function natsServerBinary(): string {
   if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
   for (const candidate of ['nats-server', '/usr/sbin/nats-server', '/usr/bin/nats-server']) {
     try {
@@ -74,7 +74,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   };
 }
 
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {

@@ -94,6 +94,15 @@ imagePullSecrets:
 {{- end -}}
 
 {{/* The URL every component connects to: the external one, or the bundled NATS Service. */}}
+{{/* Copies of each stream and bucket: the external NATS's setting; the bundled NATS is one server. */}}
+{{- define "switchboard.natsReplicas" -}}
+{{- if .Values.nats.external.url -}}
+{{- .Values.nats.external.replicas -}}
+{{- else -}}
+1
+{{- end -}}
+{{- end -}}
+
 {{- define "switchboard.natsUrl" -}}
 {{- if .Values.nats.external.url -}}
 {{- .Values.nats.external.url -}}

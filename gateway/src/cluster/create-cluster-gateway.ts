@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { NatsMediaStore, NatsMessageStore, purgeSessionMedia, purgeSessionMessages } from '@switchboard/engine-pod';
-import { DEFAULT_MEDIA_LIFETIME_MS, OutboundPolicy, purgeSessionAuth, reusingConnections, sessionNameOf } from '@switchboard/kube';
+import { DEFAULT_MEDIA_LIFETIME_MS, OutboundPolicy, purgeSessionAuth, reusingConnections, sessionNameOf, useReplicas } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
@@ -81,6 +81,8 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     // The one inbox prefix the gateway's NATS user may subscribe to.
     inboxPrefix: INBOX_PREFIXES.gateway,
   });
+  // The streams and buckets it makes (dead letters, replays, keys, media) get the copies asked for.
+  useReplicas(nc, options.natsReplicas ?? 1);
 
   const bus = new InProcessEventBus((error) => logger.error({ err: error }, 'event consumer failed'));
   const resources = new SessionResources(kubeConfig, namespace);

@@ -1,4 +1,4 @@
-import { JS_ERR, jsErrorCode } from '@switchboard/kube';
+import { JS_ERR, jsErrorCode, replicasOf } from '@switchboard/kube';
 import { KV_BUCKETS, StoredApiKey } from '@switchboard/protocol';
 import { type KV, type KvEntry, type NatsConnection, type QueuedIterator, StorageType } from 'nats';
 import type { Logger } from 'pino';
@@ -39,7 +39,7 @@ export class KvKeyStore implements ApiKeyStore {
 
   /** Creates the bucket when missing and resolves once every stored key is in the ring. */
   static async open(nc: NatsConnection, log: Logger): Promise<KvKeyStore> {
-    const kv = await nc.jetstream().views.kv(KV_BUCKETS.apiKeys, { history: 1, storage: StorageType.File });
+    const kv = await nc.jetstream().views.kv(KV_BUCKETS.apiKeys, { history: 1, storage: StorageType.File, replicas: replicasOf(nc) });
     let initialized!: () => void;
     const synced = new Promise<void>((resolve) => (initialized = resolve));
     const watcher = await kv.watch({ key: '>', initializedFn: () => initialized() });

@@ -23,7 +23,16 @@ describe('SWITCHBOARD_MODE', () => {
       SWITCHBOARD_NATS_URL: 'nats://nats:4222',
       SWITCHBOARD_NAMESPACE: 'messaging',
     });
-    expect(config).toMatchObject({ mode: 'cluster', apiKey: 'admin-key', natsUrl: 'nats://nats:4222', namespace: 'messaging' });
+    expect(config).toMatchObject({ mode: 'cluster', apiKey: 'admin-key', natsUrl: 'nats://nats:4222', namespace: 'messaging', natsReplicas: 1 });
+  });
+
+  it('reads the NATS replicas (1 to 5) and refuses others, naming the variable and what is allowed', () => {
+    expect(readConfig({ SWITCHBOARD_NATS_REPLICAS: '3' }).natsReplicas).toBe(3);
+    for (const bad of ['0', '6', '2.5', 'three']) {
+      const read = () => readConfig({ SWITCHBOARD_NATS_REPLICAS: bad });
+      expect(read).toThrow(ConfigError);
+      expect(read).toThrow(/SWITCHBOARD_NATS_REPLICAS/);
+    }
   });
 
   it('refuses a default engine this build does not have, naming the variable and the engines it has', () => {

@@ -12,6 +12,7 @@ import {
   StorageType,
   type StreamConfig,
 } from 'nats';
+import { replicasOf } from './replication.js';
 
 /** JetStream API error codes (nats-server `errors.json`) the cluster runtime reacts to. */
 export const JS_ERR = {
@@ -36,7 +37,10 @@ export async function ensureStream(jsm: JetStreamManager, config: Partial<Stream
     await jsm.streams.add(config);
   } catch (error) {
     if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
-    await jsm.streams.update(config.name, config);
+    // Never fewer copies than it has: a part started with a lower replica setting (an upgrade
+    // under way) must not undo what raiseReplicas did.
+    const { config: current } = await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, { ...config, num_replicas: Math.max(current.num_replicas, config.num_replicas ?? 1) });
   }
 }
 
@@ -64,7 +68,7 @@ export function durableStreamConfig(name: string, subjects: string[], maxAgeDays
  * to the winner's.
  */
 export async function openObjectStore(nc: NatsConnection, name: string, ttl: number): Promise<ObjectStore> {
-  const open = () => nc.jetstream().views.os(name, { storage: StorageType.File, ttl });
+  const open = () => nc.jetstream().views.os(name, { storage: StorageType.File, ttl, replicas: replicasOf(nc) });
   try {
     return await open();
   } catch (error) {
@@ -84,9 +88,9 @@ export interface StoreOptions {
   readonly bind?: boolean;
 }
 
-/** Options of `views.kv`: bind only, or create with these settings (kept on disk) when missing. */
-export function kvOptions(options: StoreOptions, create: Partial<KvOptions>): Partial<KvOptions> {
-  return options.bind ? { bindOnly: true, allow_direct: true } : { storage: StorageType.File, ...create };
+/** Options of `views.kv` through `nc`: bind only, or create with these settings (kept on disk, the connection's replicas) when missing. */
+export function kvOptions(nc: NatsConnection, options: StoreOptions, create: Partial<KvOptions>): Partial<KvOptions> {
+  return options.bind ? { bindOnly: true, allow_direct: true } : { storage: StorageType.File, replicas: replicasOf(nc), ...create };
 }
 
 /** Longest a read of many keys waits for the server to hand them over. */

@@ -72,6 +72,7 @@ export class TestCluster {
       kubeConfig: this.kubeConfig,
       namespace,
       natsUrl,
+      natsReplicas: 1,
       pods: { ...settings, natsUrl },
       identity: 'operator-a',
       leaseName: 'switchboard-operator',

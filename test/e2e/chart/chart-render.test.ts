@@ -106,6 +106,7 @@ describe('chart: lint, schema and templates', () => {
     ['an unknown engine', { gateway: { defaultEngine: 'TELEGRAM' } }, '/gateway/defaultEngine'],
     ['a NATS URL that is not one', { nats: { external: { url: 'http://nats:4222' } } }, '/nats/external/url'],
     ['too many workers', { operator: { workers: 100 } }, '/operator/workers'],
+    ['more NATS replicas than JetStream keeps', { nats: { external: { url: 'nats://nats:4222', replicas: 7 } } }, '/nats/external/replicas'],
   ])('the schema rejects %s', async (_, values, message) => {
     const r = await helm.run(['template', RELEASE, chartDir, ...helm.valuesArgs(values)]);
     expect(r.code).not.toBe(0);
@@ -184,6 +185,7 @@ describe('chart: lint, schema and templates', () => {
     const natsUrl = `nats://${FULL}-nats.${NS}.svc:4222`;
     expect(envOf(container(m, `${FULL}-gateway`)).SWITCHBOARD_NATS_URL).toBe(natsUrl);
     expect(envOf(container(m, `${FULL}-operator`)).SWITCHBOARD_NATS_URL).toBe(natsUrl);
+    expect(envOf(container(m, `${FULL}-operator`)).SWITCHBOARD_NATS_REPLICAS).toBe('1');
 
     const sts = find(m, 'StatefulSet', `${FULL}-nats`);
     expect(sts.spec.replicas).toBe(1);
@@ -214,12 +216,19 @@ describe('chart: lint, schema and templates', () => {
     expect(envOf(container(m, `${FULL}-gateway`)).SWITCHBOARD_API_KEY).toBe(`secret:${FULL}-api-key/api-key`);
   });
 
-  it('external NATS: no bundled NATS objects, the URL passed to the gateway and operator, engines may reach its ports', async () => {
+  it('external NATS: no bundled NATS objects, the URL and the replicas asked for passed to the gateway and operator, engines may reach its ports', async () => {
     for (const values of [VALUE_SETS['external NATS'], VALUE_SETS['bundled NATS off']] as any[]) {
       const m = await render(values);
       expect(m.filter((x) => x.metadata.name.startsWith(`${FULL}-nats`))).toEqual([]);
-      expect(envOf(container(m, `${FULL}-gateway`)).SWITCHBOARD_NATS_URL).toBe(values.nats.external.url);
-      expect(envOf(container(m, `${FULL}-operator`)).SWITCHBOARD_NATS_URL).toBe(values.nats.external.url);
+      for (const component of ['gateway', 'operator']) {
+        expect(envOf(container(m, `${FULL}-${component}`))).toMatchObject({
+          SWITCHBOARD_NATS_URL: values.nats.external.url,
+          SWITCHBOARD_NATS_REPLICAS: String(values.nats.external.replicas ?? 1),
+        });
+      }
+      expect(readOperatorConfig(resolvedEnv(envOf(container(m, `${FULL}-operator`))), new KubeConfig()).natsReplicas).toBe(
+        values.nats.external.replicas ?? 1,
+      );
       const egress = find(m, 'NetworkPolicy', `${FULL}-engines`).spec.egress;
       const natsRule = egress.find((rule: any) => rule.ports.some((p: any) => p.port === 4222));
       expect(natsRule.to).toBeUndefined();

@@ -187,7 +187,7 @@ export const VALUE_SETS: Record<string, object | undefined> = {
     },
   },
   'bundled NATS off': {
-    nats: { bundled: { enabled: false }, external: { url: 'nats://nats-0.nats:4222,nats://nats-1.nats:4222' } },
+    nats: { bundled: { enabled: false }, external: { url: 'nats://nats-0.nats:4222,nats://nats-1.nats:4222,nats://nats-2.nats:4222', replicas: 3 } },
     networkPolicy: { gateway: apiServer, engines: { externalNatsPorts: [4222, 7422] } },
   },
   'gateway replicas 3': {
