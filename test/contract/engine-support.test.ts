@@ -254,7 +254,7 @@ describe('GET /api/server/engines: the engines this build has and what each does
       expect.arrayContaining(['auth.qr', 'auth.requestCode', 'me', 'send.text', 'send.media', 'send.location', 'chat.seen', 'chat.typing']),
     );
     expect(wpp.events).toEqual(expect.arrayContaining(['session.status', 'message', 'message.any', 'message.ack', 'message.ack.group']));
-    // Chats, presence, contacts, the profile and labels (wpp-browser-chats, -contacts and -labels tests); saving a contact, no.
+    // Chats, presence, contacts, the profile and labels (browser-chats, browser-contacts and wpp-browser-labels tests); saving a contact, no.
     expect(wpp.operations).toEqual(
       expect.arrayContaining([
         'chat.archive',

@@ -484,7 +484,7 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     for (const chatId of chatIds) this.chatLabelIds.set(chatId, [...labelIds]);
   }
 
-  /** Renaming runs through Chromium (webjs-browser-contacts.test.ts); here WhatsApp Web allows it. */
+  /** Renaming runs through Chromium (browser-contacts.test.ts); here WhatsApp Web allows it. */
   async setDisplayName(name: string): Promise<boolean> {
     this.record('setDisplayName', name);
     return true;
