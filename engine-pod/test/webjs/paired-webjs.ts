@@ -34,13 +34,18 @@ export interface PairedWebjs {
 /**
  * Starts a WEBJS engine host for `session` (profiles and auth state in folders of their own) on a
  * new fake WhatsApp Web, scans its QR code as `account` and waits for WORKING. Every event the host
- * publishes goes to `publish`.
+ * publishes goes to `publish`; `media`, where the host keeps received files.
  */
-export function pairedWebjs(session: string, account: FakeWebAccount, publish: (event: HostedEvent) => void = () => {}): Promise<PairedWebjs> {
-  return pairedBrowserEngine('WEBJS', webjsEngineFactory, session, account, publish);
+export function pairedWebjs(
+  session: string,
+  account: FakeWebAccount,
+  publish: (event: HostedEvent) => void = () => {},
+  media?: EngineHostOptions['media'],
+): Promise<PairedWebjs> {
+  return pairedBrowserEngine('WEBJS', webjsEngineFactory, session, account, publish, media);
 }
 
-/** The same for WPP: WPPConnect and its wa-js on the same fake page; `media`, where the host keeps files. */
+/** The same for WPP: WPPConnect and its wa-js on the same fake page. */
 export function pairedWpp(
   session: string,
   account: FakeWebAccount,
