@@ -83,9 +83,10 @@ export function pairedSuite(pair: PairBrowserEngine, session: string, account: F
     if (!paired) throw new Error(`the ${session} session is not paired yet: read it in a test or a later beforeAll`);
     return paired;
   };
+  // Pairing waits up to 30 s for the QR code and 30 s for WORKING: more than vitest's default hook time.
   beforeAll(async () => {
     paired = await pair(session, account, (event) => events.push(event), media);
-  });
+  }, 60_000);
   afterAll(() => paired?.close());
   return {
     get host() {
