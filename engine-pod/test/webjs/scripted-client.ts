@@ -205,7 +205,7 @@ class ScriptedGroupChat extends scriptedChat(structures.GroupChat) implements We
   private get gid(): string {
     return wid(this.id);
   }
-  /** The server takes the change: refusals to members run through Chromium (webjs-browser-groups.test.ts). */
+  /** The server takes the change: refusals to members run through Chromium (browser-groups.test.ts). */
   private did(call: string, ...args: unknown[]): boolean {
     this.owner.record(`${call} ${this.gid}`, ...args);
     return true;
@@ -443,7 +443,7 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     return { title, gid: widOf(gid), participants: results };
   }
 
-  // Invites run through Chromium (webjs-browser-groups.test.ts): here the server knows none, and
+  // Invites run through Chromium (browser-groups.test.ts): here the server knows none, and
   // its 404 makes the library throw.
   async getInviteInfo(code: string): Promise<WebjsGroupMetadata> {
     this.record('getInviteInfo', code);
@@ -484,7 +484,7 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     for (const chatId of chatIds) this.chatLabelIds.set(chatId, [...labelIds]);
   }
 
-  /** Renaming runs through Chromium (webjs-browser-contacts.test.ts); here WhatsApp Web allows it. */
+  /** Renaming runs through Chromium (browser-contacts.test.ts); here WhatsApp Web allows it. */
   async setDisplayName(name: string): Promise<boolean> {
     this.record('setDisplayName', name);
     return true;

@@ -1,33 +1,21 @@
 // Replies through Chromium: whatsapp-web.js's sendMessage with `quotedMessageId` asks WhatsApp Web
 // whether the message can be replied to (WAWebMsgReply) before it quotes it. What the servers got
 // is checked on the fake's side.
-import type { EventName, MessageRecord } from '@switchboard/protocol';
+import type { MessageRecord } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineHost, HostedEvent } from '../../src/index.js';
-import type { FakeWebPhone } from '../fake-web/index.js';
-import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
+import { describe, expect, it } from 'vitest';
+import { pairedSuite, pairedWebjs } from './paired-webjs.js';
 
 const ME = { id: '15550001818@c.us', pushName: 'Reply Tests' };
 const ADA = '15551118881@c.us';
 
 describe('WEBJS replies through Chromium', () => {
-  let host: EngineHost;
-  let phone: FakeWebPhone;
-  let session: PairedWebjs | undefined;
-  const events: HostedEvent[] = [];
-  const payloads = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
-  const run = <T>(command: Parameters<EngineHost['execute']>[0]) => host.execute(command) as Promise<T>;
-
-  beforeAll(async () => {
-    session = await pairedWebjs('replies', ME, (event) => events.push(event));
-    ({ host, phone } = session);
-  });
-  afterAll(() => session?.close());
+  const session = pairedSuite(pairedWebjs, 'replies', ME);
+  const { payloads, run } = session;
 
   /** A message from Ada, once the engine has it: its id in the API and its own id. */
   async function received(body: string) {
-    const own = phone.text(ADA, body);
+    const own = session.phone.text(ADA, body);
     const id = `false_${ADA}_${own}`;
     await waitFor(() => payloads('message').some((p) => p.id === id), `${body} to arrive`);
     return { id, own };
@@ -35,7 +23,7 @@ describe('WEBJS replies through Chromium', () => {
 
   /** What the page sent for the record. */
   const sent = (record: MessageRecord) =>
-    waitFor(() => phone.sentTo(ADA).find((msg) => `true_${ADA}_${msg.id.id}` === record.id), `the page to send ${record.id}`);
+    waitFor(() => session.phone.sentTo(ADA).find((msg) => `true_${ADA}_${msg.id.id}` === record.id), `the page to send ${record.id}`);
 
   it('a reply quotes the message: the servers get the quoted message`s id', async () => {
     const { id, own } = await received('lunch?');
@@ -45,7 +33,7 @@ describe('WEBJS replies through Chromium', () => {
 
   it('a reply to a message its sender revoked goes out unquoted: WhatsApp Web cannot quote it', async () => {
     const { id } = await received('oops');
-    phone.change('revoke', { id, by: ADA });
+    session.phone.change('revoke', { id, by: ADA });
     await waitFor(() => payloads('message.revoked').some((p) => p.revokedMessageId === id.split('_').at(-1)), 'the revoke to arrive');
     const record = await run<MessageRecord>({ op: 'send.text', args: { chatId: ADA, text: 'what was it?', linkPreview: false, reply_to: id } });
     const message = await sent(record);

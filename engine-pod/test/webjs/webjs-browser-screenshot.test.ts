@@ -1,8 +1,7 @@
 // The screenshot through Chromium, for both browser engines: puppeteer's picture of the library's
 // page, the fake WhatsApp Web as Chromium renders it, answered as a PNG.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineHost } from '../../src/index.js';
-import { type PairedWebjs, pairedWebjs, pairedWpp } from './paired-webjs.js';
+import { describe, expect, it } from 'vitest';
+import { pairedSuite, pairedWebjs, pairedWpp } from './paired-webjs.js';
 
 const ME = { id: '15550001717@c.us', pushName: 'Screenshot Tests' };
 const PNG_SIGNATURE = Buffer.from('89504e470d0a1a0a', 'hex');
@@ -11,17 +10,10 @@ describe.each([
   ['WEBJS', pairedWebjs],
   ['WPP', pairedWpp],
 ] as const)('%s screenshot through Chromium', (_engine, paired) => {
-  let host: EngineHost;
-  let session: PairedWebjs | undefined;
-
-  beforeAll(async () => {
-    session = await paired('screenshot', ME);
-    ({ host } = session);
-  });
-  afterAll(() => session?.close());
+  const { run } = pairedSuite(paired, 'screenshot', ME);
 
   it("answers the page as Chromium renders it: a PNG of the browser's window", async () => {
-    const shot = (await host.execute({ op: 'session.screenshot' })) as { mimetype: string; data: string };
+    const shot = await run<{ mimetype: string; data: string }>({ op: 'session.screenshot' });
     expect(shot.mimetype).toBe('image/png');
     const png = Buffer.from(shot.data, 'base64');
     expect(png.subarray(0, 8).equals(PNG_SIGNATURE), 'a PNG signature').toBe(true);

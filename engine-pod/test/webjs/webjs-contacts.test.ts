@@ -68,7 +68,7 @@ describe('WEBJS contacts', () => {
     expect(s.client.calls.filter((call) => /block /.test(call))).toEqual([`block ${ADA}`, `unblock ${ADA}`]);
   });
 
-  // Saving by number runs through Chromium (webjs-browser-contacts.test.ts); the fake's contacts have no LIDs.
+  // Saving by number runs through Chromium (browser-contacts.test.ts); the fake's contacts have no LIDs.
   it('update: a LID without a known number is a 400', async () => {
     const s = await working();
     const lid = '987654321012345@lid';

@@ -4,7 +4,7 @@ import { webjsSession } from './harness.js';
 
 // The peer's Groups operations on WEBJS: Client.createGroup, getChats and GroupChat's participant
 // methods, the scripted client answering as the library does. Settings, pictures, invites and
-// joining run through Chromium (webjs-browser-groups.test.ts).
+// joining run through Chromium (browser-groups.test.ts).
 
 const GROUP = '120363040000000001@g.us';
 const ADA = '15550001111@c.us';

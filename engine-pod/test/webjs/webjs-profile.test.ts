@@ -5,7 +5,7 @@ import { expectValidEnvelopes, webjsSession } from './harness.js';
 
 // The account's profile and poll votes on WEBJS: the client's getProfilePicUrl and Message.vote,
 // the scripted client answering as the library does. Its name, About text and picture run through
-// Chromium (webjs-browser-contacts.test.ts).
+// Chromium (browser-contacts.test.ts).
 
 const PEER = '15551234567@c.us';
 

@@ -1,42 +1,30 @@
 // WPP's actions on messages through Chromium on the fake WhatsApp Web: WPPConnect and its wa-js,
 // unmodified, react, edit, revoke, forward, star and pin, and report what the contact's phone does to
 // messages (reactions, edits, revokes) as WEBJS does.
-import type { EventName, MessageRecord } from '@switchboard/protocol';
+import type { MessageRecord } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostedEvent } from '../../src/index.js';
-import type { FakeWebPhone } from '../fake-web/index.js';
-import { type PairedWebjs, pairedWpp } from '../webjs/paired-webjs.js';
+import { describe, expect, it } from 'vitest';
+import { pairedSuite, pairedWpp } from '../webjs/paired-webjs.js';
 
 const ME = '15550007171@c.us';
 const CONTACT = '15550003434@c.us';
 
 describe('WPP actions on messages through Chromium', () => {
-  let session: PairedWebjs;
-  let phone: FakeWebPhone;
-  const events: HostedEvent[] = [];
-  const payloads = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
-  const execute = (op: string, args: Record<string, unknown>) => session.host.execute({ op, args } as Parameters<typeof session.host.execute>[0]);
+  const session = pairedSuite(pairedWpp, 'wpp-messages', { id: ME, pushName: 'Messages' });
+  const { payloads, run } = session;
+  const execute = (op: string, args: Record<string, unknown>) => run({ op, args } as Parameters<typeof run>[0]);
   const send = async (text: string) => (await execute('send.text', { chatId: CONTACT, text })) as MessageRecord;
   /** A text from the contact, once the engine reported it; answers its record id. */
   const received = async (text: string) => {
-    const id = `false_${CONTACT}_${phone.text(CONTACT, text)}`;
+    const id = `false_${CONTACT}_${session.phone.text(CONTACT, text)}`;
     await waitFor(() => payloads('message').some((p) => p.id === id), `message ${id}`);
     return id;
   };
 
-  beforeAll(async () => {
-    session = await pairedWpp('wpp-messages', { id: ME, pushName: 'Messages' }, (event) => events.push(event));
-    phone = session.phone;
-  }, 60_000);
-  afterAll(async () => {
-    await session?.close();
-  });
-
   it('reacts: the servers told, message.reaction (api) once with the reaction own id, and the answer is that payload', async () => {
     const target = await received('react to me');
     const payload = (await execute('message.react', { messageId: target, reaction: '👍' })) as Record<string, unknown>;
-    expect(phone.actions).toContainEqual(expect.objectContaining({ type: 'react', msgId: target, reaction: '👍' }));
+    expect(session.phone.actions).toContainEqual(expect.objectContaining({ type: 'react', msgId: target, reaction: '👍' }));
     expect(payload).toMatchObject({
       fromMe: true,
       source: 'api',
@@ -54,7 +42,7 @@ describe('WPP actions on messages through Chromium', () => {
   it("the contact's reaction is message.reaction (app) from the contact", async () => {
     const target = await send('react to this');
     const id = `false_${CONTACT}_3EB0WPPREACT01`;
-    phone.change('reaction', { id, parent: target.id, sender: CONTACT, text: '❤️' });
+    session.phone.change('reaction', { id, parent: target.id, sender: CONTACT, text: '❤️' });
     const reaction = await waitFor(() => payloads('message.reaction').find((p) => p.id === id), 'the contact reaction');
     expect(reaction).toMatchObject({ fromMe: false, source: 'app', from: CONTACT, to: ME, reaction: { text: '❤️', messageId: target.id } });
   });
@@ -63,7 +51,7 @@ describe('WPP actions on messages through Chromium', () => {
     const sent = await send('before the edit');
     const key = sent.id.split('_').at(-1)!;
     await execute('message.edit', { chatId: CONTACT, messageId: sent.id, text: 'after the edit', linkPreview: false });
-    expect(phone.actions).toContainEqual(expect.objectContaining({ type: 'edit', msgId: sent.id, body: 'after the edit' }));
+    expect(session.phone.actions).toContainEqual(expect.objectContaining({ type: 'edit', msgId: sent.id, body: 'after the edit' }));
     const edited = await waitFor(() => payloads('message.edited').find((p) => p.editedMessageId === key), 'message.edited');
     expect(edited).toMatchObject({ body: 'after the edit', fromMe: true });
     expect(edited.id).not.toBe(sent.id);
@@ -75,7 +63,7 @@ describe('WPP actions on messages through Chromium', () => {
 
   it("the contact's edit is message.edited", async () => {
     const target = await received('typo hree');
-    phone.change('edit', { id: target, body: 'typo here' });
+    session.phone.change('edit', { id: target, body: 'typo here' });
     const edited = await waitFor(() => payloads('message.edited').find((p) => p.body === 'typo here'), 'message.edited');
     expect(edited).toMatchObject({ editedMessageId: target.split('_').at(-1), fromMe: false, from: CONTACT });
   });
@@ -83,7 +71,7 @@ describe('WPP actions on messages through Chromium', () => {
   it('deletes an own message for everyone: the servers told to revoke it, message.revoked with it before and after', async () => {
     const sent = await send('regret this');
     await execute('message.delete', { chatId: CONTACT, messageId: sent.id });
-    expect(phone.actions).toContainEqual({ type: 'revoke', msgId: sent.id });
+    expect(session.phone.actions).toContainEqual({ type: 'revoke', msgId: sent.id });
     const revoked = await waitFor(() => payloads('message.revoked').find((p) => p.revokedMessageId === sent.id.split('_').at(-1)), 'message.revoked');
     expect(revoked.before).toMatchObject({ id: sent.id, body: 'regret this' });
     expect(revoked.after).toMatchObject({ body: '' });
@@ -91,7 +79,7 @@ describe('WPP actions on messages through Chromium', () => {
 
   it("the contact's revoke is message.revoked naming the message", async () => {
     const target = await received('about to vanish');
-    phone.change('revoke', { id: target, by: CONTACT });
+    session.phone.change('revoke', { id: target, by: CONTACT });
     const revoked = await waitFor(() => payloads('message.revoked').find((p) => p.revokedMessageId === target.split('_').at(-1)), 'message.revoked');
     const after = revoked.after as { id: string };
     expect(after.id).toMatch(new RegExp(`^false_${CONTACT}_`));
@@ -104,7 +92,7 @@ describe('WPP actions on messages through Chromium', () => {
     const copy = (await execute('message.forward', { chatId: other, messageId: original })) as MessageRecord;
     expect(copy).toMatchObject({ fromMe: true, source: 'api', to: other, body: 'pass it on' });
     expect(copy.id).toMatch(new RegExp(`^true_${other}_\\w+$`));
-    expect(phone.sentTo(other).map((m) => [m.body, m.isForwarded])).toEqual([['pass it on', true]]);
+    expect(session.phone.sentTo(other).map((m) => [m.body, m.isForwarded])).toEqual([['pass it on', true]]);
     await waitFor(() => payloads('message.any').some((p) => p.id === copy.id), 'message.any of the copy');
     expect(payloads('message.any').filter((p) => p.id === copy.id)).toEqual([copy]);
   });
@@ -114,7 +102,7 @@ describe('WPP actions on messages through Chromium', () => {
     await execute('message.pin', { chatId: CONTACT, messageId: target, duration: 86_400 });
     await execute('message.pin', { chatId: CONTACT, messageId: target, duration: 86_400 });
     await execute('message.pin', { chatId: CONTACT, messageId: target, duration: null });
-    expect(phone.pins.filter((p) => p.msgId === target)).toEqual([
+    expect(session.phone.pins.filter((p) => p.msgId === target)).toEqual([
       { msgId: target, pin: true, duration: 86_400 },
       { msgId: target, pin: false, duration: 0 },
     ]);
@@ -139,7 +127,7 @@ describe('WPP actions on messages through Chromium', () => {
     await execute('message.star', { chatId: CONTACT, messageId: target, star: true });
     await execute('message.star', { chatId: CONTACT, messageId: target, star: true });
     await execute('message.star', { chatId: CONTACT, messageId: target, star: false });
-    expect(phone.actions.filter((a) => a.type === 'star' && a.msgId === target)).toEqual([
+    expect(session.phone.actions.filter((a) => a.type === 'star' && a.msgId === target)).toEqual([
       { type: 'star', msgId: target, star: true },
       { type: 'star', msgId: target, star: false },
     ]);
@@ -152,13 +140,13 @@ describe('WPP actions on messages through Chromium', () => {
     it('sends a contact card as given: body and vCards the card, the servers told', async () => {
       const record = (await execute('send.contactVcard', { chatId: CONTACT, contacts: [{ vcard: ADA }] })) as MessageRecord;
       expect(record).toMatchObject({ fromMe: true, source: 'api', to: CONTACT, body: ADA, vCards: [ADA], hasMedia: false });
-      expect(phone.sentTo(CONTACT).at(-1)).toMatchObject({ type: 'vcard', body: ADA, vcardFormattedName: 'Ada Lovelace' });
+      expect(session.phone.sentTo(CONTACT).at(-1)).toMatchObject({ type: 'vcard', body: ADA, vcardFormattedName: 'Ada Lovelace' });
     });
 
     it('sends several cards in one message (multi_vcard)', async () => {
       const record = (await execute('send.contactVcard', { chatId: CONTACT, contacts: [{ vcard: ADA }, { vcard: ALAN }] })) as MessageRecord;
       expect(record.vCards).toEqual([ADA, ALAN]);
-      expect(phone.sentTo(CONTACT).at(-1)).toMatchObject({ type: 'multi_vcard' });
+      expect(session.phone.sentTo(CONTACT).at(-1)).toMatchObject({ type: 'multi_vcard' });
     });
 
     it('sends a poll: body the question, the options and how many answers it takes as the servers were told', async () => {
@@ -167,7 +155,7 @@ describe('WPP actions on messages through Chromium', () => {
         poll: { name: 'lunch?', options: ['Pizza', 'Sushi'], multipleAnswers: false },
       })) as MessageRecord;
       expect(poll).toMatchObject({ fromMe: true, source: 'api', to: CONTACT, body: 'lunch?' });
-      expect(phone.sentTo(CONTACT).at(-1)).toMatchObject({
+      expect(session.phone.sentTo(CONTACT).at(-1)).toMatchObject({
         type: 'poll_creation',
         pollName: 'lunch?',
         pollOptions: [
@@ -184,7 +172,7 @@ describe('WPP actions on messages through Chromium', () => {
         chatId: CONTACT,
         poll: { name: 'where?', options: ['Here', 'There', 'Anywhere'], multipleAnswers: true },
       })) as MessageRecord;
-      phone.change('vote', { id: `false_${CONTACT}_3EB0WPPVOTE01`, parent: poll.id, sender: CONTACT, localIds: [0, 2] });
+      session.phone.change('vote', { id: `false_${CONTACT}_3EB0WPPVOTE01`, parent: poll.id, sender: CONTACT, localIds: [0, 2] });
       const vote = await waitFor(() => payloads('poll.vote').find((p) => (p.poll as { id: string }).id === poll.id), 'poll.vote');
       expect(vote).toMatchObject({
         vote: { from: CONTACT, to: ME, fromMe: false, selectedOptions: ['Here', 'Anywhere'] },
@@ -194,15 +182,17 @@ describe('WPP actions on messages through Chromium', () => {
 
     it('received: a location, a contact card, several cards, a poll and a reply map as WEBJS maps them', async () => {
       const receivedOne = async (id: string) => waitFor(() => payloads('message').find((p) => p.id === `false_${CONTACT}_${id}`), `message ${id}`);
-      const location = await receivedOne(phone.deliver(CONTACT, { type: 'location', lat: 48.8584, lng: 2.2945, loc: 'Tour Eiffel\nChamp de Mars' }));
+      const location = await receivedOne(
+        session.phone.deliver(CONTACT, { type: 'location', lat: 48.8584, lng: 2.2945, loc: 'Tour Eiffel\nChamp de Mars' }),
+      );
       expect(location).toMatchObject({
         body: '',
         location: { latitude: '48.8584', longitude: '2.2945', name: 'Tour Eiffel', address: 'Champ de Mars' },
       });
-      const card = await receivedOne(phone.deliver(CONTACT, { type: 'vcard', body: ADA }));
+      const card = await receivedOne(session.phone.deliver(CONTACT, { type: 'vcard', body: ADA }));
       expect(card).toMatchObject({ body: ADA, vCards: [ADA] });
       const cards = await receivedOne(
-        phone.deliver(CONTACT, {
+        session.phone.deliver(CONTACT, {
           type: 'multi_vcard',
           vcardList: [
             { displayName: 'Ada Lovelace', vcard: ADA },
@@ -212,7 +202,7 @@ describe('WPP actions on messages through Chromium', () => {
       );
       expect(cards.vCards).toEqual([ADA, ALAN]);
       const poll = await receivedOne(
-        phone.deliver(CONTACT, {
+        session.phone.deliver(CONTACT, {
           type: 'poll_creation',
           pollName: 'dinner?',
           pollOptions: [{ name: 'Yes', localId: 0 }],
@@ -220,10 +210,10 @@ describe('WPP actions on messages through Chromium', () => {
         }),
       );
       expect(poll).toMatchObject({ body: 'dinner?', hasMedia: false });
-      const first = phone.text(CONTACT, 'the original');
+      const first = session.phone.text(CONTACT, 'the original');
       await receivedOne(first);
       const reply = await receivedOne(
-        phone.deliver(CONTACT, {
+        session.phone.deliver(CONTACT, {
           type: 'chat',
           body: 'the answer',
           quotedMsg: { type: 'chat', body: 'the original' },

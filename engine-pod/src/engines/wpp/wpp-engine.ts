@@ -294,6 +294,10 @@ export class WppEngine implements Engine {
     return this.groupAdmin.joinGroup(code);
   }
 
+  groupPicture(args: CommandArgs<'group.picture'>): Promise<string | null> {
+    return this.groupAdmin.groupPicture(args);
+  }
+
   setGroupPicture(args: GroupPictureArgs): Promise<void> {
     return this.groupAdmin.setGroupPicture(args);
   }

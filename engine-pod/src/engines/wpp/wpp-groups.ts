@@ -5,6 +5,7 @@ import { CommandError, invalidField } from '../../command-error.js';
 import { groupInfo } from '../webjs/group-mapping.js';
 import type { WebjsChat } from '../webjs/webjs-client.js';
 import { wid } from '../webjs/webjs-ids.js';
+import { pictureOf, type WppChatsClient } from './wpp-chats.js';
 import type { WppPage } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
 import { describeWppError } from './wpp-send-options.js';
@@ -31,7 +32,7 @@ export interface WppNotification {
 }
 
 /** The slice of WPPConnect's client (its group layer) the group operations use. */
-export interface WppGroupsClient {
+export interface WppGroupsClient extends Pick<WppChatsClient, 'getProfilePicFromServer'> {
   readonly page: WppPage;
   createGroup(name: string, contacts: string[]): Promise<{ gid: WppWid }>;
   leaveGroup(groupId: string): Promise<unknown>;
@@ -84,9 +85,9 @@ const ROLE_AFTER: Record<GroupParticipantsArgs['action'], GroupParticipant['role
  * The peer's Groups operations on WPP, through WPPConnect's group layer (wa-js's `WPP.group`):
  * create, read, members, subject, description, settings, invite links, join and leave. Every
  * change comes back as wa-js's group events (`group.participant_changed`, the `gp2` notification
- * messages), emitted as `group.v2.*` whoever made it. Pictures are set (wa-js crops them to
- * WhatsApp's JPEG sizes in the page) and removed; reading one is left out (422 from the catalog):
- * wa-js reads WhatsApp Web's picture cache, which the fake page does not fill from the server yet.
+ * messages), emitted as `group.v2.*` whoever made it. Pictures are read from the server as a
+ * contact's are (WPPConnect's `getProfilePicFromServer`, wa-js's `WPP.contact.getProfilePictureUrl`
+ * on the group's id), set (wa-js crops them to WhatsApp's JPEG sizes in the page) and removed.
  * wa-js cannot end a group for everyone.
  */
 export class WppGroups {
@@ -141,6 +142,11 @@ export class WppGroups {
       .joinGroup(code)
       .catch((error: unknown) => this.refused(`join by the invite ${code}`, error, null));
     return joined.id;
+  }
+
+  /** Asked of the server each time, as WEBJS does; null when the group has no picture. */
+  groupPicture({ id }: CommandArgs<'group.picture'>): Promise<string | null> {
+    return pictureOf(this.client(), id);
   }
 
   async setGroupPicture(args: GroupPictureArgs): Promise<void> {
