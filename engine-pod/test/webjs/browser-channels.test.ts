@@ -179,6 +179,18 @@ describe.each([
     });
   });
 
+  // wa-js mutes only the channels the account has (its newsletter chats), whatsapp-web.js any it can preview.
+  if (engine === 'WPP')
+    it('mute: a channel the account does not follow is NOT_FOUND naming it, and the servers are not told', async () => {
+      const other = phone.channels.publish({ name: 'Only previewed' });
+      await expect(run({ op: 'channels.mute', args: { id: other.id } })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        message: `WPP found no channel ${other.id} among the account's`,
+        details: { channel: other.id },
+      });
+      expect(phone.channels.get(other.id)?.muted).toBe(false);
+    });
+
   it('delete: the servers delete the owner`s channel; a channel the account only follows is WRONG_STATUS and stays', async () => {
     const followed = phone.channels.publish({ name: 'Not mine' }, 'subscriber');
     await expect(run({ op: 'channels.delete', args: { id: followed.id } })).rejects.toMatchObject({
