@@ -90,6 +90,9 @@ describe.each([
 
   it('create: where WhatsApp does not let the account make channels, ENGINE_ERROR says so and the servers make none', async () => {
     phone.channels.allowCreation(false);
+    // The servers tell the page in order: once it lists a channel published after the gate closed, it has the gate.
+    const marker = phone.channels.publish({ name: 'After the gate' }, 'subscriber');
+    await waitFor(async () => (await run<Channel[]>({ op: 'channels.list', args: {} })).some((channel) => channel.id === marker.id), 'the gate');
     try {
       await expect(run({ op: 'channels.create', args: { name: 'Refused' } })).rejects.toMatchObject({
         code: 'ENGINE_ERROR',
@@ -290,8 +293,8 @@ describe.each([
     });
   });
 
-  // Posting in a channel is WEBJS's here: wa-js 4.6.0's send looks the channel up in WhatsApp Web's
-  // chat collection (chat.find), not in its newsletter collection, where the page keeps channels.
+  // Posting in a channel: wa-js 4.6.0's send looks the channel up in WhatsApp Web's chat collection
+  // (chat.find), not its newsletter collection, where channels are (wppconnect-server#2475): WPP cannot.
   if (engine === 'WEBJS') {
     it('send: text to a channel the account owns is a post the servers get, answered as the account`s message in the channel', async () => {
       const own = await run<Channel>({ op: 'channels.create', args: { name: 'Announcements', description: '' } });
@@ -310,6 +313,15 @@ describe.each([
         code: 'ENGINE_ERROR',
       });
       expect(phone.channels.posts.filter((post) => post.channelId === news.id)).toEqual([]);
+    });
+  } else {
+    it('send: to a channel the account owns, wa-js finds no chat: NOT_FOUND naming it, and the servers get no post', async () => {
+      const own = await run<Channel>({ op: 'channels.create', args: { name: 'Unposted', description: '' } });
+      await expect(run({ op: 'send.text', args: { chatId: own.id, text: 'Hello?', linkPreview: false } })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        details: { chatId: own.id },
+      });
+      expect(phone.channels.posts.filter((post) => post.channelId === own.id)).toEqual([]);
     });
   }
 

@@ -6,7 +6,7 @@
 // and cursor. wa-js finds each module by its exports, so the names here are ours; each asks the
 // same backend as 16-channels.js and keeps the same collections.
 (() => {
-  const { define, backend, collections } = window.FakeWeb;
+  const { define, backend, collections, widOf } = window.FakeWeb;
   const { apply, forget, queryResponse } = window.FakeWeb.channels;
 
   // A refusal as WhatsApp's ServerStatusCodeError, with the status its servers answer: 404 for a
@@ -18,6 +18,15 @@
     });
 
   define('WAWebNewsletterCollection', () => ({ default: collections.WAWebNewsletterCollection }));
+  // Finding a channel's chat gives the newsletter collection's chat and leaves the chat collection
+  // as it is: WhatsApp Web keeps channels out of it, where wa-js 4.6.0's send then looks ("Chat not
+  // found in ChatStore", as reported against WhatsApp Web in wppconnect-team/wppconnect-server#2475).
+  const findChat = window.require('WAWebFindChatAction');
+  const findOrCreateLatestChat = findChat.findOrCreateLatestChat;
+  findChat.findOrCreateLatestChat = async (wid, ...rest) => {
+    if (!widOf(wid).isNewsletter()) return findOrCreateLatestChat(wid, ...rest);
+    return { chat: collections.WAWebNewsletterCollection.get(wid) ?? null, created: false };
+  };
   define('WAWebNewsletterMetadataByJidQueryJob', () => ({
     // The servers' answer, in its mixins; the account's channels are kept up to date as well.
     queryNewsletterMetadataByJid: async (jid) => {
