@@ -117,6 +117,8 @@ const ASK_WITH_REFUSED_ARGUMENT: Record<string, (engine: Engine) => Promise<unkn
   'WPP status.delete': (engine) => engine.deleteStatus!({ id: 'AAAAAAAAAAAAAAAAA', contacts: [PEER] }),
   'WPP send.media convert': (engine) => engine.sendMedia!(VOICE_TO_CONVERT),
   'WPP message.forward': (engine) => engine.forwardMessage!({ chatId: PEER, messageId: `false_${PEER}_ABC`, id: 'CLIENTID0001' }),
+  'WPP channels.search view': (engine) =>
+    engine.searchChannels!({ by: 'view', view: 'RECOMMENDED', countries: ['US'], categories: [], limit: 10, startCursor: '' }),
   'WEBJS message.forward': (engine) => engine.forwardMessage!({ chatId: PEER, messageId: `false_${PEER}_ABC`, id: 'CLIENTID0001' }),
   // NOWEB refuses it while it builds the message, before anything is uploaded.
   'NOWEB send.media': () => mediaContent(VOICE_TO_CONVERT, NO_UPLOAD),

@@ -454,7 +454,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     },
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards and polls, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and reads and sets their pictures, posts and deletes text statuses, rejects calls, takes screenshots of its page, and reports acks, reactions, edits, revokes, votes, calls and group changes so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards and polls, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and reads and sets their pictures, creates, reads (by id), follows, mutes, deletes and searches (by text) channels, posts and deletes text statuses, rejects calls, takes screenshots of its page, and reports channel posts, acks, reactions, edits, revokes, votes, calls and group changes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -527,6 +527,9 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'message.pin',
       'send.contactVcard',
       'send.poll',
+      // Channels: wpp-channels.ts (by id only, searched by text only: wa-js has no lookup by invite nor view).
+      ...ACCOUNT_CHANNEL_OPS,
+      'channels.search',
     ],
     events: [
       'session.status',
@@ -566,6 +569,11 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
         op: 'send.media',
         field: 'convert',
         what: 'converting files (`convert`): it sends them as they are; send OGG/Opus voice and MP4 (H.264/AAC) video with convert false',
+      },
+      {
+        op: 'channels.search',
+        field: 'view',
+        what: 'searching the channel directory by view (`view`): wa-js searches it by text only; use POST .../channels/search/by-text',
       },
     ],
   },

@@ -297,5 +297,21 @@ describe('GET /api/server/engines: the engines this build has and what each does
     );
     expect(wpp.operations).not.toContain('send.pollVote');
     expect(wpp.events).toEqual(expect.arrayContaining(['message.reaction', 'message.edited', 'message.revoked', 'poll.vote']));
+    // Channels (browser-channels): searched by text only, no posts preview (wa-js has neither a view search nor a posts query).
+    expect(wpp.operations).toEqual(
+      expect.arrayContaining([
+        'channels.list',
+        'channels.create',
+        'channels.get',
+        'channels.delete',
+        'channels.follow',
+        'channels.unfollow',
+        'channels.mute',
+        'channels.unmute',
+        'channels.search',
+      ]),
+    );
+    expect(wpp.operations).not.toContain('channels.preview');
+    expect(wpp.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'channels.search', field: 'view' })]));
   });
 });

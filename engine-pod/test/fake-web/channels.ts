@@ -40,6 +40,15 @@ export interface FakeWebChannelSearch {
   readonly pageSize: number;
 }
 
+/** A directory search by text as wa-js asks the servers for it (WhatsApp's MEX query): categories, a page size and a cursor. */
+export interface FakeWebChannelDirectorySearch {
+  readonly searchText: string;
+  readonly categories: string[];
+  readonly limit: number;
+  /** `endCursor` of the page before; null for the first. */
+  readonly cursor: string | null;
+}
+
 /** What the channels side needs of the phone: a way to reach its pages and to deliver a post. */
 interface ChannelsPhone {
   push(message: Record<string, unknown>): void;
@@ -56,6 +65,8 @@ const now = () => Math.floor(Date.now() / 1000);
 export class FakeWebChannels {
   /** Directory searches the page made, in order. */
   readonly searches: FakeWebChannelSearch[] = [];
+  /** Directory searches by text with a cursor (wa-js's), in order. */
+  readonly directorySearches: FakeWebChannelDirectorySearch[] = [];
   /** Posts the page made in channels the account owns, in order. */
   readonly posts: FakeWebChannelPost[] = [];
   private readonly channels = new Map<string, FakeWebChannel>();
@@ -151,6 +162,20 @@ export class FakeWebChannels {
           .sort((a, b) => (search.view === 'POPULAR' ? b.others - a.others : 0))
           .slice(0, search.pageSize)
           .map((channel) => this.metadata(channel));
+      }
+      case 'channel-directory': {
+        // The channels here have no categories: a category filter is recorded, not applied.
+        const search = message.search as FakeWebChannelDirectorySearch;
+        this.directorySearches.push(search);
+        const text = search.searchText.toLowerCase();
+        const found = [...this.channels.values()].filter((channel) => channel.role !== 'owner' && channel.name.toLowerCase().includes(text));
+        // The cursor is the servers' own: here the offset of the next page.
+        const start = search.cursor === null ? 0 : Number(Buffer.from(search.cursor, 'base64url').toString());
+        const end = start + search.limit;
+        return {
+          channels: found.slice(start, end).map((channel) => this.metadata(channel)),
+          endCursor: end < found.length ? Buffer.from(String(end)).toString('base64url') : null,
+        };
       }
       default:
         throw new Error(`the fake has no channels request ${message.type}`);

@@ -525,7 +525,7 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     return 'K7QW2M9X';
   }
 
-  // Channels run through Chromium on the fake WhatsApp Web (webjs-browser-channels.test.ts): here
+  // Channels run through Chromium on the fake WhatsApp Web (browser-channels.test.ts): here
   // WhatsApp Web knows none, and the library answers as it does then.
   async getChannels(): Promise<WebjsChannel[]> {
     this.record('getChannels');

@@ -5,6 +5,7 @@ import { type WebjsOptions, webjsLaunchOptions } from '../webjs/client-factory.j
 import type { EngineLog } from '../../engine.js';
 import { type Winston, wppLogger } from './wpp-log.js';
 import type { WppCallsClient } from './wpp-calls.js';
+import type { WppChannelsClient } from './wpp-channels.js';
 import type { WppChatsClient } from './wpp-chats.js';
 import type { WppChattingClient } from './wpp-chatting.js';
 import type { WppContactsClient } from './wpp-contacts.js';
@@ -36,7 +37,16 @@ export interface WppBrowser {
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
 export interface WppClientLike
-  extends WppChattingClient, WppMediaClient, WppChatsClient, WppContactsClient, WppProfileClient, WppLabelsClient, WppGroupsClient, WppCallsClient {
+  extends
+    WppChattingClient,
+    WppMediaClient,
+    WppChatsClient,
+    WppContactsClient,
+    WppProfileClient,
+    WppLabelsClient,
+    WppGroupsClient,
+    WppCallsClient,
+    WppChannelsClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

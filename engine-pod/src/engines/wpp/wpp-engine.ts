@@ -1,5 +1,10 @@
 import {
   ACKS,
+  type Channel,
+  type ChannelListResult,
+  type ChannelRef,
+  type ChannelRole,
+  type ChannelSearchArgs,
   type ChatPictureResponse,
   type Contact,
   type DeleteStatusRequest,
@@ -20,11 +25,13 @@ import {
 } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import { catalogRefusal } from '../../command-rules.js';
+import type { NewChannel } from '../../capabilities/channels.js';
 import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
+import { WppChannels } from './wpp-channels.js';
 import { WppChats } from './wpp-chats.js';
 import { type CreateWppClient, WppConnection } from './wpp-connection.js';
 import { WppContacts } from './wpp-contacts.js';
@@ -56,6 +63,7 @@ export class WppEngine implements Engine {
   private readonly groupAdmin: WppGroups;
   private readonly stories: WppStories;
   private readonly calls: WppCalls;
+  private readonly newsletters: WppChannels;
 
   constructor(
     private readonly context: EngineContext,
@@ -75,6 +83,7 @@ export class WppEngine implements Engine {
     this.groupAdmin = new WppGroups(this.connection);
     this.stories = new WppStories(this.connection);
     this.calls = new WppCalls(this.connection);
+    this.newsletters = new WppChannels(this.connection);
     this.connection.attach((client) => this.calls.listen(client));
     this.connection.attach((client) => this.groupAdmin.listen(client));
   }
@@ -346,6 +355,43 @@ export class WppEngine implements Engine {
   // Calls (wpp-calls.ts).
   rejectCall(call: { readonly id: string; readonly from: string }): Promise<void> {
     return this.calls.rejectCall(call);
+  }
+
+  // Channels (newsletters): wpp-channels.ts.
+  channels(role: Exclude<ChannelRole, 'GUEST'> | undefined): Promise<Channel[]> {
+    return this.newsletters.list(role);
+  }
+
+  createChannel(channel: NewChannel): Promise<Channel> {
+    return this.newsletters.create(channel);
+  }
+
+  channel(ref: ChannelRef): Promise<Channel> {
+    return this.newsletters.get(ref);
+  }
+
+  deleteChannel(id: string): Promise<void> {
+    return this.newsletters.delete(id);
+  }
+
+  followChannel(id: string): Promise<void> {
+    return this.newsletters.follow(id, true);
+  }
+
+  unfollowChannel(id: string): Promise<void> {
+    return this.newsletters.follow(id, false);
+  }
+
+  muteChannel(id: string): Promise<void> {
+    return this.newsletters.mute(id, true);
+  }
+
+  unmuteChannel(id: string): Promise<void> {
+    return this.newsletters.mute(id, false);
+  }
+
+  searchChannels(query: ChannelSearchArgs): Promise<ChannelListResult> {
+    return this.newsletters.search(query);
   }
 
   /**

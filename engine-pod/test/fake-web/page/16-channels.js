@@ -19,6 +19,10 @@
     get newsletterMetadata() {
       return Metadata.get(this.id);
     }
+    // WhatsApp Web's chat models say what they are; wa-js checks it before acting on a channel.
+    get isNewsletter() {
+      return true;
+    }
   }
 
   // WAWebNewsletterModelUtils' values: a mute is an expiration, -1 (for ever) or 0 (not muted).
@@ -76,6 +80,9 @@
       newsletterMembershipMetadataMixin: { membershipType: metadata.membershipType },
     };
   }
+
+  // For the wa-js modules of the same requests (28-wa-js-channels.js).
+  window.FakeWeb.channels = { apply, forget, queryResponse, NewsletterMetadataModel, NewsletterModel };
 
   define('WAJids', () => ({ toNewsletterJid: jid }));
   define('WAWebJidToWid', () => ({ newsletterJidToWid: (value) => widOf(value), userJidToUserWid: (value) => widOf(value) }));
