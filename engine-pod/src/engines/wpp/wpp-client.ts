@@ -12,6 +12,7 @@ import type { WppGroupsClient } from './wpp-groups.js';
 import type { WppLabelsClient } from './wpp-labels.js';
 import type { WppMediaClient } from './wpp-media.js';
 import type { WppProfileClient } from './wpp-profile.js';
+import type { WppPresenceClient } from './wpp-presence.js';
 import type { WppMessage } from './wpp-messages.js';
 import type { WppSendOptions } from './wpp-send-options.js';
 
@@ -36,7 +37,16 @@ export interface WppBrowser {
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
 export interface WppClientLike
-  extends WppChattingClient, WppMediaClient, WppChatsClient, WppContactsClient, WppProfileClient, WppLabelsClient, WppGroupsClient, WppCallsClient {
+  extends
+    WppChattingClient,
+    WppMediaClient,
+    WppChatsClient,
+    WppContactsClient,
+    WppProfileClient,
+    WppLabelsClient,
+    WppGroupsClient,
+    WppCallsClient,
+    WppPresenceClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;
