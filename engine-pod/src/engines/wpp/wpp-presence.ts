@@ -55,7 +55,13 @@ export class WppPresence {
 
   listen(client: WppPresenceClient): void {
     client.onPresenceChanged((event) => {
-      this.reports = this.reports.then(() => this.report(client, event));
+      // One report that fails is logged, and the next still goes out.
+      this.reports = this.reports
+        .then(() => this.report(client, event))
+        .catch((error: unknown) => {
+          const { context } = this.connection;
+          context.log.warn({ session: context.session, err: error }, 'WPP could not report a presence change');
+        });
     });
   }
 
