@@ -454,7 +454,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     },
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards and polls, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and reads and sets their pictures, creates, reads (by id), follows, mutes, deletes and searches (by text) channels, posts and deletes text statuses, rejects calls, takes screenshots of its page, and reports channel posts, acks, reactions, edits, revokes, votes, calls and group changes so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards and polls, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, subscribes to other accounts’ presence and reads the presences heard, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and reads and sets their pictures, creates, reads (by id), follows, mutes, deletes and searches (by text) channels, posts and deletes text statuses, rejects calls, takes screenshots of its page, and reports channel posts, acks, reactions, edits, revokes, votes, presence, calls and group changes so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -476,6 +476,10 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'chat.archive',
       'chat.unread',
       'presence.set',
+      // Other accounts' presence: wpp-presence.ts.
+      'presence.subscribe',
+      'presence.get',
+      'presence.list',
       // Contacts: wpp-contacts.ts (WPPConnect cannot save one: no contacts.update).
       'account.checkNumber',
       'contacts.list',
@@ -542,6 +546,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'message.revoked',
       'poll.vote',
       'chat.archive',
+      'presence.update',
       'label.chat.added',
       'label.chat.deleted',
       'group.v2.join',

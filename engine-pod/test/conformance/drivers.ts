@@ -38,8 +38,16 @@ export interface ConformanceDriver {
   incomingText(host: EngineHost, from: string, body: string): Promise<string>;
   /** The recipient's phone got a message this account sent (DEVICE). */
   delivered(record: MessageRecord): Promise<void>;
+  /** A contact comes online, types, records audio or goes offline (last seen at `lastSeen`, Unix seconds), as the servers push it. */
+  presence(host: EngineHost, contact: string, kind: PresenceKind, lastSeen?: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A contact's presence as the servers send it: online, offline, or a chat state. */
+export type PresenceKind = 'available' | 'unavailable' | 'composing' | 'recording';
+
+/** The same as the spec's presence (2.7), which SANDBOX's simulator takes. */
+const SPEC_PRESENCE = { available: 'online', unavailable: 'offline', composing: 'typing', recording: 'recording' } as const;
 
 abstract class DriverBase implements ConformanceDriver {
   abstract readonly engine: EngineName;
@@ -65,6 +73,7 @@ abstract class DriverBase implements ConformanceDriver {
   abstract scan(host: EngineHost, qr: string): Promise<MeInfo>;
   abstract incomingText(host: EngineHost, from: string, body: string): Promise<string>;
   abstract delivered(record: MessageRecord): Promise<void>;
+  abstract presence(host: EngineHost, contact: string, kind: PresenceKind, lastSeen?: number): Promise<void>;
 
   async close(): Promise<void> {
     for (const dir of this.dirs) await rm(dir, { recursive: true, force: true });
@@ -93,6 +102,13 @@ export class SandboxDriver extends DriverBase {
   }
 
   async delivered(): Promise<void> {}
+
+  async presence(host: EngineHost, contact: string, kind: PresenceKind, lastSeen?: number): Promise<void> {
+    await host.execute({
+      op: 'sandbox.simulate',
+      args: { kind: 'presence', chatId: contact, presence: SPEC_PRESENCE[kind], lastSeen: lastSeen ?? null },
+    });
+  }
 }
 
 /** NOWEB on the fake WhatsApp Web server: a phone scans, contacts write, receipts come back. */
@@ -125,6 +141,10 @@ export class NowebDriver extends DriverBase {
 
   async delivered(record: MessageRecord): Promise<void> {
     this.requirePhone().receipt(record.id.split('_').at(-1)!, record.to.replace('@c.us', ''));
+  }
+
+  async presence(_host: EngineHost, contact: string, kind: PresenceKind, lastSeen?: number): Promise<void> {
+    this.requirePhone().presence(contact.replace('@c.us', ''), kind, lastSeen === undefined ? {} : { lastSeen });
   }
 
   override async close(): Promise<void> {
@@ -185,6 +205,10 @@ export class GowsDriver extends DriverBase {
     this.requirePhone().receipt(record.id.split('_').at(-1)!, record.to.replace('@c.us', ''));
   }
 
+  async presence(_host: EngineHost, contact: string, kind: PresenceKind, lastSeen?: number): Promise<void> {
+    this.requirePhone().presence(contact.replace('@c.us', ''), kind, lastSeen === undefined ? {} : { lastSeen });
+  }
+
   override async close(): Promise<void> {
     await this.fake.close();
     await super.close();
@@ -234,6 +258,10 @@ export class WebjsDriver extends DriverBase {
 
   async delivered(record: MessageRecord): Promise<void> {
     this.requirePhone().receipt(record.id.split('_').at(-1)!, ACK.DEVICE);
+  }
+
+  async presence(_host: EngineHost, contact: string, kind: PresenceKind, lastSeen?: number): Promise<void> {
+    this.requirePhone().presences.presence(contact, kind, lastSeen === undefined ? {} : { lastSeen });
   }
 
   override async close(): Promise<void> {

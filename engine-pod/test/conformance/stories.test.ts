@@ -1,4 +1,5 @@
 import {
+  ChatPresences,
   type EngineCommand,
   envelopeSchema,
   type EventEnvelope,
@@ -265,6 +266,25 @@ describe.each([
     expect(await host.execute({ op: 'chat.typing', args: { chatId: CONTACT, typing: true } })).toBeUndefined();
     expect(await host.execute({ op: 'chat.typing', args: { chatId: CONTACT, typing: false } })).toBeUndefined();
     expect(events.slice(since).map((e) => e.envelope.event)).toEqual([]);
+  });
+
+  it('presence: subscribe answers success; a contact typing, then offline, is presence.update each with the contact as its one participant; get and list answer the last', async () => {
+    if (await refused({ op: 'presence.subscribe', args: { chatId: CONTACT } })) return;
+    expect(await host.execute({ op: 'presence.subscribe', args: { chatId: CONTACT } })).toEqual({ success: true });
+    const since = events.length;
+    const heard = (presence: string) => () =>
+      of('presence.update', since).some((e) => ChatPresences.parse(e.payload).presences.some((p) => p.lastKnownPresence === presence));
+    await driver.presence(host, CONTACT, 'composing');
+    await waitFor(heard('typing'), 'the contact typing');
+    await driver.presence(host, CONTACT, 'unavailable', 1_700_000_000);
+    await waitFor(heard('offline'), 'the contact offline');
+    const offline = { id: CONTACT, presences: [{ participant: CONTACT, lastKnownPresence: 'offline', lastSeen: 1_700_000_000 }] };
+    expect(of('presence.update', since).map((e) => e.payload)).toEqual([
+      { id: CONTACT, presences: [{ participant: CONTACT, lastKnownPresence: 'typing', lastSeen: null }] },
+      offline,
+    ]);
+    expect(await host.execute({ op: 'presence.get', args: { chatId: CONTACT } })).toEqual(offline);
+    expect(await host.execute({ op: 'presence.list' })).toContainEqual(offline);
   });
 
   it(

@@ -3,6 +3,7 @@ import { FakeWebChannels } from './channels.js';
 import { FakeWebContacts } from './contacts.js';
 import { FakeWebGroups } from './groups.js';
 import { FakeWebLabels } from './labels.js';
+import { FakeWebPresences } from './presences.js';
 
 /** The account a phone plays: its number's id (`<number>@c.us`), push name and, optionally, its lid. */
 export interface FakeWebAccount {
@@ -68,6 +69,8 @@ export class FakeWebPhone {
     (message) => this.reach(message),
     (id) => !id.endsWith('@g.us') || this.groups.mayEditInfo(id),
   );
+  /** Other accounts' presence: the test makes them come online, type, record or go offline; the page's subscriptions. */
+  readonly presences: FakeWebPresences = new FakeWebPresences((message) => this.reach(message));
   /** Messages each chat had before this device was linked, newest last: the page loads them on demand. */
   private readonly history = new Map<string, Record<string, unknown>[]>();
   /** Files of media messages the phone delivered, by `directPath`. */
@@ -256,6 +259,7 @@ export class FakeWebPhone {
         if (message.type.startsWith('contact-')) return this.contacts.fromPage(message);
         if (message.type.startsWith('label-')) return this.labels.fromPage(message);
         if (message.type.startsWith('channel-')) return this.channels.fromPage(message);
+        if (message.type.startsWith('presence-')) return this.presences.fromPage(message);
         const { rid: _rid, ...action } = message;
         this.actions.push(action);
         return undefined;

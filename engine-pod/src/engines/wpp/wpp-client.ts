@@ -13,6 +13,7 @@ import type { WppGroupsClient } from './wpp-groups.js';
 import type { WppLabelsClient } from './wpp-labels.js';
 import type { WppMediaClient } from './wpp-media.js';
 import type { WppProfileClient } from './wpp-profile.js';
+import type { WppPresenceClient } from './wpp-presence.js';
 import type { WppMessage } from './wpp-messages.js';
 import type { WppSendOptions } from './wpp-send-options.js';
 
@@ -46,7 +47,8 @@ export interface WppClientLike
     WppLabelsClient,
     WppGroupsClient,
     WppCallsClient,
-    WppChannelsClient {
+    WppChannelsClient,
+    WppPresenceClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

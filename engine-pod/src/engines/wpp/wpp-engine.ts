@@ -6,6 +6,7 @@ import {
   type ChannelRole,
   type ChannelSearchArgs,
   type ChatPictureResponse,
+  type ChatPresences,
   type Contact,
   type DeleteStatusRequest,
   type GroupInfo,
@@ -37,6 +38,7 @@ import { type CreateWppClient, WppConnection } from './wpp-connection.js';
 import { WppContacts } from './wpp-contacts.js';
 import { WppLabels } from './wpp-labels.js';
 import { WppProfile } from './wpp-profile.js';
+import { WppPresence } from './wpp-presence.js';
 import { WppCalls } from './wpp-calls.js';
 import { WppGroups } from './wpp-groups.js';
 import { WppStories } from './wpp-stories.js';
@@ -64,6 +66,7 @@ export class WppEngine implements Engine {
   private readonly stories: WppStories;
   private readonly calls: WppCalls;
   private readonly newsletters: WppChannels;
+  private readonly presenceWatch: WppPresence;
 
   constructor(
     private readonly context: EngineContext,
@@ -84,8 +87,10 @@ export class WppEngine implements Engine {
     this.stories = new WppStories(this.connection);
     this.calls = new WppCalls(this.connection);
     this.newsletters = new WppChannels(this.connection);
+    this.presenceWatch = new WppPresence(this.connection);
     this.connection.attach((client) => this.calls.listen(client));
     this.connection.attach((client) => this.groupAdmin.listen(client));
+    this.connection.attach((client) => this.presenceWatch.listen(client));
   }
 
   start(): Promise<void> {
@@ -212,6 +217,19 @@ export class WppEngine implements Engine {
 
   setPresence(args: { readonly chatId?: string | undefined; readonly presence: PresenceStatus }): Promise<void> {
     return this.chats.setPresence(args);
+  }
+
+  // Other accounts' presence (wpp-presence.ts).
+  presences(): Promise<ChatPresences[]> {
+    return this.presenceWatch.presences();
+  }
+
+  presence(args: CommandArgs<'presence.get'>): Promise<ChatPresences> {
+    return this.presenceWatch.presence(args);
+  }
+
+  subscribePresence(args: CommandArgs<'presence.subscribe'>): Promise<void> {
+    return this.presenceWatch.subscribePresence(args);
   }
 
   // Contacts (wpp-contacts.ts).
