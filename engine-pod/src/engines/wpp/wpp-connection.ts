@@ -24,6 +24,8 @@ export type CreateWppClient = (
 
 /** Where the copy of WhatsApp Web's Local Storage is kept in the auth-state store, beside the profile. */
 const PAGE_STORAGE = { type: 'wpp-page-storage', id: 'web.whatsapp.com' } as const;
+/** How long WORKING waits for WPPConnect's page listeners after sign-in (seconds on a loaded machine; none on an idle one). */
+const LISTENERS_WAIT_MS = 30_000;
 
 /**
  * WPP's connection lifecycle: WPPConnect's client and its browser, pairing by QR code, WORKING
@@ -234,12 +236,42 @@ export class WppConnection {
     // A stop, or another check, may have come while the page answered.
     if (!id || this.stopped || this.working()) return;
     const pushName = await client.page.evaluate(() => (globalThis as unknown as WppPageGlobals).WPP.whatsapp.Conn.pushname ?? '').catch(() => '');
+    // WORKING promises the session's events: not before WPPConnect's listeners are in the page.
+    if (!(await this.pageListenersReady(client)) || this.stopped || this.working()) return;
     this.qrValue = null;
     this.account = { id, pushName };
     this.context.setMe(this.account);
     this.setStatus('WORKING');
     await this.copyPageStorage(client);
     this.saveTimer = setTimeout(() => this.savePeriodically(), this.options.profileSave.firstAfterMs);
+  }
+
+  /**
+   * Whether WPPConnect has put its listeners in the page (calls, messages, acks, presence...).
+   * It does that after the page is signed in, without waiting for it to be done: it first exposes
+   * each callback to the page, one round trip each, then registers them all in one evaluation
+   * that marks each `exposed` (listener.layer.js, `afterPageScriptInjected`). A call or message
+   * in between reached nobody: on a busy machine, a call right after WORKING was never reported.
+   * False when the page closed first; after LISTENERS_WAIT_MS, true with a warning.
+   */
+  private async pageListenersReady(client: WppClientLike): Promise<boolean> {
+    const deadline = Date.now() + LISTENERS_WAIT_MS;
+    while (!this.stopped) {
+      const ready = await client.page
+        .evaluate(() => (globalThis as unknown as { onAnyMessage?: { exposed?: boolean } }).onAnyMessage?.exposed === true)
+        .catch(() => null);
+      if (ready === null) return false;
+      if (ready) return true;
+      if (Date.now() > deadline) {
+        this.context.log.warn(
+          { session: this.context.session, waitedMs: LISTENERS_WAIT_MS },
+          "WPP: WPPConnect's page listeners were not in place after sign-in; WORKING now, events until then may be missed",
+        );
+        return true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return false;
   }
 
   /** The phone unlinked this device: the saved login is void, and the next start shows a QR code. */
