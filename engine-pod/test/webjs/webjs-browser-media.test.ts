@@ -107,18 +107,6 @@ describe('WEBJS sends files and statuses through Chromium: the bytes the phone s
     expect(phone.actions.filter((action) => action.type === 'status-revoke' && action.msgId === unknown)).toEqual([]);
   });
 
-  it('an image status: the image uploaded, and the status posted with its direct path and caption', async () => {
-    const record = (await host.execute({
-      op: 'status.media',
-      args: { kind: 'image', caption: 'the view', file: { mimetype: 'image/png', filename: 'view.png', data: PNG.toString('base64') } },
-    })) as MessageRecord;
-    expect(record).toMatchObject({ fromMe: true, to: 'status@broadcast', hasMedia: true });
-    const posted = phone.statuses.find((status) => status.type === 'image');
-    expect(posted).toMatchObject({ caption: 'the view', mimetype: 'image/png' });
-    const upload = phone.uploads.find((candidate) => candidate.directPath === posted?.directPath);
-    expect(upload?.data.equals(PNG), 'the uploaded bytes are the PNG posted').toBe(true);
-  });
-
   it('an image sent as a file is a document, not an image', async () => {
     const record = (await host.execute({
       op: 'send.media',

@@ -23,6 +23,7 @@ import { catalogRefusal } from '../../command-rules.js';
 import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
+import type { OutgoingMediaStatus } from '../../capabilities/stories.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
 import { WppChats } from './wpp-chats.js';
@@ -333,6 +334,10 @@ export class WppEngine implements Engine {
   // Statuses (wpp-stories.ts): posted through the send gate as any send.
   async sendTextStatus(status: TextStatus): Promise<MessageRecord> {
     return this.send('status@broadcast', this.stories.postText(status));
+  }
+
+  sendMediaStatus(status: OutgoingMediaStatus): Promise<MessageRecord> {
+    return this.send('status@broadcast', this.stories.postMedia(status));
   }
 
   deleteStatus(request: DeleteStatusRequest): Promise<void> {

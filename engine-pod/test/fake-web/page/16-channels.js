@@ -77,7 +77,8 @@
     };
   }
 
-  define('WAJids', () => ({ toNewsletterJid: jid }));
+  // STATUS_JID: the status chat wa-js makes for a status with a file (29-wa-js-status-media.js).
+  define('WAJids', () => ({ toNewsletterJid: jid, STATUS_JID: 'status@broadcast' }));
   define('WAWebJidToWid', () => ({ newsletterJidToWid: (value) => widOf(value), userJidToUserWid: (value) => widOf(value) }));
   define('WAWebNewsletterGatingUtils', () => ({
     isNewsletterCreationEnabled: () => creationEnabled,
