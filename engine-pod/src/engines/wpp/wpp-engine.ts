@@ -33,6 +33,7 @@ import { WppLabels } from './wpp-labels.js';
 import { WppProfile } from './wpp-profile.js';
 import { WppCalls } from './wpp-calls.js';
 import { WppGroups } from './wpp-groups.js';
+import { listenForEngineEvents } from './wpp-events.js';
 import { WppStories } from './wpp-stories.js';
 import { createWppClient, type WppClientLike } from './wpp-client.js';
 import { sendWppMedia } from './wpp-media.js';
@@ -78,6 +79,8 @@ export class WppEngine implements Engine {
     this.calls = new WppCalls(this.connection);
     this.connection.attach((client) => this.calls.listen(client));
     this.connection.attach((client) => this.groupAdmin.listen(client));
+    // Events that translate nothing (wpp-events.ts): state.change, group.join/leave, engine.event.
+    this.connection.attach((client) => listenForEngineEvents(this.context, client));
   }
 
   start(): Promise<void> {
