@@ -393,7 +393,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     image: 'browser',
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards and polls, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and sets their pictures, posts and deletes text, image, video and voice statuses, rejects calls, takes screenshots of its page, and reports acks, reactions, edits, revokes, votes, calls, group changes and its connection state so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards, polls and event messages, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and sets their pictures, posts and deletes text, image, video and voice statuses, rejects calls, takes screenshots of its page, and reports acks, reactions, edits, revokes, votes, calls, group changes and its connection state so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -466,6 +466,8 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'message.pin',
       'send.contactVcard',
       'send.poll',
+      // Event messages: wpp-event-messages.ts.
+      'send.event',
     ],
     events: [
       'session.status',

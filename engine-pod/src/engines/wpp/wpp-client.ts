@@ -8,6 +8,7 @@ import type { WppCallsClient } from './wpp-calls.js';
 import type { WppChatsClient } from './wpp-chats.js';
 import type { WppChattingClient } from './wpp-chatting.js';
 import type { WppContactsClient } from './wpp-contacts.js';
+import type { WppEventMessagesClient } from './wpp-event-messages.js';
 import type { WppGroupsClient } from './wpp-groups.js';
 import type { WppLabelsClient } from './wpp-labels.js';
 import type { WppMediaClient } from './wpp-media.js';
@@ -36,7 +37,16 @@ export interface WppBrowser {
 
 /** The slice of WPPConnect's `Whatsapp` client the engine uses. */
 export interface WppClientLike
-  extends WppChattingClient, WppMediaClient, WppChatsClient, WppContactsClient, WppProfileClient, WppLabelsClient, WppGroupsClient, WppCallsClient {
+  extends
+    WppChattingClient,
+    WppMediaClient,
+    WppChatsClient,
+    WppContactsClient,
+    WppProfileClient,
+    WppLabelsClient,
+    WppGroupsClient,
+    WppCallsClient,
+    WppEventMessagesClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

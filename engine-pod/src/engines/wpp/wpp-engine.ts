@@ -33,6 +33,7 @@ import { WppLabels } from './wpp-labels.js';
 import { WppProfile } from './wpp-profile.js';
 import { WppCalls } from './wpp-calls.js';
 import { WppGroups } from './wpp-groups.js';
+import { sendWppEvent } from './wpp-event-messages.js';
 import { listenForEngineEvents } from './wpp-events.js';
 import { WppStories } from './wpp-stories.js';
 import { createWppClient, type WppClientLike } from './wpp-client.js';
@@ -332,6 +333,11 @@ export class WppEngine implements Engine {
 
   updateGroupParticipants(args: GroupParticipantsArgs): Promise<GroupParticipant[]> {
     return this.groupAdmin.updateGroupParticipants(args);
+  }
+
+  // Event messages (wpp-event-messages.ts): sent through the send gate as any send.
+  sendEvent(args: CommandArgs<'send.event'>): Promise<MessageRecord> {
+    return sendWppEvent(this.context.session, (chatId, run) => this.send(chatId, run), args);
   }
 
   // Statuses (wpp-stories.ts): posted through the send gate as any send.
