@@ -14,9 +14,9 @@ const CONTACT = '15551115555@c.us';
 
 describe.each([
   // whatsapp-web.js leaves an event without an end open.
-  ['WEBJS', pairedWebjs, (_start: number) => null],
+  ['WEBJS', pairedWebjs, (_start: number): number | null => null],
   // wa-js ends it two hours after its start.
-  ['WPP', pairedWpp, (start: number) => start + 7200],
+  ['WPP', pairedWpp, (start: number): number | null => start + 7200],
 ] as const)('%s event messages and pins through Chromium', (_engine, paired, openEndOf) => {
   let host: EngineHost;
   let phone: FakeWebPhone;

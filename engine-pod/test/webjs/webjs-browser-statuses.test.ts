@@ -81,7 +81,7 @@ describe.each([
   it('a voice status: the Ogg/Opus bytes uploaded, and the status posted as a voice note', async () => {
     const record = (await host.execute({
       op: 'status.media',
-      args: { kind: 'voice', convert: false, file: { mimetype: 'audio/ogg; codecs=opus', data: OGG.toString('base64') } },
+      args: { kind: 'voice', convert: false, backgroundColor: '#38b42f', file: { mimetype: 'audio/ogg; codecs=opus', data: OGG.toString('base64') } },
     })) as MessageRecord;
     const { status, upload } = await posted(record);
     expect(status).toMatchObject({ type: 'ptt' });
