@@ -336,7 +336,7 @@ export class WppEngine implements Engine {
   }
 
   // Event messages (wpp-event-messages.ts): sent through the send gate as any send.
-  sendEvent(args: CommandArgs<'send.event'>): Promise<MessageRecord> {
+  async sendEvent(args: CommandArgs<'send.event'>): Promise<MessageRecord> {
     return sendWppEvent(this.context.session, (chatId, run) => this.send(chatId, run), args);
   }
 
@@ -345,7 +345,7 @@ export class WppEngine implements Engine {
     return this.send('status@broadcast', this.stories.postText(status));
   }
 
-  sendMediaStatus(status: OutgoingMediaStatus): Promise<MessageRecord> {
+  async sendMediaStatus(status: OutgoingMediaStatus): Promise<MessageRecord> {
     return this.send('status@broadcast', this.stories.postMedia(status));
   }
 

@@ -57,6 +57,7 @@ export class WppStories {
   /** Checks the status, then answers the post of its file (run by the engine's send gate). */
   postMedia(status: OutgoingMediaStatus): (client: WppStoriesClient) => Promise<WppMessage> {
     this.refuseContacts(status.contacts, 'status.media');
+    if (status.id) throw catalogRefusal(this.connection.context.session, 'WPP', 'status.media', 'id');
     const { file } = status;
     const caption = 'caption' in status && status.caption ? status.caption : undefined;
     // wa-js parses the data URL strictly (no parameters such as "; codecs=opus"), as for send.media.
