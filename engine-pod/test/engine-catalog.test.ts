@@ -114,6 +114,10 @@ const ASK_WITH_REFUSED_ARGUMENT: Record<string, (engine: Engine) => Promise<unkn
   'WEBJS status.delete': (engine) => engine.deleteStatus!({ id: 'AAAAAAAAAAAAAAAAA', contacts: [PEER] }),
   'WPP status.text': (engine) =>
     engine.sendTextStatus!({ text: 'x', backgroundColor: '#38b42f', font: 0, linkPreview: false, linkPreviewHighQuality: false, contacts: [PEER] }),
+  'WPP status.media id': (engine) =>
+    engine.sendMediaStatus!({ kind: 'image', file: { mimetype: 'image/png', filename: null, data: Buffer.from('x') }, id: 'CLIENTID0001' }),
+  'WPP status.media contacts': (engine) =>
+    engine.sendMediaStatus!({ kind: 'image', file: { mimetype: 'image/png', filename: null, data: Buffer.from('x') }, contacts: [PEER] }),
   'WPP status.delete': (engine) => engine.deleteStatus!({ id: 'AAAAAAAAAAAAAAAAA', contacts: [PEER] }),
   'WPP send.media convert': (engine) => engine.sendMedia!(VOICE_TO_CONVERT),
   'WPP message.forward': (engine) => engine.forwardMessage!({ chatId: PEER, messageId: `false_${PEER}_ABC`, id: 'CLIENTID0001' }),

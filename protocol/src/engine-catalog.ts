@@ -454,7 +454,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     },
     description:
       'WhatsApp Web in a headless Chromium driven by WPPConnect (its wa-js injected into the page): pairs by QR code or a code typed on the phone, restarts without a new one from the saved profile, ' +
-      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards and polls, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, subscribes to other accounts’ presence and reads the presences heard, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and reads and sets their pictures, creates, reads (by id), follows, mutes, deletes and searches (by text) channels, posts and deletes text statuses, rejects calls, takes screenshots of its page, and reports channel posts, acks, reactions, edits, revokes, votes, presence, calls and group changes so far; every other operation answers 422 until it is built.',
+      'sends and receives text, sends files (image, file, voice, video and video notes, through WhatsApp Web’s upload), locations, contact cards, polls and event messages, keeps received files, marks chats read, types, reacts to, edits, revokes, forwards, stars and pins messages, archives, marks unread, clears and deletes chats, sets its presence, subscribes to other accounts’ presence and reads the presences heard, checks numbers, reads contacts (their About text and picture) and blocks them, reads the profile and sets its name, About text and picture, labels chats (WhatsApp Business), creates, reads, joins, leaves and administers groups and reads and sets their pictures, creates, reads (by id), follows, mutes, deletes and searches (by text) channels, posts and deletes text, image, video and voice statuses, rejects calls, takes screenshots of its page, and reports channel posts, acks, reactions, edits, revokes, votes, presence, calls, group changes and its connection state so far; every other operation answers 422 until it is built.',
     pairing: ['qr', 'code'],
     operations: [
       'auth.qr',
@@ -517,8 +517,9 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'group.inviteCode',
       'group.revokeInvite',
       'group.participants',
-      // Statuses (engines/wpp/wpp-stories.ts): text only.
+      // Statuses (engines/wpp/wpp-stories.ts).
       'status.text',
+      'status.media',
       'status.delete',
       // Calls (engines/wpp/wpp-calls.ts).
       'call.reject',
@@ -534,6 +535,8 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       // Channels: wpp-channels.ts (by id only, searched by text only: wa-js has no lookup by invite nor view).
       ...ACCOUNT_CHANNEL_OPS,
       'channels.search',
+      // Event messages: wpp-event-messages.ts.
+      'send.event',
     ],
     events: [
       'session.status',
@@ -555,12 +558,17 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'group.v2.update',
       'call.received',
       'call.rejected',
+      // Events that translate nothing: engines/wpp/wpp-events.ts.
+      'state.change',
+      'group.join',
+      'group.leave',
+      'engine.event',
     ],
     callRejection: true,
     settings: [],
     refusedArguments: [
       REGISTRATION,
-      ...(['status.text', 'status.delete'] as const).map((op) => ({
+      ...(['status.text', 'status.media', 'status.delete'] as const).map((op) => ({
         op,
         field: 'contacts',
         what: 'choosing who sees a status (`contacts`): WhatsApp Web posts to the recipients the account’s status privacy names',
@@ -569,6 +577,11 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
         op: 'message.forward',
         field: 'id',
         what: 'forwarding with a pre-generated message id (`id`): WhatsApp Web makes up its own',
+      },
+      {
+        op: 'status.media',
+        field: 'id',
+        what: 'posting a status with a file under a pre-generated message id (`id`): WhatsApp Web keys it itself',
       },
       {
         op: 'send.media',

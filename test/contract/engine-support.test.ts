@@ -313,5 +313,11 @@ describe('GET /api/server/engines: the engines this build has and what each does
     );
     expect(wpp.operations).not.toContain('channels.preview');
     expect(wpp.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'channels.search', field: 'view' })]));
+    // Statuses with a file, event messages (webjs-browser-statuses and -events, run for both browser engines) and the
+    // events that translate nothing (wpp-browser-engine-events); message.waiting is WEBJS's alone.
+    expect(wpp.operations).toEqual(expect.arrayContaining(['status.media', 'send.event']));
+    expect(wpp.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'status.media', field: 'id' })]));
+    expect(wpp.events).toEqual(expect.arrayContaining(['state.change', 'group.join', 'group.leave', 'engine.event']));
+    expect(wpp.events).not.toContain('message.waiting');
   });
 });

@@ -204,17 +204,5 @@ describe.each([
       await expect(session.run({ op: 'status.delete', args: { id: unknown } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
       expect(session.phone.actions.filter((action) => action.type === 'status-revoke' && action.msgId === unknown)).toEqual([]);
     });
-
-    it('an image status: the image uploaded, and the status posted with its direct path and caption', async () => {
-      const record = await session.run<MessageRecord>({
-        op: 'status.media',
-        args: { kind: 'image', caption: 'the view', file: { mimetype: 'image/png', filename: 'view.png', data: PNG.toString('base64') } },
-      });
-      expect(record).toMatchObject({ fromMe: true, to: 'status@broadcast', hasMedia: true });
-      const posted = session.phone.statuses.find((status) => status.type === 'image');
-      expect(posted).toMatchObject({ caption: 'the view', mimetype: 'image/png' });
-      const upload = session.phone.uploads.find((candidate) => candidate.directPath === posted?.directPath);
-      expect(upload?.data.equals(PNG), 'the uploaded bytes are the PNG posted').toBe(true);
-    });
   }
 });

@@ -1,17 +1,23 @@
-// Event messages and pins through Chromium: whatsapp-web.js builds the `event_creation` message
-// and pins with WhatsApp Web's own actions on the fake WhatsApp Web, whose backend keeps what the
-// page sent, the call links it had made and the pins.
+// Event messages and pins through Chromium, for both browser engines: whatsapp-web.js and wa-js
+// (`WPP.chat.sendEventMessage`, `pinMsg`) build the `event_creation` message and pin with WhatsApp
+// Web's own actions on the fake WhatsApp Web, whose backend keeps what the page sent, the call
+// links it had made and the pins.
 import { type EventName, MessageRecord } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineHost, HostedEvent } from '../../src/index.js';
 import type { FakeWebPhone } from '../fake-web/index.js';
-import { type PairedWebjs, pairedWebjs } from './paired-webjs.js';
+import { type PairedWebjs, pairedWebjs, pairedWpp } from './paired-webjs.js';
 
 const ME = { id: '15550001515@c.us', pushName: 'Event Tests' };
 const CONTACT = '15551115555@c.us';
 
-describe('WEBJS event messages and pins through Chromium', () => {
+describe.each([
+  // whatsapp-web.js leaves an event without an end open.
+  ['WEBJS', pairedWebjs, (_start: number): number | null => null],
+  // wa-js ends it two hours after its start.
+  ['WPP', pairedWpp, (start: number): number | null => start + 7200],
+] as const)('%s event messages and pins through Chromium', (_engine, paired, openEndOf) => {
   let host: EngineHost;
   let phone: FakeWebPhone;
   let session: PairedWebjs | undefined;
@@ -19,7 +25,7 @@ describe('WEBJS event messages and pins through Chromium', () => {
   const payloads = (name: EventName) => events.filter((e) => e.envelope.event === name).map((e) => e.envelope.payload);
 
   beforeAll(async () => {
-    session = await pairedWebjs('events', ME, (event) => events.push(event));
+    session = await paired('events', ME, (event) => events.push(event));
     ({ host, phone } = session);
   });
   afterAll(() => session?.close());
@@ -49,6 +55,15 @@ describe('WEBJS event messages and pins through Chromium', () => {
     expect(sent.eventJoinLink ?? null).toBeNull();
     expect(phone.callLinks).toEqual([]);
     expect(record).toMatchObject({ source: 'api', fromMe: true, to: CONTACT });
+  });
+
+  it('send.event without an end: sent with the end the library gives it, and answered as a message in the chat', async () => {
+    const { endTime: _end, location: _place, description: _text, ...open } = event;
+    const record = MessageRecord.parse(await host.execute({ op: 'send.event', args: { chatId: CONTACT, event: open } }));
+    const sent = await waitFor(() => phone.sentTo(CONTACT).find((msg) => `true_${CONTACT}_${msg.id.id}` === record.id), 'the event message');
+    expect(sent).toMatchObject({ type: 'event_creation', eventName: 'Launch', eventStartTime: 2_063_137_000 });
+    expect(sent.eventEndTime ?? null).toBe(openEndOf(2_063_137_000));
+    await waitFor(() => payloads('message.any').some((p) => p.id === record.id), 'message.any for the event message');
   });
 
   it('send.event: extra guests, which the library cannot set, are refused and nothing is sent', async () => {

@@ -339,8 +339,8 @@ export class WebjsConnection {
   }
 }
 
-/** `engine.event` data must survive JSON: the library's structures do, minus their client. */
-function jsonSafe(value: unknown): unknown {
+/** `engine.event` data must survive JSON: the library's structures do, minus their client (WPP's too). */
+export function jsonSafe(value: unknown): unknown {
   if (value === undefined) return null;
   try {
     return JSON.parse(JSON.stringify(value)) as unknown;

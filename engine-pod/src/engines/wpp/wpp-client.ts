@@ -9,6 +9,7 @@ import type { WppChannelsClient } from './wpp-channels.js';
 import type { WppChatsClient } from './wpp-chats.js';
 import type { WppChattingClient } from './wpp-chatting.js';
 import type { WppContactsClient } from './wpp-contacts.js';
+import type { WppEventMessagesClient } from './wpp-event-messages.js';
 import type { WppGroupsClient } from './wpp-groups.js';
 import type { WppLabelsClient } from './wpp-labels.js';
 import type { WppMediaClient } from './wpp-media.js';
@@ -48,7 +49,8 @@ export interface WppClientLike
     WppGroupsClient,
     WppCallsClient,
     WppChannelsClient,
-    WppPresenceClient {
+    WppPresenceClient,
+    WppEventMessagesClient {
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;

@@ -30,6 +30,7 @@ import type { NewChannel } from '../../capabilities/channels.js';
 import type { CommandArgs, OutgoingContacts, OutgoingMedia } from '../../capabilities/chatting.js';
 import type { GroupParticipantsArgs, GroupPictureArgs } from '../../capabilities/groups.js';
 import type { Engine, EngineContext, EngineFactory, SendTextArgs } from '../../engine.js';
+import type { OutgoingMediaStatus } from '../../capabilities/stories.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { DEFAULT_WEBJS_OPTIONS, type WebjsOptions } from '../webjs/client-factory.js';
 import { WppChannels } from './wpp-channels.js';
@@ -41,6 +42,8 @@ import { WppProfile } from './wpp-profile.js';
 import { WppPresence } from './wpp-presence.js';
 import { WppCalls } from './wpp-calls.js';
 import { WppGroups } from './wpp-groups.js';
+import { sendWppEvent } from './wpp-event-messages.js';
+import { listenForEngineEvents } from './wpp-events.js';
 import { WppStories } from './wpp-stories.js';
 import { createWppClient, type WppClientLike } from './wpp-client.js';
 import { sendWppMedia } from './wpp-media.js';
@@ -91,6 +94,8 @@ export class WppEngine implements Engine {
     this.connection.attach((client) => this.calls.listen(client));
     this.connection.attach((client) => this.groupAdmin.listen(client));
     this.connection.attach((client) => this.presenceWatch.listen(client));
+    // Events that translate nothing (wpp-events.ts): state.change, group.join/leave, engine.event.
+    this.connection.attach((client) => listenForEngineEvents(this.context, client));
   }
 
   start(): Promise<void> {
@@ -361,9 +366,18 @@ export class WppEngine implements Engine {
     return this.groupAdmin.updateGroupParticipants(args);
   }
 
+  // Event messages (wpp-event-messages.ts): sent through the send gate as any send.
+  async sendEvent(args: CommandArgs<'send.event'>): Promise<MessageRecord> {
+    return sendWppEvent(this.context.session, (chatId, run) => this.send(chatId, run), args);
+  }
+
   // Statuses (wpp-stories.ts): posted through the send gate as any send.
   async sendTextStatus(status: TextStatus): Promise<MessageRecord> {
     return this.send('status@broadcast', this.stories.postText(status));
+  }
+
+  async sendMediaStatus(status: OutgoingMediaStatus): Promise<MessageRecord> {
+    return this.send('status@broadcast', this.stories.postMedia(status));
   }
 
   deleteStatus(request: DeleteStatusRequest): Promise<void> {

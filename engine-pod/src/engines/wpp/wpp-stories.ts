@@ -1,4 +1,5 @@
 import { type DeleteStatusRequest, statusMessageId, type TextStatus } from '@switchboard/protocol';
+import type { OutgoingMediaStatus } from '../../capabilities/stories.js';
 import { CommandError, invalidField } from '../../command-error.js';
 import { catalogRefusal } from '../../command-rules.js';
 import type { WppPage } from './wpp-client.js';
@@ -17,10 +18,13 @@ export interface WppStoriesClient {
 }
 
 /**
- * Text statuses on WPP: wa-js's `WPP.status.sendTextStatus` (what WPPConnect's `sendTextStatus`
- * calls, without answering what it posted), a message to `status@broadcast` with its colour and
- * font, to the recipients the account's status privacy names; `contacts` is a 422 from the
- * catalog. A status is deleted with `WPP.status.remove`, which revokes it.
+ * Statuses on WPP: wa-js's `WPP.status.sendTextStatus`, `sendImageStatus` and `sendVideoStatus`
+ * (what WPPConnect's methods of those names call, without answering what they posted), a message
+ * to `status@broadcast` to the recipients the account's status privacy names; `contacts` is a 422
+ * from the catalog. A voice status is sent as wa-js sends its image and video statuses (its
+ * `sendFileMessage` to `status@broadcast`), as a voice note: wa-js has no function of its own for
+ * it. WhatsApp Web keys a status with a file itself, so a pre-generated `id` is a 422 from the
+ * catalog there. A status is deleted with `WPP.status.remove`, which revokes it.
  */
 export class WppStories {
   constructor(private readonly connection: WppConnection) {}
@@ -30,7 +34,7 @@ export class WppStories {
    * resolves with the message as WhatsApp Web made it.
    */
   postText(status: TextStatus): (client: WppStoriesClient) => Promise<WppMessage> {
-    this.refuseContacts(status.contacts);
+    this.refuseContacts(status.contacts, 'status.text');
     if (status.font > LAST_FONT) throw invalidField('font', `WPP posts status fonts 0 to ${LAST_FONT}`);
     const options = {
       backgroundColor: status.backgroundColor,
@@ -46,14 +50,36 @@ export class WppStories {
         },
         { text: status.text, options },
       );
-      // wa-js keys a status with the account as its participant; its id is answered as every engine's, `true_status@broadcast_<id>`.
-      const message = await client.getMessageById(id);
-      return { ...message, id: `true_${STATUS_CHAT}_${statusMessageId(id.split('_')[2] ?? id)}` };
+      return postedStatus(client, id);
+    };
+  }
+
+  /** Checks the status, then answers the post of its file (run by the engine's send gate). */
+  postMedia(status: OutgoingMediaStatus): (client: WppStoriesClient) => Promise<WppMessage> {
+    this.refuseContacts(status.contacts, 'status.media');
+    if (status.id) throw catalogRefusal(this.connection.context.session, 'WPP', 'status.media', 'id');
+    const { file } = status;
+    const caption = 'caption' in status && status.caption ? status.caption : undefined;
+    // wa-js parses the data URL strictly (no parameters such as "; codecs=opus"), as for send.media.
+    const post = {
+      kind: status.kind,
+      dataUrl: `data:${file.mimetype.split(';')[0]!.trim()};base64,${file.data.toString('base64')}`,
+      options: caption ? { caption } : {},
+    };
+    return async (client) => {
+      const id = await client.page.evaluate(async ({ kind, dataUrl, options }) => {
+        const { WPP } = globalThis as unknown as WppStatusPage;
+        if (kind === 'image') return (await WPP.status.sendImageStatus(dataUrl, options)).id;
+        if (kind === 'video') return (await WPP.status.sendVideoStatus(dataUrl, options)).id;
+        // What those two do, as a voice note: WhatsApp Web keys the status itself and wa-js waits for the servers' ack.
+        return (await WPP.chat.sendFileMessage('status@broadcast', dataUrl, { type: 'audio', isPtt: true, waitForAck: true })).id;
+      }, post);
+      return postedStatus(client, id);
     };
   }
 
   async deleteStatus(request: DeleteStatusRequest): Promise<void> {
-    this.refuseContacts(request.contacts);
+    this.refuseContacts(request.contacts, 'status.delete');
     const client = this.connection.workingClient();
     const id = `true_${STATUS_CHAT}_${statusMessageId(request.id)}_${this.connection.meId()}`;
     await client.page
@@ -66,9 +92,18 @@ export class WppStories {
       });
   }
 
-  private refuseContacts(contacts: readonly string[] | null | undefined): void {
-    if (contacts?.length) throw catalogRefusal(this.connection.context.session, 'WPP', 'status.text', 'contacts');
+  private refuseContacts(contacts: readonly string[] | null | undefined, op: 'status.text' | 'status.media' | 'status.delete'): void {
+    if (contacts?.length) throw catalogRefusal(this.connection.context.session, 'WPP', op, 'contacts');
   }
+}
+
+/**
+ * The status wa-js posted, read back by its key: wa-js keys a status with the account as its
+ * participant; its id is answered as every engine's, `true_status@broadcast_<id>`.
+ */
+async function postedStatus(client: WppStoriesClient, key: string): Promise<WppMessage> {
+  const message = await client.getMessageById(key);
+  return { ...message, id: `true_${STATUS_CHAT}_${statusMessageId(key.split('_')[2] ?? key)}` };
 }
 
 /** What the statuses use of wa-js in the page (`window.WPP`). */
@@ -76,7 +111,10 @@ interface WppStatusPage {
   WPP: {
     status: {
       sendTextStatus(text: string, options: object): Promise<{ id: string }>;
+      sendImageStatus(content: string, options: object): Promise<{ id: string }>;
+      sendVideoStatus(content: string, options: object): Promise<{ id: string }>;
       remove(id: string): Promise<boolean>;
     };
+    chat: { sendFileMessage(chatId: string, content: string, options: object): Promise<{ id: string }> };
   };
 }

@@ -84,7 +84,8 @@
   // For the wa-js modules of the same requests (28-wa-js-channels.js).
   window.FakeWeb.channels = { apply, forget, queryResponse, NewsletterMetadataModel, NewsletterModel };
 
-  define('WAJids', () => ({ toNewsletterJid: jid }));
+  // STATUS_JID: the status chat wa-js makes for a status with a file (29-wa-js-status-media.js).
+  define('WAJids', () => ({ toNewsletterJid: jid, STATUS_JID: 'status@broadcast' }));
   define('WAWebJidToWid', () => ({ newsletterJidToWid: (value) => widOf(value), userJidToUserWid: (value) => widOf(value) }));
   define('WAWebNewsletterGatingUtils', () => ({
     isNewsletterCreationEnabled: () => creationEnabled,

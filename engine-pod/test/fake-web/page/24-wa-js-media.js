@@ -28,7 +28,8 @@
       // Read at the call, not before: wa-js wraps `uploadMedia` in the module once it is ready.
       const { mediaEntry } = await module('WAWebMediaMmsV4Upload').uploadMedia({ mimetype: mediaData.mimetype, mediaObject, mediaType });
       // wa-js's message names the file as its caption unless one was given: only a given caption is shown.
-      const { caption: _named, isCaptionByUser: _byUser, ...prepared } = options.productMsgOptions ?? {};
+      // A status comes with no prepared message (wa-js leaves it to WhatsApp Web): keyed here, with the account as participant.
+      const { caption: _named, isCaptionByUser: _byUser, ...prepared } = options.productMsgOptions ?? ownStatusMessage(chat);
       const message = {
         ...prepared,
         ...mediaData,
@@ -43,6 +44,13 @@
       const [, sent] = module('WAWebSendMsgChatAction').addAndSendMsgToChat(chat, message);
       return sent;
     }
+  }
+
+  /** The message WhatsApp Web makes for a status with a file it posts: its key, sender and time. */
+  function ownStatusMessage(chat) {
+    const { MsgKey, me } = window.FakeWeb;
+    const id = new MsgKey({ fromMe: true, remote: chat.id, id: MsgKey.newIdSync(), participant: me.pn });
+    return { id, from: me.pn, to: chat.id, author: me.pn, t: Math.floor(Date.now() / 1000) };
   }
 
   define('WAWebMediaPrep', () => ({
