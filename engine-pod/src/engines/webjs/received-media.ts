@@ -9,8 +9,8 @@ const KEPT_DOWNLOADS = 256;
 /**
  * The file of a received message, as the record's `media`: the library's `Message.downloadMedia`
  * (the browser fetches and decrypts it, base64 in `MessageMedia.data`), then kept with the
- * session's media store, as NOWEB's received-media.ts does. Null when the host keeps no media or
- * the download fails (WhatsApp Web answers nothing for a file it cannot fetch, or the browser
+ * session's media store, as NOWEB's received-media.ts does. Null when the host keeps no media, the
+ * file is larger than it keeps (`mediaMaxBytes`, SWITCHBOARD_MEDIA_MAX_BYTES), or the download fails (WhatsApp Web answers nothing for a file it cannot fetch, or the browser
  * throws): the message still goes out, `hasMedia` true and `media` null, and the failure is logged.
  */
 export class WebjsReceivedMedia {
@@ -38,9 +38,15 @@ export class WebjsReceivedMedia {
       );
       return null;
     };
+    // The size WhatsApp Web's message declares: a file over the limit is not fetched at all.
+    const declared = message._data.size;
+    if (typeof declared === 'number' && declared > this.context.mediaMaxBytes) return failed(tooLarge(declared, this.context.mediaMaxBytes));
     try {
       const file = await message.downloadMedia();
       if (!file?.data) return failed(new Error('WhatsApp Web gave no file (expired, or not fetched)'));
+      // A message that declared no size (or a smaller one) is held to the limit by what came.
+      const bytes = Buffer.byteLength(file.data, 'base64');
+      if (bytes > this.context.mediaMaxBytes) return failed(tooLarge(bytes, this.context.mediaMaxBytes));
       return await this.context.saveMedia({
         mimetype: file.mimetype || 'application/octet-stream',
         filename: file.filename || null,
@@ -50,4 +56,8 @@ export class WebjsReceivedMedia {
       return failed(error);
     }
   }
+}
+
+function tooLarge(bytes: number, max: number): Error {
+  return new Error(`the file is ${bytes} bytes; this host keeps files of at most ${max}`);
 }
