@@ -18,13 +18,11 @@ describe.each([
   const { payloads, run } = session;
   const ofChat = async () => (await run<Label[]>({ op: 'labels.ofChat', args: { chatId: CUSTOMER } })).map((l) => l.id);
 
-  // whatsapp-web.js asks WhatsApp Web (`Conn.canSetMyPushname`) first; WPPConnect's setProfileName
-  // does not and answers success: not refused on WPP yet.
-  if (engine === 'WEBJS')
-    it("a business account's name is its business's: renaming it is WRONG_STATUS, and the servers are asked nothing", async () => {
-      await expect(run({ op: 'profile.setName', args: { name: 'Another name' } })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
-      expect(session.phone.names).toEqual([]);
-    });
+  // Both ask WhatsApp Web (`Conn.canSetMyPushname`) first: whatsapp-web.js itself, WPP before WPPConnect's setProfileName.
+  it("a business account's name is its business's: renaming it is WRONG_STATUS, and the servers are asked nothing", async () => {
+    await expect(run({ op: 'profile.setName', args: { name: 'Another name' } })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
+    expect(session.phone.names).toEqual([]);
+  });
 
   it('lists the labels made on the phone, with their colours', async () => {
     session.phone.labels.define([

@@ -2,10 +2,12 @@ import type { MyProfile } from '@switchboard/protocol';
 import { CommandError } from '../../command-error.js';
 import type { MediaFile } from '../../media/media-store.js';
 import { pictureOf, refused, type WppChatsClient } from './wpp-chats.js';
+import type { WppPage } from './wpp-client.js';
 import type { WppConnection } from './wpp-connection.js';
 
 /** The slice of WPPConnect's client (its profile layer) the account's own profile uses. */
 export interface WppProfileClient extends Pick<WppChatsClient, 'getProfilePicFromServer'> {
+  readonly page: WppPage;
   setProfileName(name: string): Promise<unknown>;
   setProfileStatus(status: string): Promise<unknown>;
   /** A `data:` URL; WPPConnect makes the 640 and 96 pixel JPEGs WhatsApp keeps and answers the server's reply. */
@@ -28,9 +30,18 @@ export class WppProfile {
   }
 
   async setProfileName(name: string): Promise<void> {
-    await this.client()
-      .setProfileName(name)
+    const client = this.client();
+    // WhatsApp Web's own rule (`Conn.canSetMyPushname`: a business account's name is its
+    // business's), which whatsapp-web.js asks and WPPConnect's setProfileName does not.
+    const allowed = await client.page
+      .evaluate(() => (globalThis as unknown as WppProfilePage).WPP.whatsapp.Conn.canSetMyPushname?.() !== false)
       .catch((error: unknown) => this.refused('change the profile name', error));
+    if (!allowed) {
+      throw new CommandError('WRONG_STATUS', 'WhatsApp Web does not let this account change its name now', {
+        session: this.connection.context.session,
+      });
+    }
+    await client.setProfileName(name).catch((error: unknown) => this.refused('change the profile name', error));
     this.connection.renamed(name);
   }
 
@@ -63,4 +74,9 @@ export class WppProfile {
   private client(): WppProfileClient {
     return this.connection.workingClient();
   }
+}
+
+/** What renaming reads of wa-js in the page (`window.WPP`): WhatsApp Web's connection model. */
+interface WppProfilePage {
+  WPP: { whatsapp: { Conn: { canSetMyPushname?(): boolean } } };
 }
