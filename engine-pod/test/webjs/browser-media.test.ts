@@ -171,36 +171,4 @@ describe.each([
     expect(MessageRecord.parse(message)).toMatchObject({ hasMedia: true, media: null });
     expect(kept.files.size).toBe(before);
   });
-
-  if (engine === 'WEBJS') {
-    it('a text status: posted with its text, colour and font, answered as a message to status@broadcast', async () => {
-      const record = await session.run<MessageRecord>({
-        op: 'status.text',
-        args: { text: 'Out of office', backgroundColor: '#38b42f', font: 2, linkPreview: false, linkPreviewHighQuality: false },
-      });
-      expect(record).toMatchObject({ fromMe: true, to: 'status@broadcast', body: 'Out of office' });
-      // WhatsApp Web posts a message of its own making: the answer is that one, not the library's draft.
-      expect(session.phone.statuses).toContainEqual({ type: 'text', id: record.id, text: 'Out of office', color: 0xff38b42f, font: 2 });
-      await waitFor(() => named('message.any').some((p) => p.id === record.id), 'message.any for the posted status');
-      expect(named('message.any').filter((p) => p.to === 'status@broadcast' && p.body === 'Out of office')).toEqual([
-        expect.objectContaining({ id: record.id, source: 'api' }),
-      ]);
-    });
-
-    it('status.delete takes back the text status posted, by the id the post answered', async () => {
-      const record = await session.run<MessageRecord>({
-        op: 'status.text',
-        args: { text: 'Back soon', backgroundColor: '#38b42f', font: 0, linkPreview: false, linkPreviewHighQuality: false },
-      });
-      await session.run({ op: 'status.delete', args: { id: record.id } });
-      expect(session.phone.actions).toContainEqual({ type: 'status-revoke', msgId: record.id });
-      await waitFor(() => named('message.revoked').some((p) => p.revokedMessageId === record.id.split('_').at(-1)), 'message.revoked for the status');
-    });
-
-    it('status.delete of a status the account has not posted is a 404 and takes nothing back', async () => {
-      const unknown = 'true_status@broadcast_3EB0000000000000DEAD';
-      await expect(session.run({ op: 'status.delete', args: { id: unknown } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-      expect(session.phone.actions.filter((action) => action.type === 'status-revoke' && action.msgId === unknown)).toEqual([]);
-    });
-  }
 });

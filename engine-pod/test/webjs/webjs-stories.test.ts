@@ -5,7 +5,7 @@ import { webjsSession } from './harness.js';
 
 // Status updates on WEBJS: sendMessage to status@broadcast, the colour and font as the browser's
 // extra options, a MessageMedia for a file. Taking one back runs through Chromium only
-// (browser-media.test.ts): what matters there is the id WhatsApp Web gives the status.
+// (webjs-browser-statuses.test.ts): what matters there is the id WhatsApp Web gives the status.
 
 const PNG = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
 

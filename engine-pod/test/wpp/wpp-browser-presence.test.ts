@@ -5,11 +5,9 @@
 // servers were asked is checked on the fake's side; the rest through the API and the events.
 import type { ChatPresences } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineHost, HostedEvent } from '../../src/index.js';
-import type { FakeWebPhone } from '../fake-web/index.js';
+import { describe, expect, it } from 'vitest';
 import { expectValidEnvelopes } from '../webjs/harness.js';
-import { type PairedWebjs, pairedWpp } from '../webjs/paired-webjs.js';
+import { pairedSuite, pairedWpp } from '../webjs/paired-webjs.js';
 
 const ME = { id: '15550003030@c.us', pushName: 'WPP Presence Tests' };
 const ADA = '15553030301@c.us';
@@ -18,29 +16,20 @@ const CY = '15553030303@c.us';
 const GROUP = '120363030303030303@g.us';
 
 describe('WPP presence through Chromium', () => {
-  let host: EngineHost;
-  let phone: FakeWebPhone;
-  let session: PairedWebjs | undefined;
-  const events: HostedEvent[] = [];
-  const updates = () => events.filter((e) => e.envelope.event === 'presence.update').map((e) => e.envelope.payload as ChatPresences);
-  const run = <T>(command: Parameters<EngineHost['execute']>[0]) => host.execute(command) as Promise<T>;
+  const session = pairedSuite(pairedWpp, 'wpp-presence', ME);
+  const { events, payloads, run } = session;
+  const updates = () => payloads('presence.update') as ChatPresences[];
   /** The next presence.update after `since`, once it came. */
   async function nextUpdate(since: number, what: string): Promise<ChatPresences> {
     await waitFor(() => updates().length > since, what);
     return updates()[since]!;
   }
 
-  beforeAll(async () => {
-    session = await pairedWpp('wpp-presence', ME, (event) => events.push(event));
-    ({ host, phone } = session);
-  });
-  afterAll(() => session?.close());
-
   it('subscribe asks the servers for the chat’s presence; the presence they answer is presence.update', async () => {
-    phone.presences.presence(ADA, 'available');
+    session.phone.presences.presence(ADA, 'available');
     const since = updates().length;
     expect(await run({ op: 'presence.subscribe', args: { chatId: ADA } })).toEqual({ success: true });
-    expect(phone.presences.subscriptions).toContain(ADA);
+    expect(session.phone.presences.subscriptions).toContain(ADA);
     expect(await nextUpdate(since, 'Ada online')).toEqual({
       id: ADA,
       presences: [{ participant: ADA, lastKnownPresence: 'online', lastSeen: null }],
@@ -49,11 +38,11 @@ describe('WPP presence through Chromium', () => {
 
   it('a contact typing, recording, then going offline is one presence.update each, the last with when they were last seen', async () => {
     const since = updates().length;
-    phone.presences.presence(ADA, 'composing');
+    session.phone.presences.presence(ADA, 'composing');
     await nextUpdate(since, 'Ada typing');
-    phone.presences.presence(ADA, 'recording');
+    session.phone.presences.presence(ADA, 'recording');
     await nextUpdate(since + 1, 'Ada recording');
-    phone.presences.presence(ADA, 'unavailable', { lastSeen: 1_780_000_000 });
+    session.phone.presences.presence(ADA, 'unavailable', { lastSeen: 1_780_000_000 });
     await nextUpdate(since + 2, 'Ada offline');
     expect(updates().slice(since)).toEqual([
       { id: ADA, presences: [{ participant: ADA, lastKnownPresence: 'typing', lastSeen: null }] },
@@ -70,9 +59,9 @@ describe('WPP presence through Chromium', () => {
   it('a contact who hides when they were last seen goes offline with lastSeen null', async () => {
     await run({ op: 'presence.subscribe', args: { chatId: CY } });
     const since = updates().length;
-    phone.presences.presence(CY, 'available');
+    session.phone.presences.presence(CY, 'available');
     await nextUpdate(since, 'Cy online');
-    phone.presences.presence(CY, 'unavailable', { lastSeen: null });
+    session.phone.presences.presence(CY, 'unavailable', { lastSeen: null });
     expect(await nextUpdate(since + 1, 'Cy offline')).toEqual({
       id: CY,
       presences: [{ participant: CY, lastKnownPresence: 'offline', lastSeen: null }],
@@ -81,14 +70,14 @@ describe('WPP presence through Chromium', () => {
 
   it('in a group, each member’s chat state is the group’s presence.update, naming the members heard', async () => {
     await run({ op: 'presence.subscribe', args: { chatId: GROUP } });
-    expect(phone.presences.subscriptions).toContain(GROUP);
+    expect(session.phone.presences.subscriptions).toContain(GROUP);
     const since = updates().length;
-    phone.presences.presence(GROUP, 'composing', { participant: BOB });
+    session.phone.presences.presence(GROUP, 'composing', { participant: BOB });
     expect(await nextUpdate(since, 'Bob typing in the group')).toEqual({
       id: GROUP,
       presences: [{ participant: BOB, lastKnownPresence: 'typing', lastSeen: null }],
     });
-    phone.presences.presence(GROUP, 'recording', { participant: CY });
+    session.phone.presences.presence(GROUP, 'recording', { participant: CY });
     expect(await nextUpdate(since + 1, 'Cy recording in the group')).toEqual({
       id: GROUP,
       presences: [
@@ -99,9 +88,9 @@ describe('WPP presence through Chromium', () => {
   });
 
   it('get of a chat not subscribed to subscribes first; list answers every chat subscribed to with what was heard', async () => {
-    const before = phone.presences.subscriptions.length;
+    const before = session.phone.presences.subscriptions.length;
     expect(await run({ op: 'presence.get', args: { chatId: BOB } })).toEqual({ id: BOB, presences: [] });
-    expect(phone.presences.subscriptions.slice(before)).toContain(BOB);
+    expect(session.phone.presences.subscriptions.slice(before)).toContain(BOB);
     const list = await run<ChatPresences[]>({ op: 'presence.list' });
     expect(list.map((chat) => chat.id).sort()).toEqual([ADA, BOB, CY, GROUP].sort());
     expect(list.find((chat) => chat.id === GROUP)?.presences.map((p) => [p.participant, p.lastKnownPresence])).toEqual([
@@ -112,7 +101,7 @@ describe('WPP presence through Chromium', () => {
 
   it('a subscription WhatsApp refuses is ENGINE_ERROR naming the chat, and the chat is not listed', async () => {
     const refused = '15553030309@c.us';
-    phone.presences.refused.add(refused);
+    session.phone.presences.refused.add(refused);
     await expect(run({ op: 'presence.subscribe', args: { chatId: refused } })).rejects.toMatchObject({
       code: 'ENGINE_ERROR',
       message: expect.stringContaining(refused),
