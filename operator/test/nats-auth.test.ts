@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CommandObjects, dropSessionStores, ensureClusterStores, ensureSessionStores } from '@switchboard/kube';
+import { CommandObjects, dropSessionStores, ensureClusterStores, ensureSessionStores, raiseReplicas } from '@switchboard/kube';
 import { type CommandReply, INBOX_PREFIXES, KV_BUCKETS, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { type NatsServer, startNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
@@ -48,6 +48,17 @@ afterAll(async () => {
 const permissionError = (subject: string) => expect.objectContaining({ code: 'PERMISSIONS_VIOLATION', message: expect.stringContaining(subject) });
 
 describe('NATS authentication (cluster mode)', () => {
+  it("the operator's credentials may raise every stream of the product to the replicas asked for, as it does at start", async () => {
+    // One server: nothing to raise, but listing and updating are what a permission refusal would stop.
+    await expect(raiseReplicas(await operator.jetstreamManager(), 1)).resolves.toEqual([]);
+    // A session's own bucket, whose stream no name in the permissions spells out.
+    await ensureSessionStores(operator, 'gina');
+    const jsm = await operator.jetstreamManager();
+    const { config } = await jsm.streams.info(objectStoreStream(OBJECT_STORES.media('gina')));
+    await expect(jsm.streams.update(config.name, config)).resolves.toMatchObject({ config: { name: config.name } });
+    expect(await dropSessionStores(operator, 'gina')).toBe(2);
+  });
+
   it('refuses a connection without credentials', async () => {
     await expect(connect({ servers: server.url, reconnect: false })).rejects.toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
   });

@@ -99,7 +99,8 @@ export function gatewayPermissions(): NatsPermissions {
 
 /**
  * The operator: host commands to engine pods, the status events it writes into resources, the
- * purge of a session's auth state on logout, and creating the streams and buckets engine pods use.
+ * purge of a session's auth state on logout, and creating the streams and buckets engine pods use
+ * and raising any stream's replicas.
  * Each session's object store buckets are named by a hash, which no wildcard can match as part of
  * a token: the operator may look up, create and delete any stream (it makes a session's buckets
  * before its pod and deletes them when the session is deleted; it holds the account's signing key
@@ -117,6 +118,9 @@ export function operatorPermissions(): NatsPermissions {
         `${JS}.STREAM.CREATE.*`,
         `${JS}.STREAM.INFO.*`,
         `${JS}.STREAM.DELETE.*`,
+        // Raising every stream of the product to the replicas asked for (raiseReplicas, at start).
+        `${JS}.STREAM.LIST`,
+        `${JS}.STREAM.UPDATE.*`,
       ],
     },
     sub: { allow: [SUBJECTS.statusEvents, `${INBOX_PREFIXES.operator}.>`] },
