@@ -8,7 +8,7 @@
 export { withTimeout } from './with-timeout.js';
 export { type BackoffOptions, backoffDelay } from './backoff.js';
 export { CommandObjectError, CommandObjects } from './nats/command-objects.js';
-export { durableStreamConfig, JS_ERR, jsErrorCode, latestValues, type StoreOptions } from './nats/jetstream.js';
+export { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, latestValues, type StoreOptions } from './nats/jetstream.js';
 export {
   DEFAULT_MEDIA_LIFETIME_MS,
   dropSessionStores,

@@ -24,10 +24,11 @@ export interface NatsCluster {
 
 /**
  * A real JetStream cluster of `size` nats-servers on loopback, routed to each other, each with
- * its store in a temp dir: what the chart's `nats.bundled.replicas: 3` runs, on one machine.
+ * its store in a temp dir: a JetStream cluster, on one machine. `binary`: which nats-server
+ * (default as startNatsServer's).
  */
-export async function startNatsCluster(size = 3): Promise<NatsCluster> {
-  const binary = natsServerBinary();
+export async function startNatsCluster(size = 3, options: { binary?: string } = {}): Promise<NatsCluster> {
+  const binary = options.binary ?? natsServerBinary();
   const root = mkdtempSync(join(tmpdir(), 'switchboard-nats-cluster-'));
   const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })));
   const routes = ports.map((port) => `nats-route://127.0.0.1:${port.route}`).join(', ');

@@ -12,7 +12,7 @@ import {
   StorageType,
   type StreamConfig,
 } from 'nats';
-import { replicasOf } from './replication.js';
+import { raiseStream, replicasOf } from './replication.js';
 
 /** JetStream API error codes (nats-server `errors.json`) the cluster runtime reacts to. */
 export const JS_ERR = {
@@ -28,20 +28,33 @@ export function jsErrorCode(error: unknown): number | undefined {
 }
 
 /**
- * Creates the stream, or brings an existing one to this configuration. Several pods race to
- * do this at start-up: an add with the same configuration succeeds on the server, so only a
- * differing configuration takes the update path.
+ * Creates the stream, or brings an existing one to this configuration, never with fewer copies
+ * than it has: a part started with a lower replica setting (an upgrade under way) must not undo
+ * what raiseReplicas did. An existing stream is read first rather than added again, since the
+ * server may take an add that differs in replicas alone as the same stream. Several pods race to
+ * do this at start-up: an add that loses the race takes the update path.
  */
 export async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
-  try {
-    await jsm.streams.add(config);
-  } catch (error) {
-    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
-    // Never fewer copies than it has: a part started with a lower replica setting (an upgrade
-    // under way) must not undo what raiseReplicas did.
-    const { config: current } = await jsm.streams.info(config.name);
-    await jsm.streams.update(config.name, { ...config, num_replicas: Math.max(current.num_replicas, config.num_replicas ?? 1) });
+  const existing = async () => {
+    try {
+      return (await jsm.streams.info(config.name)).config;
+    } catch (error) {
+      if (jsErrorCode(error) === JS_ERR.streamNotFound) return null;
+      throw error;
+    }
+  };
+  let current = await existing();
+  if (!current) {
+    try {
+      await jsm.streams.add(config);
+      return;
+    } catch (error) {
+      if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
+      current = await existing();
+      if (!current) throw error;
+    }
   }
+  await jsm.streams.update(config.name, { ...config, num_replicas: Math.max(current.num_replicas, config.num_replicas ?? 1) });
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -68,13 +81,19 @@ export function durableStreamConfig(name: string, subjects: string[], maxAgeDays
  * to the winner's.
  */
 export async function openObjectStore(nc: NatsConnection, name: string, ttl: number): Promise<ObjectStore> {
-  const open = () => nc.jetstream().views.os(name, { storage: StorageType.File, ttl, replicas: replicasOf(nc) });
+  // No `replicas` here: nats.js copies the option into the stream's configuration as it is, and
+  // nats-server 2.12 refuses the unknown field. The copies come from raiseStream below instead.
+  const open = () => nc.jetstream().views.os(name, { storage: StorageType.File, ttl });
+  let store: ObjectStore;
   try {
-    return await open();
+    store = await open();
   } catch (error) {
     if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
-    return open();
+    store = await open();
   }
+  const replicas = replicasOf(nc);
+  if (replicas > 1) await raiseStream(await nc.jetstreamManager(), `OBJ_${name}`, replicas);
+  return store;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { JetStreamManager, NatsConnection } from 'nats';
+import type { JetStreamManager, NatsConnection, StreamConfig } from 'nats';
 
 /**
  * How many copies JetStream keeps of each stream and bucket the product makes: 1 on one NATS
@@ -38,11 +38,16 @@ export function isProductStream(name: string): boolean {
  */
 export async function raiseReplicas(jsm: JetStreamManager, replicas: number): Promise<string[]> {
   const raised: string[] = [];
-  for await (const info of jsm.streams.list()) {
-    const { config } = info;
-    if (!isProductStream(config.name) || config.num_replicas >= replicas) continue;
-    await jsm.streams.update(config.name, { ...config, num_replicas: replicas });
-    raised.push(config.name);
+  for await (const { config } of jsm.streams.list()) {
+    if (isProductStream(config.name) && (await raiseStream(jsm, config.name, replicas, config))) raised.push(config.name);
   }
   return raised;
+}
+
+/** Gives one stream `replicas` copies if it has fewer; answers whether it did. */
+export async function raiseStream(jsm: JetStreamManager, stream: string, replicas: number, known?: StreamConfig): Promise<boolean> {
+  const config = known ?? (await jsm.streams.info(stream)).config;
+  if (config.num_replicas >= replicas) return false;
+  await jsm.streams.update(stream, { ...config, num_replicas: replicas });
+  return true;
 }
