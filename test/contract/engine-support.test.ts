@@ -20,6 +20,18 @@ afterAll(async () => {
 });
 
 const PEER = '15550001111@c.us';
+/** The channel operations both browser engines do (searched by text on each; neither previews posts). */
+const BROWSER_CHANNEL_OPS = [
+  'channels.list',
+  'channels.create',
+  'channels.get',
+  'channels.delete',
+  'channels.follow',
+  'channels.unfollow',
+  'channels.mute',
+  'channels.unmute',
+  'channels.search',
+];
 
 /** The NOT_SUPPORTED body the engine host answers too: the engine, what it lacks, the session. */
 function notSupported(session: string, engine: string, what: string) {
@@ -226,15 +238,7 @@ describe('GET /api/server/engines: the engines this build has and what each does
         'group.create',
         'labels.setForChat',
         'call.reject',
-        'channels.list',
-        'channels.create',
-        'channels.get',
-        'channels.delete',
-        'channels.follow',
-        'channels.unfollow',
-        'channels.mute',
-        'channels.unmute',
-        'channels.search',
+        ...BROWSER_CHANNEL_OPS,
       ]),
     );
     expect(webjs.operations).not.toContain('channels.preview');
@@ -298,19 +302,7 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(wpp.operations).not.toContain('send.pollVote');
     expect(wpp.events).toEqual(expect.arrayContaining(['message.reaction', 'message.edited', 'message.revoked', 'poll.vote']));
     // Channels (browser-channels): searched by text only, no posts preview (wa-js has neither a view search nor a posts query).
-    expect(wpp.operations).toEqual(
-      expect.arrayContaining([
-        'channels.list',
-        'channels.create',
-        'channels.get',
-        'channels.delete',
-        'channels.follow',
-        'channels.unfollow',
-        'channels.mute',
-        'channels.unmute',
-        'channels.search',
-      ]),
-    );
+    expect(wpp.operations).toEqual(expect.arrayContaining(BROWSER_CHANNEL_OPS));
     expect(wpp.operations).not.toContain('channels.preview');
     expect(wpp.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'channels.search', field: 'view' })]));
     // Statuses with a file, event messages (webjs-browser-statuses and -events, run for both browser engines) and the
