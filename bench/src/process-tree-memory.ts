@@ -1,4 +1,5 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { processTree } from '@switchboard/testkit';
 
 /**
  * The memory of a process and every process below it (an engine pod's node process and, for
@@ -18,31 +19,6 @@ export interface TreeMemory {
   readonly pss: number;
   readonly anon: number;
   readonly processes: number;
-}
-
-/** The pids of `root` and all its descendants (by each process's parent in /proc/<pid>/stat). */
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone since the listing
-    }
-    // The command name may hold spaces and parentheses: the fields start after the last ')'.
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-  }
-  const tree: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    tree.push(pid);
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return tree;
 }
 
 /** CPU time (user + system, in seconds) the tree's live processes have used so far. */

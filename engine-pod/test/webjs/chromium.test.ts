@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@switchboard/testkit';
+import { processAlive, processTree, waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHROMIUM_LAUNCHER,
@@ -45,27 +45,6 @@ function processesNaming(text: string): string {
     return execFileSync('pgrep', ['-f', text], { encoding: 'utf8' }).trim();
   } catch {
     return '';
-  }
-}
-
-/** Every process below `pid`, from /proc: the browser's zygote, renderer and utility processes. */
-function descendantsOf(pid: number): number[] {
-  const children = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number])
-    .filter(([, parent]) => parent === pid)
-    .map(([child]) => child);
-  return children.flatMap((child) => [child, ...descendantsOf(child)]);
-}
-
-/** Whether a process is still there (signal 0 checks without sending anything). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -146,14 +125,14 @@ describe('WEBJS on Debian chromium', () => {
           launcher.once('exit', (code) => reject(new Error(`the launching process exited (${code}) before the browser was up`)));
         }),
       );
-      tree = [pid, ...descendantsOf(pid)];
+      tree = processTree(pid);
       expect(readlinkSync(`/proc/${pid}/exe`)).toBe(chromium);
       expect(tree.length, 'the browser and its helper processes').toBeGreaterThan(1);
       launcher.kill('SIGKILL');
-      await waitFor(() => tree.every((p) => !alive(p)), `the browser's processes ${tree.join(', ')} to exit`, 10_000);
+      await waitFor(() => tree.every((p) => !processAlive(p)), `the browser's processes ${tree.join(', ')} to exit`, 10_000);
     } finally {
       launcher.kill('SIGKILL');
-      for (const p of tree.filter(alive)) process.kill(p, 'SIGKILL');
+      for (const p of tree.filter(processAlive)) process.kill(p, 'SIGKILL');
     }
   }, 30_000);
 

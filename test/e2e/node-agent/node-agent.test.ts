@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { processAlive } from '@switchboard/testkit';
 import { type ControlPlane, start } from '../support/control-plane.js';
 import { HEALTH_PORT_ENV, type NodeAgent, startNodeAgent } from './node-agent.js';
 
@@ -106,15 +107,6 @@ async function deletePod(name: string): Promise<void> {
 
 function condition(pod: Pod | undefined, type: string): string | undefined {
   return pod?.status.conditions?.find((candidate) => candidate.type === type)?.status;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function poll<T>(read: () => Promise<T> | T, timeout = 20_000) {
@@ -261,11 +253,11 @@ describe('deletion', () => {
     await createPod('doomed', 'test/web:1', { probe: true });
     await poll(async () => condition(await readPod('doomed'), 'Ready')).toBe('True');
     const pid = agent.pod(NAMESPACE, 'doomed')!.containers[0]!.pid!;
-    expect(alive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
 
     await deletePod('doomed');
     await poll(() => readPod('doomed')).toBeUndefined();
-    expect(alive(pid)).toBe(false);
+    expect(processAlive(pid)).toBe(false);
     expect(agent.logs(NAMESPACE, 'doomed')).toMatch(/got SIGTERM[\s\S]*exited with code 0/);
   });
 
@@ -279,7 +271,7 @@ describe('deletion', () => {
     await deletePod('stubborn');
     await poll(() => readPod('stubborn')).toBeUndefined();
     expect(Date.now() - deletedAt).toBeGreaterThanOrEqual(1_000);
-    expect(alive(pid)).toBe(false);
+    expect(processAlive(pid)).toBe(false);
     expect(agent.logs(NAMESPACE, 'stubborn')).toMatch(/ignoring SIGTERM[\s\S]*exited with code 137 \(SIGKILL\)/);
   });
 
@@ -290,7 +282,7 @@ describe('deletion', () => {
 
     const deleted = await api(`/api/v1/namespaces/${NAMESPACE}/pods/forced?gracePeriodSeconds=0`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
-    await poll(() => alive(pid), 5_000).toBe(false);
+    await poll(() => processAlive(pid), 5_000).toBe(false);
   });
 });
 
@@ -300,7 +292,7 @@ describe('stop', () => {
     await poll(async () => (await readPod('last'))?.status.phase).toBe('Running');
     const pid = agent.pod(NAMESPACE, 'last')!.containers[0]!.pid!;
     await agent.stop();
-    expect(alive(pid)).toBe(false);
+    expect(processAlive(pid)).toBe(false);
   });
 });
 
@@ -338,9 +330,9 @@ describe('the CLI, killed with SIGKILL', () => {
     await poll(async () => (await readPod('orphan', 'node-agent-cli'))?.status.phase).toBe('Running');
     const containerId = (await readPod('orphan', 'node-agent-cli'))!.status.containerStatuses![0]!.containerID!;
     const pid = Number(containerId.replace('node-agent://', ''));
-    expect(alive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
 
     cli.kill('SIGKILL');
-    await poll(() => alive(pid), 5_000).toBe(false);
+    await poll(() => processAlive(pid), 5_000).toBe(false);
   });
 });
