@@ -12,6 +12,8 @@ import './http/request-principal.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { mcpRoutes } from './mcp/routes.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
+import type { ClusterBackup } from './cluster/backup/cluster-backup.js';
+import { adminBackupRoutes } from './routes/admin-backup.js';
 import { appRoutes } from './routes/apps.js';
 import { chatListRoutes } from './routes/chat-lists.js';
 import { chatRoutes } from './routes/chats.js';
@@ -78,6 +80,8 @@ export interface AppDeps {
   readonly media?: MediaStore;
   /** The built dashboard's directory, served at /dashboard; absent: no dashboard (SWITCHBOARD_DASHBOARD=false). */
   readonly dashboard?: string | null;
+  /** Cluster mode: backup and restore under /api/admin (local mode's state is its data directory). */
+  readonly backup?: ClusterBackup;
 }
 
 /** Builds the HTTP app from its dependencies; main.ts and the tests both call this. */
@@ -163,6 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.media) await api.register(fileRoutes, { media: deps.media });
     await api.register(keyRoutes, { keys: deps.keys, incarnations: deps.auth.incarnations });
     await api.register(serverRoutes, deps.server);
+    if (deps.backup) await api.register(adminBackupRoutes, { backup: deps.backup });
   });
   return app;
 }

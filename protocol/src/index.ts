@@ -1,5 +1,6 @@
 export * from './account.js';
 export * from './apps.js';
+export * from './backup.js';
 export * from './calls.js';
 export * from './chats.js';
 export * from './channels.js';

@@ -31,6 +31,7 @@ import { SessionCommandChannel } from './session-commands.js';
 import { SessionResources } from './session-resources.js';
 import { SessionSecrets } from './session-secrets.js';
 import { followWebhookSecrets } from './follow-webhook-secrets.js';
+import { ClusterBackup } from './backup/cluster-backup.js';
 import { KvKeyStore } from './kv-key-store.js';
 import { JetStreamWebhookWorker } from './webhook-worker.js';
 
@@ -211,6 +212,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       },
       metrics: { registry: metrics, public: options.metricsPublic ?? false },
       dashboard: options.dashboard === false ? null : dashboardDir(),
+      backup: new ClusterBackup({ nc, namespace, resources, cache, keys: keyStore, secrets, log: logger }),
     });
     let closing: Promise<void> | undefined;
     const closeAll = async () => {

@@ -75,8 +75,9 @@ export function enginePermissions(session: string): NatsPermissions {
 /**
  * The gateway: commands to every session, the events, dead-letter and replay streams and their
  * consumers, the API keys, every session's media and command buckets, the history it reads and the
- * auth state it purges. JetStream's API as a whole: it creates, updates and deletes those streams
- * and consumers.
+ * auth state it purges, reads for a backup and writes back in a restore (`POST /api/admin/restore`:
+ * the pairings go in before the engine pods that use them start). JetStream's API as a whole: it
+ * creates, updates and deletes those streams and consumers.
  */
 export function gatewayPermissions(): NatsPermissions {
   return {
@@ -89,6 +90,7 @@ export function gatewayPermissions(): NatsPermissions {
         '$JS.ACK.>',
         '$JS.FC.>',
         `$KV.${KV_BUCKETS.apiKeys}.>`,
+        `$KV.${KV_BUCKETS.auth}.>`,
         // Every session's media and command buckets (`sb_media_<token>`, `sb_commands_<token>`).
         '$O.>',
       ],
