@@ -21,21 +21,26 @@ interface Session {
   reason?: string;
 }
 
-class CliError extends Error {}
+export class CliError extends Error {}
 
 /** The paired account as printed: its name is the account owner's to choose, escape sequences included. */
 const account = (me: NonNullable<Session['me']>) => `${printable(me.pushName)} (${printable(me.id)})`;
 
-async function call<T>(options: CliOptions, path: string): Promise<T> {
+/** A GET, or a POST of `body` as JSON. */
+export async function call<T>(options: Pick<CliOptions, 'url' | 'key'>, path: string, body?: unknown): Promise<T> {
   let response: Response;
+  const headers = { 'x-api-key': options.key, accept: 'application/json' };
   try {
-    response = await fetch(new URL(path, options.url), { headers: { 'x-api-key': options.key, accept: 'application/json' } });
+    response = await fetch(
+      new URL(path, options.url),
+      body === undefined ? { headers } : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    );
   } catch (error) {
     throw new CliError(`cannot reach the gateway at ${options.url}: ${(error as Error).message} (set SWITCHBOARD_URL or --url)`);
   }
-  const body = (await response.json().catch(() => null)) as { message?: string } | null;
-  if (!response.ok) throw new CliError(`${response.status} from ${path}: ${printable(body?.message ?? response.statusText)}`);
-  return body as T;
+  const answer = (await response.json().catch(() => null)) as { message?: string } | null;
+  if (!response.ok) throw new CliError(`${response.status} from ${path}: ${printable(answer?.message ?? response.statusText)}`);
+  return answer as T;
 }
 
 /**

@@ -1,23 +1,34 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { backupCommand, readPassphrase, restoreCommand } from './backup.js';
 import { isCliError, qrCommand, statusCommand } from './commands.js';
 
 const USAGE = `Usage:
   switchboard qr <session> [--light]   print the session's QR code, again as it is renewed, until it is WORKING
   switchboard status                   every session: engine, status, account
+  switchboard backup <file>            write an archive of the install (cluster mode; admin key): sessions,
+                                       pairings (encrypted), API keys (hashed), Secret references
+  switchboard restore <file>           bring an archive back into this install (nothing is written if any part is refused)
 
 Options:
   --url <url>   the gateway (default: SWITCHBOARD_URL, else http://localhost:3000)
   --key <key>   an API key (default: SWITCHBOARD_API_KEY); a control key of the session is enough for qr
   --light       for a terminal with a light background
+  --passphrase-file <file>   encrypts (backup) or opens (restore) the pairings; default: SWITCHBOARD_BACKUP_PASSPHRASE
 `;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { url: { type: 'string' }, key: { type: 'string' }, light: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      url: { type: 'string' },
+      key: { type: 'string' },
+      light: { type: 'boolean' },
+      'passphrase-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
-  const [command, session, ...rest] = positionals;
+  const [command, argument, ...rest] = positionals;
   if (values.help || command === undefined) {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
@@ -33,11 +44,15 @@ async function main(): Promise<number> {
     out: process.stdout,
     light: values.light === true,
   };
-  if (command === 'status' && session === undefined) return statusCommand(options);
-  if (command === 'qr' && session !== undefined && rest.length === 0) {
+  if (command === 'status' && argument === undefined) return statusCommand(options);
+  if (command === 'qr' && argument !== undefined && rest.length === 0) {
     const stop = new AbortController();
     process.once('SIGINT', () => stop.abort());
-    return qrCommand(options, session, stop.signal);
+    return qrCommand(options, argument, stop.signal);
+  }
+  if ((command === 'backup' || command === 'restore') && argument !== undefined && rest.length === 0) {
+    const passphrase = readPassphrase(values['passphrase-file']);
+    return command === 'backup' ? backupCommand(options, argument, passphrase) : restoreCommand(options, argument, passphrase);
   }
   process.stderr.write(USAGE);
   return 2;

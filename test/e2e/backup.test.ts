@@ -1,0 +1,203 @@
+// Cluster mode end to end: `switchboard backup` of an install with paired sessions (SANDBOX, and
+// NOWEB on the fake WhatsApp server), the install taken away whole (its API server, namespace and
+// NATS with its data), a fresh one in another namespace with a fresh NATS, `switchboard restore`:
+// every session WORKING again with no new QR (the fake phone never scans again), the keys still
+// open what they opened. And archives the restore refuses, each changing nothing.
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { KV_BUCKETS } from '@switchboard/protocol';
+import { waitFor, WebhookReceiver, type WireJson } from '@switchboard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
+import { rawQr, waitForStatus, workingSession } from '../contract/harness.js';
+import { ADMIN_KEY, type ClusterEnvironment, connectNats, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+
+const run = promisify(execFile);
+const cli = resolve(fileURLToPath(import.meta.url), '../../../cli/dist/main.js');
+const PASSPHRASE = 'correct horse battery staple';
+const HMAC_KEY = 'backup-hmac-key-never-in-the-archive';
+
+let fake: FakeWaServer;
+let phone: FakePhone;
+let envA: ClusterEnvironment | undefined;
+let envB: ClusterEnvironment | undefined;
+let gwB: GatewayProcess;
+let statuses: WebhookReceiver;
+let archivePath: string;
+let archive: WireJson;
+const keys: Record<'all' | 'nora' | 'control', string> = { all: '', nora: '', control: '' };
+
+const engineEnv = () => ({ SWITCHBOARD_NOWEB_WS_URL: fake.url, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '3' });
+
+/** The CLI as a user runs it, against one gateway. */
+const switchboard = (gw: GatewayProcess, ...args: string[]) =>
+  run(process.execPath, [cli, ...args], {
+    env: { ...process.env, SWITCHBOARD_URL: gw.url, SWITCHBOARD_API_KEY: ADMIN_KEY, SWITCHBOARD_BACKUP_PASSPHRASE: PASSPHRASE },
+  });
+
+/** What the fresh install holds: its sessions and the keys of its auth state bucket. */
+async function installState(env: ClusterEnvironment, gw: GatewayProcess): Promise<{ sessions: string[]; authKeys: string[] }> {
+  const nc = await connectNats(env);
+  try {
+    const authKeys: string[] = [];
+    for await (const key of await (await nc.jetstream().views.kv(KV_BUCKETS.auth, { bindOnly: true })).keys()) authKeys.push(key);
+    const listed = await gw.api('GET', '/api/sessions?all=true');
+    return { sessions: (listed.body as { name: string }[]).map((s) => s.name), authKeys };
+  } finally {
+    await nc.close();
+  }
+}
+
+beforeAll(async () => {
+  fake = await FakeWaServer.start();
+  envA = await startClusterEnvironment({ namespace: 'switchboard-e2e-backup-a', engineEnv: engineEnv() });
+  await envA.startOperator('operator-a');
+  await envA.waitForOperatorLeader('operator-a');
+  const gwA = await envA.startGateway();
+
+  await workingSession(gwA, 'sandy');
+  const created = await gwA.api('POST', '/api/sessions', {
+    name: 'nora',
+    engine: 'NOWEB',
+    config: { webhooks: [{ url: 'http://127.0.0.1:9/hook', events: ['message'], hmac: { key: HMAC_KEY } }] },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  phone = await fake.scanQr(await rawQr(gwA, 'nora', 60_000), { pushName: 'Nora' });
+  await waitForStatus(gwA, 'nora', 'WORKING', 60_000);
+
+  keys.all = (await gwA.api('POST', '/api/keys', {})).body.key;
+  keys.nora = (await gwA.api('POST', '/api/keys', { session: 'nora' })).body.key;
+  keys.control = (await gwA.api('POST', '/api/keys/control', { session: 'nora' })).body.key;
+
+  archivePath = join(envA.dir, '..', `switchboard-backup-${process.pid}.json`);
+  await switchboard(gwA, 'backup', archivePath);
+  archive = JSON.parse(readFileSync(archivePath, 'utf8'));
+
+  // The install goes away whole: API server and its namespace, NATS and its data, every pod.
+  await envA.stop();
+  envA = undefined;
+
+  envB = await startClusterEnvironment({ namespace: 'switchboard-e2e-backup-b', engineEnv: engineEnv() });
+  await envB.startOperator('operator-b');
+  await envB.waitForOperatorLeader('operator-b');
+  statuses = await new WebhookReceiver().start();
+  gwB = await envB.startGateway({ globalWebhook: { url: statuses.url, events: ['session.status'] } });
+}, 600_000);
+
+afterAll(async () => {
+  await envA?.stop();
+  await envB?.stop();
+  await statuses?.stop();
+  await fake?.close();
+  if (archivePath) rmSync(archivePath, { force: true });
+});
+
+describe('the archive', () => {
+  it('is one versioned file: sessions, hashed keys, Secret references, and pairings only as ciphertext', () => {
+    expect(archive).toMatchObject({ format: 'switchboard-backup', version: 1, namespace: 'switchboard-e2e-backup-a' });
+    expect(archive.sessions.map((s: WireJson) => s.name).sort()).toEqual(['nora', 'sandy']);
+    const nora = archive.sessions.find((s: WireJson) => s.name === 'nora');
+    expect(nora.secretRefs).toHaveLength(1);
+    expect(archive.apiKeys).toHaveLength(3);
+    expect(archive.pairings).toMatchObject({ cipher: 'aes-256-gcm', kdf: 'scrypt' });
+    const text = readFileSync(archivePath, 'utf8');
+    // Neither a webhook secret, nor a key's secret, nor anything of the pairings in the clear.
+    for (const secret of [HMAC_KEY, keys.all, keys.nora, keys.control, 'noiseKey', 'signedIdentityKey', 'nora.']) {
+      expect(text).not.toContain(secret);
+    }
+  });
+});
+
+describe('a restore refuses a bad archive and changes nothing', () => {
+  const refused = async (body: unknown, status: number, field: RegExp) => {
+    const res = await gwB.api('POST', '/api/admin/restore', body);
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(JSON.stringify(res.body)).toMatch(field);
+    expect(await installState(envB!, gwB)).toEqual({ sessions: [], authKeys: [] });
+  };
+
+  it('a version it does not know: 400 naming archive.version', async () => {
+    await refused({ archive: { ...archive, version: 2 }, passphrase: PASSPHRASE }, 400, /archive\.version/);
+  });
+
+  it('not an archive at all: 400 naming archive.format', async () => {
+    await refused({ archive: { ...archive, format: 'tarball' }, passphrase: PASSPHRASE }, 400, /archive\.format/);
+  });
+
+  it('the wrong passphrase: 422 naming the passphrase', async () => {
+    await refused({ archive, passphrase: 'not the passphrase at all' }, 422, /passphrase/);
+  });
+
+  it('a changed ciphertext: 422, the pairings do not open', async () => {
+    const data = Buffer.from(archive.pairings.data, 'base64');
+    data[0] = data[0]! ^ 0xff;
+    await refused(
+      { archive: { ...archive, pairings: { ...archive.pairings, data: data.toString('base64') } }, passphrase: PASSPHRASE },
+      422,
+      /passphrase/,
+    );
+  });
+
+  it('pairings of a session the archive does not hold: 422 naming archive.pairings', async () => {
+    const sessions = archive.sessions.filter((s: WireJson) => s.name !== 'nora');
+    await refused({ archive: { ...archive, sessions }, passphrase: PASSPHRASE }, 422, /archive\.pairings.*nora/);
+  });
+
+  it('a short passphrase for a backup: 400 naming passphrase', async () => {
+    const res = await gwB.api('POST', '/api/admin/backup', { passphrase: 'short' });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toMatch(/passphrase/);
+  });
+
+  it('only the admin key: a general key gets 403', async () => {
+    const other = (await gwB.api('POST', '/api/keys', {})).body;
+    expect((await gwB.api('POST', '/api/admin/restore', { archive, passphrase: PASSPHRASE }, other.key)).status).toBe(403);
+    expect((await gwB.api('DELETE', `/api/keys/${other.id as string}`)).status).toBe(200);
+    expect(await installState(envB!, gwB)).toEqual({ sessions: [], authKeys: [] });
+  });
+});
+
+describe('restore into a fresh install', () => {
+  it('brings every session back WORKING with no new QR, and the keys still open what they opened', async () => {
+    const { stdout } = await switchboard(gwB, 'restore', archivePath);
+    expect(stdout).toMatch(/restored 2 sessions/);
+    // The webhook Secret of nora was the old namespace's: named, not carried.
+    expect(stdout).toMatch(/missing: Secret \S+ key /);
+
+    await waitForStatus(gwB, 'sandy', 'WORKING', 60_000);
+    await waitForStatus(gwB, 'nora', 'WORKING', 90_000);
+    const seen = () => statuses.received.map((hook) => hook.body as WireJson);
+    await waitFor(
+      () => ['sandy', 'nora'].every((s) => seen().some((e) => e.session === s && e.payload.status === 'WORKING')),
+      'WORKING on the webhook',
+    );
+    expect(seen().filter((e) => e.payload.status === 'SCAN_QR_CODE')).toEqual([]);
+    expect(phone.isConnected).toBe(true);
+    expect((await gwB.api('GET', '/api/sessions/nora/me')).body).toMatchObject({ id: phone.contactId, pushName: 'Nora' });
+
+    expect((await gwB.api('GET', '/api/sessions', undefined, keys.all)).status).toBe(200);
+    // Keys limited to nora were bound to its old resource; they follow it to the restored one.
+    expect((await gwB.api('GET', '/api/sessions/nora', undefined, keys.nora)).status).toBe(200);
+    expect((await gwB.api('GET', '/api/nora/auth/qr?format=raw', undefined, keys.control)).status).not.toBe(401);
+    expect((await gwB.api('GET', '/api/sessions/sandy', undefined, keys.nora)).status).toBe(403);
+  });
+
+  it('a second restore of the same archive: 409 naming the sessions already here', async () => {
+    const before = await installState(envB!, gwB);
+    const res = await gwB.api('POST', '/api/admin/restore', { archive, passphrase: PASSPHRASE });
+    expect(res.status).toBe(409);
+    expect(res.body.details.sessions.sort()).toEqual(['nora', 'sandy']);
+    expect(await installState(envB!, gwB)).toEqual(before);
+  });
+
+  it('the CLI says what was wrong and exits non-zero', async () => {
+    const bad = join(envB!.dir, 'not-an-archive.json');
+    writeFileSync(bad, JSON.stringify({ format: 'switchboard-backup', version: 1 }));
+    const failed = await switchboard(gwB, 'restore', bad).catch((error: unknown) => error as { code: number; stderr: string });
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stderr: string }).stderr).toMatch(/400 from \/api\/admin\/restore: .*archive/);
+  });
+});
