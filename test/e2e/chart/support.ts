@@ -209,6 +209,7 @@ export const VALUE_SETS: Record<string, object | undefined> = {
       ],
     },
     operator: { replicas: 3, workers: 8, leaseName: 'sb-leader', httpPort: 9090 },
+    backup: { enabled: true, passphraseSecret: { name: 'switchboard-backup' }, upload: { urlSecret: { name: 'backup-target' } } },
     engines: {
       socket: { nodeSelector: { pool: 'engines' }, tolerations: [{ key: 'engines', operator: 'Exists', effect: 'NoSchedule' }] },
       resources: { WEBJS: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '3Gi' } }, NOWEB: { limits: { memory: '1Gi' } } },
