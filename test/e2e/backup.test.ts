@@ -4,19 +4,24 @@
 // every session WORKING again with no new QR (the fake phone never scans again), the keys still
 // open what they opened. And archives the restore refuses, each changing nothing.
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KV_BUCKETS } from '@switchboard/protocol';
-import { waitFor, WebhookReceiver, type WireJson } from '@switchboard/testkit';
+import { waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
+import { decryptPairings } from '../../gateway/src/cluster/backup/pairing-cipher.js';
 import { rawQr, waitForStatus, workingSession } from '../contract/harness.js';
 import { ADMIN_KEY, type ClusterEnvironment, connectNats, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
 
 const run = promisify(execFile);
 const cli = resolve(fileURLToPath(import.meta.url), '../../../cli/dist/main.js');
+/** What the chart's CronJob runs (its ConfigMap holds this file as it is: chart-backup.test.ts). */
+const cronScript = resolve(fileURLToPath(import.meta.url), '../../../charts/switchboard/files/backup.mjs');
 const PASSPHRASE = 'correct horse battery staple';
 const HMAC_KEY = 'backup-hmac-key-never-in-the-archive';
 
@@ -27,7 +32,9 @@ let envB: ClusterEnvironment | undefined;
 let gwB: GatewayProcess;
 let statuses: WebhookReceiver;
 let archivePath: string;
-let archive: WireJson;
+let archive: any;
+/** What two runs of the chart's scheduled backup left: the files on its volume and the uploads. */
+const scheduled: { files: string[]; uploads: { path: string; authorization: string; body: any }[] } = { files: [], uploads: [] };
 const keys: Record<'all' | 'nora' | 'control', string> = { all: '', nora: '', control: '' };
 
 const engineEnv = () => ({ SWITCHBOARD_NOWEB_WS_URL: fake.url, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '3' });
@@ -48,6 +55,37 @@ async function installState(env: ClusterEnvironment, gw: GatewayProcess): Promis
     return { sessions: (listed.body as { name: string }[]).map((s) => s.name), authKeys };
   } finally {
     await nc.close();
+  }
+}
+
+/** The chart's backup script, twice, as its CronJob runs it: onto a volume keeping one, and PUT to a URL with credentials. */
+async function runScheduledBackup(gw: GatewayProcess): Promise<void> {
+  const volume = mkdtempSync(join(resolve(archivePath, '..'), 'backup-volume-'));
+  const receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      scheduled.uploads.push({ path: request.url ?? '', authorization: request.headers.authorization ?? '', body: JSON.parse(body) });
+      response.writeHead(201).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  try {
+    const env = {
+      ...process.env,
+      SWITCHBOARD_URL: gw.url,
+      SWITCHBOARD_API_KEY: ADMIN_KEY,
+      // As a Secret made from a file holds it.
+      SWITCHBOARD_BACKUP_PASSPHRASE: `${PASSPHRASE}\n`,
+      BACKUP_DIR: volume,
+      BACKUP_KEEP: '1',
+      BACKUP_UPLOAD_URL: `http://backup:s3cret@127.0.0.1:${String((receiver.address() as AddressInfo).port)}/archives/`,
+    };
+    for (let i = 0; i < 2; i++) await run(process.execPath, [cronScript], { env });
+    scheduled.files = readdirSync(volume);
+  } finally {
+    receiver.close();
+    rmSync(volume, { recursive: true, force: true });
   }
 }
 
@@ -72,9 +110,15 @@ beforeAll(async () => {
   keys.nora = (await gwA.api('POST', '/api/keys', { session: 'nora' })).body.key;
   keys.control = (await gwA.api('POST', '/api/keys/control', { session: 'nora' })).body.key;
 
+  // The auth state a `kubectl delete` leaves behind (it keeps the pairing): no session to restore it to.
+  const nc = await connectNats(envA);
+  await (await nc.jetstream().views.kv(KV_BUCKETS.auth, { bindOnly: true })).put('gone.dHlwZQ.aWQ', '{}');
+  await nc.close();
+
   archivePath = join(envA.dir, '..', `switchboard-backup-${process.pid}.json`);
   await switchboard(gwA, 'backup', archivePath);
   archive = JSON.parse(readFileSync(archivePath, 'utf8'));
+  await runScheduledBackup(gwA);
 
   // The install goes away whole: API server and its namespace, NATS and its data, every pod.
   await envA.stop();
@@ -98,8 +142,8 @@ afterAll(async () => {
 describe('the archive', () => {
   it('is one versioned file: sessions, hashed keys, Secret references, and pairings only as ciphertext', () => {
     expect(archive).toMatchObject({ format: 'switchboard-backup', version: 1, namespace: 'switchboard-e2e-backup-a' });
-    expect(archive.sessions.map((s: WireJson) => s.name).sort()).toEqual(['nora', 'sandy']);
-    const nora = archive.sessions.find((s: WireJson) => s.name === 'nora');
+    expect(archive.sessions.map((s: any) => s.name).sort()).toEqual(['nora', 'sandy']);
+    const nora = archive.sessions.find((s: any) => s.name === 'nora');
     expect(nora.secretRefs).toHaveLength(1);
     expect(archive.apiKeys).toHaveLength(3);
     expect(archive.pairings).toMatchObject({ cipher: 'aes-256-gcm', kdf: 'scrypt' });
@@ -107,6 +151,22 @@ describe('the archive', () => {
     // Neither a webhook secret, nor a key's secret, nor anything of the pairings in the clear.
     for (const secret of [HMAC_KEY, keys.all, keys.nora, keys.control, 'noiseKey', 'signedIdentityKey', 'nora.']) {
       expect(text).not.toContain(secret);
+    }
+  });
+});
+
+describe('the chart’s scheduled backup script', () => {
+  it('keeps the newest archive on the volume and PUTs each to the URL, its credentials as Basic authentication', async () => {
+    expect(scheduled.files).toHaveLength(1);
+    expect(scheduled.files[0]).toMatch(/^switchboard-\d{4}-.*\.json$/);
+    expect(scheduled.uploads).toHaveLength(2);
+    for (const upload of scheduled.uploads) {
+      expect(upload.path).toMatch(/^\/archives\/switchboard-.*\.json$/);
+      expect(upload.authorization).toBe(`Basic ${Buffer.from('backup:s3cret').toString('base64')}`);
+      expect(upload.body).toMatchObject({ format: 'switchboard-backup', version: 1 });
+      expect(upload.body.sessions.map((s: any) => s.name).sort()).toEqual(['nora', 'sandy']);
+      // The Secret's trailing newline is not part of the passphrase: the one a restore is given opens it.
+      await expect(decryptPairings(upload.body.pairings, PASSPHRASE)).resolves.toBeInstanceOf(Buffer);
     }
   });
 });
@@ -142,8 +202,16 @@ describe('a restore refuses a bad archive and changes nothing', () => {
   });
 
   it('pairings of a session the archive does not hold: 422 naming archive.pairings', async () => {
-    const sessions = archive.sessions.filter((s: WireJson) => s.name !== 'nora');
+    const sessions = archive.sessions.filter((s: any) => s.name !== 'nora');
     await refused({ archive: { ...archive, sessions }, passphrase: PASSPHRASE }, 422, /archive\.pairings.*nora/);
+  });
+
+  it('a session listed twice: 422 naming archive.sessions', async () => {
+    await refused(
+      { archive: { ...archive, sessions: [...archive.sessions, archive.sessions[0]] }, passphrase: PASSPHRASE },
+      422,
+      /archive\.sessions/,
+    );
   });
 
   it('a short passphrase for a backup: 400 naming passphrase', async () => {
@@ -167,9 +235,12 @@ describe('restore into a fresh install', () => {
     // The webhook Secret of nora was the old namespace's: named, not carried.
     expect(stdout).toMatch(/missing: Secret \S+ key /);
 
+    const restored = await installState(envB!, gwB);
+    expect(restored.sessions.sort()).toEqual(['nora', 'sandy']);
+    expect(restored.authKeys.filter((key) => !key.startsWith('nora.') && !key.startsWith('sandy.'))).toEqual([]);
     await waitForStatus(gwB, 'sandy', 'WORKING', 60_000);
     await waitForStatus(gwB, 'nora', 'WORKING', 90_000);
-    const seen = () => statuses.received.map((hook) => hook.body as WireJson);
+    const seen = () => statuses.received.map((hook) => hook.body);
     await waitFor(
       () => ['sandy', 'nora'].every((s) => seen().some((e) => e.session === s && e.payload.status === 'WORKING')),
       'WORKING on the webhook',

@@ -3,8 +3,10 @@
 // to the volume through a temporary name (a failed run never leaves half an archive), keeps the
 // newest BACKUP_KEEP there, and PUTs it to BACKUP_UPLOAD_URL when one is set. Exits non-zero on any
 // failure, so the Job fails and the CronJob's history and alerts show it.
+import { Buffer } from 'node:buffer';
 import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { URL } from 'node:url';
 
 const env = process.env;
 // A Secret made from a file usually ends with a newline that is not part of the passphrase
@@ -12,7 +14,7 @@ const env = process.env;
 const passphrase = (env.SWITCHBOARD_BACKUP_PASSPHRASE ?? '').replace(/\r?\n$/, '');
 const name = `switchboard-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
 
-const response = await fetch(new URL('/api/admin/backup', env.SWITCHBOARD_URL), {
+const response = await globalThis.fetch(new URL('/api/admin/backup', env.SWITCHBOARD_URL), {
   method: 'POST',
   headers: { 'x-api-key': env.SWITCHBOARD_API_KEY ?? '', 'content-type': 'application/json' },
   body: JSON.stringify({ passphrase }),
@@ -43,7 +45,7 @@ if (env.BACKUP_UPLOAD_URL) {
     headers.authorization = `Basic ${Buffer.from(user).toString('base64')}`;
     target.username = target.password = '';
   }
-  const upload = await fetch(target, { method: 'PUT', headers, body: archive });
+  const upload = await globalThis.fetch(target, { method: 'PUT', headers, body: archive });
   if (!upload.ok) {
     console.error(JSON.stringify({ msg: 'backup upload failed', status: upload.status }));
     process.exit(1);

@@ -8,7 +8,6 @@ import {
   MESSAGING_SESSION,
   type RestoreResult,
   type SecretKeySelector,
-  type StoredApiKey,
 } from '@switchboard/protocol';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
@@ -21,6 +20,9 @@ import type { SessionSecrets } from '../session-secrets.js';
 import { hasPlainSecrets } from '../webhook-secrets.js';
 import { decryptPairings, encryptPairings, PairingsUnreadable } from './pairing-cipher.js';
 import { secretRefsIn } from './secret-refs.js';
+
+/** An `sb_auth` key is `<session>.<type>.<id>` (engine-pod's NatsAuthStateStore). */
+const sessionOfKey = (key: string): string => key.split('.')[0]!;
 
 export interface ClusterBackupOptions {
   readonly nc: NatsConnection;
@@ -60,7 +62,10 @@ export class ClusterBackup {
       secretRefs: secretRefsIn(resource.spec),
     }));
     const kv = await openAuthBucket(this.options.nc);
-    const entries = await latestValues(kv, '>', 'backup of the auth state');
+    const names = new Set(sessions.map((session) => session.name));
+    // Auth state of a session whose resource is gone (deleted with kubectl, which keeps the
+    // pairing) has nothing to run it after a restore, which refuses pairings without a session.
+    const entries = (await latestValues(kv, '>', 'backup of the auth state')).filter((entry) => names.has(sessionOfKey(entry.key)));
     const pairings: BackupPairingEntries = entries.map((entry) => ({ key: entry.key, value: Buffer.from(entry.value).toString('base64') }));
     return {
       format: BACKUP_FORMAT,
@@ -123,7 +128,7 @@ export class ClusterBackup {
     const entries = BackupPairingEntries.safeParse(parsed);
     if (!entries.success) throw new ApiError(422, 'archive.pairings does not hold a list of auth state entries', { field: 'archive.pairings' });
     const names = new Set(archive.sessions.map((session) => session.name));
-    const strays = [...new Set(entries.data.map((entry) => entry.key.split('.')[0]!).filter((session) => !names.has(session)))];
+    const strays = [...new Set(entries.data.map((entry) => sessionOfKey(entry.key)).filter((session) => !names.has(session)))];
     if (strays.length > 0) {
       throw new ApiError(422, `archive.pairings holds auth state of sessions not in archive.sessions: ${strays.join(', ')}`, {
         field: 'archive.pairings',
@@ -149,7 +154,7 @@ export class ClusterBackup {
     }
     const kv = await openAuthBucket(this.options.nc);
     const paired = new Set<string>();
-    for (const session of new Set(pairings.map((entry) => entry.key.split('.')[0]!))) {
+    for (const session of new Set(pairings.map((entry) => sessionOfKey(entry.key)))) {
       if ((await latestValues(kv, `${session}.>`, 'restore check of the auth state')).length > 0) paired.add(session);
     }
     if (paired.size > 0) {
