@@ -179,6 +179,8 @@ export const VALUE_SETS: Record<string, object | undefined> = {
   defaults: { networkPolicy: { gateway: apiServer } },
   'external NATS': {
     networkPolicy: { gateway: apiServer },
+    // The scheduled backup, so it is linted and admitted under restricted with the rest.
+    backup: { enabled: true, passphraseSecret: { name: 'switchboard-backup' }, upload: { urlSecret: { name: 'backup-target' } } },
     nats: {
       external: {
         url: 'nats://nats.messaging.svc.cluster.local:4222',
@@ -209,7 +211,6 @@ export const VALUE_SETS: Record<string, object | undefined> = {
       ],
     },
     operator: { replicas: 3, workers: 8, leaseName: 'sb-leader', httpPort: 9090 },
-    backup: { enabled: true, passphraseSecret: { name: 'switchboard-backup' }, upload: { urlSecret: { name: 'backup-target' } } },
     engines: {
       socket: { nodeSelector: { pool: 'engines' }, tolerations: [{ key: 'engines', operator: 'Exists', effect: 'NoSchedule' }] },
       resources: { WEBJS: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '3Gi' } }, NOWEB: { limits: { memory: '1Gi' } } },
