@@ -33,7 +33,7 @@ export class LoadDriver {
     private readonly api: ApiCall,
     private readonly sessions: readonly LoadSession[],
     private readonly perSecond = 50,
-    private readonly maxInFlight = 32,
+    private readonly maxInFlight = 64,
   ) {}
 
   start(): void {

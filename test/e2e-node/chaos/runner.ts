@@ -29,6 +29,8 @@ export interface FaultResult {
    * replicas carried it through).
    */
   readonly resumedMs: number;
+  /** The longest time without a send acknowledged in the same span: the client's side of the stall (the port-forward goes to one gateway pod). */
+  readonly ackGapMs: number;
   /** From the injection until every session was WORKING again. */
   readonly workingMs: number;
   /** Sends refused or unanswered during the window (never acknowledged, so not counted as lost). */
@@ -98,19 +100,23 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
     reissued: hooks.reissued().length - reissuedBefore,
     newQrs: hooks.totalQrs() - qrsBefore,
     ws: ws.deliveries() - wsBefore,
-    resumedMs: longestGap(hooks, started, resumedAt),
+    resumedMs: longestGap(hooks.messageAt.values(), started, resumedAt),
+    ackGapMs: longestGap(
+      [...load.acked.values()].map((ack) => ack.at),
+      started,
+      resumedAt,
+    ),
     workingMs: Math.max(0, workingAt - started),
     refused: load.failed - refusedBefore,
     rate: (windowIds.length * 1000) / Math.max(1, end - started),
   };
 }
 
-/** The longest gap between message deliveries on the webhook within [from, to]. */
-function longestGap(hooks: Seen, from: number, to: number): number {
+/** The longest gap between times (in the order they happened: a Map keeps insertion order) within [from, to]. */
+function longestGap(times: Iterable<number>, from: number, to: number): number {
   let last = from;
   let gap = 0;
-  // messageAt is in arrival order (a Map keeps insertion order).
-  for (const at of hooks.messageAt.values()) {
+  for (const at of times) {
     if (at < from) continue;
     if (at > to) break;
     gap = Math.max(gap, at - last);
@@ -123,11 +129,24 @@ function longestGap(hooks: Seen, from: number, to: number): number {
 export function table(results: readonly FaultResult[]): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const rows = results.map((r) =>
-    [r.what, r.acked, r.lost, r.duplicates, r.reissued, r.newQrs, s(r.resumedMs), s(r.workingMs), r.refused, r.rate.toFixed(0), r.ws].join(' | '),
+    [
+      r.what,
+      r.acked,
+      r.lost,
+      r.duplicates,
+      r.reissued,
+      r.newQrs,
+      s(r.resumedMs),
+      s(r.ackGapMs),
+      s(r.workingMs),
+      r.refused,
+      r.rate.toFixed(0),
+      r.ws,
+    ].join(' | '),
   );
   return [
-    '| fault | acknowledged | lost | duplicate deliveries (same id) | re-issued ids | new QRs | longest delivery gap | all WORKING after | sends refused | sends/s | /ws deliveries |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| fault | acknowledged | lost | duplicate deliveries (same id) | re-issued ids | new QRs | longest delivery gap | longest gap in 201s | all WORKING after | sends refused | sends/s | /ws deliveries |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((row) => `| ${row} |`),
   ].join('\n');
 }

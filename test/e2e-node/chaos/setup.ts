@@ -75,9 +75,9 @@ export async function startChaosRelease(
           name,
           engine,
           config: {
-            // Retried for 10 minutes: no outage a fault makes outlasts it, so what is missing is lost.
+            // Retried for over 8 minutes (100 attempts, the most allowed): no outage a fault makes outlasts it, so what is missing is lost.
             webhooks: [
-              { url: hooks.url, events: ['message.any', 'session.status'], retries: { policy: 'constant', delaySeconds: 2, attempts: 300 } },
+              { url: hooks.url, events: ['message.any', 'session.status'], retries: { policy: 'constant', delaySeconds: 5, attempts: 100 } },
             ],
           },
         });
