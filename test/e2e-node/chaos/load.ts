@@ -14,6 +14,9 @@ export interface LoadSession {
 
 export interface Acked {
   readonly session: string;
+  /** When the send was made (its webhook may come before its 201 does). */
+  readonly sentAt: number;
+  /** When its 201 came back. */
   readonly at: number;
 }
 
@@ -73,10 +76,11 @@ export class LoadDriver {
   }
 
   private async send(session: LoadSession): Promise<void> {
+    const sentAt = Date.now();
     try {
       const res = await this.api('POST', '/api/sendText', { session: session.name, chatId: session.chatId, text: `load ${this.next}` });
       if (res.status === 201 && typeof res.body?.id === 'string') {
-        this.acked.set(res.body.id as string, { session: session.name, at: Date.now() });
+        this.acked.set(res.body.id as string, { session: session.name, sentAt, at: Date.now() });
         this.lastAckAt = Date.now();
       } else {
         this.failed++;

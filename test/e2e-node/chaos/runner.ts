@@ -25,7 +25,7 @@ export interface FaultResult {
   readonly ws: number;
   /**
    * The longest time without a message reaching the webhook, from the injection until a message
-   * acknowledged after the fault was over arrived: how long delivery stopped (0 when the other
+   * sent after the fault was over arrived: how long delivery stopped (0 when the other
    * replicas carried it through).
    */
   readonly resumedMs: number;
@@ -35,6 +35,8 @@ export interface FaultResult {
   readonly workingMs: number;
   /** Sends refused or unanswered during the window (never acknowledged, so not counted as lost). */
   readonly refused: number;
+  /** The last refused send's answer or error (why sends were refused). */
+  readonly lastRefusal: string;
   /** Acknowledged sends per second during the window. */
   readonly rate: number;
 }
@@ -63,10 +65,10 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
   await fault.inject(release, { engineSession: ctx.engineSession });
   const over = Date.now();
 
-  // Delivery resumed: a message acknowledged after the fault was over came through the webhook.
+  // Delivery resumed: a message sent after the fault was over (and acknowledged) came through the webhook.
   const resumedAt = await waitFor(
     () => {
-      for (const [id, ack] of load.acked) if (ack.at >= over && hooks.messageAt.has(id)) return hooks.messageAt.get(id)!;
+      for (const [id, ack] of load.acked) if (ack.sentAt >= over && hooks.messageAt.has(id)) return hooks.messageAt.get(id)!;
       return undefined;
     },
     `delivery to resume after ${fault.name}`,
@@ -108,6 +110,7 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
     ),
     workingMs: Math.max(0, workingAt - started),
     refused: load.failed - refusedBefore,
+    lastRefusal: load.failed > refusedBefore ? load.lastError : '',
     rate: (windowIds.length * 1000) / Math.max(1, end - started),
   };
 }
