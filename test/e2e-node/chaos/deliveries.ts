@@ -16,6 +16,8 @@ export class Seen {
   readonly qrs = new Map<string, number>();
   /** session -> its last session.status. */
   readonly status = new Map<string, string>();
+  /** session -> when it was last told WORKING. */
+  readonly workingAt = new Map<string, number>();
   lastAt = 0;
 
   record(envelope: { id?: unknown; event?: unknown; session?: unknown; payload?: { id?: unknown; status?: unknown } }): void {
@@ -32,6 +34,7 @@ export class Seen {
     }
     if (envelope.event === 'session.status' && typeof envelope.payload?.status === 'string') {
       this.status.set(session, envelope.payload.status);
+      if (envelope.payload.status === 'WORKING') this.workingAt.set(session, this.lastAt);
       if (envelope.payload.status === 'SCAN_QR_CODE') this.qrs.set(session, (this.qrs.get(session) ?? 0) + 1);
     }
   }

@@ -8,6 +8,8 @@ import { containerOf, cutFromNats, healNats, killContainer, podSandbox, restartC
 export interface Fault {
   readonly name: string;
   readonly what: string;
+  /** The engine's process goes: its session says WORKING again on the webhook once it is back. */
+  readonly restartsEngine?: boolean;
   inject(release: Release, target: { engineSession: string }): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export const FAULTS: readonly Fault[] = [
   {
     name: 'engine-kill',
     what: 'an engine container killed',
+    restartsEngine: true,
     async inject(release, { engineSession }) {
       await must(release.cluster.crictl(['stop', '--timeout', '0', await release.engineContainerId(engineSession)]), 'crictl stop');
     },

@@ -65,25 +65,30 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
   await fault.inject(release, { engineSession: ctx.engineSession });
   const over = Date.now();
 
-  // Delivery resumed: a message sent after the fault was over (and acknowledged) came through the webhook.
-  const resumedAt = await waitFor(
-    () => {
-      for (const [id, ack] of load.acked) if (ack.sentAt >= over && hooks.messageAt.has(id)) return hooks.messageAt.get(id)!;
-      return undefined;
-    },
-    `delivery to resume after ${fault.name}`,
-    300_000,
-    250,
-  );
-  const workingAt = await waitFor(
-    async () => {
-      for (const session of sessions) if ((await release.status(session.name)) !== 'WORKING') return undefined;
-      return Date.now();
-    },
-    `every session WORKING after ${fault.name}`,
-    300_000,
-    500,
-  );
+  // Delivery resumed: a message sent after the fault was over (and acknowledged) came through the
+  // webhook. All WORKING: every session reads WORKING once the fault is over. Both side by side.
+  const [resumedAt, workingAt] = await Promise.all([
+    waitFor(
+      () => {
+        for (const [id, ack] of load.acked) if (ack.sentAt >= over && hooks.messageAt.has(id)) return hooks.messageAt.get(id)!;
+        return undefined;
+      },
+      `delivery to resume after ${fault.name}`,
+      300_000,
+      250,
+    ),
+    waitFor(
+      async () => {
+        // A killed engine may still read WORKING before anything noticed: its new WORKING on the webhook counts.
+        if (fault.restartsEngine && !((hooks.workingAt.get(ctx.engineSession) ?? 0) > started)) return undefined;
+        const statuses = await Promise.all(sessions.map((session) => release.status(session.name)));
+        return statuses.every((status) => status === 'WORKING') ? Date.now() : undefined;
+      },
+      `every session WORKING after ${fault.name}`,
+      300_000,
+      500,
+    ),
+  ]);
   const windowIds = [...load.acked.keys()].filter((id) => !ackedBefore.has(id));
   const end = Date.now();
   // Every acknowledged message of the window arrives, or what is missing after the budget is lost.
