@@ -190,8 +190,21 @@ export class Release {
     }
   };
 
+  /** The gateway's base URL through the port-forward: a new forward when the last one broke (for /ws clients). */
+  async gatewayUrl(): Promise<string> {
+    return (await this.gatewayForward()).url;
+  }
+
+  private opening: Promise<{ url: string; child: ChildProcess }> | null = null;
+
+  /** One forward at a time: concurrent callers (a load of sends in flight) share the one being opened. */
   private async gatewayForward(): Promise<{ url: string; child: ChildProcess }> {
     if (this.forward && this.forward.child.exitCode === null && this.forward.child.signalCode === null) return this.forward;
+    this.opening ??= this.openForward().finally(() => (this.opening = null));
+    return this.opening;
+  }
+
+  private async openForward(): Promise<{ url: string; child: ChildProcess }> {
     this.forward = await new Promise((done, fail) => {
       const child = spawn(
         this.info.tools.kubectl,
