@@ -103,6 +103,16 @@ imagePullSecrets:
 {{- end -}}
 {{- end -}}
 
+{{/* SWITCHBOARD_NATS_SEED with a bundled NATS cluster: server 0, the one that ran alone before
+the cluster if it ever did. nats-server deletes a single server's streams 30 s after it joins a
+cluster; created first on it, they are kept (kube/src/nats/replication.ts). */}}
+{{- define "switchboard.natsSeedEnv" -}}
+{{- if include "switchboard.natsClustered" . }}
+- name: SWITCHBOARD_NATS_SEED
+  value: {{ printf "%s-0" (include "switchboard.nats.fullname" .) | quote }}
+{{- end }}
+{{- end -}}
+
 {{/* "true" when the bundled NATS is a JetStream cluster (more than one server). */}}
 {{- define "switchboard.natsClustered" -}}
 {{- if and (include "switchboard.natsBundled" .) (gt (int .Values.nats.bundled.replicas) 1) -}}true{{- end -}}
@@ -186,6 +196,9 @@ jetstream {
 # A JetStream cluster: every server routes to every pod by its stable DNS name (its own route is
 # skipped). Routes carry no credentials: the NetworkPolicy lets only this release's NATS pods reach
 # port 6222 (docs/operations.md, "NATS replication").
+# Each server tagged with its pod name: the product creates a missing stream on server 0 first,
+# where a single server's streams are when it grew into this cluster (SWITCHBOARD_NATS_SEED).
+server_tags: [$POD_NAME]
 cluster {
   name: {{ include "switchboard.nats.fullname" . }}
   port: 6222

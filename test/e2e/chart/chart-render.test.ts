@@ -219,8 +219,15 @@ describe('chart: lint, schema and templates', () => {
 
   it('bundled NATS of 3: a JetStream cluster routed by pod names, its port open between NATS pods only, spread over nodes, 3 copies asked for', async () => {
     const m = await render(VALUE_SETS['bundled NATS cluster']);
-    for (const part of ['gateway', 'operator']) expect(envOf(container(m, `${FULL}-${part}`)).SWITCHBOARD_NATS_REPLICAS).toBe('3');
-    expect(readOperatorConfig(resolvedEnv(envOf(container(m, `${FULL}-operator`))), new KubeConfig()).natsReplicas).toBe(3);
+    for (const part of ['gateway', 'operator']) {
+      expect(envOf(container(m, `${FULL}-${part}`)).SWITCHBOARD_NATS_REPLICAS).toBe('3');
+      // Missing streams are made first on server 0, where a single server's are after an upgrade from 1.
+      expect(envOf(container(m, `${FULL}-${part}`)).SWITCHBOARD_NATS_SEED).toBe(`${FULL}-nats-0`);
+    }
+    expect(readOperatorConfig(resolvedEnv(envOf(container(m, `${FULL}-operator`))), new KubeConfig())).toMatchObject({
+      natsReplicas: 3,
+      natsSeed: `${FULL}-nats-0`,
+    });
 
     const sts = find(m, 'StatefulSet', `${FULL}-nats`);
     expect(sts.spec.replicas).toBe(3);
@@ -239,8 +246,9 @@ describe('chart: lint, schema and templates', () => {
     const cluster = /\ncluster \{\n  name: (\S+)\n  port: 6222\n  routes: \[\n([^\]]*)\]/.exec(conf);
     expect(cluster?.[1]).toBe(`${FULL}-nats`);
     expect(cluster?.[2].trim().split(/\s+/)).toEqual([0, 1, 2].map((i) => `nats-route://${FULL}-nats-${i}.${headless}:6222`));
-    // server_name from the pod: JetStream tells servers apart by it.
+    // server_name from the pod: JetStream tells servers apart by it; the pod name is its tag too, the seed's placement.
     expect(conf).toContain('server_name: $POD_NAME');
+    expect(conf).toContain('server_tags: [$POD_NAME]');
 
     const selector = find(m, 'StatefulSet', `${FULL}-nats`).spec.selector.matchLabels;
     expect(sts.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution).toEqual([
@@ -257,6 +265,7 @@ describe('chart: lint, schema and templates', () => {
     const single = await render();
     expect(find(single, 'ConfigMap', `${FULL}-nats`).data['nats.conf']).not.toContain('cluster {');
     expect(JSON.stringify(single)).not.toContain('6222');
+    expect(JSON.stringify(single)).not.toContain('SWITCHBOARD_NATS_SEED');
     expect(find(single, 'StatefulSet', `${FULL}-nats`).spec.template.spec.affinity).toBeUndefined();
   });
 
