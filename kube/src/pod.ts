@@ -34,6 +34,7 @@ export {
   raiseReplicas,
   replicasOf,
   useReplicas,
+  whileSeedJoins,
 } from './nats/replication.js';
 export { type HttpListener, listenHttp } from './http-listener.js';
 export {

@@ -21,8 +21,11 @@ const SESSION = 'default';
 const binary = productNatsServer();
 const root = mkdtempSync(join(tmpdir(), 'switchboard-nats-seed-'));
 const running: ChildProcess[] = [];
-/** What server 0 logs: its orphan check is the moment the streams it holds would go. */
-let seedLog = '';
+/** What each server logs: server 0's orphan check is the moment the streams it holds would go. */
+const logs = new Map<string, string>();
+const logOf = (name: string) => logs.get(name) ?? '';
+/** nats-server's debug line as it looks for orphans, 30 s after it joined its cluster's metadata. */
+const ORPHAN_CHECK = 'JetStream cluster checking for orphans';
 
 /** One nats-server with this configuration; resolves once it listens. */
 async function server(name: string, lines: string[], port: number, debug = false): Promise<void> {
@@ -34,8 +37,7 @@ async function server(name: string, lines: string[], port: number, debug = false
     ),
   );
   const child = spawn(binary, ['-c', config, ...(debug ? ['-D'] : [])], { stdio: ['ignore', 'ignore', 'pipe'] });
-  if (name === 'n0') child.stderr.on('data', (chunk: Buffer) => (seedLog += chunk.toString()));
-  else child.stderr.resume();
+  child.stderr.on('data', (chunk: Buffer) => logs.set(name, logOf(name) + chunk.toString()));
   running.push(child);
   await waitFor(async () => {
     const probe = await connect({ servers: `127.0.0.1:${port}`, reconnect: false }).catch(() => null);
@@ -108,8 +110,8 @@ describe('a single NATS server grown into a cluster of three (SWITCHBOARD_NATS_S
       500,
     );
     // Past server 0's orphan check (30 s after it joined): what it would have deleted is deleted by then.
-    await waitFor(() => seedLog.includes('JetStream cluster checking for orphans'), "server 0's orphan check", 90_000, 500);
-    expect(seedLog).not.toContain('Detected orphaned stream');
+    await waitFor(() => logOf('n0').includes(ORPHAN_CHECK), "server 0's orphan check", 90_000, 500);
+    expect(logOf('n0')).not.toContain('Detected orphaned stream');
 
     const jsm = await nc.jetstreamManager();
     const now: Record<string, { messages: number; replicas: number }> = {};
@@ -128,6 +130,40 @@ describe('a single NATS server grown into a cluster of three (SWITCHBOARD_NATS_S
     );
     expect(Object.fromEntries(Object.entries(now).map(([name, stream]) => [name, stream.messages]))).toEqual(held);
     expect(sc.decode((await (await openAuthBucket(nc)).get(`${SESSION}.creds`))!.value)).toBe('paired');
+    await nc.close();
+  }, 240_000);
+
+  it('waits at start while server 0 is not in the cluster yet, then keeps what it held', async () => {
+    const alone = await freePort();
+    await server('m0', [], alone);
+    let nc: NatsConnection = useReplicas(await connect({ servers: `127.0.0.1:${alone}` }), 1);
+    await ensureClusterStores(nc);
+    await (await openAuthBucket(nc)).put(`${SESSION}.creds`, sc.encode('paired'));
+    await nc.close();
+    await stopAll();
+
+    const ports = await Promise.all([0, 1, 2].map(async () => ({ client: await freePort(), route: await freePort() })));
+    const cluster = (i: number) =>
+      `cluster { name: sb2, listen: 127.0.0.1:${ports[i]!.route}, routes: [${ports.map((p) => `nats-route://127.0.0.1:${p.route}`).join(', ')}] }`;
+    rmSync(join(root, 'm0.conf'));
+    // Servers 1 and 2 first, as a StatefulSet's new pods come up while pod 0 has not restarted yet.
+    // Two of three new servers elect no meta leader: JetStream answers nothing until server 0 is back.
+    await Promise.all([1, 2].map((i) => server(`m${i}`, [cluster(i)], ports[i]!.client)));
+    nc = useReplicas(await connect({ servers: ports.slice(1).map((p) => `127.0.0.1:${p.client}`), maxReconnectAttempts: -1 }), 3, 'm0');
+    // Each request to JetStream's API: a third one is the part trying again, not failing its start.
+    let asked = 0;
+    const requests = nc.subscribe('$JS.API.>', { callback: () => asked++ });
+    const stores = ensureClusterStores(nc);
+    await waitFor(() => asked >= 3, 'JetStream asked again while server 0 is away', 60_000, 100);
+    await server('m0', [cluster(0)], alone, true);
+    await stores;
+    requests.unsubscribe();
+
+    await waitFor(() => logOf('m0').includes(ORPHAN_CHECK), "server 0's orphan check", 90_000, 500);
+    expect(logOf('m0')).not.toContain('Detected orphaned stream');
+    expect(sc.decode((await (await openAuthBucket(nc)).get(`${SESSION}.creds`))!.value)).toBe('paired');
+    const auth = await (await nc.jetstreamManager()).streams.info(`KV_${KV_BUCKETS.auth}`);
+    expect(auth.config.num_replicas).toBe(3);
     await nc.close();
   }, 240_000);
 });

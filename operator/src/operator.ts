@@ -1,4 +1,4 @@
-import { ensureClusterStores, raiseReplicas, reusingConnections, useReplicas } from '@switchboard/kube';
+import { ensureClusterStores, raiseReplicas, reusingConnections, useReplicas, whileSeedJoins } from '@switchboard/kube';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';
@@ -86,7 +86,7 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
   // first pod. Those made with fewer copies than asked for (a NATS grown to a cluster) get them.
   const stores = async () => {
     await ensureClusterStores(nc);
-    const raised = await raiseReplicas(await nc.jetstreamManager(), config.natsReplicas, config.natsSeed);
+    const raised = await whileSeedJoins(nc, async () => raiseReplicas(await nc.jetstreamManager(), config.natsReplicas, config.natsSeed));
     if (raised.length > 0) log.info({ streams: raised, replicas: config.natsReplicas }, 'streams raised to the replicas asked for');
   };
   await stores().catch(async (error: unknown) => {

@@ -12,7 +12,7 @@ import {
   StorageType,
   type StreamConfig,
 } from 'nats';
-import { creationOf, raiseCreated } from './replication.js';
+import { creationOf, raiseCreated, whileSeedJoins } from './replication.js';
 
 /** JetStream API error codes (nats-server `errors.json`) the cluster runtime reacts to. */
 export const JS_ERR = {
@@ -92,15 +92,17 @@ export async function openObjectStore(nc: NatsConnection, name: string, ttl: num
   // a placement (on the seed, replication.ts) is a field of the stream and passes.
   const { placement } = creationOf(nc);
   const open = () => nc.jetstream().views.os(name, { storage: StorageType.File, ttl, ...(placement ? { placement } : {}) });
-  let store: ObjectStore;
-  try {
-    store = await open();
-  } catch (error) {
-    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
-    store = await open();
-  }
-  await raiseCreated(nc, `OBJ_${name}`);
-  return store;
+  return whileSeedJoins(nc, async () => {
+    let store: ObjectStore;
+    try {
+      store = await open();
+    } catch (error) {
+      if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
+      store = await open();
+    }
+    await raiseCreated(nc, `OBJ_${name}`);
+    return store;
+  });
 }
 
 /**
@@ -121,11 +123,13 @@ export interface StoreOptions {
 export async function openKv(nc: NatsConnection, bucket: string, options: StoreOptions, create: Partial<KvOptions>): Promise<KV> {
   if (options.bind) return nc.jetstream().views.kv(bucket, { bindOnly: true, allow_direct: true });
   const { num_replicas, placement } = creationOf(nc);
-  const kv = await nc
-    .jetstream()
-    .views.kv(bucket, { storage: StorageType.File, replicas: num_replicas, ...(placement ? { placement } : {}), ...create });
-  await raiseCreated(nc, `KV_${bucket}`);
-  return kv;
+  return whileSeedJoins(nc, async () => {
+    const kv = await nc
+      .jetstream()
+      .views.kv(bucket, { storage: StorageType.File, replicas: num_replicas, ...(placement ? { placement } : {}), ...create });
+    await raiseCreated(nc, `KV_${bucket}`);
+    return kv;
+  });
 }
 
 /** Longest a read of many keys waits for the server to hand them over. */

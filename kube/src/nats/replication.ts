@@ -1,4 +1,5 @@
-import type { JetStreamManager, NatsConnection, Placement, StreamConfig } from 'nats';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { JetStreamManager, NatsConnection, NatsError, Placement, StreamConfig } from 'nats';
 
 /**
  * How many copies JetStream keeps of each stream and bucket the product makes: 1 on one NATS
@@ -49,6 +50,37 @@ export function creationOf(nc: NatsConnection): { num_replicas: number; placemen
 export async function raiseCreated(nc: NatsConnection, stream: string): Promise<void> {
   const { replicas = 1, seed = undefined } = REPLICAS.get(nc) ?? {};
   if (replicas > 1) await raiseStream(await nc.jetstreamManager(), stream, replicas, undefined, seed);
+}
+
+/**
+ * What the JetStream API answers while the seed has not joined its cluster yet: no server with
+ * its tag (10005), no meta leader (10008), too few servers for the copies (10023), or the
+ * seed still running alone, before its restart, and refusing more than one copy (10074).
+ */
+const SEED_AWAY = new Set([10005, 10008, 10023, 10074]);
+/** nats.js's own codes while a server restarts: no JetStream answered, or not in time. */
+const SERVER_AWAY = new Set(['503', 'TIMEOUT']);
+/** How long a part waits at start for the seed: a StatefulSet's rolling restart of its pods. */
+const SEED_WAIT_MS = 5 * 60_000;
+
+/**
+ * Runs `make` (a creation on the seed, or a raise) again every second while the seed is not in
+ * its cluster yet, rather than failing the part's start: a part that restarts in a crash loop's
+ * growing back-off may miss the 30 s in which the seed still holds the streams it had alone.
+ */
+export async function whileSeedJoins<T>(nc: NatsConnection, make: () => Promise<T>): Promise<T> {
+  if (!REPLICAS.get(nc)?.seed) return make();
+  const deadline = Date.now() + SEED_WAIT_MS;
+  for (;;) {
+    try {
+      return await make();
+    } catch (error) {
+      const nats = error as NatsError | null;
+      const away = SEED_AWAY.has(nats?.api_error?.err_code ?? 0) || SERVER_AWAY.has(nats?.code ?? '');
+      if (!away || Date.now() > deadline) throw error;
+      await sleep(1_000);
+    }
+  }
 }
 
 /** The streams the product makes: its own (`SB_`), and those behind its key-value and object buckets. */

@@ -1,7 +1,7 @@
 import { COMMAND_OBJECT_TTL_MS, KV_BUCKETS, LEASE, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { type KV, type NatsConnection, nanos, type ObjectStore } from 'nats';
 import { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, openKv, openObjectStore, type StoreOptions } from './jetstream.js';
-import { creationOf, raiseCreated } from './replication.js';
+import { creationOf, raiseCreated, whileSeedJoins } from './replication.js';
 
 /**
  * The streams and buckets of cluster mode, each with the settings it is created with. Engine pods
@@ -17,8 +17,10 @@ import { creationOf, raiseCreated } from './replication.js';
 export const EVENTS_STREAM_CONFIG = durableStreamConfig(STREAMS.events, [SUBJECTS.allEvents], 7);
 
 export async function ensureEventStream(nc: NatsConnection): Promise<void> {
-  await ensureStream(await nc.jetstreamManager(), { ...EVENTS_STREAM_CONFIG, ...creationOf(nc) });
-  await raiseCreated(nc, STREAMS.events);
+  await whileSeedJoins(nc, async () => {
+    await ensureStream(await nc.jetstreamManager(), { ...EVENTS_STREAM_CONFIG, ...creationOf(nc) });
+    await raiseCreated(nc, STREAMS.events);
+  });
 }
 
 /** Opens the auth bucket, creating it on first use (unless bound): one value per key, kept on disk. */
