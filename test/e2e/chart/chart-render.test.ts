@@ -245,7 +245,7 @@ describe('chart: lint, schema and templates', () => {
     const conf: string = find(m, 'ConfigMap', `${FULL}-nats`).data['nats.conf'];
     const cluster = /\ncluster \{\n  name: (\S+)\n  port: 6222\n  routes: \[\n([^\]]*)\]/.exec(conf);
     expect(cluster?.[1]).toBe(`${FULL}-nats`);
-    expect(cluster?.[2].trim().split(/\s+/)).toEqual([0, 1, 2].map((i) => `nats-route://${FULL}-nats-${i}.${headless}:6222`));
+    expect(cluster?.[2]?.trim().split(/\s+/)).toEqual([0, 1, 2].map((i) => `nats-route://${FULL}-nats-${i}.${headless}:6222`));
     // server_name from the pod: JetStream tells servers apart by it; the pod name is its tag too, the seed's placement.
     expect(conf).toContain('server_name: $POD_NAME');
     expect(conf).toContain('server_tags: [$POD_NAME]');
