@@ -110,6 +110,6 @@ export async function raiseStream(jsm: JetStreamManager, stream: string, replica
   // The seed's placement held the first copy where the data was; the others go anywhere. nats.js
   // lays the update over the stream's configuration: the placement goes only when set undefined.
   const seeded = seed !== undefined && config.placement?.tags?.length === 1 && config.placement.tags[0] === seed;
-  await jsm.streams.update(stream, { ...config, ...(seeded ? { placement: undefined } : {}), num_replicas: replicas } as StreamConfig);
+  await jsm.streams.update(stream, { ...config, ...(seeded ? { placement: undefined } : {}), num_replicas: replicas });
   return true;
 }

@@ -243,7 +243,7 @@ describe('chart: lint, schema and templates', () => {
     expect(find(m, 'Service', `${FULL}-nats`).spec.ports.map((p: any) => p.port)).toEqual([4222]);
     const headless = `${FULL}-nats-headless.${NS}.svc`;
     const conf: string = find(m, 'ConfigMap', `${FULL}-nats`).data['nats.conf'];
-    const cluster = /\ncluster \{\n  name: (\S+)\n  port: 6222\n  routes: \[\n([^\]]*)\]/.exec(conf);
+    const cluster = /\ncluster \{\n {2}name: (\S+)\n {2}port: 6222\n {2}routes: \[\n([^\]]*)\]/.exec(conf);
     expect(cluster?.[1]).toBe(`${FULL}-nats`);
     expect(cluster?.[2]?.trim().split(/\s+/)).toEqual([0, 1, 2].map((i) => `nats-route://${FULL}-nats-${i}.${headless}:6222`));
     // server_name from the pod: JetStream tells servers apart by it; the pod name is its tag too, the seed's placement.
