@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_MEDIA_MAX_BYTES, gowsBinaryProblem, gowsOptionsFromEnv } from '@switchboard/engine-pod';
-import { describeRefusal, MAX_NATS_REPLICAS, NATS_REPLICAS_VARIABLE, OutboundPolicy } from '@switchboard/kube';
+import { describeRefusal, MAX_NATS_REPLICAS, NATS_REPLICAS_VARIABLE, NATS_SEED_PATTERN, NATS_SEED_VARIABLE, OutboundPolicy } from '@switchboard/kube';
 import { type BuiltEngine, BuiltEngineName, type WebhookConfig } from '@switchboard/protocol';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, type OAuthSettings } from './auth/oauth.js';
@@ -38,6 +38,8 @@ export interface GatewayConfig {
   readonly natsCredentials?: string | undefined;
   /** Cluster mode: the copies JetStream keeps of the streams and buckets the gateway makes (SWITCHBOARD_NATS_REPLICAS); 1 unless set. */
   readonly natsReplicas?: number | undefined;
+  /** Cluster mode: the NATS server that ran alone before its NATS became a cluster (SWITCHBOARD_NATS_SEED, kube/src/nats/replication.ts). */
+  readonly natsSeed?: string | undefined;
   /** Where clients reach this gateway, the start of every `media.url`; default `http://localhost:<port>`. */
   readonly baseUrl?: string | undefined;
   /** How long a stored media file can be downloaded; default 24 hours. */
@@ -87,6 +89,7 @@ const Env = z.object({
   SWITCHBOARD_NAMESPACE: z.string().min(1).optional(),
   SWITCHBOARD_NATS_URL: z.string().min(1).optional(),
   [NATS_REPLICAS_VARIABLE]: z.coerce.number().int().min(1).max(MAX_NATS_REPLICAS).default(1),
+  [NATS_SEED_VARIABLE]: z.string().regex(NATS_SEED_PATTERN, 'a NATS server tag in lower case (the chart: the pod name of NATS server 0)').optional(),
   SWITCHBOARD_NATS_CREDS: z
     .string()
     .refine((text) => text.includes('BEGIN NATS USER JWT') && text.includes('BEGIN USER NKEY SEED'), 'must be the text of a NATS credentials file')
@@ -187,6 +190,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     natsUrl: e.SWITCHBOARD_NATS_URL,
     natsCredentials: e.SWITCHBOARD_NATS_CREDS,
     natsReplicas: e[NATS_REPLICAS_VARIABLE],
+    natsSeed: e[NATS_SEED_VARIABLE],
     // The lookbehind starts the match at the first "/" of a run only: linear however long the run.
     baseUrl: e.SWITCHBOARD_BASE_URL?.replace(/(?<!\/)\/+$/, ''),
     mediaLifetimeMs: e.SWITCHBOARD_MEDIA_LIFETIME_SECONDS * 1000,

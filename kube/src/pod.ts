@@ -8,7 +8,7 @@
 export { withTimeout } from './with-timeout.js';
 export { type BackoffOptions, backoffDelay } from './backoff.js';
 export { CommandObjectError, CommandObjects } from './nats/command-objects.js';
-export { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, latestValues, type StoreOptions } from './nats/jetstream.js';
+export { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, latestValues, openKv, type StoreOptions } from './nats/jetstream.js';
 export {
   DEFAULT_MEDIA_LIFETIME_MS,
   dropSessionStores,
@@ -23,7 +23,19 @@ export {
   openMessagesBucket,
   purgeSessionAuth,
 } from './nats/stores.js';
-export { isProductStream, MAX_NATS_REPLICAS, NATS_REPLICAS_VARIABLE, raiseReplicas, replicasOf, useReplicas } from './nats/replication.js';
+export {
+  creationOf,
+  isProductStream,
+  MAX_NATS_REPLICAS,
+  NATS_REPLICAS_VARIABLE,
+  NATS_SEED_PATTERN,
+  NATS_SEED_VARIABLE,
+  raiseCreated,
+  raiseReplicas,
+  replicasOf,
+  useReplicas,
+  whileSeedJoins,
+} from './nats/replication.js';
 export { type HttpListener, listenHttp } from './http-listener.js';
 export {
   BUILT_IN_DENY,

@@ -1,7 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KV_BUCKETS, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { type NatsCluster, startNatsCluster, waitFor } from '@switchboard/testkit';
 import { connect, type JetStreamManager, type NatsConnection, StringCodec } from 'nats';
@@ -16,30 +12,11 @@ import {
   replicasOf,
   useReplicas,
 } from '../src/index.js';
+import { productNatsServer } from './product-nats-server.js';
 
 // What makes a NATS grown from one server to a cluster keep everything: the streams and buckets
 // made with one copy are raised to three, keep what they hold, and survive the loss of any one
 // server. A real JetStream cluster of three nats-servers on loopback.
-
-/**
- * The nats-server the product ships (the chart's and the e2e tiers', built by
- * scripts/e2e-binaries.sh, which `make test` runs before the unit tests; a no-op once built).
- * Debian's 2.9 was unsteady here: a raised stream read back with one copy after a restart, a
- * bucket without a leader for 30 s; 2.12 passed every run.
- */
-function productNatsServer(): string {
-  const bin = execFileSync(fileURLToPath(new URL('../../scripts/e2e-binaries.sh', import.meta.url)), { stdio: ['ignore', 'pipe', 'inherit'] })
-    .toString()
-    .trim()
-    .split('\n')
-    .at(-1)!;
-  const server = readdirSync(bin)
-    .filter((name) => name.startsWith('nats-server-v'))
-    .sort()
-    .at(-1);
-  if (!server) throw new Error(`no nats-server in ${bin}: run make e2e-binaries`);
-  return join(bin, server);
-}
 
 const sc = StringCodec();
 let cluster: NatsCluster;

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
-import { MAX_NATS_REPLICAS, NATS_REPLICAS_VARIABLE, OUTBOUND_ALLOW_VARIABLE, OUTBOUND_DENY_VARIABLE, OutboundPolicy } from '@switchboard/kube';
+import {
+  MAX_NATS_REPLICAS,
+  NATS_REPLICAS_VARIABLE,
+  NATS_SEED_PATTERN,
+  NATS_SEED_VARIABLE,
+  OUTBOUND_ALLOW_VARIABLE,
+  OUTBOUND_DENY_VARIABLE,
+  OutboundPolicy,
+} from '@switchboard/kube';
 import type { BuiltEngine } from '@switchboard/protocol';
 import { z } from 'zod';
 import { type EngineResources, engineResources, EngineResourcesOverrides } from './engine-resources.js';
@@ -69,6 +77,8 @@ export interface OperatorConfig {
    * at start. Engine pods make none of their own (they bind to what the operator made).
    */
   readonly natsReplicas: number;
+  /** The NATS server that ran alone before its NATS became a cluster (SWITCHBOARD_NATS_SEED, kube/src/nats/replication.ts). */
+  readonly natsSeed?: string;
   /**
    * The Secret of the release's NATS authentication (nats-auth/stored-auth.ts): the operator
    * makes it when missing, connects with its own user from it and mints engine pods' users.
@@ -193,6 +203,7 @@ const Env = z.object({
     .default('switchboard-operator'),
   SWITCHBOARD_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
   [NATS_REPLICAS_VARIABLE]: z.coerce.number().int().min(1).max(MAX_NATS_REPLICAS).default(1),
+  [NATS_SEED_VARIABLE]: z.string().regex(NATS_SEED_PATTERN, 'a NATS server tag in lower case (the chart: the pod name of NATS server 0)').optional(),
   SWITCHBOARD_ENGINE_PULL_POLICY: z.enum(['Always', 'IfNotPresent', 'Never']).default('IfNotPresent'),
   SWITCHBOARD_ENGINE_EXTRA_ENV: json(EngineExtraEnv).default([]),
   SWITCHBOARD_ENGINE_RESOURCES: json(EngineResourcesOverrides).default({}),
@@ -258,6 +269,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
     namespace: e.SWITCHBOARD_NAMESPACE ?? inClusterNamespace() ?? 'default',
     natsUrl: e.SWITCHBOARD_NATS_URL,
     natsReplicas: e[NATS_REPLICAS_VARIABLE],
+    ...(e[NATS_SEED_VARIABLE] ? { natsSeed: e[NATS_SEED_VARIABLE] } : {}),
     ...(e.SWITCHBOARD_NATS_AUTH_SECRET ? { natsAuthSecret: e.SWITCHBOARD_NATS_AUTH_SECRET } : {}),
     ...(e.SWITCHBOARD_NATS_CREDS ? { natsCredentials: e.SWITCHBOARD_NATS_CREDS } : {}),
     pods: {

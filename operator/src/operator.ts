@@ -1,4 +1,4 @@
-import { ensureClusterStores, raiseReplicas, reusingConnections, useReplicas } from '@switchboard/kube';
+import { ensureClusterStores, raiseReplicas, reusingConnections, useReplicas, whileSeedJoins } from '@switchboard/kube';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';
@@ -81,12 +81,12 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     await http.close();
     throw error;
   });
-  useReplicas(nc, config.natsReplicas);
+  useReplicas(nc, config.natsReplicas, config.natsSeed);
   // Engine pods with credentials may not create streams: every one they use exists before the
   // first pod. Those made with fewer copies than asked for (a NATS grown to a cluster) get them.
   const stores = async () => {
     await ensureClusterStores(nc);
-    const raised = await raiseReplicas(await nc.jetstreamManager(), config.natsReplicas);
+    const raised = await whileSeedJoins(nc, async () => raiseReplicas(await nc.jetstreamManager(), config.natsReplicas, config.natsSeed));
     if (raised.length > 0) log.info({ streams: raised, replicas: config.natsReplicas }, 'streams raised to the replicas asked for');
   };
   await stores().catch(async (error: unknown) => {

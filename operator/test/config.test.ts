@@ -134,6 +134,16 @@ describe('operator configuration', () => {
     }
   });
 
+  it('reads the NATS seed (a server tag in lower case), unset by default, and refuses others naming the variable', () => {
+    expect(readConfig(required, kubeConfig).natsSeed).toBeUndefined();
+    expect(readConfig({ ...required, SWITCHBOARD_NATS_SEED: 'sb-switchboard-nats-0' }, kubeConfig).natsSeed).toBe('sb-switchboard-nats-0');
+    for (const bad of ['Nats-0', 'nats 0', '-nats']) {
+      expect(() => readConfig({ ...required, SWITCHBOARD_NATS_SEED: bad }, kubeConfig)).toThrow(
+        /SWITCHBOARD_NATS_SEED[\s\S]*server tag in lower case/,
+      );
+    }
+  });
+
   it('reads the NOWEB connection attempts for engine pods (1 to 1000), unset by default', () => {
     expect(readConfig({ ...required, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '4' }, kubeConfig).pods.nowebConnectAttempts).toBe(4);
     expect(readConfig(required, kubeConfig).pods.nowebConnectAttempts).toBeUndefined();

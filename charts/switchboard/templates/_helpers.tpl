@@ -94,13 +94,28 @@ imagePullSecrets:
 {{- end -}}
 
 {{/* The URL every component connects to: the external one, or the bundled NATS Service. */}}
-{{/* Copies of each stream and bucket: the external NATS's setting; the bundled NATS is one server. */}}
+{{/* Copies of each stream and bucket: the external NATS's setting, or as many as the bundled NATS has servers. */}}
 {{- define "switchboard.natsReplicas" -}}
 {{- if .Values.nats.external.url -}}
 {{- .Values.nats.external.replicas -}}
 {{- else -}}
-1
+{{- .Values.nats.bundled.replicas -}}
 {{- end -}}
+{{- end -}}
+
+{{/* SWITCHBOARD_NATS_SEED with a bundled NATS cluster: server 0, the one that ran alone before
+the cluster if it ever did. nats-server deletes a single server's streams 30 s after it joins a
+cluster; created first on it, they are kept (kube/src/nats/replication.ts). */}}
+{{- define "switchboard.natsSeedEnv" -}}
+{{- if include "switchboard.natsClustered" . }}
+- name: SWITCHBOARD_NATS_SEED
+  value: {{ printf "%s-0" (include "switchboard.nats.fullname" .) | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* "true" when the bundled NATS is a JetStream cluster (more than one server). */}}
+{{- define "switchboard.natsClustered" -}}
+{{- if and (include "switchboard.natsBundled" .) (gt (int .Values.nats.bundled.replicas) 1) -}}true{{- end -}}
 {{- end -}}
 
 {{- define "switchboard.natsUrl" -}}
@@ -176,6 +191,24 @@ jetstream {
   max_file_store: {{ .Values.nats.bundled.jetstream.maxFileStore }}
   max_memory_store: {{ .Values.nats.bundled.jetstream.maxMemoryStore }}
 }
+{{- if include "switchboard.natsClustered" . }}
+{{- $headless := printf "%s-headless.%s.svc" (include "switchboard.nats.fullname" .) .Release.Namespace }}
+# A JetStream cluster: every server routes to every pod by its stable DNS name (its own route is
+# skipped). Routes carry no credentials: the NetworkPolicy lets only this release's NATS pods reach
+# port 6222 (docs/operations.md, "NATS replication").
+# Each server tagged with its pod name: the product creates a missing stream on server 0 first,
+# where a single server's streams are when it grew into this cluster (SWITCHBOARD_NATS_SEED).
+server_tags: [$POD_NAME]
+cluster {
+  name: {{ include "switchboard.nats.fullname" . }}
+  port: 6222
+  routes: [
+    {{- range $i := until (int .Values.nats.bundled.replicas) }}
+    nats-route://{{ include "switchboard.nats.fullname" $ }}-{{ $i }}.{{ $headless }}:6222
+    {{- end }}
+  ]
+}
+{{- end }}
 {{- if include "switchboard.natsAuth" . }}
 include ./auth.conf
 {{- end }}

@@ -83,7 +83,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     inboxPrefix: INBOX_PREFIXES.gateway,
   });
   // The streams and buckets it makes (dead letters, replays, keys, media) get the copies asked for.
-  useReplicas(nc, options.natsReplicas ?? 1);
+  useReplicas(nc, options.natsReplicas ?? 1, options.natsSeed);
 
   const bus = new InProcessEventBus((error) => logger.error({ err: error }, 'event consumer failed'));
   const resources = new SessionResources(kubeConfig, namespace);

@@ -1,4 +1,4 @@
-import { durableStreamConfig, ensureEventStream, JS_ERR, jsErrorCode, replicasOf } from '@switchboard/kube';
+import { creationOf, durableStreamConfig, ensureEventStream, JS_ERR, jsErrorCode, raiseCreated, whileSeedJoins } from '@switchboard/kube';
 import { STREAMS } from '@switchboard/protocol';
 import type { Logger } from 'pino';
 import { type ConsumerMessages, DeliverPolicy, type NatsConnection, RetentionPolicy } from 'nats';
@@ -33,14 +33,16 @@ const REPLAY_STREAM_CONFIG = {
  */
 export async function ensureGatewayStreams(nc: NatsConnection): Promise<void> {
   await ensureEventStream(nc);
-  const jsm = await nc.jetstreamManager();
   for (const config of [DEAD_LETTER_STREAM_CONFIG, REPLAY_STREAM_CONFIG]) {
-    try {
-      await jsm.streams.add({ ...config, num_replicas: replicasOf(nc) });
-    } catch (error) {
-      // The name is taken: the stream exists, which is all we need (and it keeps any tuning).
-      if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
-    }
+    await whileSeedJoins(nc, async () => {
+      try {
+        await (await nc.jetstreamManager()).streams.add({ ...config, ...creationOf(nc) });
+      } catch (error) {
+        // The name is taken: the stream exists, which is all we need (and it keeps any tuning).
+        if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
+      }
+      await raiseCreated(nc, config.name);
+    });
   }
 }
 

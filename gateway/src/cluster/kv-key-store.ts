@@ -1,6 +1,6 @@
-import { JS_ERR, jsErrorCode, replicasOf } from '@switchboard/kube';
+import { JS_ERR, jsErrorCode, openKv } from '@switchboard/kube';
 import { KV_BUCKETS, StoredApiKey } from '@switchboard/protocol';
-import { type KV, type KvEntry, type NatsConnection, type QueuedIterator, StorageType } from 'nats';
+import type { KV, KvEntry, NatsConnection, QueuedIterator } from 'nats';
 import type { Logger } from 'pino';
 import { KeyRing } from '../auth/key-ring.js';
 import { type ApiKeyStore, isScoped } from '../auth/key-store.js';
@@ -39,7 +39,7 @@ export class KvKeyStore implements ApiKeyStore {
 
   /** Creates the bucket when missing and resolves once every stored key is in the ring. */
   static async open(nc: NatsConnection, log: Logger): Promise<KvKeyStore> {
-    const kv = await nc.jetstream().views.kv(KV_BUCKETS.apiKeys, { history: 1, storage: StorageType.File, replicas: replicasOf(nc) });
+    const kv = await openKv(nc, KV_BUCKETS.apiKeys, {}, { history: 1 });
     let initialized!: () => void;
     const synced = new Promise<void>((resolve) => (initialized = resolve));
     const watcher = await kv.watch({ key: '>', initializedFn: () => initialized() });

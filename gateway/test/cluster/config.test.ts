@@ -35,6 +35,16 @@ describe('SWITCHBOARD_MODE', () => {
     }
   });
 
+  it('reads the NATS seed (a server tag in lower case), unset by default, and refuses others naming the variable and the form', () => {
+    expect(readConfig({}).natsSeed).toBeUndefined();
+    expect(readConfig({ SWITCHBOARD_NATS_SEED: 'sb-switchboard-nats-0' }).natsSeed).toBe('sb-switchboard-nats-0');
+    for (const bad of ['Nats-0', 'nats 0', '-nats', '']) {
+      const read = () => readConfig({ SWITCHBOARD_NATS_SEED: bad });
+      expect(read).toThrow(ConfigError);
+      expect(read).toThrow(/SWITCHBOARD_NATS_SEED[\s\S]*server tag in lower case/);
+    }
+  });
+
   it('refuses a default engine this build does not have, naming the variable and the engines it has', () => {
     const read = () => readConfig({ SWITCHBOARD_DEFAULT_ENGINE: 'TELEGRAM' });
     expect(read).toThrow(ConfigError);

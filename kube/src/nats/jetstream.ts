@@ -12,7 +12,7 @@ import {
   StorageType,
   type StreamConfig,
 } from 'nats';
-import { raiseStream, replicasOf } from './replication.js';
+import { creationOf, raiseCreated, whileSeedJoins } from './replication.js';
 
 /** JetStream API error codes (nats-server `errors.json`) the cluster runtime reacts to. */
 export const JS_ERR = {
@@ -54,7 +54,13 @@ export async function ensureStream(jsm: JetStreamManager, config: Partial<Stream
       if (!current) throw error;
     }
   }
-  await jsm.streams.update(config.name, { ...config, num_replicas: Math.max(current.num_replicas, config.num_replicas ?? 1) });
+  // Where it is stays as it is: a placement given for the creation (on the seed) is for creating only.
+  const { placement: _placement, ...wanted } = config;
+  await jsm.streams.update(config.name, {
+    ...wanted,
+    ...(current.placement ? { placement: current.placement } : {}),
+    num_replicas: Math.max(current.num_replicas, config.num_replicas ?? 1),
+  });
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -82,18 +88,21 @@ export function durableStreamConfig(name: string, subjects: string[], maxAgeDays
  */
 export async function openObjectStore(nc: NatsConnection, name: string, ttl: number): Promise<ObjectStore> {
   // No `replicas` here: nats.js copies the option into the stream's configuration as it is, and
-  // nats-server 2.12 refuses the unknown field. The copies come from raiseStream below instead.
-  const open = () => nc.jetstream().views.os(name, { storage: StorageType.File, ttl });
-  let store: ObjectStore;
-  try {
-    store = await open();
-  } catch (error) {
-    if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
-    store = await open();
-  }
-  const replicas = replicasOf(nc);
-  if (replicas > 1) await raiseStream(await nc.jetstreamManager(), `OBJ_${name}`, replicas);
-  return store;
+  // nats-server 2.12 refuses the unknown field. The copies come from raiseCreated below instead;
+  // a placement (on the seed, replication.ts) is a field of the stream and passes.
+  const { placement } = creationOf(nc);
+  const open = () => nc.jetstream().views.os(name, { storage: StorageType.File, ttl, ...(placement ? { placement } : {}) });
+  return whileSeedJoins(nc, async () => {
+    let store: ObjectStore;
+    try {
+      store = await open();
+    } catch (error) {
+      if (jsErrorCode(error) !== JS_ERR.streamNameInUse) throw error;
+      store = await open();
+    }
+    await raiseCreated(nc, `OBJ_${name}`);
+    return store;
+  });
 }
 
 /**
@@ -107,9 +116,20 @@ export interface StoreOptions {
   readonly bind?: boolean;
 }
 
-/** Options of `views.kv` through `nc`: bind only, or create with these settings (kept on disk, the connection's replicas) when missing. */
-export function kvOptions(nc: NatsConnection, options: StoreOptions, create: Partial<KvOptions>): Partial<KvOptions> {
-  return options.bind ? { bindOnly: true, allow_direct: true } : { storage: StorageType.File, replicas: replicasOf(nc), ...create };
+/**
+ * Opens a KV bucket through `nc`: bound only, or created with these settings (kept on disk, the
+ * connection's replicas: first on the seed, then raised, replication.ts) when missing.
+ */
+export async function openKv(nc: NatsConnection, bucket: string, options: StoreOptions, create: Partial<KvOptions>): Promise<KV> {
+  if (options.bind) return nc.jetstream().views.kv(bucket, { bindOnly: true, allow_direct: true });
+  const { num_replicas, placement } = creationOf(nc);
+  return whileSeedJoins(nc, async () => {
+    const kv = await nc
+      .jetstream()
+      .views.kv(bucket, { storage: StorageType.File, replicas: num_replicas, ...(placement ? { placement } : {}), ...create });
+    await raiseCreated(nc, `KV_${bucket}`);
+    return kv;
+  });
 }
 
 /** Longest a read of many keys waits for the server to hand them over. */

@@ -1,7 +1,7 @@
 import { COMMAND_OBJECT_TTL_MS, KV_BUCKETS, LEASE, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
 import { type KV, type NatsConnection, nanos, type ObjectStore } from 'nats';
-import { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, kvOptions, openObjectStore, type StoreOptions } from './jetstream.js';
-import { replicasOf } from './replication.js';
+import { durableStreamConfig, ensureStream, JS_ERR, jsErrorCode, openKv, openObjectStore, type StoreOptions } from './jetstream.js';
+import { creationOf, raiseCreated, whileSeedJoins } from './replication.js';
 
 /**
  * The streams and buckets of cluster mode, each with the settings it is created with. Engine pods
@@ -17,12 +17,15 @@ import { replicasOf } from './replication.js';
 export const EVENTS_STREAM_CONFIG = durableStreamConfig(STREAMS.events, [SUBJECTS.allEvents], 7);
 
 export async function ensureEventStream(nc: NatsConnection): Promise<void> {
-  await ensureStream(await nc.jetstreamManager(), { ...EVENTS_STREAM_CONFIG, num_replicas: replicasOf(nc) });
+  await whileSeedJoins(nc, async () => {
+    await ensureStream(await nc.jetstreamManager(), { ...EVENTS_STREAM_CONFIG, ...creationOf(nc) });
+    await raiseCreated(nc, STREAMS.events);
+  });
 }
 
 /** Opens the auth bucket, creating it on first use (unless bound): one value per key, kept on disk. */
 export function openAuthBucket(nc: NatsConnection, options: StoreOptions = {}): Promise<KV> {
-  return nc.jetstream().views.kv(KV_BUCKETS.auth, kvOptions(nc, options, { history: 1 }));
+  return openKv(nc, KV_BUCKETS.auth, options, { history: 1 });
 }
 
 /**
@@ -45,12 +48,12 @@ export async function purgeSessionAuth(nc: NatsConnection, session: string): Pro
 
 /** Opens the message history bucket, creating it on first use (unless bound). */
 export function openMessagesBucket(nc: NatsConnection, options: StoreOptions = {}): Promise<KV> {
-  return nc.jetstream().views.kv(KV_BUCKETS.messages, kvOptions(nc, options, { history: 1 }));
+  return openKv(nc, KV_BUCKETS.messages, options, { history: 1 });
 }
 
 /** Opens the lease bucket, creating it with this ttl when missing (unless bound). */
 export function openLeaseBucket(nc: NatsConnection, options: StoreOptions & { readonly ttlMs?: number } = {}): Promise<KV> {
-  return nc.jetstream().views.kv(KV_BUCKETS.leases, kvOptions(nc, options, { history: 1, ttl: options.ttlMs ?? LEASE.ttlMs }));
+  return openKv(nc, KV_BUCKETS.leases, options, { history: 1, ttl: options.ttlMs ?? LEASE.ttlMs });
 }
 
 /** How long a stored file can be downloaded unless configured otherwise: a day. */

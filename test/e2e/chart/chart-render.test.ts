@@ -107,6 +107,7 @@ describe('chart: lint, schema and templates', () => {
     ['a NATS URL that is not one', { nats: { external: { url: 'http://nats:4222' } } }, '/nats/external/url'],
     ['too many workers', { operator: { workers: 100 } }, '/operator/workers'],
     ['more NATS replicas than JetStream keeps', { nats: { external: { url: 'nats://nats:4222', replicas: 7 } } }, '/nats/external/replicas'],
+    ['a bundled NATS of two servers (no quorum to spare)', { nats: { bundled: { replicas: 2 } } }, '/nats/bundled/replicas'],
   ])('the schema rejects %s', async (_, values, message) => {
     const r = await helm.run(['template', RELEASE, chartDir, ...helm.valuesArgs(values)]);
     expect(r.code).not.toBe(0);
@@ -214,6 +215,58 @@ describe('chart: lint, schema and templates', () => {
     const secret = find(m, 'Secret', `${FULL}-api-key`);
     expect(Buffer.from(secret.data['api-key'], 'base64').toString()).toMatch(/^sb_[A-Za-z0-9]{43}$/);
     expect(envOf(container(m, `${FULL}-gateway`)).SWITCHBOARD_API_KEY).toBe(`secret:${FULL}-api-key/api-key`);
+  });
+
+  it('bundled NATS of 3: a JetStream cluster routed by pod names, its port open between NATS pods only, spread over nodes, 3 copies asked for', async () => {
+    const m = await render(VALUE_SETS['bundled NATS cluster']);
+    for (const part of ['gateway', 'operator']) {
+      expect(envOf(container(m, `${FULL}-${part}`)).SWITCHBOARD_NATS_REPLICAS).toBe('3');
+      // Missing streams are made first on server 0, where a single server's are after an upgrade from 1.
+      expect(envOf(container(m, `${FULL}-${part}`)).SWITCHBOARD_NATS_SEED).toBe(`${FULL}-nats-0`);
+    }
+    expect(readOperatorConfig(resolvedEnv(envOf(container(m, `${FULL}-operator`))), new KubeConfig())).toMatchObject({
+      natsReplicas: 3,
+      natsSeed: `${FULL}-nats-0`,
+    });
+
+    const sts = find(m, 'StatefulSet', `${FULL}-nats`);
+    expect(sts.spec.replicas).toBe(3);
+    const nats = sts.spec.template.spec.containers[0];
+    expect(nats.ports).toContainEqual({ name: 'cluster', containerPort: 6222, protocol: 'TCP' });
+    expect(find(m, 'Service', `${FULL}-nats-headless`).spec.ports).toContainEqual({
+      name: 'cluster',
+      port: 6222,
+      targetPort: 'cluster',
+      protocol: 'TCP',
+    });
+    // Clients reach the client port only.
+    expect(find(m, 'Service', `${FULL}-nats`).spec.ports.map((p: any) => p.port)).toEqual([4222]);
+    const headless = `${FULL}-nats-headless.${NS}.svc`;
+    const conf: string = find(m, 'ConfigMap', `${FULL}-nats`).data['nats.conf'];
+    const cluster = /\ncluster \{\n {2}name: (\S+)\n {2}port: 6222\n {2}routes: \[\n([^\]]*)\]/.exec(conf);
+    expect(cluster?.[1]).toBe(`${FULL}-nats`);
+    expect(cluster?.[2]?.trim().split(/\s+/)).toEqual([0, 1, 2].map((i) => `nats-route://${FULL}-nats-${i}.${headless}:6222`));
+    // server_name from the pod: JetStream tells servers apart by it; the pod name is its tag too, the seed's placement.
+    expect(conf).toContain('server_name: $POD_NAME');
+    expect(conf).toContain('server_tags: [$POD_NAME]');
+
+    const selector = find(m, 'StatefulSet', `${FULL}-nats`).spec.selector.matchLabels;
+    expect(sts.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution).toEqual([
+      { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selector } } },
+    ]);
+    expect(find(m, 'PodDisruptionBudget', `${FULL}-nats`).spec.maxUnavailable).toBe(1);
+
+    const ingress = find(m, 'NetworkPolicy', `${FULL}-nats`).spec.ingress;
+    const routes = ingress.filter((rule: any) => rule.ports.some((p: any) => p.port === 6222));
+    expect(routes).toEqual([{ ports: [{ port: 6222, protocol: 'TCP' }], from: [{ podSelector: { matchLabels: selector } }] }]);
+    expect(ingress.find((rule: any) => rule.ports.some((p: any) => p.port === 4222)).ports).toEqual([{ port: 4222, protocol: 'TCP' }]);
+
+    // One server: no cluster, no route port anywhere, no anti-affinity of the chart's.
+    const single = await render();
+    expect(find(single, 'ConfigMap', `${FULL}-nats`).data['nats.conf']).not.toContain('cluster {');
+    expect(JSON.stringify(single)).not.toContain('6222');
+    expect(JSON.stringify(single)).not.toContain('SWITCHBOARD_NATS_SEED');
+    expect(find(single, 'StatefulSet', `${FULL}-nats`).spec.template.spec.affinity).toBeUndefined();
   });
 
   it('external NATS: no bundled NATS objects, the URL and the replicas asked for passed to the gateway and operator, engines may reach its ports', async () => {

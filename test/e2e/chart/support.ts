@@ -230,6 +230,7 @@ export const VALUE_SETS: Record<string, object | undefined> = {
       nats: { extraFrom: [{ podSelector: { matchLabels: { app: 'nats-backup' } } }] },
     },
   },
+  'bundled NATS cluster': { nats: { bundled: { replicas: 3 } }, networkPolicy: { gateway: apiServer } },
   'NATS auth off': { nats: { bundled: { auth: { enabled: false } } }, networkPolicy: { gateway: apiServer } },
   // What the real-node tier installs (test/e2e-node/release.ts): imported images, never pulled.
   'imported images': {
