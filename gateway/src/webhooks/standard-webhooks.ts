@@ -10,14 +10,14 @@ import type { HmacConfig } from '@switchboard/protocol';
 export const STANDARD_WEBHOOKS = 'standard-webhooks';
 
 /** Request headers of the spec, in lower case as every delivery header is sent. */
-export const HEADER_WEBHOOK_ID = 'webhook-id';
-export const HEADER_WEBHOOK_TIMESTAMP = 'webhook-timestamp';
-export const HEADER_WEBHOOK_SIGNATURE = 'webhook-signature';
+const HEADER_WEBHOOK_ID = 'webhook-id';
+const HEADER_WEBHOOK_TIMESTAMP = 'webhook-timestamp';
+const HEADER_WEBHOOK_SIGNATURE = 'webhook-signature';
 
 const SECRET_PREFIX = 'whsec_';
 /** The spec's bounds on a symmetric secret. */
-export const MIN_SECRET_BYTES = 24;
-export const MAX_SECRET_BYTES = 64;
+const MIN_SECRET_BYTES = 24;
+const MAX_SECRET_BYTES = 64;
 /** What the gateway makes: 256 bits, as its API keys have. */
 const GENERATED_SECRET_BYTES = 32;
 

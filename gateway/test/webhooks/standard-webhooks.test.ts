@@ -13,7 +13,7 @@ const NEW = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
 const BODY = JSON.stringify({ id: 'evt_01jstandard', event: 'message', payload: { body: 'ünïcode' } });
 
 /** The three headers as the official library reads them. */
-function signed(headers: IncomingHttpHeaders): Record<string, string> {
+function signed(headers: IncomingHttpHeaders): { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string } {
   return {
     'webhook-id': String(headers['webhook-id']),
     'webhook-timestamp': String(headers['webhook-timestamp']),
