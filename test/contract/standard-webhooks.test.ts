@@ -1,19 +1,13 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { type ReceivedHook, waitFor, WebhookReceiver } from '@switchboard/testkit';
-import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContractGateway, mode, startGateway, waitForStatus, workingSession } from './harness.js';
+import { npmVerdict, pythonVerdicts as verdicts, pythonVerifier } from './standard-webhooks-verifiers.js';
 
 /**
  * Issue 30, part 2: a webhook with `hmac.scheme: "standard-webhooks"` is signed as the Standard
  * Webhooks spec says, and its deliveries are checked with the official libraries, npm and PyPI
  * `standardwebhooks` (the Python one in the venv of scripts/webhook-verifiers.sh), as receivers use them.
  */
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const VERIFY_PY = fileURLToPath(new URL('./standard-webhooks-verify.py', import.meta.url));
 /** Events reach the receiver through NATS and a webhook queue in cluster mode: give them time. */
 const TIMEOUT_MS = 15_000;
 const FROM = '15557654321@c.us';
@@ -28,19 +22,15 @@ let python: string;
 const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
-  // Installed by `make unit`/`make e2e` (target webhook-verifiers); made here too when missing, so the test runs on its own.
-  try {
-    python = (await run('bash', ['scripts/webhook-verifiers.sh'], { cwd: ROOT })).stdout.trim();
-  } catch (error) {
-    const why = (error as { stderr?: string }).stderr ?? String(error);
-    throw new Error(`PyPI standardwebhooks (scripts/webhook-verifiers.sh) could not be installed here: ${why}`, { cause: error });
-  }
+  python = await pythonVerifier();
   gw = await startGateway();
 }, 180_000);
 afterAll(async () => {
   await gw?.close();
   await Promise.all(receivers.map((r) => r.stop()));
 });
+
+const pythonVerdicts = (checks: Parameters<typeof verdicts>[1]) => verdicts(python, checks);
 
 async function receiver(): Promise<WebhookReceiver> {
   const started = await new WebhookReceiver().start();
@@ -57,43 +47,6 @@ async function delivered(rx: WebhookReceiver, session: string, body: string): Pr
   const res = await gw.api('POST', `/api/${session}/sandbox/simulate`, { kind: 'message', from: FROM, body });
   expect(res.status).toBe(201);
   return waitFor(() => rx.received.find((hook) => hook.body.payload?.body === body), `the delivery of '${body}'`, TIMEOUT_MS);
-}
-
-function signedHeaders(hook: ReceivedHook): Record<string, string> {
-  return {
-    'webhook-id': String(hook.headers['webhook-id']),
-    'webhook-timestamp': String(hook.headers['webhook-timestamp']),
-    'webhook-signature': String(hook.headers['webhook-signature']),
-  };
-}
-
-/** The npm library's verdict: true, or its error. `laterMs` verifies as if that much time had passed (a replay). */
-function npmVerdict(secret: string, hook: ReceivedHook, laterMs = 0): true | string {
-  const clock = laterMs === 0 ? null : vi.spyOn(Date, 'now').mockReturnValue(Date.now() + laterMs);
-  try {
-    new Webhook(secret).verify(hook.raw, signedHeaders(hook));
-    return true;
-  } catch (error) {
-    return String(error);
-  } finally {
-    clock?.mockRestore();
-  }
-}
-
-/** The Python library's verdicts, one run for all the checks. */
-async function pythonVerdicts(checks: { secret: string; hook: ReceivedHook; laterSeconds?: number }[]): Promise<(true | string)[]> {
-  const input = JSON.stringify(
-    checks.map(({ secret, hook, laterSeconds }) => ({ secret, body: hook.raw, headers: signedHeaders(hook), laterSeconds })),
-  );
-  const child = execFile(python, [VERIFY_PY]);
-  child.stdin!.end(input);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`standard-webhooks-verify.py exited ${code}: ${errors}`);
-  return JSON.parse(output) as (true | string)[];
 }
 
 describe('Standard Webhooks deliveries verify with the official libraries (npm and PyPI)', () => {
