@@ -86,6 +86,12 @@ test-services:
 peer-clients:
 	@bash scripts/peer-clients.sh >/dev/null || echo "peer-clients: not every peer client could be installed; the tests that drive them say which"
 
+## The official Standard Webhooks library for Python (PyPI, pinned, into
+## ~/.cache/switchboard/venv-standardwebhooks; scripts/webhook-verifiers.sh): the contract tests
+## verify deliveries with it. One that cannot be installed does not stop the run: the test says so.
+webhook-verifiers:
+	@bash scripts/webhook-verifiers.sh >/dev/null || echo "webhook-verifiers: the Python standardwebhooks library could not be installed; the tests that use it say why"
+
 ## Everything: unit and integration tests, the contract suite in local mode, the fuzz pass, the
 ## e2e suite, then the real-node tier. Each part runs even when an earlier one failed, so one run reports every failure;
 ## the last line is the plain total over the vitest reports ("Tests: N passed, N failed"), and
@@ -102,7 +108,7 @@ test: build test-services e2e-binaries
 
 ## Unit and integration tests (real server, HTTP, websocket and webhook receivers, SQLite, NATS)
 ## and the REST contract suite against local mode.
-unit: build test-services peer-clients
+unit: build test-services peer-clients webhook-verifiers
 	@mkdir -p .cache
 	pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest-unit.json \
 	  --reporter=junit --outputFile.junit=test-results/unit.xml \
@@ -121,7 +127,7 @@ e2e-binaries:
 
 ## Cluster mode end to end: real etcd, kube-apiserver and NATS; operator, gateway, engine pods
 ## (run by the test node agent); the contract suite against cluster mode.
-e2e: build test-services e2e-binaries peer-clients
+e2e: build test-services e2e-binaries peer-clients webhook-verifiers
 	@mkdir -p .cache
 	pnpm exec vitest run --config test/e2e/vitest.config.ts --reporter=default --reporter=json --outputFile.json=.cache/vitest-e2e.json \
 	  --reporter=junit --outputFile.junit=test-results/e2e.xml \

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { ProxyConfig } from './engine-settings.js';
 import { SessionConfig } from './session.js';
-import { CustomHeader, HmacConfig, RetriesConfig, WebhookEventFilter, WebhookUrl } from './webhook.js';
+import { CustomHeader, HmacConfig, PreviousHmacKey, RetriesConfig, WebhookEventFilter, WebhookUrl } from './webhook.js';
 
 /**
  * Cluster mode's webhooks as a MessagingSession holds them. A secret (the HMAC key, a custom
  * header's value) is a key of a Secret in the resource's namespace, named the way a container's
- * env var names one (`valueFrom.secretKeyRef`): `hmac.keyFrom.secretKeyRef`,
+ * env var names one (`valueFrom.secretKeyRef`): `hmac.keyFrom.secretKeyRef` (and
+ * `hmac.previous.keyFrom.secretKeyRef` while a Standard Webhooks key is rotated),
  * `customHeaders[].valueFrom.secretKeyRef`, and `urlFrom.secretKeyRef` for a url with user info
  * or a query; the same for the proxy's password (`proxy.passwordFrom.secretKeyRef`). The plain
  * `hmac.key`, `customHeaders[].value`, credentialed `url` and `proxy.password` of resources
@@ -52,10 +53,26 @@ function atMostOne<T extends z.ZodObject>(schema: T, plain: string, from: string
     .meta({ 'x-kubernetes-validations': [{ rule, message }] });
 }
 
+/** The key being rotated out (Standard Webhooks), kept in a Secret as the current one is. */
+export const ResourcePreviousHmacKey = oneOf(
+  z.object({
+    key: PreviousHmacKey.shape.key.optional().meta({ description: 'Deprecated: readable by whoever reads the resource; use keyFrom' }),
+    keyFrom: SecretSource.optional().meta({ description: 'The secret being replaced (whsec_ form)' }),
+    until: PreviousHmacKey.shape.until,
+  }),
+  'key',
+  'keyFrom',
+).meta({ id: 'ResourcePreviousHmacKey' });
+export type ResourcePreviousHmacKey = z.infer<typeof ResourcePreviousHmacKey>;
+
 export const ResourceHmacConfig = oneOf(
   z.object({
     key: HmacConfig.shape.key.optional().meta({ description: 'Deprecated: readable by whoever reads the resource; use keyFrom' }),
-    keyFrom: SecretSource.optional().meta({ description: 'The shared secret for X-Webhook-Hmac' }),
+    keyFrom: SecretSource.optional().meta({ description: 'The shared secret (whsec_ form for standard-webhooks)' }),
+    scheme: HmacConfig.shape.scheme,
+    previous: ResourcePreviousHmacKey.nullish().meta({
+      description: 'standard-webhooks only: the key being rotated out, signed with too until its date',
+    }),
   }),
   'key',
   'keyFrom',

@@ -19,22 +19,62 @@ export const RetriesConfig = z
   .meta({ id: 'RetriesConfiguration' });
 export type RetriesConfig = z.infer<typeof RetriesConfig>;
 
+/**
+ * How deliveries are signed: `x-webhook-hmac` (the default, as the peer: X-Webhook-Hmac, hex
+ * HMAC-SHA512 of the body) or `standard-webhooks` (webhook-id, webhook-timestamp and
+ * webhook-signature, as the Standard Webhooks spec says; docs/events.md).
+ */
+export const HmacScheme = z.enum(['x-webhook-hmac', 'standard-webhooks']).meta({ id: 'HmacScheme' });
+export type HmacScheme = z.infer<typeof HmacScheme>;
+
+/** The key a create or PUT sends for the gateway to make a Standard Webhooks secret, shown once in its answer. */
+export const GENERATE_HMAC_KEY = 'generate';
+
+/** The longest rotation window: a previous key stays valid at most this long after it is set. */
+export const MAX_PREVIOUS_KEY_DAYS = 30;
+
+export const PreviousHmacKey = z
+  .object({
+    key: z
+      .string()
+      .min(1)
+      .max(1024)
+      .meta({ description: 'The secret being replaced (whsec_ form); deliveries carry its signature too until `until`' }),
+    until: z.iso.datetime({ offset: true, message: 'must be an RFC 3339 date-time, e.g. 2026-12-01T00:00:00Z' }).meta({
+      description: `When the previous key stops being used: in the future, at most ${MAX_PREVIOUS_KEY_DAYS} days ahead`,
+    }),
+  })
+  .meta({ id: 'PreviousHmacKey' });
+export type PreviousHmacKey = z.infer<typeof PreviousHmacKey>;
+
 export const HmacConfig = z
-  .object({ key: z.string().min(1).max(1024).meta({ description: 'Shared secret for X-Webhook-Hmac' }) })
+  .object({
+    key: z.string().min(1).max(1024).meta({
+      description:
+        'The shared secret. x-webhook-hmac: any string. standard-webhooks: whsec_ and the base64 of 24 to 64 random bytes, or "generate" (create or PUT) for the gateway to make one, shown once in that answer',
+    }),
+    scheme: HmacScheme.optional().meta({ description: 'How deliveries are signed; absent means x-webhook-hmac' }),
+    previous: PreviousHmacKey.nullish().meta({ description: 'standard-webhooks only: the key being rotated out, signed with too until its date' }),
+  })
   .meta({ id: 'HmacConfiguration' });
+export type HmacConfig = z.infer<typeof HmacConfig>;
 
 /** RFC 7230 token characters: what an HTTP header name may contain. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * Headers the gateway sets itself on every delivery: the receiver's host, the body's length,
- * and the X-Webhook-* headers a receiver checks (request id, timestamp, signature). A config
+ * the X-Webhook-* headers a receiver checks (request id, timestamp, signature) and the Standard
+ * Webhooks ones (webhook-id, webhook-timestamp, webhook-signature). A config
  * setting one could forge or break what the receiver relies on.
  */
 export function isReservedHeaderName(name: string): boolean {
   const lower = name.toLowerCase();
-  return lower === 'host' || lower === 'content-length' || lower.startsWith('x-webhook-');
+  return lower === 'host' || lower === 'content-length' || lower.startsWith('x-webhook-') || STANDARD_WEBHOOKS_HEADERS.has(lower);
 }
+
+/** The Standard Webhooks headers: reserved whatever the scheme, so switching to it never meets a custom one. */
+const STANDARD_WEBHOOKS_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
 
 export const CustomHeader = z
   .object({
@@ -43,9 +83,13 @@ export const CustomHeader = z
       .max(256, { abort: true })
       .regex(HEADER_NAME, { message: 'must be a valid HTTP header name' })
       .refine((name) => !isReservedHeaderName(name), {
-        error: (issue) => `"${String(issue.input)}" is set by the gateway: customHeaders may not set Host, Content-Length or X-Webhook-* headers`,
+        error: (issue) =>
+          `"${String(issue.input)}" is set by the gateway: customHeaders may not set Host, Content-Length, X-Webhook-*, webhook-id, webhook-timestamp or webhook-signature`,
       })
-      .meta({ description: 'Any header but Host, Content-Length and X-Webhook-* (any case), which the gateway sets itself' }),
+      .meta({
+        description:
+          'Any header but Host, Content-Length, X-Webhook-*, webhook-id, webhook-timestamp and webhook-signature (any case), which the gateway sets itself',
+      }),
     value: z
       .string()
       .max(8192)

@@ -81,7 +81,7 @@ async function send(
     context.log.warn({ session, eventId, url: logUrl(target.url), ...failure }, 'webhook secret unavailable: the delivery attempt fails');
     return failure;
   }
-  return context.requests.run(() => context.sender.send(hook, event.json, signal));
+  return context.requests.run(() => context.sender.send(hook, event.json, event.envelope.id, signal));
 }
 
 /** Tells the server a message is still being worked on, well inside its ack wait, until stopped. */

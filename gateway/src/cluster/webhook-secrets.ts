@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type HmacConfig,
   type ResourceCustomHeader,
   type ResourceHmacConfig,
   type ResourceProxyConfig,
@@ -92,7 +93,7 @@ export async function storeSecrets(
     restored.webhooks.map(async (hook, index): Promise<ResourceWebhookConfig> => {
       const path = `body.config.webhooks[${index}]`;
       const id = ids[index]!;
-      const hmac = hook.hmac && { keyFrom: await place(hook.hmac.key, `${id}-hmac`, `${path}.hmac.key`) };
+      const hmac = hook.hmac && (await placeHmac(hook.hmac, id, `${path}.hmac`, place));
       const customHeaders =
         hook.customHeaders &&
         (await Promise.all(
@@ -110,22 +111,45 @@ export async function storeSecrets(
   return { config: { ...restored, webhooks, ...withProxy }, data };
 }
 
+/** The HMAC config as the resource holds it: the key, and a previous key, each placed in a Secret. */
+async function placeHmac(
+  hmac: HmacConfig,
+  id: string,
+  path: string,
+  place: (secret: string, key: string, path: string) => Promise<{ secretKeyRef: SecretKeySelector }>,
+): Promise<ResourceHmacConfig> {
+  const { key, previous, ...rest } = hmac;
+  const keyFrom = await place(key, `${id}-hmac`, `${path}.key`);
+  if (!previous) return { ...rest, keyFrom, ...(previous === null ? { previous } : {}) };
+  const previousFrom = await place(previous.key, `${id}-hmac-previous`, `${path}.previous.key`);
+  return { ...rest, keyFrom, previous: { keyFrom: previousFrom, until: previous.until } };
+}
+
 /**
  * The webhook as it is sent: each secret read where it is kept. `value` rejects for a Secret or
  * key that cannot be read, and so does this: the delivery attempt fails.
  */
 export async function resolveWebhook(hook: ResourceWebhookConfig, value: (ref: SecretKeySelector) => Promise<string>): Promise<WebhookConfig> {
-  if (!hook.urlFrom && !hook.hmac?.keyFrom && !hook.customHeaders?.some((header) => header.valueFrom)) return hook as WebhookConfig;
+  const plain = !hook.hmac?.keyFrom && !hook.hmac?.previous?.keyFrom;
+  if (!hook.urlFrom && plain && !hook.customHeaders?.some((header) => header.valueFrom)) return hook as WebhookConfig;
   const read = async (source: SecretSource) => ('ref' in source ? value(source.ref) : source.value);
   const { urlFrom, ...rest } = hook;
   return {
     ...rest,
     url: urlFrom ? await value(urlFrom.secretKeyRef) : hook.url,
-    hmac: hook.hmac && { key: await read(sourceOf(hook.hmac.key, hook.hmac.keyFrom)) },
+    hmac: hook.hmac && (await resolveHmac(hook.hmac, read)),
     customHeaders:
       hook.customHeaders &&
       (await Promise.all(hook.customHeaders.map(async (h) => ({ name: h.name, value: await read(sourceOf(h.value, h.valueFrom)) })))),
   };
+}
+
+async function resolveHmac(hmac: ResourceHmacConfig, read: (source: SecretSource) => Promise<string>): Promise<HmacConfig> {
+  const { keyFrom: _, key, previous, ...rest } = hmac;
+  const resolved: HmacConfig = { ...rest, key: await read(sourceOf(key, hmac.keyFrom)) };
+  // A previous key past its date is never used again: an attempt does not read (or fail on) its Secret.
+  if (!previous || Date.parse(previous.until) <= Date.now()) return resolved;
+  return { ...resolved, previous: { key: await read(sourceOf(previous.key, previous.keyFrom)), until: previous.until } };
 }
 
 /** The Secrets a config names: what a delivery of it reads, and the engine pod (the proxy's password). */
@@ -135,6 +159,7 @@ export function secretNamesOf(config: ResourceSessionConfig | undefined): Set<st
   for (const hook of config?.webhooks ?? []) {
     if (hook.urlFrom) names.add(hook.urlFrom.secretKeyRef.name);
     if (hook.hmac?.keyFrom) names.add(hook.hmac.keyFrom.secretKeyRef.name);
+    if (hook.hmac?.previous?.keyFrom) names.add(hook.hmac.previous.keyFrom.secretKeyRef.name);
     for (const header of hook.customHeaders ?? []) if (header.valueFrom) names.add(header.valueFrom.secretKeyRef.name);
   }
   return names;
@@ -147,6 +172,7 @@ export function hasPlainSecrets(config: ResourceSessionConfig | undefined): bool
     (hook) =>
       (!hook.urlFrom && maskUrl(hook.url) !== hook.url) ||
       hook.hmac?.key !== undefined ||
+      hook.hmac?.previous?.key !== undefined ||
       (hook.customHeaders ?? []).some((header) => header.value !== undefined),
   );
 }
@@ -165,7 +191,12 @@ function withTokens(config: ResourceSessionConfig, urls: readonly string[] = [])
     sources.set(id, source);
     return id;
   };
-  const hmacOf = (hmac: ResourceHmacConfig) => ({ key: token(sourceOf(hmac.key, hmac.keyFrom)) });
+  const hmacOf = ({ key, keyFrom, previous, ...rest }: ResourceHmacConfig): HmacConfig => ({
+    ...rest,
+    key: token(sourceOf(key, keyFrom)),
+    ...(previous ? { previous: { key: token(sourceOf(previous.key, previous.keyFrom)), until: previous.until } } : {}),
+    ...(previous === null ? { previous } : {}),
+  });
   const headerOf = (header: ResourceCustomHeader) => ({ name: header.name, value: token(sourceOf(header.value, header.valueFrom)) });
   const proxy = config.proxy && proxyOf(config.proxy, token);
   if (!config.webhooks) return { config: { ...config, ...(proxy ? { proxy } : {}) } as SessionConfig, sources };

@@ -6,6 +6,7 @@ import type { RouteDeps } from './context.js';
 import { typed } from './context.js';
 import { NoBody, sessionErrors } from './responses.js';
 import { webhookAddressCheck } from './webhook-addresses.js';
+import { prepareWebhookSigning, showGenerated } from '../sessions/webhook-signing.js';
 
 const tags = ['Sessions (deprecated)'];
 
@@ -23,7 +24,10 @@ export async function deprecatedSessionRoutes(app: FastifyInstance, { sessions, 
       response: { 201: SessionDTO, ...sessionErrors },
     },
     preHandler: webhookAddressCheck(outbound),
-    handler: async (request, reply) => reply.code(201).send(await sessions.upsertAndStart(request.body)),
+    handler: async (request, reply) => {
+      const { config, generated } = prepareWebhookSigning(request.body.config);
+      return reply.code(201).send(showGenerated(await sessions.upsertAndStart({ ...request.body, config }), generated));
+    },
   });
 
   r.post('/api/sessions/stop', {

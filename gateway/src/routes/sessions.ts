@@ -15,6 +15,7 @@ import { typed } from './context.js';
 import { ApiError } from '../http/errors.js';
 import { commonErrors, NoBody, sessionErrors } from './responses.js';
 import { webhookAddressCheck } from './webhook-addresses.js';
+import { prepareWebhookSigning, showGenerated } from '../sessions/webhook-signing.js';
 
 const tags = ['Sessions'];
 
@@ -43,7 +44,10 @@ export async function sessionRoutes(app: FastifyInstance, { sessions, outbound }
       response: { 201: SessionDTO, ...sessionErrors },
     },
     preHandler: checkWebhooks,
-    handler: async (request, reply) => reply.code(201).send(await sessions.create(request.body)),
+    handler: async (request, reply) => {
+      const { config, generated } = prepareWebhookSigning(request.body.config);
+      return reply.code(201).send(showGenerated(await sessions.create({ ...request.body, config }), generated));
+    },
   });
 
   r.get('/api/sessions/:session', {
@@ -68,7 +72,10 @@ export async function sessionRoutes(app: FastifyInstance, { sessions, outbound }
       response: { 200: SessionDTO, ...sessionErrors },
     },
     preHandler: checkWebhooks,
-    handler: async (request) => sessions.update(request.params.session, request.body),
+    handler: async (request) => {
+      const { config, generated } = prepareWebhookSigning(request.body.config);
+      return showGenerated(await sessions.update(request.params.session, { ...request.body, config }), generated);
+    },
   });
 
   r.delete('/api/sessions/:session', {

@@ -1,4 +1,4 @@
-import type { CustomHeader, FieldIssue, ProxyConfig, SessionConfig, WebhookConfig } from '@switchboard/protocol';
+import type { CustomHeader, FieldIssue, HmacConfig, ProxyConfig, SessionConfig, WebhookConfig } from '@switchboard/protocol';
 import { ApiError } from '../http/errors.js';
 
 /**
@@ -6,10 +6,10 @@ import { ApiError } from '../http/errors.js';
  * back. Every answer shows each one as this placeholder, in place, so the config keeps its shape;
  * a client that sends the config back unchanged sends the placeholder, which keeps the stored value.
  */
-const SECRET_PLACEHOLDER = '***';
+export const SECRET_PLACEHOLDER = '***';
 
 /**
- * The config as answers show it: each webhook's `hmac.key`, every `customHeaders[].value`, the
+ * The config as answers show it: each webhook's `hmac.key` and `hmac.previous.key`, every `customHeaders[].value`, the
  * user and password of a webhook url and each value of its query (where receivers put tokens),
  * and the proxy's password become SECRET_PLACEHOLDER. Everything else is kept as it is.
  */
@@ -26,9 +26,14 @@ function maskWebhook(hook: WebhookConfig): WebhookConfig {
   return {
     ...hook,
     url: maskUrl(hook.url),
-    ...(hook.hmac ? { hmac: { ...hook.hmac, key: SECRET_PLACEHOLDER } } : {}),
+    ...(hook.hmac ? { hmac: maskHmac(hook.hmac) } : {}),
     ...(hook.customHeaders ? { customHeaders: hook.customHeaders.map((h) => ({ ...h, value: SECRET_PLACEHOLDER })) } : {}),
   };
+}
+
+function maskHmac(hmac: HmacConfig): HmacConfig {
+  const previous = hmac.previous && { ...hmac.previous, key: SECRET_PLACEHOLDER };
+  return { ...hmac, key: SECRET_PLACEHOLDER, ...(previous ? { previous } : {}) };
 }
 
 /**
@@ -87,11 +92,7 @@ const NOTHING_TO_KEEP = `is the placeholder "${SECRET_PLACEHOLDER}" of a stored 
 function restoreWebhook(sent: WebhookConfig, stored: WebhookConfig | undefined, path: string, issues: FieldIssue[]): WebhookConfig {
   const url = restoreUrl(sent.url, stored?.url);
   if (url === null) issues.push({ path: `${path}.url`, reason: NOTHING_TO_KEEP });
-  let hmac = sent.hmac;
-  if (sent.hmac?.key === SECRET_PLACEHOLDER) {
-    if (stored?.hmac) hmac = { ...sent.hmac, key: stored.hmac.key };
-    else issues.push({ path: `${path}.hmac.key`, reason: NOTHING_TO_KEEP });
-  }
+  const hmac = sent.hmac && restoreHmac(sent.hmac, stored?.hmac ?? undefined, `${path}.hmac`, issues);
   const nth = occurrences<CustomHeader>((header) => header.name.toLowerCase());
   const customHeaders = sent.customHeaders?.map((header, index) => {
     const kept = nth(header, stored?.customHeaders ?? []);
@@ -106,6 +107,26 @@ function restoreWebhook(sent: WebhookConfig, stored: WebhookConfig | undefined, 
     ...(hmac === undefined ? {} : { hmac }),
     ...(customHeaders === undefined ? {} : { customHeaders }),
   };
+}
+
+/**
+ * The key and the previous key each keep the stored one at their place. A key kept for the
+ * Standard Webhooks scheme must have been stored for it: one set for X-Webhook-Hmac is any
+ * string, not a whsec_ secret.
+ */
+function restoreHmac(sent: HmacConfig, stored: HmacConfig | undefined, path: string, issues: FieldIssue[]): HmacConfig {
+  let hmac = sent;
+  if (sent.key === SECRET_PLACEHOLDER) {
+    if (!stored) issues.push({ path: `${path}.key`, reason: NOTHING_TO_KEEP });
+    else if (sent.scheme === 'standard-webhooks' && stored.scheme !== 'standard-webhooks') {
+      issues.push({ path: `${path}.key`, reason: 'keeps a key stored for X-Webhook-Hmac, which is no whsec_ secret: send one, or "generate"' });
+    } else hmac = { ...hmac, key: stored.key };
+  }
+  if (sent.previous?.key === SECRET_PLACEHOLDER) {
+    if (stored?.previous) hmac = { ...hmac, previous: { ...sent.previous, key: stored.previous.key } };
+    else issues.push({ path: `${path}.previous.key`, reason: NOTHING_TO_KEEP });
+  }
+  return hmac;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { EVENT_NAMES, WebhookConfig } from '@switchboard/protocol';
+import { EVENT_NAMES, MAX_PREVIOUS_KEY_DAYS, WebhookConfig } from '@switchboard/protocol';
+import { SECRET_RULE, STANDARD_WEBHOOKS, standardSecretBytes } from './standard-webhooks.js';
 
 const KNOWN_FILTERS = new Set<string>([...EVENT_NAMES, '*']);
 
@@ -7,6 +8,11 @@ const VARIABLE_OF: Record<string, string> = {
   url: 'URL',
   events: 'EVENTS',
   hmac: 'HMAC_KEY',
+  'hmac.key': 'HMAC_KEY',
+  'hmac.scheme': 'HMAC_SCHEME',
+  'hmac.previous': 'HMAC_PREVIOUS_KEY',
+  'hmac.previous.key': 'HMAC_PREVIOUS_KEY',
+  'hmac.previous.until': 'HMAC_PREVIOUS_UNTIL',
   'retries.policy': 'RETRIES_POLICY',
   'retries.delaySeconds': 'RETRIES_DELAY_SECONDS',
   'retries.attempts': 'RETRIES_ATTEMPTS',
@@ -15,7 +21,8 @@ const VARIABLE_OF: Record<string, string> = {
 
 /**
  * The one webhook for all sessions (spec 6.1), from `<prefix>URL`, `EVENTS`, `HMAC_KEY`,
- * `RETRIES_POLICY`, `RETRIES_DELAY_SECONDS`, `RETRIES_ATTEMPTS` and `CUSTOM_HEADERS`.
+ * `HMAC_SCHEME`, `HMAC_PREVIOUS_KEY` and `HMAC_PREVIOUS_UNTIL` (a Standard Webhooks key
+ * rotation), `RETRIES_POLICY`, `RETRIES_DELAY_SECONDS`, `RETRIES_ATTEMPTS` and `CUSTOM_HEADERS`.
  * Null without a URL. An empty variable counts as unset, as compose files often write `NAME=`.
  *
  * Unset EVENTS means `*`: setting only a URL should deliver something rather than nothing, and
@@ -58,25 +65,54 @@ export function globalWebhookFromEnv(env: NodeJS.ProcessEnv, prefix = 'SWITCHBOA
   const hasRetries = policy !== undefined || delaySeconds !== undefined || attempts !== undefined;
 
   const key = read('HMAC_KEY');
+  const scheme = read('HMAC_SCHEME');
+  const previousKey = read('HMAC_PREVIOUS_KEY');
+  const until = read('HMAC_PREVIOUS_UNTIL');
+  if (key === undefined && (scheme ?? previousKey ?? until) !== undefined) fail('HMAC_KEY', 'must be set with HMAC_SCHEME and HMAC_PREVIOUS_*');
+  if ((previousKey === undefined) !== (until === undefined)) fail('HMAC_PREVIOUS_UNTIL', 'HMAC_PREVIOUS_KEY and HMAC_PREVIOUS_UNTIL go together');
+  const previous = previousKey === undefined ? {} : { previous: { key: previousKey, until } };
   const headers = read('CUSTOM_HEADERS');
   const candidate = {
     url,
     events,
-    hmac: key === undefined ? null : { key },
+    hmac: key === undefined ? null : { key, ...(scheme === undefined ? {} : { scheme }), ...previous },
     retries: hasRetries ? { policy, delaySeconds, attempts } : null,
     customHeaders: headers === undefined ? null : parseCustomHeaders(headers, (reason) => fail('CUSTOM_HEADERS', reason)),
   };
 
   const parsed = WebhookConfig.safeParse(candidate);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    standardWebhooksRules(parsed.data, (name, reason) => fail(name, reason));
+    return parsed.data;
+  }
   const reasons = parsed.error.issues.map((issue) => {
     const [field, sub, leaf] = issue.path.map(String);
-    const source = field === 'retries' ? `retries.${sub}` : String(field);
+    const source = field === 'retries' || field === 'hmac' ? [field, sub, leaf].filter((part) => part !== undefined).join('.') : String(field);
     const variable = VARIABLE_OF[source] ?? source;
     const where = field === 'customHeaders' && sub !== undefined ? ` (entry ${Number(sub) + 1}${leaf ? ` ${leaf}` : ''})` : '';
     return `${prefix}${variable}${where}: ${issue.message}`;
   });
   throw new Error(`invalid global webhook: ${reasons.join('; ')}`);
+}
+
+/**
+ * The rules the API applies to a webhook's signing (sessions/webhook-signing.ts), for a config
+ * read at startup: a past `until` is taken (a restart after the rotation window), a later one
+ * than the longest window is not.
+ */
+function standardWebhooksRules(hook: WebhookConfig, fail: (name: string, reason: string) => never): void {
+  const hmac = hook.hmac;
+  if (!hmac) return;
+  if (hmac.scheme !== STANDARD_WEBHOOKS) {
+    if (hmac.previous) fail('HMAC_PREVIOUS_KEY', `is for key rotation of HMAC_SCHEME=${STANDARD_WEBHOOKS} only`);
+    return;
+  }
+  if (!standardSecretBytes(hmac.key)) fail('HMAC_KEY', SECRET_RULE);
+  if (!hmac.previous) return;
+  if (!standardSecretBytes(hmac.previous.key)) fail('HMAC_PREVIOUS_KEY', SECRET_RULE);
+  if (Date.parse(hmac.previous.until) > Date.now() + MAX_PREVIOUS_KEY_DAYS * 24 * 3600 * 1000) {
+    fail('HMAC_PREVIOUS_UNTIL', `must be at most ${MAX_PREVIOUS_KEY_DAYS} days ahead`);
+  }
 }
 
 /** `Name:Value;Name:Value`. A value may hold ':' (split at the first one) but not ';'. */

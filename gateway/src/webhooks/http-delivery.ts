@@ -6,6 +6,7 @@ import { type DeliveryFailure, errorFailure, statusFailure, timeoutFailure } fro
 import { newRequestId } from './request-id.js';
 import { resolveRetries, retryDelayMs } from './retry-schedule.js';
 import { HEADER_HMAC, HEADER_HMAC_ALGORITHM, HEADER_REQUEST_ID, HEADER_TIMESTAMP, HMAC_ALGORITHM, signBody } from './signature.js';
+import { STANDARD_WEBHOOKS, standardWebhookHeaders } from './standard-webhooks.js';
 
 export interface WebhookSenderOptions {
   /** Per request, until the response status arrives. */
@@ -46,16 +47,17 @@ export class WebhookSender {
    * failed; never rejects. A redirect is a failure (undici follows none): followed, the POST
    * would turn into a GET elsewhere. `signal` aborts the attempt (a gateway shutting down). The
    * timeout counts from the call, connecting included, to the answer's status: when it passes
-   * first, the attempt has failed.
+   * first, the attempt has failed. `eventId` is the envelope's id, which the Standard Webhooks
+   * scheme signs and sends as webhook-id.
    */
-  send(target: WebhookConfig, body: string | Uint8Array, signal?: AbortSignal): Promise<DeliveryFailure | null> {
+  send(target: WebhookConfig, body: string | Uint8Array, eventId: string, signal?: AbortSignal): Promise<DeliveryFailure | null> {
     return new Promise((resolve) => {
       const attempt = new Attempt(resolve, this.timeoutMs, signal);
       if (attempt.settled) return;
       try {
         const { origin, path } = urlParts(target.url);
         const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-        const headers = this.headersFor(target, bytes);
+        const headers = this.headersFor(target, bytes, eventId);
         // The body after a status is read within the same time, or the connection is dropped.
         this.agent.dispatch({ origin, path, method: 'POST', body: bytes, headers, bodyTimeout: this.timeoutMs }, attempt);
       } catch (error) {
@@ -76,15 +78,18 @@ export class WebhookSender {
    * itself (configs stored before those were refused, or a resource applied with kubectl, may
    * still name them).
    */
-  private headersFor(target: WebhookConfig, body: Uint8Array): Record<string, string> {
-    const headers: Record<string, string> = {
+  private headersFor(target: WebhookConfig, body: Uint8Array, eventId: string): Record<string, string> {
+    const now = this.now();
+    let headers: Record<string, string> = {
       'content-type': 'application/json',
       [HEADER_REQUEST_ID_LC]: newRequestId(),
-      [HEADER_TIMESTAMP_LC]: String(this.now()),
+      [HEADER_TIMESTAMP_LC]: String(now),
     };
-    const key = target.hmac?.key;
-    if (key) {
-      headers[HEADER_HMAC_LC] = signBody(body, key);
+    const hmac = target.hmac;
+    if (hmac?.scheme === STANDARD_WEBHOOKS) {
+      headers = { ...headers, ...standardWebhookHeaders(hmac, eventId, body, now) };
+    } else if (hmac?.key) {
+      headers[HEADER_HMAC_LC] = signBody(body, hmac.key);
       headers[HEADER_HMAC_ALGORITHM_LC] = HMAC_ALGORITHM;
     }
     for (const { name, value } of target.customHeaders ?? []) {

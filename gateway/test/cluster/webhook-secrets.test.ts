@@ -151,3 +151,46 @@ describe('cluster webhook secrets: the API config and the resource config', () =
     expect(await resolveWebhook(plain, () => Promise.reject(new Error('not asked')))).toBe(plain);
   });
 });
+
+describe('cluster webhook secrets: a Standard Webhooks key rotation', () => {
+  const NEW = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+  const OLD = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
+
+  it('keeps the previous key in the session Secret beside the current one, names both, and resolves both while the window lasts', async () => {
+    const until = new Date(Date.now() + 3600_000).toISOString();
+    const hmac = { key: NEW, scheme: 'standard-webhooks' as const, previous: { key: OLD, until } };
+    const { config, data } = await storeSecrets('alpha', { webhooks: [hook({ hmac })] }, undefined, noSecret);
+    const stored = config.webhooks![0]!;
+    expect(stored.hmac).toEqual({
+      scheme: 'standard-webhooks',
+      keyFrom: ref(OWN, expect.stringMatching(/-hmac$/)),
+      previous: { keyFrom: ref(OWN, expect.stringMatching(/-hmac-previous$/)), until },
+    });
+    expect(JSON.stringify(config)).not.toContain(OLD);
+    expect(data[stored.hmac!.previous!.keyFrom!.secretKeyRef.key]).toBe(OLD);
+    expect(apiConfigOf(config).webhooks![0]!.hmac).toEqual({ key: '***', scheme: 'standard-webhooks', previous: { key: '***', until } });
+    const read = async ({ key }: SecretKeySelector) => data[key]!;
+    expect((await resolveWebhook(stored, read)).hmac).toEqual(hmac);
+
+    // "***" keeps the previous key where it is.
+    const kept = await storeSecrets('alpha', apiConfigOf(config), config, async ({ key }) => data[key]);
+    expect(kept.config.webhooks![0]!.hmac).toEqual(stored.hmac);
+    expect(kept.data).toEqual(data);
+  });
+
+  it('does not read a previous key past its date: a removed Secret key then fails no delivery', async () => {
+    const stored = hook({
+      hmac: {
+        scheme: 'standard-webhooks' as const,
+        keyFrom: ref('mine', 'new'),
+        previous: { keyFrom: ref('mine', 'gone'), until: '2020-01-01T00:00:00Z' },
+      },
+    });
+    const read = async ({ key }: SecretKeySelector) => (key === 'new' ? NEW : Promise.reject(new Error(`no key ${key}`)));
+    expect((await resolveWebhook(stored, read)).hmac).toEqual({ key: NEW, scheme: 'standard-webhooks' });
+    expect(secretNamesOf({ webhooks: [stored] })).toEqual(new Set(['mine']));
+    expect(
+      hasPlainSecrets({ webhooks: [hook({ hmac: { keyFrom: ref('mine', 'new'), previous: { key: OLD, until: '2020-01-01T00:00:00Z' } } })] }),
+    ).toBe(true);
+  });
+});

@@ -91,3 +91,49 @@ describe('6.1 global webhook: invalid values name the variable and the reason', 
     rejects({ CUSTOM_HEADERS: 'X Tenant:acme' }, /SWITCHBOARD_HOOK_CUSTOM_HEADERS \(entry 1 name\): must be a valid HTTP header name/);
   });
 });
+
+describe('global webhook: Standard Webhooks signatures', () => {
+  const KEY = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  const OLD = `whsec_${Buffer.alloc(32, 8).toString('base64')}`;
+  const inDays = (days: number) => new Date(Date.now() + days * 24 * 3600 * 1000).toISOString();
+  const rejects = (vars: Record<string, string>, message: RegExp) => {
+    expect(() => globalWebhookFromEnv(env({ URL, ...vars }))).toThrow(message);
+    expect(() => globalWebhookFromEnv(env({ URL, ...vars }))).not.toThrow(/whsec_AQ|whsec_Bw|whsec_CA|s3cret/);
+  };
+
+  it('reads the scheme and a previous key with its date', () => {
+    const until = inDays(3);
+    const hook = globalWebhookFromEnv(
+      env({ URL, HMAC_KEY: KEY, HMAC_SCHEME: 'standard-webhooks', HMAC_PREVIOUS_KEY: OLD, HMAC_PREVIOUS_UNTIL: until }),
+    );
+    expect(hook?.hmac).toEqual({ key: KEY, scheme: 'standard-webhooks', previous: { key: OLD, until } });
+  });
+
+  it('takes a previous key whose date has passed (a restart after the rotation), which then signs nothing', () => {
+    const hook = globalWebhookFromEnv(
+      env({ URL, HMAC_KEY: KEY, HMAC_SCHEME: 'standard-webhooks', HMAC_PREVIOUS_KEY: OLD, HMAC_PREVIOUS_UNTIL: inDays(-1) }),
+    );
+    expect(hook?.hmac?.previous?.key).toBe(OLD);
+  });
+
+  it('rejects a key that is no whsec_ secret, an unknown scheme, and a previous key without the scheme, its date or its form', () => {
+    rejects({ HMAC_KEY: 's3cret', HMAC_SCHEME: 'standard-webhooks' }, /SWITCHBOARD_HOOK_HMAC_KEY: must be "whsec_"/);
+    rejects({ HMAC_KEY: 'generate', HMAC_SCHEME: 'standard-webhooks' }, /SWITCHBOARD_HOOK_HMAC_KEY: must be "whsec_"/);
+    rejects({ HMAC_KEY: KEY, HMAC_SCHEME: 'svix' }, /SWITCHBOARD_HOOK_HMAC_SCHEME: /);
+    rejects({ HMAC_SCHEME: 'standard-webhooks' }, /SWITCHBOARD_HOOK_HMAC_KEY: must be set/);
+    rejects({ HMAC_KEY: KEY, HMAC_PREVIOUS_KEY: OLD, HMAC_PREVIOUS_UNTIL: inDays(1) }, /SWITCHBOARD_HOOK_HMAC_PREVIOUS_KEY: is for key rotation/);
+    rejects({ HMAC_KEY: KEY, HMAC_SCHEME: 'standard-webhooks', HMAC_PREVIOUS_KEY: OLD }, /SWITCHBOARD_HOOK_HMAC_PREVIOUS_UNTIL: /);
+    rejects(
+      { HMAC_KEY: KEY, HMAC_SCHEME: 'standard-webhooks', HMAC_PREVIOUS_KEY: 's3cret', HMAC_PREVIOUS_UNTIL: inDays(1) },
+      /SWITCHBOARD_HOOK_HMAC_PREVIOUS_KEY: must be "whsec_"/,
+    );
+    rejects(
+      { HMAC_KEY: KEY, HMAC_SCHEME: 'standard-webhooks', HMAC_PREVIOUS_KEY: OLD, HMAC_PREVIOUS_UNTIL: 'tomorrow' },
+      /SWITCHBOARD_HOOK_HMAC_PREVIOUS_UNTIL: must be an RFC 3339 date-time/,
+    );
+    rejects(
+      { HMAC_KEY: KEY, HMAC_SCHEME: 'standard-webhooks', HMAC_PREVIOUS_KEY: OLD, HMAC_PREVIOUS_UNTIL: inDays(31) },
+      /SWITCHBOARD_HOOK_HMAC_PREVIOUS_UNTIL: must be at most 30 days ahead/,
+    );
+  });
+});

@@ -27,6 +27,7 @@ describe('6.1 one attempt over HTTP', () => {
         ],
       },
       body,
+      'evt_x',
     );
     sender.close();
     expect(failure).toBeNull();
@@ -46,10 +47,10 @@ describe('6.1 one attempt over HTTP', () => {
     const moved = await receiver(() => 302);
     const missing = await receiver(() => 404);
     const broken = await receiver(() => 503);
-    expect(await sender.send({ url: refused, events: ['*'] }, '{}')).toEqual({ reason: 'refused', detail: 'ECONNREFUSED' });
-    expect(await sender.send({ url: moved.url, events: ['*'] }, '{}')).toEqual({ reason: 'refused', detail: 'HTTP 302' });
-    expect(await sender.send({ url: missing.url, events: ['*'] }, '{}')).toEqual({ reason: 'http_4xx', detail: 'HTTP 404' });
-    expect(await sender.send({ url: broken.url, events: ['*'] }, '{}')).toEqual({ reason: 'http_5xx', detail: 'HTTP 503' });
+    expect(await sender.send({ url: refused, events: ['*'] }, '{}', 'evt_x')).toEqual({ reason: 'refused', detail: 'ECONNREFUSED' });
+    expect(await sender.send({ url: moved.url, events: ['*'] }, '{}', 'evt_x')).toEqual({ reason: 'refused', detail: 'HTTP 302' });
+    expect(await sender.send({ url: missing.url, events: ['*'] }, '{}', 'evt_x')).toEqual({ reason: 'http_4xx', detail: 'HTTP 404' });
+    expect(await sender.send({ url: broken.url, events: ['*'] }, '{}', 'evt_x')).toEqual({ reason: 'http_5xx', detail: 'HTTP 503' });
     sender.close();
   });
 
@@ -65,20 +66,20 @@ describe('6.1 one attempt over HTTP', () => {
       `${target} is denied by the outbound address policy (rule 127.0.0.0/8, SWITCHBOARD_OUTBOUND_DENY; SWITCHBOARD_OUTBOUND_ALLOW can allow it)`;
     try {
       // localhost is not denied by name: what it resolves to is, when the connection is made.
-      expect(await sender.send({ url: `http://localhost:${port}/hook`, events: ['*'] }, '{}')).toEqual({
+      expect(await sender.send({ url: `http://localhost:${port}/hook`, events: ['*'] }, '{}', 'evt_x')).toEqual({
         reason: 'blocked_address',
         detail: denied('127.0.0.1'),
       });
-      expect(await sender.send({ url: `http://127.0.0.1:${port}/hook`, events: ['*'] }, '{}')).toEqual({
+      expect(await sender.send({ url: `http://127.0.0.1:${port}/hook`, events: ['*'] }, '{}', 'evt_x')).toEqual({
         reason: 'blocked_address',
         detail: denied('127.0.0.1'),
       });
       // The built-in rules hold whatever is configured; nothing is dialled to find out.
-      expect(await sender.send({ url: 'http://169.254.169.254/latest/meta-data/', events: ['*'] }, '{}')).toMatchObject({
+      expect(await sender.send({ url: 'http://169.254.169.254/latest/meta-data/', events: ['*'] }, '{}', 'evt_x')).toMatchObject({
         reason: 'blocked_address',
         detail: expect.stringContaining('(rule 169.254.0.0/16, a built-in rule;'),
       });
-      expect(await sender.send({ url: rx.url, events: ['*'] }, '{}')).toMatchObject({ reason: 'blocked_address' });
+      expect(await sender.send({ url: rx.url, events: ['*'] }, '{}', 'evt_x')).toMatchObject({ reason: 'blocked_address' });
       expect(connections).toBe(0);
       expect(rx.received).toHaveLength(0);
     } finally {
@@ -92,7 +93,7 @@ describe('6.1 one attempt over HTTP', () => {
     const slow = await receiver(() => new Promise((resolve) => setTimeout(() => resolve(200), 2_000)));
     const sender = new WebhookSender();
     const stopping = new AbortController();
-    const attempt = sender.send({ url: slow.url, events: ['*'] }, '{}', stopping.signal);
+    const attempt = sender.send({ url: slow.url, events: ['*'] }, '{}', 'evt_x', stopping.signal);
     setTimeout(() => stopping.abort(), 50);
     const started = Date.now();
     expect(await attempt).toMatchObject({ detail: 'aborted' });
@@ -102,7 +103,7 @@ describe('6.1 one attempt over HTTP', () => {
   it('fails at once with a signal already aborted, and sends nothing', async () => {
     const rx = await receiver();
     const sender = new WebhookSender();
-    expect(await sender.send({ url: rx.url, events: ['*'] }, '{}', AbortSignal.abort())).toMatchObject({ detail: 'aborted' });
+    expect(await sender.send({ url: rx.url, events: ['*'] }, '{}', 'evt_x', AbortSignal.abort())).toMatchObject({ detail: 'aborted' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(rx.received).toHaveLength(0);
     sender.close();
@@ -122,7 +123,7 @@ describe('6.1 one attempt over HTTP', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook?x=1`;
     const sender = new WebhookSender();
     try {
-      for (let i = 0; i < 5; i++) expect(await sender.send({ url, events: ['*'] }, `{"n":${i}}`)).toBeNull();
+      for (let i = 0; i < 5; i++) expect(await sender.send({ url, events: ['*'] }, `{"n":${i}}`, 'evt_x')).toBeNull();
       // undici opens a second connection early on; settling before the body's end would need one per request.
       expect(connections).toBeLessThanOrEqual(2);
     } finally {
@@ -136,7 +137,7 @@ describe('6.1 one attempt over HTTP', () => {
     const slow = await receiver(() => new Promise((resolve) => setTimeout(() => resolve(200), 2_000)));
     const sender = new WebhookSender({ timeoutMs: 100 });
     const started = Date.now();
-    expect(await sender.send({ url: slow.url, events: ['*'] }, '{}')).toEqual({ reason: 'timeout', detail: 'timeout after 100 ms' });
+    expect(await sender.send({ url: slow.url, events: ['*'] }, '{}', 'evt_x')).toEqual({ reason: 'timeout', detail: 'timeout after 100 ms' });
     expect(Date.now() - started).toBeLessThan(1_000);
     sender.close();
   });

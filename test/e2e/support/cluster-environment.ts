@@ -318,6 +318,11 @@ function globalWebhookEnv(hook: WebhookConfig | null): Record<string, string> {
   if (!hook) return {};
   const env: Record<string, string> = { SWITCHBOARD_HOOK_URL: hook.url, SWITCHBOARD_HOOK_EVENTS: hook.events.join(',') };
   if (hook.hmac?.key) env.SWITCHBOARD_HOOK_HMAC_KEY = hook.hmac.key;
+  if (hook.hmac?.scheme) env.SWITCHBOARD_HOOK_HMAC_SCHEME = hook.hmac.scheme;
+  if (hook.hmac?.previous) {
+    env.SWITCHBOARD_HOOK_HMAC_PREVIOUS_KEY = hook.hmac.previous.key;
+    env.SWITCHBOARD_HOOK_HMAC_PREVIOUS_UNTIL = hook.hmac.previous.until;
+  }
   if (hook.retries?.policy) env.SWITCHBOARD_HOOK_RETRIES_POLICY = hook.retries.policy;
   if (hook.retries?.delaySeconds !== undefined) env.SWITCHBOARD_HOOK_RETRIES_DELAY_SECONDS = String(hook.retries.delaySeconds);
   if (hook.retries?.attempts !== undefined) env.SWITCHBOARD_HOOK_RETRIES_ATTEMPTS = String(hook.retries.attempts);

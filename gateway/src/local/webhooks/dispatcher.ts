@@ -267,7 +267,7 @@ export class WebhookDispatcher {
   }
 
   private async deliver(queue: Queue, row: DeliveryRow): Promise<void> {
-    const failure = await this.sender.send(row.target, row.bytes ?? row.body);
+    const failure = await this.sender.send(row.target, row.bytes ?? row.body, row.eventId);
     try {
       this.record(queue, row, failure);
     } catch (error) {
