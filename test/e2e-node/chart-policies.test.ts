@@ -189,6 +189,19 @@ describe("the chart's NetworkPolicies, rule by rule, on the real node (kube-rout
     expect(await reach('outsider', (await componentPod('operator')).status.podIP, operatorPort)).not.toBe('open');
   });
 
+  it('the operator reaches DNS, NATS and the API server only: not the internet, the metadata endpoint, private ranges or an engine pod', async () => {
+    const natsService = (await release.json('service', `${full}-nats`)).spec.clusterIP as string;
+    expect(await dnsLookup(cluster, namespace, pods.operator, natsName())).toBe(natsService);
+    await expectRefusedByPolicy(pods.operator, [
+      [INTERNET, 443],
+      [METADATA, 80],
+      [cluster.hostAddress, 443],
+      ...PRIVATE.map((address) => [address, 443] as const),
+    ]);
+    expect(await reach(pods.operator, ips.engine, 8080)).not.toBe('open');
+    expect(await reach(pods.operator, ips.outsider, 8080)).not.toBe('open');
+  });
+
   it('each allowed path is its rule: cut from the chart objects, DNS, NATS and the API server close; put back, they open', async () => {
     await savePolicies();
     const natsService = (await release.json('service', `${full}-nats`)).spec.clusterIP as string;
@@ -261,5 +274,33 @@ describe("the chart's NetworkPolicies, rule by rule, on the real node (kube-rout
       [pods.gateway, INTERNET, UNNAMED_PORT],
     ] as const)
       await closes(pod, host, port);
+  });
+  it("the operator's egress is its rules: its API server rule and NATS rule cut, those close; the whole egress cut, the internet opens", async () => {
+    const operator = `${full}-operator`;
+    const policy = await release.json('networkpolicy', operator);
+    const egress = policy.spec.egress as Manifest[];
+    const nats = egress.findIndex(onPort(4222));
+    const api = egress.findIndex((rule) => onPort(apiPort)(rule) && rule.to?.[0]?.ipBlock?.cidr === `${cluster.hostAddress}/32`);
+    expect(nats >= 0 && api >= 0).toBe(true);
+    const restore = () => {
+      const metadata = { name: operator, namespace, labels: policy.metadata.labels, annotations: policy.metadata.annotations };
+      return must(release.kubectl(['replace', '-f', '-'], JSON.stringify({ ...policy, metadata })), `restore ${operator}`);
+    };
+    try {
+      await cut(
+        operator,
+        [Math.max(nats, api), Math.min(nats, api)].map((index) => ({ op: 'remove', path: `/spec/egress/${index}` })),
+      );
+      await closes(pods.operator, ips.nats, 4222);
+      await closes(pods.operator, apiServer.hostname, apiPort);
+      await cut(operator, [{ op: 'replace', path: '/spec/egress', value: [{}] }]);
+      await opens(pods.operator, INTERNET, 443);
+      await opens(pods.operator, METADATA, 80);
+    } finally {
+      await restore();
+    }
+    await closes(pods.operator, INTERNET, 443);
+    await opens(pods.operator, apiServer.hostname, apiPort);
+    await opens(pods.operator, ips.nats, 4222);
   });
 });
