@@ -42,7 +42,7 @@ const componentPod = async (component: string): Promise<Manifest> =>
   ).find((pod) => !pod.metadata.deletionTimestamp);
 
 beforeAll(async () => {
-  await addStandIns(cluster.podCidr);
+  await addStandIns(cluster.podCidr, cluster.hostAddress);
   for (const port of [80, 443]) servers.push(await listen(cluster.hostAddress, port));
   const messaging = await listen(cluster.hostAddress);
   const receiver = await listen(cluster.hostAddress);

@@ -1,13 +1,16 @@
 // Addresses that stand, on this node, for what pods reach in a real cluster: a public address of
 // the internet (198.51.100.7, TEST-NET-2, outside every range the chart's egress excepts), the
 // cloud metadata endpoint (169.254.169.254) and one address in each other private or shared range
-// the chart excepts. They live in a network namespace of their own behind a veth pair, where a
-// listener answers on each port the tests probe; the host routes the pods' traffic to them by a
-// table of its own (2269), looked up for the pod range only, so the host's own traffic (and a
-// metadata endpoint this machine may really have) is untouched. A probe then tells a policy's
-// refusal from an address nothing answers: a pod no policy selects reaches every one of them.
-// (Routes of type `local` on the host would need transparent sockets to answer from an address
-// the host does not have, which node cannot open: hence the namespace.)
+// the chart excepts. They live in a network namespace of their own, attached to the node's bridge
+// by a veth pair, where a listener answers on each port the tests probe. The host routes the
+// pods' traffic to them out the bridge by a table of its own (2269), looked up for the pod range
+// only, so the host's own traffic (and a metadata endpoint this machine may really have) is
+// untouched; the namespace answers through the host (its only route), so both ways are routed by
+// the node, where kube-router's rules hold them as any pod's traffic. A probe then tells a
+// policy's refusal from an address nothing answers: a pod no policy selects reaches every one.
+// Why not simpler: a `local` route on the host would need transparent sockets to answer from an
+// address the host does not have (node cannot open one), and a namespace behind its own link is
+// cut off by the node's guard, which forwards a pod's packets back out the bridge only.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import type { Reach } from './reach.js';
@@ -23,9 +26,6 @@ const PORTS = [80, 443, 5222, UNNAMED_PORT];
 const TABLE = '2269';
 const NAMESPACE = 'sb-standins';
 const LINK = 'sbstandin0';
-/** The veth pair's own addresses (TEST-NET-1): the stand-ins' way back to the host. */
-const HOST_SIDE = '192.0.2.1';
-const INSIDE = '192.0.2.2';
 
 let listener: ChildProcess | null = null;
 
@@ -38,21 +38,33 @@ async function mustIp(args: readonly string[]): Promise<void> {
   if (result.code !== 0) throw new Error(`ip ${args.join(' ')}: ${result.stderr}`);
 }
 
+/** The bridge that holds `hostAddress` (the node's). */
+async function bridgeOf(hostAddress: string): Promise<string> {
+  const listing = await new Promise<string>((done, fail) =>
+    execFile('ip', ['-j', '-4', 'addr', 'show'], (error, stdout) => (error ? fail(new Error(`ip addr show: ${error.message}`)) : done(stdout))),
+  );
+  const links = JSON.parse(listing) as { ifname: string; addr_info: { local: string }[] }[];
+  const link = links.find((l) => l.addr_info.some((a) => a.local === hostAddress));
+  if (!link) throw new Error(`no interface holds ${hostAddress}`);
+  return link.ifname;
+}
+
 /** The namespace, its addresses and listener, the host's routes and rule (none left from an earlier run first). */
-export async function addStandIns(podCidr: string): Promise<void> {
+export async function addStandIns(podCidr: string, hostAddress: string): Promise<void> {
   await removeStandIns(podCidr);
+  const bridge = await bridgeOf(hostAddress);
   await mustIp(['netns', 'add', NAMESPACE]);
   await mustIp(['link', 'add', LINK, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', NAMESPACE]);
-  await mustIp(['addr', 'add', `${HOST_SIDE}/30`, 'dev', LINK]);
-  await mustIp(['link', 'set', LINK, 'up']);
+  await mustIp(['link', 'set', LINK, 'master', bridge, 'up']);
   const inside = (args: readonly string[]) => mustIp(['-n', NAMESPACE, ...args]);
   await inside(['link', 'set', 'lo', 'up']);
-  await inside(['addr', 'add', `${INSIDE}/30`, 'dev', 'eth0']);
   await inside(['link', 'set', 'eth0', 'up']);
-  await inside(['route', 'add', 'default', 'via', HOST_SIDE]);
+  // Every answer goes through the node (no route to the pods but by it).
+  await inside(['route', 'add', `${hostAddress}/32`, 'dev', 'eth0']);
+  await inside(['route', 'add', 'default', 'via', hostAddress, 'dev', 'eth0', 'onlink']);
   for (const address of ADDRESSES) {
     await inside(['addr', 'add', `${address}/32`, 'dev', 'lo']);
-    await mustIp(['route', 'add', `${address}/32`, 'dev', LINK, 'table', TABLE]);
+    await mustIp(['route', 'add', `${address}/32`, 'dev', bridge, 'table', TABLE]);
   }
   await mustIp(['rule', 'add', 'from', podCidr, 'lookup', TABLE, 'priority', TABLE]);
 
