@@ -43,3 +43,9 @@ s.on('error', (e) => { process.stdout.write(e.code === 'ECONNREFUSED' || e.code 
   if (answer !== 'open' && answer !== 'refused' && answer !== 'timeout') throw new Error(`probe from ${pod} to ${host}:${port}: ${answer}`);
   return answer;
 }
+
+/** From inside `pod`, the IPv4 addresses DNS gives for `name` (resolv.conf's server: CoreDNS), or the error's code. */
+export async function dnsLookup(cluster: NodeCluster, namespace: string, pod: string, name: string): Promise<string> {
+  const script = `require('dns').promises.resolve4('${name}').then((a) => process.stdout.write(a.join(',')), (e) => process.stdout.write('error ' + e.code));`;
+  return must(cluster.kubectl(['-n', namespace, 'exec', pod, '--', 'node', '-e', script]), `resolve ${name} from ${pod}`);
+}

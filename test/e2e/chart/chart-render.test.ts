@@ -621,7 +621,7 @@ describe('chart: lint, schema and templates', () => {
       { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } } }] },
     ]);
     expect(find(m, 'NetworkPolicy', `${FULL}-operator`).spec).toMatchObject({
-      policyTypes: ['Ingress'],
+      policyTypes: ['Ingress', 'Egress'],
       ingress: [
         {
           ports: [{ port: 'http', protocol: 'TCP' }],
@@ -630,7 +630,7 @@ describe('chart: lint, schema and templates', () => {
       ],
     });
     // Without metricsFrom, nothing may connect to the operator.
-    expect(find(await render(), 'NetworkPolicy', `${FULL}-operator`).spec).toMatchObject({ policyTypes: ['Ingress'], ingress: [] });
+    expect(find(await render(), 'NetworkPolicy', `${FULL}-operator`).spec).toMatchObject({ policyTypes: ['Ingress', 'Egress'], ingress: [] });
 
     const engines = find(m, 'NetworkPolicy', `${FULL}-engines`).spec;
     // The labels the operator puts on engine pods (operator/src/reconcile/engine-pod-spec.ts).
@@ -689,6 +689,11 @@ describe('chart: lint, schema and templates', () => {
       ],
     });
     expect(extra).toEqual([]);
+    // The operator: DNS, NATS and the same API server as the gateway, nothing else (extraEgress for more).
+    expect(find(m, 'NetworkPolicy', `${FULL}-operator`).spec.egress).toEqual([dns, nats, apiServer]);
+    const toIssuer = { ports: [{ port: 443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '10.9.9.9/32' } }] };
+    const operatorExtra = find(await render({ networkPolicy: { operator: { extraEgress: [toIssuer] } } }), 'NetworkPolicy', `${FULL}-operator`);
+    expect(operatorExtra.spec.egress).toEqual([dns, nats, apiServer, toIssuer]);
     const narrowed = find(
       await render({
         networkPolicy: {
