@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import type { PublishedEvent } from '../events/event-bus.js';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
 import type { DeliveryCounters } from '../webhooks/delivery-observer.js';
-import { retryAfterFailure, type WebhookSender } from '../webhooks/http-delivery.js';
+import { maxPauseMs, retryAfterFailure, type WebhookSender } from '../webhooks/http-delivery.js';
 import { type DeliveryFailure, secretFailure } from '../webhooks/delivery-failure.js';
+import { type EndpointCircuits, logCircuit } from '../webhooks/endpoint-circuit.js';
 import { logUrl } from '../webhooks/log-url.js';
 import type { Slots } from './slots.js';
 
@@ -14,6 +15,8 @@ export interface AttemptContext {
   readonly sender: WebhookSender;
   /** HTTP requests in flight at once from this replica, over all webhooks. */
   readonly requests: Slots;
+  /** This replica's view of failing endpoints: probed, not hammered, and paused when they ask. */
+  readonly circuits: EndpointCircuits;
   readonly log: Logger;
   readonly observer: DeliveryObserver;
   readonly counters: DeliveryCounters;
@@ -40,15 +43,21 @@ export async function deliverWithRetries(
 ): Promise<GivenUp | null> {
   const { id: eventId, session, timestamp } = event.envelope;
   for (let attempt = 1; ; attempt++) {
+    // An endpoint paused by its Retry-After, or with its circuit open: wait, holding no request slot.
+    for (let wait = context.circuits.admit(target.url, Date.now()); wait > 0; wait = context.circuits.admit(target.url, Date.now())) {
+      await sleep(wait, undefined, { signal });
+    }
     const failure = await send(context, target, event, signal);
     signal.throwIfAborted();
+    const change = context.circuits.record(target.url, failure, Date.now(), maxPauseMs(target.retries));
+    if (change) logCircuit(context.log, change, target.url);
     if (failure === null) {
       context.counters.succeeded++;
       context.observer.delivered(session, Date.now() - timestamp);
       return null;
     }
     const log = { session, eventId, url: logUrl(target.url), attempt, ...failure };
-    const delayMs = retryAfterFailure(target.retries, attempt);
+    const delayMs = retryAfterFailure(target.retries, attempt, failure);
     if (delayMs === null) {
       context.counters.dead++;
       context.observer.dead(session);

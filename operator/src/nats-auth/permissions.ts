@@ -89,6 +89,7 @@ export function gatewayPermissions(): NatsPermissions {
         '$JS.ACK.>',
         '$JS.FC.>',
         `$KV.${KV_BUCKETS.apiKeys}.>`,
+        `$KV.${KV_BUCKETS.webhookStates}.>`,
         // Every session's media and command buckets (`sb_media_<token>`, `sb_commands_<token>`).
         '$O.>',
       ],
