@@ -138,6 +138,15 @@ describe('receiver signals (docs/events.md)', () => {
     expect(rx.received[0]).toBe(attemptsOf(rx, 'quick')[1]);
   });
 
+  it('waits for an answer as long as the webhook’s timeoutSeconds, past the gateway’s own timeout', async () => {
+    // 11 s: past the gateway's timeout in both test harnesses (2 s local, the default 10 s in cluster mode).
+    const rx = await receiver(() => ({ status: 200, delayMs: 11_000 }));
+    await workingSession(gw, 'patient', { config: { webhooks: [{ url: rx.url, events: ['message'], retries: FAST, timeoutSeconds: 30 }] } });
+    await incoming('patient', 'take your time');
+    await waitFor(() => rx.received.length === 1, 'the slow answer taken', 30_000);
+    expect(attemptsOf(rx, 'take your time')).toHaveLength(1);
+  }, 40_000);
+
   it.each([
     ['timeoutSeconds', { timeoutSeconds: 0 }],
     ['timeoutSeconds', { timeoutSeconds: 61 }],

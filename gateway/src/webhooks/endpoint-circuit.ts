@@ -4,15 +4,17 @@ import type { DeliveryFailure } from './delivery-failure.js';
 import { logUrl } from './log-url.js';
 
 export interface CircuitSettings {
-  /** Failed attempts in a row, over every queue sending to the endpoint, that open its circuit. */
+  /** Failed attempts in a row, over every queue sending to the endpoint, that open its circuit... */
   readonly failuresToOpen: number;
+  /** ...once they span this long: a receiver down for a moment is left to the queues' own schedules. */
+  readonly openAfterMs: number;
   /** The wait before the first probe of an open circuit; it doubles after each failed probe... */
   readonly firstProbeMs: number;
   /** ...up to this. */
   readonly maxProbeMs: number;
 }
 
-export const DEFAULT_CIRCUIT: CircuitSettings = { failuresToOpen: 5, firstProbeMs: 5_000, maxProbeMs: 300_000 };
+export const DEFAULT_CIRCUIT: CircuitSettings = { failuresToOpen: 5, openAfterMs: 30_000, firstProbeMs: 5_000, maxProbeMs: 300_000 };
 
 /** Endpoints remembered at most: only failing ones are, and a success forgets one. */
 const MAX_ENDPOINTS = 10_000;
@@ -22,6 +24,8 @@ const PROBE_GRANT_MS = (WEBHOOK_TIMEOUT_SECONDS.max + 5) * 1000;
 
 interface Endpoint {
   failures: number;
+  /** When the run of failures began. */
+  failingSince: number;
   /** A receiver's Retry-After: no attempt to it before this. */
   pausedUntil: number;
   open: boolean;
@@ -36,8 +40,8 @@ export type CircuitChange = 'opened' | 'closed' | null;
 
 /**
  * Per-endpoint state shared by every queue of one process (a replica in cluster mode): a
- * receiver that failed `failuresToOpen` attempts in a row, whichever queues made them, has its
- * circuit opened. Then queues do not send to it: one probe at a time is let through, at an
+ * receiver that failed `failuresToOpen` attempts in a row, whichever queues made them, over at
+ * least `openAfterMs`, has its circuit opened. Then queues do not send to it: one probe at a time is let through, at an
  * interval doubling from `firstProbeMs` to `maxProbeMs`; the first success closes the circuit and
  * every queue goes on. A 429 or 503 with Retry-After pauses the endpoint for every queue, for what
  * it asked (within the bound). Queues wait for the endpoint without holding a request slot, so
@@ -84,7 +88,7 @@ export class EndpointCircuits {
     let endpoint = this.endpoints.get(key);
     if (endpoint === undefined) {
       if (this.endpoints.size >= MAX_ENDPOINTS) this.endpoints.delete(this.endpoints.keys().next().value!);
-      endpoint = { failures: 0, pausedUntil: 0, open: false, probeEveryMs: 0, nextProbeAt: 0, probingUntil: 0 };
+      endpoint = { failures: 0, failingSince: now, pausedUntil: 0, open: false, probeEveryMs: 0, nextProbeAt: 0, probingUntil: 0 };
       this.endpoints.set(key, endpoint);
     }
     endpoint.failures++;
@@ -100,7 +104,7 @@ export class EndpointCircuits {
       }
       return null;
     }
-    if (endpoint.failures < this.settings.failuresToOpen) return null;
+    if (endpoint.failures < this.settings.failuresToOpen || now - endpoint.failingSince < this.settings.openAfterMs) return null;
     endpoint.open = true;
     endpoint.probeEveryMs = this.settings.firstProbeMs;
     endpoint.nextProbeAt = now + endpoint.probeEveryMs;
