@@ -36,7 +36,8 @@ async function incoming(session: string, body: string): Promise<string> {
 }
 
 /** The requests for the message with this text, in arrival order. */
-const attemptsOf = (rx: WebhookReceiver, body: string) => rx.requests.filter((hook) => hook.body.event === 'message' && hook.body.payload.body === body);
+const attemptsOf = (rx: WebhookReceiver, body: string) =>
+  rx.requests.filter((hook) => hook.body.event === 'message' && hook.body.payload.body === body);
 
 describe('receiver signals (docs/events.md)', () => {
   it('410 Gone disables the webhook: its deliveries go dead unsent until it is enabled, then a replay delivers them', async () => {
@@ -99,7 +100,9 @@ describe('receiver signals (docs/events.md)', () => {
   });
 
   it('429 with Retry-After in seconds delays the next attempt by what it asks', async () => {
-    const rx = await receiver((hook) => (attemptsOf(rx, hook.body.payload.body).length === 1 ? { status: 429, headers: { 'retry-after': '2' } } : 200));
+    const rx = await receiver((hook) =>
+      attemptsOf(rx, hook.body.payload.body).length === 1 ? { status: 429, headers: { 'retry-after': '2' } } : 200,
+    );
     await workingSession(gw, 'throttled', { config: { webhooks: [{ url: rx.url, events: ['message'], retries: FAST }] } });
     await incoming('throttled', 'slow down');
     await waitFor(() => rx.received.length === 1, 'the retry delivered', TIMEOUT_MS);
@@ -121,7 +124,9 @@ describe('receiver signals (docs/events.md)', () => {
   });
 
   it('holds a Retry-After to the webhook’s maxDelaySeconds', async () => {
-    const rx = await receiver((hook) => (attemptsOf(rx, hook.body.payload.body).length === 1 ? { status: 429, headers: { 'retry-after': '3600' } } : 200));
+    const rx = await receiver((hook) =>
+      attemptsOf(rx, hook.body.payload.body).length === 1 ? { status: 429, headers: { 'retry-after': '3600' } } : 200,
+    );
     const retries = { ...FAST, maxDelaySeconds: 1 };
     await workingSession(gw, 'bounded', { config: { webhooks: [{ url: rx.url, events: ['message'], retries }] } });
     await incoming('bounded', 'not an hour');
@@ -153,7 +158,10 @@ describe('receiver signals (docs/events.md)', () => {
     ['maxDelaySeconds', { retries: { maxDelaySeconds: 0 } }],
     ['jitter', { retries: { jitter: 'yes' } }],
   ])('refuses a webhook with a bad %s, naming it', async (field, setting) => {
-    const res = await gw.api('POST', '/api/sessions', { name: `bad-${field.toLowerCase()}`, config: { webhooks: [{ url: 'http://127.0.0.1:9/hook', events: ['message'], ...setting }] } });
+    const res = await gw.api('POST', '/api/sessions', {
+      name: `bad-${field.toLowerCase()}`,
+      config: { webhooks: [{ url: 'http://127.0.0.1:9/hook', events: ['message'], ...setting }] },
+    });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toContain(field);
     expect((await gw.api('GET', `/api/sessions/bad-${field.toLowerCase()}`)).status).toBe(404);

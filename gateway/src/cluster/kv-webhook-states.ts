@@ -41,7 +41,10 @@ export class KvWebhookStates implements WebhookStates {
     void states.follow();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`webhook states: the KV bucket ${KV_BUCKETS.webhookStates} did not sync within ${SYNC_TIMEOUT_MS} ms`)), SYNC_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`webhook states: the KV bucket ${KV_BUCKETS.webhookStates} did not sync within ${SYNC_TIMEOUT_MS} ms`)),
+        SYNC_TIMEOUT_MS,
+      );
     });
     try {
       await Promise.race([synced, timedOut]);
@@ -116,7 +119,7 @@ export class KvWebhookStates implements WebhookStates {
 
   private remember(key: string, session: string, entry: DisabledEntry): void {
     let held = this.disabled.get(session);
-    if (!held) this.disabled.set(session, (held = new Map()));
+    if (!held) this.disabled.set(session, (held = new Map<string, DisabledEntry>()));
     held.set(entry.url, entry);
     this.byKey.set(key, { session, url: entry.url });
   }

@@ -30,7 +30,11 @@ export class SqliteWebhookStates implements WebhookStates {
     this.insert = db.prepare('INSERT OR IGNORE INTO webhook_disabled (session, url, disabled_at) VALUES (?, ?, ?)');
     this.remove = db.prepare('DELETE FROM webhook_disabled WHERE session = ? AND url = ?');
     this.removeSession = db.prepare('DELETE FROM webhook_disabled WHERE session = ?');
-    const rows = db.prepare('SELECT session, url, disabled_at FROM webhook_disabled').all() as { session: string; url: string; disabled_at: number }[];
+    const rows = db.prepare('SELECT session, url, disabled_at FROM webhook_disabled').all() as {
+      session: string;
+      url: string;
+      disabled_at: number;
+    }[];
     for (const row of rows) this.remember(row.session, row.url, row.disabled_at);
   }
 
@@ -70,7 +74,7 @@ export class SqliteWebhookStates implements WebhookStates {
 
   private remember(session: string, url: string, at: number): void {
     let held = this.disabled.get(session);
-    if (!held) this.disabled.set(session, (held = new Map()));
+    if (!held) this.disabled.set(session, (held = new Map<string, number>()));
     held.set(url, at);
   }
 }

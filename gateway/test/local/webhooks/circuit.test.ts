@@ -11,7 +11,10 @@ const { fixture, receiver } = closedAfterEach();
  * A receiver that counts its requests and how many are open at once; `answer` decides each one
  * (a status, sent after `delayMs`, or null to hang until the client gives up).
  */
-async function countingReceiver(answer: () => number | null, delayMs = 0): Promise<{ url: string; requests: () => number; peakSince: (n: number) => number; server: Server }> {
+async function countingReceiver(
+  answer: () => number | null,
+  delayMs = 0,
+): Promise<{ url: string; requests: () => number; peakSince: (n: number) => number; server: Server }> {
   let open = 0;
   /** Open requests when each one arrived. */
   const openAt: number[] = [];
