@@ -43,13 +43,9 @@ export async function deliverWithRetries(
 ): Promise<GivenUp | null> {
   const { id: eventId, session, timestamp } = event.envelope;
   for (let attempt = 1; ; attempt++) {
-    // An endpoint paused by its Retry-After, or with its circuit open: wait, holding no request slot.
-    for (let wait = context.circuits.admit(target.url, Date.now()); wait > 0; wait = context.circuits.admit(target.url, Date.now())) {
-      await sleep(wait, undefined, { signal });
-    }
-    const failure = await send(context, target, event, signal);
+    const { failure, startedAt } = await send(context, target, event, signal);
     signal.throwIfAborted();
-    const change = context.circuits.record(target.url, failure, Date.now(), maxPauseMs(target.retries));
+    const change = context.circuits.record(target.url, failure, startedAt, Date.now(), maxPauseMs(target.retries));
     if (change) logCircuit(context.log, change, target.url);
     if (failure === null) {
       context.counters.succeeded++;
@@ -73,14 +69,15 @@ export async function deliverWithRetries(
 
 /**
  * One attempt: the webhook's secrets are read at each one, so a Secret created or fixed after a
- * failure is used by the next. One that cannot be read fails the attempt, with the reason.
+ * failure is used by the next. One that cannot be read fails the attempt, with the reason. An
+ * endpoint paused by its Retry-After, or whose circuit is open, is waited for, holding no slot.
  */
 async function send(
   context: AttemptContext,
   target: ResourceWebhookConfig,
   event: PublishedEvent,
   signal: AbortSignal,
-): Promise<DeliveryFailure | null> {
+): Promise<{ failure: DeliveryFailure | null; startedAt: number }> {
   let hook: WebhookConfig;
   try {
     hook = await context.resolve(target);
@@ -88,9 +85,19 @@ async function send(
     const failure = secretFailure(error instanceof Error ? error.message : String(error));
     const { session, id: eventId } = event.envelope;
     context.log.warn({ session, eventId, url: logUrl(target.url), ...failure }, 'webhook secret unavailable: the delivery attempt fails');
-    return failure;
+    return { failure, startedAt: Date.now() };
   }
-  return context.requests.run(() => context.sender.send(hook, event.json, signal));
+  for (;;) {
+    // Asked with a slot in hand, right before the request: a queue that waited for a slot while
+    // the circuit opened does not send past it. Paused or open: the slot goes back while it waits.
+    const outcome = await context.requests.run(async () => {
+      const startedAt = Date.now();
+      const wait = context.circuits.admit(target.url, startedAt);
+      return wait > 0 ? wait : { failure: await context.sender.send(hook, event.json, signal), startedAt };
+    });
+    if (typeof outcome !== 'number') return outcome;
+    await sleep(outcome, undefined, { signal });
+  }
 }
 
 /** Tells the server a message is still being worked on, well inside its ack wait, until stopped. */

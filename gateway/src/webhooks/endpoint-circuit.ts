@@ -29,6 +29,8 @@ interface Endpoint {
   /** A receiver's Retry-After: no attempt to it before this. */
   pausedUntil: number;
   open: boolean;
+  /** When the circuit opened: an attempt started before is no probe. */
+  openedAt: number;
   probeEveryMs: number;
   nextProbeAt: number;
   /** Until when the probe granted last may be in flight; 0 when none is. */
@@ -73,10 +75,10 @@ export class EndpointCircuits {
   }
 
   /**
-   * The outcome of an attempt to `url`: null for a 2xx. A Retry-After pauses the endpoint for at
-   * most `maxPauseMs` (the webhook's `maxDelaySeconds`).
+   * The outcome of an attempt to `url` that started at `startedAt`: null for a 2xx. A Retry-After
+   * pauses the endpoint for at most `maxPauseMs` (the webhook's `maxDelaySeconds`).
    */
-  record(url: string, failure: DeliveryFailure | null, now: number, maxPauseMs = MAX_RETRY_DELAY_SECONDS * 1000): CircuitChange {
+  record(url: string, failure: DeliveryFailure | null, startedAt: number, now: number, maxPauseMs = MAX_RETRY_DELAY_SECONDS * 1000): CircuitChange {
     if (failure === null) {
       if (this.endpoints.size === 0) return null;
       const key = logUrl(url);
@@ -88,7 +90,7 @@ export class EndpointCircuits {
     let endpoint = this.endpoints.get(key);
     if (endpoint === undefined) {
       if (this.endpoints.size >= MAX_ENDPOINTS) this.endpoints.delete(this.endpoints.keys().next().value!);
-      endpoint = { failures: 0, failingSince: now, pausedUntil: 0, open: false, probeEveryMs: 0, nextProbeAt: 0, probingUntil: 0 };
+      endpoint = { failures: 0, failingSince: now, pausedUntil: 0, open: false, openedAt: 0, probeEveryMs: 0, nextProbeAt: 0, probingUntil: 0 };
       this.endpoints.set(key, endpoint);
     }
     endpoint.failures++;
@@ -96,8 +98,8 @@ export class EndpointCircuits {
       endpoint.pausedUntil = Math.max(endpoint.pausedUntil, now + Math.min(failure.retryAfterMs, maxPauseMs));
     }
     if (endpoint.open) {
-      // The probe failed (or an attempt that started before the circuit opened): wait longer.
-      if (endpoint.probingUntil > 0) {
+      // The probe failed: wait longer. An attempt that started before the circuit opened says nothing new.
+      if (startedAt >= endpoint.openedAt && endpoint.probingUntil > 0) {
         endpoint.probingUntil = 0;
         endpoint.probeEveryMs = Math.min(endpoint.probeEveryMs * 2, this.settings.maxProbeMs);
         endpoint.nextProbeAt = now + endpoint.probeEveryMs;
@@ -106,6 +108,7 @@ export class EndpointCircuits {
     }
     if (endpoint.failures < this.settings.failuresToOpen || now - endpoint.failingSince < this.settings.openAfterMs) return null;
     endpoint.open = true;
+    endpoint.openedAt = now;
     endpoint.probeEveryMs = this.settings.firstProbeMs;
     endpoint.nextProbeAt = now + endpoint.probeEveryMs;
     return 'opened';

@@ -315,9 +315,10 @@ export class WebhookDispatcher {
   }
 
   private async deliver(queue: Queue, row: DeliveryRow): Promise<void> {
+    const startedAt = this.now();
     const failure = await this.sender.send(row.target, row.bytes ?? row.body);
     try {
-      this.record(queue, row, failure);
+      this.record(queue, row, failure, startedAt);
     } catch (error) {
       // The row stays pending and is sent again, from the outbox: at-least-once rather than lost.
       this.log.error({ err: error, session: row.session, eventId: row.eventId }, 'webhook outcome not saved');
@@ -356,8 +357,8 @@ export class WebhookDispatcher {
     }
   }
 
-  private record(queue: Queue, row: DeliveryRow, failure: DeliveryFailure | null): void {
-    const change = this.circuits.record(row.target.url, failure, this.now(), maxPauseMs(row.target.retries));
+  private record(queue: Queue, row: DeliveryRow, failure: DeliveryFailure | null, startedAt: number): void {
+    const change = this.circuits.record(row.target.url, failure, startedAt, this.now(), maxPauseMs(row.target.retries));
     if (change) logCircuit(this.log, change, row.target.url);
     if (failure === null) {
       this.delivered.add({ row, latencyMs: this.now() - row.createdAt });

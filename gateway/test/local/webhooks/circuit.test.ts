@@ -1,50 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { WebhookConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { countingReceiver } from '../../webhooks/counting-receiver.js';
 import { closedAfterEach, makeEvent } from '../../webhooks/support.js';
 
 const { fixture, receiver } = closedAfterEach();
-
-/**
- * A receiver that counts its requests and how many are open at once; `answer` decides each one
- * (a status, sent after `delayMs`, or null to hang until the client gives up).
- */
-async function countingReceiver(
-  answer: () => number | null,
-  delayMs = 0,
-): Promise<{ url: string; requests: () => number; peakSince: (n: number) => number; server: Server }> {
-  let open = 0;
-  /** Open requests when each one arrived. */
-  const openAt: number[] = [];
-  const server = createServer((req, res) => {
-    open++;
-    openAt.push(open);
-    res.on('close', () => open--);
-    req.resume();
-    req.on('end', () => {
-      const status = answer();
-      if (status !== null) setTimeout(() => res.writeHead(status).end(), delayMs);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    requests: () => openAt.length,
-    peakSince: (n) => Math.max(0, ...openAt.slice(n)),
-    server,
-  };
-}
-
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
 
 const retries: WebhookConfig['retries'] = { policy: 'constant', delaySeconds: 0.01, attempts: 100, jitter: false };
 const opened = (lines: string[]) => lines.findIndex((line) => line.includes('its circuit is open'));
@@ -61,8 +21,9 @@ describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
     f.dispatcher.start();
 
     await waitFor(() => opened(f.logCapture.lines) >= 0, 'the circuit open');
-    // Requests already on their way when it opened may still arrive; after them, only probes.
-    const from = rx.requests() + 10;
+    // Requests started before it opened may still be on their way; once none is open, only probes come.
+    await waitFor(() => rx.open() === 0, 'the requests from before the circuit opened ended');
+    const from = rx.requests();
     await waitFor(() => rx.requests() >= from + 5, 'five probes');
     expect(rx.peakSince(from)).toBe(1);
     expect(f.dispatcher.circuits.isOpen(rx.url)).toBe(true);
@@ -81,8 +42,9 @@ describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
     for (let s = 0; s < 6; s++) f.outbox.enqueue(makeEvent(`hang${s}`, 0), [hanging]);
     f.dispatcher.start();
     await waitFor(() => opened(f.logCapture.lines) >= 0, 'the hanging endpoint’s circuit open');
-    // The requests in flight when it opened end at their timeout, before the second probe after them.
-    const from = hung.requests() + 3;
+    // Requests started before it opened end at their timeout; once none is open, only probes come.
+    await waitFor(() => hung.open() === 0, 'the requests from before the circuit opened ended');
+    const from = hung.requests();
 
     const target: WebhookConfig = { url: good.url, events: ['*'], retries };
     for (let seq = 0; seq < 10; seq++) {
