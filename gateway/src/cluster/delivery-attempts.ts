@@ -8,6 +8,7 @@ import { maxPauseMs, retryAfterFailure, type WebhookSender } from '../webhooks/h
 import { type DeliveryFailure, secretFailure } from '../webhooks/delivery-failure.js';
 import { type EndpointCircuits, logCircuit } from '../webhooks/endpoint-circuit.js';
 import { logUrl } from '../webhooks/log-url.js';
+import type { WebhookStates } from '../webhooks/ports.js';
 import type { Slots } from './slots.js';
 
 /** What cluster mode's deliveries (queued and replayed) share within one replica. */
@@ -22,6 +23,23 @@ export interface AttemptContext {
   readonly counters: DeliveryCounters;
   /** The webhook with its secrets read from their Secrets; rejects when one cannot be read. */
   readonly resolve: (target: ResourceWebhookConfig) => Promise<WebhookConfig>;
+  /** Webhooks a 410 Gone disabled (shared by the replicas); without, a 410 only ends its delivery. */
+  readonly states?: WebhookStates;
+}
+
+/** A 410 Gone: the webhook is disabled on every replica, and its next events go dead unsent. Never rejects. */
+export async function disableGone(context: AttemptContext, session: string, url: string): Promise<void> {
+  if (!context.states) return;
+  try {
+    await context.states.disable(session, url, Date.now());
+    context.log.warn(
+      { session, url: logUrl(url) },
+      'webhook receiver answered 410 Gone: the webhook is disabled until enabled again (POST /api/{session}/webhooks/enable)',
+    );
+  } catch (error) {
+    // Not kept: the next attempt gets the 410 again and tries again.
+    context.log.error({ err: error, session, url: logUrl(url) }, 'webhook answered 410 Gone but could not be disabled');
+  }
 }
 
 /** How a delivery ended when it did not end in a 2xx. */

@@ -3,10 +3,8 @@ import { type ResourceWebhookConfig, STREAMS, SUBJECTS, webhookWants } from '@sw
 import type { Logger } from 'pino';
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, nanos } from 'nats';
 import { storeDeadLetter } from './dead-letters.js';
-import { type AttemptContext, deliverWithRetries, type GivenUp, keepAlive, settle } from './delivery-attempts.js';
+import { type AttemptContext, deliverWithRetries, disableGone, type GivenUp, keepAlive, settle } from './delivery-attempts.js';
 import type { ForgedEventGuard } from './forged-events.js';
-import { logUrl } from '../webhooks/log-url.js';
-import type { WebhookStates } from '../webhooks/ports.js';
 
 /** One (session, webhook) queue: its durable consumer's name and what it delivers. */
 export interface QueueSpec {
@@ -28,8 +26,6 @@ export interface WebhookQueueDeps {
   readonly log: Logger;
   readonly guard: ForgedEventGuard;
   readonly ackWaitMs: number;
-  /** Webhooks a 410 Gone disabled. */
-  readonly states?: WebhookStates;
   /** The webhook as configured now; null once it is gone. */
   readonly targetOf: (session: string, targetId: string) => ResourceWebhookConfig | null;
   /** Consumer creation at start-up goes through here, so a thousand queues do not ask at once. */
@@ -119,7 +115,7 @@ export class WebhookQueue {
         this.deps.log,
       );
     // Disabled by its receiver (410 Gone): the event is kept as dead, unsent, for a replay once enabled.
-    if (this.deps.states?.isDisabled(session, target.url)) {
+    if (this.deps.attempts.states?.isDisabled(session, target.url)) {
       await bury({ attempts: 0, lastError: 'gone' });
       settle(() => msg.ack());
       return;
@@ -129,7 +125,7 @@ export class WebhookQueue {
       const gaveUp = await deliverWithRetries(this.deps.attempts, target, event, this.stopping.signal);
       if (gaveUp) {
         await bury(gaveUp);
-        if (gaveUp.lastError === 'gone') await this.disable(target.url);
+        if (gaveUp.lastError === 'gone') await disableGone(this.deps.attempts, session, target.url);
       }
       settle(() => msg.ack());
     } catch {
@@ -137,21 +133,6 @@ export class WebhookQueue {
       settle(() => msg.nak());
     } finally {
       stopKeepAlive();
-    }
-  }
-
-  /** A 410 Gone: the webhook is disabled on every replica, and its next events go dead unsent. */
-  private async disable(url: string): Promise<void> {
-    const { session } = this.spec;
-    try {
-      await this.deps.states?.disable(session, url, Date.now());
-      this.deps.log.warn(
-        { session, url: logUrl(url) },
-        'webhook receiver answered 410 Gone: the webhook is disabled until enabled again (POST /api/{session}/webhooks/enable)',
-      );
-    } catch (error) {
-      // Not kept: the next event's attempt gets the 410 again and tries again.
-      this.deps.log.error({ err: error, session, url: logUrl(url) }, 'webhook answered 410 Gone but could not be disabled');
     }
   }
 

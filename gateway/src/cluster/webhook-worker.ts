@@ -117,6 +117,7 @@ export class JetStreamWebhookWorker {
       observer: options.observer ?? NO_DELIVERY_OBSERVER,
       counters: this.counters,
       resolve: (target) => resolveWebhook(target, options.secretValue ?? noSecrets),
+      ...(options.states ? { states: options.states } : {}),
     };
   }
 
@@ -228,7 +229,6 @@ export class JetStreamWebhookWorker {
       log: this.options.log,
       guard: this.options.guard,
       ackWaitMs: this.ackWaitMs,
-      ...(this.options.states ? { states: this.options.states } : {}),
       targetOf: (session: string, targetId: string) =>
         webhookTargets(this.options.webhooksOf(session), this.options.globalHook).find((t) => t.id === targetId)?.config ?? null,
       opening: <T>(task: () => Promise<T>) => this.opening.run(task),
