@@ -49,7 +49,7 @@ import { storyRoutes } from './routes/stories.js';
 import { mediaConvertRoutes } from './routes/media-convert.js';
 import { screenshotRoutes } from './routes/screenshot.js';
 import type { SessionBackend } from './sessions/backend.js';
-import type { DeadDeliveries, EventLog } from './webhooks/ports.js';
+import type { DeadDeliveries, EventLog, WebhookStates } from './webhooks/ports.js';
 import type { WsHub } from './ws/hub.js';
 
 export interface AppDeps {
@@ -70,8 +70,8 @@ export interface AppDeps {
   readonly mediaBodyLimit?: number;
   /** Media conversions (ffmpeg) at once; default: DEFAULT_CONVERSION_QUEUE's bounds, uncounted. */
   readonly conversions?: ConversionQueue;
-  /** Dead webhook deliveries and the event log, for `routes/deliveries.ts`. */
-  readonly deliveries?: { readonly dead: DeadDeliveries; readonly eventLog: EventLog };
+  /** Dead webhook deliveries, the event log and the webhooks receivers disabled, for `routes/deliveries.ts`. */
+  readonly deliveries?: { readonly dead: DeadDeliveries; readonly eventLog: EventLog; readonly states: WebhookStates };
   /** Served at GET /metrics; `public` drops the admin key check there. */
   readonly metrics?: { readonly registry: GatewayMetrics; readonly public: boolean };
   /** The sessions' message history, for `routes/history.ts`. */

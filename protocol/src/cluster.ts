@@ -249,6 +249,11 @@ export const KV_BUCKETS = {
    * keys, `<kind>.<session>` for the one media or control key of a session.
    */
   apiKeys: 'sb_api_keys',
+  /**
+   * Webhooks their receiver disabled with a 410 Gone, shared by every gateway replica: key
+   * `<session>.<first 128 bits of the SHA-256 of the url, hex>` holds `{ url, disabledAt }`.
+   */
+  webhookStates: 'sb_webhook_states',
 } as const;
 
 /**

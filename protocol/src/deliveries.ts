@@ -13,13 +13,14 @@ import { EventId } from './ids.js';
  * per address) would make the dead-delivery list a scanner of whatever the webhook url can
  * reach. The logs keep the details.
  */
-export const DeliveryFailureReason = z.enum(['refused', 'timeout', 'http_4xx', 'http_5xx', 'blocked_address', 'secret_unavailable']).meta({
+export const DeliveryFailureReason = z.enum(['refused', 'timeout', 'http_4xx', 'http_5xx', 'blocked_address', 'secret_unavailable', 'gone']).meta({
   id: 'DeliveryFailureReason',
   description:
     'refused: no answer taken (no connection, a reset, a TLS or DNS failure, a redirect or another status that is not 2xx, 4xx or 5xx); ' +
     'timeout: no answer in time; http_4xx, http_5xx: the status class the receiver answered; ' +
     'blocked_address: the outbound address policy refused the address, nothing was sent; ' +
-    'secret_unavailable: cluster mode, a Secret the webhook names (its HMAC key, a header value) could not be read, nothing was sent',
+    'secret_unavailable: cluster mode, a Secret the webhook names (its HMAC key, a header value) could not be read, nothing was sent; ' +
+    'gone: the receiver answered 410 Gone, or the webhook was disabled by such an answer and nothing was sent',
 });
 export type DeliveryFailureReason = z.infer<typeof DeliveryFailureReason>;
 
@@ -76,3 +77,33 @@ export const EventLogQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 export type EventLogQuery = z.infer<typeof EventLogQuery>;
+
+/**
+ * A webhook of the session that its receiver disabled with a 410 Gone (docs/events.md): nothing is
+ * sent to it, its deliveries are kept as dead, until it is enabled again.
+ */
+export const DisabledWebhook = z
+  .object({
+    url: z.string().meta({ description: 'The webhook, with its user info and query values masked as "***"' }),
+    reason: z.literal('gone').meta({ description: 'Why it is disabled: its receiver answered 410 Gone' }),
+    disabledAt: z.number().int().meta({ description: 'When, ms since the epoch' }),
+  })
+  .meta({ id: 'DisabledWebhook' });
+export type DisabledWebhook = z.infer<typeof DisabledWebhook>;
+
+export const EnableWebhooksRequest = z
+  .object({
+    urls: z
+      .array(z.string().min(1).max(8192))
+      .min(1)
+      .max(20)
+      .optional()
+      .meta({ description: 'The disabled webhooks to enable, by url as the list shows it; all of the session when left out' }),
+  })
+  .meta({ id: 'EnableWebhooksRequest' });
+export type EnableWebhooksRequest = z.infer<typeof EnableWebhooksRequest>;
+
+export const EnableWebhooksResult = z
+  .object({ enabled: z.array(z.string()).meta({ description: 'The webhooks enabled again, by url as the list shows it' }) })
+  .meta({ id: 'EnableWebhooksResult' });
+export type EnableWebhooksResult = z.infer<typeof EnableWebhooksResult>;

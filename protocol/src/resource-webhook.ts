@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProxyConfig } from './engine-settings.js';
 import { SessionConfig } from './session.js';
-import { CustomHeader, HmacConfig, PreviousHmacKey, RetriesConfig, WebhookEventFilter, WebhookUrl } from './webhook.js';
+import { CustomHeader, HmacConfig, PreviousHmacKey, RetriesConfig, WebhookEventFilter, WebhookTimeoutSeconds, WebhookUrl } from './webhook.js';
 
 /**
  * Cluster mode's webhooks as a MessagingSession holds them. A secret (the HMAC key, a custom
@@ -100,6 +100,7 @@ export const ResourceWebhookConfig = z
     hmac: ResourceHmacConfig.nullish(),
     retries: RetriesConfig.nullish(),
     customHeaders: z.array(ResourceCustomHeader).max(50).nullish(),
+    timeoutSeconds: WebhookTimeoutSeconds.nullish(),
   })
   .meta({ id: 'ResourceWebhookConfig' });
 export type ResourceWebhookConfig = z.infer<typeof ResourceWebhookConfig>;

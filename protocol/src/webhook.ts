@@ -7,14 +7,30 @@ export type RetryPolicy = z.infer<typeof RetryPolicy>;
 /** Spec 6.1 leaves the defaults open; these are ours (docs/events.md). */
 export const DEFAULT_RETRIES = { policy: 'exponential', delaySeconds: 2, attempts: 15 } as const;
 
-/** No single wait between attempts is longer than this, whatever the policy computes. */
+/** No single wait between attempts is longer than this, whatever the policy computes or a receiver asks. */
 export const MAX_RETRY_DELAY_SECONDS = 3600;
+
+/** Each wait of the schedule is moved by up to this fraction either way, unless `jitter` is false. */
+export const RETRY_JITTER = 0.2;
+
+/** Per-attempt timeouts a webhook may set (`timeoutSeconds`), and the one it gets without. */
+export const WEBHOOK_TIMEOUT_SECONDS = { min: 1, max: 60, default: 10 } as const;
 
 export const RetriesConfig = z
   .object({
     policy: RetryPolicy.optional(),
     delaySeconds: z.number().min(0).max(3600).optional().meta({ description: 'Base delay in seconds' }),
     attempts: z.number().int().min(1).max(100).optional().meta({ description: 'Total delivery attempts, the first one included' }),
+    maxDelaySeconds: z
+      .number()
+      .min(1)
+      .max(MAX_RETRY_DELAY_SECONDS)
+      .optional()
+      .meta({ description: `Longest wait between two attempts, a receiver's Retry-After included (default and most ${MAX_RETRY_DELAY_SECONDS})` }),
+    jitter: z
+      .boolean()
+      .optional()
+      .meta({ description: `Whether each wait is moved by up to ${RETRY_JITTER * 100} % either way (default true)` }),
   })
   .meta({ id: 'RetriesConfiguration' });
 export type RetriesConfig = z.infer<typeof RetriesConfig>;
@@ -112,6 +128,15 @@ export const WebhookUrl = z
   .max(WEBHOOK_URL_MAX, { message: `must be at most ${WEBHOOK_URL_MAX} characters` })
   .meta({ examples: ['https://example.com/hooks/switchboard'] });
 
+export const WebhookTimeoutSeconds = z
+  .number()
+  .int()
+  .min(WEBHOOK_TIMEOUT_SECONDS.min)
+  .max(WEBHOOK_TIMEOUT_SECONDS.max)
+  .meta({
+    description: `Seconds an attempt may take until the answer's status, connecting included (${WEBHOOK_TIMEOUT_SECONDS.min}-${WEBHOOK_TIMEOUT_SECONDS.max}, default ${WEBHOOK_TIMEOUT_SECONDS.default})`,
+  });
+
 export const WebhookConfig = z
   .object({
     url: WebhookUrl,
@@ -119,6 +144,7 @@ export const WebhookConfig = z
     hmac: HmacConfig.nullish(),
     retries: RetriesConfig.nullish(),
     customHeaders: z.array(CustomHeader).max(50).nullish(),
+    timeoutSeconds: WebhookTimeoutSeconds.nullish(),
   })
   .meta({ id: 'WebhookConfig' });
 export type WebhookConfig = z.infer<typeof WebhookConfig>;

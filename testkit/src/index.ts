@@ -5,7 +5,7 @@ export { type NatsServer, type NatsServerOptions, startNatsServer } from './nats
 export { processAlive, processTree } from './processes.js';
 export { type ClusterNatsServer, type NatsCluster, startNatsCluster } from './nats-cluster.js';
 export { OAuthIssuer, type TokenOptions } from './oauth-issuer.js';
-export { type ReceivedHook, WebhookReceiver } from './webhook-receiver.js';
+export { type ReceivedHook, type ReceiverAnswer, WebhookReceiver } from './webhook-receiver.js';
 export { waitFor } from './wait.js';
 export { type AssertionOverrides, type KeyKind, type RequestOptions, SoftAuthenticator } from './soft-authenticator.js';
 export { sample } from './prometheus-text.js';

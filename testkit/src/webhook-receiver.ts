@@ -11,6 +11,16 @@ export interface ReceivedHook {
   readonly body: WireJson;
   /** Whether X-Webhook-Hmac matched our own sha512 HMAC of the raw body (null: no key to check). */
   readonly hmacValid: boolean | null;
+  /** When it arrived (Date.now()). */
+  readonly at: number;
+}
+
+/** An answer with more than a status: headers (a Retry-After), or held back before it is sent. */
+export interface ReceiverAnswer {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+  /** Waits this long before answering (a receiver that hangs). */
+  readonly delayMs?: number;
 }
 
 /**
@@ -18,12 +28,15 @@ export interface ReceivedHook {
  * would: recompute over the raw body and compare.
  */
 export class WebhookReceiver {
+  /** Requests answered with a 2xx. */
   readonly received: ReceivedHook[] = [];
+  /** Every request, whatever its answer, in arrival order. */
+  readonly requests: ReceivedHook[] = [];
   private server: Server | null = null;
   private port = 0;
   private host = '127.0.0.1';
-  /** Decides each answer's status; 200 by default. */
-  respond: (hook: ReceivedHook) => number = () => 200;
+  /** Decides each answer: its status (200 by default), or a `ReceiverAnswer`. */
+  respond: (hook: ReceivedHook) => number | ReceiverAnswer = () => 200;
 
   constructor(private readonly hmacKey: string | null = null) {}
 
@@ -47,10 +60,19 @@ export class WebhookReceiver {
           // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- WireJson, see api-client.ts
           body: JSON.parse(raw),
           hmacValid: this.hmacKey === null ? null : signature === createHmac('sha512', this.hmacKey).update(raw).digest('hex'),
+          at: Date.now(),
         };
-        const status = this.respond(hook);
-        if (status >= 200 && status < 300) this.received.push(hook);
-        response.writeHead(status).end();
+        this.requests.push(hook);
+        const decided = this.respond(hook);
+        const answer = typeof decided === 'number' ? { status: decided } : decided;
+        const send = () => {
+          // A sender that gave up meanwhile (its timeout) took no answer.
+          if (response.destroyed) return;
+          if (answer.status >= 200 && answer.status < 300) this.received.push(hook);
+          response.writeHead(answer.status, answer.headers).end();
+        };
+        if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
+        else send();
       });
     });
     // A port taken must fail the start, not throw later from the server's 'error' event.

@@ -33,6 +33,7 @@ import { SessionSecrets } from './session-secrets.js';
 import { followWebhookSecrets } from './follow-webhook-secrets.js';
 import { ClusterBackup } from './backup/cluster-backup.js';
 import { KvKeyStore } from './kv-key-store.js';
+import { KvWebhookStates } from './kv-webhook-states.js';
 import { JetStreamWebhookWorker } from './webhook-worker.js';
 
 export interface ClusterGatewayOptions extends Omit<GatewayConfig, 'mode' | 'dataDir'> {
@@ -92,7 +93,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   const stopFollowing = followWebhookSecrets(cache, secrets, logger);
   // Made once the key bucket is open; sessions deleted before that have no keys to forget here.
   let keys: ApiKeys | undefined;
-  const started: { feed?: LiveEventFeed; webhooks?: JetStreamWebhookWorker; keys?: KvKeyStore } = {};
+  const started: { feed?: LiveEventFeed; webhooks?: JetStreamWebhookWorker; keys?: KvKeyStore; states?: KvWebhookStates } = {};
   /**
    * A deleted session's events, queues and dead letters go (session-streams.ts): before the API's
    * delete answers, and on every replica that sees a resource go (a kubectl delete too), unless
@@ -102,6 +103,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     await started.webhooks?.sync();
     if (cache.list()?.some((resource) => sessionNameOf(resource) === session)) return;
     await dropSessionStreams(nc, session);
+    await started.states?.forgetSession(session);
   };
   const sessions = new ClusterSessionBackend({
     resources,
@@ -145,6 +147,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       return resource && sessionNameOf(resource) === session ? resource.metadata?.uid : undefined;
     };
     const feed = (started.feed = await LiveEventFeed.start({ nc, bus, log: logger, guard }));
+    const webhookStates = (started.states = await KvWebhookStates.open(nc, logger));
     const webhooks = (started.webhooks = await JetStreamWebhookWorker.start({
       nc,
       log: logger,
@@ -159,6 +162,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       timeoutMs: options.webhookTimeoutMs,
       ackWaitMs: options.webhookAckWaitMs,
       policy: outbound,
+      states: webhookStates,
     }));
     // Keys made through /api/keys, shared by every replica; the configured key stays the admin.
     const keyStore = (started.keys = await KvKeyStore.open(nc, logger));
@@ -209,6 +213,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       deliveries: {
         dead: new StreamDeadDeliveries({ nc, webhooksOf: (name) => sessions.webhooksOf(name), globalHook: options.globalWebhook }),
         eventLog: new StreamEventLog(nc, guard),
+        states: webhookStates,
       },
       metrics: { registry: metrics, public: options.metricsPublic ?? false },
       dashboard: options.dashboard === false ? null : dashboardDir(),
@@ -226,6 +231,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
       stopForgettingKeys();
       stopKeepingLifetimes();
       keyStore.close();
+      webhookStates.close();
       await sessions.close();
       await nc.drain();
     };
@@ -244,6 +250,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     await started.webhooks?.stop();
     await started.feed?.stop();
     started.keys?.close();
+    started.states?.close();
     await sessions.close();
     await nc.close();
     throw error;

@@ -2,7 +2,7 @@ import type { ResourceWebhookConfig } from '@switchboard/protocol';
 import { AckPolicy, type Consumer, type ConsumerMessages, type JsMsg, type NatsConnection, nanos } from 'nats';
 import { DEAD_LETTERS, ensureGatewayStreams, REPLAYS } from './event-source.js';
 import { type DeadLetter, type ReplayOrder, storeDeadLetter } from './dead-letters.js';
-import { type AttemptContext, deliverWithRetries, keepAlive, settle } from './delivery-attempts.js';
+import { type AttemptContext, deliverWithRetries, disableGone, keepAlive, settle } from './delivery-attempts.js';
 
 /** The durable consumer all replicas pull replay orders from. */
 export const REPLAY_CONSUMER = 'gateway-replays';
@@ -90,6 +90,11 @@ export class ReplayWorker {
       settle(() => msg.ack());
       return;
     }
+    // Its webhook disabled by a 410 Gone: the letter stays dead, unsent, as local mode keeps it.
+    if (this.options.attempts.states?.isDisabled(letter.session, target.url)) {
+      settle(() => msg.ack());
+      return;
+    }
     const stopKeepAlive = keepAlive(() => msg.working(), this.options.ackWaitMs);
     try {
       const gaveUp = await deliverWithRetries(this.options.attempts, target, { envelope, json: JSON.stringify(envelope) }, this.stopping.signal);
@@ -102,6 +107,7 @@ export class ReplayWorker {
           this.options.attempts.log,
         );
         if (stored) await this.remove(deadSeq);
+        if (gaveUp.lastError === 'gone') await disableGone(this.options.attempts, letter.session, target.url);
       } else {
         await this.remove(deadSeq);
       }

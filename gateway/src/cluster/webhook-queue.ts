@@ -3,7 +3,7 @@ import { type ResourceWebhookConfig, STREAMS, SUBJECTS, webhookWants } from '@sw
 import type { Logger } from 'pino';
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, type NatsConnection, nanos } from 'nats';
 import { storeDeadLetter } from './dead-letters.js';
-import { type AttemptContext, deliverWithRetries, keepAlive, settle } from './delivery-attempts.js';
+import { type AttemptContext, deliverWithRetries, disableGone, type GivenUp, keepAlive, settle } from './delivery-attempts.js';
 import type { ForgedEventGuard } from './forged-events.js';
 
 /** One (session, webhook) queue: its durable consumer's name and what it delivers. */
@@ -106,22 +106,26 @@ export class WebhookQueue {
       settle(() => msg.ack());
       return;
     }
+    const { envelope } = event;
+    const bury = (gaveUp: GivenUp) =>
+      storeDeadLetter(
+        this.deps.nc,
+        { eventId: envelope.id, session, event: envelope.event, url: target.url, webhook: targetId, ...gaveUp, deadAt: Date.now(), envelope },
+        `${envelope.id}.${targetId}`,
+        this.deps.log,
+      );
+    // Disabled by its receiver (410 Gone): the event is kept as dead, unsent, for a replay once enabled.
+    if (this.deps.attempts.states?.isDisabled(session, target.url)) {
+      await bury({ attempts: 0, lastError: 'gone' });
+      settle(() => msg.ack());
+      return;
+    }
     const stopKeepAlive = keepAlive(() => msg.working(), this.deps.ackWaitMs);
     try {
       const gaveUp = await deliverWithRetries(this.deps.attempts, target, event, this.stopping.signal);
       if (gaveUp) {
-        const { envelope } = event;
-        const letter = {
-          eventId: envelope.id,
-          session,
-          event: envelope.event,
-          url: target.url,
-          webhook: targetId,
-          ...gaveUp,
-          deadAt: Date.now(),
-          envelope,
-        };
-        await storeDeadLetter(this.deps.nc, letter, `${envelope.id}.${targetId}`, this.deps.log);
+        await bury(gaveUp);
+        if (gaveUp.lastError === 'gone') await disableGone(this.deps.attempts, session, target.url);
       }
       settle(() => msg.ack());
     } catch {

@@ -4,7 +4,9 @@ import type { Logger } from 'pino';
 import type { NatsConnection } from 'nats';
 import { type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../webhooks/delivery-observer.js';
 import type { DeliveryCounters } from '../webhooks/delivery-observer.js';
+import { type CircuitSettings, EndpointCircuits } from '../webhooks/endpoint-circuit.js';
 import { WebhookSender } from '../webhooks/http-delivery.js';
+import type { WebhookStates } from '../webhooks/ports.js';
 import type { AttemptContext } from './delivery-attempts.js';
 import { ensureGatewayStreams } from './event-source.js';
 import type { ForgedEventGuard } from './forged-events.js';
@@ -51,6 +53,10 @@ export interface WebhookWorkerOptions {
   readonly resyncMs?: number;
   /** How long a queue's consumer must be unwanted here before this replica deletes it. */
   readonly deleteAfterMs?: number;
+  /** When a failing endpoint is probed instead of sent to (`endpoint-circuit.ts`). */
+  readonly circuit?: Partial<CircuitSettings>;
+  /** Webhooks a 410 Gone disabled: their events go dead unsent. Without, a 410 only ends its delivery. */
+  readonly states?: WebhookStates;
 }
 
 /**
@@ -106,10 +112,12 @@ export class JetStreamWebhookWorker {
     this.attempts = {
       sender: new WebhookSender({ timeoutMs: options.timeoutMs, policy: options.policy }),
       requests: new Slots(options.concurrency ?? DELIVERY_CONCURRENCY),
+      circuits: new EndpointCircuits(options.circuit),
       log: options.log,
       observer: options.observer ?? NO_DELIVERY_OBSERVER,
       counters: this.counters,
       resolve: (target) => resolveWebhook(target, options.secretValue ?? noSecrets),
+      ...(options.states ? { states: options.states } : {}),
     };
   }
 

@@ -30,7 +30,15 @@ import { CommitGate, commitProbeSchema } from './store/commit-gate.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from '../version.js';
-import { OutboxDeadDeliveries, WebhookDispatcher, WebhookFanout, WebhookOutbox, webhookOutboxSchema } from './webhooks/index.js';
+import {
+  OutboxDeadDeliveries,
+  SqliteWebhookStates,
+  WebhookDispatcher,
+  WebhookFanout,
+  WebhookOutbox,
+  webhookOutboxSchema,
+  webhookStatesSchema,
+} from './webhooks/index.js';
 import { countedWsHub } from '../ws/counted-hub.js';
 import { countedConversionQueue } from '../conversions/counted-queue.js';
 import type { EventLogWriter } from '../webhooks/ports.js';
@@ -84,6 +92,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     sessionSchema,
     apiKeySchema,
     webhookOutboxSchema,
+    webhookStatesSchema,
     queuedEventLogSchema,
     mediaSchema,
     commitProbeSchema,
@@ -130,8 +139,10 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   });
   const metrics = new GatewayMetrics();
   const outbox = new WebhookOutbox(db);
+  const webhookStates = new SqliteWebhookStates(db);
   const dispatcher = new WebhookDispatcher({
     outbox,
+    states: webhookStates,
     log: logger,
     observer: metrics,
     // Delivered rows are deleted in the outbox batch's next commit.
@@ -160,6 +171,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     ending: async (session) => {
       outbox.forgetSession(session);
       dispatcher.forgetSession(session);
+      webhookStates.forgetSession(session);
       await eventLog.forget(session);
       // Its keys too: a session made again with the name is not open to them.
       await keys.forgetSession(session);
@@ -207,6 +219,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
         globalHook: options.globalWebhook,
       }),
       eventLog,
+      states: webhookStates,
     },
     metrics: { registry: metrics, public: options.metricsPublic ?? false },
     dashboard: options.dashboard === false ? null : dashboardDir(),

@@ -1,9 +1,20 @@
-import { DeadDelivery, DeadDeliveryQuery, EventEnvelope, EventLogQuery, ReplayRequest, ReplayResult, SessionPathParams } from '@switchboard/protocol';
+import {
+  DeadDelivery,
+  DeadDeliveryQuery,
+  DisabledWebhook,
+  EnableWebhooksRequest,
+  EnableWebhooksResult,
+  EventEnvelope,
+  EventLogQuery,
+  ReplayRequest,
+  ReplayResult,
+  SessionPathParams,
+} from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sessionAccess } from '../auth/access.js';
 import { maskUrl } from '../sessions/config-secrets.js';
-import type { DeadDeliveries, EventLog } from '../webhooks/ports.js';
+import type { DeadDeliveries, EventLog, WebhookStates } from '../webhooks/ports.js';
 import { typed, type RouteDeps } from './context.js';
 import { commonErrors } from './responses.js';
 
@@ -12,6 +23,7 @@ const tags = ['Webhook deliveries'];
 export interface DeliveryRouteDeps extends RouteDeps {
   readonly dead: DeadDeliveries;
   readonly eventLog: EventLog;
+  readonly states: WebhookStates;
 }
 
 /**
@@ -19,7 +31,7 @@ export interface DeliveryRouteDeps extends RouteDeps {
  * receiver reads to catch up after an outage. Reading is `use` (it shows the session's events);
  * replay is `manage`, as it acts on the session's webhooks.
  */
-export async function deliveryRoutes(app: FastifyInstance, { sessions, dead, eventLog }: DeliveryRouteDeps): Promise<void> {
+export async function deliveryRoutes(app: FastifyInstance, { sessions, dead, eventLog, states }: DeliveryRouteDeps): Promise<void> {
   const r = typed(app);
   const exists = (session: string) => sessions.get(session, { expandApps: false });
 
@@ -54,6 +66,45 @@ export async function deliveryRoutes(app: FastifyInstance, { sessions, dead, eve
     handler: async (request, reply) => {
       await exists(request.params.session);
       return reply.code(202).send(await dead.replay(request.params.session, request.body?.ids));
+    },
+  });
+
+  r.get('/api/:session/webhooks/disabled', {
+    config: sessionAccess('use'),
+    schema: {
+      tags,
+      summary: 'Webhooks their receiver disabled with 410 Gone, oldest first',
+      description:
+        'Nothing is sent to a disabled webhook: its deliveries, pending and new, are kept as dead (`lastError` "gone"). Enable it again with POST /api/{session}/webhooks/enable, then replay its dead deliveries.',
+      params: SessionPathParams,
+      response: { 200: z.array(DisabledWebhook), ...commonErrors },
+    },
+    handler: async (request) => {
+      await exists(request.params.session);
+      const entries = await states.list(request.params.session);
+      return entries.map(({ url, disabledAt }) => ({ url: maskUrl(url), reason: 'gone' as const, disabledAt }));
+    },
+  });
+
+  r.post('/api/:session/webhooks/enable', {
+    config: sessionAccess('manage'),
+    schema: {
+      tags,
+      summary: 'Enable webhooks their receiver disabled with 410 Gone',
+      description:
+        'All disabled webhooks of the session, or those in `urls` (as the list of disabled webhooks shows them). Their dead deliveries stay dead until replayed. Urls that are not disabled are left out of `enabled`.',
+      params: SessionPathParams,
+      body: EnableWebhooksRequest.nullish(),
+      response: { 200: EnableWebhooksResult, ...commonErrors },
+    },
+    handler: async (request) => {
+      const { session } = request.params;
+      await exists(session);
+      const wanted = request.body?.urls;
+      const held = await states.list(session);
+      const urls = held.map((entry) => entry.url).filter((url) => wanted === undefined || wanted.includes(maskUrl(url)));
+      const enabled = urls.length === 0 ? [] : await states.enable(session, urls);
+      return { enabled: enabled.map(maskUrl) };
     },
   });
 

@@ -7,12 +7,22 @@ export interface DeliveryFailure {
   readonly reason: DeliveryFailureReason;
   /** The status, the error code or the refused address, for the logs. */
   readonly detail: string;
+  /** A 429 or 503 whose Retry-After asked to wait this long before the next attempt. */
+  readonly retryAfterMs?: number;
+  /** A 410 Gone: the receiver wants no more deliveries, so the webhook is disabled. */
+  readonly gone?: boolean;
 }
 
-/** An answer that is not a 2xx: its class for 4xx and 5xx, else (a redirect) not taken. */
-export function statusFailure(statusCode: number): DeliveryFailure {
+/**
+ * An answer that is not a 2xx: its class for 4xx and 5xx, else (a redirect) not taken. A 429 or
+ * 503 carries the wait its Retry-After asked for; a 410 says the receiver is gone.
+ */
+export function statusFailure(statusCode: number, retryAfterMs?: number): DeliveryFailure {
   const reason = statusCode >= 500 ? 'http_5xx' : statusCode >= 400 ? 'http_4xx' : 'refused';
-  return { reason, detail: `HTTP ${statusCode}` };
+  const failure = { reason, detail: `HTTP ${statusCode}` } as const;
+  if (statusCode === 410) return { reason: 'gone', detail: 'HTTP 410', gone: true };
+  if ((statusCode === 429 || statusCode === 503) && retryAfterMs !== undefined) return { ...failure, retryAfterMs };
+  return failure;
 }
 
 export function timeoutFailure(timeoutMs: number): DeliveryFailure {

@@ -16,13 +16,17 @@ const VARIABLE_OF: Record<string, string> = {
   'retries.policy': 'RETRIES_POLICY',
   'retries.delaySeconds': 'RETRIES_DELAY_SECONDS',
   'retries.attempts': 'RETRIES_ATTEMPTS',
+  'retries.maxDelaySeconds': 'RETRIES_MAX_DELAY_SECONDS',
+  'retries.jitter': 'RETRIES_JITTER',
   customHeaders: 'CUSTOM_HEADERS',
+  timeoutSeconds: 'TIMEOUT_SECONDS',
 };
 
 /**
  * The one webhook for all sessions (spec 6.1), from `<prefix>URL`, `EVENTS`, `HMAC_KEY`,
  * `HMAC_SCHEME`, `HMAC_PREVIOUS_KEY` and `HMAC_PREVIOUS_UNTIL` (a Standard Webhooks key
- * rotation), `RETRIES_POLICY`, `RETRIES_DELAY_SECONDS`, `RETRIES_ATTEMPTS` and `CUSTOM_HEADERS`.
+ * rotation), `RETRIES_POLICY`, `RETRIES_DELAY_SECONDS`, `RETRIES_ATTEMPTS`, `RETRIES_MAX_DELAY_SECONDS`,
+ * `RETRIES_JITTER` (`true` or `false`), `TIMEOUT_SECONDS` and `CUSTOM_HEADERS`.
  * Null without a URL. An empty variable counts as unset, as compose files often write `NAME=`.
  *
  * Unset EVENTS means `*`: setting only a URL should deliver something rather than nothing, and
@@ -62,7 +66,18 @@ export function globalWebhookFromEnv(env: NodeJS.ProcessEnv, prefix = 'SWITCHBOA
   const policy = read('RETRIES_POLICY');
   const delaySeconds = number('RETRIES_DELAY_SECONDS');
   const attempts = number('RETRIES_ATTEMPTS');
-  const hasRetries = policy !== undefined || delaySeconds !== undefined || attempts !== undefined;
+  const maxDelaySeconds = number('RETRIES_MAX_DELAY_SECONDS');
+  const jitterText = read('RETRIES_JITTER');
+  const jitter =
+    jitterText === undefined
+      ? undefined
+      : jitterText === 'true'
+        ? true
+        : jitterText === 'false'
+          ? false
+          : fail('RETRIES_JITTER', 'must be true or false');
+  const hasRetries = [policy, delaySeconds, attempts, maxDelaySeconds, jitter].some((value) => value !== undefined);
+  const timeoutSeconds = number('TIMEOUT_SECONDS');
 
   const key = read('HMAC_KEY');
   const scheme = read('HMAC_SCHEME');
@@ -76,8 +91,9 @@ export function globalWebhookFromEnv(env: NodeJS.ProcessEnv, prefix = 'SWITCHBOA
     url,
     events,
     hmac: key === undefined ? null : { key, ...(scheme === undefined ? {} : { scheme }), ...previous },
-    retries: hasRetries ? { policy, delaySeconds, attempts } : null,
+    retries: hasRetries ? { policy, delaySeconds, attempts, maxDelaySeconds, jitter } : null,
     customHeaders: headers === undefined ? null : parseCustomHeaders(headers, (reason) => fail('CUSTOM_HEADERS', reason)),
+    ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
   };
 
   const parsed = WebhookConfig.safeParse(candidate);

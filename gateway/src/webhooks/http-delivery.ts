@@ -1,15 +1,15 @@
 import { guardedAgent } from '@switchboard/engine-pod';
 import { OutboundPolicy } from '@switchboard/kube';
-import { isReservedHeaderName, type RetriesConfig, type WebhookConfig } from '@switchboard/protocol';
+import { isReservedHeaderName, type RetriesConfig, WEBHOOK_TIMEOUT_SECONDS, type WebhookConfig } from '@switchboard/protocol';
 import type { Dispatcher } from 'undici';
 import { type DeliveryFailure, errorFailure, statusFailure, timeoutFailure } from './delivery-failure.js';
 import { newRequestId } from './request-id.js';
-import { resolveRetries, retryDelayMs } from './retry-schedule.js';
+import { honourRetryAfter, parseRetryAfter, resolveRetries, retryDelayMs } from './retry-schedule.js';
 import { HEADER_HMAC, HEADER_HMAC_ALGORITHM, HEADER_REQUEST_ID, HEADER_TIMESTAMP, HMAC_ALGORITHM, signBody } from './signature.js';
 import { STANDARD_WEBHOOKS, standardWebhookHeaders } from './standard-webhooks.js';
 
 export interface WebhookSenderOptions {
-  /** Per request, until the response status arrives. */
+  /** Per request, until the response status arrives, for webhooks that set no `timeoutSeconds`. */
   readonly timeoutMs?: number;
   readonly now?: () => number;
   /** Where deliveries may connect; default: the built-in rules only. */
@@ -37,7 +37,7 @@ export class WebhookSender {
   private readonly agent: Dispatcher;
 
   constructor(options: WebhookSenderOptions = {}) {
-    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_SECONDS.default * 1000;
     this.now = options.now ?? Date.now;
     this.agent = guardedAgent(options.policy ?? new OutboundPolicy(), { keepAliveTimeout: 30_000 });
   }
@@ -48,18 +48,19 @@ export class WebhookSender {
    * would turn into a GET elsewhere. `signal` aborts the attempt (a gateway shutting down). The
    * timeout counts from the call, connecting included, to the answer's status: when it passes
    * first, the attempt has failed. `eventId` is the envelope's id, which the Standard Webhooks
-   * scheme signs and sends as webhook-id.
+   * scheme signs and sends as webhook-id. The webhook's `timeoutSeconds` replaces the sender's timeout.
    */
   send(target: WebhookConfig, body: string | Uint8Array, eventId: string, signal?: AbortSignal): Promise<DeliveryFailure | null> {
+    const timeoutMs = target.timeoutSeconds ? target.timeoutSeconds * 1000 : this.timeoutMs;
     return new Promise((resolve) => {
-      const attempt = new Attempt(resolve, this.timeoutMs, signal);
+      const attempt = new Attempt(resolve, timeoutMs, this.now, signal);
       if (attempt.settled) return;
       try {
         const { origin, path } = urlParts(target.url);
         const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
         const headers = this.headersFor(target, bytes, eventId);
         // The body after a status is read within the same time, or the connection is dropped.
-        this.agent.dispatch({ origin, path, method: 'POST', body: bytes, headers, bodyTimeout: this.timeoutMs }, attempt);
+        this.agent.dispatch({ origin, path, method: 'POST', body: bytes, headers, bodyTimeout: timeoutMs }, attempt);
       } catch (error) {
         // A url or header value undici refuses: no request was made.
         attempt.fail(errorFailure(error));
@@ -117,6 +118,7 @@ class Attempt implements Dispatcher.DispatchHandler {
   constructor(
     private readonly resolve: (failure: DeliveryFailure | null) => void,
     timeoutMs: number,
+    private readonly now: () => number,
     private readonly signal: AbortSignal | undefined,
   ) {
     this.timer = setTimeout(() => this.fail(timeoutFailure(timeoutMs)), timeoutMs);
@@ -138,10 +140,11 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (this.settled) controller.abort(new Error('attempt over'));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     // 1xx answers are interim: the real one follows.
     if (statusCode < 200) return;
-    this.outcome = statusCode < 300 ? null : statusFailure(statusCode);
+    const retryAfter = statusCode === 429 || statusCode === 503 ? parseRetryAfter(headers['retry-after'], this.now()) : undefined;
+    this.outcome = statusCode < 300 ? null : statusFailure(statusCode, retryAfter);
     clearTimeout(this.timer);
   }
 
@@ -202,9 +205,16 @@ const ABORTED: DeliveryFailure = { reason: 'refused', detail: 'aborted' };
 
 /**
  * The retry decision after failed attempt number `attempt` (1 for the first): the wait in ms
- * before the next attempt, or null when that was the last one the webhook's `retries` allow.
+ * before the next attempt, or null when that was the last one the webhook's `retries` allow. A
+ * receiver's Retry-After lengthens the wait (`honourRetryAfter`); a 410 Gone ends the retries.
  */
-export function retryAfterFailure(retries: RetriesConfig | null | undefined, attempt: number): number | null {
+export function retryAfterFailure(retries: RetriesConfig | null | undefined, attempt: number, failure?: DeliveryFailure): number | null {
   const schedule = resolveRetries(retries);
-  return attempt >= schedule.attempts ? null : retryDelayMs(schedule, attempt);
+  if (attempt >= schedule.attempts || failure?.gone) return null;
+  return honourRetryAfter(retryDelayMs(schedule, attempt), failure?.retryAfterMs, schedule);
+}
+
+/** The longest a receiver's Retry-After may pause the webhook: its `maxDelaySeconds`. */
+export function maxPauseMs(retries: RetriesConfig | null | undefined): number {
+  return resolveRetries(retries).maxDelaySeconds * 1000;
 }

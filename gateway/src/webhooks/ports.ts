@@ -32,3 +32,24 @@ export interface EventLogWriter {
   /** An event no webhook takes: logged on its own. */
   append(event: PublishedEvent): void;
 }
+
+/** A webhook its receiver disabled (410 Gone), with the url as the mode keeps it. */
+export interface DisabledEntry {
+  readonly url: string;
+  readonly disabledAt: number;
+}
+
+/**
+ * Webhooks their receivers disabled with a 410 Gone, per session (docs/events.md): nothing is
+ * sent to one, its deliveries go dead at once, until it is enabled again. Local mode keeps them in
+ * SQLite, cluster mode in a KV bucket every replica follows; both answer `isDisabled` from memory.
+ */
+export interface WebhookStates {
+  /** Asked before every attempt: a lookup in memory. */
+  isDisabled(session: string, url: string): boolean;
+  disable(session: string, url: string, at: number): Promise<void>;
+  /** The session's disabled webhooks, oldest first. */
+  list(session: string): Promise<DisabledEntry[]>;
+  /** Enables those of `urls` (every one without) and returns the urls enabled. */
+  enable(session: string, urls?: readonly string[]): Promise<string[]>;
+}

@@ -49,6 +49,11 @@ describe('6.1 global webhook from environment variables', () => {
     expect(globalWebhookFromEnv({ SVC_HOOK_URL: URL, SVC_HOOK_EVENTS: '*' }, 'SVC_HOOK_')?.events).toEqual(['*']);
   });
 
+  it('reads the timeout, the longest wait and jitter (docs/events.md, "Receiver signals")', () => {
+    const hook = globalWebhookFromEnv(env({ URL, TIMEOUT_SECONDS: '30', RETRIES_MAX_DELAY_SECONDS: '60', RETRIES_JITTER: 'false' }));
+    expect(hook).toMatchObject({ timeoutSeconds: 30, retries: { maxDelaySeconds: 60, jitter: false } });
+  });
+
   it('keeps a partial retries config partial, so the rest comes from the defaults', () => {
     expect(globalWebhookFromEnv(env({ URL, RETRIES_ATTEMPTS: '3' }))?.retries).toMatchObject({ attempts: 3 });
   });
@@ -78,6 +83,9 @@ describe('6.1 global webhook: invalid values name the variable and the reason', 
     rejects({ RETRIES_DELAY_SECONDS: '-1' }, /SWITCHBOARD_HOOK_RETRIES_DELAY_SECONDS: /);
     rejects({ RETRIES_ATTEMPTS: '2.5' }, /SWITCHBOARD_HOOK_RETRIES_ATTEMPTS: /);
     rejects({ RETRIES_ATTEMPTS: '0' }, /SWITCHBOARD_HOOK_RETRIES_ATTEMPTS: /);
+    rejects({ TIMEOUT_SECONDS: '61' }, /SWITCHBOARD_HOOK_TIMEOUT_SECONDS: /);
+    rejects({ RETRIES_MAX_DELAY_SECONDS: '0' }, /SWITCHBOARD_HOOK_RETRIES_MAX_DELAY_SECONDS: /);
+    rejects({ RETRIES_JITTER: 'maybe' }, /SWITCHBOARD_HOOK_RETRIES_JITTER: must be true or false/);
   });
 
   it('rejects a custom header entry without a colon, without echoing it', () => {

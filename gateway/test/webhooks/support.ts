@@ -157,7 +157,7 @@ function captureLog(): { log: Logger; lines: string[] } {
 }
 
 /** Dispatcher options a fixture passes on; `writeBatch` gives it the group commit local mode has. */
-export type FixtureOptions = Partial<Pick<WebhookDispatcherOptions, 'timeoutMs' | 'concurrency' | 'clearEveryMs' | 'memory'>> & {
+export type FixtureOptions = Partial<Pick<WebhookDispatcherOptions, 'timeoutMs' | 'concurrency' | 'clearEveryMs' | 'memory' | 'circuit'>> & {
   readonly writeBatch?: boolean;
 };
 

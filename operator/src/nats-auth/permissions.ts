@@ -91,6 +91,7 @@ export function gatewayPermissions(): NatsPermissions {
         '$JS.FC.>',
         `$KV.${KV_BUCKETS.apiKeys}.>`,
         `$KV.${KV_BUCKETS.auth}.>`,
+        `$KV.${KV_BUCKETS.webhookStates}.>`,
         // Every session's media and command buckets (`sb_media_<token>`, `sb_commands_<token>`).
         '$O.>',
       ],

@@ -4,8 +4,10 @@ import type { WriteBatch } from '../store/write-batch.js';
 import { type Delivered, DeliveredRows } from './delivered-rows.js';
 import type { DeliveryFailure } from '../../webhooks/delivery-failure.js';
 import { type DeliveryCounters, type DeliveryObserver, NO_DELIVERY_OBSERVER } from '../../webhooks/delivery-observer.js';
-import { retryAfterFailure, WebhookSender } from '../../webhooks/http-delivery.js';
+import { type CircuitSettings, EndpointCircuits, logCircuit } from '../../webhooks/endpoint-circuit.js';
+import { maxPauseMs, retryAfterFailure, WebhookSender } from '../../webhooks/http-delivery.js';
 import { logUrl } from '../../webhooks/log-url.js';
+import type { WebhookStates } from '../../webhooks/ports.js';
 import { type DeliveryRow, sessionKeys, type WebhookOutbox } from './outbox.js';
 import { DEFAULT_MEMORY, type MemoryLimits, type Queue, QueueMemory } from './queue-memory.js';
 
@@ -36,6 +38,10 @@ export interface WebhookDispatcherOptions {
   readonly writes?: Pick<WriteBatch, 'onCommitting' | 'onSettled'>;
   /** Memory for rows not sent yet; beyond it, the outbox alone holds them (and they are read later). */
   readonly memory?: Partial<MemoryLimits>;
+  /** When a failing endpoint is probed instead of sent to (`endpoint-circuit.ts`). */
+  readonly circuit?: Partial<CircuitSettings>;
+  /** Webhooks a 410 Gone disabled: their rows go dead unsent. Without, a 410 only ends its delivery. */
+  readonly states?: WebhookStates;
 }
 
 /** Queues the full look takes from the outbox at once. */
@@ -72,6 +78,8 @@ export class WebhookDispatcher {
   private readonly now: () => number;
   private readonly pollIntervalMs: number;
   private readonly memory: QueueMemory;
+  readonly circuits: EndpointCircuits;
+  private readonly states: WebhookStates | undefined;
   /** Requests in flight, and what `stop` waits on until there are none. */
   private active = 0;
   private idle: (() => void) | null = null;
@@ -93,6 +101,8 @@ export class WebhookDispatcher {
     this.sender = new WebhookSender({ timeoutMs: options.timeoutMs, now: this.now, policy: options.policy });
     this.pollIntervalMs = options.pollIntervalMs ?? 5_000;
     this.memory = new QueueMemory({ ...DEFAULT_MEMORY, ...options.memory });
+    this.circuits = new EndpointCircuits(options.circuit);
+    this.states = options.states;
     this.delivered = new DeliveredRows({
       outbox: this.outbox,
       clearEveryMs: options.clearEveryMs ?? 10,
@@ -229,20 +239,58 @@ export class WebhookDispatcher {
       if (!this.load(queue)) return;
     }
     const head = queue.rows[0]!;
-    const wait = head.nextAttemptAt - this.now();
+    if (this.states?.isDisabled(head.session, head.target.url)) {
+      this.buryDisabled(queue);
+      return;
+    }
+    const now = this.now();
+    const wait = head.nextAttemptAt - now;
     if (wait > 0) {
-      queue.timer = setTimeout(() => {
-        queue.timer = undefined;
-        this.continueQueue(queue);
-      }, wait);
-      queue.timer.unref();
+      this.sleep(queue, wait);
       return;
     }
     if (this.active >= this.concurrency || (behindOthers && this.memory.waitingCount > 0)) {
       this.memory.lineUp(queue);
       return;
     }
+    // An endpoint that asked to wait, or whose circuit is open: the queue waits without a slot.
+    const closed = this.circuits.admit(head.target.url, now);
+    if (closed > 0) {
+      this.sleep(queue, closed);
+      return;
+    }
     this.begin(queue, this.memory.shift(queue));
+  }
+
+  /**
+   * A webhook its receiver disabled: the queue's rows go dead as they come, unsent, so a replay
+   * after it is enabled again delivers them. Up to a chunk of rows at a time, then the queue goes
+   * on from the next turn, so a long backlog does not hold the event loop.
+   */
+  private buryDisabled(queue: Queue): void {
+    try {
+      for (let n = 0; n < this.memory.limits.readChunk && queue.rows.length > 0; n++) {
+        const row = queue.rows[0]!;
+        if (!this.states?.isDisabled(row.session, row.target.url)) break;
+        this.outbox.markDeadUnsent(this.memory.shift(queue).id, 'gone');
+        this.counters.dead++;
+        this.observer.dead(row.session);
+      }
+    } catch (error) {
+      this.log.error({ err: error }, 'webhook outbox write failed; retrying at the next poll');
+      this.memory.forget(queue);
+      this.wakeAt(Math.min(this.timerAt, this.now() + this.pollIntervalMs));
+      return;
+    }
+    this.sleep(queue, 0);
+  }
+
+  private sleep(queue: Queue, ms: number): void {
+    queue.timer = setTimeout(() => {
+      queue.timer = undefined;
+      this.continueQueue(queue);
+    }, ms);
+    queue.timer.unref();
   }
 
   /** Reads the queue's next rows from the outbox; false when it has none (or the read failed). */
@@ -267,9 +315,10 @@ export class WebhookDispatcher {
   }
 
   private async deliver(queue: Queue, row: DeliveryRow): Promise<void> {
+    const startedAt = this.now();
     const failure = await this.sender.send(row.target, row.bytes ?? row.body, row.eventId);
     try {
-      this.record(queue, row, failure);
+      this.record(queue, row, failure, startedAt);
     } catch (error) {
       // The row stays pending and is sent again, from the outbox: at-least-once rather than lost.
       this.log.error({ err: error, session: row.session, eventId: row.eventId }, 'webhook outcome not saved');
@@ -308,19 +357,22 @@ export class WebhookDispatcher {
     }
   }
 
-  private record(queue: Queue, row: DeliveryRow, failure: DeliveryFailure | null): void {
+  private record(queue: Queue, row: DeliveryRow, failure: DeliveryFailure | null, startedAt: number): void {
+    const change = this.circuits.record(row.target.url, failure, startedAt, this.now(), maxPauseMs(row.target.retries));
+    if (change) logCircuit(this.log, change, row.target.url);
     if (failure === null) {
       this.delivered.add({ row, latencyMs: this.now() - row.createdAt });
       return;
     }
     const attempt = row.attempts + 1;
-    const delayMs = retryAfterFailure(row.target.retries, attempt);
+    const delayMs = retryAfterFailure(row.target.retries, attempt, failure);
     const context = { session: row.session, eventId: row.eventId, url: logUrl(row.target.url), attempt, ...failure };
     if (delayMs === null) {
       this.outbox.markDead(row.id, failure.reason);
       this.counters.dead++;
       this.observer.dead(row.session);
       this.log.warn({ ...context, attempts: attempt }, 'webhook delivery dead after its last attempt');
+      if (failure.gone) this.disable(row);
       return;
     }
     const nextAttemptAt = this.now() + delayMs;
@@ -332,6 +384,16 @@ export class WebhookDispatcher {
     this.counters.retried++;
     this.observer.retried(row.session);
     this.log.debug({ ...context, retryInMs: delayMs }, 'webhook delivery failed; will retry');
+  }
+
+  /** A 410 Gone: the webhook is disabled, and its queue's other rows go dead unsent as it goes on. */
+  private disable(row: DeliveryRow): void {
+    if (!this.states) return;
+    void this.states.disable(row.session, row.target.url, this.now());
+    this.log.warn(
+      { session: row.session, url: logUrl(row.target.url) },
+      'webhook receiver answered 410 Gone: the webhook is disabled until enabled again (POST /api/{session}/webhooks/enable)',
+    );
   }
 
   /** Left pending, they are sent again: duplicates, never losses. Memory would skip them, so their queues read the outbox again. */

@@ -94,6 +94,7 @@ export class WebhookOutbox {
   private readonly head: StatementSync;
   private readonly reschedule: StatementSync;
   private readonly bury: StatementSync;
+  private readonly buryUnsent: StatementSync;
   private readonly countPending: StatementSync;
   private readonly listDead: StatementSync;
   private readonly selectDead: StatementSync;
@@ -120,6 +121,9 @@ export class WebhookOutbox {
     this.bury = db.prepare(
       `UPDATE webhook_deliveries SET attempts = attempts + 1, last_error = ?, state = 'dead', next_attempt_at = ?
        WHERE id = ? AND state = 'pending'`,
+    );
+    this.buryUnsent = db.prepare(
+      `UPDATE webhook_deliveries SET last_error = ?, state = 'dead', next_attempt_at = ? WHERE id = ? AND state = 'pending'`,
     );
     this.countPending = db.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
     this.listDead = db.prepare("SELECT * FROM webhook_deliveries WHERE state = 'dead' AND session = ? ORDER BY id LIMIT ? OFFSET ?");
@@ -191,6 +195,11 @@ export class WebhookOutbox {
 
   markDead(id: number, reason: DeliveryFailureReason): void {
     this.bury.run(reason, this.now(), id);
+  }
+
+  /** Dead without a further attempt (its webhook is disabled): `attempts` stays what it was. */
+  markDeadUnsent(id: number, reason: DeliveryFailureReason): void {
+    this.buryUnsent.run(reason, this.now(), id);
   }
 
   pendingCount(): number {

@@ -7,8 +7,8 @@ import { closedAfterEach, countingInFlight, makeEvent, refusingFirstAttempts } f
 
 const { fixture, receiver } = closedAfterEach();
 
-/** Exponential retries on a millisecond scale, so a test sees several attempts quickly. */
-const quickRetries = (delaySeconds: number): WebhookConfig['retries'] => ({ policy: 'exponential', delaySeconds });
+/** Exponential retries on a millisecond scale, so a test sees several attempts quickly; exact, without jitter. */
+const quickRetries = (delaySeconds: number): WebhookConfig['retries'] => ({ policy: 'exponential', delaySeconds, jitter: false });
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
 
 describe('6.1 webhook requests', () => {
