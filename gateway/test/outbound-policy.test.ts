@@ -124,7 +124,7 @@ describe('webhook urls the policy refuses are a 400 where the address is literal
       expect(res.body.details, name).toEqual([
         {
           path: 'body.config.webhooks[0].customHeaders[1].name',
-          reason: `"${name}" is set by the gateway: customHeaders may not set Host, Content-Length or X-Webhook-* headers`,
+          reason: `"${name}" is set by the gateway: customHeaders may not set Host, Content-Length, X-Webhook-*, webhook-id, webhook-timestamp or webhook-signature`,
         },
       ]);
     }
