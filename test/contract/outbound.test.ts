@@ -46,7 +46,8 @@ describe('webhooks cannot be aimed at the metadata endpoint, nor forge the heade
     expect(res.body.details).toEqual([
       {
         path: 'body.config.webhooks[0].customHeaders[0].name',
-        reason: '"X-Webhook-Timestamp" is set by the gateway: customHeaders may not set Host, Content-Length, X-Webhook-*, webhook-id, webhook-timestamp or webhook-signature',
+        reason:
+          '"X-Webhook-Timestamp" is set by the gateway: customHeaders may not set Host, Content-Length, X-Webhook-*, webhook-id, webhook-timestamp or webhook-signature',
       },
     ]);
   });
