@@ -58,7 +58,7 @@ export const BackupPairingEntries = z.array(
     key: z
       .string()
       .min(1)
-      .max(1024)
+      .max(1024, { abort: true })
       .regex(/^[-/_=.a-zA-Z0-9]+$/),
     value: Base64,
   }),
