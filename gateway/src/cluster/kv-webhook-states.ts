@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { replicasOf } from '@switchboard/kube';
+import { openKv } from '@switchboard/kube';
 import { KV_BUCKETS } from '@switchboard/protocol';
-import { type KV, type KvEntry, type NatsConnection, type QueuedIterator, StorageType } from 'nats';
+import { type KV, type KvEntry, type NatsConnection, type QueuedIterator } from 'nats';
 import type { Logger } from 'pino';
 import type { DisabledEntry, WebhookStates } from '../webhooks/ports.js';
 
@@ -33,7 +33,8 @@ export class KvWebhookStates implements WebhookStates {
 
   /** Creates the bucket when missing and resolves once every stored state is known. */
   static async open(nc: NatsConnection, log: Logger): Promise<KvWebhookStates> {
-    const kv = await nc.jetstream().views.kv(KV_BUCKETS.webhookStates, { history: 1, storage: StorageType.File, replicas: replicasOf(nc) });
+    // Through openKv, as every bucket: made on the seed server, then raised (kube's replication.ts).
+    const kv = await openKv(nc, KV_BUCKETS.webhookStates, {}, { history: 1 });
     let initialized!: () => void;
     const synced = new Promise<void>((resolve) => (initialized = resolve));
     const watcher = await kv.watch({ key: '>', initializedFn: () => initialized() });
