@@ -5,9 +5,9 @@ import type { JetStreamManager, NatsConnection, NatsError, Placement, StreamConf
  * How many copies JetStream keeps of each stream and bucket the product makes: 1 on one NATS
  * server, 3 (or 5) on a JetStream cluster of as many servers or more, so that a server or its
  * volume can go without losing a pairing, a lease or an event. Every component reads it from
- * `SWITCHBOARD_NATS_REPLICAS` (the chart sets it from `nats.external.replicas`; its bundled NATS
- * is one server, so 1) and ties it to the connection it made (`useReplicas`); every store made
- * through that connection is created with it.
+ * `SWITCHBOARD_NATS_REPLICAS` (the chart sets it from `nats.bundled.replicas`, 1 or 3, or from
+ * `nats.external.replicas`) and ties it to the connection it made (`useReplicas`); every store
+ * made through that connection is created with it.
  */
 export const NATS_REPLICAS_VARIABLE = 'SWITCHBOARD_NATS_REPLICAS';
 /** JetStream's own bounds: a stream has 1 to 5 replicas. */
