@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@switchboard/testkit';
 import { afterEach } from 'vitest';
 
 /**
@@ -32,6 +33,19 @@ export async function countingReceiver(
     peakSince: (n) => Math.max(0, ...openAt.slice(n)),
     server,
   };
+}
+
+/**
+ * Waits until the requests that began before the circuit opened have ended at the receiver, and
+ * returns its request count then: what comes after are probes. A request sent just before the
+ * circuit opened may not have reached the receiver yet when the log line shows, so seeing no open
+ * request is not enough; such requests end within `lastsMs` (their answer or their timeout), so
+ * the count is taken once that long has passed and none is open.
+ */
+export async function probesFrom(rx: { open: () => number; requests: () => number }, lastsMs: number): Promise<number> {
+  const openedAt = Date.now();
+  await waitFor(() => Date.now() - openedAt > lastsMs + 100 && rx.open() === 0, 'the requests from before the circuit opened ended');
+  return rx.requests();
 }
 
 const servers: Server[] = [];

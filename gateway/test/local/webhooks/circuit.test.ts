@@ -1,7 +1,7 @@
 import type { WebhookConfig } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { describe, expect, it } from 'vitest';
-import { countingReceiver } from '../../webhooks/counting-receiver.js';
+import { countingReceiver, probesFrom } from '../../webhooks/counting-receiver.js';
 import { closedAfterEach, makeEvent } from '../../webhooks/support.js';
 
 const { fixture, receiver } = closedAfterEach();
@@ -21,9 +21,7 @@ describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
     f.dispatcher.start();
 
     await waitFor(() => opened(f.logCapture.lines) >= 0, 'the circuit open');
-    // Requests started before it opened may still be on their way; once none is open, only probes come.
-    await waitFor(() => rx.open() === 0, 'the requests from before the circuit opened ended');
-    const from = rx.requests();
+    const from = await probesFrom(rx, 30);
     await waitFor(() => rx.requests() >= from + 5, 'five probes');
     expect(rx.peakSince(from)).toBe(1);
     expect(f.dispatcher.circuits.isOpen(rx.url)).toBe(true);
@@ -42,9 +40,7 @@ describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
     for (let s = 0; s < 6; s++) f.outbox.enqueue(makeEvent(`hang${s}`, 0), [hanging]);
     f.dispatcher.start();
     await waitFor(() => opened(f.logCapture.lines) >= 0, 'the hanging endpoint’s circuit open');
-    // Requests started before it opened end at their timeout; once none is open, only probes come.
-    await waitFor(() => hung.open() === 0, 'the requests from before the circuit opened ended');
-    const from = hung.requests();
+    const from = await probesFrom(hung, 300);
 
     const target: WebhookConfig = { url: good.url, events: ['*'], retries };
     for (let seq = 0; seq < 10; seq++) {
