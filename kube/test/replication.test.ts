@@ -1,5 +1,5 @@
 import { KV_BUCKETS, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
-import { type NatsCluster, startNatsCluster, waitFor } from '@switchboard/testkit';
+import { type NatsCluster, productNatsServer, startNatsCluster, waitFor } from '@switchboard/testkit';
 import { connect, type JetStreamManager, type NatsConnection, StringCodec } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,7 +12,6 @@ import {
   replicasOf,
   useReplicas,
 } from '../src/index.js';
-import { productNatsServer } from './product-nats-server.js';
 
 // What makes a NATS grown from one server to a cluster keep everything: the streams and buckets
 // made with one copy are raised to three, keep what they hold, and survive the loss of any one

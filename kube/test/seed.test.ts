@@ -3,11 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KV_BUCKETS, OBJECT_STORES, objectStoreStream, STREAMS, SUBJECTS } from '@switchboard/protocol';
-import { freePort, waitFor } from '@switchboard/testkit';
+import { freePort, productNatsServer, waitFor } from '@switchboard/testkit';
 import { connect, type NatsConnection, StringCodec } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureClusterStores, ensureSessionStores, isProductStream, openAuthBucket, openMediaObjects, useReplicas } from '../src/index.js';
-import { productNatsServer } from './product-nats-server.js';
 
 // The chart's `helm upgrade` of the bundled NATS from 1 server to 3: the single server's volume
 // becomes server 0 of a JetStream cluster. nats-server (2.12) does not take over the streams it

@@ -32,11 +32,13 @@ export function natsServerBinary(): string {
 export interface NatsServerOptions {
   /** nats-server configuration text (e.g. the authentication of cluster mode), beside the flags. */
   readonly config?: string;
+  /** The nats-server to run (default: `natsServerBinary()`, the machine's); `productNatsServer()` is the one the product ships. */
+  readonly binary?: string;
 }
 
 /** A real NATS server with JetStream, on a free loopback port, its store in a temp dir. */
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
-  const binary = natsServerBinary();
+  const binary = options.binary ?? natsServerBinary();
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'switchboard-nats-'));
   const configArgs: string[] = [];

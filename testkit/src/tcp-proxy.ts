@@ -1,9 +1,9 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of the API server, so a test can cut one client's connections the way
- * a network failure would, or let them stall: TLS passes through untouched (the certificate
- * names 127.0.0.1).
+ * A TCP proxy in front of a server (the API server, NATS), so a test can cut one client's
+ * connections the way a network failure would, or let them stall: TLS passes through untouched
+ * (the certificate names 127.0.0.1).
  */
 export class TcpProxy {
   private server: Server | null = null;
@@ -23,6 +23,11 @@ export class TcpProxy {
 
   get url(): string {
     return `https://127.0.0.1:${this.port}`;
+  }
+
+  /** `host:port`, for clients that take an address rather than an https URL (NATS). */
+  get address(): string {
+    return `127.0.0.1:${this.port}`;
   }
 
   /** Drops every open connection and refuses new ones until `resume`. */

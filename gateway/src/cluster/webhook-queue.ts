@@ -6,6 +6,21 @@ import { storeDeadLetter } from './dead-letters.js';
 import { type AttemptContext, deliverWithRetries, disableGone, type GivenUp, keepAlive, settle } from './delivery-attempts.js';
 import type { ForgedEventGuard } from './forged-events.js';
 
+/**
+ * How long the server waits for a replica's ack of a webhook event before another replica gets it.
+ * The replica reports progress every third of it while a delivery (with its retries) goes on, so
+ * this bounds only how long a replica that died or was cut off from NATS holds its queues: every
+ * session whose next event it held waits that long. 30 s (nats' default) stalled delivery that long
+ * in the chaos tier (docs/operations.md); 10 s keeps a progress report's margin over event-loop
+ * stalls of a busy replica (a late one costs a duplicate with the same id, not a loss).
+ */
+export const WEBHOOK_ACK_WAIT_MS = 10_000;
+
+/** A pull request's lifetime: at most the ack wait (nats.js needs at least 1 s). */
+export function pullExpiryMs(ackWaitMs: number): number {
+  return Math.max(1_000, ackWaitMs);
+}
+
 /** One (session, webhook) queue: its durable consumer's name and what it delivers. */
 export interface QueueSpec {
   readonly name: string;
@@ -73,8 +88,10 @@ export class WebhookQueue {
           return this.deps.nc.jetstream().consumers.get(STREAMS.events, this.spec.name);
         });
         if (signal.aborted) break;
-        // One at a time: the server would not hand out a second before the ack anyway.
-        this.messages = await consumer.consume({ max_messages: 1, abort_on_missing_resource: true });
+        // One at a time: the server would not hand out a second before the ack anyway. Each pull
+        // lives no longer than the ack wait: a replica cut off from NATS leaves its waiting pull on
+        // the server, which would hand the next event to it, to come back only after the ack wait.
+        this.messages = await consumer.consume({ max_messages: 1, expires: pullExpiryMs(this.deps.ackWaitMs), abort_on_missing_resource: true });
         for await (const msg of this.messages) {
           await this.handle(msg);
           this.resumeAt = new Date(Math.max(this.resumeAt.getTime(), msg.info.timestampNanos / 1e6));
@@ -137,12 +154,34 @@ export class WebhookQueue {
   }
 
   /**
+   * A queue made with another ack wait (an earlier version's 30 s, or another setting) gets this
+   * one. nats-server before 2.10.12 refuses any update of a consumer that starts at a time ("start
+   * time can not be updated", nats-server#5127): the queue then keeps its ack wait and delivers
+   * as before, and the log says so.
+   */
+  private async updateAckWait(was: number | undefined): Promise<void> {
+    const jsm = await this.deps.nc.jetstreamManager();
+    try {
+      await jsm.consumers.update(STREAMS.events, this.spec.name, { ack_wait: nanos(this.deps.ackWaitMs) });
+    } catch (error) {
+      this.deps.log.warn(
+        { err: error, consumer: this.spec.name, ackWaitMs: was === undefined ? undefined : was / 1e6 },
+        'webhook queue keeps the ack wait it was made with: the NATS server refused to change it',
+      );
+    }
+  }
+
+  /**
    * Creates the consumer when missing. Replicas race to do so with different start times; the
    * one made first wins and keeps its position, which is all the losers need.
    */
   private async ensureConsumer(): Promise<void> {
     const jsm = await this.deps.nc.jetstreamManager();
-    if (await jsm.consumers.info(STREAMS.events, this.spec.name).catch(() => null)) return;
+    const existing = await jsm.consumers.info(STREAMS.events, this.spec.name).catch(() => null);
+    if (existing) {
+      if (existing.config.ack_wait !== nanos(this.deps.ackWaitMs)) await this.updateAckWait(existing.config.ack_wait);
+      return;
+    }
     const filter = SUBJECTS.sessionEvents(this.spec.session);
     const adopted = this.spec.adoptFrom === undefined ? null : await jsm.consumers.info(STREAMS.events, this.spec.adoptFrom).catch(() => null);
     const start =

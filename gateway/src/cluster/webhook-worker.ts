@@ -13,7 +13,7 @@ import type { ForgedEventGuard } from './forged-events.js';
 import { ReplayWorker } from './replay-worker.js';
 import { Slots } from './slots.js';
 import { QUEUE_CONSUMER_PREFIX, queueConsumerName, webhookTargets } from './webhook-targets.js';
-import { type QueueSpec, WebhookQueue } from './webhook-queue.js';
+import { type QueueSpec, WEBHOOK_ACK_WAIT_MS, WebhookQueue } from './webhook-queue.js';
 import { resolveWebhook } from './webhook-secrets.js';
 import { SecretUnavailable } from './session-secrets.js';
 
@@ -45,7 +45,7 @@ export interface WebhookWorkerOptions {
   readonly timeoutMs?: number;
   /** Where deliveries may connect; default: the built-in rules only. */
   readonly policy?: OutboundPolicy;
-  /** An event not acked, and not reported as in progress, for this long goes to another replica. */
+  /** An event not acked, and not reported as in progress, for this long goes to another replica (default `WEBHOOK_ACK_WAIT_MS`). */
   readonly ackWaitMs?: number;
   /** HTTP requests in flight at once from this replica, over all webhooks (default `DELIVERY_CONCURRENCY`). */
   readonly concurrency?: number;
@@ -108,7 +108,7 @@ export class JetStreamWebhookWorker {
   private stopped = false;
 
   private constructor(private readonly options: WebhookWorkerOptions) {
-    this.ackWaitMs = options.ackWaitMs ?? 30_000;
+    this.ackWaitMs = options.ackWaitMs ?? WEBHOOK_ACK_WAIT_MS;
     this.attempts = {
       sender: new WebhookSender({ timeoutMs: options.timeoutMs, policy: options.policy }),
       requests: new Slots(options.concurrency ?? DELIVERY_CONCURRENCY),

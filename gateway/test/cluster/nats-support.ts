@@ -1,6 +1,6 @@
 import { ensureEventStream } from '@switchboard/kube';
 import { SUBJECTS, type WebhookConfig } from '@switchboard/protocol';
-import { type ClosedPort, type NatsServer, startNatsServer } from '@switchboard/testkit';
+import { type ClosedPort, type NatsServer, startNatsServer, TcpProxy } from '@switchboard/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { pino, type Logger } from 'pino';
 import { afterEach } from 'vitest';
@@ -18,8 +18,11 @@ export interface Replica {
   kill(): Promise<void>;
 }
 
-/** `webhooks` for every session of `sessions` (default alpha and beta). */
-export type ReplicaOptions = Omit<Partial<WebhookWorkerOptions>, 'nc'> & { webhooks?: readonly WebhookConfig[] };
+/**
+ * `webhooks` for every session of `sessions` (default alpha and beta); `through`: its connection
+ * goes through this proxy (made with `natsProxy`), which the test can stall.
+ */
+export type ReplicaOptions = Omit<Partial<WebhookWorkerOptions>, 'nc'> & { webhooks?: readonly WebhookConfig[]; through?: TcpProxy };
 
 /** Log lines collected as text, to check what a warning says. */
 export function captureLog(): { log: Logger; lines: string[] } {
@@ -37,12 +40,15 @@ export function forgedEventGuard(log: Logger = pino({ level: 'silent' })): { gua
  * A real nats-server with JetStream per test, replicas on it, the test's own connection (to
  * publish as an engine pod does), and receivers; all closed after each test, even a failing one.
  */
-export function natsPerTest() {
+export function natsPerTest(options: { binary?: string } = {}) {
   let server: NatsServer | undefined;
   const connections: NatsConnection[] = [];
   const workers: JetStreamWebhookWorker[] = [];
   const receivers: Receiver[] = [];
+  const proxies: TcpProxy[] = [];
   afterEach(async () => {
+    // A stalled connection first: cut, its replica's stop does not wait on it.
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
     await Promise.all(workers.splice(0).map((worker) => worker.stop()));
     await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
     await Promise.all(
@@ -55,9 +61,9 @@ export function natsPerTest() {
     server = undefined;
   });
 
-  const connection = async (): Promise<NatsConnection> => {
-    server ??= await startNatsServer();
-    const nc = await connect({ servers: server.url });
+  const connection = async (through?: TcpProxy): Promise<NatsConnection> => {
+    server ??= await startNatsServer(options);
+    const nc = await connect({ servers: through ? through.address : server.url });
     connections.push(nc);
     return nc;
   };
@@ -70,9 +76,16 @@ export function natsPerTest() {
       await ensureEventStream(nc);
       return nc;
     },
+    /** A proxy to the test's NATS server, closed after the test. */
+    natsProxy: async (): Promise<TcpProxy> => {
+      server ??= await startNatsServer(options);
+      const proxy = await TcpProxy.start(server.url);
+      proxies.push(proxy);
+      return proxy;
+    },
     replica: async (options: ReplicaOptions = {}): Promise<Replica> => {
-      const nc = await connection();
-      const { webhooks = [], ...rest } = options;
+      const { webhooks = [], through, ...rest } = options;
+      const nc = await connection(through);
       const worker = await JetStreamWebhookWorker.start({
         nc,
         log: pino({ level: 'silent' }),

@@ -9,7 +9,7 @@ import { queueConsumerName, webhookTargets } from '../../src/cluster/webhook-tar
 import { makeEvent } from '../webhooks/support.js';
 import { captureLog, natsPerTest, publishEvent } from './nats-support.js';
 
-const { connection, engine: engineConnection, replica, receiver } = natsPerTest();
+const { connection, engine: engineConnection, replica, receiver, natsProxy } = natsPerTest();
 const KEY = 'receiver-shared-secret';
 const signedBy = (key: string, body: Buffer) => createHmac('sha512', key).update(body).digest('hex');
 
@@ -165,6 +165,40 @@ describe('6.1 at least once across replicas', () => {
     const redelivered = rx.received[1]!;
     expect(redelivered.body.toString('utf8')).toBe(event.json);
     expect(redelivered.headers['x-webhook-hmac']).toBe(signedBy(KEY, redelivered.body));
+  });
+
+  it('has another replica deliver what a replica cut off from NATS without a close was handed; its waiting pull expires with the ack wait', async () => {
+    const rx = await receiver();
+    const hook: WebhookConfig = { url: rx.url, events: ['*'] };
+    const proxy = await natsProxy();
+    const cutOff = await replica({ webhooks: [hook], ackWaitMs: 1_000, through: proxy });
+    const engine = await engineConnection();
+    const first = makeEvent('alpha', 0);
+    await publishEvent(engine, first);
+    const jsm = await (await connection()).jetstreamManager();
+    const queue = async () => {
+      const consumers = await jsm.consumers.list(STREAMS.events).next();
+      return consumers.find((info) => info.config.filter_subject?.startsWith('sb.evt.alpha.'));
+    };
+    // Delivered and acked, and the replica waits for the next event with a pull on the server.
+    await waitFor(async () => {
+      const info = await queue();
+      return info !== undefined && info.ack_floor.stream_seq >= 1 && info.num_waiting === 1;
+    }, 'the first event acked and the replica’s next pull waiting');
+
+    // The connection stays open and carries nothing, as when a network partition hides a pod.
+    proxy.stall();
+    const survivor = await replica({ webhooks: [hook], ackWaitMs: 1_000 });
+    // The silent replica's pull lapses with the ack wait. It lived 30 s before: the server handed the
+    // next event to it, to come back only after the ack wait (delivery stalled that long in the
+    // chaos tier, docs/operations.md). Let it lapse, then the next event goes to the survivor directly.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const events = Array.from({ length: 5 }, (_, i) => makeEvent('alpha', i + 1));
+    for (const event of events) await publishEvent(engine, event);
+    await waitFor(() => survivor.worker.counters.succeeded === 5, 'the other replica to deliver every later event', 15_000);
+    // One delivery per event: none went to the silent replica first.
+    expect((await queue())?.delivered.consumer_seq).toBe(6);
+    expect(rx.accepted.map((envelope) => envelope.id)).toEqual([first, ...events].map((event) => event.envelope.id));
   });
 
   it('hands its events back on a graceful stop, so another replica delivers them at once', async () => {
