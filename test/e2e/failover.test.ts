@@ -101,7 +101,7 @@ describe('invariant 2: gateways killed during webhook delivery', () => {
 
       receiverUp = true;
       gw = await env.startGateway();
-      // The event a killed replica held comes back after the queue's ack wait (30 s).
+      // The event a killed replica held comes back after the queue's ack wait (10 s).
       const delivered = () => new Set(receiver.received.map((hook) => hook.body.id as string));
       const published = await waitFor(
         async () => {
