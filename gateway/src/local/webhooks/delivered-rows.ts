@@ -20,10 +20,12 @@ export interface DeliveredRowsOptions {
 }
 
 /**
- * The delivered rows not deleted from the outbox yet. They are deleted together rather than one
- * commit each (a commit costs about as much as a delivery): in the write batch's next transaction
- * when one comes within `clearEveryMs`, which costs no commit of its own, else in a statement of
- * their own then. Until then a crash leaves them pending, to be sent again (at least once).
+ * The delivered rows not cleared from the outbox yet: each queue's cursor not moved past them (an
+ * entry not deleted). They are cleared together rather than one commit each (a commit costs about
+ * as much as a delivery), one UPDATE per queue however many rows: in the write batch's next
+ * transaction when one comes within `clearEveryMs`, which costs no commit of its own, else in a
+ * transaction of their own then. Until then a crash leaves them pending, to be sent again (at
+ * least once).
  */
 export class DeliveredRows {
   private waiting: Delivered[] = [];
@@ -52,7 +54,7 @@ export class DeliveredRows {
     const delivered = this.waiting;
     this.waiting = [];
     try {
-      this.options.outbox.markDelivered(delivered.map(({ row }) => row.id));
+      this.options.outbox.markDelivered(delivered.map(({ row }) => row));
     } catch (error) {
       this.options.notCleared(delivered, error);
       return;
@@ -64,7 +66,7 @@ export class DeliveredRows {
   private joinBatch(): void {
     if (this.waiting.length === 0 || this.joined !== null) return;
     try {
-      this.options.outbox.markDelivered(this.waiting.map(({ row }) => row.id));
+      this.options.outbox.markDelivered(this.waiting.map(({ row }) => row));
     } catch {
       // Left to the statement of their own, which reports a failure.
       return;

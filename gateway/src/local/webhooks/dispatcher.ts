@@ -8,7 +8,7 @@ import { type CircuitSettings, EndpointCircuits, logCircuit } from '../../webhoo
 import { maxPauseMs, retryAfterFailure, WebhookSender } from '../../webhooks/http-delivery.js';
 import { logUrl } from '../../webhooks/log-url.js';
 import type { WebhookStates } from '../../webhooks/ports.js';
-import { type DeliveryRow, sessionKeys, type WebhookOutbox } from './outbox.js';
+import { type DeliveryRow, queueTargetId, sessionKeys, type WebhookOutbox } from './outbox.js';
 import { DEFAULT_MEMORY, type MemoryLimits, type Queue, QueueMemory } from './queue-memory.js';
 
 export interface WebhookDispatcherOptions {
@@ -200,9 +200,9 @@ export class WebhookDispatcher {
       this.delivered.flush();
       const now = this.now();
       this.memory.sweep(now);
-      const heads = this.outbox.takeDue(now, DISCOVER_LIMIT + 1, this.memory.keys());
-      this.backlog = heads.length > DISCOVER_LIMIT;
-      for (const head of heads.slice(0, DISCOVER_LIMIT)) this.continueQueue(this.memory.track(head.targetKey, [head], false, now));
+      const keys = this.outbox.takeDue(now, DISCOVER_LIMIT + 1, this.memory.keys());
+      this.backlog = keys.length > DISCOVER_LIMIT;
+      for (const key of keys.slice(0, DISCOVER_LIMIT)) this.continueQueue(this.memory.track(key, [], false, now));
       const nextAt = this.backlog ? null : this.outbox.nextDueAt(this.memory.keys());
       this.wakeAt(nextAt ?? now + this.pollIntervalMs);
     } catch (error) {
@@ -272,7 +272,7 @@ export class WebhookDispatcher {
       for (let n = 0; n < this.memory.limits.readChunk && queue.rows.length > 0; n++) {
         const row = queue.rows[0]!;
         if (!this.states?.isDisabled(row.session, row.target.url)) break;
-        this.outbox.markDeadUnsent(this.memory.shift(queue).id, 'gone');
+        this.outbox.markDeadUnsent(this.memory.shift(queue), 'gone');
         this.counters.dead++;
         this.observer.dead(row.session);
       }
@@ -298,7 +298,13 @@ export class WebhookDispatcher {
     try {
       this.delivered.flush();
       if (!this.memory.holds(queue)) return false;
-      this.memory.loaded(queue, this.outbox.headOf(queue.key, 0, this.memory.limits.readChunk));
+      const rows = this.outbox.headOf(queue.key, this.memory.limits.readChunk);
+      if (rows === null) {
+        // Its webhook was removed from the session: the queue is gone with it.
+        this.memory.forget(queue);
+        return false;
+      }
+      this.memory.loaded(queue, rows);
       return queue.rows.length > 0;
     } catch (error) {
       this.log.error({ err: error }, 'webhook outbox read failed; retrying at the next poll');
@@ -307,7 +313,16 @@ export class WebhookDispatcher {
     }
   }
 
-  private begin(queue: Queue, row: DeliveryRow): void {
+  private begin(queue: Queue, queued: DeliveryRow): void {
+    // Sent as the session's webhook is now (an edited key or header applies at once); a removed
+    // webhook takes its queue along.
+    const target = this.outbox.targetOf(queued.session, queueTargetId(queue.key));
+    if (target === null) {
+      this.outbox.dropQueue(queue.key);
+      this.memory.forget(queue);
+      return;
+    }
+    const row = target === queued.target ? queued : { ...queued, target };
     queue.sending = true;
     queue.lastActive = this.now();
     this.active++;
@@ -368,7 +383,7 @@ export class WebhookDispatcher {
     const delayMs = retryAfterFailure(row.target.retries, attempt, failure);
     const context = { session: row.session, eventId: row.eventId, url: logUrl(row.target.url), attempt, ...failure };
     if (delayMs === null) {
-      this.outbox.markDead(row.id, failure.reason);
+      this.outbox.markDead(row, failure.reason);
       this.counters.dead++;
       this.observer.dead(row.session);
       this.log.warn({ ...context, attempts: attempt }, 'webhook delivery dead after its last attempt');
@@ -376,7 +391,7 @@ export class WebhookDispatcher {
       return;
     }
     const nextAttemptAt = this.now() + delayMs;
-    this.outbox.markFailed(row.id, failure.reason, nextAttemptAt);
+    this.outbox.markFailed(row, failure.reason, nextAttemptAt);
     // It stays the head of its queue, held back until its time comes. The queue reads its rows
     // afresh (the head with its new schedule): a receiver that is down does not fill memory with
     // its backlog, and a replay's older rows, when there are some, come first.

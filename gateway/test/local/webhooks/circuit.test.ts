@@ -17,7 +17,7 @@ describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
     const rx = await countingReceiver(() => status, 30);
     const hook: WebhookConfig = { url: rx.url, events: ['*'], retries };
     // Ten sessions: ten queues to the one endpoint, each retrying every 10 ms.
-    for (let s = 0; s < 10; s++) f.outbox.enqueue(makeEvent(`s${s}`, 0), [hook]);
+    for (let s = 0; s < 10; s++) f.enqueue(makeEvent(`s${s}`, 0), [hook]);
     f.dispatcher.start();
 
     await waitFor(() => opened(f.logCapture.lines) >= 0, 'the circuit open');
@@ -39,7 +39,7 @@ describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
     const hung = await countingReceiver(() => null);
     const good = await receiver();
     const hanging: WebhookConfig = { url: hung.url, events: ['*'], retries };
-    for (let s = 0; s < 6; s++) f.outbox.enqueue(makeEvent(`hang${s}`, 0), [hanging]);
+    for (let s = 0; s < 6; s++) f.enqueue(makeEvent(`hang${s}`, 0), [hanging]);
     f.dispatcher.start();
     await waitFor(() => opened(f.logCapture.lines) >= 0, 'the hanging endpoint’s circuit open');
     // Requests started before it opened end at their timeout; once none is open, only probes come.
@@ -48,7 +48,7 @@ describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
 
     const target: WebhookConfig = { url: good.url, events: ['*'], retries };
     for (let seq = 0; seq < 10; seq++) {
-      const rows = f.outbox.enqueue(makeEvent('good', seq), [target]);
+      const rows = f.enqueue(makeEvent('good', seq), [target]);
       f.dispatcher.enqueued(rows);
       await waitFor(() => good.accepted.length === seq + 1, `good delivery ${seq}`);
     }

@@ -15,7 +15,7 @@ describe('6.1 deliveries survive a restart', () => {
     const reachable: WebhookConfig = { url: up.url, events: ['*'], retries };
     const unreachable: WebhookConfig = { url: `http://127.0.0.1:${downPort.port}/hook`, events: ['*'], retries };
     const events = [0, 1, 2].map((seq) => makeEvent('alpha', seq));
-    for (const event of events) f.outbox.enqueue(event, [reachable, unreachable]);
+    for (const event of events) f.enqueue(event, [reachable, unreachable]);
     f.dispatcher.start();
 
     await waitFor(() => up.accepted.length === 3, 'the reachable receiver to get all 3');
