@@ -1,10 +1,5 @@
-import type { ResourceWebhookConfig } from '@switchboard/protocol';
-import { type WebhookTarget as SharedTarget } from '../webhooks/webhook-targets.js';
-
-export { GLOBAL_TARGET, webhookTargets } from '../webhooks/webhook-targets.js';
-
-/** One webhook of one session as cluster mode queues it (`../webhooks/webhook-targets.ts`). */
-export type WebhookTarget = SharedTarget<ResourceWebhookConfig>;
+// A webhook's target id is the same in both modes (`../webhooks/webhook-targets.ts`).
+export { webhookTargets } from '../webhooks/webhook-targets.js';
 
 /**
  * The durable consumer of one (session, webhook) queue on the events stream. Session names are

@@ -9,13 +9,13 @@ export interface Delivered {
 
 export interface DeliveredRowsOptions {
   readonly outbox: Pick<WebhookOutbox, 'markDelivered'>;
-  /** How long delivered rows may wait to be deleted together. */
+  /** How long delivered rows may wait to be cleared together. */
   readonly clearEveryMs: number;
-  /** The fan-out's group commit, whose next transaction may take the deletes along. */
+  /** The fan-out's group commit, whose next transaction may take the cursor moves along. */
   readonly writes?: Pick<WriteBatch, 'onCommitting' | 'onSettled'>;
-  /** Their deletion is committed: now they count as delivered. */
+  /** Their clearing is committed: now they count as delivered. */
   readonly cleared: (delivered: readonly Delivered[]) => void;
-  /** Their deletion failed: they are still pending in the outbox, and will be sent again. */
+  /** Their clearing failed: they are still pending in the outbox, and will be sent again. */
   readonly notCleared: (delivered: readonly Delivered[], error: unknown) => void;
 }
 
@@ -46,7 +46,7 @@ export class DeliveredRows {
     }, this.options.clearEveryMs).unref();
   }
 
-  /** Deletes the rows waiting, now, in a statement of their own. */
+  /** Clears the rows waiting, now, in a transaction of their own. */
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -83,7 +83,7 @@ export class DeliveredRows {
       this.options.cleared(joined);
       return;
     }
-    // Rolled back with the batch: still pending, still delivered, so deleted by the next try.
+    // Rolled back with the batch: still pending, still delivered, so cleared by the next try.
     for (const delivered of joined) this.add(delivered);
   }
 }

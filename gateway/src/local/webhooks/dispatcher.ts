@@ -29,11 +29,11 @@ export interface WebhookDispatcherOptions {
    * something was missed (a failed database read, rows written by another writer).
    */
   readonly pollIntervalMs?: number;
-  /** How long delivered rows may wait to be deleted together. */
+  /** How long delivered rows may wait to be cleared together. */
   readonly clearEveryMs?: number;
   /**
-   * The fan-out's group commit: delivered rows are deleted in its next transaction when one comes
-   * within `clearEveryMs`, so a steady stream of events costs no commits for the deletes.
+   * The fan-out's group commit: delivered rows are cleared in its next transaction when one comes
+   * within `clearEveryMs`, so a steady stream of events costs no commits for the cursor moves.
    */
   readonly writes?: Pick<WriteBatch, 'onCommitting' | 'onSettled'>;
   /** Memory for rows not sent yet; beyond it, the outbox alone holds them (and they are read later). */
@@ -48,7 +48,7 @@ export interface WebhookDispatcherOptions {
 const DISCOVER_LIMIT = 1024;
 
 /**
- * Sends outbox rows by HTTP POST. Each target key is a queue with at most one request in flight,
+ * Sends the queued events by HTTP POST, to each queue's webhook as the session has it now. Each target key is a queue with at most one request in flight,
  * its oldest row first, so one webhook sees a session's events in order; different keys run side
  * by side, so a slow or dead receiver only holds up its own queue. Up to `concurrency` requests
  * are in flight at once; queues that find no free slot wait in line, first come first served.
@@ -56,16 +56,17 @@ const DISCOVER_LIMIT = 1024;
  * The outbox is the durable copy, memory the fast path. The fan-out hands over the rows it wrote
  * once they are committed (`enqueued`), and a queue sends them from memory: in the steady state a
  * delivery reads nothing from SQLite. A queue whose rows are not all in memory (after a start, a
- * failed head, a replay, or more rows than it may hold) reads its next ones from the outbox, a
- * chunk at a time. The full look (`pump`) finds the queues memory does not know: at start, after
+ * failed head, a replay, or more rows than it may hold) reads its next ones from the outbox (its
+ * entries, then the log after its cursor), a chunk at a time. The full look (`pump`) finds the queues memory does not know: at start, after
  * a replay, when its timer falls due, and every `pollIntervalMs` as a fallback.
  *
- * Delivered rows are deleted together (`delivered-rows.ts`): in the fan-out's next group commit
- * when one comes within `clearEveryMs` (10 ms), else in a statement of their own then. A crash
- * before that leaves them pending, and they are sent again: at least once, as promised, and each
- * queue's first deliveries still come in order. Counters and the observer learn of a delivery
- * once its row is deleted. Before anything is read from the outbox, the delivered rows are
- * deleted, so a read never hands back a row already delivered.
+ * Delivered rows are cleared together (`delivered-rows.ts`: their queue's cursor moved past them,
+ * one UPDATE per queue): in the fan-out's next group commit when one comes within `clearEveryMs`
+ * (10 ms), else in a transaction of their own then. A crash before that leaves them pending, and
+ * they are sent again: at least once, as promised, and each queue's first deliveries still come in
+ * order. Counters and the observer learn of a delivery once it is cleared. Before anything is read
+ * from the outbox, the delivered rows are cleared, so a read never hands back a row already
+ * delivered.
  */
 export class WebhookDispatcher {
   readonly counters: DeliveryCounters = { succeeded: 0, retried: 0, dead: 0 };
@@ -335,7 +336,7 @@ export class WebhookDispatcher {
     try {
       this.record(queue, row, failure, startedAt);
     } catch (error) {
-      // The row stays pending and is sent again, from the outbox: at-least-once rather than lost.
+      // The row stays pending (its cursor not moved) and is sent again: at-least-once rather than lost.
       this.log.error({ err: error, session: row.session, eventId: row.eventId }, 'webhook outcome not saved');
       this.memory.forget(queue);
       this.wakeAt(Math.min(this.timerAt, this.now() + this.pollIntervalMs));

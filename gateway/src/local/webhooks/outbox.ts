@@ -179,7 +179,9 @@ export class WebhookOutbox {
       `INSERT INTO webhook_deliveries (event_id, session, target_key, target, body, attempts, next_attempt_at, state, last_error, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.dueEntries = db.prepare(`${QUEUE_HEADS} SELECT target_key FROM heads WHERE next_attempt_at <= :now ORDER BY next_attempt_at, id LIMIT :limit`);
+    this.dueEntries = db.prepare(
+      `${QUEUE_HEADS} SELECT target_key FROM heads WHERE next_attempt_at <= :now ORDER BY next_attempt_at, id LIMIT :limit`,
+    );
     // Queues with events after their cursor and no entry ahead of them: due now.
     this.dueLogs = db.prepare(
       `SELECT c.queue FROM webhook_cursors c
@@ -464,9 +466,11 @@ export function sessionKeys(session: string): [from: string, to: string] {
  * Runs once at start; new keys have one space.
  */
 function migrateOldKeys(db: DatabaseSync): void {
-  const old = db
-    .prepare("SELECT DISTINCT target_key, session, target FROM webhook_deliveries WHERE target_key LIKE '% % %'")
-    .all() as { target_key: string; session: string; target: string }[];
+  const old = db.prepare("SELECT DISTINCT target_key, session, target FROM webhook_deliveries WHERE target_key LIKE '% % %'").all() as {
+    target_key: string;
+    session: string;
+    target: string;
+  }[];
   const update = db.prepare('UPDATE webhook_deliveries SET target_key = ? WHERE target_key = ?');
   for (const row of old) update.run(queueKey(row.session, urlHash((JSON.parse(row.target) as WebhookConfig).url)), row.target_key);
 }
