@@ -380,6 +380,10 @@ export class WebhookDispatcher {
       this.delivered.add({ row, latencyMs: this.now() - row.createdAt });
       return;
     }
+    // Forgotten meanwhile (its session deleted, or the dispatcher stopping): no entry is written
+    // for it, which a session made again with the name would inherit. Not cleared, it is sent
+    // again after a restart, unless its session is gone.
+    if (!this.memory.holds(queue)) return;
     const attempt = row.attempts + 1;
     const delayMs = retryAfterFailure(row.target.retries, attempt, failure);
     const context = { session: row.session, eventId: row.eventId, url: logUrl(row.target.url), attempt, ...failure };

@@ -195,4 +195,43 @@ describe('6.1 delivery order and isolation', () => {
     await waitFor(() => rx.accepted.length === 4, '4 deliveries');
     expect(peak()).toBe(2);
   });
+
+  it('sends a queued event to its webhook as the session has it now: an edit applies, a removal drops the queue', async () => {
+    const f = fixture();
+    const rx = await receiver();
+    const kept: WebhookConfig = { url: `${rx.url}?kept`, events: ['*'], customHeaders: [{ name: 'X-Tenant', value: 'old' }] };
+    const removed: WebhookConfig = { url: `${rx.url}?removed`, events: ['*'] };
+    const event = makeEvent('alpha', 0);
+    f.enqueue(event, [kept, removed]);
+    // Edited and removed while the event waits in the queue (the dispatcher is not started yet).
+    f.webhooks.set('alpha', [{ ...kept, customHeaders: [{ name: 'X-Tenant', value: 'new' }] }]);
+    f.dispatcher.start();
+
+    await waitFor(() => rx.accepted.length === 1, 'the delivery to the kept webhook');
+    const [request] = rx.received;
+    expect(request!.headers['x-tenant']).toBe('new');
+    await waitFor(() => f.outbox.pendingCount() === 0, 'nothing pending');
+    expect(rx.received).toHaveLength(1);
+    expect(f.db.prepare('SELECT COUNT(*) AS n FROM webhook_cursors').get()).toEqual({ n: 1 });
+  });
+
+  it('leaves no retry behind when the session is deleted while its request is in flight', async () => {
+    const f = fixture();
+    let answer: (status: number) => void = () => {};
+    const rx = await receiver(() => new Promise<number>((resolve) => (answer = resolve)));
+    f.enqueue(makeEvent('alpha', 0), [{ url: rx.url, events: ['*'], retries: quickRetries(0.01) }]);
+    f.dispatcher.start();
+    await waitFor(() => rx.received.length === 1, 'the request in flight');
+
+    f.outbox.forgetSession('alpha');
+    f.dispatcher.forgetSession('alpha');
+    // Made again with the name and the webhook: nothing of the old session is owed to it.
+    f.webhooks.set('alpha', [{ url: rx.url, events: ['*'] }]);
+    answer(500);
+    // Waits for the request in flight, its answer recorded.
+    await f.dispatcher.stop();
+    expect(f.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries').get()).toEqual({ n: 0 });
+    expect(f.outbox.pendingCount()).toBe(0);
+    expect(rx.received).toHaveLength(1);
+  });
 });
