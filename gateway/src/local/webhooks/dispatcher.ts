@@ -8,7 +8,8 @@ import { type CircuitSettings, EndpointCircuits, logCircuit } from '../../webhoo
 import { maxPauseMs, retryAfterFailure, WebhookSender } from '../../webhooks/http-delivery.js';
 import { logUrl } from '../../webhooks/log-url.js';
 import type { WebhookStates } from '../../webhooks/ports.js';
-import { type DeliveryRow, queueTargetId, sessionKeys, type WebhookOutbox } from './outbox.js';
+import type { DeliveryRow, WebhookOutbox } from './outbox.js';
+import { queueTargetId, sessionKeys } from './queue-keys.js';
 import { DEFAULT_MEMORY, type MemoryLimits, type Queue, QueueMemory } from './queue-memory.js';
 
 export interface WebhookDispatcherOptions {
@@ -116,6 +117,11 @@ export class WebhookDispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
+    try {
+      this.outbox.adoptOlderRows();
+    } catch (error) {
+      this.log.error({ err: error }, 'webhook deliveries of an older version not taken over; trying again at the next start');
+    }
     this.pump();
   }
 

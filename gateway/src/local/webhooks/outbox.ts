@@ -4,7 +4,9 @@ import type { PublishedEvent } from '../../events/event-bus.js';
 import type { SchemaPart } from '../store/database.js';
 import { queuedEventLogSchema } from '../sqlite-event-log.js';
 import { storedFailureReason } from '../../webhooks/delivery-failure.js';
-import { urlHash, type WebhookTarget } from '../../webhooks/webhook-targets.js';
+import type { WebhookTarget } from '../../webhooks/webhook-targets.js';
+import { adoptOlderRows } from './outbox-upgrade.js';
+import { queueKey, sessionKeys, splitKey } from './queue-keys.js';
 
 /**
  * The durable side of the (session, webhook) queues. The queue itself is the event log's
@@ -141,7 +143,6 @@ export class WebhookOutbox {
   private readonly logAfterCursor: StatementSync;
   private readonly reschedule: StatementSync;
   private readonly bury: StatementSync;
-  private readonly buryUnsent: StatementSync;
   private readonly countEntries: StatementSync;
   private readonly cursors: StatementSync;
   private readonly countAfter: StatementSync;
@@ -162,7 +163,6 @@ export class WebhookOutbox {
   ) {
     this.now = options.now ?? Date.now;
     this.targetOf = options.targetOf;
-    migrateOldKeys(db);
     this.insertEvent = db.prepare('INSERT OR IGNORE INTO webhook_event_log (session, id, at, body) VALUES (?, ?, ?, ?)');
     // A queue seen for the first time starts just before this event: a webhook added later
     // gets the events from then on, never the log's past.
@@ -202,7 +202,6 @@ export class WebhookOutbox {
       `UPDATE webhook_deliveries SET attempts = attempts + ?, last_error = ?, state = 'dead', next_attempt_at = ?
        WHERE id = ? AND state = 'pending'`,
     );
-    this.buryUnsent = this.bury;
     this.countEntries = db.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
     this.cursors = db.prepare('SELECT queue, session FROM webhook_cursors');
     this.countAfter = db.prepare(
@@ -225,6 +224,14 @@ export class WebhookOutbox {
     this.dropCursors = db.prepare('DELETE FROM webhook_cursors WHERE queue >= ? AND queue < ?');
     this.dropCursor = db.prepare('DELETE FROM webhook_cursors WHERE queue = ?');
     this.dropQueueEntries = db.prepare("DELETE FROM webhook_deliveries WHERE state = 'pending' AND target_key = ?");
+  }
+
+  /**
+   * Takes over the pending rows an older version wrote (`outbox-upgrade.ts`). Called once the
+   * sessions can be asked for their webhooks, before the first look at the queues.
+   */
+  adoptOlderRows(): void {
+    adoptOlderRows(this.db, this.targetOf);
   }
 
   /**
@@ -437,42 +444,6 @@ function toDeadDelivery(row: RawRow): DeadDelivery {
     createdAt: row.created_at,
     deadAt: row.next_attempt_at,
   };
-}
-
-/** A queue's key: its session, a space, its webhook's target id (`webhook-targets.ts`). */
-export function queueKey(session: string, targetId: string): string {
-  return `${session} ${targetId}`;
-}
-
-/** The target id a queue key names. */
-export function queueTargetId(key: string): string {
-  return splitKey(key)[1];
-}
-
-/** Session names hold no space (a space is not a valid name character); target ids hold none either. */
-function splitKey(key: string): [session: string, targetId: string] {
-  const space = key.indexOf(' ');
-  return [key.slice(0, space), key.slice(space + 1)];
-}
-
-/** The keys of a session's queues lie in [from, to): each starts with the name and a space. */
-export function sessionKeys(session: string): [from: string, to: string] {
-  return [`${session} `, `${session}!`];
-}
-
-/**
- * Entries written before queues were keyed by target id had keys `session confighash url`: they
- * become the queue of the session's first webhook of that url, so an upgrade loses no retry.
- * Runs once at start; new keys have one space.
- */
-function migrateOldKeys(db: DatabaseSync): void {
-  const old = db.prepare("SELECT DISTINCT target_key, session, target FROM webhook_deliveries WHERE target_key LIKE '% % %'").all() as {
-    target_key: string;
-    session: string;
-    target: string;
-  }[];
-  const update = db.prepare('UPDATE webhook_deliveries SET target_key = ? WHERE target_key = ?');
-  for (const row of old) update.run(queueKey(row.session, urlHash((JSON.parse(row.target) as WebhookConfig).url)), row.target_key);
 }
 
 function toDeliveryRow(row: RawRow, target: WebhookConfig): DeliveryRow {

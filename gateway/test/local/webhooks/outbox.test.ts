@@ -298,20 +298,25 @@ describe('webhook queues: the event log and a cursor per (session, webhook)', ()
     expect(f.outbox.deadFor('alpha')).toEqual([]);
   });
 
-  it('takes over an older version’s pending rows, keyed by config, into the queue of the session’s webhook of that url', () => {
+  it('takes over an older version’s pending rows, keyed by config, into the queue of the webhook of that url', () => {
     const f = fixture();
     const a = hook('http://a.test/', { hmac: { key: 'k' } });
-    const event = makeEvent('alpha', 0);
-    f.db
-      .prepare(
-        `INSERT INTO webhook_deliveries (event_id, session, target_key, target, body, next_attempt_at, created_at)
-         VALUES (?, 'alpha', ?, ?, ?, 0, 0)`,
-      )
-      .run(event.envelope.id, 'alpha 0123456789ab http://a.test/', JSON.stringify(a), event.json);
-    f.webhooks.set('alpha', [a]);
-    const upgraded = new WebhookOutbox(f.db, { targetOf: (session) => f.webhooks.get(session)?.[0] ?? null });
-    const [key] = upgraded.takeDue(FAR, 10);
-    expect(key).toBe(`alpha ${webhookTargets([a], null)[0]!.id}`);
-    expect(upgraded.headOf(key!, 10)!.map((row) => [row.eventId, row.body, row.target])).toEqual([[event.envelope.id, event.json, a]]);
+    const global = hook('http://global.test/');
+    const [event, forGlobal] = [makeEvent('alpha', 0), makeEvent('alpha', 1)];
+    const insert = f.db.prepare(
+      `INSERT INTO webhook_deliveries (event_id, session, target_key, target, body, next_attempt_at, created_at)
+       VALUES (?, 'alpha', ?, ?, ?, 0, 0)`,
+    );
+    insert.run(event.envelope.id, 'alpha 0123456789ab http://a.test/', JSON.stringify(a), event.json);
+    insert.run(forGlobal.envelope.id, 'alpha ba9876543210 http://global.test/', JSON.stringify(global), forGlobal.json);
+    const targets = webhookTargets([a], global);
+    const upgraded = new WebhookOutbox(f.db, { targetOf: (_, id) => targets.find((target) => target.id === id)?.config ?? null });
+    upgraded.adoptOlderRows();
+    const keys = upgraded.takeDue(FAR, 10);
+    expect(keys.sort()).toEqual([`alpha ${targets[0]!.id}`, 'alpha global'].sort());
+    expect(upgraded.headOf(`alpha ${targets[0]!.id}`, 10)!.map((row) => [row.eventId, row.body, row.target])).toEqual([
+      [event.envelope.id, event.json, a],
+    ]);
+    expect(upgraded.headOf('alpha global', 10)!.map((row) => [row.eventId, row.target])).toEqual([[forGlobal.envelope.id, global]]);
   });
 });
