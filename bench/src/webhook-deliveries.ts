@@ -14,7 +14,7 @@ import { numberSetting } from './settings.js';
  * Webhook delivery throughput and latency, local mode, HMAC on (issue 6).
  *
  * Throughput: events go onto the gateway's event bus as an engine host puts them there, and the
- * whole delivery path runs (fan-out, SQLite outbox and event log, dispatcher, signing, HTTP POST)
+ * whole delivery path runs (fan-out, the SQLite event log as the queue and its cursors, dispatcher, signing, HTTP POST)
  * to a receiver in a process of its own that checks every HMAC. Baseline, in the same run:
  * autocannon posting the same signed body to the same receiver. Both have at most 64 requests in
  * flight, one per connection: autocannon's 64 connections, the gateway's 64 ordered queues (64

@@ -42,6 +42,7 @@ import {
 import { countedWsHub } from '../ws/counted-hub.js';
 import { countedConversionQueue } from '../conversions/counted-queue.js';
 import type { EventLogWriter } from '../webhooks/ports.js';
+import { webhookTargets } from '../webhooks/webhook-targets.js';
 
 export interface LocalGatewayOptions extends GatewayConfig {
   readonly logger?: Logger;
@@ -138,19 +139,23 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     log: logger,
   });
   const metrics = new GatewayMetrics();
-  const outbox = new WebhookOutbox(db);
+  // A queue sends to its webhook as the session has it now; `sessions` is made below.
+  const outbox = new WebhookOutbox(db, {
+    targetOf: (session, targetId) =>
+      webhookTargets(sessions.webhooksOf(session), options.globalWebhook).find(({ id }) => id === targetId)?.config ?? null,
+  });
   const webhookStates = new SqliteWebhookStates(db);
   const dispatcher = new WebhookDispatcher({
     outbox,
     states: webhookStates,
     log: logger,
     observer: metrics,
-    // Delivered rows are deleted in the outbox batch's next commit.
+    // Delivered rows move their queue's cursor in the outbox batch's next commit.
     writes,
     policy: outbound,
     ...(options.webhookTimeoutMs ? { timeoutMs: options.webhookTimeoutMs } : {}),
   });
-  // The events queued for a webhook are logged in their outbox commit, the others by the history writer.
+  // The events queued for a webhook are logged by the outbox (they are its queue), the others by the history writer.
   const eventLog = new SqliteEventLog({ db: historyDb, queued: db, log: logger, writes: historyWrites });
   const registry = new SessionRegistry(db);
   // One creation of a session is its creation time: keys limited to a session are bound to it.

@@ -27,8 +27,9 @@ function logTable(table: string): string {
 export const eventLogSchema: SchemaPart = { name: 'event-log', ddl: logTable('event_log') };
 
 /**
- * The events queued for a webhook, in `switchboard.db`, written in the transaction of their
- * outbox rows: a crash never leaves a delivered or queued event out of the log.
+ * The events queued for a webhook, in `switchboard.db`: the webhooks' queue, written by the outbox
+ * (webhooks/outbox.ts) in the group commit before the answer, read through each queue's cursor. A
+ * crash never leaves a delivered or queued event out of the log.
  */
 export const queuedEventLogSchema: SchemaPart = { name: 'webhook-event-log', ddl: logTable('webhook_event_log') };
 
@@ -47,8 +48,8 @@ export interface SqliteEventLogOptions {
    */
   readonly writes?: SqlWrites;
   /**
-   * The outbox's database (`switchboard.db`): the events queued for a webhook are logged there, in
-   * their outbox commit. Without it they go to `db` like the others.
+   * The outbox's database (`switchboard.db`): the events queued for a webhook are logged there, by
+   * the outbox, and read here too.
    */
   readonly queued?: DatabaseSync;
   readonly retentionMs?: number;
@@ -57,6 +58,14 @@ export interface SqliteEventLogOptions {
 }
 
 const PRUNE = (table: string) => `DELETE FROM ${table} WHERE (session, id) IN (SELECT session, id FROM ${table} WHERE at < ? LIMIT ${PRUNE_BATCH})`;
+/**
+ * An event queued for a webhook stays while a queue's cursor has not passed it, past retention
+ * too: retention waits for the queue rather than lose an event it owes (webhooks/README.md).
+ */
+const PRUNE_QUEUED = `DELETE FROM webhook_event_log WHERE (session, id) IN (
+  SELECT session, id FROM webhook_event_log l WHERE at < ?
+    AND NOT EXISTS (SELECT 1 FROM webhook_cursors c WHERE c.session = l.session AND c.after < l.id)
+  LIMIT ${PRUNE_BATCH})`;
 const AFTER = (table: string) => `SELECT id, body FROM ${table} WHERE session = ? AND id > ? ORDER BY id LIMIT ?`;
 
 interface LogRow {
@@ -65,11 +74,10 @@ interface LogRow {
 }
 
 /**
- * Local mode's event log for catching up. The webhook fan-out writes it, as it decides each
- * event's deliveries (`EventLogWriter`):
- * - an event queued for a webhook: in `switchboard.db`, in the transaction of its outbox rows, so
- *   the log holds every event that was delivered or will be, whatever crashes, and a commit that
- *   fails (a full disk) leaves neither;
+ * Local mode's event log for catching up, in two parts:
+ * - an event queued for a webhook: in `switchboard.db`, written by the outbox in the group commit
+ *   (it is the webhooks' queue), so the log holds every event that was delivered or will be,
+ *   whatever crashes, and a commit that fails (a full disk) leaves neither;
  * - any other event: in `history.db`, committed with the others of the last 20 ms by the writer
  *   thread (`writes`), off the event loop. A crash may lose the last of these (docs/events.md).
  * A read awaits the rows queued before it and merges the two. A row's body is the event's `json`,
@@ -78,7 +86,6 @@ interface LogRow {
 export class SqliteEventLog implements EventLog, EventLogWriter {
   private readonly insert: SqlWrite;
   private readonly after: StatementSync;
-  private readonly queuedInsert: StatementSync | undefined;
   private readonly queuedAfter: StatementSync | undefined;
   private readonly writes: SqlWrites;
   private readonly retentionMs: number;
@@ -94,7 +101,6 @@ export class SqliteEventLog implements EventLog, EventLogWriter {
     this.writes = options.writes ?? new DirectWrites(db);
     this.insert = this.writes.statement('INSERT OR IGNORE INTO event_log (session, id, at, body) VALUES (?, ?, ?, ?)');
     this.after = db.prepare(AFTER('event_log'));
-    this.queuedInsert = queued?.prepare('INSERT OR IGNORE INTO webhook_event_log (session, id, at, body) VALUES (?, ?, ?, ?)');
     this.queuedAfter = queued?.prepare(AFTER('webhook_event_log'));
   }
 
@@ -114,11 +120,6 @@ export class SqliteEventLog implements EventLog, EventLogWriter {
 
   append({ envelope, json }: PublishedEvent): void {
     this.insert.add(envelope.session, envelope.id, this.now(), json);
-  }
-
-  appendWithDeliveries(event: PublishedEvent): void {
-    if (!this.queuedInsert) return this.append(event);
-    this.queuedInsert.run(event.envelope.session, event.envelope.id, this.now(), event.json);
   }
 
   async since(session: string, since: string | undefined, limit: number): Promise<string[]> {
@@ -147,7 +148,7 @@ export class SqliteEventLog implements EventLog, EventLogWriter {
         await new Promise((resolve) => setImmediate(resolve));
       }
       const queued = this.options.queued && new DirectWrites(this.options.queued);
-      while (queued && this.running && (await queued.changes(PRUNE('webhook_event_log'), [before])) === PRUNE_BATCH) {
+      while (queued && this.running && (await queued.changes(PRUNE_QUEUED, [before])) === PRUNE_BATCH) {
         await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {

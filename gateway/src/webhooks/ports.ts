@@ -23,13 +23,10 @@ export interface EventLog {
 }
 
 /**
- * Where the webhook fan-out logs each event as it decides its deliveries, so that an event
- * queued for a webhook is logged in the same commit as its deliveries (local mode).
+ * Where the webhook fan-out logs the events no webhook takes (local mode). An event queued for a
+ * webhook is logged by the outbox: its row in the log is the webhooks' queue.
  */
 export interface EventLogWriter {
-  /** Runs inside the transaction that writes the event's outbox rows: committed or rolled back with them. */
-  appendWithDeliveries(event: PublishedEvent): void;
-  /** An event no webhook takes: logged on its own. */
   append(event: PublishedEvent): void;
 }
 

@@ -12,6 +12,8 @@ import { monotonicFactory } from 'ulid';
 import { InProcessEventBus, type PublishedEvent } from '../../src/events/event-bus.js';
 import { openDatabase } from '../../src/local/store/database.js';
 import { WriteBatch } from '../../src/local/store/write-batch.js';
+import { webhookTargets } from '../../src/webhooks/webhook-targets.js';
+import type { DeliveryRow } from '../../src/local/webhooks/outbox.js';
 import {
   WebhookDispatcher,
   type WebhookDispatcherOptions,
@@ -172,6 +174,13 @@ export class OutboxFixture {
   writes: WriteBatch | undefined;
   /** What the write batch reported failing, as the number of writes lost each time. */
   readonly failedBatches: number[] = [];
+  /**
+   * The sessions' webhooks as configured now, which the queues send to: `enqueue` adds the ones
+   * it is given, a test may set its own (`useWebhooks`).
+   */
+  readonly webhooks = new Map<string, WebhookConfig[]>();
+  private webhooksOf: (session: string) => readonly WebhookConfig[] = (session) => this.webhooks.get(session) ?? [];
+  private globalHook: WebhookConfig | null = null;
 
   constructor(private readonly options: FixtureOptions = {}) {
     this.open();
@@ -180,7 +189,9 @@ export class OutboxFixture {
   open(): void {
     const { writeBatch, ...dispatcherOptions } = this.options;
     this.db = openDatabase(this.dir, [webhookOutboxSchema]);
-    this.outbox = new WebhookOutbox(this.db);
+    this.outbox = new WebhookOutbox(this.db, {
+      targetOf: (session, targetId) => webhookTargets(this.webhooksOf(session), this.globalHook).find(({ id }) => id === targetId)?.config ?? null,
+    });
     this.writes = writeBatch ? new WriteBatch(this.db, (_, writes) => this.failedBatches.push(writes)) : undefined;
     this.dispatcher = new WebhookDispatcher({
       outbox: this.outbox,
@@ -190,11 +201,39 @@ export class OutboxFixture {
     });
   }
 
+  /** The sessions' webhooks (and the global hook) come from `webhooksOf` from now on. */
+  useWebhooks(webhooksOf: (session: string) => readonly WebhookConfig[], globalHook: WebhookConfig | null = null): void {
+    this.webhooksOf = webhooksOf;
+    this.globalHook = globalHook;
+  }
+
+  /**
+   * Queues `event` for `targets`, as the fan-out would: each one becomes (stays) a webhook of the
+   * event's session, and the event is logged once for all of them. Returns the rows written.
+   */
+  enqueue(event: PublishedEvent, targets: readonly WebhookConfig[]): DeliveryRow[] {
+    const { session } = event.envelope;
+    const hooks = this.webhooks.get(session) ?? [];
+    // A webhook is the same when its config is: tests write the same config as new objects.
+    const same = (a: WebhookConfig, b: WebhookConfig) => a === b || JSON.stringify(a) === JSON.stringify(b);
+    for (const target of targets) if (!hooks.some((hook) => same(hook, target))) hooks.push(target);
+    this.webhooks.set(session, hooks);
+    const queued = webhookTargets(hooks, null).filter(({ config }) => targets.some((target) => same(config, target)));
+    return this.outbox.enqueue(event, queued);
+  }
+
+  /** Every pending row, queue by queue (each in its order), as the dispatcher would read them. */
+  pendingRows(): DeliveryRow[] {
+    const now = Number.MAX_SAFE_INTEGER;
+    return this.outbox.takeDue(now, 1000).flatMap((key) => this.outbox.headOf(key, 1000) ?? []);
+  }
+
   /**
    * A bus (whose handler errors fail the test) and a started fan-out writing to this outbox,
    * through the write batch when there is one, as local mode wires them. The dispatcher is not started.
    */
   fanout(webhooksOf: (session: string) => WebhookConfig[]): { bus: InProcessEventBus; fanout: WebhookFanout } {
+    this.useWebhooks(webhooksOf);
     const bus = new InProcessEventBus((error) => {
       throw error;
     });

@@ -9,21 +9,23 @@ export interface Delivered {
 
 export interface DeliveredRowsOptions {
   readonly outbox: Pick<WebhookOutbox, 'markDelivered'>;
-  /** How long delivered rows may wait to be deleted together. */
+  /** How long delivered rows may wait to be cleared together. */
   readonly clearEveryMs: number;
-  /** The fan-out's group commit, whose next transaction may take the deletes along. */
+  /** The fan-out's group commit, whose next transaction may take the cursor moves along. */
   readonly writes?: Pick<WriteBatch, 'onCommitting' | 'onSettled'>;
-  /** Their deletion is committed: now they count as delivered. */
+  /** Their clearing is committed: now they count as delivered. */
   readonly cleared: (delivered: readonly Delivered[]) => void;
-  /** Their deletion failed: they are still pending in the outbox, and will be sent again. */
+  /** Their clearing failed: they are still pending in the outbox, and will be sent again. */
   readonly notCleared: (delivered: readonly Delivered[], error: unknown) => void;
 }
 
 /**
- * The delivered rows not deleted from the outbox yet. They are deleted together rather than one
- * commit each (a commit costs about as much as a delivery): in the write batch's next transaction
- * when one comes within `clearEveryMs`, which costs no commit of its own, else in a statement of
- * their own then. Until then a crash leaves them pending, to be sent again (at least once).
+ * The delivered rows not cleared from the outbox yet: each queue's cursor not moved past them (an
+ * entry not deleted). They are cleared together rather than one commit each (a commit costs about
+ * as much as a delivery), one UPDATE per queue however many rows: in the write batch's next
+ * transaction when one comes within `clearEveryMs`, which costs no commit of its own, else in a
+ * transaction of their own then. Until then a crash leaves them pending, to be sent again (at
+ * least once).
  */
 export class DeliveredRows {
   private waiting: Delivered[] = [];
@@ -44,7 +46,7 @@ export class DeliveredRows {
     }, this.options.clearEveryMs).unref();
   }
 
-  /** Deletes the rows waiting, now, in a statement of their own. */
+  /** Clears the rows waiting, now, in a transaction of their own. */
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -52,7 +54,7 @@ export class DeliveredRows {
     const delivered = this.waiting;
     this.waiting = [];
     try {
-      this.options.outbox.markDelivered(delivered.map(({ row }) => row.id));
+      this.options.outbox.markDelivered(delivered.map(({ row }) => row));
     } catch (error) {
       this.options.notCleared(delivered, error);
       return;
@@ -64,7 +66,7 @@ export class DeliveredRows {
   private joinBatch(): void {
     if (this.waiting.length === 0 || this.joined !== null) return;
     try {
-      this.options.outbox.markDelivered(this.waiting.map(({ row }) => row.id));
+      this.options.outbox.markDelivered(this.waiting.map(({ row }) => row));
     } catch {
       // Left to the statement of their own, which reports a failure.
       return;
@@ -81,7 +83,7 @@ export class DeliveredRows {
       this.options.cleared(joined);
       return;
     }
-    // Rolled back with the batch: still pending, still delivered, so deleted by the next try.
+    // Rolled back with the batch: still pending, still delivered, so cleared by the next try.
     for (const delivered of joined) this.add(delivered);
   }
 }

@@ -8,7 +8,8 @@ import { type CircuitSettings, EndpointCircuits, logCircuit } from '../../webhoo
 import { maxPauseMs, retryAfterFailure, WebhookSender } from '../../webhooks/http-delivery.js';
 import { logUrl } from '../../webhooks/log-url.js';
 import type { WebhookStates } from '../../webhooks/ports.js';
-import { type DeliveryRow, sessionKeys, type WebhookOutbox } from './outbox.js';
+import type { DeliveryRow, WebhookOutbox } from './outbox.js';
+import { queueTargetId, sessionKeys } from './queue-keys.js';
 import { DEFAULT_MEMORY, type MemoryLimits, type Queue, QueueMemory } from './queue-memory.js';
 
 export interface WebhookDispatcherOptions {
@@ -29,11 +30,11 @@ export interface WebhookDispatcherOptions {
    * something was missed (a failed database read, rows written by another writer).
    */
   readonly pollIntervalMs?: number;
-  /** How long delivered rows may wait to be deleted together. */
+  /** How long delivered rows may wait to be cleared together. */
   readonly clearEveryMs?: number;
   /**
-   * The fan-out's group commit: delivered rows are deleted in its next transaction when one comes
-   * within `clearEveryMs`, so a steady stream of events costs no commits for the deletes.
+   * The fan-out's group commit: delivered rows are cleared in its next transaction when one comes
+   * within `clearEveryMs`, so a steady stream of events costs no commits for the cursor moves.
    */
   readonly writes?: Pick<WriteBatch, 'onCommitting' | 'onSettled'>;
   /** Memory for rows not sent yet; beyond it, the outbox alone holds them (and they are read later). */
@@ -48,7 +49,7 @@ export interface WebhookDispatcherOptions {
 const DISCOVER_LIMIT = 1024;
 
 /**
- * Sends outbox rows by HTTP POST. Each target key is a queue with at most one request in flight,
+ * Sends the queued events by HTTP POST, to each queue's webhook as the session has it now. Each target key is a queue with at most one request in flight,
  * its oldest row first, so one webhook sees a session's events in order; different keys run side
  * by side, so a slow or dead receiver only holds up its own queue. Up to `concurrency` requests
  * are in flight at once; queues that find no free slot wait in line, first come first served.
@@ -56,16 +57,17 @@ const DISCOVER_LIMIT = 1024;
  * The outbox is the durable copy, memory the fast path. The fan-out hands over the rows it wrote
  * once they are committed (`enqueued`), and a queue sends them from memory: in the steady state a
  * delivery reads nothing from SQLite. A queue whose rows are not all in memory (after a start, a
- * failed head, a replay, or more rows than it may hold) reads its next ones from the outbox, a
- * chunk at a time. The full look (`pump`) finds the queues memory does not know: at start, after
+ * failed head, a replay, or more rows than it may hold) reads its next ones from the outbox (its
+ * entries, then the log after its cursor), a chunk at a time. The full look (`pump`) finds the queues memory does not know: at start, after
  * a replay, when its timer falls due, and every `pollIntervalMs` as a fallback.
  *
- * Delivered rows are deleted together (`delivered-rows.ts`): in the fan-out's next group commit
- * when one comes within `clearEveryMs` (10 ms), else in a statement of their own then. A crash
- * before that leaves them pending, and they are sent again: at least once, as promised, and each
- * queue's first deliveries still come in order. Counters and the observer learn of a delivery
- * once its row is deleted. Before anything is read from the outbox, the delivered rows are
- * deleted, so a read never hands back a row already delivered.
+ * Delivered rows are cleared together (`delivered-rows.ts`: their queue's cursor moved past them,
+ * one UPDATE per queue): in the fan-out's next group commit when one comes within `clearEveryMs`
+ * (10 ms), else in a transaction of their own then. A crash before that leaves them pending, and
+ * they are sent again: at least once, as promised, and each queue's first deliveries still come in
+ * order. Counters and the observer learn of a delivery once it is cleared. Before anything is read
+ * from the outbox, the delivered rows are cleared, so a read never hands back a row already
+ * delivered.
  */
 export class WebhookDispatcher {
   readonly counters: DeliveryCounters = { succeeded: 0, retried: 0, dead: 0 };
@@ -115,6 +117,11 @@ export class WebhookDispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
+    try {
+      this.outbox.adoptOlderRows();
+    } catch (error) {
+      this.log.error({ err: error }, 'webhook deliveries of an older version not taken over; trying again at the next start');
+    }
     this.pump();
   }
 
@@ -200,9 +207,9 @@ export class WebhookDispatcher {
       this.delivered.flush();
       const now = this.now();
       this.memory.sweep(now);
-      const heads = this.outbox.takeDue(now, DISCOVER_LIMIT + 1, this.memory.keys());
-      this.backlog = heads.length > DISCOVER_LIMIT;
-      for (const head of heads.slice(0, DISCOVER_LIMIT)) this.continueQueue(this.memory.track(head.targetKey, [head], false, now));
+      const keys = this.outbox.takeDue(now, DISCOVER_LIMIT + 1, this.memory.keys());
+      this.backlog = keys.length > DISCOVER_LIMIT;
+      for (const key of keys.slice(0, DISCOVER_LIMIT)) this.continueQueue(this.memory.track(key, [], false, now));
       const nextAt = this.backlog ? null : this.outbox.nextDueAt(this.memory.keys());
       this.wakeAt(nextAt ?? now + this.pollIntervalMs);
     } catch (error) {
@@ -272,7 +279,7 @@ export class WebhookDispatcher {
       for (let n = 0; n < this.memory.limits.readChunk && queue.rows.length > 0; n++) {
         const row = queue.rows[0]!;
         if (!this.states?.isDisabled(row.session, row.target.url)) break;
-        this.outbox.markDeadUnsent(this.memory.shift(queue).id, 'gone');
+        this.outbox.markDeadUnsent(this.memory.shift(queue), 'gone');
         this.counters.dead++;
         this.observer.dead(row.session);
       }
@@ -298,7 +305,13 @@ export class WebhookDispatcher {
     try {
       this.delivered.flush();
       if (!this.memory.holds(queue)) return false;
-      this.memory.loaded(queue, this.outbox.headOf(queue.key, 0, this.memory.limits.readChunk));
+      const rows = this.outbox.headOf(queue.key, this.memory.limits.readChunk);
+      if (rows === null) {
+        // Its webhook was removed from the session: the queue is gone with it.
+        this.memory.forget(queue);
+        return false;
+      }
+      this.memory.loaded(queue, rows);
       return queue.rows.length > 0;
     } catch (error) {
       this.log.error({ err: error }, 'webhook outbox read failed; retrying at the next poll');
@@ -307,7 +320,16 @@ export class WebhookDispatcher {
     }
   }
 
-  private begin(queue: Queue, row: DeliveryRow): void {
+  private begin(queue: Queue, queued: DeliveryRow): void {
+    // Sent as the session's webhook is now (an edited key or header applies at once); a removed
+    // webhook takes its queue along.
+    const target = this.outbox.targetOf(queued.session, queueTargetId(queue.key));
+    if (target === null) {
+      this.outbox.dropQueue(queue.key);
+      this.memory.forget(queue);
+      return;
+    }
+    const row = target === queued.target ? queued : { ...queued, target };
     queue.sending = true;
     queue.lastActive = this.now();
     this.active++;
@@ -320,7 +342,7 @@ export class WebhookDispatcher {
     try {
       this.record(queue, row, failure, startedAt);
     } catch (error) {
-      // The row stays pending and is sent again, from the outbox: at-least-once rather than lost.
+      // The row stays pending (its cursor not moved) and is sent again: at-least-once rather than lost.
       this.log.error({ err: error, session: row.session, eventId: row.eventId }, 'webhook outcome not saved');
       this.memory.forget(queue);
       this.wakeAt(Math.min(this.timerAt, this.now() + this.pollIntervalMs));
@@ -364,11 +386,15 @@ export class WebhookDispatcher {
       this.delivered.add({ row, latencyMs: this.now() - row.createdAt });
       return;
     }
+    // Forgotten meanwhile (its session deleted, or the dispatcher stopping): no entry is written
+    // for it, which a session made again with the name would inherit. Not cleared, it is sent
+    // again after a restart, unless its session is gone.
+    if (!this.memory.holds(queue)) return;
     const attempt = row.attempts + 1;
     const delayMs = retryAfterFailure(row.target.retries, attempt, failure);
     const context = { session: row.session, eventId: row.eventId, url: logUrl(row.target.url), attempt, ...failure };
     if (delayMs === null) {
-      this.outbox.markDead(row.id, failure.reason);
+      this.outbox.markDead(row, failure.reason);
       this.counters.dead++;
       this.observer.dead(row.session);
       this.log.warn({ ...context, attempts: attempt }, 'webhook delivery dead after its last attempt');
@@ -376,7 +402,7 @@ export class WebhookDispatcher {
       return;
     }
     const nextAttemptAt = this.now() + delayMs;
-    this.outbox.markFailed(row.id, failure.reason, nextAttemptAt);
+    this.outbox.markFailed(row, failure.reason, nextAttemptAt);
     // It stays the head of its queue, held back until its time comes. The queue reads its rows
     // afresh (the head with its new schedule): a receiver that is down does not fill memory with
     // its backlog, and a replay's older rows, when there are some, come first.

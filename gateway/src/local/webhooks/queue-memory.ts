@@ -23,7 +23,7 @@ export interface Queue {
   /** Pending rows held, oldest first, not counting the one in flight. */
   rows: DeliveryRow[];
   /**
-   * Whether `rows`, the row in flight and the delivered rows not yet deleted are every pending row
+   * Whether `rows`, the row in flight and the delivered rows not yet cleared are every pending row
    * of the key in the outbox. Then a committed new row is appended and nothing is read; else, once
    * `rows` runs out, the next ones are read from the outbox.
    */

@@ -8,6 +8,7 @@ const { fixture, receiver } = closedAfterEach();
 
 const retries: WebhookConfig['retries'] = { policy: 'constant', delaySeconds: 0.01, attempts: 100, jitter: false };
 const opened = (lines: string[]) => lines.findIndex((line) => line.includes('its circuit is open'));
+/** When the circuit opened, as its log line says (logged at once, so no attempt sent after it is from before). */
 
 describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
   it('probes an endpoint that keeps failing one request at a time instead of every queue, and closes on its first success', async () => {
@@ -17,7 +18,7 @@ describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
     const rx = await countingReceiver(() => status, 30);
     const hook: WebhookConfig = { url: rx.url, events: ['*'], retries };
     // Ten sessions: ten queues to the one endpoint, each retrying every 10 ms.
-    for (let s = 0; s < 10; s++) f.outbox.enqueue(makeEvent(`s${s}`, 0), [hook]);
+    for (let s = 0; s < 10; s++) f.enqueue(makeEvent(`s${s}`, 0), [hook]);
     f.dispatcher.start();
 
     await waitFor(() => opened(f.logCapture.lines) >= 0, 'the circuit open');
@@ -37,14 +38,14 @@ describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
     const hung = await countingReceiver(() => null);
     const good = await receiver();
     const hanging: WebhookConfig = { url: hung.url, events: ['*'], retries };
-    for (let s = 0; s < 6; s++) f.outbox.enqueue(makeEvent(`hang${s}`, 0), [hanging]);
+    for (let s = 0; s < 6; s++) f.enqueue(makeEvent(`hang${s}`, 0), [hanging]);
     f.dispatcher.start();
     await waitFor(() => opened(f.logCapture.lines) >= 0, 'the hanging endpoint’s circuit open');
     const from = await probesFrom(hung, 300);
 
     const target: WebhookConfig = { url: good.url, events: ['*'], retries };
     for (let seq = 0; seq < 10; seq++) {
-      const rows = f.outbox.enqueue(makeEvent('good', seq), [target]);
+      const rows = f.enqueue(makeEvent('good', seq), [target]);
       f.dispatcher.enqueued(rows);
       await waitFor(() => good.accepted.length === seq + 1, `good delivery ${seq}`);
     }

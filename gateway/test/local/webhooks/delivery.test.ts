@@ -25,7 +25,7 @@ describe('6.1 webhook requests', () => {
     const plain: WebhookConfig = { url: `${rx.url}?plain`, events: ['message'] };
     const event = makeEvent('alpha', 1);
     const before = Date.now();
-    f.outbox.enqueue(event, [signed, plain]);
+    f.enqueue(event, [signed, plain]);
     f.dispatcher.start();
 
     await waitFor(() => f.dispatcher.counters.succeeded === 2, 'both deliveries');
@@ -79,7 +79,7 @@ describe('6.1 retries', () => {
     const f = fixture();
     const rx = await receiver((_, index) => (index < 2 ? 500 : 200));
     const event = makeEvent('alpha', 1);
-    f.outbox.enqueue(event, [{ url: rx.url, events: ['*'], retries: quickRetries(0.05) }]);
+    f.enqueue(event, [{ url: rx.url, events: ['*'], retries: quickRetries(0.05) }]);
     f.dispatcher.start();
 
     await waitFor(() => f.dispatcher.counters.succeeded === 1, 'the third attempt to succeed');
@@ -100,7 +100,7 @@ describe('6.1 retries', () => {
       if (index === 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
       return 200;
     });
-    f.outbox.enqueue(makeEvent('alpha', 1), [{ url: rx.url, events: ['*'], retries: quickRetries(0.02) }]);
+    f.enqueue(makeEvent('alpha', 1), [{ url: rx.url, events: ['*'], retries: quickRetries(0.02) }]);
     f.dispatcher.start();
 
     await waitFor(() => f.dispatcher.counters.succeeded === 1, 'the retry to succeed');
@@ -113,7 +113,7 @@ describe('6.1 retries', () => {
     const f = fixture();
     const url = `http://127.0.0.1:${(await closedPort()).port}/hook`;
     const event = makeEvent('alpha', 7);
-    f.outbox.enqueue(event, [
+    f.enqueue(event, [
       {
         url,
         events: ['*'],
@@ -147,8 +147,8 @@ describe('6.1 delivery order and isolation', () => {
     const rx = await receiver(refusingFirstAttempts((seq) => seq % 5 === 0).respond);
     const target: WebhookConfig = { url: rx.url, events: ['*'], retries: quickRetries(0.01) };
     for (let seq = 0; seq < 20; seq++) {
-      f.outbox.enqueue(makeEvent('alpha', seq), [target]);
-      f.outbox.enqueue(makeEvent('beta', seq), [target]);
+      f.enqueue(makeEvent('alpha', seq), [target]);
+      f.enqueue(makeEvent('beta', seq), [target]);
     }
     f.dispatcher.start();
 
@@ -172,7 +172,7 @@ describe('6.1 delivery order and isolation', () => {
       { url: slow.url, events: ['*'] },
       { url: quick.url, events: ['*'] },
     ];
-    for (let seq = 0; seq < 5; seq++) f.outbox.enqueue(makeEvent('alpha', seq), targets);
+    for (let seq = 0; seq < 5; seq++) f.enqueue(makeEvent('alpha', seq), targets);
     f.dispatcher.start();
 
     await waitFor(() => quick.accepted.length === 5, 'the quick receiver to get all 5');
@@ -189,10 +189,49 @@ describe('6.1 delivery order and isolation', () => {
     const { respond, peak } = countingInFlight(100);
     const rx = await receiver(respond);
     const targets = ['a', 'b', 'c', 'd'].map((path): WebhookConfig => ({ url: `${rx.url}/${path}`, events: ['*'] }));
-    f.outbox.enqueue(makeEvent('alpha', 0), targets);
+    f.enqueue(makeEvent('alpha', 0), targets);
     f.dispatcher.start();
 
     await waitFor(() => rx.accepted.length === 4, '4 deliveries');
     expect(peak()).toBe(2);
+  });
+
+  it('sends a queued event to its webhook as the session has it now: an edit applies, a removal drops the queue', async () => {
+    const f = fixture();
+    const rx = await receiver();
+    const kept: WebhookConfig = { url: `${rx.url}?kept`, events: ['*'], customHeaders: [{ name: 'X-Tenant', value: 'old' }] };
+    const removed: WebhookConfig = { url: `${rx.url}?removed`, events: ['*'] };
+    const event = makeEvent('alpha', 0);
+    f.enqueue(event, [kept, removed]);
+    // Edited and removed while the event waits in the queue (the dispatcher is not started yet).
+    f.webhooks.set('alpha', [{ ...kept, customHeaders: [{ name: 'X-Tenant', value: 'new' }] }]);
+    f.dispatcher.start();
+
+    await waitFor(() => rx.accepted.length === 1, 'the delivery to the kept webhook');
+    const [request] = rx.received;
+    expect(request!.headers['x-tenant']).toBe('new');
+    await waitFor(() => f.outbox.pendingCount() === 0, 'nothing pending');
+    expect(rx.received).toHaveLength(1);
+    expect(f.db.prepare('SELECT COUNT(*) AS n FROM webhook_cursors').get()).toEqual({ n: 1 });
+  });
+
+  it('leaves no retry behind when the session is deleted while its request is in flight', async () => {
+    const f = fixture();
+    let answer: (status: number) => void = () => {};
+    const rx = await receiver(() => new Promise<number>((resolve) => (answer = resolve)));
+    f.enqueue(makeEvent('alpha', 0), [{ url: rx.url, events: ['*'], retries: quickRetries(0.01) }]);
+    f.dispatcher.start();
+    await waitFor(() => rx.received.length === 1, 'the request in flight');
+
+    f.outbox.forgetSession('alpha');
+    f.dispatcher.forgetSession('alpha');
+    // Made again with the name and the webhook: nothing of the old session is owed to it.
+    f.webhooks.set('alpha', [{ url: rx.url, events: ['*'] }]);
+    answer(500);
+    // Waits for the request in flight, its answer recorded.
+    await f.dispatcher.stop();
+    expect(f.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries').get()).toEqual({ n: 0 });
+    expect(f.outbox.pendingCount()).toBe(0);
+    expect(rx.received).toHaveLength(1);
   });
 });
