@@ -10,13 +10,7 @@ import { afterEach } from 'vitest';
 export async function countingReceiver(
   answer: () => number | null,
   delayMs = 0,
-): Promise<{
-  url: string;
-  requests: () => number;
-  open: () => number;
-  peakSince: (n: number) => number;
-  server: Server;
-}> {
+): Promise<{ url: string; requests: () => number; open: () => number; peakSince: (n: number) => number; server: Server }> {
   let open = 0;
   /** Open requests when each one arrived. */
   const openAt: number[] = [];

@@ -8,7 +8,6 @@ const { fixture, receiver } = closedAfterEach();
 
 const retries: WebhookConfig['retries'] = { policy: 'constant', delaySeconds: 0.01, attempts: 100, jitter: false };
 const opened = (lines: string[]) => lines.findIndex((line) => line.includes('its circuit is open'));
-/** When the circuit opened, as its log line says (logged at once, so no attempt sent after it is from before). */
 
 describe('per-endpoint circuit (docs/events.md, "Receiver signals")', () => {
   it('probes an endpoint that keeps failing one request at a time instead of every queue, and closes on its first success', async () => {
