@@ -173,7 +173,7 @@ describe('6.1 at least once across replicas', () => {
     const rx = await receiver();
     const hook: WebhookConfig = { url: rx.url, events: ['*'] };
     const proxy = await natsProxy();
-    const cutOff = await replica({ webhooks: [hook], ackWaitMs: 1_000, through: proxy });
+    await replica({ webhooks: [hook], ackWaitMs: 1_000, through: proxy });
     const engine = await engineConnection();
     const first = makeEvent('alpha', 0);
     await publishEvent(engine, first);
