@@ -179,7 +179,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete', 'channels.search', 'session.screenshot'),
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
-    settings: ['proxy', 'ignore', 'client', 'noweb'],
+    settings: ['proxy', 'ignore', 'client', 'noweb', 'clientVersion'],
     refusedArguments: [
       REGISTRATION,
       {
@@ -440,7 +440,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'engine.event',
     ],
     callRejection: true,
-    settings: [],
+    settings: ['clientVersion'],
     refusedArguments: [REGISTRATION],
   },
   WPP: {
@@ -614,6 +614,7 @@ export const SETTING_ENGINES: Readonly<Record<keyof EngineSettings, readonly Bui
   ignore: enginesHonouring('ignore'),
   client: enginesHonouring('client'),
   noweb: enginesHonouring('noweb'),
+  clientVersion: enginesHonouring('clientVersion'),
 };
 
 function enginesHonouring(setting: keyof EngineSettings): readonly BuiltEngine[] {

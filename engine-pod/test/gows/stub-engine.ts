@@ -74,6 +74,7 @@ async function paired(): Promise<void> {
 
 const handlers: Record<string, (params: Params) => unknown> = {
   capabilities: () => ({ methods }),
+  versions: () => ({ library: { name: 'stub', version: '0.0.0' }, client: '2.3000.1' }),
   start: async (params) => {
     session = text(params.session);
     log('info', 'stub starting', { settings: params.settings });

@@ -833,6 +833,10 @@ type ClientSessionConfig struct {
 	DeviceName *string `json:"deviceName,omitempty,omitzero"`
 }
 
+// A WhatsApp Web version, three whole numbers joined by dots (each at most
+// 4294967295)
+type ClientVersion string
+
 type CommandReply struct {
 	// Error corresponds to the JSON schema field "error".
 	Error *CommandReplyError `json:"error,omitempty,omitzero"`
@@ -1002,6 +1006,9 @@ type EngineRpcSchemaJson struct {
 
 	// ClientSessionConfig corresponds to the JSON schema field "ClientSessionConfig".
 	ClientSessionConfig *ClientSessionConfig `json:"ClientSessionConfig,omitempty,omitzero"`
+
+	// ClientVersion corresponds to the JSON schema field "ClientVersion".
+	ClientVersion *ClientVersion `json:"ClientVersion,omitempty,omitzero"`
 
 	// CommandReply corresponds to the JSON schema field "CommandReply".
 	CommandReply *CommandReply `json:"CommandReply,omitempty,omitzero"`
@@ -1728,6 +1735,11 @@ type EngineRpcSchemaJson struct {
 type EngineSettings struct {
 	// Client corresponds to the JSON schema field "client".
 	Client *ClientSessionConfig `json:"client,omitempty,omitzero"`
+
+	// The WhatsApp Web version the session's socket engine (NOWEB, GOWS) presents to
+	// the service, instead of the engine's (SWITCHBOARD_NOWEB_CLIENT_VERSION,
+	// SWITCHBOARD_GOWS_CLIENT_VERSION, else its library's)
+	ClientVersion *ClientVersion `json:"clientVersion,omitempty,omitzero"`
 
 	// Ignore corresponds to the JSON schema field "ignore".
 	Ignore *IgnoreConfig `json:"ignore,omitempty,omitzero"`
@@ -3672,6 +3684,11 @@ type StartParams struct {
 type StartParamsSettings struct {
 	// Client corresponds to the JSON schema field "client".
 	Client *ClientSessionConfig `json:"client,omitempty,omitzero"`
+
+	// The WhatsApp Web version the session's socket engine (NOWEB, GOWS) presents to
+	// the service, instead of the engine's (SWITCHBOARD_NOWEB_CLIENT_VERSION,
+	// SWITCHBOARD_GOWS_CLIENT_VERSION, else its library's)
+	ClientVersion *ClientVersion `json:"clientVersion,omitempty,omitzero"`
 
 	// Ignore corresponds to the JSON schema field "ignore".
 	Ignore *IgnoreConfig `json:"ignore,omitempty,omitzero"`
