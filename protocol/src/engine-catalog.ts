@@ -617,6 +617,17 @@ export const SETTING_ENGINES: Readonly<Record<keyof EngineSettings, readonly Bui
   clientVersion: enginesHonouring('clientVersion'),
 };
 
+/** The engines that present a client version of their own, a setting (engine-versions.ts). */
+export const CLIENT_VERSION_ENGINES: readonly BuiltEngine[] = SETTING_ENGINES.clientVersion;
+
+/**
+ * The variable that sets the client version of an engine's sessions: the gateway's (local mode)
+ * and the engine pod's, which the operator sets from its own (the chart's `engines.clientVersions`).
+ */
+export function clientVersionVariable(engine: BuiltEngine): string {
+  return `SWITCHBOARD_${engine}_CLIENT_VERSION`;
+}
+
 function enginesHonouring(setting: keyof EngineSettings): readonly BuiltEngine[] {
   return BUILT_ENGINES.filter((engine) => ENGINE_CATALOG[engine].settings.includes(setting));
 }

@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { clientVersionVariable } from '@switchboard/protocol';
 import { clientVersionFromEnv } from '../client-version-env.js';
 
 export interface GowsOptions {
@@ -26,7 +27,7 @@ export const DEFAULT_GOWS_BIN = fileURLToPath(new URL('../../../../engines/gows/
 
 export const BIN_VARIABLE = 'SWITCHBOARD_GOWS_BIN';
 /** The child reads it too (engines/gows/internal/engine/versions.go): the same name in both modes. */
-export const CLIENT_VERSION_VARIABLE = 'SWITCHBOARD_GOWS_CLIENT_VERSION';
+export const CLIENT_VERSION_VARIABLE = clientVersionVariable('GOWS');
 
 /**
  * The GOWS options whoever builds engines reads from the environment: `SWITCHBOARD_GOWS_BIN`

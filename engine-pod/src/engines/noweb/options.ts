@@ -1,5 +1,6 @@
 import { OutboundPolicy } from '@switchboard/kube/pod';
 import { type Logger, pino } from 'pino';
+import { clientVersionVariable } from '@switchboard/protocol';
 import { clientVersionFromEnv } from '../client-version-env.js';
 
 export interface NowebOptions {
@@ -38,7 +39,7 @@ export const DEFAULT_NOWEB_OPTIONS: NowebOptions = {
 };
 
 const ATTEMPTS_VARIABLE = 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS';
-export const CLIENT_VERSION_VARIABLE = 'SWITCHBOARD_NOWEB_CLIENT_VERSION';
+export const CLIENT_VERSION_VARIABLE = clientVersionVariable('NOWEB');
 const MAX_ATTEMPTS = 1_000;
 
 /**
