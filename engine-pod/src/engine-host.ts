@@ -181,6 +181,8 @@ export class EngineHost {
   async start(): Promise<void> {
     if (this.engine && this.current !== 'FAILED') return;
     if (this.engine) await this.stop();
+    // The new engine says again what it runs; until it has, nothing stale.
+    this.running = null;
     const engine = this.options.factory({
       session: this.options.session,
       settings: this.options.settings ?? {},
@@ -279,6 +281,7 @@ export class EngineHost {
       status,
       statuses: this.recent,
       ...(this.failure ? { reason: this.failure } : {}),
+      ...(this.running ? { versions: this.running } : {}),
     });
   }
 

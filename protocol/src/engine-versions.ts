@@ -57,5 +57,9 @@ export const EngineVersions = z
   .meta({ id: 'EngineVersions' });
 export type EngineVersions = z.infer<typeof EngineVersions>;
 
-/** What an engine itself knows of its versions; the image is its host's to add. */
-export type EngineLibraryVersions = Omit<EngineVersions, 'image'>;
+/**
+ * What an engine itself knows of its versions, which each `session.status` carries once it has
+ * said so; the image is added by whoever knows the pod (the operator), or is none (local mode).
+ */
+export const EngineLibraryVersions = EngineVersions.omit({ image: true }).meta({ id: 'EngineLibraryVersions' });
+export type EngineLibraryVersions = z.infer<typeof EngineLibraryVersions>;

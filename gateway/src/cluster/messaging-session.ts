@@ -46,5 +46,6 @@ export function toSessionInfo(resource: MessagingSession, expandApps: boolean, a
     presence: {},
     timestamps: { activity },
     ...(reason ? { reason } : {}),
+    ...(resource.status?.versions ? { versions: resource.status.versions } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import {
   CommandErrorCode,
   ENGINE_CATALOG,
-  EngineVersions,
+  EngineLibraryVersions,
   EventName,
   MeInfo,
   MessageRecord,
@@ -22,8 +22,7 @@ import { MediaSpool, SPOOL_VARIABLE } from './media-spool.js';
 import { CLIENT_VERSION_VARIABLE, type GowsOptions, gowsBinaryProblem } from './options.js';
 
 const Capabilities = z.object({ methods: z.array(z.string()) });
-/** The child's `versions` answer: whatsmeow's module version and the client version it presents. */
-const LibraryVersions = EngineVersions.omit({ image: true });
+
 const StatusNotice = z.object({ status: SessionStatus, reason: z.string().optional() });
 const MeNotice = z.object({ me: MeInfo.nullable() });
 const EventNotice = z.object({ event: EventName, payload: z.record(z.string(), z.unknown()) });
@@ -75,8 +74,6 @@ export class GowsEngine implements Engine {
       const { methods } = Capabilities.parse(await child.request('capabilities', {}));
       this.keepOnly(methods);
       await this.call('start', { session: this.context.session, settings: this.context.settings });
-      // Asked after start, which sets the client version the session presents.
-      this.context.setVersions(LibraryVersions.parse(await child.request('versions', {})));
     } catch (error) {
       await this.close(child);
       throw error;
@@ -168,6 +165,8 @@ export class GowsEngine implements Engine {
       {
         status: (params) => this.notice(() => this.status(params)),
         me: (params) => this.notice(() => this.context.setMe(MeNotice.parse(params).me)),
+        // Sent by start before it connects: whatsmeow's version and the client version presented.
+        versions: (params) => this.notice(() => this.context.setVersions(EngineLibraryVersions.parse(params))),
         event: (params) =>
           this.notice(() => {
             const { event, payload } = EventNotice.parse(params);

@@ -200,6 +200,8 @@ func (e *Engine) start(ctx context.Context, p rpcschema.StartParams) error {
 		return &CommandError{Code: hostapi.EngineError, Message: err.Error()}
 	}
 	presentVersion(version)
+	// Before connecting: every status from here on is this version's.
+	e.host.SetVersions(versions())
 	if err := e.kv.Load(ctx); err != nil {
 		return fmt.Errorf("could not read the auth state: %w", err)
 	}
@@ -449,6 +451,11 @@ func (e *Engine) handleEvent(raw any) {
 	case *events.TemporaryBan:
 		e.setStatus("FAILED", "the account is banned for now: "+evt.String())
 	case *events.ClientOutdated:
+		// The same version would be refused again: a reconnect whatsmeow started as the socket
+		// closed (racing the failure it had not read yet) is ended too.
+		if client := e.client0(); client != nil {
+			go client.Disconnect()
+		}
 		e.setStatus("FAILED", clientOutdatedReason(presentedAppVersion()))
 	case *events.Disconnected:
 		e.mu.Lock()

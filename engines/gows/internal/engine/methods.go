@@ -92,9 +92,6 @@ func (e *Engine) Handle(ctx context.Context, name string, params any) (any, erro
 	if name == "capabilities" {
 		return rpcschema.Capabilities{Methods: capabilities()}, nil
 	}
-	if name == "versions" {
-		return versions(), nil
-	}
 	if m, ok := lifecycleMethods[name]; ok {
 		return m(e, ctx, params)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"go.mau.fi/whatsmeow/store"
 
+	"github.com/switchboard/engines/gows/internal/hostapi"
 	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
@@ -18,19 +19,6 @@ const whatsmeowModule = "go.mau.fi/whatsmeow"
 // libraryDefaultVersion is whatsmeow's built-in version, read before anything sets another:
 // SetWAVersion is process-wide, so a start without a setting must put this one back.
 var libraryDefaultVersion = store.GetWAVersion()
-
-// Versions is the engine's answer to the host's `versions` request (PROTOCOL.md): what the
-// session's engine-versions report is made of, beside the image its host knows.
-type Versions struct {
-	Library Library `json:"library"`
-	Client  string  `json:"client"`
-}
-
-// Library names the library the engine is built on and its version.
-type Library struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
 
 // parseClientVersion reads a configured client version; whatsmeow's parser takes what the host
 // validated (protocol's ClientVersion: three numbers, each a uint32).
@@ -66,10 +54,10 @@ func presentVersion(version store.WAVersionContainer) {
 	store.BaseClientPayload.UserAgent.AppVersion = version.ProtoAppVersion()
 }
 
-// versions answers the `versions` request: whatsmeow's module version from the binary's build
-// info (what `go version -m` shows), and the client version presented now.
-func versions() Versions {
-	return Versions{Library: Library{Name: "whatsmeow", Version: moduleVersion(whatsmeowModule)}, Client: presentedAppVersion()}
+// versions is what the engine reports it runs (hostapi.Host.SetVersions): whatsmeow's module
+// version from the binary's build info (what `go version -m` shows), and the client version presented now.
+func versions() hostapi.Versions {
+	return hostapi.Versions{Library: hostapi.Library{Name: "whatsmeow", Version: moduleVersion(whatsmeowModule)}, Client: presentedAppVersion()}
 }
 
 // moduleVersion is the version of a module the binary was built with, "unknown" without build info.
