@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
-import { buildGows, ENGINE_DIR } from '../../engine-pod/test/gows/driver.js';
+import { buildGows } from '../../engine-pod/test/gows/driver.js';
+import { LIBRARY_VERSIONS } from '../../engine-pod/test/library-versions.js';
 import { startGateway, type TestGateway } from './support/gateway.js';
 
 /**
@@ -22,18 +21,6 @@ let noweb: FakeWaServer;
 let gows: FakeWaServer;
 let gw: TestGateway;
 
-/** The versions the test expects, read where each build takes them from: Baileys' package.json, the Go module's go.mod. */
-const BAILEYS_VERSION = (
-  JSON.parse(readFileSync(join(import.meta.dirname, '../../engine-pod/node_modules/@whiskeysockets/baileys/package.json'), 'utf8')) as {
-    version: string;
-  }
-).version;
-const WHATSMEOW_VERSION = /^\s*go\.mau\.fi\/whatsmeow (\S+)$/m.exec(readFileSync(join(ENGINE_DIR, 'go.mod'), 'utf8'))![1]!;
-
-const LIBRARY = {
-  NOWEB: { name: 'Baileys', version: BAILEYS_VERSION },
-  GOWS: { name: 'whatsmeow', version: WHATSMEOW_VERSION },
-} as const;
 
 beforeAll(async () => {
   const [nowebFake, gowsFake, binary] = await Promise.all([FakeWaServer.start(), FakeWaServer.start({ signal: true }), buildGows()]);
@@ -81,7 +68,7 @@ describe.each([
   it("presents the engine's setting and reports it with its library; an accepted version pairs and works", async () => {
     expect((await gw.api('POST', '/api/sessions', { name: name('default'), engine })).status).toBe(201);
     const waiting = await statusOf(name('default'), 'SCAN_QR_CODE');
-    expect(waiting.versions).toEqual({ image: null, library: LIBRARY[engine], client: engineDefault });
+    expect(waiting.versions).toEqual({ image: null, library: LIBRARY_VERSIONS[engine], client: engineDefault });
     expect(fake().presentedVersions).toContain(engineDefault);
 
     const qr = await gw.api('GET', `/api/${name('default')}/auth/qr?format=raw`);
@@ -97,7 +84,7 @@ describe.each([
     expect(created.status).toBe(201);
     expect(created.body.config.clientVersion).toBe(ACCEPTED);
     const waiting = await statusOf(name('pinned'), 'SCAN_QR_CODE');
-    expect(waiting.versions).toEqual({ image: null, library: LIBRARY[engine], client: ACCEPTED });
+    expect(waiting.versions).toEqual({ image: null, library: LIBRARY_VERSIONS[engine], client: ACCEPTED });
     expect(fake().presentedVersions).toContain(ACCEPTED);
   });
 
@@ -108,7 +95,7 @@ describe.each([
     expect(failed.reason).toBe(
       `client_outdated: the service refused client version ${RETIRED} (405); set another with config.clientVersion or SWITCHBOARD_${engine}_CLIENT_VERSION`,
     );
-    expect(failed.versions).toEqual({ image: null, library: LIBRARY[engine], client: RETIRED });
+    expect(failed.versions).toEqual({ image: null, library: LIBRARY_VERSIONS[engine], client: RETIRED });
     // The refusal answered the version this session presented. (whatsmeow may have started one
     // reconnect as the socket closed, before it read the failure: GOWS ends it on the failure.)
     expect(fake().presentedVersions.filter((version) => version === RETIRED).length).toBeGreaterThan(before);
