@@ -21,7 +21,6 @@ let noweb: FakeWaServer;
 let gows: FakeWaServer;
 let gw: TestGateway;
 
-
 beforeAll(async () => {
   const [nowebFake, gowsFake, binary] = await Promise.all([FakeWaServer.start(), FakeWaServer.start({ signal: true }), buildGows()]);
   noweb = nowebFake;

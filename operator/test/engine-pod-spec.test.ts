@@ -240,12 +240,14 @@ describe('engine pod replacement', () => {
     const pinned = buildEnginePod(noweb, { ...settings, clientVersions });
     expect(envOf(pinned).SWITCHBOARD_NOWEB_CLIENT_VERSION).toBe('2.3000.1');
     expect(envOf(pinned)).not.toHaveProperty('SWITCHBOARD_GOWS_CLIENT_VERSION');
-    expect(envOf(buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), { ...settings, clientVersions })).SWITCHBOARD_GOWS_CLIENT_VERSION).toBe(
-      '2.3000.2',
-    );
+    expect(
+      envOf(buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), { ...settings, clientVersions })).SWITCHBOARD_GOWS_CLIENT_VERSION,
+    ).toBe('2.3000.2');
     expect(envOf(buildEnginePod(sessionResource(), { ...settings, clientVersions }))).not.toHaveProperty('SWITCHBOARD_NOWEB_CLIENT_VERSION');
     expect(replacementReason(plain, pinned)).not.toBeNull();
-    expect(replacementReason(pinned, buildEnginePod(noweb, { ...settings, clientVersions: { ...clientVersions, NOWEB: '2.3000.3' } }))).not.toBeNull();
+    expect(
+      replacementReason(pinned, buildEnginePod(noweb, { ...settings, clientVersions: { ...clientVersions, NOWEB: '2.3000.3' } })),
+    ).not.toBeNull();
   });
 
   it('adds the release extra env last and uses its pull policy, only when set, so older pods keep their hash', () => {

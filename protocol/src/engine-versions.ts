@@ -36,23 +36,37 @@ export function clientVersionProblem(raw: string): string | null {
  */
 export const EngineVersions = z
   .object({
-    image: z.string().max(1024).nullable().meta({
-      description: "The engine pod's image (cluster mode); null in local mode, where the engine runs in the gateway's process",
-      examples: ['registry.example/switchboard-engine-socket:1.4.0'],
-    }),
+    image: z
+      .string()
+      .max(1024)
+      .nullable()
+      .meta({
+        description: "The engine pod's image (cluster mode); null in local mode, where the engine runs in the gateway's process",
+        examples: ['registry.example/switchboard-engine-socket:1.4.0'],
+      }),
     library: z
       .object({
-        name: z.string().max(64).meta({ examples: ['Baileys', 'whatsmeow'] }),
-        version: z.string().max(128).meta({
-          description: "Baileys' package version, whatsmeow's Go module version, this build's for SANDBOX",
-          examples: ['7.0.0-rc14', 'v0.0.0-20251217143725-11cf47c62d32'],
-        }),
+        name: z
+          .string()
+          .max(64)
+          .meta({ examples: ['Baileys', 'whatsmeow'] }),
+        version: z
+          .string()
+          .max(128)
+          .meta({
+            description: "Baileys' package version, whatsmeow's Go module version, this build's for SANDBOX",
+            examples: ['7.0.0-rc14', 'v0.0.0-20251217143725-11cf47c62d32'],
+          }),
       })
       .meta({ description: 'The library the engine is built on' }),
-    client: z.string().max(64).nullable().meta({
-      description: 'The client version the engine presents to the service (socket engines: the WhatsApp Web version); null when it presents none',
-      examples: ['2.3000.1023456789'],
-    }),
+    client: z
+      .string()
+      .max(64)
+      .nullable()
+      .meta({
+        description: 'The client version the engine presents to the service (socket engines: the WhatsApp Web version); null when it presents none',
+        examples: ['2.3000.1023456789'],
+      }),
   })
   .meta({ id: 'EngineVersions' });
 export type EngineVersions = z.infer<typeof EngineVersions>;
