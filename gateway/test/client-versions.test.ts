@@ -1,9 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
 import { LIBRARY_VERSIONS } from '../../engine-pod/test/library-versions.js';
 import { startGateway, type TestGateway } from './support/gateway.js';
+
+/** The engine pod package's version, which SANDBOX reports (the gateway's is the same release's). */
+const BUILD_VERSION = (JSON.parse(readFileSync(new URL('../../engine-pod/package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /**
  * Issue 31 §1 in local mode: each socket session reports what it runs (library and version, the
@@ -104,6 +108,14 @@ describe.each([
     expect(updated.status).toBe(200);
     expect((await gw.api('POST', `/api/sessions/${name('retired')}/restart`)).status).toBe(201);
     expect((await statusOf(name('retired'), 'SCAN_QR_CODE')).versions.client).toBe(ACCEPTED);
+  });
+});
+
+describe('SANDBOX: the versions of a simulated account', () => {
+  it('reports this build as its library and no client version: it presents none to any service', async () => {
+    expect((await gw.api('POST', '/api/sessions', { name: 'sandbox-versions', engine: 'SANDBOX' })).status).toBe(201);
+    const waiting = await statusOf('sandbox-versions', 'SCAN_QR_CODE');
+    expect(waiting.versions).toEqual({ image: null, library: { name: 'SANDBOX', version: BUILD_VERSION }, client: null });
   });
 });
 
