@@ -5,7 +5,7 @@ import type { EngineLibraryVersions, EngineSettings } from '@switchboard/protoco
 import { DEFAULT_CONNECTION_CONFIG, type WAVersion } from '@whiskeysockets/baileys';
 
 /** Baileys' built-in WhatsApp Web version: what a session presents when nothing sets one. */
-export const LIBRARY_CLIENT_VERSION: string = DEFAULT_CONNECTION_CONFIG.version.join('.');
+const LIBRARY_CLIENT_VERSION: string = DEFAULT_CONNECTION_CONFIG.version.join('.');
 
 /**
  * Baileys' version, from its package.json: its `exports` do not include the file, so it is read

@@ -19,7 +19,7 @@ export type WASocket = ReturnType<typeof makeWASocket>;
 /** How long WORKING waits for the push name of a just-paired account (see NowebEngine.opened). */
 const PUSH_NAME_WAIT_MS = 1_500;
 
-/** Closes after which reconnecting cannot help: the device was unlinked, replaced or refused. */
+/** Closes after which reconnecting cannot help: the device was unlinked, replaced or refused, or its client version retired. */
 /** The library's reasons are an enum; the status code we read from its error is a number. */
 const LOGGED_OUT: number = DisconnectReason.loggedOut;
 /** The service's connect failure for a client version it has retired ("client outdated"). */
