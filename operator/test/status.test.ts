@@ -69,6 +69,16 @@ describe('status: what the resource reports', () => {
     expect(statusChanged(status, next)).toBe(true);
   });
 
+  it('a null client version (SANDBOX presents none), which the merge patch stores as no client, is no change', () => {
+    const pod = enginePod({ ready: true, image: 'engine:1' });
+    const computed = computeStatus(
+      input({ pod, engine: { ...working, versions: { library: { name: 'SANDBOX', version: '1.0.0' }, client: null } } }),
+    );
+    expect(computed.versions).toEqual({ image: 'engine:1', library: { name: 'SANDBOX', version: '1.0.0' }, client: null });
+    const { client: _dropped, ...stored } = computed.versions!;
+    expect(statusChanged({ ...computed, versions: stored }, computed)).toBe(false);
+  });
+
   it('says why it is FAILED in status.reason (the engine, the refusal or the pod), and nothing in any other status', () => {
     const failed: EngineReport = { status: 'FAILED', statuses: [{ status: 'FAILED', timestamp: 5 }], me: null, reason: 'could not connect' };
     expect(computeStatus(input({ pod: enginePod({ ready: true }), engine: failed })).reason).toBe('could not connect');

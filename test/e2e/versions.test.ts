@@ -3,6 +3,7 @@
 // its REST answer; a session's config.clientVersion reaches its engine pod, and a version the
 // service has retired (the fake answers the handshake with the 405 connect failure) ends it FAILED,
 // saying so, in the resource's status too.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
@@ -17,6 +18,8 @@ import {
 } from './support/cluster-environment.js';
 
 const ACCEPTED = '2.3000.1000000003';
+/** The engine pod package's version, which SANDBOX reports. */
+const BUILD_VERSION = (JSON.parse(readFileSync(new URL('../../engine-pod/package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const RETIRED = '2.3000.1000000666';
 
 let noweb: FakeWaServer;
@@ -44,6 +47,17 @@ afterAll(async () => {
   await env?.stop();
   await noweb?.close();
   await gows?.close();
+});
+
+describe('SANDBOX in cluster mode: the versions a session runs', () => {
+  it('names the engine pod image and this build, and no client version, in the resource status and the REST answer', async () => {
+    expect((await gw.api('POST', '/api/sessions', { name: 'sandbox-versions', engine: 'SANDBOX' })).status).toBe(201);
+    await waitForStatus(gw, 'sandbox-versions', 'SCAN_QR_CODE', 60_000);
+    const library = { name: 'SANDBOX', version: BUILD_VERSION };
+    // The merge patch that writes the status stores a null client as none.
+    expect((await env.resource('sandbox-versions')).status.versions).toEqual({ image: ENGINE_IMAGE, library });
+    expect((await gw.api('GET', '/api/sessions/sandbox-versions')).body.versions).toEqual({ image: ENGINE_IMAGE, library, client: null });
+  });
 });
 
 describe.each([

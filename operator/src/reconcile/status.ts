@@ -3,7 +3,6 @@ import {
   type Condition,
   type DesiredState,
   type EngineLibraryVersions,
-  type EngineVersions,
   type MeInfo,
   type MessagingSessionStatus,
   RECENT_STATUSES,
@@ -107,7 +106,7 @@ export function computeStatus(input: StatusInput): ComputedStatus {
  * speaks (stopped, between pods), so the last version a session ran stays readable; a pod's
  * engine replaces it once it reports its own.
  */
-function versionsOf(pod: V1Pod | null, engine: EngineReport | null, previous: EngineVersions | null): EngineVersions | null {
+function versionsOf(pod: V1Pod | null, engine: EngineReport | null, previous: ComputedStatus['versions']): ComputedStatus['versions'] {
   const image = pod?.spec?.containers[0]?.image;
   if (!engine?.versions || !image) return previous;
   return { image, library: { ...engine.versions.library }, client: engine.versions.client };
