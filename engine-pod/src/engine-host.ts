@@ -3,6 +3,7 @@ import { OutboundPolicy } from '@switchboard/kube/pod';
 import {
   type AppConfig,
   type EngineCommand,
+  type EngineLibraryVersions,
   type EngineName,
   type EngineSettings,
   ENGINE_CATALOG,
@@ -114,6 +115,7 @@ export class EngineHost {
   private current: SessionStatus = 'STOPPED';
   private recent: SessionStatusPoint[] = [];
   private account: MeInfo | null = null;
+  private running: EngineLibraryVersions | null = null;
   private failure: string | null = null;
   private metadata: Record<string, string>;
   private lastActivity: number | null = null;
@@ -138,6 +140,11 @@ export class EngineHost {
 
   get me(): MeInfo | null {
     return this.account;
+  }
+
+  /** What the engine last said it runs (library, client version); null before it has. */
+  get versions(): EngineLibraryVersions | null {
+    return this.running;
   }
 
   /** Why the session is FAILED; null in every other status. */
@@ -174,6 +181,8 @@ export class EngineHost {
   async start(): Promise<void> {
     if (this.engine && this.current !== 'FAILED') return;
     if (this.engine) await this.stop();
+    // The new engine says again what it runs; until it has, nothing stale.
+    this.running = null;
     const engine = this.options.factory({
       session: this.options.session,
       settings: this.options.settings ?? {},
@@ -184,6 +193,9 @@ export class EngineHost {
       },
       setMe: (me) => {
         if (this.engine === engine) this.account = me && Object.freeze({ ...me });
+      },
+      setVersions: (versions) => {
+        if (this.engine === engine) this.running = Object.freeze({ ...versions });
       },
       emit: (event, payload) => {
         // The engine being stopped may still tell what happened before (its last acknowledgements).
@@ -269,6 +281,7 @@ export class EngineHost {
       status,
       statuses: this.recent,
       ...(this.failure ? { reason: this.failure } : {}),
+      ...(this.running ? { versions: this.running } : {}),
     });
   }
 

@@ -1,4 +1,5 @@
 import type {
+  EngineLibraryVersions,
   EngineName,
   EngineSettings,
   EventName,
@@ -38,6 +39,11 @@ export interface EngineContext {
   setStatus(status: SessionStatus, reason?: string): void;
   /** The authenticated account, or null after logout. */
   setMe(me: MeInfo | null): void;
+  /**
+   * What the engine runs: its library and version, and the client version it presents to the
+   * service. Reported at each start, once known (the session's `versions`, issue 31).
+   */
+  setVersions(versions: EngineLibraryVersions): void;
   /** A normalized event; the host wraps it in the envelope of spec 2.4. */
   emit(event: EventName, payload: Record<string, unknown>): void;
   readonly log: EngineLog;

@@ -38,6 +38,7 @@ async function engineOf(name: BuiltEngine): Promise<Engine> {
     settings: {},
     authState: new FileAuthStateStore(mkdtempSync(join(tmpdir(), 'sb-catalog-'))),
     setStatus() {},
+    setVersions() {},
     setMe() {},
     emit() {},
     log: silent,

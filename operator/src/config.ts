@@ -10,7 +10,7 @@ import {
   OUTBOUND_DENY_VARIABLE,
   OutboundPolicy,
 } from '@switchboard/kube';
-import type { BuiltEngine } from '@switchboard/protocol';
+import { type BuiltEngine, CLIENT_VERSION_ENGINES, clientVersionProblem, clientVersionVariable } from '@switchboard/protocol';
 import { z } from 'zod';
 import { type EngineResources, engineResources, EngineResourcesOverrides } from './engine-resources.js';
 
@@ -51,6 +51,12 @@ export interface EnginePodSettings {
   readonly baseUrl?: string;
   /** NOWEB connection attempts in a row before the session is FAILED. Unset: the pods' default (10). */
   readonly nowebConnectAttempts?: number;
+  /**
+   * The client version each socket engine's sessions present (SWITCHBOARD_<ENGINE>_CLIENT_VERSION,
+   * the chart's `engines.clientVersions`), set on its pods; a session's `config.clientVersion`
+   * wins. Unset for an engine: its library's.
+   */
+  readonly clientVersions?: Partial<Record<BuiltEngine, string>>;
   /**
    * SWITCHBOARD_OUTBOUND_DENY and _ALLOW for engine pods (files sent by URL), as given: checked
    * here, so a bad entry stops the operator rather than every engine pod. Empty: the built-in rules.
@@ -148,7 +154,8 @@ export const ENGINE_OWN_ENV = [
   'SWITCHBOARD_OUTBOUND_ALLOW',
   'NODE_OPTIONS',
   'GOMEMLIMIT',
-] as const;
+  ...CLIENT_VERSION_ENGINES.map(clientVersionVariable),
+];
 
 const EngineExtraEnv = z
   .array(
@@ -222,6 +229,22 @@ const Env = z.object({
 
 export class ConfigError extends Error {}
 
+/** Each socket engine's client version from its variable, checked as a session's `config.clientVersion` is. */
+function clientVersionsOf(env: NodeJS.ProcessEnv): Partial<Record<BuiltEngine, string>> {
+  const versions: Partial<Record<BuiltEngine, string>> = {};
+  const problems: string[] = [];
+  for (const engine of CLIENT_VERSION_ENGINES) {
+    const variable = clientVersionVariable(engine);
+    const raw = env[variable];
+    if (!raw) continue;
+    const problem = clientVersionProblem(raw);
+    if (problem) problems.push(`${variable}: ${problem}, got ${JSON.stringify(raw)}`);
+    else versions[engine] = raw;
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  return versions;
+}
+
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 /**
@@ -253,6 +276,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
     throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
   }
   const outbound = { deny: e[OUTBOUND_DENY_VARIABLE], allow: e[OUTBOUND_ALLOW_VARIABLE] };
+  const clientVersions = clientVersionsOf(env);
   if (e.SWITCHBOARD_NATS_AUTH_SECRET && (e.SWITCHBOARD_NATS_CREDS || e.SWITCHBOARD_ENGINE_NATS_CREDS_SECRET)) {
     throw new ConfigError(
       'invalid configuration:\n  SWITCHBOARD_NATS_AUTH_SECRET: the bundled NATS authentication comes with its own credentials; leave out SWITCHBOARD_NATS_CREDS and SWITCHBOARD_ENGINE_NATS_CREDS_SECRET',
@@ -280,6 +304,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
       ...(e.SWITCHBOARD_GOWS_ENGINE_IMAGE ? { gowsEngineImage: e.SWITCHBOARD_GOWS_ENGINE_IMAGE } : {}),
       ...(e.SWITCHBOARD_BASE_URL ? { baseUrl: e.SWITCHBOARD_BASE_URL.replace(/\/+$/, '') } : {}),
       ...(e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS ? { nowebConnectAttempts: e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS } : {}),
+      ...(Object.keys(clientVersions).length > 0 ? { clientVersions } : {}),
       ...(outbound.deny || outbound.allow ? { outbound } : {}),
       ...(e.SWITCHBOARD_ENGINE_PULL_POLICY !== 'IfNotPresent' ? { pullPolicy: e.SWITCHBOARD_ENGINE_PULL_POLICY } : {}),
       ...(e.SWITCHBOARD_ENGINE_EXTRA_ENV.length > 0 ? { extraEnv: e.SWITCHBOARD_ENGINE_EXTRA_ENV } : {}),

@@ -20,6 +20,7 @@ const HostStatus = z.object({
   statuses: SessionStatusPayload.shape.statuses,
   me: MeInfo.nullable().optional(),
   reason: SessionStatusPayload.shape.reason,
+  versions: SessionStatusPayload.shape.versions,
 });
 
 interface StoredReport extends EngineReport {
@@ -78,7 +79,13 @@ export class EngineStatusStore {
   async ask(session: string, timeoutMs: number): Promise<EngineReport | null> {
     try {
       const result = HostStatus.parse(await sendHostCommand(this.nc, session, { op: 'host.status' }, timeoutMs));
-      const report = { status: result.status, statuses: result.statuses, me: result.me ?? null, reason: result.reason ?? null };
+      const report = {
+        status: result.status,
+        statuses: result.statuses,
+        me: result.me ?? null,
+        reason: result.reason ?? null,
+        versions: result.versions ?? null,
+      };
       this.store(session, { ...report, at: result.statuses.at(-1)?.timestamp ?? 0 });
       return this.get(session);
     } catch (error) {
@@ -102,9 +109,10 @@ export class EngineStatusStore {
       this.log.warn({ subject, claimedSession: envelope.session }, "session.status event's session differs from its subject's; dropped");
       return;
     }
-    const { status, statuses, reason } = envelope.payload;
+    const { status, statuses, reason, versions } = envelope.payload;
     const at = statuses.at(-1)?.timestamp ?? envelope.timestamp;
-    if (this.store(envelope.session, { status, statuses, me: envelope.me ?? null, reason: reason ?? null, at })) this.onReport(envelope.session);
+    const report = { status, statuses, me: envelope.me ?? null, reason: reason ?? null, versions: versions ?? null, at };
+    if (this.store(envelope.session, report)) this.onReport(envelope.session);
   }
 
   private store(session: string, report: StoredReport): boolean {

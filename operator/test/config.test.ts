@@ -150,6 +150,18 @@ describe('operator configuration', () => {
     expect(() => readConfig({ ...required, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '0' }, kubeConfig)).toThrow(/SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS/);
   });
 
+  it("reads each socket engine's client version, refusing one that is no WhatsApp Web version, naming the variable", () => {
+    expect(readConfig(required, kubeConfig).pods.clientVersions).toBeUndefined();
+    const both = { ...required, SWITCHBOARD_NOWEB_CLIENT_VERSION: '2.3000.1', SWITCHBOARD_GOWS_CLIENT_VERSION: '2.3000.2' };
+    expect(readConfig(both, kubeConfig).pods.clientVersions).toEqual({ NOWEB: '2.3000.1', GOWS: '2.3000.2' });
+    expect(() => readConfig({ ...required, SWITCHBOARD_GOWS_CLIENT_VERSION: '2.3000' }, kubeConfig)).toThrow(
+      /SWITCHBOARD_GOWS_CLIENT_VERSION: must be three whole numbers joined by dots/,
+    );
+    expect(() => readConfig({ ...required, SWITCHBOARD_NOWEB_CLIENT_VERSION: '2.3000.4294967296' }, kubeConfig)).toThrow(
+      /SWITCHBOARD_NOWEB_CLIENT_VERSION: each of its three numbers must be at most 4294967295/,
+    );
+  });
+
   it('reads the engine pull policy and extra env (a JSON list of name and value), unset by default', () => {
     const pods = readConfig(
       {

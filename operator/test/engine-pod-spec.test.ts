@@ -232,6 +232,24 @@ describe('engine pod replacement', () => {
     );
   });
 
+  it("gives each socket engine's pods the release's client version for that engine, only when set, and replaces them when it changes", () => {
+    const clientVersions = { NOWEB: '2.3000.1', GOWS: '2.3000.2' };
+    const noweb = sessionResource({ spec: { engine: 'NOWEB' } });
+    const plain = buildEnginePod(noweb, settings);
+    expect(envOf(plain)).not.toHaveProperty('SWITCHBOARD_NOWEB_CLIENT_VERSION');
+    const pinned = buildEnginePod(noweb, { ...settings, clientVersions });
+    expect(envOf(pinned).SWITCHBOARD_NOWEB_CLIENT_VERSION).toBe('2.3000.1');
+    expect(envOf(pinned)).not.toHaveProperty('SWITCHBOARD_GOWS_CLIENT_VERSION');
+    expect(
+      envOf(buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), { ...settings, clientVersions })).SWITCHBOARD_GOWS_CLIENT_VERSION,
+    ).toBe('2.3000.2');
+    expect(envOf(buildEnginePod(sessionResource(), { ...settings, clientVersions }))).not.toHaveProperty('SWITCHBOARD_NOWEB_CLIENT_VERSION');
+    expect(replacementReason(plain, pinned)).not.toBeNull();
+    expect(
+      replacementReason(pinned, buildEnginePod(noweb, { ...settings, clientVersions: { ...clientVersions, NOWEB: '2.3000.3' } })),
+    ).not.toBeNull();
+  });
+
   it('adds the release extra env last and uses its pull policy, only when set, so older pods keep their hash', () => {
     const extraEnv = [
       { name: 'SWITCHBOARD_NOWEB_WS_URL', value: 'ws://10.0.0.1:4000/ws/chat' },
@@ -254,10 +272,15 @@ describe('engine pod replacement', () => {
       natsCredentials: { kind: 'per-session' },
       baseUrl: 'https://api.example.com',
       nowebConnectAttempts: 3,
+      clientVersions: { NOWEB: '2.3000.1' },
       outbound: { deny: '127.0.0.0/8', allow: '' },
     });
     // The Go engine's pod sets Go's memory limit where a Node pod sets NODE_OPTIONS.
-    const goPod = buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), { ...settings, gowsEngineImage: 'gows:1' });
+    const goPod = buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), {
+      ...settings,
+      gowsEngineImage: 'gows:1',
+      clientVersions: { GOWS: '2.3000.2' },
+    });
     const names = new Set([everything, goPod].flatMap((pod) => pod.spec!.containers[0]!.env!.map((e) => e.name)));
     expect([...names].sort()).toEqual([...ENGINE_OWN_ENV].sort());
   });

@@ -39,6 +39,8 @@ export function enginePod(
     terminating?: boolean;
     waitingReason?: string;
     name?: string;
+    /** The engine container's image; unset: a pod with no spec, as most tests need none. */
+    image?: string;
   } = {},
 ): V1Pod {
   return {
@@ -47,6 +49,7 @@ export function enginePod(
       uid: 'pod-uid-1',
       ...(state.terminating ? { deletionTimestamp: '2026-11-21T10:00:00Z' as unknown as Date } : {}),
     },
+    ...(state.image ? { spec: { containers: [{ name: 'engine', image: state.image }] } } : {}),
     status: {
       phase: state.phase ?? 'Running',
       conditions: [{ type: 'Ready', status: state.ready ? 'True' : 'False' }],

@@ -53,6 +53,32 @@ describe('status: what the resource reports', () => {
     expect(computeStatus(input({ pod: enginePod({ ready: false }), engine: failed })).status).toBe('FAILED');
   });
 
+  it("reports what the session runs: the pod's image with the engine's library and client version, kept while no engine speaks", () => {
+    const image = 'registry.example/switchboard/engine:1.4.0';
+    const pod = enginePod({ ready: true, image });
+    const reported = { library: { name: 'Baileys', version: '7.0.0-rc14' }, client: '2.3000.1023456789' };
+    const status = computeStatus(input({ pod, engine: { ...working, versions: reported } }));
+    expect(status.versions).toEqual({ image, ...reported });
+    // A report without versions yet (STARTING of the next start), or no pod at all: the last one stays.
+    expect(computeStatus(input({ pod, engine: working, previous: status })).versions).toEqual(status.versions);
+    expect(computeStatus(input({ desiredState: 'Stopped', previous: status })).versions).toEqual(status.versions);
+    expect(computeStatus(input({ pod, engine: working })).versions).toBeNull();
+    // Another client version is another status to write.
+    const next = computeStatus(input({ pod, engine: { ...working, versions: { ...reported, client: '2.3000.1' } }, previous: status }));
+    expect(next.versions?.client).toBe('2.3000.1');
+    expect(statusChanged(status, next)).toBe(true);
+  });
+
+  it('a null client version (SANDBOX presents none), which the merge patch stores as no client, is no change', () => {
+    const pod = enginePod({ ready: true, image: 'engine:1' });
+    const computed = computeStatus(
+      input({ pod, engine: { ...working, versions: { library: { name: 'SANDBOX', version: '1.0.0' }, client: null } } }),
+    );
+    expect(computed.versions).toEqual({ image: 'engine:1', library: { name: 'SANDBOX', version: '1.0.0' }, client: null });
+    const { client: _dropped, ...stored } = computed.versions!;
+    expect(statusChanged({ ...computed, versions: stored }, computed)).toBe(false);
+  });
+
   it('says why it is FAILED in status.reason (the engine, the refusal or the pod), and nothing in any other status', () => {
     const failed: EngineReport = { status: 'FAILED', statuses: [{ status: 'FAILED', timestamp: 5 }], me: null, reason: 'could not connect' };
     expect(computeStatus(input({ pod: enginePod({ ready: true }), engine: failed })).reason).toBe('could not connect');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppConfig } from './apps.js';
 import { BuiltEngineName } from './engine-catalog.js';
+import { EngineVersions } from './engine-versions.js';
 import { SessionName } from './ids.js';
 import { ResourceSessionConfig } from './resource-webhook.js';
 import { MeInfo } from './session.js';
@@ -109,6 +110,13 @@ export const CONDITION_TYPES = {
   podReady: 'PodReady',
 } as const;
 
+/**
+ * `versions` as the resource holds it. The operator writes its status as a merge patch, where a
+ * null removes the member: a `client` of null (SANDBOX presents none) is stored as no `client`,
+ * so the schema may not require it; readers take a missing one as null.
+ */
+const ResourceEngineVersions = EngineVersions.extend({ client: EngineVersions.shape.client.optional() });
+
 export const MessagingSessionStatus = z
   .object({
     status: SessionStatus,
@@ -117,6 +125,9 @@ export const MessagingSessionStatus = z
     /** Only with FAILED: why (the engine's `session.status` reason, or the operator's own). */
     reason: z.string().max(CONDITION_MESSAGE_MAX).nullable(),
     podName: z.string().max(253).nullable(),
+    versions: ResourceEngineVersions.nullable().meta({
+      description: "What the session's engine pod runs: its image, and what its engine reported (library, client version); null until it has",
+    }),
     observedGeneration: Generation.meta({ description: 'The metadata.generation this status was computed from' }),
     conditions: z.array(Condition).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
   })

@@ -179,7 +179,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
     operations: opsExcept(...PASSKEY_OPS, 'send.buttons', 'send.list', 'sandbox.simulate', 'group.delete', 'channels.search', 'session.screenshot'),
     events: eventsExcept('message.waiting', 'event.response', 'event.response.failed', 'group.join', 'group.leave', 'state.change'),
     callRejection: true,
-    settings: ['proxy', 'ignore', 'client', 'noweb'],
+    settings: ['proxy', 'ignore', 'client', 'noweb', 'clientVersion'],
     refusedArguments: [
       REGISTRATION,
       {
@@ -440,7 +440,7 @@ export const ENGINE_CATALOG: Readonly<Record<BuiltEngine, EngineCapabilities>> =
       'engine.event',
     ],
     callRejection: true,
-    settings: [],
+    settings: ['clientVersion'],
     refusedArguments: [REGISTRATION],
   },
   WPP: {
@@ -614,7 +614,19 @@ export const SETTING_ENGINES: Readonly<Record<keyof EngineSettings, readonly Bui
   ignore: enginesHonouring('ignore'),
   client: enginesHonouring('client'),
   noweb: enginesHonouring('noweb'),
+  clientVersion: enginesHonouring('clientVersion'),
 };
+
+/** The engines that present a client version of their own, a setting (engine-versions.ts). */
+export const CLIENT_VERSION_ENGINES: readonly BuiltEngine[] = SETTING_ENGINES.clientVersion;
+
+/**
+ * The variable that sets the client version of an engine's sessions: the gateway's (local mode)
+ * and the engine pod's, which the operator sets from its own (the chart's `engines.clientVersions`).
+ */
+export function clientVersionVariable(engine: BuiltEngine): string {
+  return `SWITCHBOARD_${engine}_CLIENT_VERSION`;
+}
 
 function enginesHonouring(setting: keyof EngineSettings): readonly BuiltEngine[] {
   return BUILT_ENGINES.filter((engine) => ENGINE_CATALOG[engine].settings.includes(setting));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClientVersion } from './engine-versions.js';
 
 /**
  * The members of a session's `config` that tell its engine how to connect and what to leave out:
@@ -71,16 +72,21 @@ export const EngineSettings = z.object({
   ignore: IgnoreConfig.optional(),
   client: ClientSessionConfig.optional(),
   noweb: NowebConfig.optional(),
+  clientVersion: ClientVersion.optional().meta({
+    description:
+      "The WhatsApp Web version the session's socket engine (NOWEB, GOWS) presents to the service, instead of the engine's (SWITCHBOARD_NOWEB_CLIENT_VERSION, SWITCHBOARD_GOWS_CLIENT_VERSION, else its library's)",
+  }),
 });
 export type EngineSettings = z.infer<typeof EngineSettings>;
 
 /** The engine settings of a session config; only the members that are set. */
 export function engineSettingsOf(config: EngineSettings): EngineSettings {
-  const { proxy, ignore, client, noweb } = config;
+  const { proxy, ignore, client, noweb, clientVersion } = config;
   return {
     ...(proxy ? { proxy } : {}),
     ...(ignore ? { ignore } : {}),
     ...(client ? { client } : {}),
     ...(noweb ? { noweb } : {}),
+    ...(clientVersion ? { clientVersion } : {}),
   };
 }

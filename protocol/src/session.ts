@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppConfig } from './apps.js';
 import { EngineSettings } from './engine-settings.js';
+import { EngineVersions } from './engine-versions.js';
 import { EngineName } from './engines.js';
 import { SessionName } from './ids.js';
 import { SessionPresence } from './presence.js';
@@ -11,7 +12,7 @@ export const Metadata = z
   .record(z.string().max(256), z.string().max(4096))
   .meta({ description: 'Echoed back in every event envelope of the session', examples: [{ 'user.id': '123' }] });
 
-const CONFIG_MEMBERS = ['metadata', 'debug', 'webhooks', 'proxy', 'ignore', 'client', 'noweb'];
+const CONFIG_MEMBERS = ['metadata', 'debug', 'webhooks', 'proxy', 'ignore', 'client', 'noweb', 'clientVersion'];
 
 /**
  * Spec 2.1 `config`, plus the peer product's engine settings (engine-settings.ts). A member this
@@ -109,6 +110,10 @@ export const SessionInfo = SessionDTO.extend({
   timestamps: z.object({ activity: z.number().nullable() }),
   reason: z.string().optional().meta({
     description: 'Only while FAILED: why the session failed (the `reason` of its last session.status event). Not in the peer API.',
+  }),
+  versions: EngineVersions.optional().meta({
+    description:
+      'What the session runs (engine image, library and version, the client version it presents), once its engine has started and said so. Not in the peer API.',
   }),
 }).meta({ id: 'SessionInfo' });
 export type SessionInfo = z.infer<typeof SessionInfo>;

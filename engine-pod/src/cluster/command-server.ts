@@ -110,6 +110,7 @@ export class CommandServer {
           statuses: host.statuses,
           me: host.me,
           ...(host.failureReason ? { reason: host.failureReason } : {}),
+          ...(host.versions ? { versions: host.versions } : {}),
         });
       case 'host.setMetadata':
         host.setMetadata(command.args.metadata);

@@ -76,6 +76,10 @@ export class FakeWaServer implements ConnectionHandler {
   private readonly groups = new Map<string, FakeGroup>();
   private readonly unregistered = new Set<string>();
   private readonly abouts = new Map<string, string>();
+  /** Client versions the service has retired: a handshake presenting one gets a 405 connect failure. */
+  private readonly retiredVersions = new Set<string>();
+  /** The client version each handshake presented ("2.3000.1023456789"), in order. */
+  readonly presentedVersions: string[] = [];
   /** The media host `media_conn` names, for clients uploading files (`serveMedia`). */
   private media: FakeMediaServer | null = null;
   private readonly connections = new Set<FakeConnection>();
@@ -221,7 +225,24 @@ export class FakeWaServer implements ConnectionHandler {
     return phone;
   }
 
+  /**
+   * Retires a client version, as the service does: from now on a handshake that presents it is
+   * answered with the connect failure whatsmeow and Baileys read as "client outdated" (405).
+   */
+  retireClientVersion(version: string): void {
+    this.retiredVersions.add(version);
+  }
+
   onHello(connection: FakeConnection, payload: proto.ClientPayload): void {
+    const app = payload.userAgent?.appVersion;
+    const version = [app?.primary ?? 0, app?.secondary ?? 0, app?.tertiary ?? 0].join('.');
+    this.presentedVersions.push(version);
+    if (this.retiredVersions.has(version)) {
+      this.log(`client version ${version} refused (405)`);
+      connection.send({ tag: 'failure', attrs: { reason: '405', location: 'fake' } });
+      connection.close();
+      return;
+    }
     if (payload.devicePairingData) {
       const refs = Array.from({ length: 6 }, () => randomBytes(18).toString('base64'));
       connection.refs = refs;

@@ -26,12 +26,14 @@ function recordingContext(authDir = mkdtempSync(join(tmpdir(), 'sb-gows-'))) {
   const logs: LogLine[] = [];
   const saved: MediaFile[] = [];
   const me: unknown[] = [];
+  const versions: unknown[] = [];
   const context: EngineContext = {
     session: 'g1',
     settings: {},
     authState: new FileAuthStateStore(authDir),
     setStatus: (status, reason) => statuses.push(reason === undefined ? { status } : { status, reason }),
     setMe: (value) => me.push(value),
+    setVersions: (value) => versions.push(value),
     emit: (event, payload) => events.push({ event, payload }),
     log: {
       info: (obj, msg) => logs.push({ level: 'info', obj: obj as Record<string, unknown>, msg }),
@@ -50,7 +52,7 @@ function recordingContext(authDir = mkdtempSync(join(tmpdir(), 'sb-gows-'))) {
     },
     mediaMaxBytes: DEFAULT_MEDIA_MAX_BYTES,
   };
-  return { context, statuses, events, logs, saved, me, authDir };
+  return { context, statuses, events, logs, saved, me, versions, authDir };
 }
 
 function stubOptions(...flags: string[]): GowsOptions {
@@ -71,12 +73,13 @@ afterEach(async () => {
 const last = <T>(items: readonly T[]) => items.at(-1);
 
 describe('GowsEngine: the Engine of a GOWS session, a switchboard-gows child process over the engine RPC', () => {
-  it('starts the child, forwards its status notifications and answers qr() from the QR the child gives', async () => {
-    const { context, statuses, logs } = recordingContext();
+  it('starts the child, forwards its status and versions notifications and answers qr() from the QR the child gives', async () => {
+    const { context, statuses, logs, versions } = recordingContext();
     const engine = engineFor(context);
     await engine.start();
     await waitFor(async () => last(statuses)?.status === 'SCAN_QR_CODE', 'SCAN_QR_CODE');
     expect(statuses.map((s) => s.status)).toEqual(['STARTING', 'SCAN_QR_CODE']);
+    expect(versions).toEqual([{ library: { name: 'stub', version: '0.0.0' }, client: '2.3000.1' }]);
     expect(engine.qr()).toBe('stub-qr-g1-1');
     // The child's stderr is the session's log, at the child's level, with the session named.
     expect(logs).toContainEqual(

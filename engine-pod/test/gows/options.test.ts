@@ -13,6 +13,7 @@ describe('GOWS options from the environment: each wrong value named before anyth
         SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: key,
         SWITCHBOARD_GOWS_MEDIA_HOST: '127.0.0.1:2',
         SWITCHBOARD_GOWS_MEDIA_CA: '/tmp/media-ca.pem',
+        SWITCHBOARD_GOWS_CLIENT_VERSION: '2.3000.1023456789',
       }),
     ).toEqual({
       command: ['/opt/gows', 'stdio'],
@@ -21,7 +22,14 @@ describe('GOWS options from the environment: each wrong value named before anyth
       certRootPubkey: key,
       mediaHost: '127.0.0.1:2',
       mediaCa: '/tmp/media-ca.pem',
+      clientVersion: '2.3000.1023456789',
     });
+  });
+
+  it('refuses a client version with a number above 4294967295, naming the variable', () => {
+    expect(() => gowsOptionsFromEnv({ SWITCHBOARD_GOWS_CLIENT_VERSION: '2.4294967296.1' })).toThrow(
+      'SWITCHBOARD_GOWS_CLIENT_VERSION: each of its three numbers must be at most 4294967295, got "2.4294967296.1"',
+    );
   });
 
   it('refuses a server address that is not a ws: or wss: URL, and a root key that is not 32 bytes of hex', () => {

@@ -78,6 +78,7 @@ const handlers: Record<string, (params: Params) => unknown> = {
     session = text(params.session);
     log('info', 'stub starting', { settings: params.settings });
     notify('status', { status: 'STARTING' });
+    notify('versions', { library: { name: 'stub', version: '0.0.0' }, client: '2.3000.1' });
     const saved = await request('auth.get', { type: 'creds', ids: ['me'] });
     if (saved.result && (saved.result as Params).me) {
       await paired();

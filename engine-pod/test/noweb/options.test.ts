@@ -31,6 +31,14 @@ describe('NOWEB options from the environment', () => {
     }
   });
 
+  it("presents Baileys' client version unless SWITCHBOARD_NOWEB_CLIENT_VERSION sets one, refusing one that is no version", () => {
+    expect(DEFAULT_NOWEB_OPTIONS.clientVersion).toBeUndefined();
+    expect(nowebOptionsFromEnv({ SWITCHBOARD_NOWEB_CLIENT_VERSION: '2.3000.1023456789' }).clientVersion).toBe('2.3000.1023456789');
+    expect(() => nowebOptionsFromEnv({ SWITCHBOARD_NOWEB_CLIENT_VERSION: '2.3000.x' })).toThrow(
+      'SWITCHBOARD_NOWEB_CLIENT_VERSION: must be three whole numbers joined by dots, as "2.3000.1023456789", got "2.3000.x"',
+    );
+  });
+
   it('backs off 1, 2, 4 ... seconds between reconnects, at most 30', () => {
     expect([1, 2, 3, 6, 20].map(DEFAULT_NOWEB_OPTIONS.reconnectDelayMs)).toEqual([1_000, 2_000, 4_000, 30_000, 30_000]);
   });

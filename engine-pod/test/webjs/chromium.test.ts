@@ -146,6 +146,7 @@ describe('WEBJS on Debian chromium', () => {
       log: silent,
       setStatus() {},
       setMe() {},
+      setVersions() {},
       emit() {},
       saveMedia: async () => null,
       saveMediaStream: async () => null,

@@ -46,5 +46,7 @@ export function toSessionInfo(resource: MessagingSession, expandApps: boolean, a
     presence: {},
     timestamps: { activity },
     ...(reason ? { reason } : {}),
+    // A null client is stored as none (a merge patch removes nulls).
+    ...(resource.status?.versions ? { versions: { ...resource.status.versions, client: resource.status.versions.client ?? null } } : {}),
   };
 }

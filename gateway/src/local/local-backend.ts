@@ -307,6 +307,8 @@ export class LocalSessionBackend implements SessionBackend {
       presence: {},
       timestamps: { activity: host?.activity ?? null },
       ...(host?.failureReason ? { reason: host.failureReason } : {}),
+      // The engine runs in this process: no image.
+      ...(host?.versions ? { versions: { image: null, ...host.versions } } : {}),
     };
   }
 }

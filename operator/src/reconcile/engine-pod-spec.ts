@@ -3,6 +3,8 @@ import type { V1Container, V1EnvVar, V1Pod, V1Volume } from '@kubernetes/client-
 import { API_VERSION, restartedAtOf, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
 import {
   ANNOTATIONS,
+  type BuiltEngine,
+  clientVersionVariable,
   DEFAULT_MEDIA_MAX_BYTES,
   ENGINE_CATALOG,
   enginePodName,
@@ -156,6 +158,7 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
       ...(settings.nowebConnectAttempts && spec.engine === 'NOWEB'
         ? [{ name: 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS', value: String(settings.nowebConnectAttempts) }]
         : []),
+      ...clientVersionEnv(spec.engine, settings),
       ...(settings.outbound
         ? [
             { name: 'SWITCHBOARD_OUTBOUND_DENY', value: settings.outbound.deny },
@@ -264,4 +267,14 @@ function templateHash(container: V1Container, placement: { nodeSelector?: object
   const withPlacement = placement.nodeSelector || placement.tolerations ? { container: hashed, placement } : hashed;
   const withSecrets = imagePullSecrets ? { pod: withPlacement, imagePullSecrets } : withPlacement;
   return createHash('sha256').update(JSON.stringify(withSecrets)).digest('hex').slice(0, 16);
+}
+
+/**
+ * The release's client version for the session's engine (SWITCHBOARD_<ENGINE>_CLIENT_VERSION),
+ * only when set: pods made before it was set keep their template hash. Changing it replaces the
+ * engine's pods, as a new image does: a reconnect presenting the new version.
+ */
+function clientVersionEnv(engine: BuiltEngine, settings: EnginePodSettings): V1EnvVar[] {
+  const version = settings.clientVersions?.[engine];
+  return version ? [{ name: clientVersionVariable(engine), value: version }] : [];
 }

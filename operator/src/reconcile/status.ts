@@ -2,6 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import {
   type Condition,
   type DesiredState,
+  type EngineLibraryVersions,
   type MeInfo,
   type MessagingSessionStatus,
   RECENT_STATUSES,
@@ -19,6 +20,8 @@ export interface EngineReport {
   readonly me: MeInfo | null;
   /** With FAILED: why, in the engine's words (the `reason` of `session.status`). */
   readonly reason?: string | null;
+  /** What the engine said this start runs (the `versions` of `session.status`), once it has. */
+  readonly versions?: EngineLibraryVersions | null;
 }
 
 /** A resource no engine pod can run (an invalid spec, an engine this build lacks): FAILED, with why. */
@@ -92,9 +95,21 @@ export function computeStatus(input: StatusInput): ComputedStatus {
     me,
     reason: failure,
     podName: pod?.metadata?.name ?? null,
+    versions: versionsOf(pod, engine, previous?.versions ?? null),
     observedGeneration: input.generation,
     conditions,
   };
+}
+
+/**
+ * What the session runs: the pod's image with what its engine reported. Kept while no engine
+ * speaks (stopped, between pods), so the last version a session ran stays readable; a pod's
+ * engine replaces it once it reports its own.
+ */
+function versionsOf(pod: V1Pod | null, engine: EngineReport | null, previous: ComputedStatus['versions']): ComputedStatus['versions'] {
+  const image = pod?.spec?.containers[0]?.image;
+  if (!engine?.versions || !image) return previous;
+  return { image, library: { ...engine.versions.library }, client: engine.versions.client };
 }
 
 function operatorStatus(view: PodView, desired: DesiredState): SessionStatus {
@@ -148,6 +163,7 @@ function canonical(status: MessagingSessionStatus | undefined): string {
     status?.me ? [status.me.id, status.me.pushName] : null,
     status?.reason ?? null,
     status?.podName ?? null,
+    status?.versions ? [status.versions.image, status.versions.library.name, status.versions.library.version, status.versions.client] : null,
     status?.observedGeneration ?? null,
     conditions,
   ]);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EngineLibraryVersions } from '../engine-versions.js';
 import { ChatPresences } from '../presence.js';
 import { Label } from '../label.js';
 import { Ack, AckName, MessageRecord } from '../message.js';
@@ -35,6 +36,10 @@ export const SessionStatusPayload = z
       .string()
       .optional()
       .meta({ description: 'With FAILED: why the session cannot work (e.g. the server refused every connection attempt)' }),
+    versions: EngineLibraryVersions.optional().meta({
+      description:
+        'What the engine runs (its library and version, the client version it presents), once it has said so in this start: NOWEB and GOWS. Not in the peer API.',
+    }),
   })
   .meta({ id: 'SessionStatusPayload' });
 export type SessionStatusPayload = z.infer<typeof SessionStatusPayload>;

@@ -541,6 +541,17 @@ describe('chart: lint, schema and templates', () => {
     await expect(render({ engines: { nowebConnectAttempts: 0 } })).rejects.toThrow(/nowebConnectAttempts/);
   });
 
+  it("engines.clientVersions reach the operator (for each engine's pods) only when set, and must be WhatsApp Web versions", async () => {
+    const set = await render({ engines: { clientVersions: { NOWEB: '2.3000.1023456789', GOWS: '' } } });
+    const env = envOf(container(set, `${FULL}-operator`));
+    expect(env).not.toHaveProperty('SWITCHBOARD_GOWS_CLIENT_VERSION');
+    expect(readOperatorConfig(resolvedEnv(env), new KubeConfig()).pods.clientVersions).toEqual({ NOWEB: '2.3000.1023456789' });
+    const unset = envOf(container(await render(), `${FULL}-operator`));
+    expect(Object.keys(unset).filter((name) => name.endsWith('_CLIENT_VERSION'))).toEqual([]);
+    await expect(render({ engines: { clientVersions: { NOWEB: '2.3000' } } })).rejects.toThrow(/clientVersions/);
+    await expect(render({ engines: { clientVersions: { WEBJS: '2.3000.1' } } })).rejects.toThrow(/clientVersions/);
+  });
+
   it('image.pullPolicy and engines.extraEnv reach engine pods through the operator; extraEnv may not name what the operator sets', async () => {
     const extraEnv = [{ name: 'SWITCHBOARD_NOWEB_WS_URL', value: 'ws://10.222.0.1:4000/ws/chat' }];
     const set = await render({ image: { pullPolicy: 'Never' }, engines: { extraEnv } });

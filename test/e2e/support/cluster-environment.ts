@@ -18,10 +18,10 @@ import { NodeProcess } from './node-process.js';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** The images the operator puts in engine pods; the node agent knows what each runs. */
-const ENGINE_IMAGE = 'switchboard/engine-socket:e2e';
+export const ENGINE_IMAGE = 'switchboard/engine-socket:e2e';
 const BROWSER_ENGINE_IMAGE = 'switchboard/engine-browser:e2e';
 /** GOWS: the Go engine's own image, `switchboard-gows nats` (the binary `make build` and `buildGows()` make). */
-const GOWS_ENGINE_IMAGE = 'switchboard/engine-gows:e2e';
+export const GOWS_ENGINE_IMAGE = 'switchboard/engine-gows:e2e';
 export const ADMIN_KEY = 'e2e-admin-key-0123456789';
 const OPERATOR_LEASE = 'switchboard-operator';
 /**

@@ -1,6 +1,7 @@
 import {
   CommandErrorCode,
   ENGINE_CATALOG,
+  EngineLibraryVersions,
   EventName,
   MeInfo,
   MessageRecord,
@@ -18,9 +19,10 @@ import { MEDIA_MAX_BYTES_VARIABLE } from '../../media/media-limit.js';
 import { describeExit, EngineProcess, type ProcessExit } from './engine-process.js';
 import { FORWARDED_METHODS, type ForwardedMethod, isForwarded, wireParams } from './forwarded-methods.js';
 import { MediaSpool, SPOOL_VARIABLE } from './media-spool.js';
-import { type GowsOptions, gowsBinaryProblem } from './options.js';
+import { CLIENT_VERSION_VARIABLE, type GowsOptions, gowsBinaryProblem } from './options.js';
 
 const Capabilities = z.object({ methods: z.array(z.string()) });
+
 const StatusNotice = z.object({ status: SessionStatus, reason: z.string().optional() });
 const MeNotice = z.object({ me: MeInfo.nullable() });
 const EventNotice = z.object({ event: EventName, payload: z.record(z.string(), z.unknown()) });
@@ -147,6 +149,8 @@ export class GowsEngine implements Engine {
           ...(this.options.certRootPubkey ? { SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: this.options.certRootPubkey } : {}),
           ...(this.options.mediaHost ? { SWITCHBOARD_GOWS_MEDIA_HOST: this.options.mediaHost } : {}),
           ...(this.options.mediaCa ? { SWITCHBOARD_GOWS_MEDIA_CA: this.options.mediaCa } : {}),
+          // The session's own (config.clientVersion) goes in start's settings and wins over this.
+          ...(this.options.clientVersion ? { [CLIENT_VERSION_VARIABLE]: this.options.clientVersion } : {}),
           [SPOOL_VARIABLE]: spool.dir,
           [MEDIA_MAX_BYTES_VARIABLE]: String(this.context.mediaMaxBytes),
         },
@@ -161,6 +165,8 @@ export class GowsEngine implements Engine {
       {
         status: (params) => this.notice(() => this.status(params)),
         me: (params) => this.notice(() => this.context.setMe(MeNotice.parse(params).me)),
+        // Sent by start before it connects: whatsmeow's version and the client version presented.
+        versions: (params) => this.notice(() => this.context.setVersions(EngineLibraryVersions.parse(params))),
         event: (params) =>
           this.notice(() => {
             const { event, payload } = EventNotice.parse(params);

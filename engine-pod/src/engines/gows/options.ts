@@ -1,5 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { clientVersionVariable } from '@switchboard/protocol';
+import { clientVersionFromEnv } from '../client-version-env.js';
 
 export interface GowsOptions {
   /** The engine's command line: the `switchboard-gows` binary and `stdio` (tests run a stub instead). */
@@ -14,6 +16,8 @@ export interface GowsOptions {
   readonly mediaCa?: string;
   /** How long stop and logout wait for the process to exit after stdin closes, before SIGKILL. */
   readonly exitTimeoutMs: number;
+  /** The WhatsApp Web version sessions present unless their config sets one; unset: whatsmeow's. */
+  readonly clientVersion?: string;
   /** The longest stdout line read before the child is killed (engine-process.ts's default unless a test sets one). */
   readonly maxLineLength?: number;
 }
@@ -22,12 +26,15 @@ export interface GowsOptions {
 export const DEFAULT_GOWS_BIN = fileURLToPath(new URL('../../../../engines/gows/bin/switchboard-gows', import.meta.url));
 
 export const BIN_VARIABLE = 'SWITCHBOARD_GOWS_BIN';
+/** The child reads it too (engines/gows/internal/engine/versions.go): the same name in both modes. */
+export const CLIENT_VERSION_VARIABLE = clientVersionVariable('GOWS');
 
 /**
  * The GOWS options whoever builds engines reads from the environment: `SWITCHBOARD_GOWS_BIN`
  * (default: where `make build` puts it), `SWITCHBOARD_GOWS_WS_URL` (a `ws:` or `wss:` URL),
  * `SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY` (64 hex digits), `SWITCHBOARD_GOWS_MEDIA_HOST` and
- * `SWITCHBOARD_GOWS_MEDIA_CA` (a PEM file the engine reads; it says so in its log). A wrong
+ * `SWITCHBOARD_GOWS_MEDIA_CA` (a PEM file the engine reads; it says so in its log) and
+ * `SWITCHBOARD_GOWS_CLIENT_VERSION` (a WhatsApp Web version, "2.3000.1023456789"). A wrong
  * value throws, naming the variable, before anything starts.
  */
 export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
@@ -35,6 +42,7 @@ export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
   const certRootPubkey = env.SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY;
   const mediaHost = env.SWITCHBOARD_GOWS_MEDIA_HOST;
   const mediaCa = env.SWITCHBOARD_GOWS_MEDIA_CA;
+  const clientVersion = clientVersionFromEnv(env, CLIENT_VERSION_VARIABLE);
   if (wsUrl) checkWsUrl(wsUrl);
   if (certRootPubkey && !/^[0-9a-fA-F]{64}$/.test(certRootPubkey)) {
     throw new Error(`SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: must be 64 hex digits (a 32-byte key), got ${certRootPubkey.length} characters`);
@@ -46,6 +54,7 @@ export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
     ...(certRootPubkey ? { certRootPubkey } : {}),
     ...(mediaHost ? { mediaHost } : {}),
     ...(mediaCa ? { mediaCa } : {}),
+    ...(clientVersion ? { clientVersion } : {}),
   };
 }
 

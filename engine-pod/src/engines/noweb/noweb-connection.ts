@@ -6,11 +6,12 @@ import { currentQr, refuseNumberRegistration } from '../../capabilities/pairing.
 import type { EngineContext } from '../../engine.js';
 import { blockedAddressOf } from '../../outbound/guarded-lookup.js';
 import { BaileysAuthState } from './auth-state.js';
+import { nowebVersions, presentedClientVersion, waVersion } from './client-version.js';
 import { formatPairingCode, toContactId } from './jids.js';
 import type { NowebLabels } from './labels.js';
 import type { Account } from './outgoing.js';
 import type { MediaUpload } from './outgoing-content.js';
-import type { NowebOptions } from './options.js';
+import { CLIENT_VERSION_VARIABLE, type NowebOptions } from './options.js';
 import { socketSettings } from './socket-settings.js';
 
 export type WASocket = ReturnType<typeof makeWASocket>;
@@ -18,10 +19,13 @@ export type WASocket = ReturnType<typeof makeWASocket>;
 /** How long WORKING waits for the push name of a just-paired account (see NowebEngine.opened). */
 const PUSH_NAME_WAIT_MS = 1_500;
 
-/** Closes after which reconnecting cannot help: the device was unlinked, replaced or refused. */
+/** Closes after which reconnecting cannot help: the device was unlinked, replaced or refused, or its client version retired. */
 /** The library's reasons are an enum; the status code we read from its error is a number. */
 const LOGGED_OUT: number = DisconnectReason.loggedOut;
+/** The service's connect failure for a client version it has retired ("client outdated"). */
+const CLIENT_OUTDATED = 405;
 const FINAL: ReadonlySet<number> = new Set([
+  CLIENT_OUTDATED,
   DisconnectReason.loggedOut,
   DisconnectReason.forbidden,
   DisconnectReason.multideviceMismatch,
@@ -48,6 +52,8 @@ export class NowebConnection {
   private auth: BaileysAuthState | null = null;
   private socket: WASocket | null = null;
   private qrValue: string | null = null;
+  /** The WhatsApp Web version this start presents, fixed for its connection attempts. */
+  private clientVersion = '';
   private working = false;
   private stopped = false;
   private attempts = 0;
@@ -65,6 +71,8 @@ export class NowebConnection {
   ) {}
 
   async start(): Promise<void> {
+    this.clientVersion = presentedClientVersion(this.context.settings, this.options.clientVersion);
+    this.context.setVersions(nowebVersions(this.clientVersion));
     this.auth = await BaileysAuthState.load(this.context.authState);
     const labels = await this.auth.labels();
     this.hooks.labels.restore(labels);
@@ -142,6 +150,7 @@ export class NowebConnection {
       waWebSocketUrl: this.options.waUrl,
       logger: this.options.logger,
       ...socketSettings(this.context.settings, this.options),
+      version: waVersion(this.clientVersion),
       ...(this.options.qrTimeoutMs ? { qrTimeout: this.options.qrTimeoutMs } : {}),
     });
     this.socket = socket;
@@ -258,7 +267,7 @@ export class NowebConnection {
       const forget = code === LOGGED_OUT ? this.auth!.clear() : Promise.resolve();
       void forget.then(() => {
         if (code === LOGGED_OUT) this.context.setMe(null);
-        this.context.setStatus('FAILED', `the server ended the connection for good (${DisconnectReason[code] ?? code})`);
+        this.context.setStatus('FAILED', finalReason(code, this.clientVersion));
       });
       return;
     }
@@ -336,4 +345,15 @@ export class NowebConnection {
   mediaUpload(): MediaUpload {
     return { session: this.context.session, upload: this.live().socket.waUploadToServer, logger: this.options.logger };
   }
+}
+
+/**
+ * Why a close after which reconnecting cannot help failed the session. A retired client version
+ * says which and what to change (GOWS says the same, engines/gows/internal/engine/versions.go).
+ */
+function finalReason(code: number, clientVersion: string): string {
+  if (code === CLIENT_OUTDATED) {
+    return `client_outdated: the service refused client version ${clientVersion} (405); set another with config.clientVersion or ${CLIENT_VERSION_VARIABLE}`;
+  }
+  return `the server ended the connection for good (${DisconnectReason[code] ?? code})`;
 }

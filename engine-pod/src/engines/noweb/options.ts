@@ -1,5 +1,7 @@
 import { OutboundPolicy } from '@switchboard/kube/pod';
 import { type Logger, pino } from 'pino';
+import { clientVersionVariable } from '@switchboard/protocol';
+import { clientVersionFromEnv } from '../client-version-env.js';
 
 export interface NowebOptions {
   /** The WhatsApp Web websocket; tests point it at a fake server. */
@@ -21,6 +23,8 @@ export interface NowebOptions {
   readonly mediaHost?: string;
   /** The outbound address policy a session's `config.proxy` is held to (the messaging service is not). */
   readonly outbound: OutboundPolicy;
+  /** The WhatsApp Web version sessions present unless their config sets one; unset: Baileys'. */
+  readonly clientVersion?: string;
 }
 
 const DEFAULT_WA_URL = 'wss://web.whatsapp.com/ws/chat';
@@ -35,21 +39,25 @@ export const DEFAULT_NOWEB_OPTIONS: NowebOptions = {
 };
 
 const ATTEMPTS_VARIABLE = 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS';
+export const CLIENT_VERSION_VARIABLE = clientVersionVariable('NOWEB');
 const MAX_ATTEMPTS = 1_000;
 
 /**
  * The NOWEB options whoever builds engines reads from the environment: `SWITCHBOARD_NOWEB_WS_URL`
- * (a `ws:` or `wss:` URL) and `SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS` (1 to 1000). A wrong value
+ * (a `ws:` or `wss:` URL), `SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS` (1 to 1000) and
+ * `SWITCHBOARD_NOWEB_CLIENT_VERSION` (a WhatsApp Web version, "2.3000.1023456789"). A wrong value
  * throws, naming the variable, before anything starts.
  */
 export function nowebOptionsFromEnv(env: NodeJS.ProcessEnv): NowebOptions {
   const url = env.SWITCHBOARD_NOWEB_WS_URL;
   const attempts = env[ATTEMPTS_VARIABLE];
-  if (!url && !attempts) return DEFAULT_NOWEB_OPTIONS;
+  const clientVersion = clientVersionFromEnv(env, CLIENT_VERSION_VARIABLE);
+  if (!url && !attempts && !clientVersion) return DEFAULT_NOWEB_OPTIONS;
   return {
     ...DEFAULT_NOWEB_OPTIONS,
     ...(url ? { waUrl: wsUrl(url) } : {}),
     ...(attempts ? { connectAttempts: connectAttempts(attempts) } : {}),
+    ...(clientVersion ? { clientVersion } : {}),
   };
 }
 

@@ -64,6 +64,7 @@ import * as actions from './sending-actions.js';
 import { rejectRingingCall } from './simulations/calls.js';
 import { runSimulation } from './simulations/index.js';
 import * as stories from './stories.js';
+import { VERSION } from '../../pod/version.js';
 
 export interface SandboxOptions {
   /** How often the QR is renewed while waiting for a scan (spec: each renewal is an event). */
@@ -171,6 +172,8 @@ export class SandboxEngine implements Engine {
   }
 
   async start(): Promise<void> {
+    // The simulated service is this build's own: its version, and no client version to present.
+    this.context.setVersions({ library: { name: 'SANDBOX', version: VERSION }, client: null });
     const saved = await this.context.authState.get<MeInfo>(CREDS, ['me']);
     if (this.status === 'STOPPED') return;
     if (saved.me) this.becomeWorking(saved.me);

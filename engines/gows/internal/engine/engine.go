@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/store"
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
@@ -32,6 +33,9 @@ type Config struct {
 	// MediaSpool: where received files are downloaded to before the host keeps them
 	// (SWITCHBOARD_GOWS_MEDIA_SPOOL, which the local host sets; else the system's temporary folder).
 	MediaSpool string
+	// ClientVersion: the WhatsApp Web version sessions present (SWITCHBOARD_GOWS_CLIENT_VERSION,
+	// versions.go); nil: whatsmeow's.
+	ClientVersion *store.WAVersionContainer
 }
 
 func readConfig(getenv func(string) string) (Config, error) {
@@ -44,6 +48,13 @@ func readConfig(getenv func(string) string) (Config, error) {
 		return cfg, err
 	}
 	cfg.MediaMaxBytes = maxBytes
+	if raw := getenv(clientVersionVariable); raw != "" {
+		version, err := parseClientVersion(raw)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.ClientVersion = &version
+	}
 	if raw := getenv("SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY"); raw != "" {
 		key, err := hex.DecodeString(raw)
 		if err != nil || len(key) != 32 {
@@ -184,6 +195,13 @@ func (e *Engine) start(ctx context.Context, p rpcschema.StartParams) error {
 	e.life, e.endLife = context.WithCancel(context.Background())
 	e.settings = p.Settings
 	e.mu.Unlock()
+	version, err := e.presentedVersion(p.Settings)
+	if err != nil {
+		return &CommandError{Code: hostapi.EngineError, Message: err.Error()}
+	}
+	presentVersion(version)
+	// Before connecting: every status from here on is this version's.
+	e.host.SetVersions(versions())
 	if err := e.kv.Load(ctx); err != nil {
 		return fmt.Errorf("could not read the auth state: %w", err)
 	}
@@ -433,7 +451,12 @@ func (e *Engine) handleEvent(raw any) {
 	case *events.TemporaryBan:
 		e.setStatus("FAILED", "the account is banned for now: "+evt.String())
 	case *events.ClientOutdated:
-		e.setStatus("FAILED", "the server says this client version is outdated")
+		// The same version would be refused again: a reconnect whatsmeow started as the socket
+		// closed (racing the failure it had not read yet) is ended too.
+		if client := e.client0(); client != nil {
+			go client.Disconnect()
+		}
+		e.setStatus("FAILED", clientOutdatedReason(presentedAppVersion()))
 	case *events.Disconnected:
 		e.mu.Lock()
 		working := e.status == "WORKING" && !e.stopped

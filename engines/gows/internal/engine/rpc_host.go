@@ -25,6 +25,10 @@ func (h RPCHost) SetMe(me *hostapi.Me) {
 	h.Peer.Notify("me", map[string]any{"me": me})
 }
 
+func (h RPCHost) SetVersions(versions hostapi.Versions) {
+	h.Peer.Notify("versions", versions)
+}
+
 func (h RPCHost) Emit(event string, payload any) {
 	h.Peer.Notify("event", map[string]any{"event": event, "payload": payload})
 }

@@ -23,6 +23,19 @@ type SpooledFile struct {
 	Path     string `json:"path"`
 }
 
+// Versions is what the engine runs, as the session's `versions` shows it beside its image: the
+// library and its version, and the WhatsApp Web version the handshake presents.
+type Versions struct {
+	Library Library `json:"library"`
+	Client  string  `json:"client"`
+}
+
+// Library names the library the engine is built on and its version.
+type Library struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
 // Host is the engine's host: where its status, account and events go, and where its auth state
 // and received files are kept.
 type Host interface {
@@ -30,6 +43,8 @@ type Host interface {
 	SetStatus(status, reason string)
 	// SetMe reports the paired account; nil: none (unpaired, logged out).
 	SetMe(me *Me)
+	// SetVersions reports what the engine runs, at each start before it connects.
+	SetVersions(versions Versions)
 	// Emit sends one normalized event (spec part 6): its name and its payload, a JSON object.
 	Emit(event string, payload any)
 	// AuthGet reads the values of the ids of one type of the session's auth state.

@@ -142,6 +142,9 @@ func (c *commands) run(ctx context.Context, data []byte, header nats.Header) (an
 		if failure != "" {
 			answer["reason"] = failure
 		}
+		if versions := c.host.Versions(); versions != nil {
+			answer["versions"] = versions
+		}
 		return answer, nil
 	case "host.setMetadata":
 		var p struct {

@@ -44,12 +44,14 @@ type Host struct {
 	apps       *apps
 	setup      rpcschema.StartParams // the start params: session and settings
 
-	mu       sync.Mutex
-	running  bool
-	status   string
-	recent   []statusPoint
-	me       json.RawMessage
-	failure  string
+	mu      sync.Mutex
+	running bool
+	status  string
+	recent  []statusPoint
+	me      json.RawMessage
+	failure string
+	// versions: what the engine said this start runs (SetVersions); nil before it has.
+	versions *hostapi.Versions
 	metadata map[string]string
 }
 
@@ -57,6 +59,13 @@ func (h *Host) Status() (status string, recent []statusPoint, me json.RawMessage
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.status, append([]statusPoint(nil), h.recent...), h.me, h.failure
+}
+
+// Versions is what the engine last said it runs; nil before it has.
+func (h *Host) Versions() *hostapi.Versions {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.versions
 }
 
 // Start is idempotent; a FAILED engine is stopped and started again (spec part 3, rule 1).
@@ -72,6 +81,8 @@ func (h *Host) Start(ctx context.Context) {
 	}
 	h.mu.Lock()
 	h.running = true
+	// The engine says again what this start runs (SetVersions); until then, nothing stale.
+	h.versions = nil
 	h.mu.Unlock()
 	h.setStatus("STARTING", "")
 	if _, err := h.engine(ctx, "start", h.setup); err != nil {
@@ -134,6 +145,9 @@ func (h *Host) setStatus(status, reason string) {
 	payload := map[string]any{"name": h.session, "status": status, "statuses": append([]statusPoint(nil), h.recent...)}
 	if h.failure != "" {
 		payload["reason"] = h.failure
+	}
+	if h.versions != nil {
+		payload["versions"] = *h.versions
 	}
 	failure := h.failure
 	h.mu.Unlock()
@@ -214,6 +228,17 @@ func (h *Host) SetStatus(status, reason string) {
 	if h.isRunning() {
 		h.setStatus(status, reason)
 	}
+}
+
+// SetVersions is what the engine runs (hostapi.Host): every session.status from now on, and
+// host.status, carry it, as the Node host's do.
+func (h *Host) SetVersions(versions hostapi.Versions) {
+	if !h.isRunning() {
+		return
+	}
+	h.mu.Lock()
+	h.versions = &versions
+	h.mu.Unlock()
 }
 
 // SetMe is the engine's account (hostapi.Host); nil: none. Kept as JSON: every envelope carries it.

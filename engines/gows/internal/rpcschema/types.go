@@ -833,6 +833,10 @@ type ClientSessionConfig struct {
 	DeviceName *string `json:"deviceName,omitempty,omitzero"`
 }
 
+// A WhatsApp Web version, three whole numbers joined by dots (each at most
+// 4294967295)
+type ClientVersion string
+
 type CommandReply struct {
 	// Error corresponds to the JSON schema field "error".
 	Error *CommandReplyError `json:"error,omitempty,omitzero"`
@@ -954,6 +958,27 @@ type EngineFile struct {
 	Mimetype string `json:"mimetype"`
 }
 
+type EngineLibraryVersions struct {
+	// The client version the engine presents to the service (socket engines: the
+	// WhatsApp Web version); null when it presents none
+	Client interface{} `json:"client"`
+
+	// The library the engine is built on
+	Library EngineLibraryVersionsLibrary `json:"library"`
+}
+
+type EngineLibraryVersionsClient_0 *string
+
+// The library the engine is built on
+type EngineLibraryVersionsLibrary struct {
+	// Name corresponds to the JSON schema field "name".
+	Name string `json:"name"`
+
+	// Baileys' package version, whatsmeow's Go module version, this build's for
+	// SANDBOX
+	Version string `json:"version"`
+}
+
 type EngineName string
 
 const EngineNameGOWS EngineName = "GOWS"
@@ -1003,6 +1028,9 @@ type EngineRpcSchemaJson struct {
 	// ClientSessionConfig corresponds to the JSON schema field "ClientSessionConfig".
 	ClientSessionConfig *ClientSessionConfig `json:"ClientSessionConfig,omitempty,omitzero"`
 
+	// ClientVersion corresponds to the JSON schema field "ClientVersion".
+	ClientVersion *ClientVersion `json:"ClientVersion,omitempty,omitzero"`
+
 	// CommandReply corresponds to the JSON schema field "CommandReply".
 	CommandReply *CommandReply `json:"CommandReply,omitempty,omitzero"`
 
@@ -1027,6 +1055,10 @@ type EngineRpcSchemaJson struct {
 
 	// EngineFile corresponds to the JSON schema field "EngineFile".
 	EngineFile *EngineFile `json:"EngineFile,omitempty,omitzero"`
+
+	// EngineLibraryVersions corresponds to the JSON schema field
+	// "EngineLibraryVersions".
+	EngineLibraryVersions *EngineLibraryVersions `json:"EngineLibraryVersions,omitempty,omitzero"`
 
 	// EngineName corresponds to the JSON schema field "EngineName".
 	EngineName *EngineName `json:"EngineName,omitempty,omitzero"`
@@ -1728,6 +1760,11 @@ type EngineRpcSchemaJson struct {
 type EngineSettings struct {
 	// Client corresponds to the JSON schema field "client".
 	Client *ClientSessionConfig `json:"client,omitempty,omitzero"`
+
+	// The WhatsApp Web version the session's socket engine (NOWEB, GOWS) presents to
+	// the service, instead of the engine's (SWITCHBOARD_NOWEB_CLIENT_VERSION,
+	// SWITCHBOARD_GOWS_CLIENT_VERSION, else its library's)
+	ClientVersion *ClientVersion `json:"clientVersion,omitempty,omitzero"`
 
 	// Ignore corresponds to the JSON schema field "ignore".
 	Ignore *IgnoreConfig `json:"ignore,omitempty,omitzero"`
@@ -3405,6 +3442,10 @@ type SessionStatusPayload struct {
 
 	// The recent 3 statuses, oldest first
 	Statuses []SessionStatusPoint `json:"statuses"`
+
+	// What the engine runs (its library and version, the client version it presents),
+	// once it has said so in this start: NOWEB and GOWS. Not in the peer API.
+	Versions *EngineLibraryVersions `json:"versions,omitempty,omitzero"`
 }
 
 type SessionStatusPoint struct {
@@ -3673,6 +3714,11 @@ type StartParamsSettings struct {
 	// Client corresponds to the JSON schema field "client".
 	Client *ClientSessionConfig `json:"client,omitempty,omitzero"`
 
+	// The WhatsApp Web version the session's socket engine (NOWEB, GOWS) presents to
+	// the service, instead of the engine's (SWITCHBOARD_NOWEB_CLIENT_VERSION,
+	// SWITCHBOARD_GOWS_CLIENT_VERSION, else its library's)
+	ClientVersion *ClientVersion `json:"clientVersion,omitempty,omitzero"`
+
 	// Ignore corresponds to the JSON schema field "ignore".
 	Ignore *IgnoreConfig `json:"ignore,omitempty,omitzero"`
 
@@ -3740,54 +3786,9 @@ type VideoRemoteOrBinaryFile struct {
 	URL *string `json:"url,omitempty,omitzero"`
 }
 
-// The file, by `url` or by base64 `data` (exactly one)
-type VoiceRemoteOrBinaryFile struct {
-	// Base64-encoded content of the file
-	Data *string `json:"data,omitempty,omitzero"`
+type LabelChatPayloadLabel_0 = Label
 
-	// Filename corresponds to the JSON schema field "filename".
-	Filename *string `json:"filename,omitempty,omitzero"`
-
-	// Mimetype corresponds to the JSON schema field "mimetype".
-	Mimetype *string `json:"mimetype,omitempty,omitzero"`
-
-	// Where the engine downloads the file
-	URL *string `json:"url,omitempty,omitzero"`
-}
-
-type WALocation struct {
-	// Address corresponds to the JSON schema field "address".
-	Address *string `json:"address,omitempty,omitzero"`
-
-	// Description corresponds to the JSON schema field "description".
-	Description *string `json:"description,omitempty,omitzero"`
-
-	// Latitude corresponds to the JSON schema field "latitude".
-	Latitude string `json:"latitude"`
-
-	// Live corresponds to the JSON schema field "live".
-	Live bool `json:"live"`
-
-	// Longitude corresponds to the JSON schema field "longitude".
-	Longitude string `json:"longitude"`
-
-	// Name corresponds to the JSON schema field "name".
-	Name *string `json:"name,omitempty,omitzero"`
-
-	// URL corresponds to the JSON schema field "url".
-	URL *string `json:"url,omitempty,omitzero"`
-}
-
-type WAMedia struct {
-	// Filename corresponds to the JSON schema field "filename".
-	Filename *string `json:"filename,omitempty,omitzero"`
-
-	// Mimetype corresponds to the JSON schema field "mimetype".
-	Mimetype *string `json:"mimetype,omitempty,omitzero"`
-
-	// Download address
-	URL string `json:"url"`
-}
+type WAMessageMedia_0 = WAMedia
 
 type WAMessage struct {
 	// Data corresponds to the JSON schema field "_data".
@@ -3842,8 +3843,6 @@ type WAMessage struct {
 	VCards []string `json:"vCards"`
 }
 
-type WAMessageData map[string]interface{}
-
 type WAMessageMedia struct {
 	// Filename corresponds to the JSON schema field "filename".
 	Filename *string `json:"filename,omitempty,omitzero"`
@@ -3855,19 +3854,43 @@ type WAMessageMedia struct {
 	URL string `json:"url"`
 }
 
-type WAMessageParticipant *string
+type WAMedia struct {
+	// Filename corresponds to the JSON schema field "filename".
+	Filename *string `json:"filename,omitempty,omitzero"`
 
-type WANumberExistResult struct {
-	// The chat id of the number; absent when the number is not registered
-	ChatID *string `json:"chatId,omitempty,omitzero"`
+	// Mimetype corresponds to the JSON schema field "mimetype".
+	Mimetype *string `json:"mimetype,omitempty,omitzero"`
 
-	// NumberExists corresponds to the JSON schema field "numberExists".
-	NumberExists bool `json:"numberExists"`
+	// Download address
+	URL string `json:"url"`
 }
 
-type WAMessageMedia_0 = WAMedia
+type WAMessageData map[string]interface{}
 
-type WAMessageSource string
+type WALocation struct {
+	// Address corresponds to the JSON schema field "address".
+	Address *string `json:"address,omitempty,omitzero"`
+
+	// Description corresponds to the JSON schema field "description".
+	Description *string `json:"description,omitempty,omitzero"`
+
+	// Latitude corresponds to the JSON schema field "latitude".
+	Latitude string `json:"latitude"`
+
+	// Live corresponds to the JSON schema field "live".
+	Live bool `json:"live"`
+
+	// Longitude corresponds to the JSON schema field "longitude".
+	Longitude string `json:"longitude"`
+
+	// Name corresponds to the JSON schema field "name".
+	Name *string `json:"name,omitempty,omitzero"`
+
+	// URL corresponds to the JSON schema field "url".
+	URL *string `json:"url,omitempty,omitzero"`
+}
+
+type MeNotificationMe_0 = MeInfo
 
 type WAReaction struct {
 	// Id of the message reacted to, in the message record format
@@ -3877,13 +3900,36 @@ type WAReaction struct {
 	Text string `json:"text"`
 }
 
-type MeNotificationMe_0 = MeInfo
-
-type LabelChatPayloadLabel_0 = Label
-
 type EventResponsePayloadReplyTo_0 = ReplyToMessage
 
 type EventResponseFailedPayloadReplyTo_0 = ReplyToMessage
 
+// The file, by `url` or by base64 `data` (exactly one)
+type VoiceRemoteOrBinaryFile struct {
+	// Base64-encoded content of the file
+	Data *string `json:"data,omitempty,omitzero"`
+
+	// Filename corresponds to the JSON schema field "filename".
+	Filename *string `json:"filename,omitempty,omitzero"`
+
+	// Mimetype corresponds to the JSON schema field "mimetype".
+	Mimetype *string `json:"mimetype,omitempty,omitzero"`
+
+	// Where the engine downloads the file
+	URL *string `json:"url,omitempty,omitzero"`
+}
+
+type WAMessageParticipant *string
+
+type WAMessageSource string
+
 const WAMessageSourceApi WAMessageSource = "api"
 const WAMessageSourceApp WAMessageSource = "app"
+
+type WANumberExistResult struct {
+	// The chat id of the number; absent when the number is not registered
+	ChatID *string `json:"chatId,omitempty,omitzero"`
+
+	// NumberExists corresponds to the JSON schema field "numberExists".
+	NumberExists bool `json:"numberExists"`
+}
