@@ -130,7 +130,7 @@ describe('helm upgrade from one NATS server to a JetStream cluster of three', ()
       }
     }
     // Made again at one copy on server 0 (the seed), then raised: the new copies catch up.
-    await waitForCurrentCopies(release, 3);
+    await waitForCurrentCopies(release, 3, 120_000);
     const streams = await productStreams(release);
     for (const { name } of chaos.sessions) {
       expect(streams.get(objectStoreStream(OBJECT_STORES.commands(name)))?.copies, `${name}'s command bucket`).toBe(3);

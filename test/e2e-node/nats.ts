@@ -14,7 +14,7 @@ interface StreamDetail {
 }
 
 /** What one server reports: its name, the meta leader, and the streams it holds a copy of. */
-export interface ServerView {
+interface ServerView {
   readonly server: string;
   readonly metaLeader: string;
   readonly streams: readonly StreamDetail[];
@@ -30,7 +30,7 @@ export async function natsPods(release: Release): Promise<string[]> {
 }
 
 /** jsz of one server: every account's streams, the meta cluster. */
-export async function serverView(release: Release, pod: string): Promise<ServerView> {
+async function serverView(release: Release, pod: string): Promise<ServerView> {
   const path = `/api/v1/namespaces/${release.namespace}/pods/${pod}:8222/proxy/jsz?accounts=true&streams=true`;
   const jsz = JSON.parse(await must(release.cluster.kubectl(['get', '--raw', path]), `jsz of ${pod}`));
   const details = ((jsz.account_details ?? []) as Manifest[]).flatMap((account) => (account.stream_detail ?? []) as StreamDetail[]);
@@ -70,7 +70,7 @@ export async function productStreams(release: Release): Promise<Map<string, { co
 }
 
 /** Streams with fewer than `copies` current copies, or not on `copies` servers, as a readable list ('' when none). */
-export async function streamsShort(release: Release, copies: number): Promise<string> {
+async function streamsShort(release: Release, copies: number): Promise<string> {
   const short = [...(await productStreams(release))].filter(([, s]) => s.copies < copies || s.servers.length < copies);
   return short.map(([name, s]) => `${name}: ${s.copies} current on ${s.servers.join(',')}`).join('; ');
 }
