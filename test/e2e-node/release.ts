@@ -84,6 +84,8 @@ export class Release {
   private key = '';
   private revision = 0;
   private removed = false;
+  /** NATS volumes made so far (servers 0 to volumes - 1). */
+  private volumes = 0;
 
   constructor(
     readonly cluster: NodeCluster,
@@ -105,9 +107,9 @@ export class Release {
   /**
    * docs/operations.md, "Install": the namespace with the restricted standard enforced, then
    * `helm install` (which creates the CRD from crds/ when it is not there yet). The bundled NATS's
-   * volume is a hostPath PersistentVolume made here, bound to its claim by name: this node has no
-   * StorageClass, as a bare cluster has none. Resolves when helm's --wait does: every Deployment
-   * and the StatefulSet ready.
+   * volumes are hostPath PersistentVolumes made here, one per server, each bound to its claim by
+   * name: this node has no StorageClass, as a bare cluster has none. Resolves when helm's --wait
+   * does: every Deployment and the StatefulSet ready.
    */
   async install(values: Record<string, unknown>): Promise<number> {
     const started = Date.now();
@@ -123,28 +125,51 @@ export class Release {
       ]),
       'label namespace',
     );
-    const volume = join(this.cluster.dir, 'volumes', this.namespace);
-    mkdirSync(volume, { recursive: true });
-    chownSync(volume, USER_ID, USER_ID);
-    const pv = {
-      apiVersion: 'v1',
-      kind: 'PersistentVolume',
-      metadata: { name: this.volumeName },
-      spec: {
-        capacity: { storage: '10Gi' },
-        accessModes: ['ReadWriteOnce'],
-        persistentVolumeReclaimPolicy: 'Retain',
-        hostPath: { path: volume, type: 'Directory' },
-        claimRef: { namespace: this.namespace, name: `data-${this.full}-nats-0` },
-      },
-    };
-    await must(this.cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(pv) }), 'apply the NATS volume');
+    await this.natsVolumes(values);
     await must(this.helm(['install', this.name, chartDir, '--wait', '--timeout', '10m', ...this.valuesArgs(values)]), 'helm install');
     return Date.now() - started;
   }
 
+  /** `helm upgrade` with these values (only these: no --reuse-values), the volumes of added NATS servers made first. */
   async upgrade(values: Record<string, unknown>): Promise<void> {
+    await this.natsVolumes(values);
     await must(this.helm(['upgrade', this.name, chartDir, '--wait', '--timeout', '10m', ...this.valuesArgs(values)]), 'helm upgrade');
+  }
+
+  /**
+   * `helm upgrade --reuse-values` with these values laid over the release's (docs/operations.md,
+   * "From 1 server to 3"), the volumes of added NATS servers made first.
+   */
+  async upgradeReusing(values: Record<string, unknown>): Promise<void> {
+    await this.natsVolumes(values);
+    await must(
+      this.helm(['upgrade', this.name, chartDir, '--reuse-values', '--wait', '--timeout', '10m', ...this.valuesArgs(values)]),
+      'helm upgrade --reuse-values',
+    );
+  }
+
+  /** A hostPath PersistentVolume for each NATS server's claim (`data-<fullname>-nats-<n>`) not made yet. */
+  private async natsVolumes(values: Record<string, unknown>): Promise<void> {
+    const servers = Number((values as Manifest).nats?.bundled?.replicas ?? 1);
+    for (let n = this.volumes; n < servers; n++) {
+      const volume = join(this.cluster.dir, 'volumes', this.namespace, `nats-${n}`);
+      mkdirSync(volume, { recursive: true });
+      chownSync(volume, USER_ID, USER_ID);
+      const pv = {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: this.volumeName(n) },
+        spec: {
+          capacity: { storage: '10Gi' },
+          accessModes: ['ReadWriteOnce'],
+          persistentVolumeReclaimPolicy: 'Retain',
+          hostPath: { path: volume, type: 'Directory' },
+          claimRef: { namespace: this.namespace, name: `data-${this.full}-nats-${n}` },
+        },
+      };
+      await must(this.cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(pv) }), `apply NATS volume ${n}`);
+      this.volumes = n + 1;
+    }
   }
 
   helm(args: readonly string[]): Promise<CommandResult> {
@@ -158,8 +183,8 @@ export class Release {
     return ['-f', file];
   }
 
-  private get volumeName(): string {
-    return `${this.namespace}-nats-data`;
+  private volumeName(n: number): string {
+    return `${this.namespace}-nats-data-${n}`;
   }
 
   /** The admin key from the Secret the chart generated (NOTES.txt). */
@@ -277,9 +302,13 @@ export class Release {
     await this.kubectl(['annotate', 'msess', '--all', '--overwrite', 'switchboard.dev/logout-on-delete=true']);
     await this.kubectl(['delete', 'msess', '--all', '--timeout=120s']);
     await this.helm(['uninstall', this.name, '--wait', '--timeout', '5m']);
-    await this.kubectl(['delete', 'pvc', `data-${this.full}-nats-0`, '--ignore-not-found', '--timeout=60s']);
+    for (let n = 0; n < this.volumes; n++) {
+      await this.kubectl(['delete', 'pvc', `data-${this.full}-nats-${n}`, '--ignore-not-found', '--timeout=60s']);
+    }
     await this.cluster.kubectl(['delete', 'namespace', this.namespace, '--ignore-not-found', '--timeout=180s']);
-    await this.cluster.kubectl(['delete', 'pv', this.volumeName, '--ignore-not-found', '--timeout=60s']);
+    for (let n = 0; n < this.volumes; n++) {
+      await this.cluster.kubectl(['delete', 'pv', this.volumeName(n), '--ignore-not-found', '--timeout=60s']);
+    }
   }
 }
 

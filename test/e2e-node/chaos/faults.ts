@@ -1,8 +1,9 @@
 // The faults the chaos tier injects, one at a time, each by a name CHAOS_FAULTS can pick
-// (CHAOS_FAULTS=gateway-kill,engine-cut). inject() returns once the fault is over from the
+// (CHAOS_FAULTS=gateway-kill,engine-cut; the NATS ones are in nats-faults.ts). inject() returns once the fault is over from the
 // outside: the process killed, the pod deleted, the component started again, the cut healed.
 import { waitFor } from '@switchboard/testkit';
 import { type Manifest, must, type Release } from '../release.js';
+import { NATS_FAULTS } from './nats-faults.js';
 import { containerOf, cutFromNats, healNats, killContainer, podSandbox, restartComponent } from './node-faults.js';
 
 export interface Fault {
@@ -38,6 +39,8 @@ async function cut(release: Release, pod: string): Promise<void> {
 }
 
 export const FAULTS: readonly Fault[] = [
+  // The NATS faults first: with three servers, a pod or a volume of the one the rest depend on.
+  ...NATS_FAULTS,
   {
     name: 'gateway-kill',
     what: 'a gateway replica SIGKILLed',
