@@ -6,6 +6,7 @@ export type { Engine, EngineContext, EngineFactory, EngineLog } from './engine.j
 export { EngineHost, type EngineHostOptions, type HostedEvent } from './engine-host.js';
 export { engineFactory, type EngineTuning } from './engine-factories.js';
 export { eventIssues, type InvalidEvent } from './event-validator.js';
+export { eventIdsAfter } from './event-ids.js';
 export { DEFAULT_SANDBOX_OPTIONS, SandboxEngine, type SandboxOptions } from './engines/sandbox/sandbox-engine.js';
 export {
   createWebjsClient,

@@ -14,6 +14,7 @@ import { dashboardDir } from '../routes/dashboard.js';
 import type { GatewayConfig } from '../config.js';
 import { type EventBus, InProcessEventBus } from '../events/event-bus.js';
 import { eventLogSchema, queuedEventLogSchema, SqliteEventLog } from './sqlite-event-log.js';
+import { floorEventIds } from './event-id-floor.js';
 import { createLogger } from '../logger.js';
 import { AccountData } from './account-data.js';
 import { messageSchema } from './sqlite-message-store.js';
@@ -105,6 +106,10 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   // their own every 20 ms (store/background-writer.ts; docs/architecture.md, "What a crash may lose").
   const historyDb = openDatabase(options.dataDir, [eventLogSchema, messageSchema], HISTORY_FILE);
   moveHistoryTables(db, databaseFile(options.dataDir, HISTORY_FILE));
+  floorEventIds([
+    { db, table: 'webhook_event_log' },
+    { db: historyDb, table: 'event_log' },
+  ]);
   // The outbox rows of a turn's events share one commit. One that fails (a full disk) fails the
   // calls that made them, and refuses the next ones until commits work again.
   const commits = new CommitGate(db);
