@@ -209,7 +209,7 @@ describe('GET /api/server/engines: the engines this build has and what each does
     ];
     expect(sandbox).toMatchObject({ image: 'socket', callRejection: true, settings: [], pairing: ['qr', 'code', 'passkey'] });
     expect(sandbox.operations).toContain('sandbox.simulate');
-    expect(noweb).toMatchObject({ image: 'socket', callRejection: true, settings: ['proxy', 'ignore', 'client', 'noweb'] });
+    expect(noweb).toMatchObject({ image: 'socket', callRejection: true, settings: ['proxy', 'ignore', 'client', 'noweb', 'clientVersion'] });
     expect(noweb.operations).toContain('send.poll');
     expect(noweb.operations).not.toContain('send.buttons');
     expect(noweb.operations).toEqual(
@@ -246,7 +246,7 @@ describe('GET /api/server/engines: the engines this build has and what each does
     expect(webjs.operations).not.toContain('labels.create');
     expect(webjs.events).toContain('message');
     expect(webjs.refusedArguments).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'send.text', field: 'id' })]));
-    expect(gows).toMatchObject({ image: 'gows', callRejection: true, settings: [], pairing: ['qr', 'code'] });
+    expect(gows).toMatchObject({ image: 'gows', callRejection: true, settings: ['clientVersion'], pairing: ['qr', 'code'] });
     // What GOWS does grows with its Go engine (engine-pod/test/gows/gows-binary.test.ts holds the catalog to the binary).
     expect(gows.operations).toEqual(expect.arrayContaining(['auth.qr', 'auth.requestCode', 'me', 'send.text']));
     expect(gows.operations).not.toContain('auth.passkey.challenge');
