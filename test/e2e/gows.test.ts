@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
-import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+import { type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
 
 const CONTACT = '15551117777';
 let fake: FakeWaServer;
@@ -18,13 +18,10 @@ let phone: FakePhone;
 beforeAll(async () => {
   const [server, binary] = await Promise.all([FakeWaServer.start({ signal: true }), buildGows()]);
   fake = server;
-  env = await startClusterEnvironment({
+  ({ env, gw } = await startClusterWithGateway({
     namespace: 'switchboard-e2e-gows',
     engineEnv: { SWITCHBOARD_GOWS_BIN: binary, SWITCHBOARD_GOWS_WS_URL: fake.url, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey },
-  });
-  await env.startOperator('operator-0');
-  await env.waitForOperatorLeader('operator-0');
-  gw = await env.startGateway();
+  }));
 }, 300_000);
 
 afterAll(async () => {

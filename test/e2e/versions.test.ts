@@ -14,7 +14,7 @@ import {
   ENGINE_IMAGE,
   type GatewayProcess,
   GOWS_ENGINE_IMAGE,
-  startClusterEnvironment,
+  startClusterWithGateway,
 } from './support/cluster-environment.js';
 
 const ACCEPTED = '2.3000.1000000003';
@@ -30,17 +30,14 @@ let gw: GatewayProcess;
 beforeAll(async () => {
   [noweb, gows] = await Promise.all([FakeWaServer.start(), FakeWaServer.start({ signal: true }), buildGows()]);
   for (const fake of [noweb, gows]) fake.retireClientVersion(RETIRED);
-  env = await startClusterEnvironment({
+  ({ env, gw } = await startClusterWithGateway({
     namespace: 'switchboard-e2e-versions',
     engineEnv: {
       SWITCHBOARD_NOWEB_WS_URL: noweb.url,
       SWITCHBOARD_GOWS_WS_URL: gows.url,
       SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: gows.certRootPublicKey,
     },
-  });
-  await env.startOperator('operator-0');
-  await env.waitForOperatorLeader('operator-0');
-  gw = await env.startGateway();
+  }));
 }, 300_000);
 
 afterAll(async () => {

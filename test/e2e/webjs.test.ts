@@ -6,7 +6,7 @@ import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeWebPhone, FakeWhatsAppWeb } from '../../engine-pod/test/fake-web/index.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
-import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+import { type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
 
 const CONTACT = '15551118888';
 let fake: FakeWhatsAppWeb;
@@ -16,13 +16,10 @@ let phone: FakeWebPhone;
 
 beforeAll(async () => {
   fake = await FakeWhatsAppWeb.start();
-  env = await startClusterEnvironment({
+  ({ env, gw } = await startClusterWithGateway({
     namespace: 'switchboard-e2e-webjs',
     engineEnv: fake.engineEnv(),
-  });
-  await env.startOperator('operator-0');
-  await env.waitForOperatorLeader('operator-0');
-  gw = await env.startGateway();
+  }));
 }, 300_000);
 
 afterAll(async () => {

@@ -88,6 +88,14 @@ export interface ClusterEnvironmentOptions {
 }
 
 /** Starts everything but operators and gateways (tests start as many as they need). */
+/** A cluster environment with its operator (`operator-0`) leading and one gateway: how most e2e files begin. */
+export async function startClusterWithGateway(options: ClusterEnvironmentOptions = {}): Promise<{ env: ClusterEnvironment; gw: GatewayProcess }> {
+  const env = await startClusterEnvironment(options);
+  await env.startOperator('operator-0');
+  await env.waitForOperatorLeader('operator-0');
+  return { env, gw: await env.startGateway() };
+}
+
 export async function startClusterEnvironment(options: ClusterEnvironmentOptions = {}): Promise<ClusterEnvironment> {
   const namespace = options.namespace ?? 'switchboard-e2e';
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
