@@ -10,7 +10,7 @@ import {
   OUTBOUND_DENY_VARIABLE,
   OutboundPolicy,
 } from '@switchboard/kube';
-import { type BuiltEngine, CLIENT_VERSION_ENGINES, clientVersionProblem, clientVersionVariable } from '@switchboard/protocol';
+import { type BuiltEngine, CLIENT_VERSION_ENGINES, clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
 import { z } from 'zod';
 import { type EngineResources, engineResources, EngineResourcesOverrides } from './engine-resources.js';
 
@@ -234,12 +234,12 @@ function clientVersionsOf(env: NodeJS.ProcessEnv): Partial<Record<BuiltEngine, s
   const versions: Partial<Record<BuiltEngine, string>> = {};
   const problems: string[] = [];
   for (const engine of CLIENT_VERSION_ENGINES) {
-    const variable = clientVersionVariable(engine);
-    const raw = env[variable];
-    if (!raw) continue;
-    const problem = clientVersionProblem(raw);
-    if (problem) problems.push(`${variable}: ${problem}, got ${JSON.stringify(raw)}`);
-    else versions[engine] = raw;
+    try {
+      const version = clientVersionFromEnv(env, clientVersionVariable(engine));
+      if (version) versions[engine] = version;
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return versions;

@@ -31,6 +31,19 @@ export function clientVersionProblem(raw: string): string | null {
 }
 
 /**
+ * A client version variable's value (SWITCHBOARD_NOWEB_CLIENT_VERSION, ...), held to the rules of
+ * a session's `config.clientVersion`; undefined when unset. A wrong value throws, naming the
+ * variable: the engines' options and the operator's configuration read them alike.
+ */
+export function clientVersionFromEnv(env: Readonly<Record<string, string | undefined>>, variable: string): string | undefined {
+  const raw = env[variable];
+  if (!raw) return undefined;
+  const problem = clientVersionProblem(raw);
+  if (problem) throw new Error(`${variable}: ${problem}, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
+/**
  * What a session runs, as its engine reports it once started: what a rollout compares and pins
  * (issue 31). Every member is a fact read from the running engine, never a configured guess.
  */

@@ -1,7 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { clientVersionVariable } from '@switchboard/protocol';
-import { clientVersionFromEnv } from '../client-version-env.js';
+import { clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
 
 export interface GowsOptions {
   /** The engine's command line: the `switchboard-gows` binary and `stdio` (tests run a stub instead). */

@@ -1,7 +1,6 @@
 import { OutboundPolicy } from '@switchboard/kube/pod';
 import { type Logger, pino } from 'pino';
-import { clientVersionVariable } from '@switchboard/protocol';
-import { clientVersionFromEnv } from '../client-version-env.js';
+import { clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
 
 export interface NowebOptions {
   /** The WhatsApp Web websocket; tests point it at a fake server. */
