@@ -30,6 +30,7 @@ describe('engine pod spec', () => {
       SWITCHBOARD_ENGINE: 'SANDBOX',
       SWITCHBOARD_NATS_URL: 'nats://nats:4222',
       SWITCHBOARD_POD_NAME: { fieldRef: { fieldPath: 'metadata.name' } },
+      SWITCHBOARD_POD_UID: { fieldRef: { fieldPath: 'metadata.uid' } },
       SWITCHBOARD_METADATA: '{"team":"a"}',
       SWITCHBOARD_APPS: JSON.stringify(apps),
       SWITCHBOARD_HEALTH_PORT: '8080',

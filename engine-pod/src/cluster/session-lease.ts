@@ -8,6 +8,13 @@ export interface SessionLeaseOptions extends StoreOptions {
   readonly session: string;
   /** Who holds it: the pod name, shown to whoever reads the bucket. */
   readonly holder: string;
+  /**
+   * The pod's uid (Kubernetes' `metadata.uid`). A pod's name is the same for every pod of its
+   * session, its uid is not: a lease whose record carries this uid was taken by an earlier
+   * container of this very pod, which the kubelet only restarts once that container has ended,
+   * so it can be taken back at once rather than after its ttl. Absent: never taken back.
+   */
+  readonly podUid?: string;
   /** The caller's logger, already carrying the session (the pod's does). */
   readonly log: EngineLog;
   /** Tests shorten these; a bucket keeps the ttl it was created with. */
@@ -20,6 +27,7 @@ export interface SessionLeaseOptions extends StoreOptions {
 /** What the lease key holds: enough to tell an operator who has the session. */
 export interface LeaseRecord {
   readonly holder: string;
+  readonly podUid?: string;
   readonly acquiredAt: string;
   readonly renewedAt: string;
 }
@@ -88,9 +96,41 @@ export class SessionLease {
         return revision;
       } catch (error) {
         if (jsErrorCode(error) !== JS_ERR.wrongLastSequence) log.warn({ err: error }, 'session lease: acquire failed');
-        else if (attempt === 0) log.info({ holder }, 'session lease held by another pod; waiting');
+        else {
+          const revision = await this.takeBackFromEarlierContainer(sentAt);
+          if (revision !== null) return revision;
+          if (attempt === 0) log.info({ holder }, 'session lease held by another pod; waiting');
+        }
       }
       await sleep(this.retryMs, undefined, { signal });
+    }
+  }
+
+  /**
+   * The key is held: when its record names this pod's uid, the holder was a container of this pod
+   * that has ended (killed, or out of memory), and the kubelet started this one in its place.
+   * Waiting out its ttl would only keep the session down for nothing, so the key is taken over by
+   * a compare-and-set on the revision read: a new revision, hence a higher fencing token, and
+   * nobody else's write lost. Null when the record is another pod's, or the key moved meanwhile.
+   */
+  private async takeBackFromEarlierContainer(sentAt: number): Promise<number | null> {
+    const { session, podUid, holder, log } = this.options;
+    if (podUid === undefined) return null;
+    try {
+      const entry = await this.kv.get(session);
+      if (entry?.operation !== 'PUT') return null;
+      const record = entry.json<Partial<LeaseRecord>>();
+      if (record.podUid !== podUid || record.holder !== holder) return null;
+      const revision = await this.kv.update(session, this.value(), entry.revision);
+      this.revision = revision;
+      this.token = revision;
+      this.scheduleRenewal(sentAt);
+      log.info({ holder, fencingToken: revision, previous: entry.revision }, 'session lease taken back from an earlier container of this pod');
+      return revision;
+    } catch (error) {
+      // Unreadable record or a write in between: wait like any other holder.
+      if (jsErrorCode(error) !== JS_ERR.wrongLastSequence) log.warn({ err: error }, "session lease: could not take back our own pod's lease");
+      return null;
     }
   }
 
@@ -169,7 +209,13 @@ export class SessionLease {
   }
 
   private value(): string {
-    const record: LeaseRecord = { holder: this.options.holder, acquiredAt: this.acquiredAt, renewedAt: new Date().toISOString() };
+    const { holder, podUid } = this.options;
+    const record: LeaseRecord = {
+      holder,
+      ...(podUid === undefined ? {} : { podUid }),
+      acquiredAt: this.acquiredAt,
+      renewedAt: new Date().toISOString(),
+    };
     return JSON.stringify(record);
   }
 }

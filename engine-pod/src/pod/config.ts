@@ -16,6 +16,8 @@ export interface PodConfig {
    */
   readonly natsCredentials: string | undefined;
   readonly podName: string;
+  /** The pod's uid (downward API): lets a restarted container take back its pod's lease at once. */
+  readonly podUid: string | undefined;
   readonly metadata: Record<string, string>;
   /** The session's apps (spec 2.3), as the resource's `spec.apps`. */
   readonly apps: AppConfig[];
@@ -63,6 +65,7 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
     natsServers: read('SWITCHBOARD_NATS_URL', (raw) => servers(required(raw))),
     natsCredentials: read('SWITCHBOARD_NATS_CREDS', (raw) => raw && credentials(raw)),
     podName: read('SWITCHBOARD_POD_NAME', (raw) => raw ?? hostname()),
+    podUid: read('SWITCHBOARD_POD_UID', (raw) => (raw === '' ? undefined : raw)),
     metadata: read('SWITCHBOARD_METADATA', (raw) => schema(Metadata, json(raw ?? '{}'))),
     apps: read('SWITCHBOARD_APPS', (raw) => schema(AppConfigs, json(raw ?? '[]', 'a JSON array of apps, e.g. [{"app":"calls"}]'))),
     settings: withProxyPassword(

@@ -72,7 +72,7 @@ export class EnginePod {
   }
 
   private async startUp(): Promise<void> {
-    const { session, podName } = this.config;
+    const { session, podName, podUid } = this.config;
     const nc = await this.connectNats();
     // With credentials the pod may only use what the operator created for it: it binds.
     const bind = this.config.natsCredentials !== undefined;
@@ -80,7 +80,7 @@ export class EnginePod {
     const authState = await NatsAuthStateStore.open(nc, session, { bind });
     const media = await NatsMediaStore.open(nc);
     const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc, { bind, forgetsByKey: true }), this.log));
-    const lease = await SessionLease.open(nc, { session, holder: podName, log: this.log, bind });
+    const lease = await SessionLease.open(nc, { session, holder: podName, ...(podUid === undefined ? {} : { podUid }), log: this.log, bind });
     this.lease = lease;
     this.health = await startHealthServer(this.config.healthPort, () => this.ready);
     // The engine's code is loaded here, once the probes answer and before the lease is taken: a

@@ -19,11 +19,12 @@ afterEach(async () => {
   await Promise.all(pods.splice(0).map((pod) => pod.kill()));
 });
 
-async function startPod(session: string, podName: string): Promise<PodProcess> {
+async function startPod(session: string, podName: string, podUid?: string): Promise<PodProcess> {
   const pod = await PodProcess.start({
     SWITCHBOARD_SESSION: session,
     SWITCHBOARD_NATS_URL: nats.server.url,
     SWITCHBOARD_POD_NAME: podName,
+    ...(podUid === undefined ? {} : { SWITCHBOARD_POD_UID: podUid }),
   });
   pods.push(pod);
   return pod;
@@ -107,6 +108,18 @@ describe('engine pod process', () => {
     await waitFor(async () => (await follower.probe('/readyz')) === 200, `the waiting pod ready\n${follower.log}`, POD_WAIT_MS);
     expect(await statusOf('p2')).toBe('SCAN_QR_CODE');
   }, 40_000);
+
+  it('a container SIGKILLed and started again in the same pod (same uid) takes its lease back at once and keeps its pairing', async () => {
+    const killed = await startPod('p4', 'engine-p4', 'uid-p4');
+    await waitFor(async () => (await killed.probe('/readyz')) === 200, 'ready', POD_WAIT_MS);
+    await result('p4', { op: 'sandbox.simulate', args: { kind: 'scan' } });
+    expect(await statusOf('p4')).toBe('WORKING');
+    await killed.kill(); // no release: the key stays until its 15-s ttl
+    const restarted = await startPod('p4', 'engine-p4', 'uid-p4');
+    await waitFor(async () => (await restarted.probe('/readyz')) === 200, `the restarted container ready\n${restarted.log}`, POD_WAIT_MS);
+    expect(restarted.log).toContain('session lease taken back from an earlier container of this pod');
+    await waitFor(async () => (await statusOf('p4')) === 'WORKING', 'WORKING with the stored pairing', POD_WAIT_MS);
+  }, 30_000);
 
   it('a pod whose lease is taken stops its engine and exits 1', async () => {
     const pod = await startPod('p3', 'engine-p3');

@@ -23,6 +23,7 @@ describe('engine pod configuration', () => {
       ...base,
       SWITCHBOARD_NATS_URL: 'nats://a:4222, nats://b:4222',
       SWITCHBOARD_POD_NAME: 'engine-default',
+      SWITCHBOARD_POD_UID: '6f1c2a9e-0d4b-4c5e-9a7f-2b8d3e1f0a11',
       SWITCHBOARD_METADATA: '{"team":"sales"}',
       SWITCHBOARD_HEALTH_PORT: '9000',
       SWITCHBOARD_LOG_LEVEL: 'debug',
@@ -31,6 +32,7 @@ describe('engine pod configuration', () => {
     expect(config).toMatchObject({
       natsServers: ['nats://a:4222', 'nats://b:4222'],
       podName: 'engine-default',
+      podUid: '6f1c2a9e-0d4b-4c5e-9a7f-2b8d3e1f0a11',
       metadata: { team: 'sales' },
       healthPort: 9000,
       logLevel: 'debug',

@@ -12,6 +12,23 @@ const nats = natsForTests();
 
 const lease = (session: string, holder: string, on: NatsConnection = nats.nc) => SessionLease.open(on, { session, holder, log: silent, ...TIMING });
 
+/** A logger that keeps each message with its fields, to tell which way a lease was taken. */
+function recordingLog(): { readonly lines: { msg: string; fields: Record<string, unknown> }[]; info: Log; warn: Log; error: Log } {
+  const lines: { msg: string; fields: Record<string, unknown> }[] = [];
+  const keep: Log = (fields, msg = '') => void lines.push({ msg, fields: fields as Record<string, unknown> });
+  return { lines, info: keep, warn: keep, error: keep };
+}
+type Log = (fields: object, msg?: string) => void;
+
+/** A holder on a connection of its own, which it loses the way a killed container does. */
+async function crashedHolder(session: string, holder: string, podUid?: string): Promise<number> {
+  const crashing = await connect({ servers: nats.server.url });
+  const first = await SessionLease.open(crashing, { session, holder, ...(podUid ? { podUid } : {}), log: silent, ...TIMING });
+  const token = await first.acquire();
+  await crashing.close(); // no release, no more renewals: the key stays until its ttl
+  return token;
+}
+
 describe('SessionLease (invariant 1: one engine per session)', () => {
   it('a second holder waits until the first releases, then gets a higher fencing token', async () => {
     const first = await lease('l-wait', 'pod-a');
@@ -74,5 +91,43 @@ describe('SessionLease (invariant 1: one engine per session)', () => {
     await expect(waiting).rejects.toThrow();
     expect(second.held).toBe(false);
     await first.release();
+  });
+
+  it('a container restarted in the same pod (same name, same uid) takes the lease back at once with a higher fencing token', async () => {
+    const old = await crashedHolder('l-restart', 'engine-a', 'uid-1');
+    const log = recordingLog();
+    const restarted = await SessionLease.open(nats.nc, { session: 'l-restart', holder: 'engine-a', podUid: 'uid-1', log, ...TIMING });
+    const token = await restarted.acquire();
+    expect(token).toBeGreaterThan(old);
+    // Taken over by compare-and-set on the crashed holder's revision, not after the key lapsed.
+    expect(log.lines.find((l) => l.msg === 'session lease taken back from an earlier container of this pod')?.fields).toMatchObject({
+      previous: old,
+      fencingToken: token,
+    });
+    const kv = await nats.nc.jetstream().views.kv(KV_BUCKETS.leases);
+    expect((await kv.get('l-restart'))?.json()).toMatchObject({ holder: 'engine-a', podUid: 'uid-1' });
+    await restarted.release();
+  });
+
+  it('a new pod of the same name (another uid), or a holder that records no uid, waits for the lease as any other pod does', async () => {
+    for (const [session, oldUid] of [
+      ['l-replaced', 'uid-1'],
+      ['l-no-uid', undefined],
+    ] as const) {
+      const old = await crashedHolder(session, 'engine-a', oldUid);
+      const log = recordingLog();
+      const replacement = await SessionLease.open(nats.nc, { session, holder: 'engine-a', podUid: 'uid-2', log, ...TIMING });
+      const controller = new AbortController();
+      const waiting = replacement.acquire(controller.signal);
+      await waitFor(() => log.lines.some((l) => l.msg === 'session lease held by another pod; waiting'), 'the replacement waiting', 2_000);
+      controller.abort();
+      await expect(waiting).rejects.toThrow();
+      expect(replacement.held).toBe(false);
+      expect(log.lines.map((l) => l.msg)).not.toContain('session lease taken back from an earlier container of this pod');
+      const kv = await nats.nc.jetstream().views.kv(KV_BUCKETS.leases);
+      const entry = await kv.get(session);
+      // Still the old holder's key, unless its ttl ran out meanwhile (then nobody has it).
+      if (entry?.operation === 'PUT') expect(entry.revision).toBe(old);
+    }
   });
 });

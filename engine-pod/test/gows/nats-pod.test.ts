@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 /** `switchboard-gows nats`: the Go engine as its own cluster-mode engine pod, as the operator runs one. */
-async function startPod(name: string): Promise<PodProcess> {
+async function startPod(name: string, uid = `uid-${name}`): Promise<PodProcess> {
   const pod = await PodProcess.spawn(
     binary,
     ['nats'],
@@ -56,6 +56,7 @@ async function startPod(name: string): Promise<PodProcess> {
       SWITCHBOARD_ENGINE: 'GOWS',
       SWITCHBOARD_NATS_URL: nats.url,
       SWITCHBOARD_POD_NAME: name,
+      SWITCHBOARD_POD_UID: uid,
       SWITCHBOARD_METADATA: '{"team":"go"}',
       SWITCHBOARD_BASE_URL: 'https://api.example.test',
       SWITCHBOARD_GOWS_WS_URL: fake.url,
@@ -152,6 +153,20 @@ describe('switchboard-gows nats: the Go engine as a cluster-mode engine pod', ()
     expect(envelopes.slice(before).some((e) => e.event === 'session.status' && e.payload.status === 'SCAN_QR_CODE')).toBe(false);
     const third = phone.text('15551230001', 'after the replacement');
     await event('message', (p) => p.id === `false_15551230001@c.us_${third}`, before);
+  });
+
+  it('a container killed and started again in the same pod takes its lease back at once (not after the ttl) and resumes without a QR code', async () => {
+    const killed = pods.at(-1)!;
+    await waitFor(async () => (await status()) === 'WORKING', 'WORKING', 20_000);
+    const before = envelopes.length;
+    await killed.kill(); // SIGKILL: no release, the key stays until its 15-s ttl
+    const restarted = await startPod('engine-gows-2'); // the same pod: same name, same uid
+    await waitFor(async () => (await restarted.probe('/readyz')) === 200, 'the restarted container ready', 20_000);
+    expect(restarted.log).toContain('session lease taken back from an earlier container of this pod');
+    const lease = await (await nc.jetstream().views.kv('sb_leases', { bindOnly: true })).get(SESSION);
+    expect(lease?.json()).toMatchObject({ holder: 'engine-gows-2', podUid: 'uid-engine-gows-2' });
+    await waitFor(async () => (await status()) === 'WORKING', 'WORKING again', 20_000);
+    expect(envelopes.slice(before).some((e) => e.event === 'session.status' && e.payload.status === 'SCAN_QR_CODE')).toBe(false);
   });
   it("channels.preview with downloadMedia: a post's file goes to the session's object store, where the gateway serves it from", async () => {
     await waitFor(async () => (await status()) === 'WORKING', 'WORKING', 20_000);

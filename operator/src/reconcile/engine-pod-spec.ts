@@ -149,6 +149,8 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
       { name: 'SWITCHBOARD_NATS_URL', value: settings.natsUrl },
       ...natsCredentialsEnv(resource, settings),
       { name: 'SWITCHBOARD_POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      // A restarted container of the same pod takes back its session lease at once (session-lease.ts).
+      { name: 'SWITCHBOARD_POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } },
       { name: METADATA_ENV, value: JSON.stringify(spec.config.metadata ?? {}) },
       { name: APPS_ENV, value: JSON.stringify(spec.apps ?? []) },
       { name: 'SWITCHBOARD_HEALTH_PORT', value: String(HEALTH_PORT) },

@@ -17,6 +17,7 @@ type Config struct {
 	NatsServers     []string
 	NatsCredentials string // a .creds file's text; never logged
 	PodName         string
+	PodUID          string // the pod's uid: a restarted container takes back its pod's lease at once (lease.go)
 	Metadata        map[string]string
 	Apps            []json.RawMessage
 	Settings        json.RawMessage // EngineSettings, the proxy's password put in
@@ -35,7 +36,7 @@ func ReadConfig(getenv func(string) string) (Config, error) {
 	bad := func(name, format string, args ...any) {
 		problems = append(problems, name+": "+fmt.Sprintf(format, args...))
 	}
-	cfg := Config{Session: getenv("SWITCHBOARD_SESSION"), PodName: getenv("SWITCHBOARD_POD_NAME"), HealthPort: 8080, BaseURL: "http://localhost:3000"}
+	cfg := Config{Session: getenv("SWITCHBOARD_SESSION"), PodName: getenv("SWITCHBOARD_POD_NAME"), PodUID: getenv("SWITCHBOARD_POD_UID"), HealthPort: 8080, BaseURL: "http://localhost:3000"}
 	if !sessionName.MatchString(cfg.Session) {
 		bad("SWITCHBOARD_SESSION", "must be 1-63 characters: letters, digits, \"_\" or \"-\", starting with a letter or digit, got %q", cfg.Session)
 	}

@@ -18,10 +18,14 @@ type Lease struct {
 	kv      *kv
 	session string
 	holder  string
-	log     Logger
-	ttl     time.Duration
-	renew   time.Duration
-	retry   time.Duration
+	// podUID is the pod's uid (SWITCHBOARD_POD_UID): a key whose record carries it was written by
+	// an earlier container of this very pod, which the kubelet only restarts once that container
+	// has ended, so Acquire takes it back at once instead of waiting out its ttl. Empty: never.
+	podUID string
+	log    Logger
+	ttl    time.Duration
+	renew  time.Duration
+	retry  time.Duration
 
 	mu         sync.Mutex
 	revision   uint64 // 0: not held
@@ -32,8 +36,17 @@ type Lease struct {
 	lost       func(reason string)
 }
 
-func newLease(kv *kv, session, holder string, log Logger) *Lease {
-	return &Lease{kv: kv, session: session, holder: holder, log: log, ttl: leaseTTL, renew: leaseRenew, retry: time.Second}
+func newLease(kv *kv, session, holder, podUID string, log Logger) *Lease {
+	return &Lease{kv: kv, session: session, holder: holder, podUID: podUID, log: log, ttl: leaseTTL, renew: leaseRenew, retry: time.Second}
+}
+
+// leaseRecord is what the key holds (LeaseRecord in session-lease.ts): enough to tell an operator
+// who has the session, and a restarted container that the holder was its own pod.
+type leaseRecord struct {
+	Holder     string `json:"holder"`
+	PodUID     string `json:"podUid,omitempty"`
+	AcquiredAt string `json:"acquiredAt"`
+	RenewedAt  string `json:"renewedAt"`
 }
 
 // Held says whether this pod holds the lease now.
@@ -74,6 +87,8 @@ func (l *Lease) Acquire(ctx context.Context) (uint64, error) {
 		}
 		if !errors.Is(err, errKeyExists) {
 			l.log.Warn("session lease: acquire failed", "err", err.Error())
+		} else if revision, ok := l.takeBackFromEarlierContainer(ctx, sentAt); ok {
+			return revision, nil
 		} else if attempt == 0 {
 			l.log.Info("session lease held by another pod; waiting", "holder", l.holder)
 		}
@@ -83,6 +98,42 @@ func (l *Lease) Acquire(ctx context.Context) (uint64, error) {
 		case <-time.After(l.retry):
 		}
 	}
+}
+
+// takeBackFromEarlierContainer: the key is held; when its record names this pod's uid, the holder
+// was a container of this pod that has ended and the kubelet started this one in its place.
+// Waiting out its ttl would only keep the session down, so the key is taken over by a
+// compare-and-set on the revision read: a new revision (a higher fencing token), nobody else's
+// write lost. False when the record is another pod's or the key moved meanwhile.
+func (l *Lease) takeBackFromEarlierContainer(ctx context.Context, sentAt time.Time) (uint64, bool) {
+	if l.podUID == "" {
+		return 0, false
+	}
+	entry, err := l.kv.get(ctx, l.session)
+	if err != nil {
+		l.log.Warn("session lease: could not read the holder", "err", err.Error())
+		return 0, false
+	}
+	if entry == nil || entry.deleted {
+		return 0, false
+	}
+	var record leaseRecord
+	if err := json.Unmarshal(entry.value, &record); err != nil || record.PodUID != l.podUID || record.Holder != l.holder {
+		return 0, false
+	}
+	revision, err := l.kv.update(ctx, l.session, l.value(), entry.revision)
+	if err != nil {
+		if !isWrongLastSequence(err) {
+			l.log.Warn("session lease: could not take back our own pod's lease", "err", err.Error())
+		}
+		return 0, false
+	}
+	l.mu.Lock()
+	l.revision, l.token = revision, revision
+	l.scheduleRenewal(sentAt)
+	l.mu.Unlock()
+	l.log.Info("session lease taken back from an earlier container of this pod", "holder", l.holder, "fencingToken", revision, "previous", entry.revision)
+	return revision, true
 }
 
 // Release deletes the key, but only the revision this pod wrote: a lease taken over is not ours to end.
@@ -178,7 +229,7 @@ func (l *Lease) value() []byte {
 	l.mu.Lock()
 	acquiredAt := l.acquiredAt
 	l.mu.Unlock()
-	raw, _ := json.Marshal(map[string]string{"holder": l.holder, "acquiredAt": acquiredAt, "renewedAt": time.Now().UTC().Format("2006-01-02T15:04:05.000Z")})
+	raw, _ := json.Marshal(leaseRecord{Holder: l.holder, PodUID: l.podUID, AcquiredAt: acquiredAt, RenewedAt: time.Now().UTC().Format("2006-01-02T15:04:05.000Z")})
 	return raw
 }
 

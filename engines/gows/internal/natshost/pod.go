@@ -131,7 +131,7 @@ func (p *Pod) startUp() error {
 	if err != nil {
 		return err
 	}
-	lease := newLease(leaseKV, p.cfg.Session, p.cfg.PodName, p.log)
+	lease := newLease(leaseKV, p.cfg.Session, p.cfg.PodName, p.cfg.PodUID, p.log)
 	host := p.Host
 	host.auth = authState{kv: authKV, session: p.cfg.Session}
 	host.media = &mediaStore{nc: nc, js: js, session: p.cfg.Session, baseURL: p.cfg.BaseURL, bind: bind}
