@@ -13,6 +13,8 @@ export interface ClusterNatsServer {
   kill(): Promise<void>;
   /** Starts it again on the same ports and store: it rejoins the cluster. */
   start(): Promise<void>;
+  /** Kills it and empties its store, as a lost volume does; `start` then begins with nothing. */
+  loseStore(): Promise<void>;
 }
 
 export interface NatsCluster {
@@ -51,6 +53,10 @@ export async function startNatsCluster(size = 3, options: { binary?: string } = 
       async start() {
         server.child = spawn(binary, ['-c', config], { stdio: 'ignore' });
         await waitForPort(port.client, 10_000);
+      },
+      async loseStore() {
+        await server.kill();
+        rmSync(join(root, name), { recursive: true, force: true });
       },
       async kill() {
         const running = server.child;

@@ -78,6 +78,16 @@ export function parseEvent(data: Uint8Array): PublishedEvent | null {
 export const LIVE_FEED_WINDOW = 1_000;
 
 /**
+ * How long one pull of the live feed waits on the server. The feed's consumer is ephemeral, with
+ * one copy, on one NATS server: when that server goes (its pod deleted, its volume lost), the
+ * client notices only when two of the pull's idle heartbeats (half the pull's wait each) fail to
+ * come, then makes the consumer again where the feed left off. With the client's default 30-s
+ * pulls /ws stayed silent some 45 s (test/e2e-node chaos, `nats-volume`); with 5-s pulls, about 7 s
+ * (gateway/test/cluster/live-feed-nats-loss.test.ts). An idle replica asks once per 5 s.
+ */
+const LIVE_FEED_PULL_MS = 5_000;
+
+/**
  * Every replica's live view of the events, for `/ws`: an ordered consumer from the end of the
  * stream feeds the replica's in-process bus, which its WsHub subscribes to. Nothing is acked
  * and nothing is replayed: a websocket client sees the events published while it is connected.
@@ -91,6 +101,7 @@ export class LiveEventFeed {
     const consumer = await options.nc.jetstream().consumers.get(STREAMS.events, { deliver_policy: DeliverPolicy.New });
     const messages = await consumer.consume({
       max_messages: LIVE_FEED_WINDOW,
+      expires: LIVE_FEED_PULL_MS,
       callback: (msg) => {
         const event = options.guard.read(msg.subject, msg.data, 'live-feed');
         if (event === 'invalid') options.log.warn({ subject: msg.subject }, 'message on the events stream is not an event envelope; skipped');
