@@ -26,6 +26,7 @@ export {
 export {
   creationOf,
   isProductStream,
+  keepReplicas,
   MAX_NATS_REPLICAS,
   NATS_REPLICAS_VARIABLE,
   NATS_SEED_PATTERN,

@@ -1,4 +1,4 @@
-import { ensureClusterStores, raiseReplicas, reusingConnections, useReplicas, whileSeedJoins } from '@switchboard/kube';
+import { ensureClusterStores, keepReplicas, raiseReplicas, reusingConnections, useReplicas, whileSeedJoins } from '@switchboard/kube';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';
@@ -94,6 +94,11 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     await http.close();
     throw error;
   });
+  // Streams made again later with fewer copies (by a part of an older release) get them too.
+  const stopKeepingReplicas = keepReplicas(nc, {
+    onRaised: (streams) => log.warn({ streams, replicas: config.natsReplicas }, 'streams made with fewer copies than asked for: raised'),
+    onError: (error) => log.warn({ err: error }, "could not check the streams' copies; trying again later"),
+  });
   const engines = new EngineStatusStore(nc, (session) => queue.add(resourceNameFor(session)), log, metrics);
   const informers = new OperatorInformers({
     kubeConfig,
@@ -170,6 +175,7 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
       await Promise.race([Promise.all([workers, events.settled()]), new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
       await leader.stop();
       engines.stop();
+      stopKeepingReplicas();
       await http.close();
       await nc.close();
       log.info({ identity }, 'operator stopped');

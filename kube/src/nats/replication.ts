@@ -113,3 +113,40 @@ export async function raiseStream(jsm: JetStreamManager, stream: string, replica
   await jsm.streams.update(stream, { ...config, ...(seeded ? { placement: undefined } : {}), num_replicas: replicas });
   return true;
 }
+
+/** How often the operator looks for product streams with fewer copies than asked for. */
+export const REPLICA_CHECK_MS = 60_000;
+
+/**
+ * Raises, every `everyMs`, each product stream with fewer copies than `nc` asks for, until the
+ * answer is called. What it catches: a stream made again after the operator's start by a part
+ * that still asks for one copy. During a `helm upgrade` from one NATS server to three, nats-server
+ * deletes the sessions' idle command buckets as orphans, and a gateway pod of the old release,
+ * not yet replaced, makes one again at one copy on any server at its next large command; nothing
+ * raised it after (test/e2e-node/nats-cluster.test.ts, one run of three). A check is one stream
+ * listing; it logs what it raised, and a failed one (NATS away) waits for the next.
+ */
+export function keepReplicas(
+  nc: NatsConnection,
+  options: { readonly everyMs?: number; readonly onRaised: (streams: string[]) => void; readonly onError: (error: unknown) => void },
+): () => void {
+  const { replicas = 1, seed = undefined } = REPLICAS.get(nc) ?? {};
+  if (replicas <= 1) return () => {};
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking || nc.isClosed()) return;
+    checking = true;
+    void (async () => {
+      try {
+        const raised = await raiseReplicas(await nc.jetstreamManager(), replicas, seed);
+        if (raised.length > 0) options.onRaised(raised);
+      } catch (error) {
+        options.onError(error);
+      } finally {
+        checking = false;
+      }
+    })();
+  }, options.everyMs ?? REPLICA_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
