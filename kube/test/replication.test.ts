@@ -113,15 +113,15 @@ describe('stream replicas (SWITCHBOARD_NATS_REPLICAS)', () => {
 
   it("keeps the copies asked for: a product stream made later with one (a part of an older release) is raised, another's is not", async () => {
     const three = useReplicas(await connect({ servers: cluster.url.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 100 }), 3);
-    const raisedLog: string[][] = [];
-    const stop = keepReplicas(three, { everyMs: 200, onRaised: (streams) => raisedLog.push(streams), onError: () => {} });
+    // Nothing else raises streams here: the raise is keepReplicas's. (Its report is not asserted: an
+    // update JetStream made but answered late reports an error, and the next check finds it done.)
+    const stop = keepReplicas(three, { everyMs: 200, onRaised: () => {}, onError: () => {} });
     try {
       // As an old gateway makes a session's command bucket after nats-server dropped it: one copy.
       const straggler = objectStoreStream(OBJECT_STORES.commands('s3'));
       await waitFor(() => jsm.streams.add({ name: straggler, subjects: ['$O.straggler.>'], num_replicas: 1 }).then(() => true), straggler, 30_000);
       await waitFor(() => jsm.streams.add({ name: 'NOT_OURS', subjects: ['not.ours.>'], num_replicas: 1 }).then(() => true), 'NOT_OURS', 30_000);
       await waitFor(async () => (await jsm.streams.info(straggler)).config.num_replicas === 3, `${straggler} raised to three`, 30_000);
-      expect(raisedLog.flat()).toContain(straggler);
       expect((await jsm.streams.info('NOT_OURS')).config.num_replicas).toBe(1);
     } finally {
       stop();
