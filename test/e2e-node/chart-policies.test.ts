@@ -43,7 +43,8 @@ const componentPod = async (component: string): Promise<Manifest> =>
 
 beforeAll(async () => {
   await addStandIns(cluster.podCidr, cluster.hostAddress);
-  for (const port of [80, 443]) servers.push(await listen(cluster.hostAddress, port));
+  // 53 too: a DNS port on an address that is not the cluster's DNS (networkPolicy.dns.to).
+  for (const port of [80, 443, 53]) servers.push(await listen(cluster.hostAddress, port));
   const messaging = await listen(cluster.hostAddress);
   const receiver = await listen(cluster.hostAddress);
   servers.push(messaging, receiver);
@@ -126,7 +127,7 @@ describe("the chart's NetworkPolicies, rule by rule, on the real node (kube-rout
     // End to end: the gateway answers through NATS from the engine pods, which the operator made through the API server.
     expect((await release.api('GET', '/api/policy-a/auth/qr?format=raw')).status).toBe(200);
 
-    // DNS (the rule to port 53 of any address): CoreDNS answers the NATS Service's name.
+    // DNS (the rule to port 53 of the cluster's DNS pods): CoreDNS answers the NATS Service's name.
     const natsService = (await release.json('service', `${full}-nats`)).spec.clusterIP as string;
     for (const pod of [pods.engine, pods.gateway]) expect(await dnsLookup(cluster, namespace, pod, natsName()), pod).toBe(natsService);
 
@@ -158,6 +159,8 @@ describe("the chart's NetworkPolicies, rule by rule, on the real node (kube-rout
       [METADATA, 80],
       [METADATA, 443],
       [cluster.hostAddress, 443],
+      // Port 53 of another address than the cluster's DNS pods (the DNS rule names them).
+      [cluster.hostAddress, 53],
       ...PRIVATE.map((address) => [address, 443] as const),
       [INTERNET, UNNAMED_PORT],
     ]);

@@ -291,12 +291,21 @@ include ./auth.conf
 {{- end -}}
 
 {{/* Egress rules to DNS and to NATS (the bundled pod, or externalNatsPorts anywhere): the gateway's and the engines'. */}}
-{{- define "switchboard.egressToDnsAndNats" -}}
+{{/* Egress to DNS: port 53, UDP and TCP, to networkPolicy.dns.to (the cluster's DNS pods), or any address when empty. */}}
+{{- define "switchboard.egressToDns" -}}
 - ports:
     - port: 53
       protocol: UDP
     - port: 53
       protocol: TCP
+  {{- with .Values.networkPolicy.dns.to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end -}}
+
+{{- define "switchboard.egressToDnsAndNats" -}}
+{{ include "switchboard.egressToDns" . }}
 {{- if include "switchboard.natsBundled" . }}
 - ports:
     - port: 4222

@@ -651,6 +651,18 @@ describe('chart: lint, schema and templates', () => {
     const [dns, nats, internet, ...engineExtra] = engines.egress;
     expect(engineExtra).toEqual([]);
     expect(dns.ports.map((p: any) => `${p.port}/${p.protocol}`)).toEqual(['53/UDP', '53/TCP']);
+    // DNS to the cluster's DNS pods only (not port 53 of any host on the internet), unless emptied.
+    expect(dns.to).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+        podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+      },
+    ]);
+    const anyDns = find(await render({ networkPolicy: { dns: { to: [] } } }), 'NetworkPolicy', `${FULL}-engines`).spec.egress[0];
+    expect(anyDns).toEqual({ ports: dns.ports });
+    const nodeLocal = [{ ipBlock: { cidr: '169.254.20.10/32' } }];
+    const toNodeLocal = find(await render({ networkPolicy: { dns: { to: nodeLocal } } }), 'NetworkPolicy', `${FULL}-gateway`).spec.egress[0];
+    expect(toNodeLocal).toEqual({ ports: dns.ports, to: nodeLocal });
     expect(nats).toEqual({
       ports: [{ port: 4222, protocol: 'TCP' }],
       to: [
