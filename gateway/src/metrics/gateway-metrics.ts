@@ -127,7 +127,11 @@ export class GatewayMetrics implements DeliveryObserver {
           for (const stream of streams) this.set({ stream: stream.stream }, pick(stream));
         },
       });
-    gauge('switchboard_nats_stream_replicas_current', 'Copies of the JetStream stream that are current: its leader and each caught-up follower', (s) => s.current);
+    gauge(
+      'switchboard_nats_stream_replicas_current',
+      'Copies of the JetStream stream that are current: its leader and each caught-up follower',
+      (s) => s.current,
+    );
     gauge('switchboard_nats_stream_replicas_wanted', 'Copies of the JetStream stream its configuration asks for', (s) => s.wanted);
   }
 

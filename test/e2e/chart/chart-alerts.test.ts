@@ -93,7 +93,9 @@ describe('chart: alerts and Grafana dashboard (monitoring values)', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('SUCCESS');
 
-    const tests = (parse(readFileSync(UNIT_TESTS, 'utf8')) as { tests: { alert_rule_test?: AlertTest[] }[] }).tests.flatMap((t) => t.alert_rule_test ?? []);
+    const tests = (parse(readFileSync(UNIT_TESTS, 'utf8')) as { tests: { alert_rule_test?: AlertTest[] }[] }).tests.flatMap(
+      (t) => t.alert_rule_test ?? [],
+    );
     for (const alert of alerts) {
       const its = tests.filter((t) => t.alertname === alert);
       expect(

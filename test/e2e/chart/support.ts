@@ -1,7 +1,7 @@
 // Helpers of the chart tests: the pinned helm binary, rendering the chart, and running kubectl
 // with its warnings (control-plane.ts's kubectl() keeps stdout only).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
