@@ -354,3 +354,14 @@ they need the value (or networkPolicy.enabled=false). */}}
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/* Alerts ----------------------------------------------------------------------------------- */}}
+
+{{/* The labels of one alert: its severity, and monitoring.prometheusRule.alertLabels; call with
+(dict "severity" "warning" "extra" .Values.monitoring.prometheusRule.alertLabels). */}}
+{{- define "switchboard.alertLabels" -}}
+severity: {{ .severity }}
+{{- with .extra }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}

@@ -24,6 +24,7 @@ import { LiveEventFeed } from './event-source.js';
 import { onDeletedSessions } from './deleted-sessions.js';
 import { ForgedEventGuard } from './forged-events.js';
 import { StreamEventLog } from './stream-event-log.js';
+import { StreamReplicaReadings } from './stream-replicas.js';
 import { keepMediaLifetimes } from './media-lifetimes.js';
 import { dropSessionStreams } from './session-streams.js';
 import { SessionCache } from './session-cache.js';
@@ -129,6 +130,8 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   // Every reader of the events stream drops an event whose body names another session.
   const guard = new ForgedEventGuard(metrics, logger);
   const conversions = countedConversionQueue(metrics, options);
+  const streamReplicas = new StreamReplicaReadings(nc, logger);
+  metrics.streamReplicas(() => streamReplicas.read());
   try {
     cache.start();
     // Webhook targets come from the cache: an event handled before it is synced would find none.

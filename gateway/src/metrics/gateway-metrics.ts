@@ -109,6 +109,32 @@ export class GatewayMetrics implements DeliveryObserver {
     this.wsDropped.inc({ reason });
   }
 
+  /**
+   * Cluster mode: `switchboard_nats_stream_replicas_current` and `_wanted` by stream, from one
+   * reading per scrape (`read` caches it: both gauges ask). A stream gone since the last scrape
+   * drops out.
+   */
+  streamReplicas(read: () => Promise<readonly { stream: string; current: number; wanted: number }[]>): void {
+    const gauge = (name: string, help: string, pick: (stream: { current: number; wanted: number }) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['stream'],
+        registers: [this.registry],
+        async collect() {
+          const streams = await read();
+          this.reset();
+          for (const stream of streams) this.set({ stream: stream.stream }, pick(stream));
+        },
+      });
+    gauge(
+      'switchboard_nats_stream_replicas_current',
+      'Copies of the JetStream stream that are current: its leader and each caught-up follower',
+      (s) => s.current,
+    );
+    gauge('switchboard_nats_stream_replicas_wanted', 'Copies of the JetStream stream its configuration asks for', (s) => s.wanted);
+  }
+
   /** A gauge read at scrape time, for values something else already keeps. */
   gauge(name: string, help: string, read: () => number): void {
     new Gauge({

@@ -1,12 +1,12 @@
 // Helpers of the chart tests: the pinned helm binary, rendering the chart, and running kubectl
 // with its warnings (control-plane.ts's kubectl() keeps stdout only).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { type ControlPlane, e2eBinaries, kubeconfig } from '../support/control-plane.js';
+import { type ControlPlane, e2eBinaries, kubeconfig, pin } from '../support/control-plane.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const chartDir = join(repoRoot, 'charts/switchboard');
@@ -40,12 +40,19 @@ export async function ok(result: Promise<Result>, what: string): Promise<Result>
   return r;
 }
 
-/** The helm binary scripts/e2e-binaries.sh builds, named by its pin in test/e2e/tools/helm/go.mod. */
+/** A tool scripts/e2e-binaries.sh builds as `<name>-<pin>`, beside kubectl. */
+function pinnedTool(name: string, version: string): string {
+  return join(dirname(e2eBinaries().kubectl), `${name}-${version}`);
+}
+
+/** The helm binary, pinned in test/e2e/tools/helm/go.mod. */
 export function helmBinary(): string {
-  const mod = readFileSync(join(repoRoot, 'test/e2e/tools/helm/go.mod'), 'utf8');
-  const pin = mod.match(/^\s*(?:require\s+)?helm\.sh\/helm\/v3\s+(v\S+)/m)?.[1];
-  if (!pin) throw new Error('no helm.sh/helm/v3 pin in test/e2e/tools/helm/go.mod');
-  return join(dirname(e2eBinaries().kubectl), `helm-${pin}`);
+  return pinnedTool('helm', pin('helm', 'helm.sh/helm/v3'));
+}
+
+/** promtool (rule checks and rule unit tests), pinned in test/e2e/tools/promtool/go.mod. */
+export function promtoolBinary(): string {
+  return pinnedTool('promtool', pin('promtool', 'github.com/prometheus/prometheus'));
 }
 
 /** helm with its own cache/config/data dirs (never the user's), and a kubeconfig when given. */
