@@ -211,7 +211,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     if (envelope.event !== 'session.status' || envelope.payload.status !== 'WORKING') return;
     // The first time the gateway sees the account working is its pairing date (the warm-up's day 0).
     sendQueue.setPairedAt(envelope.session, Date.now());
-    pacer.poke(envelope.session);
+    pacer.working(envelope.session);
   });
   metrics.sendQueueDepths(() => {
     const depths = sendQueue.depths();
@@ -282,8 +282,9 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     qr: async (session) => ((await sessions.command(session, { op: 'auth.qr' })) as { value: string }).value,
     async listen() {
       const url = await app.listen({ port: options.port, host: options.host });
-      await sessions.resume();
+      // Before the sessions start: a send the crash left `sending` goes first when its session works.
       await pacer.recover();
+      await sessions.resume();
       return url;
     },
     close: () => (closing ??= closeAll()),

@@ -51,11 +51,13 @@ interface Waiter {
  * its next slot, or until a send is added or cancelled.
  */
 export class SendPacer {
-  private readonly lanes = new Map<string, { wake: () => void; pausedUntil: number; heldFor: Set<string> }>();
+  private readonly lanes = new Map<string, { wake: () => void; pausedUntil: number; retrying: boolean; heldFor: Set<string> }>();
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly now: () => number;
   private readonly random: () => number;
   private stopped = false;
+  /** Lanes start only after `recover`: before, a send left `sending` would be passed over. */
+  private recovered = false;
   private readonly running = new Set<Promise<void>>();
 
   constructor(private readonly options: SendPacerOptions) {
@@ -74,6 +76,7 @@ export class SendPacer {
         this.options.store.markSent(send.session, send.id, { chatId: send.chatId, at: this.now() });
       } else this.options.store.requeue(send.session, send.id);
     }
+    this.recovered = true;
     for (const session of this.options.store.sessionsWithSends()) this.poke(session);
   }
 
@@ -160,11 +163,21 @@ export class SendPacer {
 
   /** Wakes the session's lane (a send added or cancelled, the session working again), starting it if needed. */
   poke(session: string): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.recovered) return;
     const lane = this.lanes.get(session);
     if (lane) return lane.wake();
     const run = this.run(session).finally(() => this.running.delete(run));
     this.running.add(run);
+  }
+
+  /** The session is working (again): a send waiting to be retried goes now, not after the retry pause. */
+  working(session: string): void {
+    const lane = this.lanes.get(session);
+    if (lane?.retrying) {
+      lane.retrying = false;
+      lane.pausedUntil = 0;
+    }
+    this.poke(session);
   }
 
   async stop(): Promise<void> {
@@ -175,7 +188,7 @@ export class SendPacer {
 
   private async run(session: string): Promise<void> {
     let wake = (): void => {};
-    const lane = { wake: () => wake(), pausedUntil: 0, heldFor: new Set<string>() };
+    const lane = { wake: () => wake(), pausedUntil: 0, retrying: false, heldFor: new Set<string>() };
     this.lanes.set(session, lane);
     try {
       while (!this.stopped) {
@@ -198,7 +211,9 @@ export class SendPacer {
           });
           continue;
         }
-        lane.pausedUntil = await this.send(session, next.send, config);
+        const outcome = await this.send(session, next.send, config);
+        lane.pausedUntil = outcome.pausedUntil;
+        lane.retrying = outcome.retrying;
         for (const held of [...lane.heldFor]) if (held.startsWith(`${next.send.id} `)) lane.heldFor.delete(held);
       }
     } finally {
@@ -206,8 +221,8 @@ export class SendPacer {
     }
   }
 
-  /** Sends one, typing first for a text when configured; returns until when the lane pauses. */
-  private async send(session: string, send: QueuedSendRow, config: SendingConfig): Promise<number> {
+  /** Sends one, typing first for a text when configured; returns until when the lane pauses, and whether to retry it. */
+  private async send(session: string, send: QueuedSendRow, config: SendingConfig): Promise<{ pausedUntil: number; retrying: boolean }> {
     const { store, execute } = this.options;
     store.markSending(session, send.id);
     try {
@@ -217,17 +232,17 @@ export class SendPacer {
       store.markSent(session, send.id, { chatId: send.chatId, at });
       this.options.observer?.waited(session, at - send.queuedAt);
       this.settle(session, send.id, (waiter) => waiter.resolve(result));
-      return at + drawPause(config, this.random);
+      return { pausedUntil: at + drawPause(config, this.random), retrying: false };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (typeof code === 'string' && PASSING.has(code)) {
         store.requeue(session, send.id);
-        return this.now() + (this.options.retryMs ?? 5000);
+        return { pausedUntil: this.now() + (this.options.retryMs ?? 5000), retrying: true };
       }
       store.drop(session, send.id);
       this.options.log.warn({ err: error, session, id: send.id, route: send.route }, 'a queued send failed and was dropped');
       this.settle(session, send.id, (waiter) => waiter.reject(error));
-      return this.now() + drawPause(config, this.random);
+      return { pausedUntil: this.now() + drawPause(config, this.random), retrying: false };
     }
   }
 
