@@ -27,7 +27,13 @@ export const SendDelayRange = z
 /** Composing presence before a text, for a time growing with its length, then paused. */
 export const TypingConfig = z
   .object({
-    msPerChar: z.number().int().min(0).max(1000).default(50).meta({ description: 'Milliseconds of typing per character of the text (0 to 1000; default 50)' }),
+    msPerChar: z
+      .number()
+      .int()
+      .min(0)
+      .max(1000)
+      .default(50)
+      .meta({ description: 'Milliseconds of typing per character of the text (0 to 1000; default 50)' }),
     minMs: z.number().int().min(0).max(60_000).default(1000).meta({ description: 'Shortest typing, in milliseconds (0 to 60000; default 1000)' }),
     maxMs: z.number().int().min(0).max(60_000).default(8000).meta({ description: 'Longest typing, in milliseconds (minMs to 60000; default 8000)' }),
   })
@@ -68,7 +74,7 @@ export const SendingConfig = z
   .meta({
     id: 'SendingConfig',
     description:
-      "Paced sending (an extension; off when absent): sends wait in the session's durable queue for their slot. docs/api.md, \"Paced sending\"",
+      'Paced sending (an extension; off when absent): sends wait in the session\'s durable queue for their slot. docs/api.md, "Paced sending"',
   });
 export type SendingConfig = z.infer<typeof SendingConfig>;
 

@@ -100,15 +100,7 @@ export class SqliteSendQueue implements SendQueueStore {
   }
 
   add(row: QueuedSendRow): boolean {
-    const { changes } = this.statements.insert.run(
-      row.session,
-      row.id,
-      row.chatId,
-      row.route,
-      JSON.stringify(row.command),
-      row.state,
-      row.queuedAt,
-    );
+    const { changes } = this.statements.insert.run(row.session, row.id, row.chatId, row.route, JSON.stringify(row.command), row.state, row.queuedAt);
     return changes === 1;
   }
 

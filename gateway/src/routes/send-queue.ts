@@ -12,7 +12,10 @@ import { NoBody, sessionErrors } from './responses.js';
  * cancelling a send before it goes. A key that may send may see and cancel its session's sends
  * (the `send` key action, for the list as for the cancel).
  */
-export async function sendQueueRoutes(app: FastifyInstance, { sessions, sendQueues }: { sessions: SessionBackend; sendQueues: SendQueues }): Promise<void> {
+export async function sendQueueRoutes(
+  app: FastifyInstance,
+  { sessions, sendQueues }: { sessions: SessionBackend; sendQueues: SendQueues },
+): Promise<void> {
   typed(app).get('/api/:session/queue', {
     config: sessionAccess('use', 'params.session', 'send'),
     schema: {

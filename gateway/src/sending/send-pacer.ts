@@ -93,10 +93,14 @@ export class SendPacer {
   async submit(session: string, route: string, command: PacedCommand, waitMs: number): Promise<SendOutcome> {
     const config = this.options.sendingOf(session) ?? NO_SEND_CONFIG;
     if (this.options.store.count(session) >= config.maxQueued) {
-      throw new TooManyRequests(`the send queue of session '${session}' is full (${config.maxQueued} sends)`, this.secondsToNextSend(session, config), {
-        session,
-        limit: config.maxQueued,
-      });
+      throw new TooManyRequests(
+        `the send queue of session '${session}' is full (${config.maxQueued} sends)`,
+        this.secondsToNextSend(session, config),
+        {
+          session,
+          limit: config.maxQueued,
+        },
+      );
     }
     const id = command.args.id ?? ((await this.options.execute(session, { op: 'account.newMessageId' })) as { id: string }).id;
     return this.queue(session, route, { ...command, args: { ...command.args, id } } as PacedCommand, id, waitMs);
@@ -151,7 +155,8 @@ export class SendPacer {
   /** Cancels a queued send; false when it is gone, sent or being sent. */
   cancel(session: string, id: string): boolean {
     if (!this.options.store.cancel(session, id)) return false;
-    for (const waiter of this.waiters.get(key(session, id)) ?? []) waiter.reject(new ApiError(409, `send '${id}' of session '${session}' was cancelled before it went out`, { session, id }));
+    for (const waiter of this.waiters.get(key(session, id)) ?? [])
+      waiter.reject(new ApiError(409, `send '${id}' of session '${session}' was cancelled before it went out`, { session, id }));
     this.waiters.delete(key(session, id));
     this.poke(session);
     return true;

@@ -30,6 +30,8 @@ function crashedQueue(): SqliteSendQueue {
   return store;
 }
 
+const messageIdOf = (command: EngineCommand): unknown => ('args' in command ? (command.args as { id?: unknown }).id : undefined);
+
 function pacer(store: SqliteSendQueue, inHistory: readonly string[]) {
   const executed: EngineCommand[] = [];
   const pacer = new SendPacer({
@@ -52,7 +54,7 @@ describe('recovery of a send left `sending`', () => {
     await p.recover();
     await waitFor(() => store.count('s') === 0, 'the queue to empty');
     await p.stop();
-    expect(executed.map((command) => (command.args as { id: string }).id)).toEqual(['QUEUED000002']);
+    expect(executed.map(messageIdOf)).toEqual(['QUEUED000002']);
     expect(store.recentSends('s', 0)).toHaveLength(2);
   });
 
@@ -62,7 +64,7 @@ describe('recovery of a send left `sending`', () => {
     await p.recover();
     await waitFor(() => store.count('s') === 0, 'the queue to empty');
     await p.stop();
-    expect(executed.map((command) => (command.args as { id: string }).id)).toEqual(['INFLIGHT0001', 'QUEUED000002']);
+    expect(executed.map(messageIdOf)).toEqual(['INFLIGHT0001', 'QUEUED000002']);
   });
 
   it('sends nothing before recovery: a poke before it is ignored', async () => {

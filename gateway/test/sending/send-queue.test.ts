@@ -83,7 +83,12 @@ describe('a send waits for its slot', () => {
   });
 
   it('paces media sends too, and not reactions', async () => {
-    const image = await send('paced', { file: { mimetype: 'image/png', filename: 'a.png', data: 'iVBORw0KGgo=' }, caption: 'x' }, '0', '/api/sendImage');
+    const image = await send(
+      'paced',
+      { file: { mimetype: 'image/png', filename: 'a.png', data: 'iVBORw0KGgo=' }, caption: 'x' },
+      '0',
+      '/api/sendImage',
+    );
     expect(image.status).toBe(202);
     expect(image.body['route']).toBe('/api/sendImage');
     const reaction = await gw.api('PUT', '/api/reaction', { session: 'paced', messageId: `true_${CHAT}_AAAAAAAAAAAA`, reaction: '👍' });
@@ -118,7 +123,9 @@ describe('a full queue', () => {
 
 describe('queued sends go out', () => {
   it('in order, each once, with the id the 202 gave: its events follow', async () => {
-    await workingSession(gw, 'spaced', { config: { sending: { delay: { minMs: 150, maxMs: 300 }, typing: { msPerChar: 1, minMs: 10, maxMs: 50 } } } });
+    await workingSession(gw, 'spaced', {
+      config: { sending: { delay: { minMs: 150, maxMs: 300 }, typing: { msPerChar: 1, minMs: 10, maxMs: 50 } } },
+    });
     const answers = [];
     for (let n = 1; n <= 4; n++) answers.push(await send('spaced', text(n), '0'));
     const ids = answers.map((answer) => String(answer.body['id']));
