@@ -32,6 +32,7 @@ import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from '../version.js';
 import { SendPacer } from '../sending/send-pacer.js';
+import { requireOperation } from '../sessions/engine-catalog.js';
 import { sendQueueSchema, SqliteSendQueue } from './sqlite-send-queue.js';
 import {
   OutboxDeadDeliveries,
@@ -203,6 +204,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     store: sendQueue,
     execute: (session, command) => sessions.command(session, command),
     sendingOf: (session) => registry.get(session)?.config.sending,
+    admit: (session, command) => requireOperation(session, registry.get(session)?.engine ?? options.defaultEngine, command),
     alreadySent: async (session, chatId, id) => (await accountData.messages.get(session, chatId, id)) !== null,
     log: logger,
     observer: metrics,

@@ -17,6 +17,8 @@ export interface SendPacerOptions {
   readonly execute: (session: string, command: EngineCommand) => Promise<unknown>;
   /** The session's `sending` config now; undefined: off (what is queued still goes, unpaced). */
   readonly sendingOf: (session: string) => SendingConfig | undefined;
+  /** Throws the error an unpaced send would get at once (an operation the session's engine cannot do), so it is not queued to fail later. */
+  readonly admit?: (session: string, command: EngineCommand) => void;
   /** Whether the engine already sent this message (it is in the history): recovery's question. */
   readonly alreadySent: (session: string, chatId: string, id: string) => Promise<boolean>;
   readonly log: { warn(object: object, message: string): void };
@@ -59,6 +61,8 @@ export class SendPacer {
   /** Lanes start only after `recover`: before, a send left `sending` would be passed over. */
   private recovered = false;
   private readonly running = new Set<Promise<void>>();
+  /** Ends the typing pauses at once when the pacer stops. */
+  private readonly stopping = new Set<() => void>();
 
   constructor(private readonly options: SendPacerOptions) {
     this.now = options.now ?? Date.now;
@@ -92,6 +96,7 @@ export class SendPacer {
    */
   async submit(session: string, route: string, command: PacedCommand, waitMs: number): Promise<SendOutcome> {
     const config = this.options.sendingOf(session) ?? NO_SEND_CONFIG;
+    this.options.admit?.(session, command);
     if (this.options.store.count(session) >= config.maxQueued) {
       throw new TooManyRequests(
         `the send queue of session '${session}' is full (${config.maxQueued} sends)`,
@@ -188,6 +193,7 @@ export class SendPacer {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const lane of this.lanes.values()) lane.wake();
+    for (const end of this.stopping) end();
     await Promise.all(this.running);
   }
 
@@ -232,6 +238,8 @@ export class SendPacer {
     store.markSending(session, send.id);
     try {
       if (config.typing && send.command.op === 'send.text') await this.type(session, send.chatId, typingMs(config.typing, send.command.args.text));
+      // Stopped while typing: the send stays `sending`, not in the history, so the next start sends it.
+      if (this.stopped) return { pausedUntil: 0, retrying: false };
       const result = await execute(session, send.command);
       const at = this.now();
       store.markSent(session, send.id, { chatId: send.chatId, at });
@@ -255,7 +263,15 @@ export class SendPacer {
   private async type(session: string, chatId: string, ms: number): Promise<void> {
     try {
       await this.options.execute(session, { op: 'chat.typing', args: { chatId, typing: true } });
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      await new Promise<void>((resolve) => {
+        const end = (): void => {
+          clearTimeout(timer);
+          this.stopping.delete(end);
+          resolve();
+        };
+        const timer = setTimeout(end, ms);
+        this.stopping.add(end);
+      });
       await this.options.execute(session, { op: 'chat.typing', args: { chatId, typing: false } });
     } catch (error) {
       this.options.log.warn({ err: error, session, chatId }, 'typing before a queued text failed; the text is sent');

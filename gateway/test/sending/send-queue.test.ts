@@ -107,6 +107,15 @@ describe('a send waits for its slot', () => {
   });
 });
 
+describe('a session that is not working', () => {
+  it('answers a send without an id 422 as an unpaced send does, and queues nothing', async () => {
+    await gw.api('POST', '/api/sessions', { name: 'stopped', start: false, config: { sending: { perMinute: 5 } } });
+    const refused = await send('stopped', text(1), '0');
+    expect(refused.status).toBe(422);
+    expect((await gw.api('GET', '/api/stopped/queue')).body).toEqual({ total: 0, items: [] });
+  });
+});
+
 describe('a full queue', () => {
   it('answers 429 with Retry-After: when its next send is due', async () => {
     await workingSession(gw, 'full', { config: { sending: { perMinute: 1, maxQueued: 1 } } });
