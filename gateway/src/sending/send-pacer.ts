@@ -97,6 +97,8 @@ export class SendPacer {
   async submit(session: string, route: string, command: PacedCommand, waitMs: number): Promise<SendOutcome> {
     const config = this.options.sendingOf(session) ?? NO_SEND_CONFIG;
     this.options.admit?.(session, command);
+    const id = command.args.id ?? ((await this.options.execute(session, { op: 'account.newMessageId' })) as { id: string }).id;
+    // Counted after the await, with nothing awaited before the send is added: two calls at once cannot both take the last place.
     if (this.options.store.count(session) >= config.maxQueued) {
       throw new TooManyRequests(
         `the send queue of session '${session}' is full (${config.maxQueued} sends)`,
@@ -107,7 +109,6 @@ export class SendPacer {
         },
       );
     }
-    const id = command.args.id ?? ((await this.options.execute(session, { op: 'account.newMessageId' })) as { id: string }).id;
     return this.queue(session, route, { ...command, args: { ...command.args, id } } as PacedCommand, id, waitMs);
   }
 
@@ -167,16 +168,15 @@ export class SendPacer {
     return true;
   }
 
-  count(session: string): number {
-    return this.options.store.count(session);
-  }
-
   /** Wakes the session's lane (a send added or cancelled, the session working again), starting it if needed. */
   poke(session: string): void {
     if (this.stopped || !this.recovered) return;
     const lane = this.lanes.get(session);
     if (lane) return lane.wake();
-    const run = this.run(session).finally(() => this.running.delete(run));
+    const run = this.run(session)
+      // What is queued stays queued: the next send, cancel or start of the session runs the lane again.
+      .catch((error: unknown) => this.options.log.warn({ err: error, session }, 'the send queue of a session stopped on an error'))
+      .finally(() => this.running.delete(run));
     this.running.add(run);
   }
 

@@ -116,6 +116,20 @@ describe('a session that is not working', () => {
   });
 });
 
+describe('a send queued while its session does not work', () => {
+  it('waits, and goes out once the session is WORKING', async () => {
+    await gw.api('POST', '/api/sessions', { name: 'later', start: false, config: { sending: {} } });
+    const queued = await send('later', { ...text(1), id: 'LATER0000001' }, '0');
+    expect(queued.status).toBe(202);
+    expect((await gw.api('GET', '/api/later/queue')).body).toMatchObject({ total: 1, items: [{ id: 'LATER0000001' }] });
+    await gw.api('POST', '/api/sessions/later/start');
+    expect((await gw.api('POST', '/api/later/sandbox/simulate', { kind: 'scan' })).status).toBe(201);
+    await waitFor(async () => ((await gw.api('GET', '/api/later/queue')).body as { total: number }).total === 0, 'the queue to empty');
+    const history = (await gw.api('GET', `/api/later/chats/${CHAT}/messages?limit=10`)).body as Array<{ id: string }>;
+    expect(history.map(({ id }) => id)).toEqual([`true_${CHAT}_LATER0000001`]);
+  });
+});
+
 describe('a full queue', () => {
   it('answers 429 with Retry-After: when its next send is due', async () => {
     await workingSession(gw, 'full', { config: { sending: { perMinute: 1, maxQueued: 1 } } });
