@@ -74,7 +74,7 @@ export const SendingConfig = z
   .meta({
     id: 'SendingConfig',
     description:
-      'Paced sending (an extension; off when absent): sends wait in the session\'s durable queue for their slot. docs/api.md, "Paced sending"',
+      'Paced sending (an extension; off when absent): sends wait in the session\'s durable queue for their slot. Local mode only in this build: cluster mode refuses it. docs/api.md, "Paced sending"',
   });
 export type SendingConfig = z.infer<typeof SendingConfig>;
 
