@@ -7,10 +7,11 @@ import { type Envelope, Monitor } from './monitor.js';
 import { Keys } from './keys.js';
 import { Pairing } from './pairing.js';
 import { SendMessage } from './send.js';
+import { SendQueue } from './send-queue.js';
 import { Sessions } from './sessions.js';
 import './style.css';
 
-type Tab = 'sessions' | 'pairing' | 'events' | 'dead' | 'send' | 'keys';
+type Tab = 'sessions' | 'pairing' | 'events' | 'dead' | 'send' | 'queue' | 'keys';
 
 /** The events the monitor keeps; older ones are dropped. */
 const KEEP_EVENTS = 500;
@@ -83,6 +84,7 @@ function Dashboard({ api, me, onLogout }: { api: Api; me: ApiKeySelfDTO; onLogou
           ['events', 'Events', may.events],
           ['dead', 'Dead letters', may.read],
           ['send', 'Send', may.send],
+          ['queue', 'Send queue', may.send],
           ['keys', 'API keys', may.keys],
         ] as const
       ).filter(([, , allowed]) => allowed),
@@ -204,6 +206,7 @@ function Dashboard({ api, me, onLogout }: { api: Api; me: ApiKeySelfDTO; onLogou
         {tab === 'events' && <Monitor events={events} sessions={sessions} />}
         {tab === 'dead' && <DeadLetters api={api} sessions={sessions} mayReplay={may.setting} />}
         {tab === 'send' && <SendMessage api={api} sessions={sessions} />}
+        {tab === 'queue' && <SendQueue api={api} sessions={sessions} />}
         {tab === 'keys' && <Keys api={api} sessions={sessions} />}
       </main>
     </div>

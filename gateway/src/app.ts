@@ -42,6 +42,8 @@ import { profileRoutes } from './routes/profile.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { healthRoutes } from './routes/health.js';
 import { type ServerDeps, serverRoutes } from './routes/server.js';
+import { sendQueueRoutes } from './routes/send-queue.js';
+import type { SendQueues } from './sending/send-pacer.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deprecatedSessionRoutes } from './routes/sessions-deprecated.js';
 import { selectProtocol, wsRoutes } from './routes/ws.js';
@@ -82,6 +84,8 @@ export interface AppDeps {
   readonly dashboard?: string | null;
   /** Cluster mode: backup and restore under /api/admin (local mode's state is its data directory). */
   readonly backup?: ClusterBackup;
+  /** Paced sending (local mode): the sessions' send queues, and `/api/{session}/queue`. */
+  readonly sendQueues?: SendQueues;
 }
 
 /** Builds the HTTP app from its dependencies; main.ts and the tests both call this. */
@@ -133,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...(deps.mediaBodyLimit === undefined ? {} : { mediaBodyLimit: deps.mediaBodyLimit }),
       // For routes/chats.ts, whose chat delete forgets the chat's history.
       ...(deps.messages ? { messages: deps.messages } : {}),
+      ...(deps.sendQueues ? { sendQueues: deps.sendQueues } : {}),
     };
     for (const routes of [
       sessionRoutes,
@@ -165,6 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.messages) await api.register(chatListRoutes, { ...routeDeps, messages: deps.messages });
     if (deps.messages) await api.register(lidRoutes, { ...routeDeps, messages: deps.messages });
     if (deps.media) await api.register(fileRoutes, { media: deps.media });
+    if (deps.sendQueues) await api.register(sendQueueRoutes, { sessions: deps.sessions, sendQueues: deps.sendQueues });
     await api.register(keyRoutes, { keys: deps.keys, incarnations: deps.auth.incarnations });
     await api.register(serverRoutes, deps.server);
     if (deps.backup) await api.register(adminBackupRoutes, { backup: deps.backup });

@@ -41,6 +41,7 @@ export * from './resource-webhook.js';
 export * from './sandbox.js';
 export * from './sandbox-events.js';
 export * from './server.js';
+export * from './sending.js';
 export * from './session.js';
 export * from './status.js';
 export * from './stories.js';

@@ -5,6 +5,7 @@ import { EngineVersions } from './engine-versions.js';
 import { EngineName } from './engines.js';
 import { SessionName } from './ids.js';
 import { SessionPresence } from './presence.js';
+import { SendingConfig } from './sending.js';
 import { SessionStatus } from './status.js';
 import { WebhookConfig } from './webhook.js';
 
@@ -12,7 +13,7 @@ export const Metadata = z
   .record(z.string().max(256), z.string().max(4096))
   .meta({ description: 'Echoed back in every event envelope of the session', examples: [{ 'user.id': '123' }] });
 
-const CONFIG_MEMBERS = ['metadata', 'debug', 'webhooks', 'proxy', 'ignore', 'client', 'noweb', 'clientVersion'];
+const CONFIG_MEMBERS = ['metadata', 'debug', 'webhooks', 'proxy', 'ignore', 'client', 'noweb', 'clientVersion', 'sending'];
 
 /**
  * Spec 2.1 `config`, plus the peer product's engine settings (engine-settings.ts). A member this
@@ -26,6 +27,7 @@ export const SessionConfig = z
       debug: z.boolean().optional().meta({ description: 'Kept and read back; it changes nothing in this build' }),
       webhooks: z.array(WebhookConfig).max(20).optional(),
       ...EngineSettings.shape,
+      sending: SendingConfig.optional(),
     },
     {
       error: (issue) =>

@@ -209,7 +209,10 @@ describe('config members beyond the spec: honoured, refused, never dropped (item
     const res = await gw.api('POST', '/api/sessions', { name: 'cfg-gows', start: false, config: { gows: { storage: { messages: true } } } });
     expect(res.status).toBe(400);
     expect(res.body.details).toEqual([
-      { path: 'body.config', reason: 'unknown member "gows": config takes metadata, debug, webhooks, proxy, ignore, client, noweb, clientVersion' },
+      {
+        path: 'body.config',
+        reason: 'unknown member "gows": config takes metadata, debug, webhooks, proxy, ignore, client, noweb, clientVersion, sending',
+      },
     ]);
     expect((await gw.api('GET', '/api/sessions/cfg-gows')).status).toBe(404);
   });

@@ -8,7 +8,7 @@ import { waitFor, WebhookReceiver } from '@switchboard/testkit';
 import type jsQRModule from 'jsqr';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startGateway, type TestGateway } from '../../gateway/test/support/gateway.js';
+import { ADMIN_KEY, startGateway, type TestGateway, workingSession } from '../../gateway/test/support/gateway.js';
 
 /**
  * The dashboard in a real browser: Debian's chromium, headless, driven by puppeteer-core (no
@@ -218,6 +218,34 @@ describe('the dashboard in Debian chromium', { timeout: 120_000 }, () => {
       STEP_MS,
     );
     await page.waitForSelector('tr[data-dead]', { hidden: true, timeout: STEP_MS });
+  });
+
+  it("cancel a send waiting in a paced session's send queue", async () => {
+    // perMinute 1: the first text goes, the second waits a minute, well past the 0 ms asked for.
+    await workingSession(gw, 'paced', { config: { sending: { perMinute: 1 } } });
+    const statuses = [];
+    for (const text of ['first', 'second']) {
+      const answer = await fetch(`${gw.url}/api/sendText`, {
+        method: 'POST',
+        headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'x-switchboard-wait': text === 'first' ? '5000' : '0' },
+        body: JSON.stringify({ session: 'paced', chatId: '15550003333@c.us', text, id: text === 'first' ? 'DASHFIRST001' : 'DASHQUEUED01' }),
+      });
+      statuses.push(answer.status);
+    }
+    expect(statuses).toEqual([201, 202]);
+    // The session list is read when the page loads (and on status events): load it again.
+    await page.reload();
+    await page.waitForSelector('#who', { timeout: STEP_MS });
+    await openTab(page, 'queue');
+    await page.waitForSelector('#queue-session', { timeout: STEP_MS });
+    await page.select('#queue-session', 'paced');
+    await page.waitForSelector('tr[data-queued="DASHQUEUED01"]', { timeout: STEP_MS });
+    expect(await text(page, '#queue-total')).toBe('1 waiting');
+    await shot(page, '5b-send-queue');
+    await page.click('tr[data-queued="DASHQUEUED01"] button');
+    await page.waitForFunction(() => document.querySelector('#queue-message')?.textContent === 'cancelled DASHQUEUED01', { timeout: STEP_MS });
+    await page.waitForSelector('tr[data-queued]', { hidden: true, timeout: STEP_MS });
+    expect((await gw.api('GET', '/api/paced/queue')).body).toEqual({ total: 0, items: [] });
   });
 
   it('create a read-only key: shown once', async () => {

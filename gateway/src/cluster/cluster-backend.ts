@@ -26,6 +26,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { ApiError, SessionExists } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { appsToCheck, requireEngine, requireOperation } from '../sessions/engine-catalog.js';
+import { refusePacedSending } from './paced-sending.js';
 import { effectiveStatus, inCreationOrder, toSessionDTO, toSessionInfo } from './messaging-session.js';
 import type { SessionCache } from './session-cache.js';
 import type { SessionCommandChannel } from './session-commands.js';
@@ -100,6 +101,7 @@ export class ClusterSessionBackend implements SessionBackend {
   async create(request: SessionCreateRequest): Promise<SessionDTO> {
     const known = this.options.cache.lookup(resourceNameFor(request.name));
     if (known && !isDeleting(known) && sessionNameOf(known) === request.name) throw new SessionExists(request.name);
+    refusePacedSending(request.config);
     const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config, request.apps ?? []);
     const desiredState: DesiredState = request.start ? 'Running' : 'Stopped';
     return toSessionDTO(await this.createResource(request.name, { engine, desiredState, ...specOf(request) }));
@@ -251,6 +253,7 @@ export class ClusterSessionBackend implements SessionBackend {
   }
 
   private async upsert(request: SessionStartDeprecatedRequest, retried: boolean): Promise<SessionDTO> {
+    refusePacedSending(request.config);
     const existing = await this.find(request.name);
     if (existing) return toSessionDTO(await this.setDesired(await this.applyUpdate(existing, request), 'Running'));
     const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config, request.apps ?? []);
@@ -296,6 +299,7 @@ export class ClusterSessionBackend implements SessionBackend {
    */
   private async applyUpdate(current: MessagingSession, change: SpecChange): Promise<MessagingSession> {
     const name = sessionNameOf(current);
+    refusePacedSending(change.config);
     const wanted = change.engine ?? current.spec.engine;
     const engine = requireEngine(wanted, change.config ?? current.spec.config, appsToCheck(change, wanted, current.spec));
     const operations: JsonPatchOperation[] = [];

@@ -31,6 +31,9 @@ import { CommitGate, commitProbeSchema } from './store/commit-gate.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from '../version.js';
+import { SendPacer } from '../sending/send-pacer.js';
+import { requireOperation } from '../sessions/engine-catalog.js';
+import { sendQueueSchema, SqliteSendQueue } from './sqlite-send-queue.js';
 import {
   OutboxDeadDeliveries,
   SqliteWebhookStates,
@@ -98,6 +101,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     queuedEventLogSchema,
     mediaSchema,
     commitProbeSchema,
+    sendQueueSchema,
   ]);
   const checkpointer = startWalCheckpointer(db, databaseFile(options.dataDir), (message) =>
     logger.warn({ err: message }, 'SQLite checkpoint in the background failed; the next one tries again'),
@@ -177,8 +181,13 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     onInvalidEvent: options.onInvalidEvent,
     media: accountData.engineMedia,
     downloads: guardedAgent(outbound),
-    forget: (session) => accountData.forget(session),
+    forget: async (session) => {
+      // A new pairing is a new account: its warm-up starts again.
+      sendQueue.forgetPairing(session);
+      await accountData.forget(session);
+    },
     ending: async (session) => {
+      sendQueue.forgetSession(session);
       outbox.forgetSession(session);
       dispatcher.forgetSession(session);
       webhookStates.forgetSession(session);
@@ -188,6 +197,28 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     },
     commits,
     deleted: (session) => metrics.forgetSession(session),
+  });
+  // Paced sending (issue 32): each session's queue in switchboard.db, sent by one pacer.
+  const sendQueue = new SqliteSendQueue(db);
+  const pacer = new SendPacer({
+    store: sendQueue,
+    execute: (session, command) => sessions.command(session, command),
+    sendingOf: (session) => registry.get(session)?.config.sending,
+    admit: (session, command) => requireOperation(session, registry.get(session)?.engine ?? options.defaultEngine, command),
+    alreadySent: async (session, chatId, id) => (await accountData.messages.get(session, chatId, id)) !== null,
+    log: logger,
+    observer: metrics,
+  });
+  const stopPacing = bus.subscribe(({ envelope }) => {
+    if (envelope.event !== 'session.status' || envelope.payload.status !== 'WORKING') return;
+    // The first time the gateway sees the account working is its pairing date (the warm-up's day 0).
+    sendQueue.setPairedAt(envelope.session, Date.now());
+    pacer.working(envelope.session);
+  });
+  metrics.sendQueueDepths(() => {
+    const depths = sendQueue.depths();
+    for (const { name, config } of registry.all()) if (config.sending && !depths.has(name)) depths.set(name, 0);
+    return depths;
   });
   const fanout = new WebhookFanout({
     bus,
@@ -235,6 +266,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     dashboard: options.dashboard === false ? null : dashboardDir(),
     messages: accountData.messages,
     media: accountData.media,
+    sendQueues: pacer,
   });
   fanout.start();
   accountData.start();
@@ -252,6 +284,8 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     qr: async (session) => ((await sessions.command(session, { op: 'auth.qr' })) as { value: string }).value,
     async listen() {
       const url = await app.listen({ port: options.port, host: options.host });
+      // Before the sessions start: a send the crash left `sending` goes first when its session works.
+      await pacer.recover();
       await sessions.resume();
       return url;
     },
@@ -262,6 +296,8 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   async function closeAll(): Promise<void> {
     hub.close();
     await app.close();
+    stopPacing();
+    await pacer.stop();
     await sessions.close();
     fanout.stop();
     eventLog.stop();

@@ -1,6 +1,8 @@
 import type { EventEnvelope } from '@switchboard/protocol';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventBus } from '../events/event-bus.js';
+import type { HoldReason } from '../sending/pacing.js';
+import type { SendQueueObserver } from '../sending/send-pacer.js';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
 import { ScrapeTimeCounter } from './scrape-time-counter.js';
 
@@ -18,7 +20,7 @@ export interface GatewayMetricsOptions {
  * labels, as a url per session would multiply the series; the dead-delivery API names them.
  * Each gateway has a registry of its own, so several in one process (tests) do not collide.
  */
-export class GatewayMetrics implements DeliveryObserver {
+export class GatewayMetrics implements DeliveryObserver, SendQueueObserver {
   readonly registry = new Registry();
 
   // Counted at every event: kept as plain numbers until scraped (scrape-time-counter.ts).
@@ -32,6 +34,8 @@ export class GatewayMetrics implements DeliveryObserver {
   private readonly latency: Histogram<'session'>;
   private readonly wsDropped: Counter<'reason'>;
   private readonly forgedEvents: Counter<'session' | 'reader'>;
+  private readonly sendWait: Histogram<'session'>;
+  private readonly sendsHeld: Counter<'session' | 'reason'>;
 
   constructor(options: GatewayMetricsOptions = {}) {
     const registers = [this.registry];
@@ -61,6 +65,19 @@ export class GatewayMetrics implements DeliveryObserver {
       "Events dropped (cluster mode) because their body names another session than their subject's, by the subject's session and the reader",
       ['session', 'reader'],
     );
+    this.sendWait = new Histogram({
+      name: 'switchboard_send_queue_wait_seconds',
+      help: "Paced sending: how long a send waited in its session's queue before it went out",
+      labelNames: ['session'],
+      // From a send that goes at once to one held by the warm-up's daily cap.
+      buckets: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
+      registers,
+    });
+    this.sendsHeld = counter(
+      'switchboard_send_queue_held_total',
+      "Paced sending: sends held for their slot, by what held them (rate: the pause and per-minute limits; warmup: the warm-up's daily cap)",
+      ['session', 'reason'],
+    );
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -84,7 +101,9 @@ export class GatewayMetrics implements DeliveryObserver {
    */
   forgetSession(session: string): void {
     for (const counter of [this.events, this.messagesIn, this.messagesOut, this.statusChanges]) counter.removeWhere('session', session);
-    for (const metric of [this.succeeded, this.retriedTotal, this.deadTotal, this.latency]) metric.remove({ session });
+    for (const metric of [this.succeeded, this.retriedTotal, this.deadTotal, this.latency, this.sendWait]) metric.remove({ session });
+    this.sendsHeld.remove({ session, reason: 'rate' });
+    this.sendsHeld.remove({ session, reason: 'warmup' });
   }
 
   delivered(session: string, latencyMs: number): void {
@@ -133,6 +152,29 @@ export class GatewayMetrics implements DeliveryObserver {
       (s) => s.current,
     );
     gauge('switchboard_nats_stream_replicas_wanted', 'Copies of the JetStream stream its configuration asks for', (s) => s.wanted);
+  }
+
+  /** Paced sending (sending/send-pacer.ts `SendQueueObserver`). */
+  held(session: string, reason: HoldReason): void {
+    this.sendsHeld.inc({ session, reason });
+  }
+
+  waited(session: string, waitedMs: number): void {
+    this.sendWait.observe({ session }, Math.max(0, waitedMs) / 1000);
+  }
+
+  /** `switchboard_send_queue_depth{session}`, read at scrape time from the queues' store. */
+  sendQueueDepths(read: () => ReadonlyMap<string, number>): void {
+    new Gauge({
+      name: 'switchboard_send_queue_depth',
+      help: "Paced sending: the sends waiting in each session's queue",
+      labelNames: ['session'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [session, depth] of read()) this.set({ session }, depth);
+      },
+    });
   }
 
   /** A gauge read at scrape time, for values something else already keeps. */

@@ -17,8 +17,8 @@ import type { RouteDeps } from './context.js';
 const empty = () => ({});
 
 /** Spec 4.5: operations on messages and chats that exist. */
-export async function chattingActionRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
-  chattingRoute(app, sessions, {
+export async function chattingActionRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  chattingRoute(app, deps, {
     method: 'POST',
     url: '/api/forwardMessage',
     summary: 'Forward a message',
@@ -28,7 +28,7 @@ export async function chattingActionRoutes(app: FastifyInstance, { sessions }: R
     command: (args) => ({ op: 'message.forward', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     method: 'POST',
     url: '/api/sendSeen',
     summary: 'Mark messages as read',
@@ -43,7 +43,7 @@ export async function chattingActionRoutes(app: FastifyInstance, { sessions }: R
     ['/api/startTyping', true],
     ['/api/stopTyping', false],
   ] as const) {
-    chattingRoute(app, sessions, {
+    chattingRoute(app, deps, {
       method: 'POST',
       url,
       summary: typing ? 'Start typing in a chat' : 'Stop typing in a chat',
@@ -55,7 +55,7 @@ export async function chattingActionRoutes(app: FastifyInstance, { sessions }: R
     });
   }
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     method: 'PUT',
     url: '/api/reaction',
     summary: 'React to a message with an emoji',
@@ -66,7 +66,7 @@ export async function chattingActionRoutes(app: FastifyInstance, { sessions }: R
     command: (args) => ({ op: 'message.react', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     method: 'PUT',
     url: '/api/star',
     summary: 'Star or unstar a message',

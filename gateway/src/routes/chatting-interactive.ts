@@ -14,10 +14,11 @@ import { chattingRoute, DEFAULT_MEDIA_BODY_LIMIT } from './chatting-route.js';
 import type { RouteDeps } from './context.js';
 
 /** Spec 4.5: buttons, lists, polls, locations and contact cards. Each answers 201. */
-export async function chattingInteractiveRoutes(app: FastifyInstance, { sessions, mediaBodyLimit }: RouteDeps): Promise<void> {
-  const send = { method: 'POST', status: 201, response: MessageRecord } as const;
+export async function chattingInteractiveRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const { mediaBodyLimit } = deps;
+  const send = { method: 'POST', status: 201, response: MessageRecord, paced: true } as const;
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...send,
     url: '/api/sendButtons',
     summary: 'Send a message with buttons',
@@ -28,7 +29,7 @@ export async function chattingInteractiveRoutes(app: FastifyInstance, { sessions
     command: (args) => ({ op: 'send.buttons', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...send,
     url: '/api/sendList',
     summary: 'Send a list message (sections and rows)',
@@ -37,7 +38,7 @@ export async function chattingInteractiveRoutes(app: FastifyInstance, { sessions
     command: (args) => ({ op: 'send.list', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...send,
     url: '/api/sendPoll',
     summary: 'Send a poll',
@@ -46,7 +47,7 @@ export async function chattingInteractiveRoutes(app: FastifyInstance, { sessions
     command: (args) => ({ op: 'send.poll', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     method: 'POST',
     status: 201,
     response: PollVotePayload,
@@ -57,7 +58,7 @@ export async function chattingInteractiveRoutes(app: FastifyInstance, { sessions
     command: (args) => ({ op: 'send.pollVote', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...send,
     url: '/api/sendLocation',
     summary: 'Send a location',
@@ -65,7 +66,7 @@ export async function chattingInteractiveRoutes(app: FastifyInstance, { sessions
     command: (args) => ({ op: 'send.location', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...send,
     url: '/api/sendContactVcard',
     summary: 'Send contact cards',
@@ -74,8 +75,10 @@ export async function chattingInteractiveRoutes(app: FastifyInstance, { sessions
     command: (args) => ({ op: 'send.contactVcard', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...send,
+    // An answer to the message it replies to, as a reaction is: not paced.
+    paced: false,
     url: '/api/send/buttons/reply',
     summary: 'Reply to a button message',
     description: '`replyTo` is the button message; the reply carries the chosen button.',

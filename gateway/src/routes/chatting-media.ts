@@ -14,10 +14,11 @@ import type { RouteDeps } from './context.js';
 const FILE = 'The file by `url` (the engine downloads it) or as base64 `data`.';
 
 /** Spec 4.5: media sends and link previews. Every one answers 201 with the message record. */
-export async function chattingMediaRoutes(app: FastifyInstance, { sessions, mediaBodyLimit }: RouteDeps): Promise<void> {
-  const media = { method: 'POST', status: 201, response: MessageRecord, bodyLimit: mediaBodyLimit ?? DEFAULT_MEDIA_BODY_LIMIT } as const;
+export async function chattingMediaRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const { mediaBodyLimit } = deps;
+  const media = { method: 'POST', status: 201, response: MessageRecord, bodyLimit: mediaBodyLimit ?? DEFAULT_MEDIA_BODY_LIMIT, paced: true } as const;
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...media,
     url: '/api/sendImage',
     summary: 'Send an image',
@@ -26,7 +27,7 @@ export async function chattingMediaRoutes(app: FastifyInstance, { sessions, medi
     command: (args) => ({ op: 'send.media', args: { kind: 'image', ...args } }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...media,
     url: '/api/sendFile',
     summary: 'Send a file (document)',
@@ -35,7 +36,7 @@ export async function chattingMediaRoutes(app: FastifyInstance, { sessions, medi
     command: (args) => ({ op: 'send.media', args: { kind: 'file', ...args } }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...media,
     url: '/api/sendVoice',
     summary: 'Send a voice message',
@@ -44,7 +45,7 @@ export async function chattingMediaRoutes(app: FastifyInstance, { sessions, medi
     command: (args) => ({ op: 'send.media', args: { kind: 'voice', ...args } }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...media,
     url: '/api/sendVideo',
     summary: 'Send a video',
@@ -53,7 +54,7 @@ export async function chattingMediaRoutes(app: FastifyInstance, { sessions, medi
     command: (args) => ({ op: 'send.media', args: { kind: 'video', ...args } }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     ...media,
     url: '/api/send/link-custom-preview',
     summary: 'Send a text with a custom link preview',
@@ -62,10 +63,11 @@ export async function chattingMediaRoutes(app: FastifyInstance, { sessions, medi
     command: (args) => ({ op: 'send.linkCustomPreview', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     method: 'POST',
     status: 201,
     response: MessageRecord,
+    paced: true,
     url: '/api/sendLinkPreview',
     summary: 'Send a link with a preview',
     description: 'Deprecated: use POST /api/send/link-custom-preview. The text is `url`; the preview is titled `title`.',

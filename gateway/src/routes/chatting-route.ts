@@ -2,8 +2,9 @@ import type { EngineCommand } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { sessionAccess } from '../auth/access.js';
-import type { SessionBackend } from '../sessions/backend.js';
-import { typed } from './context.js';
+import { pacedResponses, sendWaitHeaders, sendWaitOf } from '../sending/paced-route.js';
+import type { PacedCommand } from '../sending/send-pacer.js';
+import { type RouteDeps, typed } from './context.js';
 import { sessionErrors } from './responses.js';
 
 /** Bodies that carry a file as base64 (spec 4.5 media) may be this large, unless configured otherwise. */
@@ -26,16 +27,24 @@ export interface ChattingOperation<Body extends SessionBody> {
   readonly command: (args: Omit<z.output<Body>, 'session'>) => EngineCommand;
   /** What the client gets from the command's result; the result itself when absent. */
   readonly answer?: (result: unknown) => unknown;
+  /** A new message in a chat: it waits in the session's send queue when the session paces its sends. */
+  readonly paced?: boolean;
 }
 
 /**
  * Declares one operation of spec 4.5. The session is named in the body, not the path: the body
  * is validated (protocol schema), the session split off, and the rest becomes the command.
  */
-export function chattingRoute<Body extends SessionBody>(app: FastifyInstance, sessions: SessionBackend, operation: ChattingOperation<Body>): void {
+export function chattingRoute<Body extends SessionBody>(
+  app: FastifyInstance,
+  { sessions, sendQueues }: Pick<RouteDeps, 'sessions' | 'sendQueues'>,
+  operation: ChattingOperation<Body>,
+): void {
   const { status, answer } = operation;
+  const paced = operation.paced === true && sendQueues !== undefined;
   // Widened: the success status is the operation's, which TS cannot pair with its schema here.
   const response: Record<number, z.ZodType> = { [status]: operation.response, ...sessionErrors };
+  if (paced) Object.assign(response, pacedResponses);
   typed(app).route({
     method: operation.method,
     url: operation.url,
@@ -47,11 +56,18 @@ export function chattingRoute<Body extends SessionBody>(app: FastifyInstance, se
       ...(operation.description === undefined ? {} : { description: operation.description }),
       ...(operation.deprecated ? { deprecated: true } : {}),
       body: operation.body,
+      ...(paced ? { headers: sendWaitHeaders } : {}),
       response,
     },
     handler: async (request, reply) => {
       const { session, ...args } = request.body as z.output<Body>;
-      const result = await sessions.command(session, operation.command(args));
+      const command = operation.command(args);
+      if (paced && sendQueues.sendingOf(session)) {
+        const outcome = await sendQueues.submit(session, operation.url, command as PacedCommand, sendWaitOf(request.headers));
+        if ('queued' in outcome) return reply.code(202).send(outcome.queued);
+        return reply.code(status).send(answer ? answer(outcome.sent) : outcome.sent);
+      }
+      const result = await sessions.command(session, command);
       return reply.code(status).send(answer ? answer(result) : result);
     },
   });

@@ -10,18 +10,19 @@ import { sessionErrors } from './responses.js';
  * Spec 4.5: text. The session is named in the body (or query), not the path. The other sends are
  * in chatting-media.ts, chatting-interactive.ts and chatting-actions.ts.
  */
-export async function chattingRoutes(app: FastifyInstance, { sessions }: RouteDeps): Promise<void> {
-  chattingRoute(app, sessions, {
+export async function chattingRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  chattingRoute(app, deps, {
     method: 'POST',
     url: '/api/sendText',
     summary: 'Send a text message',
     body: MessageTextRequest,
     status: 201,
     response: MessageRecord,
+    paced: true,
     command: (args) => ({ op: 'send.text', args }),
   });
 
-  chattingRoute(app, sessions, {
+  chattingRoute(app, deps, {
     method: 'POST',
     url: '/api/reply',
     summary: 'Reply to a message with a text',
@@ -30,6 +31,7 @@ export async function chattingRoutes(app: FastifyInstance, { sessions }: RouteDe
     body: MessageReplyRequest,
     status: 201,
     response: MessageRecord,
+    paced: true,
     command: (args) => ({ op: 'send.text', args }),
   });
 
@@ -44,7 +46,7 @@ export async function chattingRoutes(app: FastifyInstance, { sessions }: RouteDe
     },
     handler: async (request) => {
       const { session, phone: chatId, text } = request.query;
-      return (await sessions.command(session, {
+      return (await deps.sessions.command(session, {
         op: 'send.text',
         args: { chatId, text, linkPreview: true },
       })) as MessageRecord;

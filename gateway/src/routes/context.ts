@@ -2,6 +2,7 @@ import type { OutboundPolicy } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ConversionQueue } from '../conversions/conversion-queue.js';
+import type { SendQueues } from '../sending/send-pacer.js';
 import type { SessionBackend } from '../sessions/backend.js';
 
 /** What every route plugin is given. */
@@ -13,6 +14,8 @@ export interface RouteDeps {
   readonly mediaBodyLimit?: number;
   /** The gateway's media conversions (ffmpeg): how many run and wait at once, and per key. */
   readonly conversions: ConversionQueue;
+  /** Paced sending (local mode; docs/api.md "Paced sending"): absent, every send goes at once. */
+  readonly sendQueues?: SendQueues;
 }
 
 export function typed(app: FastifyInstance) {
