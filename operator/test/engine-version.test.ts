@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildEnginePod } from '../src/reconcile/engine-pod-spec.js';
+import { refusalOf } from '../src/reconcile/refusal.js';
 import { configuredVersion, podVersion, settingsForVersion } from '../src/rollout/engine-version.js';
 import { sessionResource, settings } from './fixtures.js';
 
@@ -27,5 +28,25 @@ describe('engine versions of pods', () => {
     const rolled = settingsForVersion(release, 'NOWEB', { image: 'engine:0' });
     expect(configuredVersion('GOWS', rolled)).toEqual(configuredVersion('GOWS', release));
     expect(configuredVersion('WEBJS', rolled)).toEqual(configuredVersion('WEBJS', release));
+  });
+});
+
+describe('a pin (spec.engineVersion)', () => {
+  it('is checked as the spec is: an image, and a client version only for an engine that presents one', () => {
+    const pinned = (engine: string, engineVersion: object) => refusalOf(sessionResource({ spec: { engine, engineVersion } }));
+    expect(pinned('NOWEB', { image: 'engine:0', clientVersion: '2.3000.7' })).toBeNull();
+    expect(pinned('SANDBOX', { image: 'engine:0' })).toBeNull();
+    expect(pinned('SANDBOX', { image: 'engine:0', clientVersion: '2.3000.7' })).toEqual({
+      reason: 'InvalidSpec',
+      message: 'MessagingSession s1: spec.engineVersion.clientVersion: SANDBOX presents no client version; only NOWEB, GOWS do',
+    });
+    expect(pinned('NOWEB', { clientVersion: '2.3000.7' })).toMatchObject({
+      reason: 'InvalidSpec',
+      message: expect.stringContaining('spec.engineVersion.image'),
+    });
+    expect(pinned('NOWEB', { image: 'engine:0', clientVersion: '2.3000' })).toMatchObject({
+      reason: 'InvalidSpec',
+      message: expect.stringContaining('spec.engineVersion.clientVersion'),
+    });
   });
 });

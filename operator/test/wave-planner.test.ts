@@ -109,7 +109,10 @@ describe('the wave planner', () => {
     fleet.plan();
     fleet.step();
     const plan = fleet.plan();
-    expect(plan.state).toMatchObject({ phase: 'Halted', message: expect.stringContaining('s1: FAILED on engine:1 (client 2.3000.2): client_outdated') });
+    expect(plan.state).toMatchObject({
+      phase: 'Halted',
+      message: expect.stringContaining('s1: FAILED on engine:1 (client 2.3000.2): client_outdated'),
+    });
     expect(states(plan.state)).toEqual({ s1: 'rolled_back', s2: 'pending', s3: 'pending' });
     expect(fleet.wanted('s1')).toEqual(OLD);
     fleet.step();
@@ -132,7 +135,10 @@ describe('the wave planner', () => {
     expect(fleet.plan().state!.phase).toBe('Progressing');
     fleet.now += 1;
     const plan = fleet.plan();
-    expect(plan.state).toMatchObject({ phase: 'Halted', message: expect.stringContaining('s1: not WORKING on engine:1 (client 2.3000.2) within 60 s') });
+    expect(plan.state).toMatchObject({
+      phase: 'Halted',
+      message: expect.stringContaining('s1: not WORKING on engine:1 (client 2.3000.2) within 60 s'),
+    });
     expect(plan.changes).toContainEqual({ kind: 'rolled_back', session: 's1', reason: 'not WORKING on engine:1 (client 2.3000.2) within 60 s' });
   });
 
@@ -148,7 +154,12 @@ describe('the wave planner', () => {
     const settings = { ...SETTINGS, canary: { count: 2 } };
     const plan = planRollout({ engine: 'NOWEB', previous: null, to: NEW, sessions, settings, now: T0 });
     expect(states(plan.state)).toEqual({ qr: 'updating', work: 'updating' });
-    const started = sessions.map((view) => ({ ...view, podVersion: NEW, podCreatedAt: T0 + 1_000, report: { status: 'SCAN_QR_CODE' as const, at: T0 + 2_000, reason: null } }));
+    const started = sessions.map((view) => ({
+      ...view,
+      podVersion: NEW,
+      podCreatedAt: T0 + 1_000,
+      report: { status: 'SCAN_QR_CODE' as const, at: T0 + 2_000, reason: null },
+    }));
     const next = planRollout({ engine: 'NOWEB', previous: plan.state, to: NEW, sessions: started, settings, now: T0 + 3_000 });
     expect(states(next.state)).toEqual({ qr: 'updated', work: 'updating' });
   });
@@ -203,7 +214,12 @@ describe('the wave planner', () => {
     fleet.sessions.push(session('s4'));
     const plan = fleet.plan();
     expect(states(plan.state)).toEqual({ s1: 'updating', s4: 'pending' });
-    expect(plan.changes).toEqual(expect.arrayContaining([{ kind: 'left', session: 's2' }, { kind: 'left', session: 's3' }]));
+    expect(plan.changes).toEqual(
+      expect.arrayContaining([
+        { kind: 'left', session: 's2' },
+        { kind: 'left', session: 's3' },
+      ]),
+    );
   });
 
   it('counts a share of the sessions taken in, rounded down, at least one', () => {

@@ -112,7 +112,16 @@ beforeAll(async () => {
     await waitForStatus(gw, name, 'WORKING', 60_000);
   }
   // Pinned to what it runs already: its pod stays.
-  await env.cp.kubectl(['patch', 'msess', PINNED, '-n', env.namespace, '--type=merge', '-p', JSON.stringify({ spec: { engineVersion: { image: ENGINE_IMAGE, clientVersion: FIRST } } })]);
+  await env.cp.kubectl([
+    'patch',
+    'msess',
+    PINNED,
+    '-n',
+    env.namespace,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { engineVersion: { image: ENGINE_IMAGE, clientVersion: FIRST } } }),
+  ]);
 }, 600_000);
 
 afterAll(async () => {
@@ -152,11 +161,21 @@ describe('engine version rollouts in cluster mode (NOWEB on the fake server)', (
       else out.delete(session);
       most = Math.max(most, out.size);
     }
-    expect(disruptions.log.filter((entry) => entry.out).map((entry) => entry.session).sort()).toEqual(ROLLED);
+    expect(
+      disruptions.log
+        .filter((entry) => entry.out)
+        .map((entry) => entry.session)
+        .sort(),
+    ).toEqual(ROLLED);
     expect(most).toBeLessThanOrEqual(MAX_UNAVAILABLE);
 
     const state = await rollout();
-    expect(state).toMatchObject({ engine: 'NOWEB', phase: 'Complete', from: { image: ENGINE_IMAGE, clientVersion: FIRST }, to: { image: ENGINE_IMAGE, clientVersion: SECOND } });
+    expect(state).toMatchObject({
+      engine: 'NOWEB',
+      phase: 'Complete',
+      from: { image: ENGINE_IMAGE, clientVersion: FIRST },
+      to: { image: ENGINE_IMAGE, clientVersion: SECOND },
+    });
     expect(sessionsOf(state)).toEqual([
       ['roll-a', 'updated', 0],
       ['roll-b', 'updated', 1],
@@ -204,7 +223,9 @@ describe('engine version rollouts in cluster mode (NOWEB on the fake server)', (
     for (const name of [...ROLLED.slice(1), PINNED]) expect(after[name], name).toBe(before[name]);
     expect(await metric('switchboard_rollout_halted{engine="NOWEB"}')).toBe(1);
     expect(await metric('switchboard_rollout_sessions{engine="NOWEB",state="rolled_back"}')).toBe(1);
-    const events = JSON.parse(await env.cp.kubectl(['get', 'events', '-n', env.namespace, '--field-selector', 'involvedObject.name=roll-a', '-o', 'json']));
+    const events = JSON.parse(
+      await env.cp.kubectl(['get', 'events', '-n', env.namespace, '--field-selector', 'involvedObject.name=roll-a', '-o', 'json']),
+    );
     expect(events.items.map((event: { reason: string }) => event.reason)).toContain('RolloutRolledBack');
   });
 });

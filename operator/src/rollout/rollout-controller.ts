@@ -47,9 +47,13 @@ export class RolloutController {
   async start(): Promise<void> {
     await this.stop();
     // Unreadable (no RBAC for ConfigMaps, an API hiccup): every pod keeps what it runs until a pass reads them.
-    await this.load().catch((error: unknown) => this.options.log.warn({ err: error }, 'could not read the stored rollouts; pods keep their versions'));
+    await this.load().catch((error: unknown) =>
+      this.options.log.warn({ err: error }, 'could not read the stored rollouts; pods keep their versions'),
+    );
     this.timer = setInterval(() => {
-      this.planning = this.planning.then(() => this.planAll()).catch((error: unknown) => this.options.log.warn({ err: error }, 'rollout planning failed'));
+      this.planning = this.planning
+        .then(() => this.planAll())
+        .catch((error: unknown) => this.options.log.warn({ err: error }, 'rollout planning failed'));
     }, PLAN_EVERY_MS);
   }
 
@@ -152,7 +156,12 @@ export class RolloutController {
         log.info({ ...context, wave: change.wave, sessions: change.sessions }, change.wave === 0 ? 'rollout canary wave' : 'rollout wave');
         for (const name of change.sessions) {
           const target = resource(name);
-          if (target) events.normal(target, 'RolloutUpdating', `Wave ${String(change.wave)} of the ${state.engine} rollout: engine pod replaced to run ${describeVersion(state.to)}`);
+          if (target)
+            events.normal(
+              target,
+              'RolloutUpdating',
+              `Wave ${String(change.wave)} of the ${state.engine} rollout: engine pod replaced to run ${describeVersion(state.to)}`,
+            );
           enqueue(name);
         }
         return;

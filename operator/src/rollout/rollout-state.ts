@@ -10,7 +10,6 @@ export type RolloutPhase = 'Progressing' | 'Halted' | 'Complete';
 
 /** Per session: waiting for its wave, being replaced, on the new version, or back on its own. */
 export type SessionRolloutState = 'pending' | 'updating' | 'updated' | 'rolled_back';
-export const SESSION_ROLLOUT_STATES: readonly SessionRolloutState[] = ['pending', 'updating', 'updated', 'rolled_back'];
 
 export interface SessionRollout {
   readonly state: SessionRolloutState;

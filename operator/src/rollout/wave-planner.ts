@@ -79,7 +79,10 @@ export function planRollout(input: PlanInput): Plan {
   } else if (candidates.length === 0) {
     // A change to what every pod runs already (a halted rollout's version taken back, say).
     if (!previous) return { state: null, changes };
-    return { state: { engine: input.engine, phase: 'Complete', from: previous.to, to, startedAt: iso(now), wave: 0, sessions: {} }, changes: [{ kind: 'complete' }] };
+    return {
+      state: { engine: input.engine, phase: 'Complete', from: previous.to, to, startedAt: iso(now), wave: 0, sessions: {} },
+      changes: [{ kind: 'complete' }],
+    };
   } else {
     state = {
       engine: input.engine,
@@ -176,7 +179,7 @@ function judge(entry: SessionRollout, view: SessionView, to: EngineVersion, now:
   const newPod = view.podVersion !== null && sameVersion(view.podVersion, to) && view.podCreatedAt !== null && view.podCreatedAt >= since - 1_000;
   const report = view.report;
   // Said by the new pod's engine: the old one's last words (STOPPED as it shut down) come before.
-  const fresh = newPod && report !== null && report.at >= view.podCreatedAt!;
+  const fresh = newPod && report !== null && report.at >= view.podCreatedAt;
   if (fresh) {
     if (report.status === 'FAILED') return { fail: `FAILED on ${describeVersion(to)}${report.reason ? `: ${report.reason}` : ''}` };
     if (report.status === 'WORKING') return 'pass';
