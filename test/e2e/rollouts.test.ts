@@ -4,6 +4,8 @@
 // to be WORKING again before the next); a version the fake refuses halts at the canary, which goes
 // back to the version it ran, WORKING without a new QR code, and no other session's pod restarts.
 // A session pinned with spec.engineVersion is never rolled.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
@@ -29,11 +31,11 @@ let gw: GatewayProcess;
 let operators = 0;
 let operator: { stop(): Promise<unknown>; readonly httpUrl: string };
 
-/** Replaces the running operator by one with this NOWEB client version: a release upgrade. */
-async function releaseWith(clientVersion: string): Promise<void> {
+/** Replaces the running operator by one with this NOWEB client version (and more settings): a release upgrade. */
+async function releaseWith(clientVersion: string, settings: Record<string, string> = {}): Promise<void> {
   await operator?.stop();
   const identity = `operator-${String(operators++)}`;
-  operator = await env.startOperator(identity, { ...ROLLOUT_ENV, SWITCHBOARD_NOWEB_CLIENT_VERSION: clientVersion });
+  operator = await env.startOperator(identity, { ...ROLLOUT_ENV, SWITCHBOARD_NOWEB_CLIENT_VERSION: clientVersion, ...settings });
   await env.waitForOperatorLeader(identity, 60_000);
 }
 
@@ -227,5 +229,41 @@ describe('engine version rollouts in cluster mode (NOWEB on the fake server)', (
       await env.cp.kubectl(['get', 'events', '-n', env.namespace, '--field-selector', 'involvedObject.name=roll-a', '-o', 'json']),
     );
     expect(events.items.map((event: { reason: string }) => event.reason)).toContain('RolloutRolledBack');
+  });
+
+  it('an image that cannot start (ErrImagePull) halts at the canary once the bound passes: back on its image, WORKING; kubectl switchboard rollout status says so', async () => {
+    const before = await podUids();
+    const broken = 'registry.invalid/switchboard-engine:broken';
+    await releaseWith(SECOND, { SWITCHBOARD_ENGINE_IMAGE: broken, SWITCHBOARD_ROLLOUT_WORKING_TIMEOUT_SECONDS: '15' });
+    await waitFor(async () => (await rollout())?.to?.image === broken && (await rollout()).phase === 'Halted', 'the NOWEB rollout to halt', 120_000);
+    const state = await rollout();
+    expect(state.message).toContain(`roll-a: not WORKING on ${broken} (client ${SECOND}) within 15 s`);
+    expect(sessionsOf(state)).toEqual([
+      ['roll-a', 'rolled_back', 0],
+      ['roll-b', 'pending', null],
+      ['roll-c', 'pending', null],
+      ['roll-d', 'pending', null],
+    ]);
+    await waitFor(
+      async () => {
+        const { status } = await env.resource('roll-a');
+        return status.status === 'WORKING' && status.versions?.image === ENGINE_IMAGE;
+      },
+      'the canary WORKING again on its image',
+      120_000,
+    );
+    const after = await podUids();
+    for (const name of [...ROLLED.slice(1), PINNED]) expect(after[name], name).toBe(before[name]);
+
+    // The CLI the kubectl plugin runs, on the ConfigMaps as kubectl lists them.
+    const list = await env.cp.kubectl(['get', 'configmap', '-n', env.namespace, '-l', 'app.kubernetes.io/component=rollout', '-o', 'json']);
+    const cli = spawnSync(process.execPath, [fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url)), 'rollout', 'status'], {
+      input: list,
+      encoding: 'utf8',
+    });
+    expect(cli.stdout).toContain('NOWEB: Halted, wave 0 (0 is the canary)');
+    expect(cli.stdout).toContain(`  to   ${broken} (client ${SECOND})`);
+    expect(cli.stdout).toMatch(new RegExp(`roll-a\\s+rolled_back\\s+0\\s+not WORKING on ${broken.replace(/[.]/g, '\\.')}`));
+    expect(cli.status).toBe(1);
   });
 });
