@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
-import { startGateway, type TestGateway } from './support/gateway.js';
+import { FakeWaServer } from '../../../engine-pod/test/fake-wa/index.js';
+import { startGateway, type TestGateway } from '../support/gateway.js';
 
 /**
  * Issue 31 §2 in local mode: the gateway started again with another SWITCHBOARD_NOWEB_CLIENT_VERSION
