@@ -109,19 +109,27 @@ export async function qrCommand(options: CliOptions, session: string, signal?: A
 /** `switchboard status`: every session with its engine, status and account. */
 export async function statusCommand(options: CliOptions): Promise<number> {
   const sessions = await call<Session[]>(options, '/api/sessions?all=true');
-  const rows = [
-    ['SESSION', 'ENGINE', 'STATUS', 'ACCOUNT'],
-    ...sessions.map((s) => [printable(s.name), printable(s.engine), printable(s.status), s.me ? account(s.me) : '-']),
-  ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  for (const row of rows)
-    options.out.write(
-      `${row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
+  options.out.write(
+    table([
+      ['SESSION', 'ENGINE', 'STATUS', 'ACCOUNT'],
+      ...sessions.map((s) => [printable(s.name), printable(s.engine), printable(s.status), s.me ? account(s.me) : '-']),
+    ]),
+  );
   return 0;
+}
+
+/** Rows as columns padded to their widest cell, two spaces apart. */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }
 
 export function isCliError(error: unknown): error is Error {

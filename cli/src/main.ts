@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { backupCommand, readPassphrase, restoreCommand } from './backup.js';
+import { readFileSync } from 'node:fs';
 import { isCliError, qrCommand, statusCommand } from './commands.js';
+import { rolloutStatus } from './rollout.js';
 
 const USAGE = `Usage:
   switchboard qr <session> [--light]   print the session's QR code, again as it is renewed, until it is WORKING
@@ -9,6 +11,8 @@ const USAGE = `Usage:
   switchboard backup <file>            write an archive of the install (cluster mode; admin key): sessions,
                                        pairings (encrypted), API keys (hashed), Secret references
   switchboard restore <file>           bring an archive back into this install (nothing is written if any part is refused)
+  switchboard rollout status           each engine's version rollout, from the ConfigMap list on stdin
+                                       (kubectl get cm -l app.kubernetes.io/component=rollout -o json); exit 1 when one is halted
 
 Options:
   --url <url>   the gateway (default: SWITCHBOARD_URL, else http://localhost:3000)
@@ -33,6 +37,8 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
+  // Read from the cluster, not through the gateway: no key needed.
+  if (command === 'rollout' && argument === 'status' && rest.length === 0) return rolloutStatus(readFileSync(0, 'utf8'), process.stdout);
   const key = values.key ?? process.env.SWITCHBOARD_API_KEY;
   if (!key) {
     process.stderr.write('an API key is needed: set SWITCHBOARD_API_KEY or pass --key\n');

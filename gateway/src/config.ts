@@ -54,6 +54,11 @@ export interface GatewayConfig {
   readonly debugRoutes?: boolean;
   /** /ws ping period. */
   readonly wsPingMs?: number;
+  /**
+   * Local mode: how long each running session has to be WORKING again on a new client version
+   * before the version change halts (local/local-rollout.ts). Default 300 s.
+   */
+  readonly rolloutWorkingTimeoutMs?: number;
   /** A /ws client with more unsent bytes than this is dropped. */
   readonly wsMaxBufferedBytes?: number;
   /** /ws connections one key may have open at once, per gateway (SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY). */
@@ -114,6 +119,7 @@ const Env = z.object({
   SWITCHBOARD_METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
   SWITCHBOARD_DEBUG_ROUTES: z.enum(['true', 'false']).default('false'),
   SWITCHBOARD_WS_PING_SECONDS: z.coerce.number().min(1).max(3600).default(30),
+  SWITCHBOARD_ROLLOUT_WORKING_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   SWITCHBOARD_WS_MAX_BUFFERED_BYTES: z.coerce
     .number()
     .int()
@@ -204,6 +210,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     metricsPublic: e.SWITCHBOARD_METRICS_PUBLIC === 'true',
     debugRoutes: e.SWITCHBOARD_DEBUG_ROUTES === 'true',
     wsPingMs: e.SWITCHBOARD_WS_PING_SECONDS * 1000,
+    rolloutWorkingTimeoutMs: e.SWITCHBOARD_ROLLOUT_WORKING_TIMEOUT_SECONDS * 1000,
     wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
     wsMaxConnectionsPerKey: e.SWITCHBOARD_WS_MAX_CONNECTIONS_PER_KEY,
     conversions: {

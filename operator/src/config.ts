@@ -13,6 +13,7 @@ import {
 import { type BuiltEngine, CLIENT_VERSION_ENGINES, clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
 import { z } from 'zod';
 import { type EngineResources, engineResources, EngineResourcesOverrides } from './engine-resources.js';
+import type { RolloutAmount, RolloutSettings } from './rollout/wave-planner.js';
 
 /** Where engine pods of one kind may run: the pod's nodeSelector and tolerations. */
 export interface EnginePlacement {
@@ -101,6 +102,8 @@ export interface OperatorConfig {
   readonly logLevel: string;
   /** Port of `/healthz`, `/readyz` and `/metrics` (http-server.ts); 0 picks a free one. */
   readonly httpPort: number;
+  /** How an engine version change is rolled out (rollout/wave-planner.ts; docs/operations.md, "Rollouts"). */
+  readonly rollout: RolloutSettings;
 }
 
 function required(what: string) {
@@ -186,6 +189,13 @@ const ImagePullSecrets = z
   .max(32)
   .refine((names) => new Set(names).size === names.length, 'each Secret at most once');
 
+/** A number of sessions ("2") or a share of them ("10%"): the rollout's canary and maxUnavailable. */
+const RolloutAmountText = z
+  .string()
+  .trim()
+  .regex(/^([1-9]\d{0,5}|([1-9]\d?|100)%)$/, 'a number of sessions from 1 (e.g. "2") or a share from 1% to 100% (e.g. "10%")')
+  .transform((text): RolloutAmount => (text.endsWith('%') ? { percent: Number(text.slice(0, -1)) } : { count: Number(text) }));
+
 const Env = z.object({
   SWITCHBOARD_NAMESPACE: z
     .string()
@@ -226,6 +236,9 @@ const Env = z.object({
   SWITCHBOARD_OUTBOUND_ALLOW: z.string().trim().default(''),
   SWITCHBOARD_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SWITCHBOARD_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  SWITCHBOARD_ROLLOUT_CANARY: RolloutAmountText.default({ count: 1 }),
+  SWITCHBOARD_ROLLOUT_MAX_UNAVAILABLE: RolloutAmountText.default({ percent: 10 }),
+  SWITCHBOARD_ROLLOUT_WORKING_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3_600).default(300),
 });
 
 export class ConfigError extends Error {}
@@ -321,6 +334,11 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
     workers: e.SWITCHBOARD_WORKERS,
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
     httpPort: e.SWITCHBOARD_HTTP_PORT,
+    rollout: {
+      canary: e.SWITCHBOARD_ROLLOUT_CANARY,
+      maxUnavailable: e.SWITCHBOARD_ROLLOUT_MAX_UNAVAILABLE,
+      workingTimeoutMs: e.SWITCHBOARD_ROLLOUT_WORKING_TIMEOUT_SECONDS * 1000,
+    },
   };
 }
 

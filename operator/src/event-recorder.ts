@@ -12,7 +12,10 @@ export type EventReason =
   | 'StatusChanged'
   | 'InvalidSpec'
   | 'EngineNotAvailable'
-  | 'SessionNameMismatch';
+  | 'SessionNameMismatch'
+  | 'RolloutUpdating'
+  | 'RolloutUpdated'
+  | 'RolloutRolledBack';
 
 const COMPONENT = 'switchboard-operator';
 

@@ -4,3 +4,4 @@ export { type OperatorOptions, type RunningOperator, startOperator } from './ope
 export { buildEnginePod } from './reconcile/engine-pod-spec.js';
 export { loadOrCreateNatsAuthIn } from './nats-auth/stored-auth.js';
 export { chartSchemaWithEngines, chartValuesWithEngines } from './chart/engine-values.js';
+export { rolloutConfigMapName } from './rollout/rollout-store.js';

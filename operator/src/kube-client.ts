@@ -5,6 +5,7 @@ import {
   type KubeConfig,
   PatchStrategy,
   setHeaderOptions,
+  type V1ConfigMap,
   type V1Pod,
   type V1Secret,
 } from '@kubernetes/client-node';
@@ -62,6 +63,28 @@ export class KubeClient {
       return true;
     } catch (error) {
       if (httpStatusOf(error) === 409) return false;
+      throw error;
+    }
+  }
+
+  /** The namespace's ConfigMaps with these labels (the rollouts' state: rollout/rollout-store.ts). */
+  async listConfigMaps(labelSelector: string): Promise<V1ConfigMap[]> {
+    return (await this.core.listNamespacedConfigMap({ namespace: this.namespace, labelSelector })).items;
+  }
+
+  /**
+   * Creates a ConfigMap, or replaces the one read (its resourceVersion): a ConflictError when
+   * another writer got there first, so a stale state is never written over a newer one.
+   */
+  async writeConfigMap(configMap: V1ConfigMap): Promise<V1ConfigMap> {
+    const name = configMap.metadata!.name!;
+    try {
+      return configMap.metadata?.resourceVersion
+        ? await this.core.replaceNamespacedConfigMap({ name, namespace: this.namespace, body: configMap })
+        : await this.core.createNamespacedConfigMap({ namespace: this.namespace, body: configMap });
+    } catch (error) {
+      const status = httpStatusOf(error);
+      if (status === 409 || status === 404) throw new ConflictError(`ConfigMap ${name} changed since it was read`);
       throw error;
     }
   }

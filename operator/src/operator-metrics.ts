@@ -8,6 +8,8 @@ export interface OperatorMetricsSources {
   readonly queueDepth: () => number;
   /** Whether this replica holds the leader Lease (only the leader reconciles). */
   readonly isLeader: () => boolean;
+  /** Each engine's rollout as last stored (rollout/rollout-controller.ts); every engine, none: zeros. */
+  readonly rollouts?: () => readonly { engine: string; halted: boolean; sessions: Readonly<Record<string, number>> }[];
 }
 
 /**
@@ -55,6 +57,26 @@ export class OperatorMetrics {
       registers,
       collect() {
         this.set(sources.isLeader() ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'switchboard_rollout_halted',
+      help: "1 while the engine's version rollout is halted (a canary or a wave failed and went back), else 0",
+      labelNames: ['engine'],
+      registers,
+      collect() {
+        for (const rollout of sources.rollouts?.() ?? []) this.set({ engine: rollout.engine }, rollout.halted ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'switchboard_rollout_sessions',
+      help: "Sessions of the engine's version rollout by state: pending, updating, updated, rolled_back",
+      labelNames: ['engine', 'state'],
+      registers,
+      collect() {
+        for (const rollout of sources.rollouts?.() ?? []) {
+          for (const [state, count] of Object.entries(rollout.sessions)) this.set({ engine: rollout.engine, state }, count);
+        }
       },
     });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });

@@ -13,6 +13,8 @@ import { loadOrCreateNatsAuth } from './nats-auth/stored-auth.js';
 import { OperatorMetrics } from './operator-metrics.js';
 import { PodExpectations } from './reconcile/pod-expectations.js';
 import { SessionReconciler } from './reconcile/reconciler.js';
+import { RolloutController } from './rollout/rollout-controller.js';
+import { RolloutStore } from './rollout/rollout-store.js';
 import { EngineStatusStore } from './status-events.js';
 import { runWorkers } from './workers.js';
 import { WorkQueue } from './work-queue.js';
@@ -58,7 +60,13 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
   // eslint-disable-next-line prefer-const -- the metrics read it before the elector is made below
   let elector: LeaderElector | undefined;
   let synced = false;
-  const metrics = new OperatorMetrics({ queueDepth: () => queue.length, isLeader: () => elector?.isLeader ?? false });
+  // eslint-disable-next-line prefer-const -- the metrics read it before the controller is made below
+  let rollouts: RolloutController | undefined;
+  const metrics = new OperatorMetrics({
+    queueDepth: () => queue.length,
+    isLeader: () => elector?.isLeader ?? false,
+    rollouts: () => rollouts?.snapshot() ?? [],
+  });
   // First, so a port already taken fails the start before anything connects.
   const http = await startOperatorHttp({ port: config.httpPort, metrics: metrics.registry, ready: () => synced });
   const kube = new KubeClient(kubeConfig, namespace);
@@ -109,6 +117,18 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     quietTimeoutMs: options.watchQuietTimeoutMs,
   });
   const events = new EventRecorder(kube, identity, log);
+  rollouts = new RolloutController({
+    store: new RolloutStore(kube),
+    sessions: informers.sessions,
+    pods: informers.pods,
+    engines,
+    podSettings: config.pods,
+    settings: config.rollout,
+    events,
+    enqueue: (key) => queue.add(key),
+    log,
+  });
+  const rolloutController = rollouts;
   const reconciler = new SessionReconciler(
     {
       kube,
@@ -119,6 +139,7 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
       pods: config.pods,
       ...(natsAuth ? { natsSigner: natsAuth } : {}),
       log,
+      rollouts,
     },
     informers,
   );
@@ -139,6 +160,8 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
       workers = (async () => {
         await informers.waitForSync();
         if (leading.isShuttingDown) return;
+        // Before any reconcile: a session a stored rollout holds on its previous version stays there.
+        await rolloutController.start();
         informers.enqueueAll();
         await runWorkers(
           leading,
@@ -155,6 +178,7 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
       if (!stopping) queue = new WorkQueue();
       lost.shutDown();
       signalLost();
+      await rolloutController.stop();
       // In-flight reconciles finish (their writes carry resourceVersions, so one that raced a
       // new leader fails with a conflict) before this replica may lead again.
       await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
@@ -171,6 +195,7 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     async stop() {
       stopping = true;
       queue.shutDown();
+      await rolloutController.stop();
       await informers.stop();
       await Promise.race([Promise.all([workers, events.settled()]), new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
       await leader.stop();

@@ -23,7 +23,7 @@ const HostStatus = z.object({
   versions: SessionStatusPayload.shape.versions,
 });
 
-interface StoredReport extends EngineReport {
+export interface StoredReport extends EngineReport {
   /** When the engine reported it (its latest status point), to drop reports that arrive late. */
   readonly at: number;
 }
@@ -60,6 +60,11 @@ export class EngineStatusStore {
   }
 
   get(session: string): EngineReport | null {
+    return this.reports.get(session) ?? null;
+  }
+
+  /** The latest report with when the engine made it (rollouts judge a new pod by reports made after it started). */
+  latest(session: string): StoredReport | null {
     return this.reports.get(session) ?? null;
   }
 

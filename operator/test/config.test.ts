@@ -162,6 +162,26 @@ describe('operator configuration', () => {
     );
   });
 
+  it('reads the rollout settings: a canary and maxUnavailable as a number or a share, the bound in seconds; refuses others by name', () => {
+    expect(readConfig(required, kubeConfig).rollout).toEqual({ canary: { count: 1 }, maxUnavailable: { percent: 10 }, workingTimeoutMs: 300_000 });
+    const set = {
+      ...required,
+      SWITCHBOARD_ROLLOUT_CANARY: '5%',
+      SWITCHBOARD_ROLLOUT_MAX_UNAVAILABLE: '3',
+      SWITCHBOARD_ROLLOUT_WORKING_TIMEOUT_SECONDS: '60',
+    };
+    expect(readConfig(set, kubeConfig).rollout).toEqual({ canary: { percent: 5 }, maxUnavailable: { count: 3 }, workingTimeoutMs: 60_000 });
+    for (const bad of ['0', '0%', '101%', '-1', 'one', '1.5']) {
+      expect(() => readConfig({ ...required, SWITCHBOARD_ROLLOUT_CANARY: bad }, kubeConfig)).toThrow(
+        /SWITCHBOARD_ROLLOUT_CANARY: a number of sessions from 1 \(e.g. "2"\) or a share from 1% to 100%/,
+      );
+    }
+    expect(() => readConfig({ ...required, SWITCHBOARD_ROLLOUT_MAX_UNAVAILABLE: '' }, kubeConfig)).toThrow(/SWITCHBOARD_ROLLOUT_MAX_UNAVAILABLE/);
+    expect(() => readConfig({ ...required, SWITCHBOARD_ROLLOUT_WORKING_TIMEOUT_SECONDS: '5' }, kubeConfig)).toThrow(
+      /SWITCHBOARD_ROLLOUT_WORKING_TIMEOUT_SECONDS/,
+    );
+  });
+
   it('reads the engine pull policy and extra env (a JSON list of name and value), unset by default', () => {
     const pods = readConfig(
       {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppConfig } from './apps.js';
 import { BuiltEngineName } from './engine-catalog.js';
-import { EngineVersions } from './engine-versions.js';
+import { ClientVersion, EngineVersions } from './engine-versions.js';
 import { SessionName } from './ids.js';
 import { ResourceSessionConfig } from './resource-webhook.js';
 import { MeInfo } from './session.js';
@@ -53,6 +53,27 @@ export const LABELS = {
 export const DesiredState = z.enum(['Running', 'Stopped']).meta({ id: 'DesiredState' });
 export type DesiredState = z.infer<typeof DesiredState>;
 
+/**
+ * A session pinned to one engine version (issue 31): its pod runs this image and presents this
+ * client version whatever the release says, and rollouts never touch it. The whole version is
+ * pinned, so a pinned session changes only when its pin does.
+ */
+export const EngineVersionPin = z
+  .strictObject({
+    image: z.string().min(1).max(1024).meta({
+      description: "The engine pod's image, e.g. registry.example/switchboard-engine-socket:1.4.0",
+    }),
+    clientVersion: ClientVersion.optional().meta({
+      description:
+        "Socket engines (NOWEB, GOWS): the client version the pod is given (SWITCHBOARD_<ENGINE>_CLIENT_VERSION); unset: the library's. A session's config.clientVersion still wins inside the engine",
+    }),
+  })
+  .meta({
+    id: 'EngineVersionPin',
+    description: 'Pins the session to this engine version: engine version rollouts leave it alone (docs/operations.md, "Rollouts")',
+  });
+export type EngineVersionPin = z.infer<typeof EngineVersionPin>;
+
 export const MessagingSessionSpec = z
   .object({
     session: SessionName.optional().meta({
@@ -62,6 +83,7 @@ export const MessagingSessionSpec = z
     desiredState: DesiredState.default('Running'),
     config: ResourceSessionConfig.default({}),
     apps: z.array(AppConfig).max(10).default([]),
+    engineVersion: EngineVersionPin.optional(),
   })
   .meta({ id: 'MessagingSessionSpec' });
 export type MessagingSessionSpec = z.infer<typeof MessagingSessionSpec>;

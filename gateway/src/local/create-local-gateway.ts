@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { DatabaseSync } from 'node:sqlite';
 import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, type InvalidEvent, type MessageStore, type SandboxOptions } from '@switchboard/engine-pod';
 import { OutboundPolicy } from '@switchboard/kube';
+import { type BuiltEngine, CLIENT_VERSION_ENGINES, clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type AdminKey, resolveAdminKey } from './admin-key.js';
@@ -197,6 +198,8 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     },
     commits,
     deleted: (session) => metrics.forgetSession(session),
+    clientVersions: configuredClientVersions(),
+    ...(options.rolloutWorkingTimeoutMs ? { rolloutWorkingTimeoutMs: options.rolloutWorkingTimeoutMs } : {}),
   });
   // Paced sending (issue 32): each session's queue in switchboard.db, sent by one pacer.
   const sendQueue = new SqliteSendQueue(db);
@@ -313,4 +316,14 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     db.close();
     lock.release();
   }
+}
+
+/** Each socket engine's client version from its variable, as the engines themselves read it at start. */
+function configuredClientVersions(): Partial<Record<BuiltEngine, string>> {
+  const versions: Partial<Record<BuiltEngine, string>> = {};
+  for (const engine of CLIENT_VERSION_ENGINES) {
+    const version = clientVersionFromEnv(process.env, clientVersionVariable(engine));
+    if (version) versions[engine] = version;
+  }
+  return versions;
 }

@@ -4,6 +4,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { EngineHost, type EngineHostOptions, type EngineLog, FileAuthStateStore, type HostedEvent, tighten } from '@switchboard/engine-pod';
 import {
   type AppConfig,
+  type BuiltEngine,
+  CLIENT_VERSION_ENGINES,
   type EngineCommand,
   type EngineName,
   engineSettingsOf,
@@ -13,6 +15,7 @@ import {
   type SessionDTO,
   type SessionInfo,
   type SessionStartDeprecatedRequest,
+  type SessionStatus,
   type SessionUpdateRequest,
   type WebhookConfig,
 } from '@switchboard/protocol';
@@ -21,7 +24,9 @@ import type { CommitGate } from './store/commit-gate.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { maskSessionConfig, restoreSessionConfigSecrets } from '../sessions/config-secrets.js';
 import { appsToCheck, requireEngine, requireOperation } from '../sessions/engine-catalog.js';
+import { AppliedVersions } from './applied-versions.js';
 import type { EngineFactories } from './engine-factories.js';
+import { type LocalRolloutPlan, type RollableSessions, rollLocally } from './local-rollout.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { SessionRecord, SessionRegistry } from './session-registry.js';
 
@@ -55,15 +60,29 @@ export interface LocalBackendOptions {
   readonly commits?: Pick<CommitGate, 'guard'>;
   /** Told of each session deleted, once it is gone (its metric series go with it). */
   readonly deleted?: (session: string) => void;
+  /**
+   * Each socket engine's client version (SWITCHBOARD_<ENGINE>_CLIENT_VERSION, as its engine read
+   * it); a change since the last start is rolled onto the running sessions one at a time
+   * (local-rollout.ts). Unset for an engine: its library's.
+   */
+  readonly clientVersions?: Partial<Record<BuiltEngine, string>>;
+  /** How long each session has to pass on a new client version; default 300 s. */
+  readonly rolloutWorkingTimeoutMs?: number;
 }
+
+const DEFAULT_ROLLOUT_WORKING_TIMEOUT_MS = 300_000;
 
 /** Under the data dir: one dir per session, holding its engine's auth state. */
 const SESSIONS_DIR = 'sessions';
 
 /** Local mode: sessions in SQLite, one EngineHost per session in this process. */
-export class LocalSessionBackend implements SessionBackend {
+export class LocalSessionBackend implements SessionBackend, RollableSessions {
   private readonly hosts = new Map<string, EngineHost>();
   private readonly lock = new KeyedMutex();
+  /** Sessions held on their previous client version until a version change reaches them. */
+  private readonly held = new Map<string, string>();
+  private rolling: Promise<void> = Promise.resolve();
+  private closing = false;
 
   constructor(private readonly options: LocalBackendOptions) {
     requireEngine(options.defaultEngine);
@@ -71,14 +90,68 @@ export class LocalSessionBackend implements SessionBackend {
     tighten(join(options.dataDir, SESSIONS_DIR));
   }
 
-  /** Starts again the sessions that were running when the process stopped. */
+  /**
+   * Starts again the sessions that were running when the process stopped. When an engine's client
+   * version changed since, they start on the one they ran, and are then restarted onto the new one
+   * one at a time, in the background (local-rollout.ts).
+   */
   async resume(): Promise<void> {
-    await Promise.all(
-      this.options.registry
-        .all()
-        .filter((record) => record.running)
-        .map((record) => this.lock.run(record.name, () => this.hostFor(record).start())),
-    );
+    const running = this.options.registry.all().filter((record) => record.running);
+    const plans = this.versionChanges(running);
+    await Promise.all(running.map((record) => this.lock.run(record.name, () => this.hostFor(record).start())));
+    const applied = new AppliedVersions(this.options.dataDir);
+    this.rolling = (async () => {
+      for (const plan of plans) {
+        const result = await rollLocally(plan, this, {
+          timeoutMs: this.options.rolloutWorkingTimeoutMs ?? DEFAULT_ROLLOUT_WORKING_TIMEOUT_MS,
+          log: this.options.log,
+          closing: () => this.closing,
+        });
+        if (result.outcome === 'complete') applied.set(plan.engine, plan.to);
+      }
+    })().catch((error: unknown) => this.options.log.error({ err: error }, 'client version change failed'));
+  }
+
+  /**
+   * Each socket engine whose client version is not the one its sessions last ran on: the running
+   * sessions without a version of their own are held on the old one. The first start that records
+   * it (or an old version that was the library's own, which no setting can name) has none to hold
+   * them on: they start on the new one at once.
+   */
+  private versionChanges(running: readonly SessionRecord[]): LocalRolloutPlan[] {
+    const applied = new AppliedVersions(this.options.dataDir);
+    const plans: LocalRolloutPlan[] = [];
+    for (const engine of CLIENT_VERSION_ENGINES) {
+      const to = this.options.clientVersions?.[engine] ?? null;
+      const from = applied.get(engine);
+      if (from === to) continue;
+      const sessions = running.filter((record) => record.engine === engine && !record.config.clientVersion).map((record) => record.name);
+      if (from === undefined || from === null || sessions.length === 0) {
+        applied.set(engine, to);
+        continue;
+      }
+      for (const name of sessions) this.held.set(name, from);
+      plans.push({ engine, from, to, sessions });
+    }
+    return plans;
+  }
+
+  statusOf(name: string): SessionStatus | null {
+    if (!this.options.registry.get(name)?.running) return null;
+    return this.hosts.get(name)?.status ?? null;
+  }
+
+  /** Makes the session's host again on a client version (null: the engine's), if it still runs. */
+  restartOn(name: string, clientVersion: string | null): Promise<void> {
+    return this.lock.run(name, async () => {
+      const record = this.options.registry.get(name);
+      if (this.closing || !record?.running) return;
+      if (clientVersion === null) this.held.delete(name);
+      else this.held.set(name, clientVersion);
+      await this.hosts.get(name)?.stop();
+      this.hosts.delete(name);
+      await this.hostFor(record).start();
+    });
   }
 
   async list({ all, expandApps }: { all: boolean; expandApps: boolean }): Promise<SessionInfo[]> {
@@ -212,6 +285,8 @@ export class LocalSessionBackend implements SessionBackend {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    await this.rolling;
     await Promise.all([...this.hosts.values()].map((host) => host.stop()));
   }
 
@@ -272,7 +347,7 @@ export class LocalSessionBackend implements SessionBackend {
         authState: new FileAuthStateStore(join(this.sessionDir(record.name), 'auth')),
         metadata: record.config.metadata ?? {},
         apps: record.apps,
-        settings: engineSettingsOf(record.config),
+        settings: this.settingsOf(record),
         environment: this.options.environment,
         publish: this.options.publish,
         log: this.options.log,
@@ -283,6 +358,13 @@ export class LocalSessionBackend implements SessionBackend {
       this.hosts.set(record.name, host);
     }
     return host;
+  }
+
+  /** Its config's engine settings; held on a previous client version, that one (its own config.clientVersion wins). */
+  private settingsOf(record: SessionRecord): ReturnType<typeof engineSettingsOf> {
+    const settings = engineSettingsOf(record.config);
+    const held = this.held.get(record.name);
+    return held !== undefined && settings.clientVersion === undefined ? { ...settings, clientVersion: held } : settings;
   }
 
   private sessionDir(name: string): string {

@@ -4,6 +4,7 @@ import type { EnginePodSettings } from '../config.js';
 import type { EventRecorder } from '../event-recorder.js';
 import type { KubeClient } from '../kube-client.js';
 import type { UserSigner } from '../nats-auth/nats-auth.js';
+import type { RolloutController } from '../rollout/rollout-controller.js';
 import type { EngineStatusStore } from '../status-events.js';
 import type { PodExpectations } from './pod-expectations.js';
 
@@ -18,6 +19,8 @@ export interface ReconcileContext {
   /** Signs engine pods' NATS users, when the operator mints them (`pods.natsCredentials` per session). */
   readonly natsSigner?: UserSigner;
   readonly log: Logger;
+  /** Engine version rollouts: which version a session's pod is to run. Unset: the release's, always. */
+  readonly rollouts?: Pick<RolloutController, 'versionFor'>;
 }
 
 /** A step that waits for something the caches will report (or not) asks to be run again. */

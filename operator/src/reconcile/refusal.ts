@@ -1,6 +1,7 @@
 import { InvalidSpecError, sessionClaimProblem, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
 import {
   AVAILABLE_ENGINES,
+  CLIENT_VERSION_ENGINES,
   isBuiltEngine,
   type MessagingSessionSpec,
   resourceNameProblem,
@@ -40,6 +41,13 @@ export function refusalOf(resource: StoredMessagingSession): Refusal | null {
   const unsupported = unsupportedSettings(spec.engine, spec.config);
   if (unsupported.length > 0) {
     return { reason: 'InvalidSpec', message: `MessagingSession ${resource.metadata.name}: ${unsupportedSettingsMessage(spec.engine, unsupported)}` };
+  }
+  // A pinned client version only a socket engine presents: on SANDBOX or WEBJS it would be ignored.
+  if (spec.engineVersion?.clientVersion !== undefined && !CLIENT_VERSION_ENGINES.includes(spec.engine)) {
+    return {
+      reason: 'InvalidSpec',
+      message: `MessagingSession ${name}: spec.engineVersion.clientVersion: ${spec.engine} presents no client version; only ${CLIENT_VERSION_ENGINES.join(', ')} do`,
+    };
   }
   return null;
 }

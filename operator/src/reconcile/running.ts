@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { ensureSessionStores, sessionNameOf, type StoredMessagingSession } from '@switchboard/kube';
+import { ensureSessionStores, sessionNameOf, specOf, type StoredMessagingSession } from '@switchboard/kube';
+import { configuredVersion, type EngineVersion, podVersion, settingsForVersion } from '../rollout/engine-version.js';
 import { DONE, type ReconcileContext, type ReconcileResult, WAIT_FOR_POD } from './context.js';
 import { deleteEnginePod } from './delete-pod.js';
 import { ensureEngineCredentials } from './engine-credentials.js';
@@ -16,7 +17,8 @@ const ASK_AGAIN: ReconcileResult = { requeueAfterMs: 5_000 };
  * from the cache: two pods of one session would connect the same account twice.
  */
 export async function ensureRunning(ctx: ReconcileContext, resource: StoredMessagingSession, pod: V1Pod | null): Promise<ReconcileResult> {
-  const desired = buildEnginePod(resource, ctx.pods);
+  const engine = specOf(resource).engine;
+  const desired = buildEnginePod(resource, settingsForVersion(ctx.pods, engine, versionToRun(ctx, resource, pod)));
   if (!pod) {
     // The session's own media and command buckets: its pod's NATS user may use them, not make
     // them. Independent of its credentials, so both are made at once.
@@ -43,6 +45,21 @@ export async function ensureRunning(ctx: ReconcileContext, resource: StoredMessa
     if (!report) return ASK_AGAIN;
   }
   return DONE;
+}
+
+/**
+ * Which engine version the session's pod is to run: its pin; else what its engine's rollout says
+ * (rollout/rollout-controller.ts); else, for a pod of its own, what that pod runs, so a changed
+ * release replaces no pod until the rollout takes the session in; else (a first pod) the release's.
+ */
+function versionToRun(ctx: ReconcileContext, resource: StoredMessagingSession, pod: V1Pod | null): EngineVersion {
+  const { engine, engineVersion } = specOf(resource);
+  if (engineVersion) return engineVersion;
+  if (!ctx.rollouts) return configuredVersion(engine, ctx.pods);
+  const rolled = ctx.rollouts.versionFor(resource.metadata.name, engine);
+  if (rolled) return rolled;
+  const running = pod && isControlledBy(pod, resource.metadata.uid) ? podVersion(pod, engine) : null;
+  return running ?? configuredVersion(engine, ctx.pods);
 }
 
 function whyReplace(pod: V1Pod, desired: V1Pod, resource: StoredMessagingSession): string | null {

@@ -80,6 +80,7 @@ export class TestCluster {
       logLevel: 'silent',
       // Several operators run in one test process: each HTTP endpoint on a free port.
       httpPort: 0,
+      rollout: { canary: { count: 1 }, maxUnavailable: { percent: 10 }, workingTimeoutMs: 300_000 },
       ...overrides,
     };
   }

@@ -5,8 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { readConfig as readGatewayConfig } from '@switchboard/gateway';
-import { webhookSecretName } from '@switchboard/protocol';
-import { buildEnginePod, DEFAULT_ENGINE_RESOURCES, readConfig as readOperatorConfig } from '@switchboard/operator';
+import { BUILT_ENGINES, webhookSecretName } from '@switchboard/protocol';
+import { buildEnginePod, DEFAULT_ENGINE_RESOURCES, readConfig as readOperatorConfig, rolloutConfigMapName } from '@switchboard/operator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { API_SERVER_TO, chartDir, find, Helm, type Manifest, parseManifests, repoRoot, VALUE_SETS } from './support.js';
@@ -550,6 +550,27 @@ describe('chart: lint, schema and templates', () => {
     expect(Object.keys(unset).filter((name) => name.endsWith('_CLIENT_VERSION'))).toEqual([]);
     await expect(render({ engines: { clientVersions: { NOWEB: '2.3000' } } })).rejects.toThrow(/clientVersions/);
     await expect(render({ engines: { clientVersions: { WEBJS: '2.3000.1' } } })).rejects.toThrow(/clientVersions/);
+  });
+
+  it("engines.rollout reaches the operator (its defaults the operator's own), checked by the schema; the operator may write only the rollouts' ConfigMaps", async () => {
+    const operatorOf = async (values?: object) =>
+      readOperatorConfig(resolvedEnv(envOf(container(await render(values), `${FULL}-operator`))), new KubeConfig());
+    expect((await operatorOf()).rollout).toEqual(
+      readOperatorConfig(
+        { SWITCHBOARD_NATS_URL: 'nats://n:4222', SWITCHBOARD_ENGINE_IMAGE: 'e', SWITCHBOARD_BROWSER_ENGINE_IMAGE: 'b' },
+        new KubeConfig(),
+      ).rollout,
+    );
+    const set = await operatorOf({ engines: { rollout: { canary: '5%', maxUnavailable: '3', workingTimeoutSeconds: 60 } } });
+    expect(set.rollout).toEqual({ canary: { percent: 5 }, maxUnavailable: { count: 3 }, workingTimeoutMs: 60_000 });
+    await expect(render({ engines: { rollout: { canary: '0' } } })).rejects.toThrow(/canary/);
+    await expect(render({ engines: { rollout: { maxUnavailable: '150%' } } })).rejects.toThrow(/maxUnavailable/);
+    await expect(render({ engines: { rollout: { workingTimeoutSeconds: 5 } } })).rejects.toThrow(/workingTimeoutSeconds/);
+    const rules = find(await render(), 'Role', `${FULL}-operator`).rules.filter((rule: any) => rule.resources.includes('configmaps'));
+    expect(rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'create'] },
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: BUILT_ENGINES.map(rolloutConfigMapName), verbs: ['get', 'update'] },
+    ]);
   });
 
   it('image.pullPolicy and engines.extraEnv reach engine pods through the operator; extraEnv may not name what the operator sets', async () => {

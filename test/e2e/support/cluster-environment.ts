@@ -51,9 +51,10 @@ export interface ClusterEnvironment extends ClusterEnvironmentInfo {
   readonly agent: NodeAgent;
   /**
    * An operator replica as a process; resolves once it has started (not necessarily leading).
-   * `httpUrl` is where its /healthz, /readyz and /metrics answer.
+   * `httpUrl` is where its /healthz, /readyz and /metrics answer. `env` is more of its
+   * environment (a release's settings: a client version, the rollout's).
    */
-  startOperator(identity: string): Promise<NodeProcess & { readonly httpUrl: string }>;
+  startOperator(identity: string, env?: Record<string, string>): Promise<NodeProcess & { readonly httpUrl: string }>;
   startGateway(options?: GatewayProcessOptions): Promise<GatewayProcess>;
   /** The holder of the operators' leader-election Lease, or null. */
   operatorLeader(): Promise<string | null>;
@@ -166,7 +167,7 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
       cp,
       nats,
       agent,
-      async startOperator(identity) {
+      async startOperator(identity, operatorEnv = {}) {
         const operator = NodeProcess.start({
           label: `operator ${identity}`,
           script: join(repoRoot, 'operator/dist/main.js'),
@@ -183,6 +184,7 @@ export async function startClusterEnvironment(options: ClusterEnvironmentOptions
             SWITCHBOARD_IDENTITY: identity,
             // Several operators may run on this host: each on a free port, which its start-up line says.
             SWITCHBOARD_HTTP_PORT: '0',
+            ...operatorEnv,
           },
         });
         processes.push(operator);
