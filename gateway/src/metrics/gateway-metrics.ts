@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { EventBus } from '../events/event-bus.js';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
 import { ScrapeTimeCounter } from './scrape-time-counter.js';
+import { SessionHealthMetrics } from './session-health-metrics.js';
 
 /** Why a websocket client was dropped. */
 export type WsDropReason = 'slow' | 'heartbeat';
@@ -32,6 +33,8 @@ export class GatewayMetrics implements DeliveryObserver {
   private readonly latency: Histogram<'session'>;
   private readonly wsDropped: Counter<'reason'>;
   private readonly forgedEvents: Counter<'session' | 'reader'>;
+  /** Last event, status, reconnects, silences and event lag per session (session-health-metrics.ts). */
+  private readonly health: SessionHealthMetrics;
 
   constructor(options: GatewayMetricsOptions = {}) {
     const registers = [this.registry];
@@ -61,6 +64,7 @@ export class GatewayMetrics implements DeliveryObserver {
       "Events dropped (cluster mode) because their body names another session than their subject's, by the subject's session and the reader",
       ['session', 'reader'],
     );
+    this.health = new SessionHealthMetrics(this.registry);
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -69,8 +73,10 @@ export class GatewayMetrics implements DeliveryObserver {
     return bus.subscribe(({ envelope }) => this.observeEvent(envelope));
   }
 
-  observeEvent({ session, event, payload }: EventEnvelope): void {
+  observeEvent(envelope: EventEnvelope): void {
+    const { session, event, payload } = envelope;
     this.events.inc(session, event);
+    this.health.observeEvent(envelope);
     if (event === 'message.any') (payload.fromMe === true ? this.messagesOut : this.messagesIn).inc(session);
     else if (event === 'session.status' && typeof payload.status === 'string') {
       this.statusChanges.inc(session, payload.status);
@@ -85,11 +91,20 @@ export class GatewayMetrics implements DeliveryObserver {
   forgetSession(session: string): void {
     for (const counter of [this.events, this.messagesIn, this.messagesOut, this.statusChanges]) counter.removeWhere('session', session);
     for (const metric of [this.succeeded, this.retriedTotal, this.deadTotal, this.latency]) metric.remove({ session });
+    this.health.forgetSession(session);
   }
 
   delivered(session: string, latencyMs: number): void {
     this.succeeded.inc({ session });
     this.latency.observe({ session }, Math.max(0, latencyMs) / 1000);
+    // The same span is the event's lag: from its making (cluster mode: the envelope's timestamp;
+    // local mode: its queueing, in the process that made it, at once) to the 2xx answer.
+    this.health.delivered(session, 'webhook', latencyMs);
+  }
+
+  /** An event sent to a `/ws` client, `lagMs` after the event was made. */
+  sentToWs(session: string, lagMs: number): void {
+    this.health.delivered(session, 'ws', lagMs);
   }
 
   retried(session: string): void {
