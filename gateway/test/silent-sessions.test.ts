@@ -103,14 +103,21 @@ describe.each([
     expect((await gw.api('GET', `/api/sessions/${session}`)).body.status).toBe('WORKING');
 
     phone.text(ALICE, `after the silence (${engine})`, { pushName: 'Alice' });
-    const message = await waitFor(() => hooks(session, 'message', (p) => p.body === `after the silence (${engine})`)[0], 'the message on the webhook', 30_000);
+    const message = await waitFor(
+      () => hooks(session, 'message', (p) => p.body === `after the silence (${engine})`)[0],
+      'the message on the webhook',
+      30_000,
+    );
     await waitFor(() => ws.events('message').length > 0, 'the message on /ws');
     ws.close();
 
     // The gateway's per-session metrics saw the silence, the reconnect, and the deliveries.
     const text = await waitFor(async () => {
       const scraped = await scrape();
-      return sample(scraped, 'switchboard_event_lag_seconds_count', { session, channel: 'webhook' }) >= receiver.received.filter((h) => (h.body as Hook).session === session).length && scraped;
+      return (
+        sample(scraped, 'switchboard_event_lag_seconds_count', { session, channel: 'webhook' }) >=
+          receiver.received.filter((h) => (h.body as Hook).session === session).length && scraped
+      );
     }, 'the deliveries counted');
     const of = (name: string, labels: Record<string, string> = {}) => sample(text, name, { session, ...labels });
     expect(of('switchboard_session_silences_total')).toBe(1);

@@ -56,7 +56,13 @@ export class EventLagHistogram {
     this.sessions.clear();
   }
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: { labels: Record<string, string | number>; value: number; metricName: string }[] } {
+  get(): {
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: { labels: Record<string, string | number>; value: number; metricName: string }[];
+  } {
     const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
     for (const [session, channels] of this.sessions) {
       for (const channel of ['webhook', 'ws'] as const) {

@@ -14,6 +14,8 @@ import {
   MEDIA_MAX_BYTES_VARIABLE,
   MESSAGING_SESSION,
   type MessagingSessionSpec,
+  SILENCE_TIMEOUT_VARIABLE,
+  SILENCE_WATCHING_ENGINES,
 } from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
 import { engineGoMemoryLimit, engineNodeOptions } from '../engine-resources.js';
@@ -159,6 +161,9 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
         ? [{ name: 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS', value: String(settings.nowebConnectAttempts) }]
         : []),
       ...clientVersionEnv(spec.engine, settings),
+      ...(settings.silenceTimeoutMs && SILENCE_WATCHING_ENGINES.includes(spec.engine)
+        ? [{ name: SILENCE_TIMEOUT_VARIABLE, value: String(settings.silenceTimeoutMs) }]
+        : []),
       ...(settings.outbound
         ? [
             { name: 'SWITCHBOARD_OUTBOUND_DENY', value: settings.outbound.deny },

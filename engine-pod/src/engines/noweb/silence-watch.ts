@@ -22,12 +22,15 @@ export class SilenceWatch {
   ) {
     // Every decoded frame, answers to our pings included, passes through the websocket's 'frame' event.
     socket.ws.on('frame', this.received);
-    this.timer = setInterval(() => {
-      const silentForMs = Date.now() - this.lastReceived;
-      if (silentForMs < (this.timeoutMs * 3) / 4) return;
-      this.stop();
-      onSilent(silentForMs);
-    }, Math.max(1, Math.floor(timeoutMs / 4)));
+    this.timer = setInterval(
+      () => {
+        const silentForMs = Date.now() - this.lastReceived;
+        if (silentForMs < (this.timeoutMs * 3) / 4) return;
+        this.stop();
+        onSilent(silentForMs);
+      },
+      Math.max(1, Math.floor(timeoutMs / 4)),
+    );
     this.timer.unref();
   }
 
