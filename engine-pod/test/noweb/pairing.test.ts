@@ -164,6 +164,16 @@ describe('NOWEB pairing (spec part 3, 4.1)', () => {
     expect(phone.isConnected).toBe(true);
   });
 
+  it('reconnects a connection that was WORKING even when a single failed connection attempt is allowed: the lost one was no failed attempt', async () => {
+    const s = session({ engine: { connectAttempts: 1 } });
+    const phone = await s.pair();
+    const before = s.events.length;
+    phone.dropConnection();
+    await s.waitForEvent('session.status', (p) => p.status === 'STARTING', before);
+    await s.waitForEvent('session.status', (p) => p.status === 'WORKING', before);
+    expect(s.events.slice(before).filter(({ envelope }) => envelope.event === 'session.status' && envelope.payload.status === 'FAILED')).toEqual([]);
+  });
+
   it('becomes FAILED and forgets its credentials when the phone unlinks it', async () => {
     const s = session();
     const phone = await s.pair();

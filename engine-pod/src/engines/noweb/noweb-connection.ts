@@ -305,7 +305,9 @@ export class NowebConnection {
       );
     }
     if (wasWorking) this.context.setStatus('STARTING', silent ? silenceReason(this.options.silenceTimeoutMs) : undefined);
-    this.attempts += 1;
+    // A connection that worked until now is no failed attempt: only reconnects that fail count
+    // toward connectAttempts (with one allowed, a lost or silent connection still reconnects).
+    if (!wasWorking) this.attempts += 1;
     if (this.attempts >= this.options.connectAttempts) {
       const reason = `could not connect to ${this.options.waUrl} in ${this.attempts} attempts in a row (last: ${error?.message ?? 'closed'})`;
       this.context.log.warn({ session: this.context.session, attempts: this.attempts, err: error }, 'NOWEB gives up connecting');
@@ -314,7 +316,7 @@ export class NowebConnection {
       this.context.setStatus('FAILED', reason);
       return;
     }
-    const delayMs = this.options.reconnectDelayMs(this.attempts);
+    const delayMs = this.options.reconnectDelayMs(Math.max(1, this.attempts));
     // The message alone: an expected failure each time, a stack would only bury it.
     this.context.log.warn(
       {
