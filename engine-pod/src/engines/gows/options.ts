@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { clientVersionFromEnv, clientVersionVariable, silenceTimeoutFromEnv } from '@switchboard/protocol';
+import { clientVersionFromEnv, clientVersionVariable, DEFAULT_SILENCE_TIMEOUT_MS, silenceTimeoutFromEnv } from '@switchboard/protocol';
 
 export interface GowsOptions {
   /** The engine's command line: the `switchboard-gows` binary and `stdio` (tests run a stub instead). */
@@ -19,7 +19,7 @@ export interface GowsOptions {
   readonly clientVersion?: string;
   /** The longest stdout line read before the child is killed (engine-process.ts's default unless a test sets one). */
   readonly maxLineLength?: number;
-  /** The bound within which a silent connection is reconnected (`SWITCHBOARD_SILENCE_TIMEOUT_MS`, given to the child). */
+  /** The bound within which a silent connection is reconnected (`SWITCHBOARD_SILENCE_TIMEOUT_MS`, given to the child); unset: the child's default, the same 60 s. */
   readonly silenceTimeoutMs?: number;
 }
 
@@ -58,7 +58,7 @@ export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
     ...(mediaHost ? { mediaHost } : {}),
     ...(mediaCa ? { mediaCa } : {}),
     ...(clientVersion ? { clientVersion } : {}),
-    silenceTimeoutMs,
+    ...(silenceTimeoutMs === DEFAULT_SILENCE_TIMEOUT_MS ? {} : { silenceTimeoutMs }),
   };
 }
 
