@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
+import { silencedAndReconnected } from '../contract/silent-connection.js';
 import { type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
 
 const TIMEOUT_MS = 2_000;
@@ -44,10 +45,6 @@ afterAll(async () => {
   await gows?.close();
 });
 
-type Hook = { event: string; session: string; timestamp: number; payload: Record<string, any> };
-const hooks = (session: string, event: string, match: (payload: Record<string, any>) => boolean = () => true) =>
-  (receiver.events(event) as Hook[]).filter((hook) => hook.session === session && match(hook.payload));
-
 describe.each([
   { engine: 'NOWEB' as const, fake: () => noweb },
   { engine: 'GOWS' as const, fake: () => gows },
@@ -60,21 +57,7 @@ describe.each([
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     phone = await fake().scanQr(await rawQr(gw, session, 60_000), { pushName: 'Quiet' });
     await waitForStatus(gw, session, 'WORKING', 60_000);
-    const qrCodes = hooks(session, 'session.status', (p) => p.status === 'SCAN_QR_CODE').length;
-
-    phone.silence();
-    const starting = await waitFor(
-      () => hooks(session, 'session.status', (p) => p.status === 'STARTING' && typeof p.reason === 'string')[0],
-      `${session} STARTING after the silence`,
-      60_000,
-    );
-    expect(starting.payload.reason).toBe(`silent: nothing received from the messaging service for ${TIMEOUT_MS} ms; reconnecting`);
-    await waitFor(
-      () => hooks(session, 'session.status', (p) => p.status === 'WORKING').find((hook) => hook.timestamp > starting.timestamp),
-      `${session} WORKING again`,
-      60_000,
-    );
-    expect(hooks(session, 'session.status', (p) => p.status === 'SCAN_QR_CODE')).toHaveLength(qrCodes);
+    await silencedAndReconnected(receiver, session, phone, { timeoutMs: TIMEOUT_MS, waitMs: 60_000 });
     expect(env.podLogs(session)).toMatch(/"level":("warn"|40).*went silent/);
 
     const condition = await waitFor(async () => {
@@ -87,6 +70,6 @@ describe.each([
 
     const text = `after the silence (${engine}, cluster)`;
     phone.text(CONTACT, text, { pushName: 'Contact' });
-    await waitFor(() => hooks(session, 'message', (p) => p.body === text)[0], 'the message on the webhook', 60_000);
+    await waitFor(() => receiver.sessionEvents(session, 'message', (p) => p.body === text)[0], 'the message on the webhook', 60_000);
   });
 });
