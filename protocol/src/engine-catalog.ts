@@ -621,12 +621,6 @@ export const SETTING_ENGINES: Readonly<Record<keyof EngineSettings, readonly Bui
 export const CLIENT_VERSION_ENGINES: readonly BuiltEngine[] = SETTING_ENGINES.clientVersion;
 
 /**
- * The engines that hold a socket of their own to the service, and so watch it for silence
- * (connection-silence.ts): the ones that present a client version on that socket.
- */
-export const SILENCE_WATCHING_ENGINES: readonly BuiltEngine[] = CLIENT_VERSION_ENGINES;
-
-/**
  * The variable that sets the client version of an engine's sessions: the gateway's (local mode)
  * and the engine pod's, which the operator sets from its own (the chart's `engines.clientVersions`).
  */

@@ -4,6 +4,7 @@ import { API_VERSION, restartedAtOf, sessionNameOf, specOf, type StoredMessaging
 import {
   ANNOTATIONS,
   type BuiltEngine,
+  CLIENT_VERSION_ENGINES,
   clientVersionVariable,
   DEFAULT_MEDIA_MAX_BYTES,
   ENGINE_CATALOG,
@@ -15,7 +16,6 @@ import {
   MESSAGING_SESSION,
   type MessagingSessionSpec,
   SILENCE_TIMEOUT_VARIABLE,
-  SILENCE_WATCHING_ENGINES,
 } from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
 import { engineGoMemoryLimit, engineNodeOptions } from '../engine-resources.js';
@@ -161,7 +161,8 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
         ? [{ name: 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS', value: String(settings.nowebConnectAttempts) }]
         : []),
       ...clientVersionEnv(spec.engine, settings),
-      ...(settings.silenceTimeoutMs && SILENCE_WATCHING_ENGINES.includes(spec.engine)
+      // The engines with a socket of their own to the service watch it for silence: those that present a client version on it.
+      ...(settings.silenceTimeoutMs && CLIENT_VERSION_ENGINES.includes(spec.engine)
         ? [{ name: SILENCE_TIMEOUT_VARIABLE, value: String(settings.silenceTimeoutMs) }]
         : []),
       ...(settings.outbound
