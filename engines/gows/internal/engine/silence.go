@@ -79,7 +79,7 @@ func (e *Engine) keepAliveFailed(evt *events.KeepAliveTimeout) {
 	go e.reconnect(ctx, client)
 }
 
-// reconnect connects client again, with backoff (1 s doubling to 30 s), until it is connected,
+// reconnect connects client again, at once and then with backoff (1 s doubling to 30 s), until it is connected,
 // the engine stops (ctx) or another client replaced it. The pairing is kept: no new QR code.
 func (e *Engine) reconnect(ctx context.Context, client *whatsmeow.Client) {
 	delay := time.Second
