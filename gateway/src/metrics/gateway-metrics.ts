@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { EventBus } from '../events/event-bus.js';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
 import { ScrapeTimeCounter } from './scrape-time-counter.js';
-import { SessionHealthMetrics } from './session-health-metrics.js';
+import { SessionHealthMetrics, type SessionStatusRow } from './session-health-metrics.js';
 
 /** Why a websocket client was dropped. */
 export type WsDropReason = 'slow' | 'heartbeat';
@@ -100,6 +100,11 @@ export class GatewayMetrics implements DeliveryObserver {
     // The same span is the event's lag: from its making (cluster mode: the envelope's timestamp;
     // local mode: its queueing, in the process that made it, at once) to the 2xx answer.
     this.health.delivered(session, 'webhook', latencyMs);
+  }
+
+  /** Where `switchboard_session_status` reads the sessions and their status at each scrape. */
+  readSessionStatuses(list: () => Promise<readonly SessionStatusRow[]>): void {
+    this.health.readStatuses(list);
   }
 
   /** An event sent to a `/ws` client, `lagMs` after the event was made. */

@@ -6,22 +6,33 @@ import { ScrapeTimeCounter } from './scrape-time-counter.js';
 /** The statuses the status gauge shows, one series each (the interface's five a session passes through). */
 const GAUGED_STATUSES = ['STOPPED', 'STARTING', 'SCAN_QR_CODE', 'WORKING', 'FAILED'] as const satisfies readonly SessionStatus[];
 
+/** A session as the status gauge reads it: the session backend's list. */
+export interface SessionStatusRow {
+  readonly name: string;
+  readonly status: string;
+}
+
 /**
  * Per-session health (issue 31 §3): when the gateway last heard from a session, its current
  * status, how often a WORKING session lost its connection (reconnects) and how often because the
- * connection went silent (silences), and how late events reach their receivers. Everything here is
- * read from the events themselves, so both modes count alike; the event path only sets numbers in
- * maps, and the registry reads them when scraped.
+ * connection went silent (silences), and how late events reach their receivers. All but the
+ * status are read from the events themselves, so both modes count alike; the event path only sets
+ * numbers in maps, and the registry reads them when scraped. The status gauge reads the sessions
+ * as the API lists them, at scrape time (`readStatuses`): a gateway that started after a session's
+ * last status change shows it too.
  */
 export class SessionHealthMetrics {
   private readonly lastEventAt = new Map<string, number>();
+  /** Each session's last status seen in an event: what a STARTING follows (a reconnect after WORKING). */
   private readonly statuses = new Map<string, string>();
+  private list: () => Promise<readonly SessionStatusRow[]> = () => Promise.resolve([]);
   private readonly reconnects: ScrapeTimeCounter<'session'>;
   private readonly silences: ScrapeTimeCounter<'session'>;
   private readonly lag: EventLagHistogram;
 
   constructor(registry: Registry) {
-    const { lastEventAt, statuses } = this;
+    const { lastEventAt } = this;
+    const sessions = () => this.list();
     new Gauge({
       name: 'switchboard_session_last_event_timestamp_seconds',
       help: 'Unix time of the last event the gateway saw from the session',
@@ -37,9 +48,12 @@ export class SessionHealthMetrics {
       help: 'The session status: 1 for the current one, 0 for the others',
       labelNames: ['session', 'status'],
       registers: [registry],
-      collect() {
+      async collect() {
         this.reset();
-        for (const [session, current] of statuses) {
+        // Sessions that cannot be listed now (the API server unreachable) leave the gauge empty for
+        // this scrape rather than failing every other metric with it.
+        const listed = await sessions().catch(() => []);
+        for (const { name: session, status: current } of listed) {
           for (const status of GAUGED_STATUSES) this.set({ session, status }, status === current ? 1 : 0);
         }
       },
@@ -57,6 +71,11 @@ export class SessionHealthMetrics {
       registry,
     });
     this.lag = new EventLagHistogram(registry);
+  }
+
+  /** Where the status gauge reads the sessions from (the session backend's list, every status). */
+  readStatuses(list: () => Promise<readonly SessionStatusRow[]>): void {
+    this.list = list;
   }
 
   observeEvent({ session, timestamp, event, payload }: EventEnvelope): void {

@@ -94,6 +94,12 @@ describe('GET /metrics (Prometheus)', () => {
     expect(of('switchboard_session_reconnects_total')).toBe(0);
     expect(of('switchboard_session_silences_total')).toBe(0);
 
+    // The gauge shows the sessions as the API lists them, every status: a stopped one too.
+    expect((await gw.api('POST', '/api/sessions/healthy/stop')).status).toBe(201);
+    const stopped = (await scrape(gw)).text;
+    expect(sample(stopped, 'switchboard_session_status', { session: 'healthy', status: 'STOPPED' })).toBe(1);
+    expect(sample(stopped, 'switchboard_session_status', { session: 'healthy', status: 'WORKING' })).toBe(0);
+
     expect((await gw.api('DELETE', '/api/sessions/healthy')).status).toBe(200);
     await waitFor(async () => !(await scrape(gw!)).text.includes('session="healthy"'), "the deleted session's series gone");
   });
