@@ -1,15 +1,16 @@
 // Issue 31 §3 in cluster mode: a WORKING session whose connection goes silent (the fake server
 // keeps the socket open and answers nothing) is noticed by its engine pod, which logs it at warn,
 // reports STARTING with a `silent:` reason (the webhook gets it) and reconnects to WORKING with its
-// pairing; the resource's EngineConnected condition says so (reason ReconnectedAfterSilence), and a
-// message after it arrives. The timeout is small here; the test waits on events, not on time.
-import { waitFor, WebhookReceiver } from '@switchboard/testkit';
+// pairing; the resource's EngineConnected condition says so (reason ReconnectedAfterSilence), a
+// message after it arrives, and the gateway's metrics count it. The timeout is small here; the test
+// waits on events, not on time.
+import { sample, waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
 import { silencedAndReconnected } from '../contract/silent-connection.js';
-import { type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
+import { ADMIN_KEY, type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
 
 const TIMEOUT_MS = 2_000;
 const CONTACT = '15551119999';
@@ -71,5 +72,11 @@ describe.each([
     const text = `after the silence (${engine}, cluster)`;
     phone.text(CONTACT, text, { pushName: 'Contact' });
     await waitFor(() => receiver.sessionEvents(session, 'message', (p) => p.body === text)[0], 'the message on the webhook', 60_000);
+
+    // The gateway counted it from the events it read off NATS; the status gauge reads the resource.
+    const metrics = await (await fetch(`${gw.url}/metrics`, { headers: { 'x-api-key': ADMIN_KEY } })).text();
+    expect(sample(metrics, 'switchboard_session_silences_total', { session })).toBe(1);
+    expect(sample(metrics, 'switchboard_session_reconnects_total', { session })).toBe(1);
+    expect(sample(metrics, 'switchboard_session_status', { session, status: 'WORKING' })).toBe(1);
   });
 });
