@@ -276,11 +276,13 @@ export class EngineHost {
     // The session's lifecycle at the default level: what an operator reads first when a session is stuck.
     if (this.failure) this.options.log.warn({ session: this.options.session, previous, reason: this.failure }, 'session FAILED');
     else if (status !== previous) this.options.log.info({ session: this.options.session, previous, status }, `session ${status}`);
+    // A STARTING may say why the engine reconnects (a silent connection: connection-silence.ts).
+    const said = this.failure ?? (status === 'STARTING' ? reason : undefined);
     this.emit('session.status', {
       name: this.options.session,
       status,
       statuses: this.recent,
-      ...(this.failure ? { reason: this.failure } : {}),
+      ...(said ? { reason: said } : {}),
       ...(this.running ? { versions: this.running } : {}),
     });
   }

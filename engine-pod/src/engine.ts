@@ -34,7 +34,8 @@ export interface EngineContext {
   readonly authState: AuthStateStore;
   /**
    * Report a status change. Repeating SCAN_QR_CODE is how a renewed QR is announced. A FAILED
-   * status says why in `reason`, which `session.status` carries to the client.
+   * status says why in `reason`, which `session.status` carries to the client; so may a STARTING
+   * that reconnects for a reason the client should know (a silent connection).
    */
   setStatus(status: SessionStatus, reason?: string): void;
   /** The authenticated account, or null after logout. */

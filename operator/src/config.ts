@@ -10,7 +10,15 @@ import {
   OUTBOUND_DENY_VARIABLE,
   OutboundPolicy,
 } from '@switchboard/kube';
-import { type BuiltEngine, CLIENT_VERSION_ENGINES, clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
+import {
+  type BuiltEngine,
+  CLIENT_VERSION_ENGINES,
+  clientVersionFromEnv,
+  clientVersionVariable,
+  DEFAULT_SILENCE_TIMEOUT_MS,
+  SILENCE_TIMEOUT_VARIABLE,
+  silenceTimeoutFromEnv,
+} from '@switchboard/protocol';
 import { z } from 'zod';
 import { type EngineResources, engineResources, EngineResourcesOverrides } from './engine-resources.js';
 import type { RolloutAmount, RolloutSettings } from './rollout/wave-planner.js';
@@ -52,6 +60,11 @@ export interface EnginePodSettings {
   readonly baseUrl?: string;
   /** NOWEB connection attempts in a row before the session is FAILED. Unset: the pods' default (10). */
   readonly nowebConnectAttempts?: number;
+  /**
+   * The bound within which socket engines reconnect a silent connection (SWITCHBOARD_SILENCE_TIMEOUT_MS,
+   * the chart's `engines.silenceTimeoutMs`), set on their pods. Unset: the engines' default (60 s).
+   */
+  readonly silenceTimeoutMs?: number;
   /**
    * The client version each socket engine's sessions present (SWITCHBOARD_<ENGINE>_CLIENT_VERSION,
    * the chart's `engines.clientVersions`), set on its pods; a session's `config.clientVersion`
@@ -154,6 +167,7 @@ export const ENGINE_OWN_ENV = [
   'SWITCHBOARD_ENGINE_SETTINGS',
   'SWITCHBOARD_PROXY_PASSWORD',
   'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS',
+  SILENCE_TIMEOUT_VARIABLE,
   'SWITCHBOARD_OUTBOUND_DENY',
   'SWITCHBOARD_OUTBOUND_ALLOW',
   'NODE_OPTIONS',
@@ -243,6 +257,15 @@ const Env = z.object({
 
 export class ConfigError extends Error {}
 
+/** The engines' silence timeout, checked here under the engines' own rules: a bad value stops the operator, not every engine pod. */
+function silenceTimeoutOf(env: NodeJS.ProcessEnv): number {
+  try {
+    return silenceTimeoutFromEnv(env);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
+  }
+}
+
 /** Each socket engine's client version from its variable, checked as a session's `config.clientVersion` is. */
 function clientVersionsOf(env: NodeJS.ProcessEnv): Partial<Record<BuiltEngine, string>> {
   const versions: Partial<Record<BuiltEngine, string>> = {};
@@ -291,6 +314,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
   }
   const outbound = { deny: e[OUTBOUND_DENY_VARIABLE], allow: e[OUTBOUND_ALLOW_VARIABLE] };
   const clientVersions = clientVersionsOf(env);
+  const silenceTimeoutMs = silenceTimeoutOf(env);
   if (e.SWITCHBOARD_NATS_AUTH_SECRET && (e.SWITCHBOARD_NATS_CREDS || e.SWITCHBOARD_ENGINE_NATS_CREDS_SECRET)) {
     throw new ConfigError(
       'invalid configuration:\n  SWITCHBOARD_NATS_AUTH_SECRET: the bundled NATS authentication comes with its own credentials; leave out SWITCHBOARD_NATS_CREDS and SWITCHBOARD_ENGINE_NATS_CREDS_SECRET',
@@ -319,6 +343,7 @@ export function readConfig(env: NodeJS.ProcessEnv, kubeConfig?: KubeConfig): Ope
       ...(e.SWITCHBOARD_BASE_URL ? { baseUrl: e.SWITCHBOARD_BASE_URL.replace(/\/+$/, '') } : {}),
       ...(e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS ? { nowebConnectAttempts: e.SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS } : {}),
       ...(Object.keys(clientVersions).length > 0 ? { clientVersions } : {}),
+      ...(silenceTimeoutMs === DEFAULT_SILENCE_TIMEOUT_MS ? {} : { silenceTimeoutMs }),
       ...(outbound.deny || outbound.allow ? { outbound } : {}),
       ...(e.SWITCHBOARD_ENGINE_PULL_POLICY !== 'IfNotPresent' ? { pullPolicy: e.SWITCHBOARD_ENGINE_PULL_POLICY } : {}),
       ...(e.SWITCHBOARD_ENGINE_EXTRA_ENV.length > 0 ? { extraEnv: e.SWITCHBOARD_ENGINE_EXTRA_ENV } : {}),

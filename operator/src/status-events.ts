@@ -1,4 +1,4 @@
-import { eventMatchesSubject, MeInfo, resourceNameFor, SessionStatusPayload, SUBJECTS } from '@switchboard/protocol';
+import { eventMatchesSubject, isSilenceReason, MeInfo, resourceNameFor, SessionStatusPayload, SUBJECTS } from '@switchboard/protocol';
 import type { NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -123,7 +123,10 @@ export class EngineStatusStore {
   private store(session: string, report: StoredReport): boolean {
     const current = this.reports.get(session);
     if (current && current.at > report.at) return false;
-    this.reports.set(session, report);
+    // A silence is news after the reconnect too: the WORKING that follows it still says so (the
+    // EngineConnected condition), until this pod is gone.
+    const silence = isSilenceReason(report.reason) ? { at: report.at, reason: report.reason! } : (current?.silence ?? null);
+    this.reports.set(session, { ...report, silence });
     return true;
   }
 }

@@ -150,6 +150,16 @@ describe('operator configuration', () => {
     expect(() => readConfig({ ...required, SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS: '0' }, kubeConfig)).toThrow(/SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS/);
   });
 
+  it('reads the silence timeout for socket engine pods (1000 to 120000 ms), unset when left at the default, naming the variable when wrong', () => {
+    expect(readConfig({ ...required, SWITCHBOARD_SILENCE_TIMEOUT_MS: '5000' }, kubeConfig).pods.silenceTimeoutMs).toBe(5_000);
+    expect(readConfig(required, kubeConfig).pods.silenceTimeoutMs).toBeUndefined();
+    for (const wrong of ['999', '120001', '5s']) {
+      expect(() => readConfig({ ...required, SWITCHBOARD_SILENCE_TIMEOUT_MS: wrong }, kubeConfig)).toThrow(
+        /SWITCHBOARD_SILENCE_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 120000/,
+      );
+    }
+  });
+
   it("reads each socket engine's client version, refusing one that is no WhatsApp Web version, naming the variable", () => {
     expect(readConfig(required, kubeConfig).pods.clientVersions).toBeUndefined();
     const both = { ...required, SWITCHBOARD_NOWEB_CLIENT_VERSION: '2.3000.1', SWITCHBOARD_GOWS_CLIENT_VERSION: '2.3000.2' };

@@ -233,6 +233,15 @@ describe('engine pod replacement', () => {
     );
   });
 
+  it('passes the silence timeout to NOWEB and GOWS pods only, and only when configured', () => {
+    const noweb = sessionResource({ spec: { engine: 'NOWEB' } });
+    const gows = sessionResource({ spec: { engine: 'GOWS' } });
+    expect(envOf(buildEnginePod(noweb, settings))).not.toHaveProperty('SWITCHBOARD_SILENCE_TIMEOUT_MS');
+    expect(envOf(buildEnginePod(noweb, { ...settings, silenceTimeoutMs: 5_000 })).SWITCHBOARD_SILENCE_TIMEOUT_MS).toBe('5000');
+    expect(envOf(buildEnginePod(gows, { ...settings, silenceTimeoutMs: 5_000 })).SWITCHBOARD_SILENCE_TIMEOUT_MS).toBe('5000');
+    expect(envOf(buildEnginePod(sessionResource(), { ...settings, silenceTimeoutMs: 5_000 }))).not.toHaveProperty('SWITCHBOARD_SILENCE_TIMEOUT_MS');
+  });
+
   it("gives each socket engine's pods the release's client version for that engine, only when set, and replaces them when it changes", () => {
     const clientVersions = { NOWEB: '2.3000.1', GOWS: '2.3000.2' };
     const noweb = sessionResource({ spec: { engine: 'NOWEB' } });
@@ -274,6 +283,7 @@ describe('engine pod replacement', () => {
       baseUrl: 'https://api.example.com',
       nowebConnectAttempts: 3,
       clientVersions: { NOWEB: '2.3000.1' },
+      silenceTimeoutMs: 5_000,
       outbound: { deny: '127.0.0.0/8', allow: '' },
     });
     // The Go engine's pod sets Go's memory limit where a Node pod sets NODE_OPTIONS.

@@ -78,6 +78,38 @@ describe('conditions: EngineConnected', () => {
   });
 });
 
+describe('conditions: EngineConnected after a silent connection (issue 31 §3)', () => {
+  const reason = 'silent: nothing received from the messaging service for 60000 ms; reconnecting';
+  const silence = { at: Date.parse('2026-11-21T09:59:00Z'), reason };
+
+  it('False with reason Silent while the engine reconnects a silent connection, the reason in the message', () => {
+    const starting = computeStatus(input({ pod: ready, engine: report('STARTING', { reason, silence }) }));
+    expect(conditionOf(starting, 'EngineConnected')).toEqual({ status: 'False', reason: 'Silent' });
+    expect(starting.conditions.find((c) => c.type === 'EngineConnected')?.message).toContain(reason);
+    // A reconnect is not something to act on: not degraded, and the status keeps no failure.
+    expect(conditionOf(starting, 'Degraded')).toEqual({ status: 'False', reason: 'AsExpected' });
+    expect(starting.reason).toBeNull();
+  });
+
+  it('True with reason ReconnectedAfterSilence once WORKING again, saying when; Connected for a pod that had none', () => {
+    const working = computeStatus(input({ pod: ready, engine: report('WORKING', { silence }) }));
+    expect(conditionOf(working, 'EngineConnected')).toEqual({ status: 'True', reason: 'ReconnectedAfterSilence' });
+    expect(working.conditions.find((c) => c.type === 'EngineConnected')?.message).toContain('went silent at 2026-11-21T09:59:00.000Z');
+    expect(conditionOf(working, 'Ready')).toEqual({ status: 'True', reason: 'Working' });
+    expect(conditionOf(computeStatus(input({ pod: ready, engine: report('WORKING', { silence: null }) })), 'EngineConnected')).toEqual({
+      status: 'True',
+      reason: 'Connected',
+    });
+  });
+
+  it('a STARTING for another reason is still Connecting', () => {
+    expect(conditionOf(computeStatus(input({ pod: ready, engine: report('STARTING', { reason: 'something else' }) })), 'EngineConnected')).toEqual({
+      status: 'False',
+      reason: 'Connecting',
+    });
+  });
+});
+
 describe('conditions: Degraded', () => {
   it('True while someone must act: a refused spec, an engine that gave up, a failed pod, a pod that cannot start', () => {
     const cases: [Partial<StatusInput>, string][] = [

@@ -57,6 +57,36 @@ describe('engine statuses from NATS', () => {
     expect(store.get('s2')?.status).toBe('WORKING');
   });
 
+  it('keeps the last silence the engine reported through the reports after it, until the pod is forgotten', async () => {
+    const subject = 'sb.evt.quiet.session.status';
+    const reason = 'silent: nothing received from the messaging service for 2000 ms; reconnecting';
+    const publish = (status: string, timestamp: number, extra: Record<string, unknown> = {}) =>
+      nc.publish(
+        subject,
+        JSON.stringify({
+          id: `evt_${timestamp}`,
+          timestamp,
+          event: 'session.status',
+          session: 'quiet',
+          metadata: {},
+          payload: { name: 'quiet', status, statuses: [{ status, timestamp }], ...extra },
+        }),
+      );
+    publish('WORKING', 1_000);
+    expect((await waitFor(async () => store.get('quiet'), 'WORKING')).silence).toBeNull();
+    publish('STARTING', 2_000, { reason });
+    expect(await waitFor(async () => store.get('quiet')?.status === 'STARTING' && store.get('quiet'), 'STARTING')).toMatchObject({
+      silence: { at: 2_000, reason },
+    });
+    publish('WORKING', 3_000);
+    expect(await waitFor(async () => store.get('quiet')?.status === 'WORKING' && store.get('quiet'), 'WORKING again')).toMatchObject({
+      silence: { at: 2_000, reason },
+    });
+    store.forget('quiet');
+    publish('WORKING', 4_000);
+    expect((await waitFor(async () => store.get('quiet'), 'the next pod')).silence).toBeNull();
+  });
+
   it('drops a status whose body names another session than its subject, and counts it', async () => {
     const envelope = (session: string, status: string, timestamp: number) =>
       JSON.stringify({

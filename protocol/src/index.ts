@@ -16,6 +16,7 @@ export * from './engine-catalog.js';
 export * from './engine-operations.js';
 export * from './engine-settings.js';
 export * from './engine-versions.js';
+export * from './connection-silence.js';
 export * from './engines.js';
 export * from './errors.js';
 export * from './event-messages.js';

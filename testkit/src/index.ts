@@ -1,6 +1,6 @@
 export { WsClient } from './ws-client.js';
 export { closedPort, type ClosedPort, freePort } from './free-port.js';
-export { type ApiCall, apiClient } from './api-client.js';
+export { type ApiCall, apiClient, type WireJson } from './api-client.js';
 export { type NatsServer, type NatsServerOptions, startNatsServer } from './nats-server.js';
 export { productNatsServer } from './product-nats-server.js';
 export { processAlive, processTree } from './processes.js';

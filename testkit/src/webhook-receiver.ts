@@ -93,4 +93,9 @@ export class WebhookReceiver {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- WireJson, see api-client.ts
     return this.received.filter((hook) => (hook.body as { event?: unknown }).event === name).map((hook) => hook.body);
   }
+
+  /** The envelopes of event `name` from `session` whose payload matches, in the order they came. */
+  sessionEvents(session: string, name: string, match: (payload: WireJson) => boolean = () => true): WireJson[] {
+    return this.events(name).filter((body: { session?: unknown; payload?: unknown }) => body.session === session && match(body.payload));
+  }
 }

@@ -18,4 +18,18 @@ describe('WebhookReceiver', () => {
     expect(response.status).toBe(200);
     expect(receiver.events('message')).toEqual([{ event: 'message', id: 'evt_1' }]);
   });
+
+  it("reads one session's events of a name, those whose payload matches, in the order they came", async () => {
+    receiver = await new WebhookReceiver().start();
+    const hooks = [
+      { event: 'session.status', session: 'a', payload: { status: 'STARTING' } },
+      { event: 'session.status', session: 'b', payload: { status: 'WORKING' } },
+      { event: 'message', session: 'a', payload: { body: 'hi' } },
+      { event: 'session.status', session: 'a', payload: { status: 'WORKING' } },
+    ];
+    for (const hook of hooks) await fetch(receiver.url, { method: 'POST', body: JSON.stringify(hook) });
+    expect(receiver.sessionEvents('a', 'session.status')).toEqual([hooks[0], hooks[3]]);
+    expect(receiver.sessionEvents('a', 'session.status', (p: { status: string }) => p.status === 'WORKING')).toEqual([hooks[3]]);
+    expect(receiver.sessionEvents('c', 'session.status')).toEqual([]);
+  });
 });

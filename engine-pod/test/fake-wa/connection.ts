@@ -30,6 +30,12 @@ export class FakeConnection {
   phone: string | null = null;
   /** The refs of the QR codes offered to this connection, while it is a new companion. */
   refs: string[] = [];
+  /**
+   * Set while the server has gone quiet on this connection (`silence`): the socket stays open,
+   * what the client sends is read (the Noise counters must keep step) and dropped, nothing is
+   * answered or sent, websocket pings included.
+   */
+  private silent = false;
 
   constructor(
     private readonly ws: WebSocketConnection,
@@ -53,8 +59,24 @@ export class FakeConnection {
     return this.noise.clientStatic;
   }
 
+  get isSilent(): boolean {
+    return this.silent;
+  }
+
+  /** The server stops answering on this connection, keeping it open: a dead peer behind a live socket. */
+  silence(): void {
+    this.silent = true;
+    this.ws.quiet = true;
+  }
+
+  /** The server answers again on this connection. */
+  resume(): void {
+    this.silent = false;
+    this.ws.quiet = false;
+  }
+
   send(node: BinaryNode): void {
-    if (this.stage !== 'open' || !this.ws.isOpen) return;
+    if (this.stage !== 'open' || !this.ws.isOpen || this.silent) return;
     this.ws.send(lengthPrefixed(this.noise.encryptFrame(encodeBinaryNode(node))));
   }
 
@@ -105,6 +127,7 @@ export class FakeConnection {
           break;
         case 'open': {
           const node = await decodeBinaryNode(this.noise.decryptFrame(frame));
+          if (this.silent) break;
           const answered = node.attrs.id ? this.waiting.get(node.attrs.id) : undefined;
           if (answered && (node.tag === 'iq' || node.tag === 'ack')) {
             this.waiting.delete(node.attrs.id!);

@@ -202,7 +202,8 @@ export class FakePhone {
 
   private deliverNow(node: BinaryNode): void {
     if (ACKED.has(node.tag)) this.unacked.set(`${node.tag}:${node.attrs.id}`, node);
-    if (this.connection?.isOpen) this.connection.send(node);
+    // A silenced connection delivers nothing: what is not kept as unacknowledged waits for the next login.
+    if (this.connection?.isOpen && !this.connection.isSilent) this.connection.send(node);
     else if (!ACKED.has(node.tag)) this.offline.push(node);
   }
 
@@ -381,6 +382,22 @@ export class FakePhone {
     this.companionKeys = null;
     this.connection?.endStream('401', { tag: 'conflict', attrs: { type: 'device_removed' } });
     this.connection = null;
+  }
+
+  /**
+   * The server goes quiet on the companion's connection: the socket stays open, nothing the client
+   * sends is answered (pings and queries included) and nothing is delivered, until `resume()` or
+   * until the client connects again (a new connection is served normally). Messages delivered
+   * meanwhile stay unacknowledged and come again at the next login, as the service does.
+   */
+  silence(): void {
+    if (!this.connection?.isOpen) throw new Error(`the companion of ${this.phone} is not connected: nothing to silence`);
+    this.connection.silence();
+  }
+
+  /** The server answers on the companion's connection again (after `silence()`). */
+  resume(): void {
+    this.connection?.resume();
   }
 
   /** The network drops, no close handshake: the client has to notice and reconnect. */

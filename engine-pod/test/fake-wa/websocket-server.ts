@@ -15,6 +15,8 @@ export class WebSocketConnection extends EventEmitter<{ message: [Buffer]; close
   private buffered: Buffer = Buffer.alloc(0);
   private fragments: Buffer[] = [];
   private closed = false;
+  /** Set while the server answers nothing, pings included (`FakeConnection.silence`). */
+  quiet = false;
 
   constructor(private readonly socket: Socket) {
     super();
@@ -76,7 +78,7 @@ export class WebSocketConnection extends EventEmitter<{ message: [Buffer]; close
         }
         return;
       case OP.ping:
-        if (!this.closed) this.socket.write(frame(OP.pong, payload));
+        if (!this.closed && !this.quiet) this.socket.write(frame(OP.pong, payload));
         return;
       case OP.close:
         this.close(payload.length >= 2 ? payload.readUInt16BE(0) : 1000);

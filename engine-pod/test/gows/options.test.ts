@@ -14,6 +14,7 @@ describe('GOWS options from the environment: each wrong value named before anyth
         SWITCHBOARD_GOWS_MEDIA_HOST: '127.0.0.1:2',
         SWITCHBOARD_GOWS_MEDIA_CA: '/tmp/media-ca.pem',
         SWITCHBOARD_GOWS_CLIENT_VERSION: '2.3000.1023456789',
+        SWITCHBOARD_SILENCE_TIMEOUT_MS: '5000',
       }),
     ).toEqual({
       command: ['/opt/gows', 'stdio'],
@@ -23,7 +24,14 @@ describe('GOWS options from the environment: each wrong value named before anyth
       mediaHost: '127.0.0.1:2',
       mediaCa: '/tmp/media-ca.pem',
       clientVersion: '2.3000.1023456789',
+      silenceTimeoutMs: 5_000,
     });
+  });
+
+  it('refuses a silence timeout outside 1000 to 120000 ms, naming the variable', () => {
+    expect(() => gowsOptionsFromEnv({ SWITCHBOARD_SILENCE_TIMEOUT_MS: '500' })).toThrow(
+      'SWITCHBOARD_SILENCE_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 120000, got "500"',
+    );
   });
 
   it('refuses a client version with a number above 4294967295, naming the variable', () => {

@@ -1,6 +1,7 @@
 import { OutboundPolicy } from '@switchboard/kube';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_NOWEB_OPTIONS, nowebOptionsFromEnv } from '../../src/index.js';
+import { keepAliveIntervalFor } from '../../src/engines/noweb/silence-watch.js';
 import { ignoredChats, socketSettings } from '../../src/engines/noweb/socket-settings.js';
 
 describe('NOWEB options from the environment', () => {
@@ -37,6 +38,15 @@ describe('NOWEB options from the environment', () => {
     expect(() => nowebOptionsFromEnv({ SWITCHBOARD_NOWEB_CLIENT_VERSION: '2.3000.x' })).toThrow(
       'SWITCHBOARD_NOWEB_CLIENT_VERSION: must be three whole numbers joined by dots, as "2.3000.1023456789", got "2.3000.x"',
     );
+  });
+
+  it('reconnects a silent connection within 60 s, or SWITCHBOARD_SILENCE_TIMEOUT_MS (1000 to 120000), pinging Baileys thrice within it', () => {
+    expect(DEFAULT_NOWEB_OPTIONS.silenceTimeoutMs).toBe(60_000);
+    expect(nowebOptionsFromEnv({ SWITCHBOARD_SILENCE_TIMEOUT_MS: '3000' }).silenceTimeoutMs).toBe(3_000);
+    expect(() => nowebOptionsFromEnv({ SWITCHBOARD_SILENCE_TIMEOUT_MS: '120001' })).toThrow(
+      /^SWITCHBOARD_SILENCE_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 120000/,
+    );
+    expect(keepAliveIntervalFor(3_000)).toBe(1_000);
   });
 
   it('backs off 1, 2, 4 ... seconds between reconnects, at most 30', () => {

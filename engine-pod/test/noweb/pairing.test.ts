@@ -164,6 +164,32 @@ describe('NOWEB pairing (spec part 3, 4.1)', () => {
     expect(phone.isConnected).toBe(true);
   });
 
+  it('reconnects a connection that was WORKING even when a single failed connection attempt is allowed: the lost one was no failed attempt', async () => {
+    const s = session({ engine: { connectAttempts: 1 } });
+    const phone = await s.pair();
+    const before = s.events.length;
+    phone.dropConnection();
+    await s.waitForEvent('session.status', (p) => p.status === 'STARTING', before);
+    await s.waitForEvent('session.status', (p) => p.status === 'WORKING', before);
+    expect(s.events.slice(before).filter(({ envelope }) => envelope.event === 'session.status' && envelope.payload.status === 'FAILED')).toEqual([]);
+  });
+
+  it('the fake server silenced then resumed answers on the same connection: what it held back comes at the next login', async () => {
+    // The default silence timeout (60 s) is far beyond this test: the engine keeps the connection.
+    const s = session();
+    const phone = await s.pair();
+    const connection = phone.connection;
+    phone.silence();
+    phone.text('15551230001', 'held back while silent', { pushName: 'Alice' });
+    phone.resume();
+    phone.text('15551230001', 'after the resume', { pushName: 'Alice' });
+    await s.waitForEvent('message', (p) => p.body === 'after the resume');
+    expect(phone.connection).toBe(connection);
+    expect(s.events.some(({ envelope }) => envelope.event === 'message' && envelope.payload.body === 'held back while silent')).toBe(false);
+    phone.dropConnection();
+    await s.waitForEvent('message', (p) => p.body === 'held back while silent');
+  });
+
   it('becomes FAILED and forgets its credentials when the phone unlinks it', async () => {
     const s = session();
     const phone = await s.pair();

@@ -126,6 +126,7 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
   // Every replica reads every event, so each one's event counters count them all.
   const metrics = new GatewayMetrics();
   const stopCounting = metrics.countEvents(bus);
+  metrics.readSessionStatuses(() => sessions.list({ all: true, expandApps: false }));
   const hub = countedWsHub(metrics, bus, logger, options);
   // Every reader of the events stream drops an event whose body names another session.
   const guard = new ForgedEventGuard(metrics, logger);

@@ -236,6 +236,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
   const hub = countedWsHub(metrics, bus, logger, options);
   const conversions = countedConversionQueue(metrics, options);
   const stopCounting = metrics.countEvents(bus);
+  metrics.readSessionStatuses(() => sessions.list({ all: true, expandApps: false }));
   metrics.gauge('switchboard_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried', () => outbox.pendingCount());
   const app = await buildApp({
     sessions,

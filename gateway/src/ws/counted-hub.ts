@@ -18,6 +18,7 @@ export function countedWsHub(
     maxBufferedBytes: config.wsMaxBufferedBytes,
     maxConnectionsPerKey: config.wsMaxConnectionsPerKey,
     onDrop: (reason) => metrics.droppedWsClient(reason),
+    onSent: (session, lagMs) => metrics.sentToWs(session, lagMs),
   });
   metrics.gauge('switchboard_ws_clients', 'Websocket clients connected', () => hub.size);
   return hub;

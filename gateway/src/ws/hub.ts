@@ -21,6 +21,8 @@ export interface WsHubOptions {
   readonly maxConnectionsPerKey?: number;
   /** Told of each client dropped, for metrics. */
   readonly onDrop?: (reason: 'slow' | 'heartbeat') => void;
+  /** Told of each event sent to a client, `lagMs` after the event was made, for metrics. */
+  readonly onSent?: (session: string, lagMs: number) => void;
 }
 
 /** Connections one key may have open at once, per gateway, unless configured otherwise. */
@@ -100,6 +102,7 @@ export class WsHub {
       }
       // `json` is serialized on first use: only when some client wants the event.
       client.socket.send(event.json);
+      this.options.onSent?.(envelope.session, Date.now() - envelope.timestamp);
     }
   }
 

@@ -1,4 +1,4 @@
-import { sample, waitFor } from '@switchboard/testkit';
+import { sample, waitFor, WsClient } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startGateway, type TestGateway, workingSession } from '../support/gateway.js';
 import { startReceiver, type Receiver } from '../webhooks/support.js';
@@ -65,5 +65,42 @@ describe('GET /metrics (Prometheus)', () => {
     expect(of('switchboard_webhook_delivery_latency_seconds_bucket', { le: '0.025' })).toBeLessThanOrEqual(1);
     expect(of('switchboard_webhook_delivery_latency_seconds_bucket', { le: '60' })).toBe(2);
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it("keeps each session's health: its status, its last event's time, and the lag of webhook and /ws deliveries; forgotten with the session", async () => {
+    rx = await startReceiver(() => 200);
+    gw = await startGateway();
+    const ws = await WsClient.connect(gw.url, `x-api-key=${ADMIN_KEY}&session=healthy&events=message`);
+    await workingSession(gw, 'healthy', { config: { webhooks: [{ url: rx.url, events: ['message'] }] } });
+    await gw.api('POST', '/api/healthy/sandbox/simulate', { kind: 'message', from: '15557654321@c.us', body: 'lagging?' });
+    await waitFor(() => rx!.accepted.length === 1 && ws.events('message').length === 1, 'the webhook and /ws deliveries');
+    const message = ws.events('message')[0] as { timestamp: number };
+    ws.close();
+
+    const text = await waitFor(async () => {
+      const scraped = (await scrape(gw!)).text;
+      return sample(scraped, 'switchboard_event_lag_seconds_count', { session: 'healthy', channel: 'webhook' }) === 1 && scraped;
+    }, 'the webhook delivery counted');
+    const of = (name: string, labels: Record<string, string> = {}) => sample(text, name, { session: 'healthy', ...labels });
+    expect(of('switchboard_session_status', { status: 'WORKING' })).toBe(1);
+    for (const status of ['STOPPED', 'STARTING', 'SCAN_QR_CODE', 'FAILED']) expect(of('switchboard_session_status', { status }), status).toBe(0);
+    // The message (or an event after it, as message.any) was the last event seen.
+    expect(of('switchboard_session_last_event_timestamp_seconds')).toBeGreaterThanOrEqual(message.timestamp / 1000);
+    expect(of('switchboard_event_lag_seconds_count', { channel: 'ws' })).toBe(1);
+    // Every observation falls in the +Inf bucket, and one local delivery in well under a minute.
+    expect(of('switchboard_event_lag_seconds_bucket', { channel: 'ws', le: '+Inf' })).toBe(1);
+    expect(of('switchboard_event_lag_seconds_bucket', { channel: 'webhook', le: '60' })).toBe(1);
+    // No reconnect and no silence: SANDBOX went STARTING, SCAN_QR_CODE, WORKING.
+    expect(of('switchboard_session_reconnects_total')).toBe(0);
+    expect(of('switchboard_session_silences_total')).toBe(0);
+
+    // The gauge shows the sessions as the API lists them, every status: a stopped one too.
+    expect((await gw.api('POST', '/api/sessions/healthy/stop')).status).toBe(201);
+    const stopped = (await scrape(gw)).text;
+    expect(sample(stopped, 'switchboard_session_status', { session: 'healthy', status: 'STOPPED' })).toBe(1);
+    expect(sample(stopped, 'switchboard_session_status', { session: 'healthy', status: 'WORKING' })).toBe(0);
+
+    expect((await gw.api('DELETE', '/api/sessions/healthy')).status).toBe(200);
+    await waitFor(async () => !(await scrape(gw!)).text.includes('session="healthy"'), "the deleted session's series gone");
   });
 });

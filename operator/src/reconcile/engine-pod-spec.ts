@@ -4,6 +4,7 @@ import { API_VERSION, restartedAtOf, sessionNameOf, specOf, type StoredMessaging
 import {
   ANNOTATIONS,
   type BuiltEngine,
+  CLIENT_VERSION_ENGINES,
   clientVersionVariable,
   DEFAULT_MEDIA_MAX_BYTES,
   ENGINE_CATALOG,
@@ -14,6 +15,7 @@ import {
   MEDIA_MAX_BYTES_VARIABLE,
   MESSAGING_SESSION,
   type MessagingSessionSpec,
+  SILENCE_TIMEOUT_VARIABLE,
 } from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
 import { engineGoMemoryLimit, engineNodeOptions } from '../engine-resources.js';
@@ -161,6 +163,10 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
         ? [{ name: 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS', value: String(settings.nowebConnectAttempts) }]
         : []),
       ...clientVersionEnv(spec.engine, settings),
+      // The engines with a socket of their own to the service watch it for silence: those that present a client version on it.
+      ...(settings.silenceTimeoutMs && CLIENT_VERSION_ENGINES.includes(spec.engine)
+        ? [{ name: SILENCE_TIMEOUT_VARIABLE, value: String(settings.silenceTimeoutMs) }]
+        : []),
       ...(settings.outbound
         ? [
             { name: 'SWITCHBOARD_OUTBOUND_DENY', value: settings.outbound.deny },

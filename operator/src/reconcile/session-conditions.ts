@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { type Condition, CONDITION_TYPES, type DesiredState, type MeInfo, type SessionStatus } from '@switchboard/protocol';
+import { type Condition, CONDITION_TYPES, type DesiredState, isSilenceReason, type MeInfo, type SessionStatus } from '@switchboard/protocol';
 import type { ConditionUpdate } from './conditions.js';
 import { podSummary } from './pod-state.js';
 import type { EngineReport, Refusal } from './status.js';
@@ -106,6 +106,20 @@ function engineConnected(facts: ConditionFacts): ConditionUpdate {
   const name = pod?.metadata?.name;
   if (refusal) return { type, status: 'False', reason: refusal.reason, message: 'No engine runs: the spec is refused (see Ready)' };
   if (fromEngine && engine) {
+    // A connection gone silent (issue 31 §3): False while the engine reconnects, and once it is
+    // WORKING again, True with a reason that keeps the silence readable until the pod is replaced.
+    if (engine.status === 'STARTING' && isSilenceReason(engine.reason)) {
+      return { type, status: 'False', reason: 'Silent', message: `Engine pod ${name} found its connection silent and reconnects (${engine.reason})` };
+    }
+    if (engine.status === 'WORKING' && engine.silence) {
+      const at = new Date(engine.silence.at).toISOString();
+      return {
+        type,
+        status: 'True',
+        reason: 'ReconnectedAfterSilence',
+        message: `Engine pod ${name} is connected (WORKING) again; its connection went silent at ${at} and was reconnected`,
+      };
+    }
     if (CONNECTED.has(engine.status)) {
       return { type, status: 'True', reason: 'Connected', message: `Engine pod ${name} is connected to the messaging service (${engine.status})` };
     }

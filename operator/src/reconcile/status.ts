@@ -22,6 +22,11 @@ export interface EngineReport {
   readonly reason?: string | null;
   /** What the engine said this start runs (the `versions` of `session.status`), once it has. */
   readonly versions?: EngineLibraryVersions | null;
+  /**
+   * The last time this pod's engine found its connection silent and reconnected (a STARTING whose
+   * reason is a silence, connection-silence.ts), kept through the reports after it.
+   */
+  readonly silence?: { readonly at: number; readonly reason: string } | null;
 }
 
 /** A resource no engine pod can run (an invalid spec, an engine this build lacks): FAILED, with why. */

@@ -32,10 +32,10 @@ export const SessionStatusPayload = z
     name: z.string().meta({ description: 'Session name' }),
     status: SessionStatus,
     statuses: z.array(SessionStatusPoint).max(3).meta({ description: 'The recent 3 statuses, oldest first' }),
-    reason: z
-      .string()
-      .optional()
-      .meta({ description: 'With FAILED: why the session cannot work (e.g. the server refused every connection attempt)' }),
+    reason: z.string().optional().meta({
+      description:
+        'With FAILED: why the session cannot work (e.g. the server refused every connection attempt). With STARTING: why a WORKING session reconnects, when the engine knows ("silent: ...": the service stopped answering on an open connection)',
+    }),
     versions: EngineLibraryVersions.optional().meta({
       description:
         'What the engine runs (its library and version, the client version it presents), once it has said so in this start: NOWEB and GOWS. Not in the peer API.',

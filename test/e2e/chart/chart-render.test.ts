@@ -541,6 +541,14 @@ describe('chart: lint, schema and templates', () => {
     await expect(render({ engines: { nowebConnectAttempts: 0 } })).rejects.toThrow(/nowebConnectAttempts/);
   });
 
+  it('engines.silenceTimeoutMs reaches the operator (for socket engine pods) only when set, and must be 1000 to 120000', async () => {
+    const set = await render({ engines: { silenceTimeoutMs: 5000 } });
+    const operator = readOperatorConfig(resolvedEnv(envOf(container(set, `${FULL}-operator`))), new KubeConfig());
+    expect(operator.pods.silenceTimeoutMs).toBe(5000);
+    expect(envOf(container(await render(), `${FULL}-operator`))).not.toHaveProperty('SWITCHBOARD_SILENCE_TIMEOUT_MS');
+    await expect(render({ engines: { silenceTimeoutMs: 500 } })).rejects.toThrow(/silenceTimeoutMs/);
+  });
+
   it("engines.clientVersions reach the operator (for each engine's pods) only when set, and must be WhatsApp Web versions", async () => {
     const set = await render({ engines: { clientVersions: { NOWEB: '2.3000.1023456789', GOWS: '' } } });
     const env = envOf(container(set, `${FULL}-operator`));

@@ -7,6 +7,7 @@ import {
   MessageRecord,
   type RequestCodeRequest,
   SessionStatus,
+  SILENCE_TIMEOUT_VARIABLE,
   type MessageRecord as MessageRecordType,
 } from '@switchboard/protocol';
 import { JSONRPCErrorCode, JSONRPCErrorException } from 'json-rpc-2.0';
@@ -151,6 +152,7 @@ export class GowsEngine implements Engine {
           ...(this.options.mediaCa ? { SWITCHBOARD_GOWS_MEDIA_CA: this.options.mediaCa } : {}),
           // The session's own (config.clientVersion) goes in start's settings and wins over this.
           ...(this.options.clientVersion ? { [CLIENT_VERSION_VARIABLE]: this.options.clientVersion } : {}),
+          ...(this.options.silenceTimeoutMs ? { [SILENCE_TIMEOUT_VARIABLE]: String(this.options.silenceTimeoutMs) } : {}),
           [SPOOL_VARIABLE]: spool.dir,
           [MEDIA_MAX_BYTES_VARIABLE]: String(this.context.mediaMaxBytes),
         },

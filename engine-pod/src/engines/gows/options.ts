@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
+import { clientVersionFromEnv, clientVersionVariable, DEFAULT_SILENCE_TIMEOUT_MS, silenceTimeoutFromEnv } from '@switchboard/protocol';
 
 export interface GowsOptions {
   /** The engine's command line: the `switchboard-gows` binary and `stdio` (tests run a stub instead). */
@@ -19,6 +19,8 @@ export interface GowsOptions {
   readonly clientVersion?: string;
   /** The longest stdout line read before the child is killed (engine-process.ts's default unless a test sets one). */
   readonly maxLineLength?: number;
+  /** The bound within which a silent connection is reconnected (`SWITCHBOARD_SILENCE_TIMEOUT_MS`, given to the child); unset: the child's default, the same 60 s. */
+  readonly silenceTimeoutMs?: number;
 }
 
 /** Where `make build` puts the binary (engines/gows/bin/), from this file in src/ or dist/ alike. */
@@ -33,8 +35,9 @@ export const CLIENT_VERSION_VARIABLE = clientVersionVariable('GOWS');
  * (default: where `make build` puts it), `SWITCHBOARD_GOWS_WS_URL` (a `ws:` or `wss:` URL),
  * `SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY` (64 hex digits), `SWITCHBOARD_GOWS_MEDIA_HOST` and
  * `SWITCHBOARD_GOWS_MEDIA_CA` (a PEM file the engine reads; it says so in its log) and
- * `SWITCHBOARD_GOWS_CLIENT_VERSION` (a WhatsApp Web version, "2.3000.1023456789"). A wrong
- * value throws, naming the variable, before anything starts.
+ * `SWITCHBOARD_GOWS_CLIENT_VERSION` (a WhatsApp Web version, "2.3000.1023456789") and
+ * `SWITCHBOARD_SILENCE_TIMEOUT_MS` (every socket engine's). A wrong value throws, naming the
+ * variable, before anything starts.
  */
 export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
   const wsUrl = env.SWITCHBOARD_GOWS_WS_URL;
@@ -42,6 +45,7 @@ export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
   const mediaHost = env.SWITCHBOARD_GOWS_MEDIA_HOST;
   const mediaCa = env.SWITCHBOARD_GOWS_MEDIA_CA;
   const clientVersion = clientVersionFromEnv(env, CLIENT_VERSION_VARIABLE);
+  const silenceTimeoutMs = silenceTimeoutFromEnv(env);
   if (wsUrl) checkWsUrl(wsUrl);
   if (certRootPubkey && !/^[0-9a-fA-F]{64}$/.test(certRootPubkey)) {
     throw new Error(`SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: must be 64 hex digits (a 32-byte key), got ${certRootPubkey.length} characters`);
@@ -54,6 +58,7 @@ export function gowsOptionsFromEnv(env: NodeJS.ProcessEnv): GowsOptions {
     ...(mediaHost ? { mediaHost } : {}),
     ...(mediaCa ? { mediaCa } : {}),
     ...(clientVersion ? { clientVersion } : {}),
+    ...(silenceTimeoutMs === DEFAULT_SILENCE_TIMEOUT_MS ? {} : { silenceTimeoutMs }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describeRefusal } from '@switchboard/kube/pod';
-import type { MeInfo, RequestCodeRequest } from '@switchboard/protocol';
+import { type MeInfo, type RequestCodeRequest, silenceReason } from '@switchboard/protocol';
 import makeWASocket, { type BaileysEventMap, DisconnectReason } from '@whiskeysockets/baileys';
 import { CommandError, reasonOf } from '../../command-error.js';
 import { currentQr, refuseNumberRegistration } from '../../capabilities/pairing.js';
@@ -12,6 +12,7 @@ import type { NowebLabels } from './labels.js';
 import type { Account } from './outgoing.js';
 import type { MediaUpload } from './outgoing-content.js';
 import { CLIENT_VERSION_VARIABLE, type NowebOptions } from './options.js';
+import { keepAliveIntervalFor, SilenceWatch } from './silence-watch.js';
 import { socketSettings } from './socket-settings.js';
 
 export type WASocket = ReturnType<typeof makeWASocket>;
@@ -24,6 +25,8 @@ const PUSH_NAME_WAIT_MS = 1_500;
 const LOGGED_OUT: number = DisconnectReason.loggedOut;
 /** The service's connect failure for a client version it has retired ("client outdated"). */
 const CLIENT_OUTDATED = 405;
+/** The message of the error Baileys ends a socket with when its keep-alive pings got no answer. */
+const KEEP_ALIVE_LOST = 'Connection was lost';
 const FINAL: ReadonlySet<number> = new Set([
   CLIENT_OUTDATED,
   DisconnectReason.loggedOut,
@@ -63,6 +66,10 @@ export class NowebConnection {
   private queue: Promise<void> = Promise.resolve();
   /** Set when the session's labels must be fetched again once connected (startLabelBook). */
   private labelsToFetch = false;
+  /** Watches the open connection for silence (silence-watch.ts); null while not open. */
+  private silenceWatch: SilenceWatch | null = null;
+  /** The socket this engine ended because it went silent: its close is reported as such. */
+  private silenced: WASocket | null = null;
 
   constructor(
     private readonly context: EngineContext,
@@ -150,6 +157,7 @@ export class NowebConnection {
       waWebSocketUrl: this.options.waUrl,
       logger: this.options.logger,
       ...socketSettings(this.context.settings, this.options),
+      keepAliveIntervalMs: keepAliveIntervalFor(this.options.silenceTimeoutMs),
       version: waVersion(this.clientVersion),
       ...(this.options.qrTimeoutMs ? { qrTimeout: this.options.qrTimeoutMs } : {}),
     });
@@ -187,6 +195,7 @@ export class NowebConnection {
       this.attempts = 0;
       this.qrValue = null;
       this.working = true;
+      this.watchSilence(socket);
       this.opened();
     }
     if (update.connection === 'close') this.closed(socket, update.lastDisconnect?.error);
@@ -233,6 +242,15 @@ export class NowebConnection {
     else this.workingTimer = setTimeout(() => this.announceWorking(), PUSH_NAME_WAIT_MS);
   }
 
+  private watchSilence(socket: WASocket): void {
+    this.silenceWatch?.stop();
+    this.silenceWatch = new SilenceWatch(socket, this.options.silenceTimeoutMs, (silentForMs) => {
+      if (this.socket !== socket || this.stopped) return;
+      this.silenced = socket;
+      void socket.end(new Error(`nothing received for ${silentForMs} ms`));
+    });
+  }
+
   private announceWorking(): void {
     this.clearWorkingTimer();
     if (this.working && !this.stopped) this.context.setStatus('WORKING');
@@ -245,6 +263,11 @@ export class NowebConnection {
 
   private closed(socket: WASocket, error: Error | undefined): void {
     if (this.socket !== socket) return;
+    this.silenceWatch?.stop();
+    this.silenceWatch = null;
+    // Ended by the watch, or by Baileys' own keep-alive check (nothing received for its interval + 5 s).
+    const silent = this.silenced === socket || error?.message === KEEP_ALIVE_LOST;
+    this.silenced = null;
     this.clearWorkingTimer();
     this.socket = null;
     this.qrValue = null;
@@ -275,8 +298,16 @@ export class NowebConnection {
       this.connect();
       return;
     }
-    if (wasWorking) this.context.setStatus('STARTING');
-    this.attempts += 1;
+    if (wasWorking && silent) {
+      this.context.log.warn(
+        { session: this.context.session, timeoutMs: this.options.silenceTimeoutMs, error: error?.message },
+        'NOWEB connection went silent (open, nothing received); reconnecting',
+      );
+    }
+    if (wasWorking) this.context.setStatus('STARTING', silent ? silenceReason(this.options.silenceTimeoutMs) : undefined);
+    // A connection that worked until now is no failed attempt: only reconnects that fail count
+    // toward connectAttempts (with one allowed, a lost or silent connection still reconnects).
+    if (!wasWorking) this.attempts += 1;
     if (this.attempts >= this.options.connectAttempts) {
       const reason = `could not connect to ${this.options.waUrl} in ${this.attempts} attempts in a row (last: ${error?.message ?? 'closed'})`;
       this.context.log.warn({ session: this.context.session, attempts: this.attempts, err: error }, 'NOWEB gives up connecting');
@@ -285,7 +316,7 @@ export class NowebConnection {
       this.context.setStatus('FAILED', reason);
       return;
     }
-    const delayMs = this.options.reconnectDelayMs(this.attempts);
+    const delayMs = this.options.reconnectDelayMs(Math.max(1, this.attempts));
     // The message alone: an expected failure each time, a stack would only bury it.
     this.context.log.warn(
       {
@@ -308,6 +339,8 @@ export class NowebConnection {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     this.clearWorkingTimer();
+    this.silenceWatch?.stop();
+    this.silenceWatch = null;
     const socket = this.socket;
     this.socket = null;
     this.working = false;

@@ -1,6 +1,6 @@
 import { OutboundPolicy } from '@switchboard/kube/pod';
 import { type Logger, pino } from 'pino';
-import { clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
+import { clientVersionFromEnv, clientVersionVariable, DEFAULT_SILENCE_TIMEOUT_MS, silenceTimeoutFromEnv } from '@switchboard/protocol';
 
 export interface NowebOptions {
   /** The WhatsApp Web websocket; tests point it at a fake server. */
@@ -24,6 +24,8 @@ export interface NowebOptions {
   readonly outbound: OutboundPolicy;
   /** The WhatsApp Web version sessions present unless their config sets one; unset: Baileys'. */
   readonly clientVersion?: string;
+  /** The bound within which a silent connection is noticed and reconnected (`SWITCHBOARD_SILENCE_TIMEOUT_MS`, silence-watch.ts). */
+  readonly silenceTimeoutMs: number;
 }
 
 const DEFAULT_WA_URL = 'wss://web.whatsapp.com/ws/chat';
@@ -35,6 +37,7 @@ export const DEFAULT_NOWEB_OPTIONS: NowebOptions = {
   reconnectDelayMs: (attempt) => Math.min(1_000 * 2 ** (attempt - 1), 30_000),
   connectAttempts: 10,
   outbound: new OutboundPolicy(),
+  silenceTimeoutMs: DEFAULT_SILENCE_TIMEOUT_MS,
 };
 
 const ATTEMPTS_VARIABLE = 'SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS';
@@ -44,16 +47,19 @@ const MAX_ATTEMPTS = 1_000;
 /**
  * The NOWEB options whoever builds engines reads from the environment: `SWITCHBOARD_NOWEB_WS_URL`
  * (a `ws:` or `wss:` URL), `SWITCHBOARD_NOWEB_CONNECT_ATTEMPTS` (1 to 1000) and
- * `SWITCHBOARD_NOWEB_CLIENT_VERSION` (a WhatsApp Web version, "2.3000.1023456789"). A wrong value
- * throws, naming the variable, before anything starts.
+ * `SWITCHBOARD_NOWEB_CLIENT_VERSION` (a WhatsApp Web version, "2.3000.1023456789"), and
+ * `SWITCHBOARD_SILENCE_TIMEOUT_MS` (every socket engine's). A wrong value throws, naming the
+ * variable, before anything starts.
  */
 export function nowebOptionsFromEnv(env: NodeJS.ProcessEnv): NowebOptions {
   const url = env.SWITCHBOARD_NOWEB_WS_URL;
   const attempts = env[ATTEMPTS_VARIABLE];
   const clientVersion = clientVersionFromEnv(env, CLIENT_VERSION_VARIABLE);
-  if (!url && !attempts && !clientVersion) return DEFAULT_NOWEB_OPTIONS;
+  const silenceTimeoutMs = silenceTimeoutFromEnv(env);
+  if (!url && !attempts && !clientVersion && silenceTimeoutMs === DEFAULT_SILENCE_TIMEOUT_MS) return DEFAULT_NOWEB_OPTIONS;
   return {
     ...DEFAULT_NOWEB_OPTIONS,
+    silenceTimeoutMs,
     ...(url ? { waUrl: wsUrl(url) } : {}),
     ...(attempts ? { connectAttempts: connectAttempts(attempts) } : {}),
     ...(clientVersion ? { clientVersion } : {}),

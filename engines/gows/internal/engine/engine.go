@@ -36,6 +36,9 @@ type Config struct {
 	// ClientVersion: the WhatsApp Web version sessions present (SWITCHBOARD_GOWS_CLIENT_VERSION,
 	// versions.go); nil: whatsmeow's.
 	ClientVersion *store.WAVersionContainer
+	// SilenceTimeout: the bound within which a silent connection is reconnected
+	// (SWITCHBOARD_SILENCE_TIMEOUT_MS, silence.go).
+	SilenceTimeout time.Duration
 }
 
 func readConfig(getenv func(string) string) (Config, error) {
@@ -48,6 +51,9 @@ func readConfig(getenv func(string) string) (Config, error) {
 		return cfg, err
 	}
 	cfg.MediaMaxBytes = maxBytes
+	if cfg.SilenceTimeout, err = parseSilenceTimeout(getenv(silenceTimeoutVariable)); err != nil {
+		return cfg, err
+	}
 	if raw := getenv(clientVersionVariable); raw != "" {
 		version, err := parseClientVersion(raw)
 		if err != nil {
@@ -126,6 +132,9 @@ func NewEngine(log *Logger, getenv func(string) string) *Engine {
 	}
 	if cfg.WebsocketURL != "" {
 		log.Info("connecting to a configured WhatsApp server", "url", cfg.WebsocketURL)
+	}
+	if err == nil {
+		pingWithin(cfg.SilenceTimeout)
 	}
 	return &Engine{log: log, cfg: cfg, cfgErr: err}
 }
@@ -457,6 +466,8 @@ func (e *Engine) handleEvent(raw any) {
 			go client.Disconnect()
 		}
 		e.setStatus("FAILED", clientOutdatedReason(presentedAppVersion()))
+	case *events.KeepAliveTimeout:
+		e.keepAliveFailed(evt)
 	case *events.Disconnected:
 		e.mu.Lock()
 		working := e.status == "WORKING" && !e.stopped

@@ -145,6 +145,9 @@ func (h *Host) setStatus(status, reason string) {
 	payload := map[string]any{"name": h.session, "status": status, "statuses": append([]statusPoint(nil), h.recent...)}
 	if h.failure != "" {
 		payload["reason"] = h.failure
+	} else if status == "STARTING" && reason != "" {
+		// Why a WORKING session reconnects (a silent connection), as the Node host says it.
+		payload["reason"] = reason
 	}
 	if h.versions != nil {
 		payload["versions"] = *h.versions

@@ -3434,7 +3434,9 @@ type SessionStatusPayload struct {
 	Name string `json:"name"`
 
 	// With FAILED: why the session cannot work (e.g. the server refused every
-	// connection attempt)
+	// connection attempt). With STARTING: why a WORKING session reconnects, when the
+	// engine knows ("silent: ...": the service stopped answering on an open
+	// connection)
 	Reason *string `json:"reason,omitempty,omitzero"`
 
 	// Status corresponds to the JSON schema field "status".
