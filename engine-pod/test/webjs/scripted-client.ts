@@ -304,6 +304,15 @@ export class ScriptedClient extends EventEmitter implements WebjsClientLike {
     if (this.initializeError) throw this.initializeError;
   }
 
+  /** What the page answers `getWWebVersion`, or what it throws; reads are counted, not recorded in `calls`. */
+  webVersion: string | Error = '2.3000.1017054665';
+  webVersionReads = 0;
+  async getWWebVersion(): Promise<string> {
+    this.webVersionReads++;
+    if (this.webVersion instanceof Error) throw this.webVersion;
+    return this.webVersion;
+  }
+
   async destroy(): Promise<void> {
     this.record('destroy');
   }

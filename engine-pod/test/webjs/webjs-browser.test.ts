@@ -10,6 +10,7 @@ import type { EventName, SessionStatus } from '@switchboard/protocol';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EngineHost, FileAuthStateStore, type HostedEvent, webjsEngineFactory } from '../../src/index.js';
+import { LIBRARY_VERSIONS } from '../library-versions.js';
 import { memoryMediaStore } from '../support/memory-media-store.js';
 import { type FakeWebPhone, FakeWhatsAppWeb } from '../fake-web/index.js';
 
@@ -100,6 +101,26 @@ describe('WEBJS through Chromium on the fake WhatsApp Web', () => {
     await statusOf(second, 'WORKING');
     expect(named(events, 'session.status').map((p) => p.status)).not.toContain('SCAN_QR_CODE');
     expect(second.me).toMatchObject({ id: ME.id });
+    // Read again at this start, from the page it loaded.
+    await waitFor(() => second.versions, 'the versions of the restored session');
+    expect(second.versions).toEqual({ library: LIBRARY_VERSIONS.WEBJS, client: fake.version });
+  });
+
+  it('reports what it runs once the page has loaded: the installed whatsapp-web.js and the WhatsApp Web version the page presents', async () => {
+    const events: HostedEvent[] = [];
+    const h = host(tempDir('auth'), tempDir('profiles'), events);
+    expect(h.versions).toBeNull();
+    await h.start();
+    await statusOf(h, 'SCAN_QR_CODE');
+    await waitFor(() => h.versions, 'the versions');
+    expect(h.versions).toEqual({ library: LIBRARY_VERSIONS.WEBJS, client: fake.version });
+    await fake.scanQr(((await h.execute({ op: 'auth.qr' })) as { value: string }).value, { id: '15550006666@c.us', pushName: 'Versions' });
+    await statusOf(h, 'WORKING');
+    // The status events carry them once known.
+    expect(named(events, 'session.status').at(-1)).toMatchObject({
+      status: 'WORKING',
+      versions: { library: LIBRARY_VERSIONS.WEBJS, client: fake.version },
+    });
   });
 
   it('pairs by a phone code: the code the page asked for, typed on the phone, makes it WORKING', async () => {

@@ -1,6 +1,7 @@
 import { waitFor } from '@switchboard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommandError } from '../../src/index.js';
+import { LIBRARY_VERSIONS } from '../library-versions.js';
 import { expectValidEnvelopes, tick, webjsSession } from './harness.js';
 import { ME } from './library-shapes.js';
 
@@ -35,6 +36,36 @@ describe('WEBJS session.status (spec part 3)', () => {
     expect(s.host.me).toEqual(me);
     expect(s.named('session.status').at(-1)!.me).toEqual(me);
     expect(await s.host.execute({ op: 'me' })).toEqual(me);
+  });
+
+  it("reports its versions once the page has loaded (none before): the installed whatsapp-web.js and the page's version, read once", async () => {
+    const s = session();
+    s.client.webVersion = '2.3000.1234567890';
+    await s.host.start();
+    expect(s.host.versions).toBeNull();
+    expect(s.client.webVersionReads).toBe(0);
+    s.client.fire('qr', '2@first');
+    await waitFor(() => s.host.versions, 'the versions');
+    expect(s.host.versions).toEqual({ library: LIBRARY_VERSIONS.WEBJS, client: '2.3000.1234567890' });
+    s.client.fire('qr', '2@second');
+    s.client.pair();
+    expect(s.client.webVersionReads).toBe(1);
+    expect(s.named('session.status').at(-1)!.payload).toMatchObject({
+      status: 'WORKING',
+      versions: { library: LIBRARY_VERSIONS.WEBJS, client: '2.3000.1234567890' },
+    });
+  });
+
+  it('a page that cannot say its version: the session goes on without versions, and the reason is logged', async () => {
+    const s = session();
+    s.client.webVersion = new Error('Evaluation failed: window.Debug is undefined');
+    await s.host.start();
+    s.client.fire('qr', '2@first');
+    await waitFor(() => s.warnings.find((w) => w.msg === 'WEBJS could not read the WhatsApp Web version'), 'the warning');
+    s.client.pair();
+    expect(s.statuses()).toEqual(['STARTING', 'SCAN_QR_CODE', 'STARTING', 'WORKING']);
+    expect(s.host.versions).toBeNull();
+    expect(s.named('session.status').at(-1)!.payload.versions).toBeUndefined();
   });
 
   it('is WORKING at once when a restored login needs no QR code', async () => {

@@ -319,6 +319,8 @@ export interface WebjsClientLike {
   readonly info?: WebjsClientInfo | undefined;
   on<E extends WebjsEventName>(event: E, listener: (...args: WebjsClientEvents[E]) => void): unknown;
   initialize(): Promise<void>;
+  /** The WhatsApp Web version the page runs (`window.Debug.VERSION`), once it has loaded. */
+  getWWebVersion(): Promise<string>;
   destroy(): Promise<void>;
   logout(): Promise<void>;
   /** Text, or an instance of one of the content classes. Resolves with undefined or null when the chat cannot be found. */

@@ -3,6 +3,7 @@ import { CommandError } from '../../command-error.js';
 import { notSupported } from '../../command-rules.js';
 import type { EngineContext } from '../../engine.js';
 import type { MediaFile } from '../../media/media-store.js';
+import { libraryVersion } from '../library-version.js';
 import { ApiSendGate } from './api-send-gate.js';
 import { chromiumExited } from './chromium-exit.js';
 import { groupInfo, groupUpdate, members, notificationData, participantsPayload } from './group-mapping.js';
@@ -39,6 +40,9 @@ const EVENT_ARGS: Record<WebjsEventName, readonly string[]> = {
   chat_archived: ['chat', 'archived', 'before'],
 };
 
+/** Client events the page sends only once WhatsApp Web has loaded in it: its version is there to read. */
+const PAGE_LOADED = new Set<WebjsEventName>(['qr', 'code', 'authenticated', 'ready']);
+
 /** Disconnect reasons after which the login is gone, not just the connection. */
 const LOGIN_LOST = new Set(['LOGOUT', 'UNPAIRED', 'UNPAIRED_IDLE']);
 
@@ -62,6 +66,8 @@ export class WebjsConnection {
   private status: SessionStatus = 'STARTING';
   private qrValue: string | null = null;
   private account: MeInfo | null = null;
+  /** Whether this start's versions were read from the page (or are being). */
+  private versionsRead = false;
   /** What an API send made is answered by the send and emitted in order (api-send-gate.ts). */
   readonly gate = new ApiSendGate();
   /** What an API action made is emitted by that action, not as a client event (own-echo.ts). */
@@ -246,6 +252,7 @@ export class WebjsConnection {
 
   private dispatch(client: WebjsClientLike, event: WebjsEventName, args: unknown[]): void {
     if (this.stopped || client !== this.client) return;
+    if (PAGE_LOADED.has(event)) this.readVersions(client);
     const names = EVENT_ARGS[event];
     this.context.emit('engine.event', { event, data: Object.fromEntries(names.map((name, i) => [name, jsonSafe(args[i])])) });
     // What an API action made is answered and emitted by that action (own-echo.ts).
@@ -258,6 +265,23 @@ export class WebjsConnection {
     } catch (error) {
       report(error);
     }
+  }
+
+  /**
+   * What this session runs (its `versions`): whatsapp-web.js's package version and the WhatsApp
+   * Web version of the page (`window.Debug.VERSION`), read once the page has loaded, at each start.
+   * The status events before it go out without them; a page that cannot say is only logged.
+   */
+  private readVersions(client: WebjsClientLike): void {
+    if (this.versionsRead) return;
+    this.versionsRead = true;
+    void client.getWWebVersion().then(
+      (version) => {
+        if (this.stopped || client !== this.client) return;
+        this.context.setVersions({ library: { name: 'whatsapp-web.js', version: libraryVersion('whatsapp-web.js') }, client: version });
+      },
+      (error: unknown) => this.context.log.warn({ session: this.context.session, err: error }, 'WEBJS could not read the WhatsApp Web version'),
+    );
   }
 
   /**
