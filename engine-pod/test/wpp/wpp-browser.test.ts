@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EngineHost, FileAuthStateStore, type HostedEvent } from '../../src/index.js';
 import { wppEngineFactory } from '../../src/engines/wpp/wpp-engine.js';
 import { ACK, FakeWhatsAppWeb } from '../fake-web/index.js';
+import { LIBRARY_VERSIONS } from '../library-versions.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 const ME = { id: '15550007777@c.us', pushName: 'WPP Tests' };
@@ -73,10 +74,14 @@ describe('WPP through Chromium on the fake WhatsApp Web', () => {
     // The whole code WhatsApp Web encodes: ref, noise key, identity key, ADV secret.
     expect(qr.value.split(',')).toHaveLength(4);
     expect(fake.refs()).toContain(qr.value.split(',')[0]);
+    // What it runs, read once the page has loaded: the installed WPPConnect, the page's WhatsApp Web version.
+    await waitFor(() => h.versions, 'the versions');
+    expect(h.versions).toEqual({ library: LIBRARY_VERSIONS.WPP, client: fake.version });
     await fake.scanQr(qr.value, ME);
     await statusOf(h, 'WORKING');
     expect(h.me).toEqual(ME);
     expect(statuses(events)).toEqual(['STARTING', 'SCAN_QR_CODE', 'WORKING']);
+    expect(payloads(events, 'session.status').at(-1)).toMatchObject({ versions: { library: LIBRARY_VERSIONS.WPP, client: fake.version } });
     await expect(h.execute({ op: 'auth.qr' })).rejects.toMatchObject({ code: 'WRONG_STATUS' });
   });
 
@@ -106,6 +111,9 @@ describe('WPP through Chromium on the fake WhatsApp Web', () => {
     await statusOf(second, 'WORKING');
     expect(statuses(events)).not.toContain('SCAN_QR_CODE');
     expect(second.me).toEqual(ME);
+    // Read again at this start, from the page it loaded.
+    await waitFor(() => second.versions, 'the versions of the restored session');
+    expect(second.versions).toEqual({ library: LIBRARY_VERSIONS.WPP, client: fake.version });
   }, 60_000);
 
   it('logout unlinks the device on the servers and forgets the saved login: the next start shows a QR code', async () => {

@@ -54,6 +54,8 @@ export interface WppClientLike
   readonly page: WppPage;
   onStateChange(callback: (state: WppSocketState) => void): unknown;
   waitForPageLoad(): Promise<void>;
+  /** The WhatsApp Web version the page runs (`window.Debug.VERSION`, through WAPI), once it has loaded. */
+  getWAVersion(): Promise<string>;
   getWid(): Promise<string | undefined>;
   /** Every new message of the account's chats, its own included (sent here or on the phone). */
   onAnyMessage(callback: (message: WppMessage) => void): { dispose(): void };

@@ -7,6 +7,7 @@ import type { EngineContext } from '../../engine.js';
 import type { WebjsOptions } from '../webjs/client-factory.js';
 import { ApiSendGate } from '../webjs/api-send-gate.js';
 import { chromiumExited } from '../webjs/chromium-exit.js';
+import { libraryVersion } from '../library-version.js';
 import { ProfileSnapshots } from '../webjs/profile-snapshot.js';
 import { WppReceivedMedia } from './wpp-media.js';
 import { isChatMessage, type WppMessage, wppAckPayload, wppMessageRecord } from './wpp-messages.js';
@@ -80,9 +81,28 @@ export class WppConnection {
     for (const listen of this.attachments) listen(client);
     // A restored profile signs in without a state change worth waiting for: look once the page is up.
     void client.waitForPageLoad().then(
-      () => this.signedInCheck(client),
+      () => {
+        void this.readVersions(client);
+        return this.signedInCheck(client);
+      },
       (error: unknown) => this.fail(client, 'WhatsApp Web did not load', error),
     );
+  }
+
+  /**
+   * What this session runs (its `versions`): WPPConnect's package version and the WhatsApp Web
+   * version of the page, read once it has loaded, at each start. The status events before it go
+   * out without them; a page that cannot say is only logged.
+   */
+  private async readVersions(client: WppClientLike): Promise<void> {
+    try {
+      const version = await client.getWAVersion();
+      if (!this.isCurrent(client)) return;
+      const library = { name: '@wppconnect-team/wppconnect', version: libraryVersion('@wppconnect-team/wppconnect') };
+      this.context.setVersions({ library, client: version });
+    } catch (error) {
+      this.context.log.warn({ session: this.context.session, err: error }, 'WPP could not read the WhatsApp Web version');
+    }
   }
 
   async stop(): Promise<void> {
