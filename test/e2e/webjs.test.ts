@@ -2,11 +2,13 @@
 // chromium (the node agent runs the Node engine pod for it), which loads the fake WhatsApp Web
 // page as its pinned web version; the browser profile is saved in the auth-state store in NATS,
 // so a replaced pod resumes the pairing without a QR code.
+import { isDeepStrictEqual } from 'node:util';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeWebPhone, FakeWhatsAppWeb } from '../../engine-pod/test/fake-web/index.js';
+import { LIBRARY_VERSIONS } from '../../engine-pod/test/library-versions.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
-import { type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
+import { BROWSER_ENGINE_IMAGE, type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
 
 const CONTACT = '15551118888';
 let fake: FakeWhatsAppWeb;
@@ -34,6 +36,10 @@ describe('a WEBJS session in cluster mode, through Chromium on the fake WhatsApp
     phone = await fake.scanQr(qr, { id: '15550008888@c.us', pushName: 'Browser' });
     await waitForStatus(gw, 'browser', 'WORKING', 60_000);
     expect((await gw.api('GET', '/api/sessions/browser/me')).body).toMatchObject({ id: '15550008888@c.us', pushName: 'Browser' });
+    // What it runs (issue 31 §1): the pod's image, the installed whatsapp-web.js, the page's version.
+    const versions = { image: BROWSER_ENGINE_IMAGE, library: LIBRARY_VERSIONS.WEBJS, client: fake.version };
+    await waitFor(async () => isDeepStrictEqual((await env.resource('browser')).status.versions, versions), 'the resource versions', 30_000);
+    expect((await gw.api('GET', '/api/sessions/browser')).body.versions).toEqual(versions);
     const sent = await gw.api('POST', '/api/sendText', { session: 'browser', chatId: `${CONTACT}@c.us`, text: 'hello from a WEBJS pod' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     await waitFor(() => phone.sentTo(`${CONTACT}@c.us`).some((m) => m.body === 'hello from a WEBJS pod'), 'the text on the phone');

@@ -3,11 +3,19 @@
 // page WEBJS loads; the browser profile and the copy of the page's Local Storage are saved in the
 // auth-state store in NATS, so a replaced pod resumes the pairing without a QR code. Received
 // files are kept in the cluster's media store and served by the gateway.
+import { isDeepStrictEqual } from 'node:util';
 import { waitFor } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeWebPhone, FakeWhatsAppWeb } from '../../engine-pod/test/fake-web/index.js';
+import { LIBRARY_VERSIONS } from '../../engine-pod/test/library-versions.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
-import { ADMIN_KEY, type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
+import {
+  ADMIN_KEY,
+  BROWSER_ENGINE_IMAGE,
+  type ClusterEnvironment,
+  type GatewayProcess,
+  startClusterWithGateway,
+} from './support/cluster-environment.js';
 
 const CONTACT = '15551119999';
 let fake: FakeWhatsAppWeb;
@@ -35,6 +43,10 @@ describe('a WPP session in cluster mode, through Chromium on the fake WhatsApp W
     phone = await fake.scanQr(qr, { id: '15550009191@c.us', pushName: 'Connect' });
     await waitForStatus(gw, 'wpp', 'WORKING', 60_000);
     expect((await gw.api('GET', '/api/sessions/wpp/me')).body).toMatchObject({ id: '15550009191@c.us', pushName: 'Connect' });
+    // What it runs (issue 31 §1): the pod's image, the installed WPPConnect, the page's version.
+    const versions = { image: BROWSER_ENGINE_IMAGE, library: LIBRARY_VERSIONS.WPP, client: fake.version };
+    await waitFor(async () => isDeepStrictEqual((await env.resource('wpp')).status.versions, versions), 'the resource versions', 30_000);
+    expect((await gw.api('GET', '/api/sessions/wpp')).body.versions).toEqual(versions);
     const sent = await gw.api('POST', '/api/sendText', { session: 'wpp', chatId: `${CONTACT}@c.us`, text: 'hello from a WPP pod' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     expect(sent.body).toMatchObject({ fromMe: true, source: 'api', body: 'hello from a WPP pod', ackName: 'PENDING' });

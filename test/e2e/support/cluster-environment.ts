@@ -19,7 +19,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** The images the operator puts in engine pods; the node agent knows what each runs. */
 export const ENGINE_IMAGE = 'switchboard/engine-socket:e2e';
-const BROWSER_ENGINE_IMAGE = 'switchboard/engine-browser:e2e';
+export const BROWSER_ENGINE_IMAGE = 'switchboard/engine-browser:e2e';
 /** GOWS: the Go engine's own image, `switchboard-gows nats` (the binary `make build` and `buildGows()` make). */
 export const GOWS_ENGINE_IMAGE = 'switchboard/engine-gows:e2e';
 export const ADMIN_KEY = 'e2e-admin-key-0123456789';
