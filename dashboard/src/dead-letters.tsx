@@ -1,54 +1,30 @@
 import type { DeadDelivery, ReplayResult, SessionInfo } from '@switchboard/protocol';
-import { useEffect, useState } from 'preact/hooks';
 import { type Api, enc } from './api.js';
+import { SessionFilter, useSessionList } from './session-list.js';
 
 /** The dead webhook deliveries of a session, per webhook, each replayable (routes/deliveries.ts). */
 export function DeadLetters({ api, sessions, mayReplay }: { api: Api; sessions: SessionInfo[]; mayReplay: boolean }) {
-  const [session, setSession] = useState(sessions[0]?.name ?? '');
-  const [dead, setDead] = useState<DeadDelivery[]>([]);
-  const [message, setMessage] = useState('');
-  const load = async () => {
-    if (session === '') return;
-    try {
-      setDead(await api.get<DeadDelivery[]>(`/api/${enc(session)}/webhooks/dead?limit=1000`));
-    } catch (failure) {
-      setMessage((failure as Error).message);
-    }
-  };
-  useEffect(() => void load(), [session]);
-  const replay = async (ids: number[]) => {
-    try {
+  const names = sessions.map((s) => s.name);
+  const {
+    session,
+    setSession,
+    list: dead,
+    message,
+    load,
+    act,
+  } = useSessionList<DeadDelivery[]>(api, names, (name) => `/api/${enc(name)}/webhooks/dead?limit=1000`, []);
+  const replay = (ids: number[]) =>
+    act(async () => {
       const result = await api.post<ReplayResult>(`/api/${enc(session)}/webhooks/dead/replay`, { ids });
       const skipped = result.skipped.map((s) => `${s.id}: ${s.reason}`).join('; ');
-      setMessage(`replayed ${result.replayed.length}${skipped ? `, skipped ${skipped}` : ''}`);
-    } catch (failure) {
-      setMessage((failure as Error).message);
-    }
-    await load();
-  };
+      return `replayed ${result.replayed.length}${skipped ? `, skipped ${skipped}` : ''}`;
+    });
   const byUrl = new Map<string, DeadDelivery[]>();
   for (const d of dead) byUrl.set(d.url, [...(byUrl.get(d.url) ?? []), d]);
   return (
     <section aria-labelledby="dead-title">
       <h2 id="dead-title">Dead letters</h2>
-      <div class="filters">
-        <label>
-          Session{' '}
-          <select id="dead-session" value={session} onChange={(e) => setSession(e.currentTarget.value)}>
-            {sessions.map((s) => (
-              <option key={s.name}>{s.name}</option>
-            ))}
-          </select>
-        </label>
-        <button type="button" onClick={() => void load()}>
-          Reload
-        </button>
-      </div>
-      {message && (
-        <p class="note" role="status" id="dead-message">
-          {message}
-        </p>
-      )}
+      <SessionFilter id="dead" names={names} session={session} onSession={setSession} onReload={() => void load()} message={message} />
       {dead.length === 0 && <p class="hint">No dead deliveries.</p>}
       {[...byUrl].map(([url, list]) => (
         <div class="webhook" key={url}>

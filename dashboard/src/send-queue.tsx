@@ -1,55 +1,30 @@
 import type { SendQueuePage, SessionInfo } from '@switchboard/protocol';
-import { useEffect, useState } from 'preact/hooks';
 import { type Api, enc } from './api.js';
+import { SessionFilter, useSessionList } from './session-list.js';
 
 /** What waits in a session's send queue (paced sending, docs/api.md), each queued send cancellable. */
 export function SendQueue({ api, sessions }: { api: Api; sessions: SessionInfo[] }) {
-  const paced = sessions.filter((s) => s.config?.sending !== undefined);
-  const [session, setSession] = useState(paced[0]?.name ?? '');
-  const [page, setPage] = useState<SendQueuePage>({ total: 0, items: [] });
-  const [message, setMessage] = useState('');
-  const load = async () => {
-    if (session === '') return;
-    try {
-      setPage(await api.get<SendQueuePage>(`/api/${enc(session)}/queue?limit=1000`));
-    } catch (failure) {
-      setMessage((failure as Error).message);
-    }
-  };
-  useEffect(() => void load(), [session]);
-  const cancel = async (id: string) => {
-    try {
+  const paced = sessions.filter((s) => s.config?.sending !== undefined).map((s) => s.name);
+  const {
+    session,
+    setSession,
+    list: page,
+    message,
+    load,
+    act,
+  } = useSessionList<SendQueuePage>(api, paced, (name) => `/api/${enc(name)}/queue?limit=1000`, { total: 0, items: [] });
+  const cancel = (id: string) =>
+    act(async () => {
       await api.call('DELETE', `/api/${enc(session)}/queue/${enc(id)}`);
-      setMessage(`cancelled ${id}`);
-    } catch (failure) {
-      setMessage((failure as Error).message);
-    }
-    await load();
-  };
+      return `cancelled ${id}`;
+    });
   return (
     <section aria-labelledby="queue-title">
       <h2 id="queue-title">Send queue</h2>
       {paced.length === 0 ? (
         <p class="hint">No session paces its sends (config.sending).</p>
       ) : (
-        <div class="filters">
-          <label>
-            Session{' '}
-            <select id="queue-session" value={session} onChange={(e) => setSession(e.currentTarget.value)}>
-              {paced.map((s) => (
-                <option key={s.name}>{s.name}</option>
-              ))}
-            </select>
-          </label>
-          <button type="button" onClick={() => void load()}>
-            Reload
-          </button>
-        </div>
-      )}
-      {message && (
-        <p class="note" role="status" id="queue-message">
-          {message}
-        </p>
+        <SessionFilter id="queue" names={paced} session={session} onSession={setSession} onReload={() => void load()} message={message} />
       )}
       {session !== '' && (
         <p class="hint" id="queue-total">

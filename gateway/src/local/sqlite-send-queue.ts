@@ -3,6 +3,7 @@ import type { EngineCommand } from '@switchboard/protocol';
 import type { SentSend } from '../sending/pacing.js';
 import type { QueuedSendRow, SendQueueStore } from '../sending/send-queue-store.js';
 import type { SchemaPart } from './store/database.js';
+import { inTransaction } from './store/transaction.js';
 
 /*
  * The send queues of local mode, in switchboard.db. Written at once, each change its own
@@ -181,14 +182,7 @@ export class SqliteSendQueue implements SendQueueStore {
   }
 
   private transaction(work: () => void): void {
-    this.db.exec('BEGIN IMMEDIATE');
-    try {
-      work();
-      this.db.exec('COMMIT');
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
+    inTransaction(this.db, work, 'BEGIN IMMEDIATE');
   }
 }
 

@@ -7,6 +7,7 @@ import { storedFailureReason } from '../../webhooks/delivery-failure.js';
 import type { WebhookTarget } from '../../webhooks/webhook-targets.js';
 import { adoptOlderRows } from './outbox-upgrade.js';
 import { queueKey, sessionKeys, splitKey } from './queue-keys.js';
+import { inTransaction } from '../store/transaction.js';
 
 /**
  * The durable side of the (session, webhook) queues. The queue itself is the event log's
@@ -416,18 +417,7 @@ export class WebhookOutbox {
 
   /** Joins a transaction already open (a `WriteBatch`), else runs in one of its own. */
   private transaction(work: () => void): void {
-    if (this.db.isTransaction) {
-      work();
-      return;
-    }
-    this.db.exec('BEGIN');
-    try {
-      work();
-      this.db.exec('COMMIT');
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
+    inTransaction(this.db, work);
   }
 }
 
