@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
-import { type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
+import { type ClusterEnvironment, type GatewayProcess, fakeServersEnv, startClusterWithGateway } from './support/cluster-environment.js';
 
 const CONTACT = '15551117777';
 let fake: FakeWaServer;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   fake = server;
   ({ env, gw } = await startClusterWithGateway({
     namespace: 'switchboard-e2e-gows',
-    engineEnv: { SWITCHBOARD_GOWS_BIN: binary, SWITCHBOARD_GOWS_WS_URL: fake.url, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey },
+    engineEnv: { SWITCHBOARD_GOWS_BIN: binary, ...fakeServersEnv({ gows: fake }) },
   }));
 }, 300_000);
 

@@ -10,7 +10,7 @@ import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/inde
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
 import { silencedAndReconnected } from '../contract/silent-connection.js';
-import { ADMIN_KEY, type ClusterEnvironment, type GatewayProcess, startClusterWithGateway } from './support/cluster-environment.js';
+import { ADMIN_KEY, type ClusterEnvironment, type GatewayProcess, fakeServersEnv, startClusterWithGateway } from './support/cluster-environment.js';
 
 const TIMEOUT_MS = 2_000;
 const CONTACT = '15551119999';
@@ -32,9 +32,7 @@ beforeAll(async () => {
     namespace: 'switchboard-e2e-silent',
     engineEnv: {
       SWITCHBOARD_SILENCE_TIMEOUT_MS: String(TIMEOUT_MS),
-      SWITCHBOARD_NOWEB_WS_URL: noweb.url,
-      SWITCHBOARD_GOWS_WS_URL: gows.url,
-      SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: gows.certRootPublicKey,
+      ...fakeServersEnv({ noweb, gows }),
     },
   }));
 }, 300_000);

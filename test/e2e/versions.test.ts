@@ -12,6 +12,7 @@ import { waitForStatus } from '../contract/harness.js';
 import {
   type ClusterEnvironment,
   ENGINE_IMAGE,
+  fakeServersEnv,
   type GatewayProcess,
   GOWS_ENGINE_IMAGE,
   startClusterWithGateway,
@@ -32,11 +33,7 @@ beforeAll(async () => {
   for (const fake of [noweb, gows]) fake.retireClientVersion(RETIRED);
   ({ env, gw } = await startClusterWithGateway({
     namespace: 'switchboard-e2e-versions',
-    engineEnv: {
-      SWITCHBOARD_NOWEB_WS_URL: noweb.url,
-      SWITCHBOARD_GOWS_WS_URL: gows.url,
-      SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: gows.certRootPublicKey,
-    },
+    engineEnv: fakeServersEnv({ noweb, gows }),
   }));
 }, 300_000);
 

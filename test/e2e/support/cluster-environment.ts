@@ -23,6 +23,20 @@ export const BROWSER_ENGINE_IMAGE = 'switchboard/engine-browser:e2e';
 /** GOWS: the Go engine's own image, `switchboard-gows nats` (the binary `make build` and `buildGows()` make). */
 export const GOWS_ENGINE_IMAGE = 'switchboard/engine-gows:e2e';
 export const ADMIN_KEY = 'e2e-admin-key-0123456789';
+
+/** A fake WhatsApp server as the socket engines reach it (engine-pod/test/fake-wa). */
+interface FakeServer {
+  readonly url: string;
+  readonly certRootPublicKey: string;
+}
+
+/** The engine pods' variables that point NOWEB and GOWS at fake WhatsApp servers (either may be left out). */
+export function fakeServersEnv(fakes: { noweb?: FakeServer; gows?: FakeServer }): Record<string, string> {
+  return {
+    ...(fakes.noweb ? { SWITCHBOARD_NOWEB_WS_URL: fakes.noweb.url } : {}),
+    ...(fakes.gows ? { SWITCHBOARD_GOWS_WS_URL: fakes.gows.url, SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fakes.gows.certRootPublicKey } : {}),
+  };
+}
 const OPERATOR_LEASE = 'switchboard-operator';
 /**
  * The Secret of NATS authentication, made as the chart's operator makes it (`loadOrCreateNatsAuth`):
