@@ -4,7 +4,7 @@ import { ApiError, TooManyRequests } from '../http/errors.js';
 import { DAY_MS, drawPause, type HoldReason, type PacingState, pickNext, typingMs } from './pacing.js';
 import type { QueuedSendRow, SendQueueStore } from './send-queue-store.js';
 
-/** Told of what the queues do: the metrics (metrics/send-queue-metrics.ts). */
+/** Told of what the queues do: the metrics (GatewayMetrics `held`, `waited`). */
 export interface SendQueueObserver {
   held(session: string, reason: HoldReason): void;
   /** A send went out after waiting this long in the queue. */
