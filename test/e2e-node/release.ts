@@ -323,6 +323,19 @@ export async function retag(info: NodeClusterInfo, from: string, to: string): Pr
   });
 }
 
+/**
+ * Drops a name `retag` gave (`ctr images rm`: the name only, the content stays under its others).
+ * A file that retags cleans up after itself: the CRI reports a container's image by one of the
+ * names its image has, so a name left behind shows up in the next file's checks.
+ */
+export async function untag(info: NodeClusterInfo, ref: string): Promise<void> {
+  await new Promise<void>((done, fail) => {
+    execFile(info.tools.ctr, ['--address', info.tools.containerdSocket, '--namespace', 'k8s.io', 'images', 'rm', ref], (error, _stdout, stderr) =>
+      error ? fail(new Error(`ctr images rm ${ref}: ${stderr}`)) : done(),
+    );
+  });
+}
+
 /** Seconds with one decimal, for the printed measurements. */
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

@@ -13,7 +13,7 @@
 import { type ReceivedHook, waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
-import { ensureNatsImage, type Manifest, must, nodeValues, Release, retag, seconds } from './release.js';
+import { ensureNatsImage, type Manifest, must, nodeValues, Release, retag, seconds, untag } from './release.js';
 import { connectNodeCluster } from './support/node-cluster.js';
 
 const info = inject('nodeCluster');
@@ -73,6 +73,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await release.remove();
+  await untag(info, engineImage(GOOD)).catch(() => {});
   await receiver?.stop();
   await fake?.close();
 }, 600_000);

@@ -4,7 +4,7 @@
 // receiver takes it (200). Counted by event id: every event the receiver refused arrives.
 import { type ReceivedHook, waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureNatsImage, type Manifest, nodeValues, Release, retag, seconds } from './release.js';
+import { ensureNatsImage, type Manifest, nodeValues, Release, retag, seconds, untag } from './release.js';
 import { connectNodeCluster } from './support/node-cluster.js';
 
 const info = inject('nodeCluster');
@@ -23,6 +23,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await release.remove();
+  for (const image of ['gateway', 'operator', 'engine']) await untag(info, `localhost/switchboard/${image}:${NEW_TAG}`).catch(() => {});
   await receiver?.stop();
 }, 600_000);
 
