@@ -250,6 +250,23 @@ describe("today's CRD refuses what the previous one let through", { timeout: 60_
     );
   });
 
+  it("a paced-sending config whose upper bound is below its lower one (the API's refinements, as CEL)", async () => {
+    const sending = (value: Record<string, unknown>) => ({ config: { sending: value } });
+    expect(await refusal(() => cluster.createSession(ns, 'delay', sending({ delay: { minMs: 5000, maxMs: 1000 } })))).toContain(
+      'maxMs must be at least minMs',
+    );
+    // typing's minMs defaults to 1000: a maxMs below it alone is refused, after the defaults apply.
+    expect(await refusal(() => cluster.createSession(ns, 'typing', sending({ typing: { maxMs: 500 } })))).toContain('maxMs must be at least minMs');
+    expect(await refusal(() => cluster.createSession(ns, 'warmup', sending({ warmup: { start: 50, step: 5, max: 10 } })))).toContain(
+      'max must be at least start',
+    );
+    await cluster.createSession(
+      ns,
+      'paced',
+      sending({ delay: { minMs: 1000, maxMs: 1000 }, typing: { minMs: 0, maxMs: 500 }, warmup: { start: 10, step: 5, max: 10 } }),
+    );
+  });
+
   it('conditions that are no metav1.Condition, or two of one type; a standard one is taken', async () => {
     await patchStatus({ conditions: [condition] });
     expect(await refusal(() => patchStatus({ conditions: [{ ...condition, reason: 'not a reason' }] }))).toContain('reason');

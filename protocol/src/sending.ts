@@ -15,6 +15,12 @@ const perMinute = (what: string) =>
     .optional()
     .meta({ description: `The most sends ${what} in any 60 seconds (1 to 600); no limit when absent` });
 
+/**
+ * The CEL rule of a refinement below, so a `kubectl apply` gets the refusal the API gives (the
+ * API server has applied the CRD's defaults by then, so both members are there).
+ */
+const atLeast = (upper: string, lower: string) => ({ rule: `self.${upper} >= self.${lower}`, message: `${upper} must be at least ${lower}` });
+
 /** A random pause between two sends of the session, drawn anew after each send. */
 export const SendDelayRange = z
   .object({
@@ -22,7 +28,7 @@ export const SendDelayRange = z
     maxMs: z.number().int().min(0).max(3_600_000).meta({ description: 'Longest pause, in milliseconds (minMs to 3600000)' }),
   })
   .refine(({ minMs, maxMs }) => maxMs >= minMs, { message: 'must be at least minMs', path: ['maxMs'] })
-  .meta({ id: 'SendDelayRange' });
+  .meta({ id: 'SendDelayRange', 'x-kubernetes-validations': [atLeast('maxMs', 'minMs')] });
 
 /** Composing presence before a text, for a time growing with its length, then paused. */
 export const TypingConfig = z
@@ -38,7 +44,7 @@ export const TypingConfig = z
     maxMs: z.number().int().min(0).max(60_000).default(8000).meta({ description: 'Longest typing, in milliseconds (minMs to 60000; default 8000)' }),
   })
   .refine(({ minMs, maxMs }) => maxMs >= minMs, { message: 'must be at least minMs', path: ['maxMs'] })
-  .meta({ id: 'TypingConfig' });
+  .meta({ id: 'TypingConfig', 'x-kubernetes-validations': [atLeast('maxMs', 'minMs')] });
 export type TypingConfig = z.infer<typeof TypingConfig>;
 
 /**
@@ -52,7 +58,7 @@ export const WarmupConfig = z
     max: z.number().int().min(1).max(100_000).meta({ description: 'The cap it stops rising at (start to 100000)' }),
   })
   .refine(({ start, max }) => max >= start, { message: 'must be at least start', path: ['max'] })
-  .meta({ id: 'WarmupConfig' });
+  .meta({ id: 'WarmupConfig', 'x-kubernetes-validations': [atLeast('max', 'start')] });
 export type WarmupConfig = z.infer<typeof WarmupConfig>;
 
 export const DEFAULT_MAX_QUEUED = 1000;
