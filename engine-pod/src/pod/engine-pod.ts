@@ -17,9 +17,6 @@ import { engineFactory } from '../engine-factories.js';
 import { type HealthServer, startHealthServer } from './health-server.js';
 import { TIER, VERSION } from './version.js';
 
-/** The lease's timings; tests shorten them, with a bucket made at the same ttl. */
-export type LeaseTiming = Pick<SessionLeaseOptions, 'ttlMs' | 'renewMs' | 'retryMs'>;
-
 /** Inside the kubelet's default 30 s grace period, with room left for the rest of the shutdown. */
 const FLUSH_TIMEOUT_MS = 10_000;
 const DRAIN_TIMEOUT_MS = 5_000;
@@ -58,13 +55,13 @@ export class EnginePod {
 
   /**
    * `factory`: the engine's, from the catalog when left out; tests run the pod with a fake engine.
-   * `leaseTiming`: the lease's, LEASE's when left out; it must be the ttl of the leases bucket.
+   * `leaseTiming`: the lease's, LEASE's when left out; tests shorten it, with the leases bucket made at the same ttl.
    */
   constructor(
     private readonly config: PodConfig,
     private readonly log: Logger,
     private readonly factory?: EngineFactory,
-    private readonly leaseTiming: LeaseTiming = {},
+    private readonly leaseTiming: Pick<SessionLeaseOptions, 'ttlMs' | 'renewMs' | 'retryMs'> = {},
   ) {}
 
   /** Ready for the kubelet: this pod holds the lease and its engine host runs. */

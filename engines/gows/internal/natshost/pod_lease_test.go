@@ -351,3 +351,22 @@ func (p *tcpProxy) cut() {
 	}
 	p.conns = nil
 }
+
+// The host starts no engine while the pod does not hold the session lease (a logout's restart that
+// outlived it), and does once it holds it again.
+func TestHostStartsNoEngineWithoutTheLease(t *testing.T) {
+	var published [][]byte
+	engine := &fakeEngine{}
+	host := testHost(t, engine.call, &published)
+	held := false
+	host.mayConnect = func() bool { return held }
+	host.Start(context.Background())
+	if status, _, _, _ := host.Status(); status != "STOPPED" || len(engine.calls) != 0 {
+		t.Fatalf("without the lease: status %s, engine calls %v; want STOPPED and none", status, engine.calls)
+	}
+	held = true
+	host.Start(context.Background())
+	if status, _, _, _ := host.Status(); status != "STARTING" || !slices.Equal(engine.calls, []string{"start"}) {
+		t.Fatalf("with the lease: status %s, engine calls %v; want STARTING after one start", status, engine.calls)
+	}
+}
