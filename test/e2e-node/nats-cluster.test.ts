@@ -20,10 +20,11 @@ import { seconds } from './release.js';
 import { connectNodeCluster } from './support/node-cluster.js';
 
 // Not in make test yet (`make nats-upgrade` runs it: SWITCHBOARD_NATS_UPGRADE=1): it passed 1 of 4
-// runs, each failure a product problem it found and docs/operations.md lists ("From 1 server to
-// 3"): engines exiting on a session lease lost while JetStream answered "no responders" after the
-// cluster formed (they now stop their engine and wait for the lease again), command buckets made
-// again at one copy, a NOWEB message not on the webhook.
+// runs, then the one run since engine pods ride out a lost lease. Each failure was a product problem
+// it found, which docs/operations.md lists ("From 1 server to 3"): engines exiting on a session
+// lease lost while JetStream answered "no responders" after the cluster formed (they now stop their
+// engine and wait for the lease again), command buckets made again at one copy, a NOWEB message not
+// on the webhook.
 const RUN = process.env.SWITCHBOARD_NATS_UPGRADE === '1';
 let chaos: ChaosRelease;
 
