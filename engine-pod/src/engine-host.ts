@@ -79,6 +79,11 @@ export interface EngineHostOptions {
    * policy (`guardedAgent`, or `lazyGuardedAgent` to load undici only when a file is downloaded). Left out: one guarded by the built-in rules only.
    */
   readonly downloads?: Downloads;
+  /**
+   * Cluster mode: whether this pod holds the session's lease (invariant 1). A start while it does
+   * not leaves the engine stopped, whoever asks for it (a logout's restart that outlived the lease).
+   */
+  readonly mayConnect?: () => boolean;
 }
 
 function isGroupAck(payload: Record<string, unknown>): boolean {
@@ -181,6 +186,10 @@ export class EngineHost {
   async start(): Promise<void> {
     if (this.engine && this.current !== 'FAILED') return;
     if (this.engine) await this.stop();
+    if (this.options.mayConnect?.() === false) {
+      this.options.log.warn({ session: this.options.session }, 'engine not started: this pod does not hold the session lease');
+      return;
+    }
     // The new engine says again what it runs; until it has, nothing stale.
     this.running = null;
     const engine = this.options.factory({

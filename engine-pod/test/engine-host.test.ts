@@ -8,9 +8,10 @@ import { CommandError, type Engine, EngineHost, type EngineContext, FileAuthStat
 
 const silent = { info() {}, warn() {}, error() {} };
 
-function host(engine: 'SANDBOX' | 'NOWEB', factory: (ctx: EngineContext) => Engine) {
+function host(engine: 'SANDBOX' | 'NOWEB', factory: (ctx: EngineContext) => Engine, mayConnect?: () => boolean) {
   const events: HostedEvent[] = [];
   const h = new EngineHost({
+    ...(mayConnect ? { mayConnect } : {}),
     session: 's1',
     engine,
     factory,
@@ -100,6 +101,27 @@ describe('EngineHost', () => {
     const statuses = events.filter((e) => e.envelope.event === 'session.status').map((e) => e.envelope.payload.status);
     expect(statuses.filter((s) => s === 'STARTING')).toHaveLength(1);
     expect(statuses.filter((s) => s === 'STOPPED')).toHaveLength(1);
+  });
+
+  it('starts no engine while the pod does not hold the session lease (mayConnect), and does once it does', async () => {
+    let held = false;
+    let made = 0;
+    const { h } = host(
+      'SANDBOX',
+      (ctx) => {
+        made++;
+        return sandbox(ctx);
+      },
+      () => held,
+    );
+    await h.start();
+    expect(made).toBe(0);
+    expect(h.status).toBe('STOPPED');
+    held = true;
+    await h.start();
+    expect(made).toBe(1);
+    expect(h.status).not.toBe('STOPPED');
+    await h.stop();
   });
 
   it('answers NOT_SUPPORTED naming the engine for simulate on a non-SANDBOX session', async () => {

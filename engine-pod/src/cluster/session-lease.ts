@@ -108,10 +108,12 @@ export class SessionLease {
 
   /**
    * The key is held: when its record names this pod's uid, the holder was a container of this pod
-   * that has ended (killed, or out of memory), and the kubelet started this one in its place.
-   * Waiting out its ttl would only keep the session down for nothing, so the key is taken over by
-   * a compare-and-set on the revision read: a new revision, hence a higher fencing token, and
-   * nobody else's write lost. Null when the record is another pod's, or the key moved meanwhile.
+   * that has ended (killed, or out of memory), and the kubelet started this one in its place; or
+   * this very holder, before its lease lapsed (NATS out of reach longer than the ttl), whose engine
+   * the pod stopped then. Either way no engine runs on it, and waiting out its ttl would only keep
+   * the session down for nothing, so the key is taken over by a compare-and-set on the revision
+   * read: a new revision, hence a higher fencing token, and nobody else's write lost. Null when
+   * the record is another pod's, or the key moved meanwhile.
    */
   private async takeBackFromEarlierContainer(sentAt: number): Promise<number | null> {
     const { session, podUid, holder, log } = this.options;
@@ -122,10 +124,11 @@ export class SessionLease {
       const record = entry.json<Partial<LeaseRecord>>();
       if (record.podUid !== podUid || record.holder !== holder) return null;
       const revision = await this.kv.update(session, this.value(), entry.revision);
+      const from = this.token === null ? 'an earlier container of this pod' : 'its own record, from before it lapsed';
       this.revision = revision;
       this.token = revision;
       this.scheduleRenewal(sentAt);
-      log.info({ holder, fencingToken: revision, previous: entry.revision }, 'session lease taken back from an earlier container of this pod');
+      log.info({ holder, fencingToken: revision, previous: entry.revision }, `session lease taken back from ${from}`);
       return revision;
     } catch (error) {
       // Unreadable record or a write in between: wait like any other holder.
@@ -134,7 +137,10 @@ export class SessionLease {
     }
   }
 
-  /** Called once, when the lease is lost; the holder must stop its engine at once. */
+  /**
+   * Called each time the lease is lost (once per acquisition): the holder must stop its engine at
+   * once. It may then `acquire` again, as a fresh start would.
+   */
   onLost(callback: (reason: string) => void): void {
     this.lostCallbacks.push(callback);
   }

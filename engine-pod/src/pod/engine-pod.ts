@@ -6,7 +6,7 @@ import { EventPublisher } from '../cluster/event-publisher.js';
 import { NatsAuthStateStore } from '../cluster/nats-auth-state-store.js';
 import { NatsMediaStore } from '../cluster/nats-media-store.js';
 import { NatsMessageStore } from '../cluster/nats-message-store.js';
-import { SessionLease } from '../cluster/session-lease.js';
+import { SessionLease, type SessionLeaseOptions } from '../cluster/session-lease.js';
 import type { EngineFactory } from '../engine.js';
 import { EngineHost } from '../engine-host.js';
 import { HistoryRecorder } from '../history/history-recorder.js';
@@ -25,6 +25,13 @@ const DRAIN_TIMEOUT_MS = 5_000;
  * One engine pod's life: the instance manager of its session. It owns the order things happen
  * in, which is what keeps invariant 1: the engine connects only after this pod holds the
  * session's lease, and is stopped the moment the lease is lost.
+ *
+ * A lost lease (NATS out of reach, or JetStream not answering, for longer than its ttl) does not
+ * end the pod: its engine stops at once, the pod turns un-ready, and it waits for the lease as at
+ * its start, then starts the same host again from the stored pairing. Exiting instead would only
+ * have the kubelet restart the container into the same wait, and repeated exits end in
+ * CrashLoopBackOff's delays. The NATS connection, event publisher, history and command server
+ * stay for the pod's life: nothing of the first term is left behind or made twice.
  */
 export class EnginePod {
   private nc: NatsConnection | null = null;
@@ -37,6 +44,8 @@ export class EnginePod {
   private commands: CommandServer | null = null;
   private hostStarted = false;
   private hostStopped: Promise<void> | null = null;
+  /** Resolves the current lease term's wait once its lease is lost (set while one is held). */
+  private termEnded: (() => void) | null = null;
   private stopping = false;
   private readonly acquiring = new AbortController();
   private end!: (exitCode: number) => void;
@@ -44,11 +53,15 @@ export class EnginePod {
     this.end = resolve;
   });
 
-  /** `factory`: the engine's, from the catalog when left out; tests run the pod with a fake engine. */
+  /**
+   * `factory`: the engine's, from the catalog when left out; tests run the pod with a fake engine.
+   * `leaseTiming`: the lease's, LEASE's when left out; tests shorten it, with the leases bucket made at the same ttl.
+   */
   constructor(
     private readonly config: PodConfig,
     private readonly log: Logger,
     private readonly factory?: EngineFactory,
+    private readonly leaseTiming: Pick<SessionLeaseOptions, 'ttlMs' | 'renewMs' | 'retryMs'> = {},
   ) {}
 
   /** Ready for the kubelet: this pod holds the lease and its engine host runs. */
@@ -80,7 +93,14 @@ export class EnginePod {
     const authState = await NatsAuthStateStore.open(nc, session, { bind });
     const media = await NatsMediaStore.open(nc);
     const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc, { bind, forgetsByKey: true }), this.log));
-    const lease = await SessionLease.open(nc, { session, holder: podName, ...(podUid === undefined ? {} : { podUid }), log: this.log, bind });
+    const lease = await SessionLease.open(nc, {
+      session,
+      holder: podName,
+      ...(podUid === undefined ? {} : { podUid }),
+      log: this.log,
+      bind,
+      ...this.leaseTiming,
+    });
     this.lease = lease;
     this.health = await startHealthServer(this.config.healthPort, () => this.ready);
     // The engine's code is loaded here, once the probes answer and before the lease is taken: a
@@ -93,10 +113,7 @@ export class EnginePod {
       }));
     this.log.info({ healthPort: this.health.port }, 'engine pod up; waiting for the session lease');
 
-    lease.onLost((reason) => this.abandon(reason));
-    await lease.acquire(this.acquiring.signal);
-    if (this.stopping) return;
-
+    lease.onLost((reason) => this.pause(reason));
     const host = new EngineHost({
       session,
       engine: this.config.engine,
@@ -114,13 +131,27 @@ export class EnginePod {
       log: this.log,
       media: { store: media, urlFor: (stored) => mediaUrl(this.config.baseUrl, stored), maxBytes: this.config.mediaMaxBytes },
       downloads: lazyGuardedAgent(this.config.outbound),
+      mayConnect: () => lease.held && !this.stopping,
     });
     this.host = host;
-    this.commands = new CommandServer({ nc, session, host, log: this.log, events: publisher });
-    this.commands.start();
-    await host.start();
-    this.hostStarted = !this.stopping;
-    this.log.info({ engine: this.config.engine, fencingToken: lease.fencingToken, status: host.status }, 'engine started');
+    for (;;) {
+      const ended = new Promise<void>((resolve) => (this.termEnded = resolve));
+      await lease.acquire(this.acquiring.signal);
+      if (this.stopping) return;
+      // Commands wait for the first lease; then they stay served, answered by a stopped host while it is lost.
+      if (!this.commands) {
+        this.commands = new CommandServer({ nc, session, host, log: this.log, events: publisher });
+        this.commands.start();
+      }
+      await host.start();
+      this.hostStarted = !this.stopping && lease.held;
+      this.log.info({ engine: this.config.engine, fencingToken: lease.fencingToken, status: host.status }, 'engine started');
+      await ended;
+      // Its stop began when the lease was lost; take the lease again only once the engine is down.
+      await this.stopHost();
+      if (this.stopping) return;
+      this.hostStopped = null;
+    }
   }
 
   private async connectNats(): Promise<NatsConnection> {
@@ -151,11 +182,16 @@ export class EnginePod {
     return nc;
   }
 
-  /** The lease is gone: someone else may be connecting with these credentials right now. */
-  private abandon(reason: string): void {
-    // Stop first and at once; the host ignores anything the old engine reports after this.
+  /**
+   * The lease is gone: someone else may connect with these credentials once its ttl has run out.
+   * Stop first and at once (the host ignores anything the old engine reports after this), then
+   * wait for the lease again (startUp's loop).
+   */
+  private pause(reason: string): void {
     void this.stopHost();
-    void this.terminate(1, `session lease lost: ${reason}`);
+    this.log.warn({ reason }, 'engine stopped: session lease lost; waiting for it again');
+    this.termEnded?.();
+    this.termEnded = null;
   }
 
   /** One stop, however many paths ask for it, so the shutdown can wait for the one under way. */
@@ -170,6 +206,7 @@ export class EnginePod {
     this.stopping = true;
     this.log.info({ reason }, 'engine pod stopping');
     this.acquiring.abort();
+    this.termEnded?.();
     let code = exitCode;
     try {
       await this.commands?.close();

@@ -43,6 +43,10 @@ type Host struct {
 	env        map[string]any
 	apps       *apps
 	setup      rpcschema.StartParams // the start params: session and settings
+	// mayConnect says whether this pod holds the session's lease (invariant 1): a Start while it
+	// does not leaves the engine stopped, whoever asks (a logout's restart that outlived the lease).
+	// Nil: always (tests of the host alone).
+	mayConnect func() bool
 
 	mu      sync.Mutex
 	running bool
@@ -80,6 +84,13 @@ func (h *Host) Start(ctx context.Context) {
 		h.Stop(ctx)
 	}
 	h.mu.Lock()
+	// Asked under the lock that Stop reads running with: a lease lost before this is refused here,
+	// one lost after it finds running set and stops the engine.
+	if h.mayConnect != nil && !h.mayConnect() {
+		h.mu.Unlock()
+		h.log.Warn("engine not started: this pod does not hold the session lease")
+		return
+	}
 	h.running = true
 	// The engine says again what this start runs (SetVersions); until then, nothing stale.
 	h.versions = nil
@@ -88,6 +99,10 @@ func (h *Host) Start(ctx context.Context) {
 	if _, err := h.engine(ctx, "start", h.setup); err != nil {
 		h.log.Error("engine failed to start", "err", err.Error())
 		h.setStatus("FAILED", "the engine failed to start: "+err.Error())
+	}
+	// A Stop while the engine was starting may have come before the engine had anything to stop.
+	if !h.isRunning() {
+		_, _ = h.engine(context.WithoutCancel(ctx), "stop", nil)
 	}
 }
 

@@ -63,7 +63,8 @@ func (l *Lease) FencingToken() uint64 {
 	return l.token
 }
 
-// OnLost is called once, when the lease is lost: the holder must stop its engine at once.
+// OnLost is called each time the lease is lost (once per acquisition): the holder must stop its
+// engine at once. It may then Acquire again, as a fresh start would.
 func (l *Lease) OnLost(callback func(reason string)) { l.lost = callback }
 
 // Acquire returns once this pod holds the lease, or with the context's error.
@@ -101,7 +102,8 @@ func (l *Lease) Acquire(ctx context.Context) (uint64, error) {
 }
 
 // takeBackFromEarlierContainer: the key is held; when its record names this pod's uid, the holder
-// was a container of this pod that has ended and the kubelet started this one in its place.
+// was a container of this pod that has ended and the kubelet started this one in its place, or this
+// very holder before its lease lapsed, whose engine the pod stopped then. No engine runs on it.
 // Waiting out its ttl would only keep the session down, so the key is taken over by a
 // compare-and-set on the revision read: a new revision (a higher fencing token), nobody else's
 // write lost. False when the record is another pod's or the key moved meanwhile.
@@ -129,10 +131,14 @@ func (l *Lease) takeBackFromEarlierContainer(ctx context.Context, sentAt time.Ti
 		return 0, false
 	}
 	l.mu.Lock()
+	from := "an earlier container of this pod"
+	if l.token != 0 {
+		from = "its own record, from before it lapsed"
+	}
 	l.revision, l.token = revision, revision
 	l.scheduleRenewal(sentAt)
 	l.mu.Unlock()
-	l.log.Info("session lease taken back from an earlier container of this pod", "holder", l.holder, "fencingToken", revision, "previous", entry.revision)
+	l.log.Info("session lease taken back from "+from, "holder", l.holder, "fencingToken", revision, "previous", entry.revision)
 	return revision, true
 }
 

@@ -20,23 +20,33 @@ const (
 
 // Pod is one engine pod's life (engine-pod/src/pod/engine-pod.ts): the engine connects only after
 // this pod holds the session's lease, and is stopped the moment the lease is lost.
+//
+// A lost lease (NATS out of reach, or JetStream not answering, for longer than its ttl) does not end
+// the pod: its engine stops at once, the pod turns un-ready, waits for the lease as at its start,
+// and starts the same host again from the stored pairing. Exiting would only have the kubelet
+// restart the container into the same wait, and repeated exits end in CrashLoopBackOff's delays.
+// The NATS connection, publisher, history and command subscription stay for the pod's life.
 type Pod struct {
 	cfg    Config
 	log    Logger
 	engine EngineFunc
 	Host   *Host
 
-	nc        *nats.Conn
-	lease     *Lease
-	events    *publisher
-	history   *history
-	cmds      *commands
-	health    interface{ Close() error }
-	mu        sync.Mutex
-	started   bool
-	stopping  bool
-	acquiring context.CancelFunc
-	ended     chan int
+	nc      *nats.Conn
+	lease   *Lease
+	events  *publisher
+	history *history
+	cmds    *commands
+	health  interface{ Close() error }
+	// lost carries a lease loss to the loop of startUp, once the engine has stopped.
+	lost chan struct{}
+	// leaseTiming overrides the lease's timings (tests, with a bucket made at the same ttl).
+	leaseTiming *LeaseTiming
+	mu          sync.Mutex
+	started     bool
+	stopping    bool
+	acquiring   context.CancelFunc
+	ended       chan int
 }
 
 // NewPod makes the pod; its Host is the engine's host (hostapi.Host), to attach before Run. checks hold every
@@ -57,7 +67,7 @@ func NewPod(cfg Config, engine EngineFunc, checks *EventChecks, operations *Oper
 		apps: &apps{engine: engine, log: log}}
 	host.apps.set(cfg.Apps)
 	useOutboundPolicy(cfg.Outbound)
-	return &Pod{cfg: cfg, log: log, engine: engine, Host: host, ended: make(chan int, 1)}
+	return &Pod{cfg: cfg, log: log, engine: engine, Host: host, ended: make(chan int, 1), lost: make(chan struct{}, 1)}
 }
 
 // Ready: this pod holds the lease and its engine runs.
@@ -127,12 +137,18 @@ func (p *Pod) startUp() error {
 		return err
 	}
 	p.history = newHistory(messagesKV, p.cfg.Session, p.log)
-	leaseKV, err := openKV(ctx, nc, js, leaseBucket, leaseTTL, bind)
+	timing := LeaseTiming{TTL: leaseTTL, Renew: leaseRenew, Retry: time.Second}
+	if p.leaseTiming != nil {
+		timing = *p.leaseTiming
+	}
+	leaseKV, err := openKV(ctx, nc, js, leaseBucket, timing.TTL, bind)
 	if err != nil {
 		return err
 	}
 	lease := newLease(leaseKV, p.cfg.Session, p.cfg.PodName, p.cfg.PodUID, p.log)
+	lease.ttl, lease.renew, lease.retry = timing.TTL, timing.Renew, timing.Retry
 	host := p.Host
+	host.mayConnect = func() bool { return lease.Held() && !p.isStopping() }
 	host.auth = authState{kv: authKV, session: p.cfg.Session}
 	host.media = &mediaStore{nc: nc, js: js, session: p.cfg.Session, baseURL: p.cfg.BaseURL, bind: bind}
 	host.publish = func(id, event string, envelope []byte, payload map[string]any) {
@@ -149,7 +165,7 @@ func (p *Pod) startUp() error {
 	p.health = server
 	p.log.Info("engine pod up; waiting for the session lease", "healthPort", port)
 
-	lease.OnLost(p.abandon)
+	lease.OnLost(p.pause)
 	acquireCtx, stopAcquiring := context.WithCancel(context.Background())
 	p.mu.Lock()
 	p.acquiring = stopAcquiring
@@ -158,29 +174,62 @@ func (p *Pod) startUp() error {
 	if stopping {
 		stopAcquiring()
 	}
-	if _, err := lease.Acquire(acquireCtx); err != nil {
-		return nil // stopping
+	for {
+		if _, err := lease.Acquire(acquireCtx); err != nil {
+			return nil // stopping
+		}
+		// Commands wait for the first lease; then they stay served, answered by a stopped host while it is lost.
+		if p.cmds == nil {
+			cmds := &commands{nc: nc, js: js, session: p.cfg.Session, host: host, events: p.events, log: p.log}
+			if err := cmds.start(); err != nil {
+				return err
+			}
+			p.mu.Lock()
+			p.cmds = cmds
+			p.mu.Unlock()
+		}
+		host.Start(context.Background())
+		p.mu.Lock()
+		p.started = !p.stopping && lease.Held()
+		p.mu.Unlock()
+		status, _, _, _ := host.Status()
+		p.log.Info("engine started", "engine", "GOWS", "fencingToken", lease.FencingToken(), "status", status)
+		select {
+		case <-p.lost:
+		case <-acquireCtx.Done():
+			return nil
+		}
 	}
-	p.cmds = &commands{nc: nc, js: js, session: p.cfg.Session, host: host, events: p.events, log: p.log}
-	if err := p.cmds.start(); err != nil {
-		return err
-	}
-	host.Start(context.Background())
-	p.mu.Lock()
-	p.started = !p.stopping
-	p.mu.Unlock()
-	status, _, _, _ := host.Status()
-	p.log.Info("engine started", "engine", "GOWS", "fencingToken", lease.FencingToken(), "status", status)
-	return nil
 }
 
-// abandon: the lease is gone, someone else may be connecting with these credentials right now.
-func (p *Pod) abandon(reason string) {
+// LeaseTiming is the lease's ttl, renewal period and retry period; it must match the leases bucket's ttl.
+type LeaseTiming struct{ TTL, Renew, Retry time.Duration }
+
+// WithLeaseTiming shortens the lease's timings (tests); call before Run.
+func (p *Pod) WithLeaseTiming(timing LeaseTiming) *Pod {
+	p.leaseTiming = &timing
+	return p
+}
+
+func (p *Pod) isStopping() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stopping
+}
+
+// pause: the lease is gone, and someone else may connect with these credentials once its ttl has
+// run out. The engine stops first and at once (the lease calls this from its timer, not from the
+// loop, which may still be starting it); then the loop of startUp waits for the lease again.
+func (p *Pod) pause(reason string) {
 	p.mu.Lock()
 	p.started = false
 	p.mu.Unlock()
-	go p.Host.Stop(context.Background())
-	go p.terminate(1, "session lease lost: "+reason)
+	p.Host.Stop(context.Background())
+	p.log.Warn("engine stopped: session lease lost; waiting for it again", "reason", reason)
+	select {
+	case p.lost <- struct{}{}:
+	default:
+	}
 }
 
 func (p *Pod) terminate(exitCode int, reason string) {
@@ -198,8 +247,11 @@ func (p *Pod) terminate(exitCode int, reason string) {
 	p.log.Info("engine pod stopping", "reason", reason)
 	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout+drainTimeout)
 	defer cancel()
-	if p.cmds != nil {
-		p.cmds.close()
+	p.mu.Lock()
+	cmds := p.cmds
+	p.mu.Unlock()
+	if cmds != nil {
+		cmds.close()
 	}
 	p.Host.Stop(ctx)
 	if p.history != nil {
