@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { KV_BUCKETS } from './cluster.js';
 import { PacedCommand } from './commands.js';
-import { ChatId } from './ids.js';
 import { QueuedSend } from './sending.js';
 
 /*
@@ -43,13 +42,15 @@ const fencingToken = z
 
 /** A waiting send, `state` `sending` once handed to the engine (its fate is looked up in the history on recovery). */
 export const SendQueueRecord = QueuedSend.extend({
+  // As the engine command has it: a record is never refused for a chat id written by an older build.
+  chatId: z.string().min(1),
   command: PacedCommand,
   seq: z.int().min(1).meta({ description: "Queue order within the session: a new send gets one more than the highest ever given (the pod's counter, restored from the records)" }),
   fencingToken,
 }).meta({ id: 'SendQueueRecord' });
 export type SendQueueRecord = z.infer<typeof SendQueueRecord>;
 
-export const SentSendRecord = z.object({ chatId: ChatId, at: z.int().meta({ description: 'When it went out, unix ms' }) }).meta({ id: 'SentSendRecord' });
+export const SentSendRecord = z.object({ chatId: z.string().min(1), at: z.int().meta({ description: 'When it went out, unix ms' }) }).meta({ id: 'SentSendRecord' });
 
 /** The sends of one minute: what the pacing windows and the warm-up's daily cap count. */
 export const SentMinuteRecord = z.object({ sends: z.array(SentSendRecord), fencingToken }).meta({ id: 'SentMinuteRecord' });
