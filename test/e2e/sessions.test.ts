@@ -131,6 +131,8 @@ describe('NATS authentication, as the chart sets it up', () => {
       '$KV.sb_auth.nats-user.>',
       '$KV.sb_messages.nats-user.>',
       '$KV.sb_leases.nats-user',
+      // Paced sending: its session's queue, recent sends and pairing date.
+      '$KV.sb_send_queues.nats-user.>',
     ]);
     // Its own media and command buckets, which the operator made before the pod, and no other's.
     expect(claims.nats.pub.allow.filter((subject) => subject.startsWith('$O.'))).toEqual([
