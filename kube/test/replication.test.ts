@@ -56,7 +56,7 @@ describe('stream replicas (SWITCHBOARD_NATS_REPLICAS)', () => {
     // Not ours: left as it is.
     await jsm.streams.add({ name: 'SOMEONE_ELSES', subjects: ['elsewhere.>'] });
 
-    const ours = [STREAMS.events, `KV_${KV_BUCKETS.auth}`, `KV_${KV_BUCKETS.messages}`, `KV_${KV_BUCKETS.leases}`];
+    const ours = [STREAMS.events, `KV_${KV_BUCKETS.auth}`, `KV_${KV_BUCKETS.messages}`, `KV_${KV_BUCKETS.leases}`, `KV_${KV_BUCKETS.sendQueues}`];
     const sessionStreams = [objectStoreStream(OBJECT_STORES.media('s1')), objectStoreStream(OBJECT_STORES.commands('s1'))];
     const before = await replicasByStream();
     expect(Object.keys(before).sort()).toEqual([...ours, ...sessionStreams].sort());

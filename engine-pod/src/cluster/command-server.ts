@@ -1,11 +1,12 @@
 import { CommandObjectError, CommandObjects } from '@switchboard/kube/pod';
-import { type CommandReply, type EngineCommand, type HostCommand, makesEvents, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
+import { type CommandReply, type EngineCommand, HostCommand, makesEvents, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { CommandError } from '../command-error.js';
 import type { EngineLog } from '../engine.js';
 import type { EngineHost } from '../engine-host.js';
 import { parseSessionCommand } from './command-parse.js';
 import { type EventBarrier, eventsNotStored } from './event-publisher.js';
+import type { SessionSending } from './session-sending.js';
 
 export interface CommandServerOptions {
   readonly nc: NatsConnection;
@@ -21,9 +22,11 @@ export interface CommandServerOptions {
   readonly events?: EventBarrier;
   /** How long a reply waits for those acks before it answers NOT_STORED. */
   readonly storeTimeoutMs?: number;
+  /** The session's paced sending (`host.sendQueue.*`), once the pod runs it. */
+  readonly sending?: () => SessionSending | null;
 }
 
-const HOST_OPS: ReadonlySet<string> = new Set<HostCommand['op']>(['host.logout', 'host.setMetadata', 'host.setApps', 'host.status']);
+const HOST_OPS: ReadonlySet<string> = new Set<string>(HostCommand.options.map((option) => option.shape.op.value));
 const isHostCommand = (command: SessionCommand): command is HostCommand => HOST_OPS.has(command.op);
 
 /**
@@ -118,10 +121,22 @@ export class CommandServer {
       case 'host.setApps':
         host.setApps(command.args.apps);
         return Promise.resolve(null);
+      case 'host.sendQueue.submit':
+      case 'host.sendQueue.list':
+      case 'host.sendQueue.cancel':
+      case 'host.sendQueue.setConfig': {
+        const sending = this.options.sending?.();
+        if (!sending) {
+          const message = `the engine pod of session '${this.options.session}' is not running paced sending yet; try again`;
+          return Promise.reject(new CommandError('WRONG_STATUS', message, { session: this.options.session }));
+        }
+        return sending.run(command);
+      }
       case 'host.logout':
         return this.oneAtATime(async () => {
           // Spec part 3, rule 4: the pod exists, so the session is running; it starts again unpaired.
           await host.logout();
+          await this.options.sending?.()?.forgetPairing();
           await host.stop();
           await host.start();
           return null;
@@ -133,7 +148,7 @@ export class CommandServer {
    * A 201 means stored: the reply waits for the events the command made (and any queued before
    * them). A read makes none: it neither waits nor is refused while events cannot be stored.
    */
-  private async executeStored(command: EngineCommand): Promise<unknown> {
+  async executeStored(command: EngineCommand): Promise<unknown> {
     const { events, host } = this.options;
     if (!events || !makesEvents(command.op)) return host.execute(command);
     if (events.failing !== null) throw eventsNotStored(events.failing, false);

@@ -1,4 +1,4 @@
-import { INBOX_PREFIXES } from '@switchboard/protocol';
+import { INBOX_PREFIXES, type SessionStatus } from '@switchboard/protocol';
 import { connect, credsAuthenticator, deadline, Events, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { CommandServer } from '../cluster/command-server.js';
@@ -7,6 +7,7 @@ import { NatsAuthStateStore } from '../cluster/nats-auth-state-store.js';
 import { NatsMediaStore } from '../cluster/nats-media-store.js';
 import { NatsMessageStore } from '../cluster/nats-message-store.js';
 import { SessionLease, type SessionLeaseOptions } from '../cluster/session-lease.js';
+import { SessionSending } from '../cluster/session-sending.js';
 import type { EngineFactory } from '../engine.js';
 import { EngineHost } from '../engine-host.js';
 import { HistoryRecorder } from '../history/history-recorder.js';
@@ -42,6 +43,8 @@ export class EnginePod {
   private health: HealthServer | null = null;
   private host: EngineHost | null = null;
   private commands: CommandServer | null = null;
+  /** Paced sending of the session: runs while this pod holds the lease. */
+  private sending: SessionSending | null = null;
   private hostStarted = false;
   private hostStopped: Promise<void> | null = null;
   /** Resolves the current lease term's wait once its lease is lost (set while one is held). */
@@ -92,7 +95,8 @@ export class EnginePod {
     const publisher = (this.publisher = await EventPublisher.open(nc, { log: this.log, bind }));
     const authState = await NatsAuthStateStore.open(nc, session, { bind });
     const media = await NatsMediaStore.open(nc);
-    const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc, { bind, forgetsByKey: true }), this.log));
+    const messages = await NatsMessageStore.open(nc, { bind, forgetsByKey: true });
+    const history = (this.history = new HistoryRecorder(messages, this.log));
     const lease = await SessionLease.open(nc, {
       session,
       holder: podName,
@@ -127,6 +131,7 @@ export class EnginePod {
       publish: (event) => {
         this.publisher?.publish(event);
         history.record(event.envelope);
+        if (event.envelope.event === 'session.status') this.sending?.statusChanged((event.envelope.payload as { status: SessionStatus }).status);
       },
       log: this.log,
       media: { store: media, urlFor: (stored) => mediaUrl(this.config.baseUrl, stored), maxBytes: this.config.mediaMaxBytes },
@@ -140,14 +145,34 @@ export class EnginePod {
       if (this.stopping) return;
       // Commands wait for the first lease; then they stay served, answered by a stopped host while it is lost.
       if (!this.commands) {
-        this.commands = new CommandServer({ nc, session, host, log: this.log, events: publisher });
+        this.commands = new CommandServer({ nc, session, host, log: this.log, events: publisher, sending: () => this.sending });
         this.commands.start();
       }
+      const commands = this.commands;
+      // Each lease term reads the queue back (another pod may have held it meanwhile), before the
+      // engine: a send left `sending` is looked up in the history, and what waits goes once the session works.
+      const sending = await SessionSending.start({
+        nc,
+        session,
+        engine: this.config.engine,
+        sending: this.config.sending,
+        execute: (command) => commands.executeStored(command),
+        history: messages,
+        fencingToken: () => lease.fencingToken,
+        log: this.log,
+        bind,
+      });
+      if (this.stopping) {
+        await sending.stop();
+        return;
+      }
+      this.sending = sending;
       await host.start();
       this.hostStarted = !this.stopping && lease.held;
       this.log.info({ engine: this.config.engine, fencingToken: lease.fencingToken, status: host.status }, 'engine started');
       await ended;
-      // Its stop began when the lease was lost; take the lease again only once the engine is down.
+      // Their stops began when the lease was lost; take the lease again only once both are down.
+      await sending.stop();
       await this.stopHost();
       if (this.stopping) return;
       this.hostStopped = null;
@@ -188,6 +213,9 @@ export class EnginePod {
    * wait for the lease again (startUp's loop).
    */
   private pause(reason: string): void {
+    const sending = this.sending;
+    this.sending = null;
+    void sending?.stop();
     void this.stopHost();
     this.log.warn({ reason }, 'engine stopped: session lease lost; waiting for it again');
     this.termEnded?.();
@@ -210,6 +238,7 @@ export class EnginePod {
     let code = exitCode;
     try {
       await this.commands?.close();
+      await this.sending?.stop();
       await this.stopHost();
       await this.history?.close();
       if (this.publisher && !(await this.publisher.flush(FLUSH_TIMEOUT_MS))) {
