@@ -28,11 +28,13 @@ const commandDeadline = 10 * time.Second
 // answers NATS requests on `sb.cmd.<session>` with a CommandReply, concurrently, lifecycle
 // commands (logout) one at a time.
 type commands struct {
-	nc        *nats.Conn
-	js        jetstream.JetStream
-	session   string
-	host      *Host
-	events    *publisher
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	session string
+	host    *Host
+	events  *publisher
+	// queue is the session's paced sending (host.sendQueue.*).
+	queue     *sendQueue
 	log       Logger
 	sub       *nats.Subscription
 	inFlight  sync.WaitGroup
@@ -171,6 +173,12 @@ func (c *commands) run(ctx context.Context, data []byte, header nats.Header) (an
 		if err := c.host.Logout(ctx); err != nil {
 			return nil, err
 		}
+		// The next pairing is a new account's: the warm-up starts again from its day 0.
+		if c.queue != nil {
+			if err := c.queue.store.forgetPairing(ctx); err != nil {
+				c.log.Warn("the pairing date of the send queue was not forgotten", "err", err.Error())
+			}
+		}
 		// The session runs on after the reply: its restart is not cut at the command's deadline.
 		c.host.Stop(context.WithoutCancel(ctx))
 		c.host.Start(context.WithoutCancel(ctx))
@@ -178,11 +186,38 @@ func (c *commands) run(ctx context.Context, data []byte, header nats.Header) (an
 	case "me":
 		_, _, me, _ := c.host.Status()
 		return me, nil
+	case "host.sendQueue.submit", "host.sendQueue.list", "host.sendQueue.cancel", "host.sendQueue.setConfig":
+		return c.sendQueueCommand(ctx, command.Op, args)
 	}
+	return c.executeStored(ctx, command.Op, args)
+}
+
+func (c *commands) sendQueueCommand(ctx context.Context, op string, args json.RawMessage) (any, error) {
+	if c.queue == nil {
+		return nil, fmt.Errorf("%s before the send queue of session '%s' started", op, c.session)
+	}
+	switch op {
+	case "host.sendQueue.submit":
+		return c.queue.submit(ctx, args, func(op string) error {
+			_, err := c.supported(op)
+			return err
+		})
+	case "host.sendQueue.list":
+		return c.queue.list(args)
+	case "host.sendQueue.cancel":
+		return c.queue.cancel(ctx, args)
+	default:
+		return c.queue.configure(args)
+	}
+}
+
+// executeStored runs an engine command and answers once the events it made are stored (a reply
+// must not report what the event stream does not have): a command's way, and a queued send's.
+func (c *commands) executeStored(ctx context.Context, op string, args json.RawMessage) (any, error) {
 	if failing := c.events.failing(); failing != "" {
 		return nil, eventsNotStored(failing, false)
 	}
-	result, err := c.execute(ctx, command.Op, args)
+	result, err := c.execute(ctx, op, args)
 	if err != nil {
 		return nil, err
 	}
@@ -192,13 +227,22 @@ func (c *commands) run(ctx context.Context, data []byte, header nats.Header) (an
 	return result, nil
 }
 
+// supported is the catalog's refusal of an op GOWS does not serve (NOT_SUPPORTED).
+func (c *commands) supported(name string) (Operation, error) {
+	operation, served := c.host.operations.Lookup(name)
+	if !served {
+		return operation, &CommandError{Code: hostapi.NotSupported, Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", operation.Name, c.session),
+			Details: map[string]any{"session": c.session, "engine": "GOWS"}}
+	}
+	return operation, nil
+}
+
 // execute is EngineHost.execute: the catalog's refusal, then the status the op needs, then the
 // engine method protocol's OPERATIONS names, through the op's adapter if it has one (ops.go).
 func (c *commands) execute(ctx context.Context, name string, args json.RawMessage) (any, error) {
-	operation, served := c.host.operations.Lookup(name)
-	if !served {
-		return nil, &CommandError{Code: hostapi.NotSupported, Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", operation.Name, c.session),
-			Details: map[string]any{"session": c.session, "engine": "GOWS"}}
+	operation, err := c.supported(name)
+	if err != nil {
+		return nil, err
 	}
 	if operation.Method == nil {
 		return nil, fmt.Errorf("op %s has no engine method: the host answers it before execute", name)

@@ -43,6 +43,8 @@ type Host struct {
 	env        map[string]any
 	apps       *apps
 	setup      rpcschema.StartParams // the start params: session and settings
+	// working is told each time the session is WORKING (the send queue: pairing date, retries).
+	working func()
 
 	mu      sync.Mutex
 	running bool
@@ -160,6 +162,9 @@ func (h *Host) setStatus(status, reason string) {
 		h.log.Info("session "+status, "previous", previous, "status", status)
 	}
 	h.emit("session.status", payload)
+	if status == "WORKING" && h.working != nil {
+		h.working()
+	}
 }
 
 type envelope struct {

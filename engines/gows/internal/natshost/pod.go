@@ -31,6 +31,7 @@ type Pod struct {
 	events    *publisher
 	history   *history
 	cmds      *commands
+	queue     *sendQueue
 	health    interface{ Close() error }
 	mu        sync.Mutex
 	started   bool
@@ -162,6 +163,12 @@ func (p *Pod) startUp() error {
 		return nil // stopping
 	}
 	p.cmds = &commands{nc: nc, js: js, session: p.cfg.Session, host: host, events: p.events, log: p.log}
+	// The lease may have taken longer than the start-up's context: the queue gets its own.
+	queueCtx, cancelQueue := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelQueue()
+	if p.cmds.queue, err = p.startSendQueue(queueCtx, nc, js, bind); err != nil {
+		return err
+	}
 	if err := p.cmds.start(); err != nil {
 		return err
 	}
@@ -172,6 +179,34 @@ func (p *Pod) startUp() error {
 	status, _, _, _ := host.Status()
 	p.log.Info("engine started", "engine", "GOWS", "fencingToken", lease.FencingToken(), "status", status)
 	return nil
+}
+
+// startSendQueue opens the session's paced sending once the lease is held: its queue as the last
+// holder left it, a send left `sending` settled by the history, then its lane.
+func (p *Pod) startSendQueue(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, bind bool) (*sendQueue, error) {
+	bucket, err := openKV(ctx, nc, js, sendQueuesBucket, 0, bind)
+	if err != nil {
+		return nil, err
+	}
+	queue := newSendQueue(newSendQueueStore(bucket, p.cfg.Session, p.lease.FencingToken), p.cfg.Session, p.log)
+	queue.execute = p.cmds.executeStored
+	queue.alreadySent = p.history.has
+	queue.leaseHeld = p.lease.Held
+	// Told from the engine's goroutine: the queue's KV write does not hold it up.
+	p.Host.working = func() {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), commandDeadline)
+			defer cancel()
+			queue.working(ctx)
+		}()
+	}
+	if err := queue.start(ctx); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.queue = queue
+	p.mu.Unlock()
+	return queue, nil
 }
 
 // abandon: the lease is gone, someone else may be connecting with these credentials right now.
@@ -194,10 +229,15 @@ func (p *Pod) terminate(exitCode int, reason string) {
 	if p.acquiring != nil {
 		p.acquiring()
 	}
+	queue := p.queue
 	p.mu.Unlock()
 	p.log.Info("engine pod stopping", "reason", reason)
 	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout+drainTimeout)
 	defer cancel()
+	// The queue first: its waiting submits answer with their sends queued, for the next holder.
+	if queue != nil {
+		queue.close()
+	}
 	if p.cmds != nil {
 		p.cmds.close()
 	}
