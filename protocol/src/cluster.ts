@@ -287,6 +287,12 @@ export const KV_BUCKETS = {
    * `<session>.<first 128 bits of the SHA-256 of the url, hex>` holds `{ url, disabledAt }`.
    */
   webhookStates: 'sb_webhook_states',
+  /**
+   * Paced sending in cluster mode: each session's send queue, recent sends and pairing date,
+   * written by the session's engine pod while it holds the lease. Keys and records:
+   * send-queue-records.ts (`SEND_QUEUE_KEYS`).
+   */
+  sendQueues: 'sb_send_queues',
 } as const;
 
 /**

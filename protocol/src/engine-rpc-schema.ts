@@ -18,6 +18,8 @@ import { RequestCodeRequest, RequestCodeResponse } from './pairing.js';
 import { MyProfile } from './profile.js';
 import { MeInfo } from './session.js';
 import { SessionStatus } from './status.js';
+import { SendPairingRecord, SendQueueRecord, SentMinuteRecord } from './send-queue-records.js';
+import { QueueFullDetails, SendQueueCancelResult, SendQueuePage, SendQueueSubmitResult } from './sending.js';
 
 /** A command's args schema, by its op (for the engine methods whose params are derived from them). */
 function argsOf(op: EngineCommand['op']): z.ZodType {
@@ -110,6 +112,14 @@ const RPC_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   // the engine pod protocol on NATS (`switchboard-gows nats`, engines/gows/internal/natshost/): sb.cmd.<session> and SB_EVENTS
   SessionCommand,
   CommandReply,
+  // paced sending (host.sendQueue.*): results, the QUEUE_FULL details, the records of KV_BUCKETS.sendQueues
+  SendQueueSubmitResult,
+  SendQueuePage,
+  SendQueueCancelResult,
+  QueueFullDetails,
+  SendQueueRecord,
+  SentMinuteRecord,
+  SendPairingRecord,
   EventEnvelope,
   ...Object.fromEntries(EVENT_NAMES.map((name) => [`event.${name}`, EVENT_PAYLOADS[name]])),
   ...Object.fromEntries(Object.entries(METHOD_PARAMS).map(([method, params]) => [`params.${method}`, params])),

@@ -43,6 +43,7 @@ export * from './sandbox.js';
 export * from './sandbox-events.js';
 export * from './server.js';
 export * from './sending.js';
+export * from './send-queue-records.js';
 export * from './session.js';
 export * from './status.js';
 export * from './stories.js';

@@ -74,7 +74,7 @@ export const SendingConfig = z
   .meta({
     id: 'SendingConfig',
     description:
-      'Paced sending (an extension; off when absent): sends wait in the session\'s durable queue for their slot. Local mode only in this build: cluster mode refuses it. docs/api.md, "Paced sending"',
+      'Paced sending (an extension; off when absent): sends wait in the session\'s durable queue for their slot. In local mode the gateway keeps the queue, in cluster mode the engine pod of the session. docs/api.md, "Paced sending"',
   });
 export type SendingConfig = z.infer<typeof SendingConfig>;
 
@@ -121,3 +121,29 @@ export const QueuedSendParams = z.object({
   session: SessionName,
   id: z.string().min(1).max(64),
 });
+
+/**
+ * What a paced send's call gets (the pacer's answer, and the result of `host.sendQueue.submit` in
+ * cluster mode): `sent` with the engine's result when it went out within the wait, else `queued`.
+ */
+export const SendQueueSubmitResult = z
+  .discriminatedUnion('outcome', [
+    z.object({ outcome: z.literal('sent'), result: z.unknown() }),
+    z.object({ outcome: z.literal('queued'), queued: QueuedSendAccepted }),
+  ])
+  .meta({ id: 'SendQueueSubmitResult' });
+export type SendQueueSubmitResult = z.infer<typeof SendQueueSubmitResult>;
+
+/** The result of `host.sendQueue.cancel`: false when the send is gone, sent or being sent. */
+export const SendQueueCancelResult = z.object({ cancelled: z.boolean() }).meta({ id: 'SendQueueCancelResult' });
+export type SendQueueCancelResult = z.infer<typeof SendQueueCancelResult>;
+
+/** The details of a QUEUE_FULL refusal: the gateway's 429 and its `Retry-After`. */
+export const QueueFullDetails = z
+  .object({
+    session: SessionName,
+    limit: z.int().min(1).meta({ description: "The session's maxQueued" }),
+    retryAfterSeconds: z.int().min(1).meta({ description: 'When the next send of the queue is due, in whole seconds (at least 1)' }),
+  })
+  .meta({ id: 'QueueFullDetails' });
+export type QueueFullDetails = z.infer<typeof QueueFullDetails>;

@@ -1,5 +1,5 @@
 import { CommandObjectError, CommandObjects } from '@switchboard/kube/pod';
-import { type CommandReply, type EngineCommand, type HostCommand, makesEvents, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
+import { type CommandReply, type EngineCommand, HostCommand, makesEvents, type SessionCommand, SUBJECTS } from '@switchboard/protocol';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { CommandError } from '../command-error.js';
 import type { EngineLog } from '../engine.js';
@@ -23,7 +23,7 @@ export interface CommandServerOptions {
   readonly storeTimeoutMs?: number;
 }
 
-const HOST_OPS: ReadonlySet<string> = new Set<HostCommand['op']>(['host.logout', 'host.setMetadata', 'host.setApps', 'host.status']);
+const HOST_OPS: ReadonlySet<string> = new Set<string>(HostCommand.options.map((option) => option.shape.op.value));
 const isHostCommand = (command: SessionCommand): command is HostCommand => HOST_OPS.has(command.op);
 
 /**
@@ -118,6 +118,12 @@ export class CommandServer {
       case 'host.setApps':
         host.setApps(command.args.apps);
         return Promise.resolve(null);
+      case 'host.sendQueue.submit':
+      case 'host.sendQueue.list':
+      case 'host.sendQueue.cancel':
+      case 'host.sendQueue.setConfig':
+        // The protocol lands first (its own commit); the pod's queue follows.
+        return Promise.reject(new CommandError('NOT_SUPPORTED', `paced sending is not served by this engine pod yet (session '${this.options.session}')`));
       case 'host.logout':
         return this.oneAtATime(async () => {
           // Spec part 3, rule 4: the pod exists, so the session is running; it starts again unpaired.

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { CommandError } from '@switchboard/engine-pod';
-import type { CommandErrorCode, ErrorBody, FieldIssue } from '@switchboard/protocol';
+import { type CommandErrorCode, type ErrorBody, type FieldIssue, QueueFullDetails } from '@switchboard/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
@@ -69,7 +69,15 @@ const COMMAND_STATUS: Record<CommandErrorCode, number> = {
   ENGINE_ERROR: 500,
   NOT_STORED: 503,
   STORAGE_FULL: 507,
+  QUEUE_FULL: 429,
+  CONFLICT: 409,
 };
+
+/** A QUEUE_FULL's `Retry-After` (protocol QueueFullDetails), at least one second. */
+function retryAfterOf(details: unknown): number {
+  const parsed = QueueFullDetails.shape.retryAfterSeconds.safeParse((details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds);
+  return parsed.success ? parsed.data : 1;
+}
 
 function errorBody(statusCode: number, message: string, details?: unknown): ErrorBody {
   return {
@@ -126,6 +134,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error instanceof CommandError) {
       const status = COMMAND_STATUS[error.code];
+      if (error.code === 'QUEUE_FULL') reply.header('retry-after', String(retryAfterOf(error.details)));
       if (status >= 500) request.log.error({ err: error }, 'engine command failed');
       return reply.code(status).send(errorBody(status, error.message, error.details));
     }

@@ -347,6 +347,60 @@ type ArgsGroupSettings struct {
 	ID string `json:"id"`
 }
 
+type ArgsHostSendQueueCancel struct {
+	// ID corresponds to the JSON schema field "id".
+	ID string `json:"id"`
+}
+
+type ArgsHostSendQueueList struct {
+	// Limit corresponds to the JSON schema field "limit".
+	Limit int `json:"limit"`
+
+	// Offset corresponds to the JSON schema field "offset".
+	Offset int `json:"offset"`
+}
+
+type ArgsHostSendQueueSetConfig struct {
+	// Sending corresponds to the JSON schema field "sending".
+	Sending *ArgsHostSendQueueSetConfigSending `json:"sending"`
+}
+
+// Paced sending (an extension; off when absent): sends wait in the session's
+// durable queue for their slot. In local mode the gateway keeps the queue, in
+// cluster mode the engine pod of the session. docs/api.md, "Paced sending"
+type ArgsHostSendQueueSetConfigSending struct {
+	// Delay corresponds to the JSON schema field "delay".
+	Delay *SendDelayRange `json:"delay,omitempty,omitzero"`
+
+	// The most sends the session's queue holds (1 to 100000; default 1000); beyond,
+	// 429
+	MaxQueued *int `json:"maxQueued,omitempty,omitzero"`
+
+	// The most sends to one chat in any 60 seconds (1 to 600); no limit when absent
+	PerChatPerMinute *int `json:"perChatPerMinute,omitempty,omitzero"`
+
+	// The most sends of the session in any 60 seconds (1 to 600); no limit when
+	// absent
+	PerMinute *int `json:"perMinute,omitempty,omitzero"`
+
+	// Typing before each text (sendText); none when absent
+	Typing *TypingConfig `json:"typing,omitempty,omitzero"`
+
+	// Warmup corresponds to the JSON schema field "warmup".
+	Warmup *WarmupConfig `json:"warmup,omitempty,omitzero"`
+}
+
+type ArgsHostSendQueueSubmit struct {
+	// Command corresponds to the JSON schema field "command".
+	Command PacedCommand `json:"command"`
+
+	// The REST route it was sent to, e.g. /api/sendText (listed with the send)
+	Route string `json:"route"`
+
+	// WaitMs corresponds to the JSON schema field "waitMs".
+	WaitMs int `json:"waitMs"`
+}
+
 type ArgsHostSetApps struct {
 	// Apps corresponds to the JSON schema field "apps".
 	Apps []App `json:"apps"`
@@ -861,11 +915,13 @@ type CommandReplyError struct {
 
 type CommandReplyErrorCode string
 
+const CommandReplyErrorCodeCONFLICT CommandReplyErrorCode = "CONFLICT"
 const CommandReplyErrorCodeENGINEERROR CommandReplyErrorCode = "ENGINE_ERROR"
 const CommandReplyErrorCodeINVALID CommandReplyErrorCode = "INVALID"
 const CommandReplyErrorCodeNOTFOUND CommandReplyErrorCode = "NOT_FOUND"
 const CommandReplyErrorCodeNOTSTORED CommandReplyErrorCode = "NOT_STORED"
 const CommandReplyErrorCodeNOTSUPPORTED CommandReplyErrorCode = "NOT_SUPPORTED"
+const CommandReplyErrorCodeQUEUEFULL CommandReplyErrorCode = "QUEUE_FULL"
 const CommandReplyErrorCodeSTORAGEFULL CommandReplyErrorCode = "STORAGE_FULL"
 const CommandReplyErrorCodeWRONGSTATUS CommandReplyErrorCode = "WRONG_STATUS"
 
@@ -1201,6 +1257,9 @@ type EngineRpcSchemaJson struct {
 	// NowebConfig corresponds to the JSON schema field "NowebConfig".
 	NowebConfig *NowebConfig `json:"NowebConfig,omitempty,omitzero"`
 
+	// PacedCommand corresponds to the JSON schema field "PacedCommand".
+	PacedCommand *PacedCommand `json:"PacedCommand,omitempty,omitzero"`
+
 	// PasskeyAssertionRequest corresponds to the JSON schema field
 	// "PasskeyAssertionRequest".
 	PasskeyAssertionRequest *PasskeyAssertionRequest `json:"PasskeyAssertionRequest,omitempty,omitzero"`
@@ -1235,6 +1294,15 @@ type EngineRpcSchemaJson struct {
 	// ProxyConfig corresponds to the JSON schema field "ProxyConfig".
 	ProxyConfig *ProxyConfig `json:"ProxyConfig,omitempty,omitzero"`
 
+	// QueueFullDetails corresponds to the JSON schema field "QueueFullDetails".
+	QueueFullDetails *QueueFullDetails `json:"QueueFullDetails,omitempty,omitzero"`
+
+	// QueuedSend corresponds to the JSON schema field "QueuedSend".
+	QueuedSend *QueuedSend `json:"QueuedSend,omitempty,omitzero"`
+
+	// QueuedSendAccepted corresponds to the JSON schema field "QueuedSendAccepted".
+	QueuedSendAccepted *QueuedSendAccepted `json:"QueuedSendAccepted,omitempty,omitzero"`
+
 	// RejectCallRequest corresponds to the JSON schema field "RejectCallRequest".
 	RejectCallRequest *RejectCallRequest `json:"RejectCallRequest,omitempty,omitzero"`
 
@@ -1259,14 +1327,43 @@ type EngineRpcSchemaJson struct {
 	// Section corresponds to the JSON schema field "Section".
 	Section *Section `json:"Section,omitempty,omitzero"`
 
+	// SendDelayRange corresponds to the JSON schema field "SendDelayRange".
+	SendDelayRange *SendDelayRange `json:"SendDelayRange,omitempty,omitzero"`
+
 	// SendListMessage corresponds to the JSON schema field "SendListMessage".
 	SendListMessage *SendListMessage `json:"SendListMessage,omitempty,omitzero"`
+
+	// SendPairingRecord corresponds to the JSON schema field "SendPairingRecord".
+	SendPairingRecord *SendPairingRecord `json:"SendPairingRecord,omitempty,omitzero"`
+
+	// SendQueueCancelResult corresponds to the JSON schema field
+	// "SendQueueCancelResult".
+	SendQueueCancelResult *SendQueueCancelResult `json:"SendQueueCancelResult,omitempty,omitzero"`
+
+	// SendQueuePage corresponds to the JSON schema field "SendQueuePage".
+	SendQueuePage *SendQueuePage `json:"SendQueuePage,omitempty,omitzero"`
+
+	// SendQueueRecord corresponds to the JSON schema field "SendQueueRecord".
+	SendQueueRecord *SendQueueRecord `json:"SendQueueRecord,omitempty,omitzero"`
+
+	// SendQueueSubmitResult corresponds to the JSON schema field
+	// "SendQueueSubmitResult".
+	SendQueueSubmitResult *SendQueueSubmitResult `json:"SendQueueSubmitResult,omitempty,omitzero"`
 
 	// SendSeenResult corresponds to the JSON schema field "SendSeenResult".
 	SendSeenResult *SendSeenResult `json:"SendSeenResult,omitempty,omitzero"`
 
 	// SendTextArgs corresponds to the JSON schema field "SendTextArgs".
 	SendTextArgs *SendTextArgs `json:"SendTextArgs,omitempty,omitzero"`
+
+	// SendingConfig corresponds to the JSON schema field "SendingConfig".
+	SendingConfig *SendingConfig `json:"SendingConfig,omitempty,omitzero"`
+
+	// SentMinuteRecord corresponds to the JSON schema field "SentMinuteRecord".
+	SentMinuteRecord *SentMinuteRecord `json:"SentMinuteRecord,omitempty,omitzero"`
+
+	// SentSendRecord corresponds to the JSON schema field "SentSendRecord".
+	SentSendRecord *SentSendRecord `json:"SentSendRecord,omitempty,omitzero"`
 
 	// SessionCommand corresponds to the JSON schema field "SessionCommand".
 	SessionCommand *SessionCommand `json:"SessionCommand,omitempty,omitzero"`
@@ -1303,6 +1400,9 @@ type EngineRpcSchemaJson struct {
 	// TextStatus corresponds to the JSON schema field "TextStatus".
 	TextStatus *TextStatus `json:"TextStatus,omitempty,omitzero"`
 
+	// TypingConfig corresponds to the JSON schema field "TypingConfig".
+	TypingConfig *TypingConfig `json:"TypingConfig,omitempty,omitzero"`
+
 	// VideoRemoteOrBinaryFile corresponds to the JSON schema field
 	// "VideoRemoteOrBinaryFile".
 	VideoRemoteOrBinaryFile *VideoRemoteOrBinaryFile `json:"VideoRemoteOrBinaryFile,omitempty,omitzero"`
@@ -1325,6 +1425,9 @@ type EngineRpcSchemaJson struct {
 
 	// WAReaction corresponds to the JSON schema field "WAReaction".
 	WAReaction *WAReaction `json:"WAReaction,omitempty,omitzero"`
+
+	// WarmupConfig corresponds to the JSON schema field "WarmupConfig".
+	WarmupConfig *WarmupConfig `json:"WarmupConfig,omitempty,omitzero"`
 
 	// ArgsAccountCheckNumber corresponds to the JSON schema field
 	// "args.account.checkNumber".
@@ -1473,6 +1576,22 @@ type EngineRpcSchemaJson struct {
 
 	// ArgsGroupSettings corresponds to the JSON schema field "args.group.settings".
 	ArgsGroupSettings *ArgsGroupSettings `json:"args.group.settings,omitempty,omitzero"`
+
+	// ArgsHostSendQueueCancel corresponds to the JSON schema field
+	// "args.host.sendQueue.cancel".
+	ArgsHostSendQueueCancel *ArgsHostSendQueueCancel `json:"args.host.sendQueue.cancel,omitempty,omitzero"`
+
+	// ArgsHostSendQueueList corresponds to the JSON schema field
+	// "args.host.sendQueue.list".
+	ArgsHostSendQueueList *ArgsHostSendQueueList `json:"args.host.sendQueue.list,omitempty,omitzero"`
+
+	// ArgsHostSendQueueSetConfig corresponds to the JSON schema field
+	// "args.host.sendQueue.setConfig".
+	ArgsHostSendQueueSetConfig *ArgsHostSendQueueSetConfig `json:"args.host.sendQueue.setConfig,omitempty,omitzero"`
+
+	// ArgsHostSendQueueSubmit corresponds to the JSON schema field
+	// "args.host.sendQueue.submit".
+	ArgsHostSendQueueSubmit *ArgsHostSendQueueSubmit `json:"args.host.sendQueue.submit,omitempty,omitzero"`
 
 	// ArgsHostSetApps corresponds to the JSON schema field "args.host.setApps".
 	ArgsHostSetApps *ArgsHostSetApps `json:"args.host.setApps,omitempty,omitzero"`
@@ -2796,6 +2915,29 @@ type NowebConfigStore struct {
 	FullSync *bool `json:"fullSync,omitempty,omitzero"`
 }
 
+type PacedCommand struct {
+	// The op's args (EngineCommand), chatId among them; `id` set once queued
+	Args PacedCommandArgs `json:"args"`
+
+	// Op corresponds to the JSON schema field "op".
+	Op PacedCommandOp `json:"op"`
+}
+
+// The op's args (EngineCommand), chatId among them; `id` set once queued
+type PacedCommandArgs map[string]interface{}
+
+type PacedCommandOp string
+
+const PacedCommandOpSendButtons PacedCommandOp = "send.buttons"
+const PacedCommandOpSendContactVcard PacedCommandOp = "send.contactVcard"
+const PacedCommandOpSendLinkCustomPreview PacedCommandOp = "send.linkCustomPreview"
+const PacedCommandOpSendList PacedCommandOp = "send.list"
+const PacedCommandOpSendLocation PacedCommandOp = "send.location"
+const PacedCommandOpSendMedia PacedCommandOp = "send.media"
+const PacedCommandOpSendPoll PacedCommandOp = "send.poll"
+const PacedCommandOpSendPollVote PacedCommandOp = "send.pollVote"
+const PacedCommandOpSendText PacedCommandOp = "send.text"
+
 type ParamsChannel struct {
 	// By corresponds to the JSON schema field "by".
 	By ParamsChannelBy `json:"by"`
@@ -3163,6 +3305,71 @@ type ProxyConfig struct {
 	Username *string `json:"username,omitempty,omitzero"`
 }
 
+type QueueFullDetails struct {
+	// The session's maxQueued
+	Limit int `json:"limit"`
+
+	// When the next send of the queue is due, in whole seconds (at least 1)
+	RetryAfterSeconds int `json:"retryAfterSeconds"`
+
+	// Session name (id)
+	Session string `json:"session"`
+}
+
+type QueuedSend struct {
+	// Chat id
+	ChatID string `json:"chatId"`
+
+	// The message id it is sent with (its events carry it), and its id in the queue
+	ID string `json:"id"`
+
+	// When it was queued, unix milliseconds
+	QueuedAt int `json:"queuedAt"`
+
+	// The route it was sent to, e.g. /api/sendText
+	Route string `json:"route"`
+
+	// Session name (id)
+	Session string `json:"session"`
+
+	// sending: handed to the engine; it can no longer be cancelled
+	State QueuedSendState `json:"state"`
+}
+
+// Paced sending: the send is queued; its events follow when it goes out
+type QueuedSendAccepted struct {
+	// Chat id
+	ChatID string `json:"chatId"`
+
+	// The message id it is sent with (its events carry it), and its id in the queue
+	ID string `json:"id"`
+
+	// How many sends of the session are before it
+	Position int `json:"position"`
+
+	// When it was queued, unix milliseconds
+	QueuedAt int `json:"queuedAt"`
+
+	// The route it was sent to, e.g. /api/sendText
+	Route string `json:"route"`
+
+	// Session name (id)
+	Session string `json:"session"`
+
+	// sending: handed to the engine; it can no longer be cancelled
+	State QueuedSendAcceptedState `json:"state"`
+}
+
+type QueuedSendAcceptedState string
+
+const QueuedSendAcceptedStateQueued QueuedSendAcceptedState = "queued"
+const QueuedSendAcceptedStateSending QueuedSendAcceptedState = "sending"
+
+type QueuedSendState string
+
+const QueuedSendStateQueued QueuedSendState = "queued"
+const QueuedSendStateSending QueuedSendState = "sending"
+
 type RejectCallRequest struct {
 	// Who calls: `from` of the call’s `call.received`
 	From string `json:"from"`
@@ -3244,11 +3451,13 @@ type RpcErrorData struct {
 
 type RpcErrorDataCode string
 
+const RpcErrorDataCodeCONFLICT RpcErrorDataCode = "CONFLICT"
 const RpcErrorDataCodeENGINEERROR RpcErrorDataCode = "ENGINE_ERROR"
 const RpcErrorDataCodeINVALID RpcErrorDataCode = "INVALID"
 const RpcErrorDataCodeNOTFOUND RpcErrorDataCode = "NOT_FOUND"
 const RpcErrorDataCodeNOTSTORED RpcErrorDataCode = "NOT_STORED"
 const RpcErrorDataCodeNOTSUPPORTED RpcErrorDataCode = "NOT_SUPPORTED"
+const RpcErrorDataCodeQUEUEFULL RpcErrorDataCode = "QUEUE_FULL"
 const RpcErrorDataCodeSTORAGEFULL RpcErrorDataCode = "STORAGE_FULL"
 const RpcErrorDataCodeWRONGSTATUS RpcErrorDataCode = "WRONG_STATUS"
 
@@ -3260,6 +3469,14 @@ type Section struct {
 
 	// Title corresponds to the JSON schema field "title".
 	Title string `json:"title"`
+}
+
+type SendDelayRange struct {
+	// Longest pause, in milliseconds (minMs to 3600000)
+	MaxMs int `json:"maxMs"`
+
+	// Shortest pause, in milliseconds (0 to 3600000)
+	MinMs int `json:"minMs"`
 }
 
 // At most 10 rows over all sections; every `rowId` unique in the list
@@ -3279,6 +3496,81 @@ type SendListMessage struct {
 	// Title corresponds to the JSON schema field "title".
 	Title string `json:"title"`
 }
+
+type SendPairingRecord struct {
+	// The session lease's fencing token of the pod that wrote it
+	// (SessionLease.fencingToken): a record of a higher token is a later holder's
+	FencingToken int `json:"fencingToken"`
+
+	// unix ms
+	PairedAt int `json:"pairedAt"`
+}
+
+type SendQueueCancelResult struct {
+	// Cancelled corresponds to the JSON schema field "cancelled".
+	Cancelled bool `json:"cancelled"`
+}
+
+// The session's waiting sends, oldest first
+type SendQueuePage struct {
+	// Items corresponds to the JSON schema field "items".
+	Items []QueuedSend `json:"items"`
+
+	// Total corresponds to the JSON schema field "total".
+	Total int `json:"total"`
+}
+
+type SendQueueRecord struct {
+	// Chat id
+	ChatID string `json:"chatId"`
+
+	// Command corresponds to the JSON schema field "command".
+	Command PacedCommand `json:"command"`
+
+	// The session lease's fencing token of the pod that wrote it
+	// (SessionLease.fencingToken): a record of a higher token is a later holder's
+	FencingToken int `json:"fencingToken"`
+
+	// The message id it is sent with (its events carry it), and its id in the queue
+	ID string `json:"id"`
+
+	// When it was queued, unix milliseconds
+	QueuedAt int `json:"queuedAt"`
+
+	// The route it was sent to, e.g. /api/sendText
+	Route string `json:"route"`
+
+	// Queue order within the session: a new send gets one more than the highest ever
+	// given (the pod's counter, restored from the records)
+	Seq int `json:"seq"`
+
+	// Session name (id)
+	Session string `json:"session"`
+
+	// sending: handed to the engine; it can no longer be cancelled
+	State SendQueueRecordState `json:"state"`
+}
+
+type SendQueueRecordState string
+
+const SendQueueRecordStateQueued SendQueueRecordState = "queued"
+const SendQueueRecordStateSending SendQueueRecordState = "sending"
+
+type SendQueueSubmitResult struct {
+	// Outcome corresponds to the JSON schema field "outcome".
+	Outcome SendQueueSubmitResultOutcome `json:"outcome"`
+
+	// Queued corresponds to the JSON schema field "queued".
+	Queued *QueuedSendAccepted `json:"queued,omitempty,omitzero"`
+
+	// Result corresponds to the JSON schema field "result".
+	Result interface{} `json:"result,omitempty,omitzero"`
+}
+
+type SendQueueSubmitResultOutcome string
+
+const SendQueueSubmitResultOutcomeQueued SendQueueSubmitResultOutcome = "queued"
+const SendQueueSubmitResultOutcomeSent SendQueueSubmitResultOutcome = "sent"
 
 type SendSeenResult struct {
 	// ChatID corresponds to the JSON schema field "chatId".
@@ -3306,6 +3598,48 @@ type SendTextArgs struct {
 
 	// Text corresponds to the JSON schema field "text".
 	Text string `json:"text"`
+}
+
+// Paced sending (an extension; off when absent): sends wait in the session's
+// durable queue for their slot. In local mode the gateway keeps the queue, in
+// cluster mode the engine pod of the session. docs/api.md, "Paced sending"
+type SendingConfig struct {
+	// Delay corresponds to the JSON schema field "delay".
+	Delay *SendDelayRange `json:"delay,omitempty,omitzero"`
+
+	// The most sends the session's queue holds (1 to 100000; default 1000); beyond,
+	// 429
+	MaxQueued *int `json:"maxQueued,omitempty,omitzero"`
+
+	// The most sends to one chat in any 60 seconds (1 to 600); no limit when absent
+	PerChatPerMinute *int `json:"perChatPerMinute,omitempty,omitzero"`
+
+	// The most sends of the session in any 60 seconds (1 to 600); no limit when
+	// absent
+	PerMinute *int `json:"perMinute,omitempty,omitzero"`
+
+	// Typing before each text (sendText); none when absent
+	Typing *TypingConfig `json:"typing,omitempty,omitzero"`
+
+	// Warmup corresponds to the JSON schema field "warmup".
+	Warmup *WarmupConfig `json:"warmup,omitempty,omitzero"`
+}
+
+type SentMinuteRecord struct {
+	// The session lease's fencing token of the pod that wrote it
+	// (SessionLease.fencingToken): a record of a higher token is a later holder's
+	FencingToken int `json:"fencingToken"`
+
+	// Sends corresponds to the JSON schema field "sends".
+	Sends []SentSendRecord `json:"sends"`
+}
+
+type SentSendRecord struct {
+	// When it went out, unix ms
+	At int `json:"at"`
+
+	// Chat id
+	ChatID string `json:"chatId"`
 }
 
 type SessionCommand struct {
@@ -3371,6 +3705,10 @@ const SessionCommandOpGroupSetSetting SessionCommandOp = "group.setSetting"
 const SessionCommandOpGroupSetSubject SessionCommandOp = "group.setSubject"
 const SessionCommandOpGroupSettings SessionCommandOp = "group.settings"
 const SessionCommandOpHostLogout SessionCommandOp = "host.logout"
+const SessionCommandOpHostSendQueueCancel SessionCommandOp = "host.sendQueue.cancel"
+const SessionCommandOpHostSendQueueList SessionCommandOp = "host.sendQueue.list"
+const SessionCommandOpHostSendQueueSetConfig SessionCommandOp = "host.sendQueue.setConfig"
+const SessionCommandOpHostSendQueueSubmit SessionCommandOp = "host.sendQueue.submit"
 const SessionCommandOpHostSetApps SessionCommandOp = "host.setApps"
 const SessionCommandOpHostSetMetadata SessionCommandOp = "host.setMetadata"
 const SessionCommandOpHostStatus SessionCommandOp = "host.status"
@@ -3773,6 +4111,17 @@ type TextStatus struct {
 	Text string `json:"text"`
 }
 
+type TypingConfig struct {
+	// Longest typing, in milliseconds (minMs to 60000; default 8000)
+	MaxMs *int `json:"maxMs,omitempty,omitzero"`
+
+	// Shortest typing, in milliseconds (0 to 60000; default 1000)
+	MinMs *int `json:"minMs,omitempty,omitzero"`
+
+	// Milliseconds of typing per character of the text (0 to 1000; default 50)
+	MsPerChar *int `json:"msPerChar,omitempty,omitzero"`
+}
+
 // The file, by `url` or by base64 `data` (exactly one)
 type VideoRemoteOrBinaryFile struct {
 	// Base64-encoded content of the file
@@ -3788,9 +4137,54 @@ type VideoRemoteOrBinaryFile struct {
 	URL *string `json:"url,omitempty,omitzero"`
 }
 
-type LabelChatPayloadLabel_0 = Label
+// The file, by `url` or by base64 `data` (exactly one)
+type VoiceRemoteOrBinaryFile struct {
+	// Base64-encoded content of the file
+	Data *string `json:"data,omitempty,omitzero"`
 
-type WAMessageMedia_0 = WAMedia
+	// Filename corresponds to the JSON schema field "filename".
+	Filename *string `json:"filename,omitempty,omitzero"`
+
+	// Mimetype corresponds to the JSON schema field "mimetype".
+	Mimetype *string `json:"mimetype,omitempty,omitzero"`
+
+	// Where the engine downloads the file
+	URL *string `json:"url,omitempty,omitzero"`
+}
+
+type WALocation struct {
+	// Address corresponds to the JSON schema field "address".
+	Address *string `json:"address,omitempty,omitzero"`
+
+	// Description corresponds to the JSON schema field "description".
+	Description *string `json:"description,omitempty,omitzero"`
+
+	// Latitude corresponds to the JSON schema field "latitude".
+	Latitude string `json:"latitude"`
+
+	// Live corresponds to the JSON schema field "live".
+	Live bool `json:"live"`
+
+	// Longitude corresponds to the JSON schema field "longitude".
+	Longitude string `json:"longitude"`
+
+	// Name corresponds to the JSON schema field "name".
+	Name *string `json:"name,omitempty,omitzero"`
+
+	// URL corresponds to the JSON schema field "url".
+	URL *string `json:"url,omitempty,omitzero"`
+}
+
+type WAMedia struct {
+	// Filename corresponds to the JSON schema field "filename".
+	Filename *string `json:"filename,omitempty,omitzero"`
+
+	// Mimetype corresponds to the JSON schema field "mimetype".
+	Mimetype *string `json:"mimetype,omitempty,omitzero"`
+
+	// Download address
+	URL string `json:"url"`
+}
 
 type WAMessage struct {
 	// Data corresponds to the JSON schema field "_data".
@@ -3845,6 +4239,8 @@ type WAMessage struct {
 	VCards []string `json:"vCards"`
 }
 
+type WAMessageData map[string]interface{}
+
 type WAMessageMedia struct {
 	// Filename corresponds to the JSON schema field "filename".
 	Filename *string `json:"filename,omitempty,omitzero"`
@@ -3854,71 +4250,6 @@ type WAMessageMedia struct {
 
 	// Download address
 	URL string `json:"url"`
-}
-
-type WAMedia struct {
-	// Filename corresponds to the JSON schema field "filename".
-	Filename *string `json:"filename,omitempty,omitzero"`
-
-	// Mimetype corresponds to the JSON schema field "mimetype".
-	Mimetype *string `json:"mimetype,omitempty,omitzero"`
-
-	// Download address
-	URL string `json:"url"`
-}
-
-type WAMessageData map[string]interface{}
-
-type WALocation struct {
-	// Address corresponds to the JSON schema field "address".
-	Address *string `json:"address,omitempty,omitzero"`
-
-	// Description corresponds to the JSON schema field "description".
-	Description *string `json:"description,omitempty,omitzero"`
-
-	// Latitude corresponds to the JSON schema field "latitude".
-	Latitude string `json:"latitude"`
-
-	// Live corresponds to the JSON schema field "live".
-	Live bool `json:"live"`
-
-	// Longitude corresponds to the JSON schema field "longitude".
-	Longitude string `json:"longitude"`
-
-	// Name corresponds to the JSON schema field "name".
-	Name *string `json:"name,omitempty,omitzero"`
-
-	// URL corresponds to the JSON schema field "url".
-	URL *string `json:"url,omitempty,omitzero"`
-}
-
-type MeNotificationMe_0 = MeInfo
-
-type WAReaction struct {
-	// Id of the message reacted to, in the message record format
-	MessageID string `json:"messageId"`
-
-	// Emoji; empty string when the reaction is removed
-	Text string `json:"text"`
-}
-
-type EventResponsePayloadReplyTo_0 = ReplyToMessage
-
-type EventResponseFailedPayloadReplyTo_0 = ReplyToMessage
-
-// The file, by `url` or by base64 `data` (exactly one)
-type VoiceRemoteOrBinaryFile struct {
-	// Base64-encoded content of the file
-	Data *string `json:"data,omitempty,omitzero"`
-
-	// Filename corresponds to the JSON schema field "filename".
-	Filename *string `json:"filename,omitempty,omitzero"`
-
-	// Mimetype corresponds to the JSON schema field "mimetype".
-	Mimetype *string `json:"mimetype,omitempty,omitzero"`
-
-	// Where the engine downloads the file
-	URL *string `json:"url,omitempty,omitzero"`
 }
 
 type WAMessageParticipant *string
@@ -3935,3 +4266,34 @@ type WANumberExistResult struct {
 	// NumberExists corresponds to the JSON schema field "numberExists".
 	NumberExists bool `json:"numberExists"`
 }
+
+type WAReaction struct {
+	// Id of the message reacted to, in the message record format
+	MessageID string `json:"messageId"`
+
+	// Emoji; empty string when the reaction is removed
+	Text string `json:"text"`
+}
+
+type WAMessageMedia_0 = WAMedia
+
+type MeNotificationMe_0 = MeInfo
+
+type LabelChatPayloadLabel_0 = Label
+
+type EventResponsePayloadReplyTo_0 = ReplyToMessage
+
+type EventResponseFailedPayloadReplyTo_0 = ReplyToMessage
+
+type WarmupConfig struct {
+	// The cap it stops rising at (start to 100000)
+	Max int `json:"max"`
+
+	// Sends allowed on the first day (1 to 100000)
+	Start int `json:"start"`
+
+	// How many more each following day (0 to 100000)
+	Step int `json:"step"`
+}
+
+type ArgsHostSendQueueSetConfigSending_0 = SendingConfig
