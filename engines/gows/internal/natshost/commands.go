@@ -198,10 +198,7 @@ func (c *commands) sendQueueCommand(ctx context.Context, op string, args json.Ra
 	}
 	switch op {
 	case "host.sendQueue.submit":
-		return c.queue.submit(ctx, args, func(op string) error {
-			_, err := c.supported(op)
-			return err
-		})
+		return c.queue.submit(ctx, args, c.admitPaced)
 	case "host.sendQueue.list":
 		return c.queue.list(args)
 	case "host.sendQueue.cancel":
@@ -209,6 +206,24 @@ func (c *commands) sendQueueCommand(ctx context.Context, op string, args json.Ra
 	default:
 		return c.queue.configure(args)
 	}
+}
+
+// admitPaced refuses at once what an unpaced send would be refused, so it is not queued to fail
+// later: args that are not the op's (INVALID, every issue by path), an op GOWS does not serve.
+func (c *commands) admitPaced(op string, args json.RawMessage) error {
+	found, err := c.host.checks.pacedCommandIssues(op, args)
+	if err != nil {
+		return err
+	}
+	if len(found) > 0 {
+		issues := make([]map[string]string, len(found))
+		for i, issue := range found {
+			issues[i] = map[string]string{"path": issue.Path, "reason": issue.Message}
+		}
+		return &CommandError{Code: hostapi.Invalid, Message: fmt.Sprintf("invalid command: %s: %s", found[0].Path, found[0].Message), Details: map[string]any{"issues": issues}}
+	}
+	_, err = c.supported(op)
+	return err
 }
 
 // executeStored runs an engine command and answers once the events it made are stored (a reply

@@ -189,6 +189,7 @@ func (p *Pod) startSendQueue(ctx context.Context, nc *nats.Conn, js jetstream.Je
 		return nil, err
 	}
 	queue := newSendQueue(newSendQueueStore(bucket, p.cfg.Session, p.lease.FencingToken), p.cfg.Session, p.log)
+	queue.config = p.cfg.Sending
 	queue.execute = p.cmds.executeStored
 	queue.alreadySent = p.history.has
 	queue.leaseHeld = p.lease.Held

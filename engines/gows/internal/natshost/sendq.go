@@ -52,7 +52,7 @@ type sendOutcome struct {
 }
 
 // passingCodes: refusals that pass (the session not working yet, events not stored); the send stays queued.
-var passingCodes = map[hostapi.Code]bool{hostapi.WrongStatus: true, "NOT_STORED": true, "STORAGE_FULL": true}
+var passingCodes = map[hostapi.Code]bool{hostapi.WrongStatus: true, hostapi.NotStored: true, hostapi.StorageFull: true}
 
 // unpaced is the config a session without `sending` has: what is queued goes as fast as it can.
 var unpaced = pacing.Config{MaxQueued: math.MaxInt}
@@ -178,7 +178,10 @@ func (q *sendQueue) run() {
 			timer.Reset(next.Slot.At.Sub(now))
 			wait = timer.C
 		} else if ok {
-			q.send(next.Send, config)
+			if err := q.send(next.Send, config); errors.Is(err, errFenced) {
+				q.log.Error("the send queue stops: another holder of the session lease wrote it", "id", next.Send.ID)
+				return
+			}
 			delete(held, next.Send.ID+" rate")
 			delete(held, next.Send.ID+" warmup")
 			continue
@@ -194,15 +197,19 @@ func (q *sendQueue) run() {
 }
 
 // send sends one, typing first for a text when configured; it sets until when the lane pauses.
-func (q *sendQueue) send(send sendRecord, config pacing.Config) {
+// errFenced when another holder wrote the queue: the lane stops.
+func (q *sendQueue) send(send sendRecord, config pacing.Config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), commandDeadline)
 	defer cancel()
 	if err := q.store.setState(ctx, send.ID, stateSending); err != nil {
+		if errors.Is(err, errFenced) {
+			return err
+		}
 		if !errors.Is(err, errSendGone) {
 			q.pause(q.retry, true)
 			q.log.Warn("a queued send could not be marked sending; trying again", "id", send.ID, "err", err.Error())
 		}
-		return
+		return nil
 	}
 	if config.Typing != nil && send.Command.Op == "send.text" {
 		var text struct {
@@ -213,7 +220,7 @@ func (q *sendQueue) send(send sendRecord, config pacing.Config) {
 	}
 	// Stopped while typing: the send stays `sending`, not in the history, so the next start sends it.
 	if q.stopped() || !q.leaseHeld() {
-		return
+		return nil
 	}
 	sendCtx, cancelSend := context.WithTimeout(context.Background(), commandDeadline)
 	defer cancelSend()
@@ -222,28 +229,32 @@ func (q *sendQueue) send(send sendRecord, config pacing.Config) {
 	storeCtx, cancelStore := context.WithTimeout(context.Background(), commandDeadline)
 	defer cancelStore()
 	var refusal *CommandError
+	var stored error
 	switch {
 	case err == nil:
-		if err := q.store.markSent(storeCtx, send.ID, pacing.Sent{At: at, ChatID: send.ChatID}); err != nil {
+		if stored = q.store.markSent(storeCtx, send.ID, pacing.Sent{At: at, ChatID: send.ChatID}); stored != nil {
 			// It went out: the history has it, so the next recovery counts it and does not send it again.
-			q.log.Error("a queued send went out but is still marked sending", "id", send.ID, "err", err.Error())
+			q.log.Error("a queued send went out but is still marked sending", "id", send.ID, "err", stored.Error())
 		}
 		q.log.Info("queued send sent", "id", send.ID, "waitedMs", at.UnixMilli()-send.QueuedAt)
 		q.settle(send.ID, sendOutcome{result: result})
 		q.pause(pacing.DrawPause(config, q.random), false)
 	case errors.As(err, &refusal) && passingCodes[refusal.Code]:
-		if err := q.store.setState(storeCtx, send.ID, stateQueued); err != nil {
-			q.log.Warn("a queued send refused for now stays sending until the next start", "id", send.ID, "err", err.Error())
+		if stored = q.store.setState(storeCtx, send.ID, stateQueued); stored != nil {
+			q.log.Warn("a queued send refused for now stays sending until the next start", "id", send.ID, "err", stored.Error())
+		} else {
+			q.log.Info("a queued send waits: the session cannot send now", "id", send.ID, "code", string(refusal.Code))
 		}
 		q.pause(q.retry, true)
 	default:
-		if err := q.store.drop(storeCtx, send.ID); err != nil {
-			q.log.Warn("a failed queued send could not be removed", "id", send.ID, "err", err.Error())
+		if stored = q.store.drop(storeCtx, send.ID); stored != nil {
+			q.log.Warn("a failed queued send could not be removed", "id", send.ID, "err", stored.Error())
 		}
 		q.log.Warn("a queued send failed and was dropped", "id", send.ID, "route", send.Route, "err", err.Error())
 		q.settle(send.ID, sendOutcome{err: err})
 		q.pause(pacing.DrawPause(config, q.random), false)
 	}
+	return stored
 }
 
 func (q *sendQueue) pause(length time.Duration, retrying bool) {

@@ -14,11 +14,6 @@ import (
 // The host commands of paced sending (`host.sendQueue.*`, protocol/src/commands.ts): the gateway
 // hands a paced send to the session's engine pod, which owns the queue in cluster mode.
 
-const (
-	queueFull     hostapi.Code = "QUEUE_FULL"
-	queueConflict hostapi.Code = "CONFLICT"
-)
-
 type submitArgs struct {
 	Route   string       `json:"route"`
 	Command queuedAction `json:"command"`
@@ -44,7 +39,7 @@ func publicSend(record sendRecord) queuedSend {
 // goes with its own id, or one the engine makes now (as GET new-message-id: a session that is not
 // working answers WRONG_STATUS as an unpaced send does). A full queue answers QUEUE_FULL with
 // when its next send is due.
-func (q *sendQueue) submit(ctx context.Context, raw json.RawMessage, admit func(op string) error) (any, error) {
+func (q *sendQueue) submit(ctx context.Context, raw json.RawMessage, admit func(op string, args json.RawMessage) error) (any, error) {
 	var args submitArgs
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, invalidField("args", "must be {route, command: {op, args}, waitMs}")
@@ -55,12 +50,12 @@ func (q *sendQueue) submit(ctx context.Context, raw json.RawMessage, admit func(
 	if args.WaitMs < 0 || args.WaitMs > 60_000 {
 		return nil, invalidField("args.waitMs", "must be 0 to 60000 milliseconds")
 	}
-	if err := admit(args.Command.Op); err != nil {
-		return nil, err
-	}
 	var target map[string]json.RawMessage
 	if json.Unmarshal(args.Command.Args, &target) != nil || target == nil {
 		return nil, invalidField("args.command.args", "must be an object")
+	}
+	if err := admit(args.Command.Op, args.Command.Args); err != nil {
+		return nil, err
 	}
 	var chatID, id string
 	if json.Unmarshal(target["chatId"], &chatID) != nil || chatID == "" {
@@ -87,7 +82,7 @@ func (q *sendQueue) submit(ctx context.Context, raw json.RawMessage, admit func(
 	// Counted and added under the store's order: two submits at once cannot both take the last place.
 	if count := q.store.count(); count >= config.MaxQueued {
 		q.unwait(id, outcome)
-		return nil, &CommandError{Code: queueFull, Message: fmt.Sprintf("the send queue of session '%s' is full (%d sends)", q.session, config.MaxQueued),
+		return nil, &CommandError{Code: hostapi.QueueFull, Message: fmt.Sprintf("the send queue of session '%s' is full (%d sends)", q.session, config.MaxQueued),
 			Details: map[string]any{"session": q.session, "limit": config.MaxQueued, "retryAfterSeconds": q.secondsToNextSend(config)}}
 	}
 	record, added, err := q.store.add(ctx, record)
@@ -97,8 +92,8 @@ func (q *sendQueue) submit(ctx context.Context, raw json.RawMessage, admit func(
 	}
 	if !added {
 		q.unwait(id, outcome)
-		return nil, &CommandError{Code: queueConflict, Message: fmt.Sprintf("session '%s' already has a queued send with id '%s'", q.session, id),
-			Details: issues("command.args.id", "is the id of a send waiting in the queue: choose another one")}
+		return nil, &CommandError{Code: hostapi.Conflict, Message: fmt.Sprintf("session '%s' already has a queued send with id '%s'", q.session, id),
+			Details: issues("args.command.args.id", "is the id of a send waiting in the queue: choose another one")}
 	}
 	q.poke()
 	position := max(0, q.store.position(id))
@@ -165,7 +160,7 @@ func (q *sendQueue) cancel(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, err
 	}
 	if cancelled {
-		q.settle(args.ID, sendOutcome{err: &CommandError{Code: queueConflict, Message: fmt.Sprintf("send '%s' of session '%s' was cancelled before it went out", args.ID, q.session),
+		q.settle(args.ID, sendOutcome{err: &CommandError{Code: hostapi.Conflict, Message: fmt.Sprintf("send '%s' of session '%s' was cancelled before it went out", args.ID, q.session),
 			Details: map[string]any{"session": q.session, "id": args.ID}}})
 		q.poke()
 	}
@@ -184,11 +179,7 @@ func (q *sendQueue) configure(raw json.RawMessage) (any, error) {
 		q.setConfig(nil)
 		return nil, nil
 	}
-	sending, err := decodeSendingConfig(args.Sending)
-	if err != nil {
-		return nil, err
-	}
-	config, err := sending.pacing()
+	config, err := decodeSendingConfig(args.Sending, "args.sending")
 	if err != nil {
 		return nil, err
 	}

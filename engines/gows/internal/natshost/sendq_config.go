@@ -7,32 +7,11 @@ import (
 	"time"
 
 	"github.com/switchboard/engines/gows/internal/pacing"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
-// sendingConfig is a session's `sending` config as host.sendQueue.setConfig carries it
-// (protocol/src/sending.ts SendingConfig): the gateway parsed it, defaults in; it is checked
-// again here against the same bounds, since a pod paces by it alone.
-type sendingConfig struct {
-	PerMinute        *int `json:"perMinute"`
-	PerChatPerMinute *int `json:"perChatPerMinute"`
-	Delay            *struct {
-		MinMs int `json:"minMs"`
-		MaxMs int `json:"maxMs"`
-	} `json:"delay"`
-	Typing *struct {
-		MsPerChar *int `json:"msPerChar"`
-		MinMs     *int `json:"minMs"`
-		MaxMs     *int `json:"maxMs"`
-	} `json:"typing"`
-	Warmup *struct {
-		Start int `json:"start"`
-		Step  int `json:"step"`
-		Max   int `json:"max"`
-	} `json:"warmup"`
-	MaxQueued *int `json:"maxQueued"`
-}
-
-// The defaults of SendingConfig and TypingConfig.
+// The defaults of SendingConfig and TypingConfig (protocol/src/sending.ts): the gateway and the
+// operator send the config parsed, defaults in; a field left out gets its default here too.
 const (
 	defaultMaxQueued     = 1000
 	defaultTypingPerChar = 50
@@ -40,79 +19,48 @@ const (
 	defaultTypingMax     = 8000
 )
 
-func decodeSendingConfig(raw json.RawMessage) (*sendingConfig, error) {
+// decodeSendingConfig reads a session's `sending` config (SendingConfig: host.sendQueue.setConfig's
+// `sending`, or SWITCHBOARD_SENDING) and checks it against the protocol's bounds, since the pod
+// paces by it alone; an INVALID refusal names the field under `field`.
+func decodeSendingConfig(raw json.RawMessage, field string) (pacing.Config, error) {
+	config := pacing.Config{MaxQueued: defaultMaxQueued}
 	decoder := json.NewDecoder(bytes.NewReader(raw))
 	decoder.DisallowUnknownFields()
-	var config sendingConfig
-	if err := decoder.Decode(&config); err != nil {
-		return nil, invalidField("args.sending", "must be a SendingConfig or null: "+err.Error())
+	var sending rpcschema.SendingConfig
+	if err := decoder.Decode(&sending); err != nil {
+		return config, invalidField(field, "must be a SendingConfig: "+err.Error())
 	}
-	return &config, nil
-}
-
-// pacing checks the bounds of SendingConfig and gives the rules' config, every bound by field.
-func (c sendingConfig) pacing() (pacing.Config, error) {
-	config := pacing.Config{MaxQueued: defaultMaxQueued}
-	within := func(field string, value, low, high int) error {
-		if value < low || value > high {
-			return invalidField("args.sending."+field, fmt.Sprintf("must be a whole number from %d to %d, got %d", low, high, value))
+	var problem error
+	within := func(name string, value, low, high int) int {
+		if problem == nil && (value < low || value > high) {
+			problem = invalidField(field+"."+name, fmt.Sprintf("must be a whole number from %d to %d, got %d", low, high, value))
 		}
-		return nil
+		return value
 	}
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	if c.PerMinute != nil {
-		if err := within("perMinute", *c.PerMinute, 1, 600); err != nil {
-			return config, err
-		}
-		config.PerMinute = *c.PerMinute
+	if sending.PerMinute != nil {
+		config.PerMinute = within("perMinute", *sending.PerMinute, 1, 600)
 	}
-	if c.PerChatPerMinute != nil {
-		if err := within("perChatPerMinute", *c.PerChatPerMinute, 1, 600); err != nil {
-			return config, err
-		}
-		config.PerChatPerMinute = *c.PerChatPerMinute
+	if sending.PerChatPerMinute != nil {
+		config.PerChatPerMinute = within("perChatPerMinute", *sending.PerChatPerMinute, 1, 600)
 	}
-	if d := c.Delay; d != nil {
-		if err := within("delay.minMs", d.MinMs, 0, 3_600_000); err != nil {
-			return config, err
-		}
-		if err := within("delay.maxMs", d.MaxMs, d.MinMs, 3_600_000); err != nil {
-			return config, err
-		}
-		config.Delay = &pacing.Delay{Min: ms(d.MinMs), Max: ms(d.MaxMs)}
+	if d := sending.Delay; d != nil {
+		low := within("delay.minMs", d.MinMs, 0, 3_600_000)
+		config.Delay = &pacing.Delay{Min: ms(low), Max: ms(within("delay.maxMs", d.MaxMs, low, 3_600_000))}
 	}
-	if t := c.Typing; t != nil {
-		perChar, low, high := orDefault(t.MsPerChar, defaultTypingPerChar), orDefault(t.MinMs, defaultTypingMin), orDefault(t.MaxMs, defaultTypingMax)
-		if err := within("typing.msPerChar", perChar, 0, 1000); err != nil {
-			return config, err
-		}
-		if err := within("typing.minMs", low, 0, 60_000); err != nil {
-			return config, err
-		}
-		if err := within("typing.maxMs", high, low, 60_000); err != nil {
-			return config, err
-		}
-		config.Typing = &pacing.Typing{PerChar: ms(perChar), Min: ms(low), Max: ms(high)}
+	if t := sending.Typing; t != nil {
+		perChar := within("typing.msPerChar", orDefault(t.MsPerChar, defaultTypingPerChar), 0, 1000)
+		low := within("typing.minMs", orDefault(t.MinMs, defaultTypingMin), 0, 60_000)
+		config.Typing = &pacing.Typing{PerChar: ms(perChar), Min: ms(low), Max: ms(within("typing.maxMs", orDefault(t.MaxMs, defaultTypingMax), low, 60_000))}
 	}
-	if w := c.Warmup; w != nil {
-		if err := within("warmup.start", w.Start, 1, 100_000); err != nil {
-			return config, err
-		}
-		if err := within("warmup.step", w.Step, 0, 100_000); err != nil {
-			return config, err
-		}
-		if err := within("warmup.max", w.Max, w.Start, 100_000); err != nil {
-			return config, err
-		}
-		config.Warmup = &pacing.Warmup{Start: w.Start, Step: w.Step, Max: w.Max}
+	if w := sending.Warmup; w != nil {
+		start := within("warmup.start", w.Start, 1, 100_000)
+		config.Warmup = &pacing.Warmup{Start: start, Step: within("warmup.step", w.Step, 0, 100_000), Max: within("warmup.max", w.Max, start, 100_000)}
 	}
-	if c.MaxQueued != nil {
-		if err := within("maxQueued", *c.MaxQueued, 1, 100_000); err != nil {
-			return config, err
-		}
-		config.MaxQueued = *c.MaxQueued
+	if sending.MaxQueued != nil {
+		config.MaxQueued = within("maxQueued", *sending.MaxQueued, 1, 100_000)
 	}
-	return config, nil
+	return config, problem
 }
 
 func orDefault(value *int, fallback int) int {

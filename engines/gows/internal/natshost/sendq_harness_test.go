@@ -91,7 +91,7 @@ func (f *fakeService) engine(_ context.Context, method string, params any) (any,
 	switch method {
 	case "newMessageId":
 		f.ids++
-		return fmt.Sprintf("MADE%d", f.ids), nil
+		return fmt.Sprintf("MADE%04d", f.ids), nil
 	case "sendText":
 		return map[string]any{"id": fmt.Sprintf("true_%s_%s", decoded["chatId"], decoded["id"]), "body": decoded["text"], "fromMe": true, "hasMedia": false}, nil
 	}

@@ -91,8 +91,13 @@ type storedSend struct {
 	revision uint64
 }
 
-// errSendGone: the send is not in the queue (sent, dropped or cancelled), or its key moved.
-var errSendGone = errors.New("the send is no longer queued")
+var (
+	// errSendGone: the send is not in the queue (sent, dropped or cancelled).
+	errSendGone = errors.New("the send is no longer queued")
+	// errFenced: a compare-and-set lost, so another holder of the lease wrote the key: this pod
+	// paces no more (its lease is lost or about to be).
+	errFenced = errors.New("another holder of the session lease wrote the send queue")
+)
 
 func newSendQueueStore(bucket *kv, session string, token func() uint64) *sendQueueStore {
 	return &sendQueueStore{kv: bucket, session: session, token: token, minutes: map[int64]uint64{}}
@@ -252,7 +257,7 @@ func (s *sendQueueStore) setState(ctx context.Context, id, state string) error {
 	}
 	revision, err := s.kv.update(ctx, s.queuedKey(id), raw, send.revision)
 	if isWrongLastSequence(err) {
-		return errSendGone
+		return errFenced
 	}
 	if err != nil {
 		return err
@@ -371,6 +376,9 @@ func (s *sendQueueStore) countSent(ctx context.Context, sent pacing.Sent) error 
 	} else {
 		revision, err = s.kv.create(ctx, key, raw)
 	}
+	if isWrongLastSequence(err) {
+		return errFenced
+	}
 	if err != nil {
 		return fmt.Errorf("counting a send of session '%s' in %s: %w", s.session, key, err)
 	}
@@ -395,7 +403,7 @@ func (s *sendQueueStore) removeLocked(ctx context.Context, id, state string) err
 	}
 	err := s.kv.remove(ctx, s.queuedKey(id), send.revision)
 	if isWrongLastSequence(err) {
-		return errSendGone
+		return errFenced
 	}
 	if err != nil {
 		return err
