@@ -1,5 +1,5 @@
 import fastifyWebsocket from '@fastify/websocket';
-import { type MediaStore, type MessageStore } from '@switchboard/engine-pod';
+import { type MediaStore, type MessageStore, type SendQueues } from '@switchboard/engine-pod';
 import { OutboundPolicy } from '@switchboard/kube';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
@@ -43,7 +43,6 @@ import { sandboxRoutes } from './routes/sandbox.js';
 import { healthRoutes } from './routes/health.js';
 import { type ServerDeps, serverRoutes } from './routes/server.js';
 import { sendQueueRoutes } from './routes/send-queue.js';
-import type { SendQueues } from './sending/send-pacer.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deprecatedSessionRoutes } from './routes/sessions-deprecated.js';
 import { selectProtocol, wsRoutes } from './routes/ws.js';

@@ -21,7 +21,9 @@ export {
   openLeaseBucket,
   openMediaObjects,
   openMessagesBucket,
+  openSendQueuesBucket,
   purgeSessionAuth,
+  purgeSessionSendQueue,
 } from './nats/stores.js';
 export {
   creationOf,

@@ -70,8 +70,8 @@ describe('engine pod spec', () => {
 
   it("with NATS authentication, reads SWITCHBOARD_NATS_CREDS from its resource's own Secret, or from the one every pod shares", () => {
     const minted = buildEnginePod(sessionResource({ name: 's-abc' }), { ...settings, natsCredentials: { kind: 'per-session' } });
-    // nats2: users minted before each session had its own object stores may not use them.
-    expect(envOf(minted).SWITCHBOARD_NATS_CREDS).toEqual({ secretKeyRef: { name: 'engine-s-abc-nats2-uid-1', key: 'nats.creds' } });
+    // nats3: users minted before each session had its own object stores (2) or its send queue keys (3) may not use them.
+    expect(envOf(minted).SWITCHBOARD_NATS_CREDS).toEqual({ secretKeyRef: { name: 'engine-s-abc-nats3-uid-1', key: 'nats.creds' } });
     const shared = buildEnginePod(sessionResource(), { ...settings, natsCredentials: { kind: 'shared', secret: 'nats-creds', key: 'engine.creds' } });
     expect(envOf(shared).SWITCHBOARD_NATS_CREDS).toEqual({ secretKeyRef: { name: 'nats-creds', key: 'engine.creds' } });
     expect(envOf(buildEnginePod(sessionResource(), settings))).not.toHaveProperty('SWITCHBOARD_NATS_CREDS');

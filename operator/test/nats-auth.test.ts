@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The operator does not depend on engine-pod (its image ships no engine): the engine pod's stores
 // and process come from that package's source, as a pod in the cluster would use them.
 import { MediaTooLargeError, NatsAuthStateStore, NatsMediaStore, NatsMessageStore, readHistory } from '../../engine-pod/src/index.js';
+import { NatsSendQueue } from '../../engine-pod/src/cluster/nats-send-queue.js';
 import { PodProcess, REPO_ROOT } from '../../engine-pod/test/cluster/pod-process.js';
 import { createNatsAuth, mintEngineCredentials, type NatsAuth } from '../src/nats-auth/nats-auth.js';
 
@@ -88,6 +89,34 @@ describe('NATS authentication (cluster mode)', () => {
 
     // Bob's state is as bob left it.
     expect(await bob.get('creds', ['me'])).toEqual({ me: { secret: 'bob-only' } });
+  });
+
+  it("an engine pod's credentials keep its own session's send queue (paced sending), and cannot read or write another's", async () => {
+    const send = (session: string, id: string) => ({
+      id,
+      session,
+      chatId: '15550001111@c.us',
+      route: '/api/sendText',
+      command: { op: 'send.text' as const, args: { chatId: '15550001111@c.us', text: 'hi', linkPreview: true, id } },
+      state: 'queued' as const,
+      queuedAt: 1,
+    });
+    const carol = await NatsSendQueue.open(await engineConnection('carol'), { session: 'carol', fencingToken: () => 1, bind: true });
+    expect(await carol.add(send('carol', 'C1'))).toBe(true);
+    await carol.markSending('carol', 'C1');
+    await carol.markSent('carol', 'C1', { chatId: '15550001111@c.us', at: Date.now() });
+    await carol.setPairedAt('carol', 5);
+    const again = await NatsSendQueue.open(await engineConnection('carol'), { session: 'carol', fencingToken: () => 1, bind: true });
+    expect(again.recentSends('carol', 0)).toHaveLength(1);
+    expect(again.pairedAt()).toBe(5);
+
+    const dave = await engineConnection('dave');
+    await expect(NatsSendQueue.open(dave, { session: 'carol', fencingToken: () => 1, bind: true })).rejects.toEqual(
+      permissionError(`$KV.${KV_BUCKETS.sendQueues}.carol.`),
+    );
+    const kv = await dave.jetstream().views.kv(KV_BUCKETS.sendQueues, { bindOnly: true, allow_direct: true });
+    await expect(kv.put('carol.pairing', '{}')).rejects.toEqual(permissionError('carol.pairing'));
+    await expect(kv.get('carol.pairing')).rejects.toEqual(permissionError('carol.pairing'));
   });
 
   it("an engine pod's credentials reach its own session's media and spilled commands, and no other session's", async () => {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { KV_BUCKETS } from './cluster.js';
 import { PacedCommand } from './commands.js';
-import { ChatId } from './ids.js';
 import { QueuedSend } from './sending.js';
 
 /*
@@ -13,15 +12,20 @@ import { QueuedSend } from './sending.js';
  * cannot overwrite what the next holder wrote. Both engine pods (Node, Go) read and write these.
  */
 
-/** A key token for an id that may hold any character (base64url: `-_a-zA-Z0-9`, never empty, `=` for ''). */
-export function sendQueueKeyToken(value: string): string {
+/**
+ * A KV key token for a value that may hold any character (`:`, `.`, `@`, spaces), while a key
+ * allows only `-/_=.a-zA-Z0-9` and dots split it into tokens: base64url never yields `.` or `=`,
+ * so `=` can stand for the empty string, which would otherwise be an empty token. The keys of
+ * `sb_auth`, `sb_messages` and `sb_send_queues` all use it.
+ */
+export function kvKeyToken(value: string): string {
   return value === '' ? '=' : Buffer.from(value, 'utf8').toString('base64url');
 }
 
 /** Keys of `KV_BUCKETS.sendQueues`, all under `<session>.` (the engine pod's NATS user may write those only). */
 export const SEND_QUEUE_KEYS = {
   /** One waiting send: a SendQueueRecord. `<id>` in base64url. */
-  queued: (session: string, id: string) => `${session}.queue.${sendQueueKeyToken(id)}`,
+  queued: (session: string, id: string) => `${session}.queue.${kvKeyToken(id)}`,
   /** Every waiting send of a session (a key filter). */
   allQueued: (session: string) => `${session}.queue.*`,
   /** The sends of one minute (unix ms / 60000, in decimal): a SentMinuteRecord. Kept two days. */
@@ -43,13 +47,15 @@ const fencingToken = z
 
 /** A waiting send, `state` `sending` once handed to the engine (its fate is looked up in the history on recovery). */
 export const SendQueueRecord = QueuedSend.extend({
+  // As the engine command has it: a record is never refused for a chat id written by an older build.
+  chatId: z.string().min(1),
   command: PacedCommand,
   seq: z.int().min(1).meta({ description: "Queue order within the session: a new send gets one more than the highest ever given (the pod's counter, restored from the records)" }),
   fencingToken,
 }).meta({ id: 'SendQueueRecord' });
 export type SendQueueRecord = z.infer<typeof SendQueueRecord>;
 
-export const SentSendRecord = z.object({ chatId: ChatId, at: z.int().meta({ description: 'When it went out, unix ms' }) }).meta({ id: 'SentSendRecord' });
+export const SentSendRecord = z.object({ chatId: z.string().min(1), at: z.int().meta({ description: 'When it went out, unix ms' }) }).meta({ id: 'SentSendRecord' });
 
 /** The sends of one minute: what the pacing windows and the warm-up's daily cap count. */
 export const SentMinuteRecord = z.object({ sends: z.array(SentSendRecord), fencingToken }).meta({ id: 'SentMinuteRecord' });

@@ -78,6 +78,12 @@ export const SendingConfig = z
   });
 export type SendingConfig = z.infer<typeof SendingConfig>;
 
+/**
+ * Cluster mode: the engine pod's variable with the session's `config.sending` (JSON, defaults
+ * applied) when it starts; absent: off. A change reaches a running pod as `host.sendQueue.setConfig`.
+ */
+export const SENDING_VARIABLE = 'SWITCHBOARD_SENDING';
+
 /** How long a paced send may wait for its slot before the call answers 202 (header or query). */
 export const SEND_WAIT_HEADER = 'x-switchboard-wait';
 export const MAX_SEND_WAIT_MS = 60_000;

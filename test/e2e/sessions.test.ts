@@ -117,7 +117,7 @@ describe('NATS authentication, as the chart sets it up', () => {
     const pod = (await (await env.cp.fetch(`/api/v1/namespaces/${env.namespace}/pods/engine-nats-user`)).json()) as any;
     const source = pod.spec.containers[0].env.find((e: { name: string }) => e.name === 'SWITCHBOARD_NATS_CREDS').valueFrom.secretKeyRef;
     const resource = await env.resource('nats-user');
-    expect(source).toEqual({ name: `engine-nats-user-nats2-${resource.metadata.uid.slice(0, 8)}`, key: 'nats.creds' });
+    expect(source).toEqual({ name: `engine-nats-user-nats3-${resource.metadata.uid.slice(0, 8)}`, key: 'nats.creds' });
     const secret = (await (await env.cp.fetch(`/api/v1/namespaces/${env.namespace}/secrets/${source.name}`)).json()) as any;
     expect(secret.metadata.ownerReferences).toMatchObject([{ kind: 'MessagingSession', name: 'nats-user', uid: resource.metadata.uid }]);
     const jwt = /-----BEGIN NATS USER JWT-----\n(\S+)\n/.exec(Buffer.from(secret.data['nats.creds'], 'base64').toString())![1]!;

@@ -35,7 +35,7 @@ export function parseSessionCommand(data: string): SessionCommand {
  * once per branch. The branch whose `op` matched holds the issues a user can act on; when no
  * branch matched, the one issue is the op itself.
  */
-function fieldIssues(issues: readonly ParseIssue[]): FieldIssue[] {
+export function fieldIssues(issues: readonly ParseIssue[]): FieldIssue[] {
   return issues.flatMap((issue) => {
     if (issue.code !== 'invalid_union' || !issue.errors || isWrongOp(issue)) return [toFieldIssue(issue)];
     const matched = issue.errors.find((branch) => !branch.some(isWrongOp));

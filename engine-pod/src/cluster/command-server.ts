@@ -6,6 +6,7 @@ import type { EngineLog } from '../engine.js';
 import type { EngineHost } from '../engine-host.js';
 import { parseSessionCommand } from './command-parse.js';
 import { type EventBarrier, eventsNotStored } from './event-publisher.js';
+import type { SessionSending } from './session-sending.js';
 
 export interface CommandServerOptions {
   readonly nc: NatsConnection;
@@ -21,6 +22,8 @@ export interface CommandServerOptions {
   readonly events?: EventBarrier;
   /** How long a reply waits for those acks before it answers NOT_STORED. */
   readonly storeTimeoutMs?: number;
+  /** The session's paced sending (`host.sendQueue.*`), once the pod runs it. */
+  readonly sending?: () => SessionSending | null;
 }
 
 const HOST_OPS: ReadonlySet<string> = new Set<string>(HostCommand.options.map((option) => option.shape.op.value));
@@ -121,13 +124,19 @@ export class CommandServer {
       case 'host.sendQueue.submit':
       case 'host.sendQueue.list':
       case 'host.sendQueue.cancel':
-      case 'host.sendQueue.setConfig':
-        // The protocol lands first (its own commit); the pod's queue follows.
-        return Promise.reject(new CommandError('NOT_SUPPORTED', `paced sending is not served by this engine pod yet (session '${this.options.session}')`));
+      case 'host.sendQueue.setConfig': {
+        const sending = this.options.sending?.();
+        if (!sending) {
+          const message = `the engine pod of session '${this.options.session}' is not running paced sending yet; try again`;
+          return Promise.reject(new CommandError('WRONG_STATUS', message, { session: this.options.session }));
+        }
+        return sending.run(command);
+      }
       case 'host.logout':
         return this.oneAtATime(async () => {
           // Spec part 3, rule 4: the pod exists, so the session is running; it starts again unpaired.
           await host.logout();
+          await this.options.sending?.()?.forgetPairing();
           await host.stop();
           await host.start();
           return null;
@@ -139,7 +148,7 @@ export class CommandServer {
    * A 201 means stored: the reply waits for the events the command made (and any queued before
    * them). A read makes none: it neither waits nor is refused while events cannot be stored.
    */
-  private async executeStored(command: EngineCommand): Promise<unknown> {
+  async executeStored(command: EngineCommand): Promise<unknown> {
     const { events, host } = this.options;
     if (!events || !makesEvents(command.op)) return host.execute(command);
     if (events.failing !== null) throw eventsNotStored(events.failing, false);

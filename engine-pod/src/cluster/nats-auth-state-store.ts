@@ -1,15 +1,10 @@
 import { latestValues, openAuthBucket, type StoreOptions } from '@switchboard/kube/pod';
+import { kvKeyToken } from '@switchboard/protocol';
 import type { KV, NatsConnection } from 'nats';
 import type { AuthStateStore } from '../auth-state/store.js';
 
-/**
- * Type and id come from engines and may hold any character (`:`, `.`, `@`, spaces), while a
- * KV key allows only `-/_=.a-zA-Z0-9` and dots split it into tokens. base64url never yields
- * `.` or `=`, so `=` can stand for the empty string, which would otherwise be an empty token.
- */
-export function authKeyToken(value: string): string {
-  return value === '' ? '=' : Buffer.from(value, 'utf8').toString('base64url');
-}
+/** Type and id come from engines and may hold any character: each is a key token (protocol `kvKeyToken`). */
+export const authKeyToken = kvKeyToken;
 
 /**
  * Cluster mode: the engine's auth state in NATS KV, so an engine pod keeps no local state and

@@ -1,4 +1,4 @@
-import { INBOX_PREFIXES } from '@switchboard/protocol';
+import { INBOX_PREFIXES, type SessionStatus } from '@switchboard/protocol';
 import { connect, credsAuthenticator, deadline, Events, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { CommandServer } from '../cluster/command-server.js';
@@ -7,6 +7,7 @@ import { NatsAuthStateStore } from '../cluster/nats-auth-state-store.js';
 import { NatsMediaStore } from '../cluster/nats-media-store.js';
 import { NatsMessageStore } from '../cluster/nats-message-store.js';
 import { SessionLease } from '../cluster/session-lease.js';
+import { SessionSending } from '../cluster/session-sending.js';
 import type { EngineFactory } from '../engine.js';
 import { EngineHost } from '../engine-host.js';
 import { HistoryRecorder } from '../history/history-recorder.js';
@@ -35,6 +36,8 @@ export class EnginePod {
   private health: HealthServer | null = null;
   private host: EngineHost | null = null;
   private commands: CommandServer | null = null;
+  /** Paced sending of the session: runs while this pod holds the lease. */
+  private sending: SessionSending | null = null;
   private hostStarted = false;
   private hostStopped: Promise<void> | null = null;
   private stopping = false;
@@ -79,7 +82,8 @@ export class EnginePod {
     const publisher = (this.publisher = await EventPublisher.open(nc, { log: this.log, bind }));
     const authState = await NatsAuthStateStore.open(nc, session, { bind });
     const media = await NatsMediaStore.open(nc);
-    const history = (this.history = new HistoryRecorder(await NatsMessageStore.open(nc, { bind, forgetsByKey: true }), this.log));
+    const messages = await NatsMessageStore.open(nc, { bind, forgetsByKey: true });
+    const history = (this.history = new HistoryRecorder(messages, this.log));
     const lease = await SessionLease.open(nc, { session, holder: podName, ...(podUid === undefined ? {} : { podUid }), log: this.log, bind });
     this.lease = lease;
     this.health = await startHealthServer(this.config.healthPort, () => this.ready);
@@ -110,14 +114,32 @@ export class EnginePod {
       publish: (event) => {
         this.publisher?.publish(event);
         history.record(event.envelope);
+        if (event.envelope.event === 'session.status') this.sending?.statusChanged((event.envelope.payload as { status: SessionStatus }).status);
       },
       log: this.log,
       media: { store: media, urlFor: (stored) => mediaUrl(this.config.baseUrl, stored), maxBytes: this.config.mediaMaxBytes },
       downloads: lazyGuardedAgent(this.config.outbound),
     });
     this.host = host;
-    this.commands = new CommandServer({ nc, session, host, log: this.log, events: publisher });
-    this.commands.start();
+    const commands = (this.commands = new CommandServer({ nc, session, host, log: this.log, events: publisher, sending: () => this.sending }));
+    commands.start();
+    // Before the engine: a send left `sending` is looked up in the history, and what waits goes once the session works.
+    const sending = await SessionSending.start({
+      nc,
+      session,
+      engine: this.config.engine,
+      sending: this.config.sending,
+      execute: (command) => commands.executeStored(command),
+      history: messages,
+      fencingToken: () => lease.fencingToken,
+      log: this.log,
+      bind,
+    });
+    if (this.stopping) {
+      await sending.stop();
+      return;
+    }
+    this.sending = sending;
     await host.start();
     this.hostStarted = !this.stopping;
     this.log.info({ engine: this.config.engine, fencingToken: lease.fencingToken, status: host.status }, 'engine started');
@@ -154,6 +176,7 @@ export class EnginePod {
   /** The lease is gone: someone else may be connecting with these credentials right now. */
   private abandon(reason: string): void {
     // Stop first and at once; the host ignores anything the old engine reports after this.
+    void this.sending?.stop();
     void this.stopHost();
     void this.terminate(1, `session lease lost: ${reason}`);
   }
@@ -173,6 +196,7 @@ export class EnginePod {
     let code = exitCode;
     try {
       await this.commands?.close();
+      await this.sending?.stop();
       await this.stopHost();
       await this.history?.close();
       if (this.publisher && !(await this.publisher.flush(FLUSH_TIMEOUT_MS))) {

@@ -12,6 +12,7 @@ import {
   type ResourceWebhookConfig,
   resourceNameFor,
   type SecretKeySelector,
+  type SendingConfig,
   type SessionConfig,
   type SessionCreateRequest,
   type SessionDTO,
@@ -26,7 +27,6 @@ import type { EventBus } from '../events/event-bus.js';
 import { ApiError, SessionExists } from '../http/errors.js';
 import type { SessionBackend } from '../sessions/backend.js';
 import { appsToCheck, requireEngine, requireOperation } from '../sessions/engine-catalog.js';
-import { refusePacedSending } from './paced-sending.js';
 import { effectiveStatus, inCreationOrder, toSessionDTO, toSessionInfo } from './messaging-session.js';
 import type { SessionCache } from './session-cache.js';
 import type { SessionCommandChannel } from './session-commands.js';
@@ -101,7 +101,6 @@ export class ClusterSessionBackend implements SessionBackend {
   async create(request: SessionCreateRequest): Promise<SessionDTO> {
     const known = this.options.cache.lookup(resourceNameFor(request.name));
     if (known && !isDeleting(known) && sessionNameOf(known) === request.name) throw new SessionExists(request.name);
-    refusePacedSending(request.config);
     const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config, request.apps ?? []);
     const desiredState: DesiredState = request.start ? 'Running' : 'Stopped';
     return toSessionDTO(await this.createResource(request.name, { engine, desiredState, ...specOf(request) }));
@@ -218,6 +217,23 @@ export class ClusterSessionBackend implements SessionBackend {
     return reply.result;
   }
 
+  /**
+   * A host command to the session's engine pod (paced sending's `host.sendQueue.*`, which the
+   * pod owns): its result, or null when no pod answers (not running, or still starting), beside
+   * the session's resource for the caller's refusal. `timeoutMs`: longer than a command's when the
+   * pod answers only after waiting (a paced send's wait).
+   */
+  async hostCommand(name: string, command: HostCommand, timeoutMs?: number): Promise<{ reply: { result: unknown } | null; resource: MessagingSession }> {
+    const resource = await this.require(name);
+    return { reply: await this.options.commands.send(name, command, timeoutMs), resource };
+  }
+
+  /** The session's paced sending config as its resource holds it (paced sending: a send waits in its queue when set). */
+  sendingOf(name: string): SendingConfig | undefined {
+    const resource = this.options.cache.lookup(resourceNameFor(name));
+    return resource && sessionNameOf(resource) === name ? resource.spec.config?.sending : undefined;
+  }
+
   /** The session's webhooks as its resource holds them: their secrets are read at delivery. */
   webhooksOf(name: string): readonly ResourceWebhookConfig[] {
     const resource = this.options.cache.lookup(resourceNameFor(name));
@@ -253,7 +269,6 @@ export class ClusterSessionBackend implements SessionBackend {
   }
 
   private async upsert(request: SessionStartDeprecatedRequest, retried: boolean): Promise<SessionDTO> {
-    refusePacedSending(request.config);
     const existing = await this.find(request.name);
     if (existing) return toSessionDTO(await this.setDesired(await this.applyUpdate(existing, request), 'Running'));
     const engine = requireEngine(request.engine ?? this.options.defaultEngine, request.config, request.apps ?? []);
@@ -299,7 +314,6 @@ export class ClusterSessionBackend implements SessionBackend {
    */
   private async applyUpdate(current: MessagingSession, change: SpecChange): Promise<MessagingSession> {
     const name = sessionNameOf(current);
-    refusePacedSending(change.config);
     const wanted = change.engine ?? current.spec.engine;
     const engine = requireEngine(wanted, change.config ?? current.spec.config, appsToCheck(change, wanted, current.spec));
     const operations: JsonPatchOperation[] = [];
@@ -318,6 +332,9 @@ export class ClusterSessionBackend implements SessionBackend {
         await this.pushToPod(name, { op: 'host.setMetadata', args: { metadata: patched.spec.config?.metadata ?? {} } }, 'metadata');
       }
       if (change.apps !== undefined) await this.pushToPod(name, { op: 'host.setApps', args: { apps: patched.spec.apps ?? [] } }, 'apps');
+      if (change.config !== undefined && !sameSending(current.spec.config?.sending, patched.spec.config?.sending)) {
+        await this.pushToPod(name, { op: 'host.sendQueue.setConfig', args: { sending: patched.spec.config?.sending ?? null } }, 'paced sending config');
+      }
     }
     return patched;
   }
@@ -385,4 +402,9 @@ function specOf(request: { config?: SessionConfig; apps?: AppConfig[] | null }):
 /** RFC 6901: `~` and `/` inside one token of a JSON pointer. */
 function jsonPointerToken(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Whether two `sending` configs are the same (a pod is told only of a change). */
+function sameSending(a: SendingConfig | undefined, b: SendingConfig | undefined): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }

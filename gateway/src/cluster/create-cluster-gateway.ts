@@ -1,6 +1,14 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { NatsMediaStore, NatsMessageStore, purgeSessionMedia, purgeSessionMessages } from '@switchboard/engine-pod';
-import { DEFAULT_MEDIA_LIFETIME_MS, OutboundPolicy, purgeSessionAuth, reusingConnections, sessionNameOf, useReplicas } from '@switchboard/kube';
+import {
+  DEFAULT_MEDIA_LIFETIME_MS,
+  OutboundPolicy,
+  purgeSessionAuth,
+  purgeSessionSendQueue,
+  reusingConnections,
+  sessionNameOf,
+  useReplicas,
+} from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
@@ -29,6 +37,7 @@ import { keepMediaLifetimes } from './media-lifetimes.js';
 import { dropSessionStreams } from './session-streams.js';
 import { SessionCache } from './session-cache.js';
 import { SessionCommandChannel } from './session-commands.js';
+import { ClusterSendQueues } from './paced-sending.js';
 import { SessionResources } from './session-resources.js';
 import { SessionSecrets } from './session-secrets.js';
 import { followWebhookSecrets } from './follow-webhook-secrets.js';
@@ -105,12 +114,15 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     if (cache.list()?.some((resource) => sessionNameOf(resource) === session)) return;
     await dropSessionStreams(nc, session);
     await started.states?.forgetSession(session);
+    // Its send queue, recent sends and pairing date: a session made again with the name starts empty.
+    await purgeSessionSendQueue(nc, session);
   };
+  const commands = new SessionCommandChannel(nc, options.commandTimeoutMs);
   const sessions = new ClusterSessionBackend({
     resources,
     cache,
     secrets,
-    commands: new SessionCommandChannel(nc, options.commandTimeoutMs),
+    commands,
     purgeAuth: (session) => purgeSessionAuth(nc, session),
     forget: async (session) => {
       await Promise.all([purgeSessionMessages(nc, session), purgeSessionMedia(nc, session)]);
@@ -192,6 +204,8 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     const stopKeepingLifetimes = keepMediaLifetimes(cache, (session) => media.keepLifetime(session), logger);
     const app = await buildApp({
       sessions,
+      // Paced sending: each session's queue is its engine pod's (paced-sending.ts).
+      sendQueues: new ClusterSendQueues({ nc, sessions, marginMs: commands.timeoutMs }),
       outbound,
       auth,
       keys: apiKeys,

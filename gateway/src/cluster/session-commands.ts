@@ -14,7 +14,8 @@ export class SessionCommandChannel {
 
   constructor(
     nc: NatsConnection,
-    private readonly timeoutMs = 10_000,
+    /** How long an engine pod has to answer a command (a paced send: its wait, and this beside it). */
+    readonly timeoutMs = 10_000,
   ) {
     this.client = new CommandClient(nc);
   }
@@ -26,17 +27,17 @@ export class SessionCommandChannel {
    * A command larger than one NATS message (a base64 file) goes through the session's own object
    * store `sb_commands_<token>` (kube's command-objects.ts).
    */
-  async send(session: string, command: SessionCommand): Promise<{ result: unknown } | null> {
+  async send(session: string, command: SessionCommand, timeoutMs = this.timeoutMs): Promise<{ result: unknown } | null> {
     let reply: CommandReply;
     try {
-      reply = await this.client.request(session, command, this.timeoutMs);
+      reply = await this.client.request(session, command, timeoutMs);
     } catch (error) {
       if (!(error instanceof CommandClientError)) throw error;
       switch (error.failure) {
         case 'no-responders':
           return null;
         case 'timeout':
-          throw new ApiError(503, `the engine of session '${session}' did not answer within ${this.timeoutMs} ms; try again`, {
+          throw new ApiError(503, `the engine of session '${session}' did not answer within ${timeoutMs} ms; try again`, {
             session,
           });
         case 'unreadable':

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { DatabaseSync } from 'node:sqlite';
-import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, type InvalidEvent, type MessageStore, type SandboxOptions } from '@switchboard/engine-pod';
+import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, type InvalidEvent, type MessageStore, type SandboxOptions, SendPacer } from '@switchboard/engine-pod';
 import { OutboundPolicy } from '@switchboard/kube';
 import { type BuiltEngine, CLIENT_VERSION_ENGINES, clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
@@ -32,7 +32,6 @@ import { CommitGate, commitProbeSchema } from './store/commit-gate.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { WriteBatch } from './store/write-batch.js';
 import { TIER, VERSION } from '../version.js';
-import { SendPacer } from '../sending/send-pacer.js';
 import { requireOperation } from '../sessions/engine-catalog.js';
 import { sendQueueSchema, SqliteSendQueue } from './sqlite-send-queue.js';
 import {

@@ -1,7 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EngineCommand } from '@switchboard/protocol';
-import type { SentSend } from '../sending/pacing.js';
-import type { QueuedSendRow, SendQueueStore } from '../sending/send-queue-store.js';
+import type { QueuedSendRow, SendQueueStore, SentSend } from '@switchboard/engine-pod';
 import type { SchemaPart } from './store/database.js';
 import { inTransaction } from './store/transaction.js';
 

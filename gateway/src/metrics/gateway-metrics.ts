@@ -1,8 +1,7 @@
 import type { EventEnvelope } from '@switchboard/protocol';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventBus } from '../events/event-bus.js';
-import type { HoldReason } from '../sending/pacing.js';
-import type { SendQueueObserver } from '../sending/send-pacer.js';
+import type { HoldReason, SendQueueObserver } from '@switchboard/engine-pod';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
 import { ScrapeTimeCounter } from './scrape-time-counter.js';
 import { SessionHealthMetrics, type SessionStatusRow } from './session-health-metrics.js';
@@ -174,7 +173,7 @@ export class GatewayMetrics implements DeliveryObserver, SendQueueObserver {
     gauge('switchboard_nats_stream_replicas_wanted', 'Copies of the JetStream stream its configuration asks for', (s) => s.wanted);
   }
 
-  /** Paced sending (sending/send-pacer.ts `SendQueueObserver`). */
+  /** Paced sending (engine-pod's sending/send-pacer.ts `SendQueueObserver`). */
   held(session: string, reason: HoldReason): void {
     this.sendsHeld.inc({ session, reason });
   }

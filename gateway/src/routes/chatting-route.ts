@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { sessionAccess } from '../auth/access.js';
 import { pacedResponses, sendWaitHeaders, sendWaitOf } from '../sending/paced-route.js';
-import type { PacedCommand } from '../sending/send-pacer.js';
+import type { PacedEngineCommand } from '@switchboard/engine-pod';
 import { type RouteDeps, typed } from './context.js';
 import { sessionErrors } from './responses.js';
 
@@ -63,9 +63,9 @@ export function chattingRoute<Body extends SessionBody>(
       const { session, ...args } = request.body as z.output<Body>;
       const command = operation.command(args);
       if (paced && sendQueues.sendingOf(session)) {
-        const outcome = await sendQueues.submit(session, operation.url, command as PacedCommand, sendWaitOf(request.headers));
-        if ('queued' in outcome) return reply.code(202).send(outcome.queued);
-        return reply.code(status).send(answer ? answer(outcome.sent) : outcome.sent);
+        const outcome = await sendQueues.submit(session, operation.url, command as PacedEngineCommand, sendWaitOf(request.headers));
+        if (outcome.outcome === 'queued') return reply.code(202).send(outcome.queued);
+        return reply.code(status).send(answer ? answer(outcome.result) : outcome.result);
       }
       const result = await sessions.command(session, command);
       return reply.code(status).send(answer ? answer(result) : result);

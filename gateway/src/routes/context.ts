@@ -2,7 +2,7 @@ import type { OutboundPolicy } from '@switchboard/kube';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ConversionQueue } from '../conversions/conversion-queue.js';
-import type { SendQueues } from '../sending/send-pacer.js';
+import type { SendQueues } from '@switchboard/engine-pod';
 import type { SessionBackend } from '../sessions/backend.js';
 
 /** What every route plugin is given. */

@@ -2,7 +2,7 @@ import { ErrorBody, QueuedSendParams, SendQueuePage, SendQueueQuery, SessionPath
 import type { FastifyInstance } from 'fastify';
 import { sessionAccess } from '../auth/access.js';
 import { ApiError } from '../http/errors.js';
-import type { SendQueues } from '../sending/send-pacer.js';
+import type { SendQueues } from '@switchboard/engine-pod';
 import type { SessionBackend } from '../sessions/backend.js';
 import { typed } from './context.js';
 import { NoBody, sessionErrors } from './responses.js';
@@ -46,7 +46,7 @@ export async function sendQueueRoutes(
     handler: async (request, reply) => {
       const { session, id } = request.params;
       await sessions.get(session, { expandApps: false });
-      if (!sendQueues.cancel(session, id)) {
+      if (!(await sendQueues.cancel(session, id))) {
         throw new ApiError(404, `session '${session}' has no queued send '${id}': it was sent, is being sent, was cancelled or never queued`, {
           session,
           id,

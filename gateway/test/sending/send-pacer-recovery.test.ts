@@ -6,8 +6,7 @@ import { waitFor } from '@switchboard/testkit';
 import { describe, expect, it } from 'vitest';
 import { sendQueueSchema, SqliteSendQueue } from '../../src/local/sqlite-send-queue.js';
 import { openDatabase } from '../../src/local/store/database.js';
-import { SendPacer } from '../../src/sending/send-pacer.js';
-import type { QueuedSendRow } from '../../src/sending/send-queue-store.js';
+import { type QueuedSendRow, SendPacer } from '@switchboard/engine-pod';
 
 /**
  * What recovery does with a send a crash left `sending` (handed to the engine, its fate unknown),

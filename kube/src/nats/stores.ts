@@ -51,6 +51,27 @@ export function openMessagesBucket(nc: NatsConnection, options: StoreOptions = {
   return openKv(nc, KV_BUCKETS.messages, options, { history: 1 });
 }
 
+/** Opens the bucket of paced sending's queues (cluster mode), creating it on first use (unless bound). */
+export function openSendQueuesBucket(nc: NatsConnection, options: StoreOptions = {}): Promise<KV> {
+  return openKv(nc, KV_BUCKETS.sendQueues, options, { history: 1 });
+}
+
+/**
+ * Forgets a deleted session's send queue, recent sends and pairing date: one stream purge of its
+ * keys, markers included (what its engine pod cannot do: it may only write its keys). Returns how
+ * many entries were removed.
+ */
+export async function purgeSessionSendQueue(nc: NatsConnection, session: string): Promise<number> {
+  const jsm = await nc.jetstreamManager();
+  try {
+    const { purged } = await jsm.streams.purge(`KV_${KV_BUCKETS.sendQueues}`, { filter: `$KV.${KV_BUCKETS.sendQueues}.${session}.>` });
+    return purged;
+  } catch (error) {
+    if (jsErrorCode(error) === JS_ERR.streamNotFound) return 0;
+    throw error;
+  }
+}
+
 /** Opens the lease bucket, creating it with this ttl when missing (unless bound). */
 export function openLeaseBucket(nc: NatsConnection, options: StoreOptions & { readonly ttlMs?: number } = {}): Promise<KV> {
   return openKv(nc, KV_BUCKETS.leases, options, { history: 1, ttl: options.ttlMs ?? LEASE.ttlMs });
@@ -123,4 +144,5 @@ export async function ensureClusterStores(nc: NatsConnection): Promise<void> {
   await openAuthBucket(nc);
   await openMessagesBucket(nc);
   await openLeaseBucket(nc);
+  await openSendQueuesBucket(nc);
 }

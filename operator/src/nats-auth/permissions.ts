@@ -31,7 +31,7 @@ const directGet = (bucket: string, keys: string) => `${JS}.DIRECT.GET.${kvStream
  * Its buckets exist before it runs (the operator's `ensureSessionStores`); the pod binds.
  */
 export function enginePermissions(session: string): NatsPermissions {
-  const { auth, leases, messages } = KV_BUCKETS;
+  const { auth, leases, messages, sendQueues } = KV_BUCKETS;
   const media = OBJECT_STORES.media(session);
   const commands = OBJECT_STORES.commands(session);
   return {
@@ -41,13 +41,18 @@ export function enginePermissions(session: string): NatsPermissions {
         `$KV.${auth}.${session}.>`,
         `$KV.${messages}.${session}.>`,
         `$KV.${leases}.${session}`,
+        // Paced sending: the session's queue, recent sends and pairing date (send-queue-records.ts).
+        `$KV.${sendQueues}.${session}.>`,
         directGet(auth, `${session}.>`),
         directGet(messages, `${session}.>`),
         directGet(leases, session),
+        directGet(sendQueues, `${session}.>`),
         // The key listing a logout purges by: an ordered consumer filtered on the session's keys.
         `${JS}.CONSUMER.CREATE.${kvStream(auth)}.*.$KV.${auth}.${session}.>`,
         // Likewise the keys of a chat deleted on the phone, which the history forgets.
         `${JS}.CONSUMER.CREATE.${kvStream(messages)}.*.$KV.${messages}.${session}.>`,
+        // And the queue read back when the pod takes the lease.
+        `${JS}.CONSUMER.CREATE.${kvStream(sendQueues)}.*.$KV.${sendQueues}.${session}.>`,
         // Account-level JetStream info (usage totals), which a JetStream manager asks for first.
         `${JS}.INFO`,
         `$O.${media}.>`,

@@ -15,6 +15,7 @@ import {
   MEDIA_MAX_BYTES_VARIABLE,
   MESSAGING_SESSION,
   type MessagingSessionSpec,
+  SENDING_VARIABLE,
   SILENCE_TIMEOUT_VARIABLE,
 } from '@switchboard/protocol';
 import type { EnginePodSettings } from '../config.js';
@@ -29,7 +30,8 @@ export const POD_TEMPLATE_HASH = 'switchboard.dev/pod-template-hash';
 const METADATA_ENV = 'SWITCHBOARD_METADATA';
 /** Apps reach a running engine by `host.setApps`: left out of the hash too. */
 const APPS_ENV = 'SWITCHBOARD_APPS';
-const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV]);
+/** Paced sending's config reaches a running engine by `host.sendQueue.setConfig`: left out of the hash too. */
+const LIVE_SETTINGS: ReadonlySet<string> = new Set([METADATA_ENV, APPS_ENV, SENDING_VARIABLE]);
 
 /**
  * Probes fitted to the engine pods' measured start (`node bench/dist/all.js engine-pods`;
@@ -58,9 +60,10 @@ const ENGINE_PROBES = {
  * Secret's name. The operator never changes a Secret it made, so a change of permissions takes a
  * new name: an upgraded operator then mints a new user, and the changed pod spec replaces the
  * pod once. 2: the session's own object store buckets rather than the shared `sb_media` and
- * `sb_commands`, which a user of version 1 would still be limited to.
+ * `sb_commands`, which a user of version 1 would still be limited to. 3: the session's keys of
+ * `sb_send_queues` (paced sending in cluster mode).
  */
-const ENGINE_PERMISSIONS_VERSION = 2;
+const ENGINE_PERMISSIONS_VERSION = 3;
 
 /**
  * The Secret with a session's engine NATS credentials, when the operator mints them
@@ -155,6 +158,7 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
       { name: 'SWITCHBOARD_POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } },
       { name: METADATA_ENV, value: JSON.stringify(spec.config.metadata ?? {}) },
       { name: APPS_ENV, value: JSON.stringify(spec.apps ?? []) },
+      ...(spec.config.sending ? [{ name: SENDING_VARIABLE, value: JSON.stringify(spec.config.sending) }] : []),
       { name: 'SWITCHBOARD_HEALTH_PORT', value: String(HEALTH_PORT) },
       // Only when configured: pods made before it was set keep their template hash.
       ...(settings.baseUrl ? [{ name: 'SWITCHBOARD_BASE_URL', value: settings.baseUrl }] : []),

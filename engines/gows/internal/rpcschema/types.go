@@ -3521,7 +3521,7 @@ type SendQueuePage struct {
 }
 
 type SendQueueRecord struct {
-	// Chat id
+	// ChatID corresponds to the JSON schema field "chatId".
 	ChatID string `json:"chatId"`
 
 	// Command corresponds to the JSON schema field "command".
@@ -3638,7 +3638,7 @@ type SentSendRecord struct {
 	// When it went out, unix ms
 	At int `json:"at"`
 
-	// Chat id
+	// ChatID corresponds to the JSON schema field "chatId".
 	ChatID string `json:"chatId"`
 }
 

@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
-import type { EngineCommand, QueuedSend, QueuedSendAccepted, SendingConfig, SendQueuePage } from '@switchboard/protocol';
-import { ApiError, TooManyRequests } from '../http/errors.js';
+import type { EngineCommand, QueuedSend, QueueFullDetails, SendingConfig, SendQueuePage, SendQueueSubmitResult } from '@switchboard/protocol';
+import { CommandError } from '../command-error.js';
 import { DAY_MS, drawPause, type HoldReason, type PacingState, pickNext, typingMs } from './pacing.js';
 import type { QueuedSendRow, SendQueueStore } from './send-queue-store.js';
 
-/** Told of what the queues do: the metrics (GatewayMetrics `held`, `waited`). */
+/** Told of what the queues do: the metrics (local mode: GatewayMetrics `held`, `waited`; cluster mode: the engine pod's). */
 export interface SendQueueObserver {
   held(session: string, reason: HoldReason): void;
   /** A send went out after waiting this long in the queue. */
@@ -30,11 +30,17 @@ export interface SendPacerOptions {
   readonly retryMs?: number;
 }
 
-/** What a waiting client gets: the engine's answer, or the queued send when the wait ran out. */
-export type SendOutcome = { readonly sent: unknown } | { readonly queued: QueuedSendAccepted };
-
-/** What the routes ask of the send queues. */
-export type SendQueues = Pick<SendPacer, 'sendingOf' | 'submit' | 'list' | 'cancel'>;
+/**
+ * What the routes ask of the send queues: this pacer in local mode, the session's engine pod in
+ * cluster mode (the gateway's forwarding to `host.sendQueue.*`). `sendingOf` is read on every send,
+ * from what the gateway already holds: the session's config.
+ */
+export interface SendQueues {
+  sendingOf(session: string): SendingConfig | undefined;
+  submit(session: string, route: string, command: PacedEngineCommand, waitMs: number): Promise<SendQueueSubmitResult>;
+  list(session: string, page: { limit: number; offset: number }): Promise<SendQueuePage>;
+  cancel(session: string, id: string): Promise<boolean>;
+}
 
 /** Engine refusals that pass (the session not working yet, storage held): the send stays queued. */
 const PASSING = new Set(['WRONG_STATUS', 'NOT_STORED', 'STORAGE_FULL']);
@@ -52,7 +58,7 @@ interface Waiter {
  * queue order within a chat. One lane per session runs while its queue has sends and sleeps until
  * its next slot, or until a send is added or cancelled.
  */
-export class SendPacer {
+export class SendPacer implements SendQueues {
   private readonly lanes = new Map<string, { wake: () => void; pausedUntil: number; retrying: boolean; heldFor: Set<string> }>();
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly now: () => number;
@@ -63,6 +69,8 @@ export class SendPacer {
   private readonly running = new Set<Promise<void>>();
   /** Ends the typing pauses at once when the pacer stops. */
   private readonly stopping = new Set<() => void>();
+  /** Each session's submits, one after another from the count to the add: two cannot both take the last place. */
+  private readonly admitting = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: SendPacerOptions) {
     this.now = options.now ?? Date.now;
@@ -75,13 +83,14 @@ export class SendPacer {
    * takes as the same message. Then every queue with sends resumes.
    */
   async recover(): Promise<void> {
-    for (const send of this.options.store.inFlight()) {
+    const { store } = this.options;
+    for (const send of await store.inFlight()) {
       if (await this.options.alreadySent(send.session, send.chatId, send.id)) {
-        this.options.store.markSent(send.session, send.id, { chatId: send.chatId, at: this.now() });
-      } else this.options.store.requeue(send.session, send.id);
+        await store.markSent(send.session, send.id, { chatId: send.chatId, at: this.now() });
+      } else await store.requeue(send.session, send.id);
     }
     this.recovered = true;
-    for (const session of this.options.store.sessionsWithSends()) this.poke(session);
+    for (const session of await store.sessionsWithSends()) this.poke(session);
   }
 
   /** The session's `sending` config: its sends are paced when it has one. */
@@ -94,76 +103,93 @@ export class SendPacer {
    * one the engine makes now (as GET new-message-id: a session that is not working answers 422
    * as an unpaced send does). A full queue answers 429, Retry-After when its next send is due.
    */
-  async submit(session: string, route: string, command: PacedCommand, waitMs: number): Promise<SendOutcome> {
+  async submit(session: string, route: string, command: PacedEngineCommand, waitMs: number): Promise<SendQueueSubmitResult> {
     const config = this.options.sendingOf(session) ?? NO_SEND_CONFIG;
     this.options.admit?.(session, command);
     const id = command.args.id ?? ((await this.options.execute(session, { op: 'account.newMessageId' })) as { id: string }).id;
-    // Counted after the await, with nothing awaited before the send is added: two calls at once cannot both take the last place.
-    if (this.options.store.count(session) >= config.maxQueued) {
-      throw new TooManyRequests(
-        `the send queue of session '${session}' is full (${config.maxQueued} sends)`,
-        this.secondsToNextSend(session, config),
-        {
-          session,
-          limit: config.maxQueued,
-        },
-      );
-    }
-    return this.queue(session, route, { ...command, args: { ...command.args, id } } as PacedCommand, id, waitMs);
-  }
-
-  private async queue(session: string, route: string, command: PacedCommand, id: string, waitMs: number): Promise<SendOutcome> {
-    const row: QueuedSendRow = { id, session, chatId: command.args.chatId, route, command, state: 'queued', queuedAt: this.now() };
+    const row: QueuedSendRow = {
+      id,
+      session,
+      chatId: command.args.chatId,
+      route,
+      command: { ...command, args: { ...command.args, id } } as PacedEngineCommand,
+      state: 'queued',
+      queuedAt: this.now(),
+    };
     const outcome = this.outcomeOf(session, id);
-    if (!this.options.store.add(row)) {
+    try {
+      await this.oneAtATime(session, () => this.add(row, config));
+    } catch (error) {
       this.dropWaiter(session, id, outcome.waiter);
-      throw new ApiError(409, `session '${session}' already has a queued send with id '${id}'`, [
-        { path: 'body.id', reason: 'is the id of a send waiting in the queue: choose another one' },
-      ]);
+      throw error;
     }
     this.poke(session);
-    const position = this.options.store.position(session, id);
+    const position = await this.options.store.position(session, id);
     let timer: NodeJS.Timeout | undefined;
     const ranOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs)));
     try {
       const sent = await Promise.race([outcome.promise, ranOut]);
-      if (sent !== null) return { sent: sent.result };
+      if (sent !== null) return { outcome: 'sent', result: sent.result };
       this.dropWaiter(session, id, outcome.waiter);
-      return { queued: { ...publicRow(row), position: Math.max(0, position) } };
+      return { outcome: 'queued', queued: { ...publicRow(row), position: Math.max(0, position) } };
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private secondsToNextSend(session: string, config: SendingConfig): number {
+  /** Adds the send unless the queue is full (QUEUE_FULL: the 429) or has its id (CONFLICT: the 409). */
+  private async add(row: QueuedSendRow, config: SendingConfig): Promise<void> {
+    const { session, id } = row;
+    if ((await this.options.store.count(session)) >= config.maxQueued) {
+      const details: QueueFullDetails = { session, limit: config.maxQueued, retryAfterSeconds: await this.secondsToNextSend(session, config) };
+      throw new CommandError('QUEUE_FULL', `the send queue of session '${session}' is full (${config.maxQueued} sends)`, details);
+    }
+    if (!(await this.options.store.add(row))) {
+      throw new CommandError('CONFLICT', `session '${session}' already has a queued send with id '${id}'`, [
+        { path: 'body.id', reason: 'is the id of a send waiting in the queue: choose another one' },
+      ]);
+    }
+  }
+
+  private oneAtATime(session: string, work: () => Promise<void>): Promise<void> {
+    const next = (this.admitting.get(session) ?? Promise.resolve()).then(work, work);
+    const settled = next.catch(() => undefined);
+    this.admitting.set(session, settled);
+    void settled.then(() => {
+      if (this.admitting.get(session) === settled) this.admitting.delete(session);
+    });
+    return next;
+  }
+
+  private async secondsToNextSend(session: string, config: SendingConfig): Promise<number> {
     const now = this.now();
-    const next = pickNext(config, this.pacingState(session, now), this.waiting(session));
+    const next = pickNext(config, await this.pacingState(session, now), await this.waiting(session));
     return Math.max(1, Math.ceil(((next?.slot.at ?? now) - now) / 1000));
   }
 
-  private waiting(session: string): QueuedSendRow[] {
-    return this.options.store.list(session, { limit: LOOKAHEAD, offset: 0 }).filter((send) => send.state === 'queued');
+  private async waiting(session: string): Promise<QueuedSendRow[]> {
+    return (await this.options.store.list(session, { limit: LOOKAHEAD, offset: 0 })).filter((send) => send.state === 'queued');
   }
 
-  private pacingState(session: string, now: number): PacingState {
+  private async pacingState(session: string, now: number): Promise<PacingState> {
     return {
       now,
-      sent: this.options.store.recentSends(session, now - DAY_MS),
-      pairedAt: this.options.store.pairedAt(session),
+      sent: await this.options.store.recentSends(session, now - DAY_MS),
+      pairedAt: await this.options.store.pairedAt(session),
       pausedUntil: this.lanes.get(session)?.pausedUntil ?? 0,
     };
   }
 
-  list(session: string, page: { limit: number; offset: number }): SendQueuePage {
-    return { total: this.options.store.count(session), items: this.options.store.list(session, page).map(publicRow) };
+  async list(session: string, page: { limit: number; offset: number }): Promise<SendQueuePage> {
+    return { total: await this.options.store.count(session), items: (await this.options.store.list(session, page)).map(publicRow) };
   }
 
   /** Cancels a queued send; false when it is gone, sent or being sent. */
-  cancel(session: string, id: string): boolean {
-    if (!this.options.store.cancel(session, id)) return false;
-    for (const waiter of this.waiters.get(key(session, id)) ?? [])
-      waiter.reject(new ApiError(409, `send '${id}' of session '${session}' was cancelled before it went out`, { session, id }));
-    this.waiters.delete(key(session, id));
+  async cancel(session: string, id: string): Promise<boolean> {
+    if (!(await this.options.store.cancel(session, id))) return false;
+    this.settle(session, id, (waiter) =>
+      waiter.reject(new CommandError('CONFLICT', `send '${id}' of session '${session}' was cancelled before it went out`, { session, id })),
+    );
     this.poke(session);
     return true;
   }
@@ -204,10 +230,10 @@ export class SendPacer {
     try {
       while (!this.stopped) {
         const config = this.options.sendingOf(session) ?? NO_SEND_CONFIG;
-        const waiting = this.waiting(session);
+        const waiting = await this.waiting(session);
         if (waiting.length === 0) return;
         const now = this.now();
-        const next = pickNext(config, this.pacingState(session, now), waiting)!;
+        const next = pickNext(config, await this.pacingState(session, now), waiting)!;
         if (next.slot.at > now) {
           if (next.slot.heldBy && !lane.heldFor.has(`${next.send.id} ${next.slot.heldBy}`)) {
             lane.heldFor.add(`${next.send.id} ${next.slot.heldBy}`);
@@ -235,24 +261,24 @@ export class SendPacer {
   /** Sends one, typing first for a text when configured; returns until when the lane pauses, and whether to retry it. */
   private async send(session: string, send: QueuedSendRow, config: SendingConfig): Promise<{ pausedUntil: number; retrying: boolean }> {
     const { store, execute } = this.options;
-    store.markSending(session, send.id);
+    await store.markSending(session, send.id);
     try {
       if (config.typing && send.command.op === 'send.text') await this.type(session, send.chatId, typingMs(config.typing, send.command.args.text));
       // Stopped while typing: the send stays `sending`, not in the history, so the next start sends it.
       if (this.stopped) return { pausedUntil: 0, retrying: false };
       const result = await execute(session, send.command);
       const at = this.now();
-      store.markSent(session, send.id, { chatId: send.chatId, at });
+      await store.markSent(session, send.id, { chatId: send.chatId, at });
       this.options.observer?.waited(session, at - send.queuedAt);
       this.settle(session, send.id, (waiter) => waiter.resolve(result));
       return { pausedUntil: at + drawPause(config, this.random), retrying: false };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (typeof code === 'string' && PASSING.has(code)) {
-        store.requeue(session, send.id);
+        await store.requeue(session, send.id);
         return { pausedUntil: this.now() + (this.options.retryMs ?? 5000), retrying: true };
       }
-      store.drop(session, send.id);
+      await store.drop(session, send.id);
       this.options.log.warn({ err: error, session, id: send.id, route: send.route }, 'a queued send failed and was dropped');
       this.settle(session, send.id, (waiter) => waiter.reject(error));
       return { pausedUntil: this.now() + drawPause(config, this.random), retrying: false };
@@ -302,7 +328,7 @@ export class SendPacer {
 }
 
 /** A send the queue takes: one to a chat, whose arguments take a message id (protocol `sendFields`). */
-export type PacedCommand = EngineCommand & { readonly args: { readonly chatId: string; readonly id?: string | null | undefined } };
+export type PacedEngineCommand = EngineCommand & { readonly args: { readonly chatId: string; readonly id?: string | null | undefined } };
 
 const key = (session: string, id: string): string => `${session}\u0000${id}`;
 
