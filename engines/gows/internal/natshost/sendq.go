@@ -15,7 +15,7 @@ import (
 	"github.com/switchboard/engines/gows/internal/pacing"
 )
 
-// sendQueue is paced sending for the pod's session (gateway/src/sending/send-pacer.ts, one lane):
+// sendQueue is paced sending for the pod's session (engine-pod/src/sending/send-pacer.ts, one lane):
 // it sends the queued sends when the pacing rules (internal/pacing) allow, one at a time, in
 // queue order within a chat, typing before a text when configured. Its lane runs only while the
 // pod holds the session's lease; what it sends and when is in the KV store (sendq_store.go), so

@@ -1,6 +1,6 @@
 // Package pacing holds the paced-sending rules (issue 32) as pure functions of the time they are
 // given: no clock, no timer, no randomness of their own. It is the Go port of
-// gateway/src/sending/pacing.ts and answers as it does; pacing_test.go holds both to the same
+// engine-pod/src/sending/pacing.ts and answers as it does; pacing_test.go holds both to the same
 // vectors.
 package pacing
 

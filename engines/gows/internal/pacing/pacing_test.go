@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The vectors of gateway/test/sending/pacing.test.ts, on the same clock the test sets: both
+// The vectors of engine-pod/test/sending/pacing.test.ts, on the same clock the test sets: both
 // implementations give the same answers.
 var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
