@@ -58,7 +58,8 @@ async function send(session: string, body: Record<string, unknown>, wait: string
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
 }
 
-const queue = async (session: string) => (await gw.api('GET', `/api/${session}/queue`)).body as { total: number; items: Array<{ id: string; state: string }> };
+const queue = async (session: string) =>
+  (await gw.api('GET', `/api/${session}/queue`)).body as { total: number; items: Array<{ id: string; state: string }> };
 
 describe('paced sending of a GOWS session in cluster mode: the REST answers of local mode', () => {
   it('sends within the wait (201), queues (202), lists, refuses a waiting id (409), cancels (204, then 404), answers a full queue 429 with Retry-After', async () => {
