@@ -74,7 +74,12 @@ func (c *commands) start() error {
 		}()
 	})
 	c.sub = sub
-	return err
+	if err != nil {
+		return err
+	}
+	// The server has the subscription before the pod says it is ready: a command sent the moment
+	// /readyz answers finds its responder (without it, "no responders" under load).
+	return c.nc.Flush()
 }
 
 // close stops taking commands, then waits for the ones already taken to be answered.
