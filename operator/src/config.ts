@@ -16,6 +16,7 @@ import {
   clientVersionFromEnv,
   clientVersionVariable,
   DEFAULT_SILENCE_TIMEOUT_MS,
+  SENDING_VARIABLE,
   SILENCE_TIMEOUT_VARIABLE,
   silenceTimeoutFromEnv,
 } from '@switchboard/protocol';
@@ -162,6 +163,7 @@ export const ENGINE_OWN_ENV = [
   'SWITCHBOARD_POD_UID',
   'SWITCHBOARD_METADATA',
   'SWITCHBOARD_APPS',
+  SENDING_VARIABLE,
   'SWITCHBOARD_HEALTH_PORT',
   'SWITCHBOARD_BASE_URL',
   'SWITCHBOARD_ENGINE_SETTINGS',

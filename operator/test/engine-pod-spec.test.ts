@@ -277,7 +277,7 @@ describe('engine pod replacement', () => {
 
   it('ENGINE_OWN_ENV names every variable the operator sets, so extra env can override none of them', () => {
     const proxy = { server: 'proxy:3128', username: 'u', passwordFrom: { secretKeyRef: { name: 'p', key: 'k' } } };
-    const everything = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy } } }), {
+    const everything = buildEnginePod(sessionResource({ spec: { engine: 'NOWEB', config: { proxy, sending: { perMinute: 5, maxQueued: 10 } } } }), {
       ...settings,
       natsCredentials: { kind: 'per-session' },
       baseUrl: 'https://api.example.com',
@@ -322,6 +322,13 @@ describe('engine pod replacement', () => {
     const nodeHosted = envOf(buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), settings));
     expect(nodeHosted).not.toHaveProperty('GOMEMLIMIT');
     expect(nodeHosted.NODE_OPTIONS).toContain('--max-old-space-size=96');
+  });
+
+  it('passes paced sending as SWITCHBOARD_SENDING only when set; a change does not replace the pod (it is sent to the running engine)', () => {
+    expect(envOf(running)).not.toHaveProperty('SWITCHBOARD_SENDING');
+    const paced = buildEnginePod(sessionResource({ spec: { config: { sending: { perMinute: 5, maxQueued: 10 } } } }), settings);
+    expect(JSON.parse(envOf(paced).SWITCHBOARD_SENDING as string)).toEqual({ perMinute: 5, maxQueued: 10 });
+    expect(replacementReason(running, paced)).toBeNull();
   });
 
   it('apps alone do not replace the pod either (they are sent to the running engine)', () => {

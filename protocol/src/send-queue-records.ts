@@ -40,26 +40,20 @@ export const SEND_QUEUE_KEYS = {
 /** How long sent sends are kept: the warm-up counts one day of them, the windows one minute. */
 export const SENT_KEPT_MS = 2 * 24 * 60 * 60_000;
 
-const fencingToken = z
-  .int()
-  .min(1)
-  .meta({
-    description:
-      "The session lease's fencing token of the pod that wrote it (SessionLease.fencingToken): a record of a higher token is a later holder's",
-  });
+const fencingToken = z.int().min(1).meta({
+  description:
+    "The session lease's fencing token of the pod that wrote it (SessionLease.fencingToken): a record of a higher token is a later holder's",
+});
 
 /** A waiting send, `state` `sending` once handed to the engine (its fate is looked up in the history on recovery). */
 export const SendQueueRecord = QueuedSend.extend({
   // As the engine command has it: a record is never refused for a chat id written by an older build.
   chatId: z.string().min(1),
   command: PacedCommand,
-  seq: z
-    .int()
-    .min(1)
-    .meta({
-      description:
-        "Queue order within the session: a new send gets one more than the highest ever given (the pod's counter, restored from the records)",
-    }),
+  seq: z.int().min(1).meta({
+    description:
+      "Queue order within the session: a new send gets one more than the highest ever given (the pod's counter, restored from the records)",
+  }),
   fencingToken,
 }).meta({ id: 'SendQueueRecord' });
 export type SendQueueRecord = z.infer<typeof SendQueueRecord>;

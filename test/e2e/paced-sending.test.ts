@@ -35,7 +35,8 @@ async function send(session: string, body: Record<string, unknown>, wait: string
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
 }
 
-const queue = async (session: string) => (await gw.api('GET', `/api/${session}/queue`)).body as { total: number; items: Array<{ id: string; state: string }> };
+const queue = async (session: string) =>
+  (await gw.api('GET', `/api/${session}/queue`)).body as { total: number; items: Array<{ id: string; state: string }> };
 
 describe('paced sending in cluster mode: the REST answers of local mode', () => {
   it('queues (202), lists, refuses a waiting id (409), cancels (204, then 404) and answers a full queue 429 with Retry-After', async () => {

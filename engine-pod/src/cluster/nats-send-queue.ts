@@ -87,7 +87,12 @@ export class NatsSendQueue implements SendQueueStore {
     if (row.session !== this.session || this.queue.has(row.id)) return Promise.resolve(false);
     return this.write(async (fencingToken) => {
       if (this.queue.has(row.id)) return false;
-      const record: SendQueueRecord = { ...publicFields(row), command: row.command as SendQueueRecord['command'], seq: this.lastSeq + 1, fencingToken };
+      const record: SendQueueRecord = {
+        ...publicFields(row),
+        command: row.command as SendQueueRecord['command'],
+        seq: this.lastSeq + 1,
+        fencingToken,
+      };
       const revision = await this.cas(() => this.kv.create(SEND_QUEUE_KEYS.queued(this.session, row.id), JSON.stringify(record)));
       this.lastSeq = record.seq;
       this.queue.set(row.id, { value: record, revision });
@@ -146,7 +151,10 @@ export class NatsSendQueue implements SendQueueStore {
   }
 
   inFlight(): QueuedSendRow[] {
-    return this.order.map((id) => this.queue.get(id)!.value).filter((record) => record.state === 'sending').map(rowOf);
+    return this.order
+      .map((id) => this.queue.get(id)!.value)
+      .filter((record) => record.state === 'sending')
+      .map(rowOf);
   }
 
   depths(): Map<string, number> {

@@ -31,22 +31,22 @@ type SendQueueCommand = Extract<HostCommand, { op: `host.sendQueue.${string}` }>
  * left `sending` by the pod before is looked up in the history first (`SendPacer.recover`).
  */
 export class SessionSending {
-  private config: SendingConfig | undefined;
-
   private constructor(
     private readonly options: SessionSendingOptions,
     readonly store: NatsSendQueue,
     private readonly pacer: SendPacer,
+    /** The config the pacer reads at each send: what the pod started with, then `setConfig`'s. */
+    private readonly current: { config: SendingConfig | undefined },
   ) {}
 
   static async start(options: SessionSendingOptions): Promise<SessionSending> {
     const { nc, session, engine, log, fencingToken } = options;
     const store = await NatsSendQueue.open(nc, { session, fencingToken, ...(options.bind === undefined ? {} : { bind: options.bind }) });
-    let sending: SessionSending | undefined;
+    const current = { config: options.sending };
     const pacer = new SendPacer({
       store,
       execute: (_session, command) => options.execute(command),
-      sendingOf: () => sending?.config,
+      sendingOf: () => current.config,
       admit: (_session, command) => {
         const refusal = notSupportedError(session, engine, command);
         if (refusal) throw refusal;
@@ -55,8 +55,7 @@ export class SessionSending {
       log,
       ...(options.observer ? { observer: options.observer } : {}),
     });
-    sending = new SessionSending(options, store, pacer);
-    sending.config = options.sending;
+    const sending = new SessionSending(options, store, pacer, current);
     await pacer.recover();
     return sending;
   }
@@ -91,7 +90,7 @@ export class SessionSending {
       case 'host.sendQueue.cancel':
         return { cancelled: await this.pacer.cancel(session, command.args.id) };
       case 'host.sendQueue.setConfig':
-        this.config = command.args.sending ?? undefined;
+        this.current.config = command.args.sending ?? undefined;
         // A rate that became higher lets a waiting send go sooner.
         this.pacer.poke(session);
         return null;

@@ -2,7 +2,17 @@ import { hostname } from 'node:os';
 import { OutboundPolicy } from '@switchboard/kube/pod';
 import { z } from 'zod';
 import { DEFAULT_MEDIA_MAX_BYTES, MEDIA_MAX_BYTES_VARIABLE } from '../media/media-limit.js';
-import { AppConfig, AVAILABLE_ENGINES, EngineName, EngineSettings, Metadata, ProxyConfig, SENDING_VARIABLE, SendingConfig, SessionName } from '@switchboard/protocol';
+import {
+  AppConfig,
+  AVAILABLE_ENGINES,
+  EngineName,
+  EngineSettings,
+  Metadata,
+  ProxyConfig,
+  SENDING_VARIABLE,
+  SendingConfig,
+  SessionName,
+} from '@switchboard/protocol';
 
 /** Everything an engine pod reads from its environment (set by the operator), checked at start-up. */
 export interface PodConfig {
@@ -70,7 +80,9 @@ export function readPodConfig(env: NodeJS.ProcessEnv): PodConfig {
     podUid: read('SWITCHBOARD_POD_UID', (raw) => (raw === '' ? undefined : raw)),
     metadata: read('SWITCHBOARD_METADATA', (raw) => schema(Metadata, json(raw ?? '{}'))),
     apps: read('SWITCHBOARD_APPS', (raw) => schema(AppConfigs, json(raw ?? '[]', 'a JSON array of apps, e.g. [{"app":"calls"}]'))),
-    sending: read(SENDING_VARIABLE, (raw) => (raw === undefined ? undefined : schema(SendingConfig, json(raw, 'a JSON object, e.g. {"perMinute":10}')))),
+    sending: read(SENDING_VARIABLE, (raw) =>
+      raw === undefined ? undefined : schema(SendingConfig, json(raw, 'a JSON object, e.g. {"perMinute":10}')),
+    ),
     settings: withProxyPassword(
       read('SWITCHBOARD_ENGINE_SETTINGS', (raw) =>
         schema(EngineSettings, json(raw ?? '{}', 'a JSON object, e.g. {"proxy":{"server":"proxy:3128"}}')),

@@ -223,7 +223,11 @@ export class ClusterSessionBackend implements SessionBackend {
    * the session's resource for the caller's refusal. `timeoutMs`: longer than a command's when the
    * pod answers only after waiting (a paced send's wait).
    */
-  async hostCommand(name: string, command: HostCommand, timeoutMs?: number): Promise<{ reply: { result: unknown } | null; resource: MessagingSession }> {
+  async hostCommand(
+    name: string,
+    command: HostCommand,
+    timeoutMs?: number,
+  ): Promise<{ reply: { result: unknown } | null; resource: MessagingSession }> {
     const resource = await this.require(name);
     return { reply: await this.options.commands.send(name, command, timeoutMs), resource };
   }
@@ -333,7 +337,11 @@ export class ClusterSessionBackend implements SessionBackend {
       }
       if (change.apps !== undefined) await this.pushToPod(name, { op: 'host.setApps', args: { apps: patched.spec.apps ?? [] } }, 'apps');
       if (change.config !== undefined && !sameSending(current.spec.config?.sending, patched.spec.config?.sending)) {
-        await this.pushToPod(name, { op: 'host.sendQueue.setConfig', args: { sending: patched.spec.config?.sending ?? null } }, 'paced sending config');
+        await this.pushToPod(
+          name,
+          { op: 'host.sendQueue.setConfig', args: { sending: patched.spec.config?.sending ?? null } },
+          'paced sending config',
+        );
       }
     }
     return patched;

@@ -54,7 +54,9 @@ export class ClusterSendQueues implements SendQueues {
     const records = (await latestValues(await this.kv(), SEND_QUEUE_KEYS.allQueued(session), 'send queue'))
       .map((entry) => SendQueueRecord.parse(entry.json()))
       .sort((a, b) => a.seq - b.seq);
-    const items = records.slice(page.offset, page.offset + page.limit).map(({ id, chatId, route, state, queuedAt }) => ({ id, session, chatId, route, state, queuedAt }));
+    const items = records
+      .slice(page.offset, page.offset + page.limit)
+      .map(({ id, chatId, route, state, queuedAt }) => ({ id, session, chatId, route, state, queuedAt }));
     return { total: records.length, items };
   }
 
