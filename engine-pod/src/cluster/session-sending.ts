@@ -77,6 +77,11 @@ export class SessionSending {
     return this.pacer.stop();
   }
 
+  /** What it paces by now (the start's config, or `setConfig`'s): the next lease term starts from it. */
+  get config(): SendingConfig | undefined {
+    return this.current.config;
+  }
+
   /** The host commands `host.sendQueue.*` (protocol commands.ts). */
   async run(command: SendQueueCommand): Promise<unknown> {
     const { session } = this.options;

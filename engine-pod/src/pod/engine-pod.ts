@@ -139,6 +139,7 @@ export class EnginePod {
       mayConnect: () => lease.held && !this.stopping,
     });
     this.host = host;
+    let sendingConfig = this.config.sending;
     for (;;) {
       const ended = new Promise<void>((resolve) => (this.termEnded = resolve));
       await lease.acquire(this.acquiring.signal);
@@ -155,7 +156,7 @@ export class EnginePod {
         nc,
         session,
         engine: this.config.engine,
-        sending: this.config.sending,
+        sending: sendingConfig,
         execute: (command) => commands.executeStored(command),
         history: messages,
         fencingToken: () => lease.fencingToken,
@@ -173,6 +174,7 @@ export class EnginePod {
       await ended;
       // Their stops began when the lease was lost; take the lease again only once both are down.
       await sending.stop();
+      sendingConfig = sending.config;
       await this.stopHost();
       if (this.stopping) return;
       this.hostStopped = null;

@@ -41,11 +41,21 @@ class RecordedSandbox extends SandboxEngine {
   }
 }
 
+async function request(body: unknown): Promise<CommandReply> {
+  return (await nats.nc.request(SUBJECTS.command(SESSION), JSON.stringify(body), { timeout: 10_000 })).json<CommandReply>();
+}
+
 async function result(body: unknown): Promise<Record<string, unknown>> {
-  const reply = (await nats.nc.request(SUBJECTS.command(SESSION), JSON.stringify(body), { timeout: 5_000 })).json<CommandReply>();
+  const reply = await request(body);
   if (!reply.ok) throw new Error(`${JSON.stringify(body)} failed: ${JSON.stringify(reply.error)}`);
   return reply.result as Record<string, unknown>;
 }
+
+/** A paced text (host.sendQueue.submit, as the gateway forwards POST /api/sendText). */
+const pacedText = (text: string, waitMs: number) => ({
+  op: 'host.sendQueue.submit',
+  args: { route: '/api/sendText', command: { op: 'send.text', args: { chatId: CHAT, text } }, waitMs },
+});
 
 const statusIs = (status: string) => async () => {
   try {
@@ -84,6 +94,8 @@ describe('engine pod: a lease lost to a NATS outage longer than its ttl', () => 
     expect((await result({ op: 'host.status' })).status).toBe('WORKING');
     expect(pod.ready).toBe(true);
     const firstToken = logged('session lease acquired')[0]!.fencingToken!;
+    // Paced sending changed while the pod runs (one send a minute, one waiting at most): a later lease term keeps it.
+    await result({ op: 'host.sendQueue.setConfig', args: { sending: { perMinute: 1, maxQueued: 1 } } });
 
     // First lapse, with another holder waiting: the moment it gets the lease, the engine must be stopped already.
     const rival = await SessionLease.open(nats.nc, { session: SESSION, holder: 'engine-rival', log: silent, ...TIMING });
@@ -110,6 +122,12 @@ describe('engine pod: a lease lost to a NATS outage longer than its ttl', () => 
     expect(rivalToken).toBeGreaterThan(firstToken);
     expect(lifecycle).toEqual(['start', 'stop', 'start']);
 
+    // The send queue runs again in this term, read back and paced by the config set in the first.
+    expect(await result(pacedText('first of the minute', 5_000))).toMatchObject({ outcome: 'sent' });
+    expect(await result(pacedText('waits for the next minute', 0))).toMatchObject({ outcome: 'queued' });
+    const full = await request(pacedText('one too many', 0));
+    expect(full.ok ? full : full.error.code).toBe('QUEUE_FULL');
+
     // Second lapse, nobody else waiting: the pod takes its own record back, or makes a new one once it aged out.
     await proxy.cut();
     await waitFor(() => logged('session lease lost').length === 2, 'the lease lost a second time', WAIT_MS);
@@ -124,6 +142,12 @@ describe('engine pod: a lease lost to a NATS outage longer than its ttl', () => 
     expect(await leaseRevision()).toBeGreaterThanOrEqual(thirdToken);
     expect(lifecycle).toEqual(['start', 'stop', 'start', 'stop', 'start']);
     expect(exitCode).toBeUndefined();
+    // The waiting send outlived the lapse: the third term read it back, still held by the minute.
+    const queue = await waitFor(async () => {
+      const reply = await request({ op: 'host.sendQueue.list', args: { limit: 10, offset: 0 } });
+      return reply.ok ? (reply.result as { total: number; items: { state: string }[] }) : undefined; // the queue not read back yet
+    }, 'the send queue answering in the third term');
+    expect(queue).toMatchObject({ total: 1, items: [{ state: 'queued' }] });
 
     // Events flow: the statuses of both gaps reached the stream in order, no QR asked for again, and a send is stored.
     const expected = ['STARTING', 'SCAN_QR_CODE', 'WORKING', 'STOPPED', 'STARTING', 'WORKING', 'STOPPED', 'STARTING', 'WORKING'];

@@ -20,10 +20,14 @@ const (
 	NotStored Code = "NOT_STORED"
 	// StorageFull: nothing more can be stored (507).
 	StorageFull Code = "STORAGE_FULL"
+	// QueueFull: the session's send queue holds its maxQueued (429, details QueueFullDetails).
+	QueueFull Code = "QUEUE_FULL"
+	// Conflict: a send with this id waits already, or it was cancelled while waited for (409).
+	Conflict Code = "CONFLICT"
 )
 
 // Codes is every Code, in the protocol's order.
-var Codes = []Code{Invalid, NotFound, WrongStatus, NotSupported, EngineError, NotStored, StorageFull}
+var Codes = []Code{Invalid, NotFound, WrongStatus, NotSupported, EngineError, NotStored, StorageFull, QueueFull, Conflict}
 
 // CommandError is a command's refusal or failure with the protocol's code: what the engine returns,
 // what the engine RPC carries in an error's `data.code`, and what the engine pod replies.

@@ -34,6 +34,8 @@ type EventChecks struct {
 	names    map[string]bool
 	mu       sync.Mutex
 	payloads map[string]*schemaNode
+	// paced: the args schemas of the paced sends' ops (sendq_checks.go), compiled on first use.
+	paced map[string]*schemaNode
 }
 
 // eventIssue is one way an event differs from its schema: where (dotted path) and what is wrong.

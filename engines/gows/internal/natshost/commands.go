@@ -28,11 +28,15 @@ const commandDeadline = 10 * time.Second
 // answers NATS requests on `sb.cmd.<session>` with a CommandReply, concurrently, lifecycle
 // commands (logout) one at a time.
 type commands struct {
-	nc        *nats.Conn
-	js        jetstream.JetStream
-	session   string
-	host      *Host
-	events    *publisher
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	session string
+	host    *Host
+	events  *publisher
+	// queue is the session's paced sending (host.sendQueue.*) of the lease term under way, nil
+	// between terms; queueMu guards it, as the pod's loop sets it while commands run.
+	queueMu   sync.Mutex
+	queue     *sendQueue
 	log       Logger
 	sub       *nats.Subscription
 	inFlight  sync.WaitGroup
@@ -72,7 +76,12 @@ func (c *commands) start() error {
 		}()
 	})
 	c.sub = sub
-	return err
+	if err != nil {
+		return err
+	}
+	// The server has the subscription before the pod says it is ready: a command sent the moment
+	// /readyz answers finds its responder (without it, "no responders" under load).
+	return c.nc.Flush()
 }
 
 // close stops taking commands, then waits for the ones already taken to be answered.
@@ -171,6 +180,12 @@ func (c *commands) run(ctx context.Context, data []byte, header nats.Header) (an
 		if err := c.host.Logout(ctx); err != nil {
 			return nil, err
 		}
+		// The next pairing is a new account's: the warm-up starts again from its day 0.
+		if queue := c.currentQueue(); queue != nil {
+			if err := queue.store.forgetPairing(ctx); err != nil {
+				c.log.Warn("the pairing date of the send queue was not forgotten", "err", err.Error())
+			}
+		}
 		// The session runs on after the reply: its restart is not cut at the command's deadline.
 		c.host.Stop(context.WithoutCancel(ctx))
 		c.host.Start(context.WithoutCancel(ctx))
@@ -178,11 +193,66 @@ func (c *commands) run(ctx context.Context, data []byte, header nats.Header) (an
 	case "me":
 		_, _, me, _ := c.host.Status()
 		return me, nil
+	case "host.sendQueue.submit", "host.sendQueue.list", "host.sendQueue.cancel", "host.sendQueue.setConfig":
+		return c.sendQueueCommand(ctx, command.Op, args)
 	}
+	return c.executeStored(ctx, command.Op, args)
+}
+
+func (c *commands) setQueue(queue *sendQueue) {
+	c.queueMu.Lock()
+	c.queue = queue
+	c.queueMu.Unlock()
+}
+
+func (c *commands) currentQueue() *sendQueue {
+	c.queueMu.Lock()
+	defer c.queueMu.Unlock()
+	return c.queue
+}
+
+func (c *commands) sendQueueCommand(ctx context.Context, op string, args json.RawMessage) (any, error) {
+	queue := c.currentQueue()
+	if queue == nil {
+		return nil, fmt.Errorf("%s while the send queue of session '%s' is not running (this pod does not hold the session's lease yet); try again", op, c.session)
+	}
+	switch op {
+	case "host.sendQueue.submit":
+		return queue.submit(ctx, args, c.admitPaced)
+	case "host.sendQueue.list":
+		return queue.list(args)
+	case "host.sendQueue.cancel":
+		return queue.cancel(ctx, args)
+	default:
+		return queue.configure(args)
+	}
+}
+
+// admitPaced refuses at once what an unpaced send would be refused, so it is not queued to fail
+// later: args that are not the op's (INVALID, every issue by path), an op GOWS does not serve.
+func (c *commands) admitPaced(op string, args json.RawMessage) error {
+	found, err := c.host.checks.pacedCommandIssues(op, args)
+	if err != nil {
+		return err
+	}
+	if len(found) > 0 {
+		issues := make([]map[string]string, len(found))
+		for i, issue := range found {
+			issues[i] = map[string]string{"path": issue.Path, "reason": issue.Message}
+		}
+		return &CommandError{Code: hostapi.Invalid, Message: fmt.Sprintf("invalid command: %s: %s", found[0].Path, found[0].Message), Details: map[string]any{"issues": issues}}
+	}
+	_, err = c.supported(op)
+	return err
+}
+
+// executeStored runs an engine command and answers once the events it made are stored (a reply
+// must not report what the event stream does not have): a command's way, and a queued send's.
+func (c *commands) executeStored(ctx context.Context, op string, args json.RawMessage) (any, error) {
 	if failing := c.events.failing(); failing != "" {
 		return nil, eventsNotStored(failing, false)
 	}
-	result, err := c.execute(ctx, command.Op, args)
+	result, err := c.execute(ctx, op, args)
 	if err != nil {
 		return nil, err
 	}
@@ -192,13 +262,22 @@ func (c *commands) run(ctx context.Context, data []byte, header nats.Header) (an
 	return result, nil
 }
 
+// supported is the catalog's refusal of an op GOWS does not serve (NOT_SUPPORTED).
+func (c *commands) supported(name string) (Operation, error) {
+	operation, served := c.host.operations.Lookup(name)
+	if !served {
+		return operation, &CommandError{Code: hostapi.NotSupported, Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", operation.Name, c.session),
+			Details: map[string]any{"session": c.session, "engine": "GOWS"}}
+	}
+	return operation, nil
+}
+
 // execute is EngineHost.execute: the catalog's refusal, then the status the op needs, then the
 // engine method protocol's OPERATIONS names, through the op's adapter if it has one (ops.go).
 func (c *commands) execute(ctx context.Context, name string, args json.RawMessage) (any, error) {
-	operation, served := c.host.operations.Lookup(name)
-	if !served {
-		return nil, &CommandError{Code: hostapi.NotSupported, Message: fmt.Sprintf("engine GOWS does not support %s (session '%s')", operation.Name, c.session),
-			Details: map[string]any{"session": c.session, "engine": "GOWS"}}
+	operation, err := c.supported(name)
+	if err != nil {
+		return nil, err
 	}
 	if operation.Method == nil {
 		return nil, fmt.Errorf("op %s has no engine method: the host answers it before execute", name)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/switchboard/engines/gows/internal/pacing"
 )
 
 // Config is what an engine pod reads from the environment the operator gives it
@@ -24,6 +26,9 @@ type Config struct {
 	HealthPort      int
 	BaseURL         string
 	Version         string
+	// Sending is the session's paced-sending config at start (SWITCHBOARD_SENDING, SendingConfig
+	// with its defaults); nil: off. Later changes come as host.sendQueue.setConfig.
+	Sending *pacing.Config
 	// Outbound: where files sent by URL may be downloaded from (SWITCHBOARD_OUTBOUND_DENY and _ALLOW over the built-in rules).
 	Outbound *OutboundPolicy
 }
@@ -89,6 +94,13 @@ func ReadConfig(getenv func(string) string) (Config, error) {
 			bad("SWITCHBOARD_BASE_URL", "must be the gateway's public http(s) URL, e.g. https://api.example.com, got %q", raw)
 		}
 		cfg.BaseURL = strings.TrimRight(raw, "/")
+	}
+	if raw := getenv("SWITCHBOARD_SENDING"); raw != "" && raw != "null" {
+		if config, err := decodeSendingConfig(json.RawMessage(raw), "sending"); err != nil {
+			bad("SWITCHBOARD_SENDING", "must be the session's SendingConfig as JSON, e.g. {\"perMinute\":20}: %s", err.Error())
+		} else {
+			cfg.Sending = &config
+		}
 	}
 	outbound, err := NewOutboundPolicy(getenv(outboundDenyVariable), getenv(outboundAllowVariable))
 	if err != nil {

@@ -302,6 +302,24 @@ func (h *history) change(ctx context.Context, actionID, targetID any, apply func
 	return nil
 }
 
+// has: whether the message is in the history, under the chat or its other address (the send
+// queue's recovery asks it of a send whose fate a crash left unknown).
+func (h *history) has(ctx context.Context, chat, message string) (bool, error) {
+	alias, err := h.aliasOf(ctx, chat)
+	if err != nil {
+		return false, err
+	}
+	for _, candidate := range []string{chat, alias} {
+		if candidate == "" {
+			continue
+		}
+		if record, _, err := h.get(ctx, candidate, message); err != nil || record != nil {
+			return record != nil, err
+		}
+	}
+	return false, nil
+}
+
 // forgetChat: the chat's messages go, under both its addresses; its alias key stays (forgetChatHistory in
 // engine-pod/src/history/message-store.ts, the engine pod's key by key forgetChat in nats-message-store.ts).
 func (h *history) forgetChat(ctx context.Context, chat string) error {

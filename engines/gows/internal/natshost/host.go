@@ -47,6 +47,8 @@ type Host struct {
 	// does not leaves the engine stopped, whoever asks (a logout's restart that outlived the lease).
 	// Nil: always (tests of the host alone).
 	mayConnect func() bool
+	// working is told each time the session is WORKING (the send queue: pairing date, retries).
+	working func()
 
 	mu      sync.Mutex
 	running bool
@@ -175,6 +177,9 @@ func (h *Host) setStatus(status, reason string) {
 		h.log.Info("session "+status, "previous", previous, "status", status)
 	}
 	h.emit("session.status", payload)
+	if status == "WORKING" && h.working != nil {
+		h.working()
+	}
 }
 
 type envelope struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/switchboard/engines/gows/internal/pacing"
 	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
@@ -37,7 +38,9 @@ type Pod struct {
 	events  *publisher
 	history *history
 	cmds    *commands
-	health  interface{ Close() error }
+	// queue is the session's paced sending of the current lease term (nil between terms).
+	queue  *sendQueue
+	health interface{ Close() error }
 	// lost carries a lease loss to the loop of startUp, once the engine has stopped.
 	lost chan struct{}
 	// leaseTiming overrides the lease's timings (tests, with a bucket made at the same ttl).
@@ -174,6 +177,17 @@ func (p *Pod) startUp() error {
 	if stopping {
 		stopAcquiring()
 	}
+	// Told from the engine's goroutine: the queue's KV write does not hold it up.
+	host.working = func() {
+		if queue := p.currentQueue(); queue != nil {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), commandDeadline)
+				defer cancel()
+				queue.working(ctx)
+			}()
+		}
+	}
+	sending := p.cfg.Sending
 	for {
 		if _, err := lease.Acquire(acquireCtx); err != nil {
 			return nil // stopping
@@ -188,6 +202,13 @@ func (p *Pod) startUp() error {
 			p.cmds = cmds
 			p.mu.Unlock()
 		}
+		// The lease may have taken longer than the start-up's context: the queue gets its own.
+		queueCtx, cancelQueue := context.WithTimeout(context.Background(), 30*time.Second)
+		queue, err := p.startSendQueue(queueCtx, nc, js, bind, sending)
+		cancelQueue()
+		if err != nil {
+			return err
+		}
 		host.Start(context.Background())
 		p.mu.Lock()
 		p.started = !p.stopping && lease.Held()
@@ -199,6 +220,9 @@ func (p *Pod) startUp() error {
 		case <-acquireCtx.Done():
 			return nil
 		}
+		// pause began its stop; the next term reads the queue back, paced as this one was last.
+		queue.close()
+		sending = queue.configured()
 	}
 }
 
@@ -217,13 +241,53 @@ func (p *Pod) isStopping() bool {
 	return p.stopping
 }
 
+// startSendQueue opens the session's paced sending for a lease term: its queue as the last holder
+// left it (this pod in an earlier term, or another pod), a send left `sending` settled by the
+// history, then its lane, paced by config (the pod's start, or what setConfig made it last term).
+func (p *Pod) startSendQueue(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, bind bool, config *pacing.Config) (*sendQueue, error) {
+	bucket, err := openKV(ctx, nc, js, sendQueuesBucket, 0, bind)
+	if err != nil {
+		return nil, err
+	}
+	queue := newSendQueue(newSendQueueStore(bucket, p.cfg.Session, p.lease.FencingToken), p.cfg.Session, p.log)
+	queue.config = config
+	queue.execute = p.cmds.executeStored
+	queue.alreadySent = p.history.has
+	queue.leaseHeld = p.lease.Held
+	if err := queue.start(ctx); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.queue = queue
+	p.mu.Unlock()
+	p.cmds.setQueue(queue)
+	return queue, nil
+}
+
+// currentQueue is the send queue of the lease term under way, nil between terms.
+func (p *Pod) currentQueue() *sendQueue {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.queue
+}
+
 // pause: the lease is gone, and someone else may connect with these credentials once its ttl has
-// run out. The engine stops first and at once (the lease calls this from its timer, not from the
-// loop, which may still be starting it); then the loop of startUp waits for the lease again.
+// run out. The engine and the send queue stop first and at once (the lease calls this from its
+// timer, not from the loop, which may still be starting them); then the loop of startUp waits
+// for the lease again.
 func (p *Pod) pause(reason string) {
 	p.mu.Lock()
 	p.started = false
+	queue := p.queue
+	p.queue = nil
+	cmds := p.cmds
 	p.mu.Unlock()
+	if cmds != nil {
+		cmds.setQueue(nil)
+	}
+	if queue != nil {
+		queue.halt()
+	}
 	p.Host.Stop(context.Background())
 	p.log.Warn("engine stopped: session lease lost; waiting for it again", "reason", reason)
 	select {
@@ -243,6 +307,7 @@ func (p *Pod) terminate(exitCode int, reason string) {
 	if p.acquiring != nil {
 		p.acquiring()
 	}
+	queue := p.queue
 	p.mu.Unlock()
 	p.log.Info("engine pod stopping", "reason", reason)
 	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout+drainTimeout)
@@ -250,6 +315,10 @@ func (p *Pod) terminate(exitCode int, reason string) {
 	p.mu.Lock()
 	cmds := p.cmds
 	p.mu.Unlock()
+	// The queue first: its waiting submits answer with their sends queued, for the next holder.
+	if queue != nil {
+		queue.close()
+	}
 	if cmds != nil {
 		cmds.close()
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -23,7 +21,7 @@ import (
 // un-ready, takes the lease again (a higher fencing token each time) and starts the engine from
 // the stored pairing: no new QR, events flowing, twice over; a clean stop still releases it.
 func TestPodRidesOutALeaseLostToANatsOutage(t *testing.T) {
-	server := startNatsServer(t)
+	server := startNATS(t)
 	proxy := startProxy(t, server)
 	nc, err := nats.Connect(server)
 	if err != nil {
@@ -56,10 +54,14 @@ func TestPodRidesOutALeaseLostToANatsOutage(t *testing.T) {
 		_ = json.Unmarshal(reply.Data, &answer)
 		return answer.Result.Status
 	}
-	waitUntil(t, "SCAN_QR_CODE", func() bool { return status() == "SCAN_QR_CODE" })
+	eventually(t, "SCAN_QR_CODE", func() bool { return status() == "SCAN_QR_CODE" })
 	engine.pair(t)
-	waitUntil(t, "WORKING and ready", func() bool { return status() == "WORKING" && pod.Ready() })
+	eventually(t, "WORKING and ready", func() bool { return status() == "WORKING" && pod.Ready() })
 	firstToken := pod.lease.FencingToken()
+	// Paced sending changed while the pod runs: a later lease term's queue keeps it.
+	if reply := command(t, nc, "lapse", "host.sendQueue.setConfig", map[string]any{"sending": map[string]any{"perMinute": 1, "maxQueued": 7}}); !reply.OK {
+		t.Fatalf("setConfig refused: %+v", reply.Error)
+	}
 
 	// First lapse, with another holder waiting: when it gets the lease, the engine is stopped already.
 	leases, err := openKV(context.Background(), nc, js, leaseBucket, timing.TTL, false)
@@ -83,19 +85,26 @@ func TestPodRidesOutALeaseLostToANatsOutage(t *testing.T) {
 
 	// Back on NATS it waits, as at a fresh start, while the other holder has the lease.
 	proxy.resume()
-	waitUntil(t, "answering again, its engine STOPPED", func() bool { return status() == "STOPPED" })
+	eventually(t, "answering again, its engine STOPPED", func() bool { return status() == "STOPPED" })
 	rival.Release(context.Background())
-	waitUntil(t, "WORKING again with the stored pairing", func() bool { return status() == "WORKING" && pod.Ready() })
+	eventually(t, "WORKING again with the stored pairing", func() bool { return status() == "WORKING" && pod.Ready() })
 	secondToken := pod.lease.FencingToken()
+	// The send queue runs again in this term, read back, paced by the config set in the first.
+	if page := result[struct{ Total int }](t, command(t, nc, "lapse", "host.sendQueue.list", map[string]any{"limit": 10, "offset": 0})); page.Total != 0 {
+		t.Fatalf("queue of the second term holds %d sends; want 0", page.Total)
+	}
+	if config := pod.currentQueue().configured(); config == nil || config.MaxQueued != 7 || config.PerMinute != 1 {
+		t.Fatalf("the second term's queue paces by %+v; want the config set in the first (perMinute 1, maxQueued 7)", config)
+	}
 	if !(firstToken < rivalToken && rivalToken < secondToken) {
 		t.Fatalf("fencing tokens %d, rival %d, %d: want each higher than the one before", firstToken, rivalToken, secondToken)
 	}
 
 	// Second lapse, nobody waiting: its own record taken back, or a new one once it aged out.
 	proxy.cut()
-	waitUntil(t, "the lease lost a second time", func() bool { return log.count("session lease lost") == 2 })
+	eventually(t, "the lease lost a second time", func() bool { return log.count("session lease lost") == 2 })
 	proxy.resume()
-	waitUntil(t, "WORKING after the second lapse", func() bool { return status() == "WORKING" && pod.Ready() })
+	eventually(t, "WORKING after the second lapse", func() bool { return status() == "WORKING" && pod.Ready() })
 	if third := pod.lease.FencingToken(); third <= secondToken {
 		t.Fatalf("fencing token %d after the second lapse; want above %d", third, secondToken)
 	}
@@ -107,7 +116,7 @@ func TestPodRidesOutALeaseLostToANatsOutage(t *testing.T) {
 	// Every status of both gaps reached the stream, in order, and no QR was asked for again.
 	want := []string{"STARTING", "SCAN_QR_CODE", "WORKING", "STOPPED", "STARTING", "WORKING", "STOPPED", "STARTING", "WORKING"}
 	var got []string
-	waitUntil(t, "every status in the stream", func() bool {
+	eventually(t, "every status in the stream", func() bool {
 		got = storedStatuses(t, js, "lapse")
 		return len(got) >= len(want)
 	})
@@ -173,31 +182,6 @@ func (e *pairingEngine) lifecycle() []string {
 	return starts
 }
 
-type recordingLog struct {
-	mu       sync.Mutex
-	messages []string
-}
-
-func (l *recordingLog) record(msg string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.messages = append(l.messages, msg)
-}
-func (l *recordingLog) Info(msg string, _ ...any)  { l.record(msg) }
-func (l *recordingLog) Warn(msg string, _ ...any)  { l.record(msg) }
-func (l *recordingLog) Error(msg string, _ ...any) { l.record(msg) }
-func (l *recordingLog) count(msg string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, m := range l.messages {
-		if m == msg {
-			n++
-		}
-	}
-	return n
-}
-
 // storedStatuses: the session's statuses as the event stream holds them, in order.
 func storedStatuses(t *testing.T, js jetstream.JetStream, session string) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -236,51 +220,6 @@ func assertAlive(t *testing.T, exited <-chan int) {
 		t.Fatalf("the pod ended (exit code %d); want it running", code)
 	default:
 	}
-}
-
-// waitUntil polls for a state; the bound is generous on purpose: it is no timing.
-func waitUntil(t *testing.T, what string, check func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !check() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// startNatsServer runs a real nats-server with JetStream (NATS_SERVER_BIN, else the machine's, as
-// testkit's startNatsServer finds it) on a free loopback port, for the test's life.
-func startNatsServer(t *testing.T) string {
-	t.Helper()
-	binary := os.Getenv("NATS_SERVER_BIN")
-	for _, candidate := range []string{"nats-server", "/usr/sbin/nats-server", "/usr/bin/nats-server"} {
-		if binary != "" {
-			break
-		}
-		if path, err := exec.LookPath(candidate); err == nil {
-			binary = path
-		}
-	}
-	if binary == "" {
-		t.Fatal("nats-server not found: run `make test` (it installs it) or set NATS_SERVER_BIN")
-	}
-	port := freePort(t)
-	cmd := exec.Command(binary, "-js", "-sd", t.TempDir(), "-a", "127.0.0.1", "-p", fmt.Sprint(port))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	address := fmt.Sprintf("127.0.0.1:%d", port)
-	waitUntil(t, "nats-server listening", func() bool {
-		conn, err := net.Dial("tcp", address)
-		if err == nil {
-			_ = conn.Close()
-		}
-		return err == nil
-	})
-	return "nats://" + address
 }
 
 func freePort(t *testing.T) int {
