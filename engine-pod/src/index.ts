@@ -43,4 +43,5 @@ export { resolveFile } from './media/resolve-file.js';
 export { type ConversionLimits, type ConversionTarget, convertMedia, DEFAULT_CONVERSION_LIMITS } from './media/convert.js';
 export { DAY_MS, MINUTE_MS, type HoldReason, type SentSend } from './sending/pacing.js';
 export { type PacedEngineCommand, SendPacer, type SendPacerOptions, type SendQueueObserver, type SendQueues } from './sending/send-pacer.js';
+export { SendQueueMetrics } from './sending/queue-metrics.js';
 export type { Awaitable, QueuedSendRow, SendQueueStore } from './sending/send-queue-store.js';

@@ -176,6 +176,19 @@ describe('engine pod replacement', () => {
     expect(replacementReason(running, buildEnginePod(sessionResource(), settings))).toBeNull();
   });
 
+  it('marks a Node engine pod for scraping at its health port; the marks replace no pod made without them', () => {
+    const scrape = { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080', 'prometheus.io/path': '/metrics' };
+    expect(running.metadata!.annotations).toMatchObject(scrape);
+    expect(running.spec!.containers[0]!.ports).toEqual([{ name: 'health', containerPort: 8080, protocol: 'TCP' }]);
+    const { 'prometheus.io/scrape': _scrape, 'prometheus.io/port': _port, 'prometheus.io/path': _path, ...older } = running.metadata!.annotations!;
+    expect(Object.keys(older)).toEqual([POD_TEMPLATE_HASH]);
+    const madeBefore = { ...running, metadata: { ...running.metadata, annotations: older } };
+    expect(replacementReason(madeBefore, buildEnginePod(sessionResource(), settings))).toBeNull();
+    // The Go engine's pod serves only the probes: Prometheus is not sent to a /metrics it lacks.
+    const goPod = buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), { ...settings, gowsEngineImage: 'gows:1' });
+    expect(Object.keys(goPod.metadata!.annotations!)).toEqual([POD_TEMPLATE_HASH]);
+  });
+
   it('a new restarted-at annotation replaces the pod', () => {
     const restarted = sessionResource({ annotations: { [ANNOTATIONS.restartedAt]: '2026-11-21T11:00:00Z' } });
     expect(replacementReason(running, buildEnginePod(restarted, settings))).toMatch(/restart requested/);

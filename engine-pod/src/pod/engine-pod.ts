@@ -16,6 +16,7 @@ import { lazyGuardedAgent } from '../outbound/downloads.js';
 import type { PodConfig } from './config.js';
 import { engineFactory } from '../engine-factories.js';
 import { type HealthServer, startHealthServer } from './health-server.js';
+import { PodMetrics } from './pod-metrics.js';
 import { TIER, VERSION } from './version.js';
 
 /** Inside the kubelet's default 30 s grace period, with room left for the rest of the shutdown. */
@@ -45,6 +46,8 @@ export class EnginePod {
   private commands: CommandServer | null = null;
   /** Paced sending of the session: runs while this pod holds the lease. */
   private sending: SessionSending | null = null;
+  /** Served at the health port's `/metrics`: the process's and the paced sending's (the queue's depth read from `sending`). */
+  private readonly metrics = new PodMetrics(() => this.sending?.store.depths() ?? new Map());
   private hostStarted = false;
   private hostStopped: Promise<void> | null = null;
   /** Resolves the current lease term's wait once its lease is lost (set while one is held). */
@@ -106,7 +109,7 @@ export class EnginePod {
       ...this.leaseTiming,
     });
     this.lease = lease;
-    this.health = await startHealthServer(this.config.healthPort, () => this.ready);
+    this.health = await startHealthServer(this.config.healthPort, () => this.ready, this.metrics.registry);
     // The engine's code is loaded here, once the probes answer and before the lease is taken: a
     // setting it refuses stops the pod without holding the session.
     const factory =
@@ -161,6 +164,7 @@ export class EnginePod {
         history: messages,
         fencingToken: () => lease.fencingToken,
         log: this.log,
+        observer: this.metrics.sendQueue,
         bind,
       });
       if (this.stopping) {

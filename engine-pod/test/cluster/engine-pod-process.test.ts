@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type CommandReply, KV_BUCKETS, STREAMS, SUBJECTS } from '@switchboard/protocol';
-import { waitFor } from '@switchboard/testkit';
+import { sample, waitFor } from '@switchboard/testkit';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NatsMediaStore, NatsMessageStore, readHistory } from '../../src/index.js';
 import { natsForTests, streamMessages } from './helpers.js';
@@ -136,6 +136,39 @@ describe('engine pod process', () => {
     pod.signal('SIGTERM');
     expect(await pod.exited).toBe(0);
   }, 30_000);
+});
+
+describe("engine pod: paced sending's metrics", () => {
+  it('serves the queue depth, the wait and the holds of its session at /metrics on the health port', async () => {
+    const session = 'm1';
+    const chat = '15551234567@c.us';
+    const pod = await PodProcess.start({
+      SWITCHBOARD_SESSION: session,
+      SWITCHBOARD_NATS_URL: nats.server.url,
+      SWITCHBOARD_POD_NAME: 'engine-m1-a',
+      SWITCHBOARD_SENDING: JSON.stringify({ perMinute: 1, maxQueued: 10 }),
+    });
+    pods.push(pod);
+    await waitFor(async () => (await pod.probe('/readyz')) === 200, `ready\n${pod.log}`, POD_WAIT_MS);
+    await waitFor(async () => (await statusOf(session)) === 'SCAN_QR_CODE', 'SCAN_QR_CODE', POD_WAIT_MS);
+    await result(session, { op: 'sandbox.simulate', args: { kind: 'scan' } });
+    const submit = (text: string, waitMs: number) =>
+      result(session, {
+        op: 'host.sendQueue.submit',
+        args: { route: '/api/sendText', command: { op: 'send.text', args: { chatId: chat, text } }, waitMs },
+      });
+    expect(await submit('first', 5_000)).toMatchObject({ outcome: 'sent' });
+    expect(await submit('second', 0)).toMatchObject({ outcome: 'queued' });
+
+    let text = '';
+    await waitFor(
+      async () => sample((text = await pod.metrics()), 'switchboard_send_queue_held_total', { session, reason: 'rate' }) === 1,
+      'the hold to be counted',
+    );
+    expect(sample(text, 'switchboard_send_queue_depth', { session })).toBe(1);
+    expect(sample(text, 'switchboard_send_queue_wait_seconds_count', { session })).toBe(1);
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  }, 60_000);
 });
 
 describe('engine pod: message history and media in NATS, read by anyone', () => {

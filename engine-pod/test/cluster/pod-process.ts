@@ -53,6 +53,13 @@ export class PodProcess {
     }
   }
 
+  /** Its Prometheus scrape (`/metrics` on the health port), as the text served. */
+  async metrics(): Promise<string> {
+    const response = await fetch(`http://127.0.0.1:${this.healthPort}/metrics`);
+    if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+    return response.text();
+  }
+
   signal(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }

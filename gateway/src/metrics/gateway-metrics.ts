@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@switchboard/protocol';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventBus } from '../events/event-bus.js';
-import type { HoldReason, SendQueueObserver } from '@switchboard/engine-pod';
+import { type HoldReason, type SendQueueObserver, SendQueueMetrics } from '@switchboard/engine-pod';
 import type { DeliveryObserver } from '../webhooks/delivery-observer.js';
 import { ScrapeTimeCounter } from './scrape-time-counter.js';
 import { SessionHealthMetrics, type SessionStatusRow } from './session-health-metrics.js';
@@ -34,8 +34,8 @@ export class GatewayMetrics implements DeliveryObserver, SendQueueObserver {
   private readonly latency: Histogram<'session'>;
   private readonly wsDropped: Counter<'reason'>;
   private readonly forgedEvents: Counter<'session' | 'reader'>;
-  private readonly sendWait: Histogram<'session'>;
-  private readonly sendsHeld: Counter<'session' | 'reason'>;
+  /** Paced sending's series, defined beside the queues (engine-pod's queue-metrics.ts): the engine pods serve the same. */
+  private readonly sendQueue: SendQueueMetrics;
   /** Last event, status, reconnects, silences and event lag per session (session-health-metrics.ts). */
   private readonly health: SessionHealthMetrics;
 
@@ -67,19 +67,7 @@ export class GatewayMetrics implements DeliveryObserver, SendQueueObserver {
       "Events dropped (cluster mode) because their body names another session than their subject's, by the subject's session and the reader",
       ['session', 'reader'],
     );
-    this.sendWait = new Histogram({
-      name: 'switchboard_send_queue_wait_seconds',
-      help: "Paced sending: how long a send waited in its session's queue before it went out",
-      labelNames: ['session'],
-      // From a send that goes at once to one held by the warm-up's daily cap.
-      buckets: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
-      registers,
-    });
-    this.sendsHeld = counter(
-      'switchboard_send_queue_held_total',
-      "Paced sending: sends held for their slot, by what held them (rate: the pause and per-minute limits; warmup: the warm-up's daily cap)",
-      ['session', 'reason'],
-    );
+    this.sendQueue = new SendQueueMetrics(this.registry);
     this.health = new SessionHealthMetrics(this.registry);
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
@@ -106,9 +94,8 @@ export class GatewayMetrics implements DeliveryObserver, SendQueueObserver {
    */
   forgetSession(session: string): void {
     for (const counter of [this.events, this.messagesIn, this.messagesOut, this.statusChanges]) counter.removeWhere('session', session);
-    for (const metric of [this.succeeded, this.retriedTotal, this.deadTotal, this.latency, this.sendWait]) metric.remove({ session });
-    this.sendsHeld.remove({ session, reason: 'rate' });
-    this.sendsHeld.remove({ session, reason: 'warmup' });
+    for (const metric of [this.succeeded, this.retriedTotal, this.deadTotal, this.latency]) metric.remove({ session });
+    this.sendQueue.forgetSession(session);
     this.health.forgetSession(session);
   }
 
@@ -175,25 +162,16 @@ export class GatewayMetrics implements DeliveryObserver, SendQueueObserver {
 
   /** Paced sending (engine-pod's sending/send-pacer.ts `SendQueueObserver`). */
   held(session: string, reason: HoldReason): void {
-    this.sendsHeld.inc({ session, reason });
+    this.sendQueue.held(session, reason);
   }
 
   waited(session: string, waitedMs: number): void {
-    this.sendWait.observe({ session }, Math.max(0, waitedMs) / 1000);
+    this.sendQueue.waited(session, waitedMs);
   }
 
   /** `switchboard_send_queue_depth{session}`, read at scrape time from the queues' store. */
   sendQueueDepths(read: () => ReadonlyMap<string, number>): void {
-    new Gauge({
-      name: 'switchboard_send_queue_depth',
-      help: "Paced sending: the sends waiting in each session's queue",
-      labelNames: ['session'],
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [session, depth] of read()) this.set({ session }, depth);
-      },
-    });
+    this.sendQueue.depths(read);
   }
 
   /** A gauge read at scrape time, for values something else already keeps. */

@@ -26,6 +26,18 @@ const USER_ID = 10001;
 const CONTAINER = 'engine';
 /** Hash of what the pod was built from: a pod whose hash differs is replaced (engine, image, resources, probes, placement, pull secrets). */
 export const POD_TEMPLATE_HASH = 'switchboard.dev/pod-template-hash';
+/**
+ * Prometheus's conventional scrape annotations, for a Node engine pod: it serves `/metrics` on
+ * its health port (engine-pod's pod-metrics.ts: the session's paced sending, the process). The Go
+ * engine's pod serves only the probes. Annotations are outside the template hash: adding them
+ * replaces no running pod (replacementReason reads the hash and restarted-at only); a pod made
+ * before them is scraped once it is next made.
+ */
+export const SCRAPE_ANNOTATIONS: Readonly<Record<string, string>> = {
+  'prometheus.io/scrape': 'true',
+  'prometheus.io/port': String(HEALTH_PORT),
+  'prometheus.io/path': '/metrics',
+};
 /** Metadata reaches a running engine by `host.setMetadata`, so it is left out of the hash. */
 const METADATA_ENV = 'SWITCHBOARD_METADATA';
 /** Apps reach a running engine by `host.setApps`: left out of the hash too. */
@@ -220,6 +232,7 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
       annotations: {
         [POD_TEMPLATE_HASH]: templateHash(container, { nodeSelector, tolerations }, imagePullSecrets),
         ...(restartedAt !== undefined ? { [ANNOTATIONS.podRestartedAt]: restartedAt } : {}),
+        ...(goPod ? {} : SCRAPE_ANNOTATIONS),
       },
       ownerReferences: [
         {

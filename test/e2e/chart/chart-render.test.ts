@@ -655,6 +655,20 @@ describe('chart: lint, schema and templates', () => {
     expect(unread).toEqual([]);
   });
 
+  it("NetworkPolicies: engine pods' health port to networkPolicy.engines.metricsFrom only (their /metrics), beside the probes' CIDRs", async () => {
+    const prometheus = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }];
+    const engines = async (values: object) => find(await render(values), 'NetworkPolicy', `${FULL}-engines`).spec;
+    // Without it, nothing may connect to the engine pods.
+    expect((await engines({})).ingress).toEqual([]);
+    expect((await engines({ networkPolicy: { engines: { metricsFrom: prometheus } } })).ingress).toEqual([
+      { ports: [{ port: 8080, protocol: 'TCP' }], from: prometheus },
+    ]);
+    expect((await engines({ networkPolicy: { engines: { metricsFrom: prometheus, probeSourceCIDRs: ['10.0.0.0/24'] } } })).ingress).toEqual([
+      { ports: [{ port: 8080, protocol: 'TCP' }], from: [{ ipBlock: { cidr: '10.0.0.0/24' } }] },
+      { ports: [{ port: 8080, protocol: 'TCP' }], from: prometheus },
+    ]);
+  });
+
   it('NetworkPolicies: gateway port open and egress to DNS, NATS, the API server and webhook receivers outside private ranges only, operator port to metricsFrom only, engines egress to DNS, NATS and the internet only, NATS from our pods only', async () => {
     const m = await render(VALUE_SETS['gateway replicas 3']);
     expect(find(m, 'NetworkPolicy', `${FULL}-gateway`).spec.ingress).toEqual([
