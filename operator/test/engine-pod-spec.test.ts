@@ -176,7 +176,7 @@ describe('engine pod replacement', () => {
     expect(replacementReason(running, buildEnginePod(sessionResource(), settings))).toBeNull();
   });
 
-  it('marks a Node engine pod for scraping at its health port; the marks replace no pod made without them', () => {
+  it('marks an engine pod for scraping at its health port; the marks replace no pod made without them', () => {
     const scrape = { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080', 'prometheus.io/path': '/metrics' };
     expect(running.metadata!.annotations).toMatchObject(scrape);
     expect(running.spec!.containers[0]!.ports).toEqual([{ name: 'health', containerPort: 8080, protocol: 'TCP' }]);
@@ -184,9 +184,9 @@ describe('engine pod replacement', () => {
     expect(Object.keys(older)).toEqual([POD_TEMPLATE_HASH]);
     const madeBefore = { ...running, metadata: { ...running.metadata, annotations: older } };
     expect(replacementReason(madeBefore, buildEnginePod(sessionResource(), settings))).toBeNull();
-    // The Go engine's pod serves only the probes: Prometheus is not sent to a /metrics it lacks.
+    // The Go engine's own pod serves the same series (natshost/metrics.go), on the same port.
     const goPod = buildEnginePod(sessionResource({ spec: { engine: 'GOWS' } }), { ...settings, gowsEngineImage: 'gows:1' });
-    expect(Object.keys(goPod.metadata!.annotations!)).toEqual([POD_TEMPLATE_HASH]);
+    expect(goPod.metadata!.annotations).toMatchObject(scrape);
   });
 
   it('a new restarted-at annotation replaces the pod', () => {

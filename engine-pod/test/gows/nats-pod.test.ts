@@ -10,6 +10,8 @@ import { NatsAuthStateStore } from '../../src/cluster/nats-auth-state-store.js';
 import { NatsMediaStore } from '../../src/cluster/nats-media-store.js';
 import { NatsMessageStore } from '../../src/cluster/nats-message-store.js';
 import { eventIssues } from '../../src/event-validator.js';
+import { Registry } from 'prom-client';
+import { SendQueueMetrics } from '../../src/sending/queue-metrics.js';
 import { PodProcess } from '../cluster/pod-process.js';
 import { FakeWaServer } from '../fake-wa/index.js';
 import { FakeMediaServer } from '../fake-wa/media-server.js';
@@ -47,7 +49,7 @@ afterAll(async () => {
 });
 
 /** `switchboard-gows nats`: the Go engine as its own cluster-mode engine pod, as the operator runs one. */
-async function startPod(name: string, uid = `uid-${name}`): Promise<PodProcess> {
+async function startPod(name: string, uid = `uid-${name}`, env: Record<string, string> = {}): Promise<PodProcess> {
   const pod = await PodProcess.spawn(
     binary,
     ['nats'],
@@ -62,6 +64,7 @@ async function startPod(name: string, uid = `uid-${name}`): Promise<PodProcess> 
       SWITCHBOARD_GOWS_WS_URL: fake.url,
       SWITCHBOARD_GOWS_CERT_ROOT_PUBKEY: fake.certRootPublicKey,
       SWITCHBOARD_GOWS_MEDIA_CA: mediaCa,
+      ...env,
     },
     process.env.GOWS_LOG ? 'gows-pod' : undefined,
   );
@@ -182,5 +185,46 @@ describe('switchboard-gows nats: the Go engine as a cluster-mode engine pod', ()
     expect(url).toMatch(new RegExp(`^https://api\\.example\\.test/api/files/${SESSION}/[A-Za-z0-9_-]{22}\\.png$`));
     const id = /\/([A-Za-z0-9_-]{22})\.png$/.exec(url)![1]!;
     expect((await (await NatsMediaStore.open(nc)).get(SESSION, id))?.data.equals(bytes)).toBe(true);
+  });
+
+  it("serves paced sending's series at /metrics as the Node engine pods do: the same names, help, types, labels and buckets", async () => {
+    const previous = pods.at(-1)!;
+    previous.signal('SIGTERM');
+    expect(await previous.exited).toBe(0);
+    const pod = await startPod('engine-gows-3', undefined, { SWITCHBOARD_SENDING: '{"perMinute":1}' });
+    await waitFor(async () => (await pod.probe('/readyz')) === 200 && (await status()) === 'WORKING', 'the paced pod WORKING', 20_000);
+    const paced = (text: string, waitMs: number) =>
+      command<{ outcome: string }>('host.sendQueue.submit', {
+        route: '/api/sendText',
+        command: { op: 'send.text', args: { chatId: '15551230001@c.us', text, linkPreview: false } },
+        waitMs,
+      });
+    expect(await paced('first of the minute', 20_000)).toMatchObject({ outcome: 'sent' });
+    expect(await paced('held by the minute', 0)).toMatchObject({ outcome: 'queued' });
+    await waitFor(async () => (await pod.metrics()).includes('switchboard_send_queue_held_total{'), 'the hold counted', 20_000);
+    const go = await pod.metrics();
+
+    // What the Node pods serve for the same state (engine-pod's SendQueueMetrics on a registry of its own).
+    const registry = new Registry();
+    const node = new SendQueueMetrics(registry);
+    node.depths(() => new Map([[SESSION, 1]]));
+    node.waited(SESSION, 5);
+    node.held(SESSION, 'rate');
+    const expected = await registry.metrics();
+    /** Each line's series (HELP and TYPE lines whole, samples without their value), sorted with its labels sorted. */
+    const shape = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('switchboard_send_queue') || line.startsWith('# '))
+        .map((line) => {
+          if (line.startsWith('# ')) return line;
+          const [, name, labels] = /^([a-z_]+)\{(.*)\} /.exec(line)!;
+          return `${name}{${labels!.split(',').sort().join(',')}}`;
+        })
+        .sort();
+    expect(shape(go)).toEqual(shape(expected));
+    expect(go).toContain(`switchboard_send_queue_depth{session="${SESSION}"} 1\n`);
+    expect(go).toContain(`switchboard_send_queue_held_total{session="${SESSION}",reason="rate"} 1\n`);
+    expect(go).toContain(`switchboard_send_queue_wait_seconds_count{session="${SESSION}"} 1\n`);
   });
 });

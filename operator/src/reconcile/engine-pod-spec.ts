@@ -27,9 +27,9 @@ const CONTAINER = 'engine';
 /** Hash of what the pod was built from: a pod whose hash differs is replaced (engine, image, resources, probes, placement, pull secrets). */
 export const POD_TEMPLATE_HASH = 'switchboard.dev/pod-template-hash';
 /**
- * Prometheus's conventional scrape annotations, for a Node engine pod: it serves `/metrics` on
- * its health port (engine-pod's pod-metrics.ts: the session's paced sending, the process). The Go
- * engine's pod serves only the probes. Annotations are outside the template hash: adding them
+ * Prometheus's conventional scrape annotations: an engine pod serves `/metrics` on its health
+ * port (engine-pod's pod-metrics.ts: the session's paced sending and the process; the Go engine's
+ * own pod the same paced-sending series, natshost/metrics.go). Annotations are outside the template hash: adding them
  * replaces no running pod (replacementReason reads the hash and restarted-at only); a pod made
  * before them is scraped once it is next made.
  */
@@ -232,7 +232,7 @@ export function buildEnginePod(resource: StoredMessagingSession, settings: Engin
       annotations: {
         [POD_TEMPLATE_HASH]: templateHash(container, { nodeSelector, tolerations }, imagePullSecrets),
         ...(restartedAt !== undefined ? { [ANNOTATIONS.podRestartedAt]: restartedAt } : {}),
-        ...(goPod ? {} : SCRAPE_ANNOTATIONS),
+        ...SCRAPE_ANNOTATIONS,
       },
       ownerReferences: [
         {

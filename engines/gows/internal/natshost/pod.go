@@ -39,8 +39,10 @@ type Pod struct {
 	history *history
 	cmds    *commands
 	// queue is the session's paced sending of the current lease term (nil between terms).
-	queue  *sendQueue
-	health interface{ Close() error }
+	queue *sendQueue
+	// metrics are the queue's series, kept across lease terms (counters of the pod's life).
+	metrics *queueMetrics
+	health  interface{ Close() error }
 	// lost carries a lease loss to the loop of startUp, once the engine has stopped.
 	lost chan struct{}
 	// leaseTiming overrides the lease's timings (tests, with a bucket made at the same ttl).
@@ -70,7 +72,7 @@ func NewPod(cfg Config, engine EngineFunc, checks *EventChecks, operations *Oper
 		apps: &apps{engine: engine, log: log}}
 	host.apps.set(cfg.Apps)
 	useOutboundPolicy(cfg.Outbound)
-	return &Pod{cfg: cfg, log: log, engine: engine, Host: host, ended: make(chan int, 1), lost: make(chan struct{}, 1)}
+	return &Pod{cfg: cfg, log: log, engine: engine, Host: host, ended: make(chan int, 1), lost: make(chan struct{}, 1), metrics: newQueueMetrics(cfg.Session)}
 }
 
 // Ready: this pod holds the lease and its engine runs.
@@ -161,7 +163,7 @@ func (p *Pod) startUp() error {
 	p.mu.Lock()
 	p.lease = lease
 	p.mu.Unlock()
-	server, port, err := startHealth(p.cfg.HealthPort, p.Ready)
+	server, port, err := startHealth(p.cfg.HealthPort, p.Ready, p.renderMetrics)
 	if err != nil {
 		return err
 	}
@@ -254,6 +256,7 @@ func (p *Pod) startSendQueue(ctx context.Context, nc *nats.Conn, js jetstream.Je
 	queue.execute = p.cmds.executeStored
 	queue.alreadySent = p.history.has
 	queue.leaseHeld = p.lease.Held
+	queue.metrics = p.metrics
 	if err := queue.start(ctx); err != nil {
 		return nil, err
 	}
@@ -262,6 +265,15 @@ func (p *Pod) startSendQueue(ctx context.Context, nc *nats.Conn, js jetstream.Je
 	p.mu.Unlock()
 	p.cmds.setQueue(queue)
 	return queue, nil
+}
+
+// renderMetrics is the `/metrics` exposition: the queue's depth now, its waits and holds so far.
+func (p *Pod) renderMetrics() string {
+	depth := 0
+	if queue := p.currentQueue(); queue != nil {
+		depth = queue.store.count()
+	}
+	return p.metrics.render(depth)
 }
 
 // currentQueue is the send queue of the lease term under way, nil between terms.

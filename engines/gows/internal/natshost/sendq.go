@@ -29,9 +29,11 @@ type sendQueue struct {
 	alreadySent func(ctx context.Context, chatID, id string) (bool, error)
 	// leaseHeld gates every send: a pod that lost the lease sends nothing more.
 	leaseHeld func() bool
-	log       Logger
-	now       func() time.Time
-	random    func() float64
+	// metrics counts holds and waits (nil: none kept).
+	metrics *queueMetrics
+	log     Logger
+	now     func() time.Time
+	random  func() float64
 	// retry: how long a send refused for a reason that passes (the session not working) waits.
 	retry time.Duration
 
@@ -184,6 +186,7 @@ func (q *sendQueue) run() {
 		if ok && next.Slot.At.After(now) {
 			if next.Slot.HeldBy != "" && !held[next.Send.ID+" "+string(next.Slot.HeldBy)] {
 				held[next.Send.ID+" "+string(next.Slot.HeldBy)] = true
+				q.metrics.heldFor(next.Slot.HeldBy)
 				q.log.Info("queued send held", "id", next.Send.ID, "reason", string(next.Slot.HeldBy), "until", next.Slot.At.UTC().Format(time.RFC3339Nano))
 			}
 			timer.Reset(next.Slot.At.Sub(now))
@@ -247,6 +250,7 @@ func (q *sendQueue) send(send sendRecord, config pacing.Config) error {
 			// It went out: the history has it, so the next recovery counts it and does not send it again.
 			q.log.Error("a queued send went out but is still marked sending", "id", send.ID, "err", stored.Error())
 		}
+		q.metrics.waited(at.UnixMilli() - send.QueuedAt)
 		q.log.Info("queued send sent", "id", send.ID, "waitedMs", at.UnixMilli()-send.QueuedAt)
 		q.settle(send.ID, sendOutcome{result: result})
 		q.pause(pacing.DrawPause(config, q.random), false)
