@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
 	"github.com/switchboard/engines/gows/internal/pacing"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // The host commands of paced sending (`host.sendQueue.*`, protocol/src/commands.ts): the gateway
@@ -20,19 +21,10 @@ type submitArgs struct {
 	WaitMs  int          `json:"waitMs"`
 }
 
-// queuedSend is QueuedSend, and with position QueuedSendAccepted.
-type queuedSend struct {
-	ID       string `json:"id"`
-	Session  string `json:"session"`
-	ChatID   string `json:"chatId"`
-	Route    string `json:"route"`
-	State    string `json:"state"`
-	QueuedAt int64  `json:"queuedAt"`
-	Position *int   `json:"position,omitempty"`
-}
-
-func publicSend(record sendRecord) queuedSend {
-	return queuedSend{ID: record.ID, Session: record.Session, ChatID: record.ChatID, Route: record.Route, State: record.State, QueuedAt: record.QueuedAt}
+// publicSend is a record as the API shows it (QueuedSend): without its command, seq and token.
+func publicSend(record sendRecord) rpcschema.QueuedSend {
+	return rpcschema.QueuedSend{ID: record.ID, Session: record.Session, ChatID: record.ChatID, Route: record.Route,
+		State: rpcschema.QueuedSendState(record.State), QueuedAt: int(record.QueuedAt)}
 }
 
 // submit queues a send and waits up to waitMs for it to go out (SendQueueSubmitResult). The send
@@ -107,15 +99,16 @@ func (q *sendQueue) submit(ctx context.Context, raw json.RawMessage, admit func(
 		if sent.err != nil {
 			return nil, sent.err
 		}
-		return map[string]any{"outcome": "sent", "result": sent.result}, nil
+		return rpcschema.SendQueueSubmitResult{Outcome: rpcschema.SendQueueSubmitResultOutcomeSent, Result: sent.result}, nil
 	case <-timer.C:
 		q.unwait(id, outcome)
 	case <-q.done:
 		q.unwait(id, outcome)
 	}
-	queued := publicSend(record)
-	queued.Position = &position
-	return map[string]any{"outcome": "queued", "queued": queued}, nil
+	shown := publicSend(record)
+	queued := rpcschema.QueuedSendAccepted{ID: shown.ID, Session: shown.Session, ChatID: shown.ChatID, Route: shown.Route,
+		State: rpcschema.QueuedSendAcceptedState(shown.State), QueuedAt: shown.QueuedAt, Position: position}
+	return rpcschema.SendQueueSubmitResult{Outcome: rpcschema.SendQueueSubmitResultOutcomeQueued, Queued: &queued}, nil
 }
 
 func (q *sendQueue) secondsToNextSend(config pacing.Config) int {
@@ -140,11 +133,11 @@ func (q *sendQueue) list(raw json.RawMessage) (any, error) {
 	if page.Offset == nil || *page.Offset < 0 {
 		return nil, invalidField("args.offset", "must be a whole number from 0")
 	}
-	items := []queuedSend{}
+	items := []rpcschema.QueuedSend{}
 	for _, record := range q.store.list(*page.Limit, *page.Offset) {
 		items = append(items, publicSend(record))
 	}
-	return map[string]any{"total": q.store.count(), "items": items}, nil
+	return rpcschema.SendQueuePage{Total: q.store.count(), Items: items}, nil
 }
 
 // cancel removes a waiting send (SendQueueCancelResult); a submit waiting for it answers CONFLICT.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard/engines/gows/internal/hostapi"
+	"github.com/switchboard/engines/gows/internal/rpcschema"
 )
 
 // Paced sending in the GOWS pod (issue 32), each rule against a real nats-server: the queue in
@@ -17,17 +18,14 @@ import (
 // its command channel as the gateway drives it.
 
 type queuedAnswer struct {
-	Outcome string          `json:"outcome"`
-	Result  json.RawMessage `json:"result"`
-	Queued  queuedSend      `json:"queued"`
+	Outcome string                       `json:"outcome"`
+	Result  json.RawMessage              `json:"result"`
+	Queued  rpcschema.QueuedSendAccepted `json:"queued"`
 }
 
-type queuePage struct {
-	Total int          `json:"total"`
-	Items []queuedSend `json:"items"`
-}
+type queuePage = rpcschema.SendQueuePage
 
-func ids(items []queuedSend) []string {
+func ids(items []rpcschema.QueuedSend) []string {
 	var out []string
 	for _, item := range items {
 		out = append(out, item.ID)
@@ -43,7 +41,7 @@ func TestSendsGoInQueueOrderOnceTheSessionWorks(t *testing.T) {
 	order := []struct{ chat, id string }{{"1@c.us", "CHATA001"}, {"2@c.us", "CHATB001"}, {"1@c.us", "CHATA002"}, {"2@c.us", "CHATB002"}}
 	for position, send := range order {
 		answer := result[queuedAnswer](t, command(t, nc, "order", "host.sendQueue.submit", textSend(send.chat, send.id, "hello", 0)))
-		if answer.Outcome != "queued" || answer.Queued.ID != send.id || answer.Queued.State != "queued" || *answer.Queued.Position != position {
+		if answer.Outcome != "queued" || answer.Queued.ID != send.id || answer.Queued.State != "queued" || answer.Queued.Position != position {
 			t.Fatalf("submit %s: %+v, want queued at position %d", send.id, answer, position)
 		}
 	}
