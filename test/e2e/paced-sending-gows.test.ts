@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/index.js';
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
-import { ADMIN_KEY, type ClusterEnvironment, type GatewayProcess, fakeServersEnv, startClusterWithGateway } from './support/cluster-environment.js';
+import { type ClusterEnvironment, type GatewayProcess, fakeServersEnv, startClusterWithGateway } from './support/cluster-environment.js';
+import { type PacedSending, pacedSending } from './support/paced-sending.js';
 
 const SECRET = 'paced-gows-secret';
 const CONTACT = '15550003333';
@@ -17,6 +18,7 @@ let fake: FakeWaServer;
 let env: ClusterEnvironment;
 let gw: GatewayProcess;
 let receiver: WebhookReceiver;
+let paced: PacedSending;
 const phones = new Map<string, FakePhone>();
 
 beforeAll(async () => {
@@ -27,6 +29,7 @@ beforeAll(async () => {
     namespace: 'switchboard-e2e-paced-gows',
     engineEnv: { SWITCHBOARD_GOWS_BIN: binary, ...fakeServersEnv({ gows: fake }) },
   }));
+  paced = pacedSending(gw, receiver, CHAT);
 }, 300_000);
 
 afterAll(async () => {
@@ -48,47 +51,34 @@ async function workingGowsSession(session: string, sending: Record<string, unkno
   fake.contact(CONTACT, `2451200${phone.slice(-8)}`);
 }
 
-/** A send with the wait header, as a client of the extension sends it. */
-async function send(session: string, body: Record<string, unknown>, wait: string) {
-  const response = await fetch(`${gw.url}/api/sendText`, {
-    method: 'POST',
-    headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'x-switchboard-wait': wait },
-    body: JSON.stringify({ session, chatId: CHAT, ...body }),
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
-}
-
-const queue = async (session: string) =>
-  (await gw.api('GET', `/api/${session}/queue`)).body as { total: number; items: Array<{ id: string; state: string }> };
-
 describe('paced sending of a GOWS session in cluster mode: the REST answers of local mode', () => {
   it('sends within the wait (201), queues (202), lists, refuses a waiting id (409), cancels (204, then 404), answers a full queue 429 with Retry-After', async () => {
     await workingGowsSession('gsq-api', { perMinute: 1, maxQueued: 3 }, '15550004001');
-    const first = await send('gsq-api', { text: 'one' }, '5000');
+    const first = await paced.send('gsq-api', { text: 'one' }, '5000');
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body).toMatchObject({ body: 'one', fromMe: true });
     // The Go pod's lane sent it (its log line), not a pacer of the gateway.
     expect(env.podLogs('gsq-api')).toMatch(/"msg":"queued send sent".*"waitedMs"/);
 
-    const queued = await send('gsq-api', { text: 'two', id: 'GSQAPI000002' }, '0');
+    const queued = await paced.send('gsq-api', { text: 'two', id: 'GSQAPI000002' }, '0');
     expect(queued.status, JSON.stringify(queued.body)).toBe(202);
     expect(queued.body).toMatchObject({ id: 'GSQAPI000002', session: 'gsq-api', chatId: CHAT, route: '/api/sendText', state: 'queued', position: 0 });
-    const made = await send('gsq-api', { text: 'three' }, '0');
+    const made = await paced.send('gsq-api', { text: 'three' }, '0');
     expect(made.status, JSON.stringify(made.body)).toBe(202);
     expect(made.body).toMatchObject({ position: 1 });
     expect(made.body['id']).toMatch(/^[0-9A-Za-z]{8,64}$/);
 
-    const twice = await send('gsq-api', { text: 'again', id: 'GSQAPI000002' }, '0');
+    const twice = await paced.send('gsq-api', { text: 'again', id: 'GSQAPI000002' }, '0');
     expect(twice.status, JSON.stringify(twice.body)).toBe(409);
 
-    expect(await queue('gsq-api')).toMatchObject({ total: 2, items: [{ id: 'GSQAPI000002', state: 'queued' }, { id: made.body['id'] }] });
+    expect(await paced.queue('gsq-api')).toMatchObject({ total: 2, items: [{ id: 'GSQAPI000002', state: 'queued' }, { id: made.body['id'] }] });
     expect((await gw.api('DELETE', '/api/gsq-api/queue/GSQAPI000002')).status).toBe(204);
     expect((await gw.api('DELETE', '/api/gsq-api/queue/GSQAPI000002')).status).toBe(404);
-    expect((await queue('gsq-api')).items.map(({ id }) => id)).toEqual([made.body['id']]);
+    expect((await paced.queue('gsq-api')).items.map(({ id }) => id)).toEqual([made.body['id']]);
 
-    expect((await send('gsq-api', { text: 'four' }, '0')).status).toBe(202);
-    expect((await send('gsq-api', { text: 'five' }, '0')).status).toBe(202);
-    const refused = await send('gsq-api', { text: 'six' }, '0');
+    expect((await paced.send('gsq-api', { text: 'four' }, '0')).status).toBe(202);
+    expect((await paced.send('gsq-api', { text: 'five' }, '0')).status).toBe(202);
+    const refused = await paced.send('gsq-api', { text: 'six' }, '0');
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
     expect(refused.body).toMatchObject({ details: { session: 'gsq-api', limit: 3 } });
     const retryAfter = Number(refused.headers.get('retry-after'));
@@ -99,55 +89,25 @@ describe('paced sending of a GOWS session in cluster mode: the REST answers of l
   it('takes a config change without a new engine pod: a send held by the minute goes out once the limit is lifted', async () => {
     await workingGowsSession('gsq-live', { perMinute: 1 }, '15550004002');
     const [pod] = await env.enginePods('gsq-live');
-    expect((await send('gsq-live', { text: 'first' }, '5000')).status).toBe(201);
-    expect((await send('gsq-live', { text: 'held', id: 'GSQLIVE00002' }, '0')).status).toBe(202);
+    expect((await paced.send('gsq-live', { text: 'first' }, '5000')).status).toBe(201);
+    expect((await paced.send('gsq-live', { text: 'held', id: 'GSQLIVE00002' }, '0')).status).toBe(202);
     const changed = await gw.api('PUT', '/api/sessions/gsq-live', { config: { sending: { perMinute: 600 } } });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    await waitFor(async () => (await queue('gsq-live')).total === 0, 'the held send to go out', 20_000);
+    await waitFor(async () => (await paced.queue('gsq-live')).total === 0, 'the held send to go out', 20_000);
     expect(await phones.get('gsq-live')!.read('GSQLIVE00002')).toMatchObject({ conversation: 'held' });
     expect((await env.enginePods('gsq-live')).map(({ uid }) => uid)).toEqual([pod!.uid]);
   });
 });
 
-/** Each own message's `message.any` event ids at the webhook, by message id (a send made twice: two events). */
-function sentMessages(session: string): Map<string, Set<string>> {
-  const byMessage = new Map<string, Set<string>>();
-  for (const { body } of receiver.received) {
-    if (body.session !== session || body.event !== 'message.any') continue;
-    const payload = body.payload as { id: string; fromMe: boolean };
-    if (!payload.fromMe) continue;
-    const events = byMessage.get(payload.id) ?? new Set<string>();
-    events.add(body.id as string);
-    byMessage.set(payload.id, events);
-  }
-  return byMessage;
-}
-
-/** Queues `count` sends (ids `<prefix>0001`...) to a session that spaces them by a second. */
+/** Queues `count` sends (ids `<prefix>0001`...) to a new session that spaces them by a second. */
 async function queuedSends(session: string, prefix: string, count: number, phone: string): Promise<string[]> {
   await workingGowsSession(session, { delay: { minMs: 1000, maxMs: 1000 } }, phone);
-  const ids: string[] = [];
-  for (let n = 1; n <= count; n++) {
-    const id = `${prefix}${String(n).padStart(4, '0')}`;
-    const answer = await send(session, { text: `${prefix} ${n}`, id }, '0');
-    expect([201, 202], JSON.stringify(answer.body)).toContain(answer.status);
-    ids.push(id);
-  }
-  return ids;
+  return paced.queueTexts(session, prefix, count);
 }
 
 /** Once the queue is empty: every send reached the webhook once, in the order it was queued, and the contact has it. */
 async function eachOnceInOrder(session: string, ids: string[]): Promise<void> {
-  await waitFor(async () => (await queue(session)).total === 0, `the queue of ${session} to empty`, 60_000);
-  const messageId = (id: string) => `true_${CHAT}_${id}`;
-  await waitFor(() => ids.every((id) => sentMessages(session).has(messageId(id))), `every send of ${session} at the webhook`, 30_000);
-  const sent = sentMessages(session);
-  for (const id of ids) expect(sent.get(messageId(id))?.size, `events of ${id}`).toBe(1);
-  const order = receiver.received
-    .filter(({ body }) => body.session === session && body.event === 'message.any' && (body.payload as { fromMe: boolean }).fromMe)
-    .map(({ body }) => (body.payload as { id: string }).id)
-    .filter((id, index, all) => all.indexOf(id) === index);
-  expect(order).toEqual(ids.map(messageId));
+  await paced.eachOnceInOrder(session, ids);
   for (const id of ids) expect(await phones.get(session)!.read(id)).toMatchObject({ conversation: expect.stringContaining(' ') });
 }
 
@@ -155,7 +115,7 @@ describe('durability: the queue outlives its Go engine pod', () => {
   it('the engine pod deleted with sends queued: the new pod sends each once, in order', async () => {
     const ids = await queuedSends('gsq-move', 'GSQMOVE', 6, '15550004003');
     const [old] = await env.enginePods('gsq-move');
-    expect((await queue('gsq-move')).total).toBeGreaterThan(0);
+    expect((await paced.queue('gsq-move')).total).toBeGreaterThan(0);
     await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
     await waitFor(async () => (await env.enginePods('gsq-move')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 60_000);
     await waitForStatus(gw, 'gsq-move', 'WORKING', 30_000);
@@ -164,7 +124,7 @@ describe('durability: the queue outlives its Go engine pod', () => {
 
   it('the engine container SIGKILLed with sends queued: its next container sends each once, in order', async () => {
     const ids = await queuedSends('gsq-kill', 'GSQKILL', 6, '15550004004');
-    expect((await queue('gsq-kill')).total).toBeGreaterThan(0);
+    expect((await paced.queue('gsq-kill')).total).toBeGreaterThan(0);
     const pids = [...env.podLogs('gsq-kill').matchAll(/started pid (\d+) \(restart \d+\)/g)].map((match) => Number(match[1]));
     process.kill(pids.at(-1)!, 'SIGKILL');
     await waitFor(() => /started pid \d+ \(restart [1-9]/.test(env.podLogs('gsq-kill')), 'the engine container restarted', 60_000);

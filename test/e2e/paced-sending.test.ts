@@ -4,11 +4,13 @@
 import { waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForStatus, workingSession } from '../contract/harness.js';
-import { ADMIN_KEY, type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
+import { type PacedSending, pacedSending } from './support/paced-sending.js';
 
 let env: ClusterEnvironment;
 let gw: GatewayProcess;
 let receiver: WebhookReceiver;
+let paced: PacedSending;
 const SECRET = 'paced-secret';
 const CHAT = '15550002222@c.us';
 
@@ -18,6 +20,7 @@ beforeAll(async () => {
   await env.waitForOperatorLeader('operator-0');
   gw = await env.startGateway();
   receiver = await new WebhookReceiver(SECRET).start();
+  paced = pacedSending(gw, receiver, CHAT);
 });
 
 afterAll(async () => {
@@ -25,48 +28,35 @@ afterAll(async () => {
   await env?.stop();
 });
 
-/** A send with the wait header, as a client of the extension sends it. */
-async function send(session: string, body: Record<string, unknown>, wait: string) {
-  const response = await fetch(`${gw.url}/api/sendText`, {
-    method: 'POST',
-    headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'x-switchboard-wait': wait },
-    body: JSON.stringify({ session, chatId: CHAT, ...body }),
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
-}
-
-const queue = async (session: string) =>
-  (await gw.api('GET', `/api/${session}/queue`)).body as { total: number; items: Array<{ id: string; state: string }> };
-
 describe('paced sending in cluster mode: the REST answers of local mode', () => {
   it('queues (202), lists, refuses a waiting id (409), cancels (204, then 404) and answers a full queue 429 with Retry-After', async () => {
     await workingSession(gw, 'sq-api', { config: { sending: { perMinute: 1, maxQueued: 3 } } });
-    const first = await send('sq-api', { text: 'one' }, '5000');
+    const first = await paced.send('sq-api', { text: 'one' }, '5000');
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body).toMatchObject({ body: 'one', fromMe: true });
 
-    const queued = await send('sq-api', { text: 'two', id: 'SQAPI0000002' }, '0');
+    const queued = await paced.send('sq-api', { text: 'two', id: 'SQAPI0000002' }, '0');
     expect(queued.status, JSON.stringify(queued.body)).toBe(202);
     expect(queued.body).toMatchObject({ id: 'SQAPI0000002', session: 'sq-api', chatId: CHAT, route: '/api/sendText', state: 'queued', position: 0 });
-    const made = await send('sq-api', { text: 'three' }, '0');
+    const made = await paced.send('sq-api', { text: 'three' }, '0');
     expect(made.status).toBe(202);
     expect(made.body).toMatchObject({ position: 1 });
     expect(made.body['id']).toMatch(/^[0-9A-Za-z]{8,64}$/);
 
-    const twice = await send('sq-api', { text: 'again', id: 'SQAPI0000002' }, '0');
+    const twice = await paced.send('sq-api', { text: 'again', id: 'SQAPI0000002' }, '0');
     expect(twice.status).toBe(409);
     expect(twice.body['details']).toEqual([expect.objectContaining({ path: 'body.id' })]);
 
-    expect(await queue('sq-api')).toMatchObject({ total: 2, items: [{ id: 'SQAPI0000002', state: 'queued' }, { id: made.body['id'] }] });
+    expect(await paced.queue('sq-api')).toMatchObject({ total: 2, items: [{ id: 'SQAPI0000002', state: 'queued' }, { id: made.body['id'] }] });
     expect((await gw.api('GET', '/api/sq-api/queue?limit=1&offset=1')).body).toMatchObject({ total: 2, items: [{ id: made.body['id'] }] });
 
     expect((await gw.api('DELETE', '/api/sq-api/queue/SQAPI0000002')).status).toBe(204);
     expect((await gw.api('DELETE', '/api/sq-api/queue/SQAPI0000002')).status).toBe(404);
-    expect((await queue('sq-api')).items.map(({ id }) => id)).toEqual([made.body['id']]);
+    expect((await paced.queue('sq-api')).items.map(({ id }) => id)).toEqual([made.body['id']]);
 
-    expect((await send('sq-api', { text: 'four' }, '0')).status).toBe(202);
-    expect((await send('sq-api', { text: 'five' }, '0')).status).toBe(202);
-    const refused = await send('sq-api', { text: 'six' }, '0');
+    expect((await paced.send('sq-api', { text: 'four' }, '0')).status).toBe(202);
+    expect((await paced.send('sq-api', { text: 'five' }, '0')).status).toBe(202);
+    const refused = await paced.send('sq-api', { text: 'six' }, '0');
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
     expect(refused.body).toMatchObject({ details: { session: 'sq-api', limit: 3 } });
     const retryAfter = Number(refused.headers.get('retry-after'));
@@ -77,34 +67,16 @@ describe('paced sending in cluster mode: the REST answers of local mode', () => 
   it('takes a config change without a new engine pod: a queue paced by the minute goes out once the limit is lifted', async () => {
     await workingSession(gw, 'sq-live', { config: { sending: { perMinute: 1 } } });
     const [pod] = await env.enginePods('sq-live');
-    expect((await send('sq-live', { text: 'first' }, '5000')).status).toBe(201);
-    expect((await send('sq-live', { text: 'held', id: 'SQLIVE000002' }, '0')).status).toBe(202);
+    expect((await paced.send('sq-live', { text: 'first' }, '5000')).status).toBe(201);
+    expect((await paced.send('sq-live', { text: 'held', id: 'SQLIVE000002' }, '0')).status).toBe(202);
     const changed = await gw.api('PUT', '/api/sessions/sq-live', { config: { sending: { perMinute: 600 } } });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    await waitFor(async () => (await queue('sq-live')).total === 0, 'the held send to go out', 20_000);
+    await waitFor(async () => (await paced.queue('sq-live')).total === 0, 'the held send to go out', 20_000);
     expect((await env.enginePods('sq-live')).map(({ uid }) => uid)).toEqual([pod!.uid]);
   });
 });
 
-/**
- * Each queued send's `message.any` events by message id, as the webhook received them: a send made
- * twice would be two events (two event ids) for one message id. Deliveries are at least once, so
- * a delivery repeated is one event id.
- */
-function sentMessages(session: string): Map<string, Set<string>> {
-  const byMessage = new Map<string, Set<string>>();
-  for (const { body } of receiver.received) {
-    if (body.session !== session || body.event !== 'message.any') continue;
-    const payload = body.payload as { id: string; fromMe: boolean };
-    if (!payload.fromMe) continue;
-    const events = byMessage.get(payload.id) ?? new Set<string>();
-    events.add(body.id as string);
-    byMessage.set(payload.id, events);
-  }
-  return byMessage;
-}
-
-/** Queues `count` sends (ids `<prefix>0001`...) to a session that spaces them by a second. */
+/** Queues `count` sends (ids `<prefix>0001`...) to a new session that spaces them by a second. */
 async function queuedSends(session: string, prefix: string, count: number): Promise<string[]> {
   await workingSession(gw, session, {
     config: {
@@ -112,48 +84,27 @@ async function queuedSends(session: string, prefix: string, count: number): Prom
       webhooks: [{ url: receiver.url, events: ['message.any'], hmac: { key: SECRET } }],
     },
   });
-  const ids: string[] = [];
-  for (let n = 1; n <= count; n++) {
-    const id = `${prefix}${String(n).padStart(4, '0')}`;
-    const answer = await send(session, { text: `${prefix} ${n}`, id }, '0');
-    expect([201, 202], JSON.stringify(answer.body)).toContain(answer.status);
-    ids.push(id);
-  }
-  return ids;
-}
-
-/** Once the queue is empty: every send reached the webhook once, in the order it was queued. */
-async function eachOnceInOrder(session: string, ids: string[]): Promise<void> {
-  await waitFor(async () => (await queue(session)).total === 0, `the queue of ${session} to empty`, 60_000);
-  const messageId = (id: string) => `true_${CHAT}_${id}`;
-  await waitFor(() => ids.every((id) => sentMessages(session).has(messageId(id))), `every send of ${session} at the webhook`, 30_000);
-  const sent = sentMessages(session);
-  for (const id of ids) expect(sent.get(messageId(id))?.size, `events of ${id}`).toBe(1);
-  const order = receiver.received
-    .filter(({ body }) => body.session === session && body.event === 'message.any')
-    .map(({ body }) => (body.payload as { id: string }).id)
-    .filter((id, index, all) => all.indexOf(id) === index);
-  expect(order).toEqual(ids.map(messageId));
+  return paced.queueTexts(session, prefix, count);
 }
 
 describe('durability: the queue outlives its engine pod', () => {
   it('the engine pod deleted with sends queued: the new pod sends each once, in order', async () => {
     const ids = await queuedSends('sq-move', 'SQMOVE', 6);
     const [old] = await env.enginePods('sq-move');
-    expect((await queue('sq-move')).total).toBeGreaterThan(0);
+    expect((await paced.queue('sq-move')).total).toBeGreaterThan(0);
     await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
     await waitFor(async () => (await env.enginePods('sq-move')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 60_000);
     await waitForStatus(gw, 'sq-move', 'WORKING', 30_000);
-    await eachOnceInOrder('sq-move', ids);
+    await paced.eachOnceInOrder('sq-move', ids);
   });
 
   it('the engine container SIGKILLed with sends queued: its next container sends each once, in order', async () => {
     const ids = await queuedSends('sq-kill', 'SQKILL', 6);
-    expect((await queue('sq-kill')).total).toBeGreaterThan(0);
+    expect((await paced.queue('sq-kill')).total).toBeGreaterThan(0);
     const pids = [...env.podLogs('sq-kill').matchAll(/started pid (\d+) \(restart \d+\)/g)].map((match) => Number(match[1]));
     const pid = pids.at(-1)!;
     process.kill(pid, 'SIGKILL');
     await waitFor(() => /started pid \d+ \(restart [1-9]/.test(env.podLogs('sq-kill')), 'the engine container restarted', 60_000);
-    await eachOnceInOrder('sq-kill', ids);
+    await paced.eachOnceInOrder('sq-kill', ids);
   });
 });

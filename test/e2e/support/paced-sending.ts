@@ -1,0 +1,74 @@
+// What the cluster-mode paced-sending files share (paced-sending.test.ts for the Node engine
+// pods, paced-sending-gows.test.ts for the Go one): a send as a client of the extension makes it,
+// the queue as the API lists it, and the check that each queued send reached the webhook once,
+// in the order it was queued.
+import { waitFor, type WebhookReceiver } from '@switchboard/testkit';
+import { expect } from 'vitest';
+import { ADMIN_KEY, type GatewayProcess } from './cluster-environment.js';
+
+export interface PacedSending {
+  /** A sendText with the wait header (`x-switchboard-wait`). */
+  send(session: string, body: Record<string, unknown>, wait: string): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }>;
+  /** `GET /api/{session}/queue`. */
+  queue(session: string): Promise<{ total: number; items: Array<{ id: string; state: string }> }>;
+  /** Queues `count` texts with ids `<prefix>0001`... to a session made to space them (201 or 202 each). */
+  queueTexts(session: string, prefix: string, count: number): Promise<string[]>;
+  /** Once the queue is empty: every send reached the webhook once, in the order it was queued. */
+  eachOnceInOrder(session: string, ids: string[]): Promise<void>;
+}
+
+/** The helpers for a gateway whose sessions send to `chat` and deliver `message.any` to `receiver`. */
+export function pacedSending(gw: GatewayProcess, receiver: WebhookReceiver, chat: string): PacedSending {
+  const send: PacedSending['send'] = async (session, body, wait) => {
+    const response = await fetch(`${gw.url}/api/sendText`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'x-switchboard-wait': wait },
+      body: JSON.stringify({ session, chatId: chat, ...body }),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  };
+  const queue: PacedSending['queue'] = async (session) =>
+    (await gw.api('GET', `/api/${session}/queue`)).body as { total: number; items: Array<{ id: string; state: string }> };
+
+  /** This session's own messages at the webhook, in the order they came (`message.any`, fromMe). */
+  const ownMessages = (session: string) =>
+    receiver.received
+      .filter(({ body }) => body.session === session && body.event === 'message.any' && (body.payload as { fromMe: boolean }).fromMe)
+      .map(({ body }) => ({ eventId: body.id as string, messageId: (body.payload as { id: string }).id }));
+
+  /**
+   * Each own message's event ids, by message id: a send made twice would be two events (two event
+   * ids) for one message id. Deliveries are at least once, so a delivery repeated is one event id.
+   */
+  const sentMessages = (session: string): Map<string, Set<string>> => {
+    const byMessage = new Map<string, Set<string>>();
+    for (const { eventId, messageId } of ownMessages(session)) byMessage.set(messageId, (byMessage.get(messageId) ?? new Set()).add(eventId));
+    return byMessage;
+  };
+
+  return {
+    send,
+    queue,
+    async queueTexts(session, prefix, count) {
+      const ids: string[] = [];
+      for (let n = 1; n <= count; n++) {
+        const id = `${prefix}${String(n).padStart(4, '0')}`;
+        const answer = await send(session, { text: `${prefix} ${n}`, id }, '0');
+        expect([201, 202], JSON.stringify(answer.body)).toContain(answer.status);
+        ids.push(id);
+      }
+      return ids;
+    },
+    async eachOnceInOrder(session, ids) {
+      await waitFor(async () => (await queue(session)).total === 0, `the queue of ${session} to empty`, 60_000);
+      const messageId = (id: string) => `true_${chat}_${id}`;
+      await waitFor(() => ids.every((id) => sentMessages(session).has(messageId(id))), `every send of ${session} at the webhook`, 30_000);
+      const sent = sentMessages(session);
+      for (const id of ids) expect(sent.get(messageId(id))?.size, `events of ${id}`).toBe(1);
+      const order = ownMessages(session)
+        .map(({ messageId: id }) => id)
+        .filter((id, index, all) => all.indexOf(id) === index);
+      expect(order).toEqual(ids.map(messageId));
+    },
+  };
+}
