@@ -12,6 +12,7 @@ import type { NowebLabels } from './labels.js';
 import type { Account } from './outgoing.js';
 import type { MediaUpload } from './outgoing-content.js';
 import { CLIENT_VERSION_VARIABLE, type NowebOptions } from './options.js';
+import { keepRetryCacheOutOfTransactions } from './retry-cache-context.js';
 import { keepAliveIntervalFor, SilenceWatch } from './silence-watch.js';
 import { socketSettings } from './socket-settings.js';
 
@@ -161,6 +162,7 @@ export class NowebConnection {
       version: waVersion(this.clientVersion),
       ...(this.options.qrTimeoutMs ? { qrTimeout: this.options.qrTimeoutMs } : {}),
     });
+    keepRetryCacheOutOfTransactions(socket);
     this.socket = socket;
     socket.ev.process((events) => {
       if (this.socket !== socket) return;
