@@ -33,17 +33,8 @@ export function openAuthBucket(nc: NatsConnection, options: StoreOptions = {}): 
  * a session whose pod is not running. One stream purge removes every key of the session,
  * delete markers included. Returns how many entries were removed.
  */
-export async function purgeSessionAuth(nc: NatsConnection, session: string): Promise<number> {
-  const jsm = await nc.jetstreamManager();
-  try {
-    // The stream behind a KV bucket, and the subjects of the session's keys (nats.js naming).
-    const { purged } = await jsm.streams.purge(`KV_${KV_BUCKETS.auth}`, { filter: `$KV.${KV_BUCKETS.auth}.${session}.>` });
-    return purged;
-  } catch (error) {
-    // No bucket yet means no session was ever paired: nothing to forget.
-    if (jsErrorCode(error) === JS_ERR.streamNotFound) return 0;
-    throw error;
-  }
+export function purgeSessionAuth(nc: NatsConnection, session: string): Promise<number> {
+  return purgeSessionKeys(nc, KV_BUCKETS.auth, session);
 }
 
 /** Opens the message history bucket, creating it on first use (unless bound). */
@@ -61,10 +52,16 @@ export function openSendQueuesBucket(nc: NatsConnection, options: StoreOptions =
  * keys, markers included (what its engine pod cannot do: it may only write its keys). Returns how
  * many entries were removed.
  */
-export async function purgeSessionSendQueue(nc: NatsConnection, session: string): Promise<number> {
+export function purgeSessionSendQueue(nc: NatsConnection, session: string): Promise<number> {
+  return purgeSessionKeys(nc, KV_BUCKETS.sendQueues, session);
+}
+
+/** One stream purge of a session's keys in a bucket, delete markers included; no bucket yet: nothing to remove. */
+async function purgeSessionKeys(nc: NatsConnection, bucket: string, session: string): Promise<number> {
   const jsm = await nc.jetstreamManager();
   try {
-    const { purged } = await jsm.streams.purge(`KV_${KV_BUCKETS.sendQueues}`, { filter: `$KV.${KV_BUCKETS.sendQueues}.${session}.>` });
+    // The stream behind a KV bucket, and the subjects of the session's keys (nats.js naming).
+    const { purged } = await jsm.streams.purge(`KV_${bucket}`, { filter: `$KV.${bucket}.${session}.>` });
     return purged;
   } catch (error) {
     if (jsErrorCode(error) === JS_ERR.streamNotFound) return 0;
