@@ -8,7 +8,7 @@ import { type FakePhone, FakeWaServer } from '../../engine-pod/test/fake-wa/inde
 import { buildGows } from '../../engine-pod/test/gows/driver.js';
 import { rawQr, waitForStatus } from '../contract/harness.js';
 import { type ClusterEnvironment, type GatewayProcess, fakeServersEnv, startClusterWithGateway } from './support/cluster-environment.js';
-import { type PacedSending, pacedSending } from './support/paced-sending.js';
+import { HOLDING, type PacedSending, pacedSending } from './support/paced-sending.js';
 
 const SECRET = 'paced-gows-secret';
 const CONTACT = '15550003333';
@@ -39,11 +39,13 @@ afterAll(async () => {
 });
 
 /** A GOWS session paired through the fake server, WORKING, its `message.any` events at the webhook. */
+const webhooks = () => [{ url: receiver.url, events: ['message.any'], hmac: { key: SECRET } }];
+
 async function workingGowsSession(session: string, sending: Record<string, unknown>, phone: string): Promise<void> {
   const created = await gw.api('POST', '/api/sessions', {
     name: session,
     engine: 'GOWS',
-    config: { sending, webhooks: [{ url: receiver.url, events: ['message.any'], hmac: { key: SECRET } }] },
+    config: { sending, webhooks: webhooks() },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   phones.set(session, await fake.scanQr(await rawQr(gw, session, 60_000), { phone, pushName: session }));
@@ -99,9 +101,9 @@ describe('paced sending of a GOWS session in cluster mode: the REST answers of l
   });
 });
 
-/** Queues `count` sends (ids `<prefix>0001`...) to a new session that spaces them by a second. */
+/** Queues `count` sends (ids `<prefix>0001`...) to a new session that holds them until `paced.release`. */
 async function queuedSends(session: string, prefix: string, count: number, phone: string): Promise<string[]> {
-  await workingGowsSession(session, { delay: { minMs: 1000, maxMs: 1000 } }, phone);
+  await workingGowsSession(session, HOLDING, phone);
   return paced.queueTexts(session, prefix, count);
 }
 
@@ -119,6 +121,7 @@ describe('durability: the queue outlives its Go engine pod', () => {
     await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
     await waitFor(async () => (await env.enginePods('gsq-move')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 60_000);
     await waitForStatus(gw, 'gsq-move', 'WORKING', 30_000);
+    await paced.release('gsq-move', webhooks());
     await eachOnceInOrder('gsq-move', ids);
   });
 
@@ -128,6 +131,8 @@ describe('durability: the queue outlives its Go engine pod', () => {
     const pids = [...env.podLogs('gsq-kill').matchAll(/started pid (\d+) \(restart \d+\)/g)].map((match) => Number(match[1]));
     process.kill(pids.at(-1)!, 'SIGKILL');
     await waitFor(() => /started pid \d+ \(restart [1-9]/.test(env.podLogs('gsq-kill')), 'the engine container restarted', 60_000);
+    await waitForStatus(gw, 'gsq-kill', 'WORKING', 30_000);
+    await paced.release('gsq-kill', webhooks());
     await eachOnceInOrder('gsq-kill', ids);
   });
 });

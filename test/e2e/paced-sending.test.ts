@@ -5,7 +5,7 @@ import { waitFor, WebhookReceiver } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForStatus, workingSession } from '../contract/harness.js';
 import { type ClusterEnvironment, type GatewayProcess, startClusterEnvironment } from './support/cluster-environment.js';
-import { type PacedSending, pacedSending } from './support/paced-sending.js';
+import { HOLDING, type PacedSending, pacedSending } from './support/paced-sending.js';
 
 let env: ClusterEnvironment;
 let gw: GatewayProcess;
@@ -76,14 +76,11 @@ describe('paced sending in cluster mode: the REST answers of local mode', () => 
   });
 });
 
-/** Queues `count` sends (ids `<prefix>0001`...) to a new session that spaces them by a second. */
+const webhooks = () => [{ url: receiver.url, events: ['message.any'], hmac: { key: SECRET } }];
+
+/** Queues `count` sends (ids `<prefix>0001`...) to a new session that holds them until `paced.release`. */
 async function queuedSends(session: string, prefix: string, count: number): Promise<string[]> {
-  await workingSession(gw, session, {
-    config: {
-      sending: { delay: { minMs: 1000, maxMs: 1000 } },
-      webhooks: [{ url: receiver.url, events: ['message.any'], hmac: { key: SECRET } }],
-    },
-  });
+  await workingSession(gw, session, { config: { sending: HOLDING, webhooks: webhooks() } });
   return paced.queueTexts(session, prefix, count);
 }
 
@@ -95,6 +92,7 @@ describe('durability: the queue outlives its engine pod', () => {
     await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
     await waitFor(async () => (await env.enginePods('sq-move')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 60_000);
     await waitForStatus(gw, 'sq-move', 'WORKING', 30_000);
+    await paced.release('sq-move', webhooks());
     await paced.eachOnceInOrder('sq-move', ids);
   });
 
@@ -105,6 +103,8 @@ describe('durability: the queue outlives its engine pod', () => {
     const pid = pids.at(-1)!;
     process.kill(pid, 'SIGKILL');
     await waitFor(() => /started pid \d+ \(restart [1-9]/.test(env.podLogs('sq-kill')), 'the engine container restarted', 60_000);
+    await waitForStatus(gw, 'sq-kill', 'WORKING', 30_000);
+    await paced.release('sq-kill', webhooks());
     await paced.eachOnceInOrder('sq-kill', ids);
   });
 });

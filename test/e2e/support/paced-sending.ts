@@ -11,11 +11,24 @@ export interface PacedSending {
   send(session: string, body: Record<string, unknown>, wait: string): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }>;
   /** `GET /api/{session}/queue`. */
   queue(session: string): Promise<{ total: number; items: Array<{ id: string; state: string }> }>;
-  /** Queues `count` texts with ids `<prefix>0001`... to a session made to space them (201 or 202 each). */
+  /** Queues `count` texts with ids `<prefix>0001`... to a session made to hold or space them (201 or 202 each). */
   queueTexts(session: string, prefix: string, count: number): Promise<string[]>;
+  /**
+   * Lifts the hold of a session made by `HOLDING` (`PUT` of its config, the webhook kept): the
+   * queue goes out a second apart, which keeps the order observable.
+   */
+  release(session: string, webhooks: unknown[]): Promise<void>;
   /** Once the queue is empty: every send reached the webhook once, in the order it was queued. */
   eachOnceInOrder(session: string, ids: string[]): Promise<void>;
 }
+
+/**
+ * A session's `sending` that holds its queue: one send a minute, so the first goes out and the
+ * rest wait until `release`. A test that needs sends still queued when it kills or moves the pod
+ * cannot rely on a short delay: on a loaded machine the queue drained while the test was still
+ * queueing (a CI run queued 6 sends spaced 1 s and found the queue empty).
+ */
+export const HOLDING = { perMinute: 1 } as const;
 
 /** The helpers for a gateway whose sessions send to `chat` and deliver `message.any` to `receiver`. */
 export function pacedSending(gw: GatewayProcess, receiver: WebhookReceiver, chat: string): PacedSending {
@@ -58,6 +71,10 @@ export function pacedSending(gw: GatewayProcess, receiver: WebhookReceiver, chat
         ids.push(id);
       }
       return ids;
+    },
+    async release(session, webhooks) {
+      const changed = await gw.api('PUT', `/api/sessions/${session}`, { config: { sending: { delay: { minMs: 1000, maxMs: 1000 } }, webhooks } });
+      expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     },
     async eachOnceInOrder(session, ids) {
       await waitFor(async () => (await queue(session)).total === 0, `the queue of ${session} to empty`, 60_000);
