@@ -197,11 +197,7 @@ func (e *Engine) start(ctx context.Context, p rpcschema.StartParams) error {
 		e.mu.Unlock()
 		return nil
 	}
-	e.stopped = false
-	if e.endLife != nil {
-		e.endLife()
-	}
-	e.life, e.endLife = context.WithCancel(context.Background())
+	e.beginRun()
 	e.settings = p.Settings
 	e.mu.Unlock()
 	version, err := e.presentedVersion(p.Settings)
@@ -295,12 +291,32 @@ func (e *Engine) watchQR(client *whatsmeow.Client, ch <-chan whatsmeow.QRChannel
 	}
 }
 
+// beginRun (under e.mu) opens a run of the engine: a start, the first or one after a stop in the
+// same process (an engine pod that took its lease back).
+func (e *Engine) beginRun() {
+	e.stopped = false
+	if e.endLife != nil {
+		e.endLife()
+	}
+	e.life, e.endLife = context.WithCancel(context.Background())
+}
+
 func (e *Engine) stop() {
 	e.mu.Lock()
 	client := e.client
 	e.client = nil
 	e.stopped = true
 	e.qrCode = ""
+	// What this run reported ends with it (the host says STOPPED itself). stop removes whatsmeow's
+	// handlers before it disconnects, so no Disconnected resets these: left as they were, the next
+	// run's WORKING was taken for one already said and never reported (announceWorking), and the
+	// session read STARTING for good after a lease taken back.
+	e.working = false
+	e.status = "STOPPED"
+	if e.workingTimer != nil {
+		e.workingTimer.Stop()
+		e.workingTimer = nil
+	}
 	if e.endLife != nil {
 		e.endLife()
 	}
