@@ -39,6 +39,7 @@ export {
   useReplicas,
   whileSeedJoins,
 } from './nats/replication.js';
+export { natsLiveness } from './nats/liveness.js';
 export { type HttpListener, listenHttp } from './http-listener.js';
 export {
   BUILT_IN_DENY,

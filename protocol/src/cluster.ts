@@ -264,6 +264,17 @@ export const INBOX_PREFIXES = {
   engine: (session: string) => `_INBOX.engine.${session}`,
 } as const;
 
+/**
+ * How every component's NATS connection tells a stalled connection (a partition: packets dropped,
+ * no reset) from a quiet one: a ping every 5 s, the connection given up after 3 unanswered (15-20
+ * s), each reconnect attempt bounded by 5 s. With the clients' defaults (2 minutes between pings;
+ * 20 s to connect in nats.js) a component stayed on the dead connection after the partition had
+ * healed, until TCP's retransmission back-off let a packet through (23 s after a 30-s cut of an
+ * engine pod on the real node); with these it reconnects within a second or two of the heal.
+ * engines/gows/internal/natshost/conn.go keeps the same figures.
+ */
+export const NATS_LIVENESS = { pingIntervalMs: 5_000, maxPingOut: 3, connectTimeoutMs: 5_000 } as const;
+
 export const STREAMS = { events: 'SB_EVENTS' } as const;
 
 export const KV_BUCKETS = {

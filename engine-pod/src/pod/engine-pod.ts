@@ -1,4 +1,5 @@
 import { INBOX_PREFIXES, type SessionStatus } from '@switchboard/protocol';
+import { natsLiveness } from '@switchboard/kube/pod';
 import { connect, credsAuthenticator, deadline, Events, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { CommandServer } from '../cluster/command-server.js';
@@ -198,6 +199,7 @@ export class EnginePod {
       maxReconnectAttempts: -1,
       waitOnFirstConnect: true,
       reconnectTimeWait: 1_000,
+      ...natsLiveness,
     });
     this.nc = nc;
     void (async () => {

@@ -8,6 +8,16 @@ import (
 	"github.com/nats-io/nkeys"
 )
 
+// The connection's liveness, NATS_LIVENESS in protocol/src/cluster.ts: a ping every 5 s, the
+// connection given up after 3 unanswered, each reconnect attempt bounded by 5 s. With nats.go's
+// defaults (2 minutes between pings) a pod cut off from NATS stayed on the dead connection after
+// the cut had healed, until TCP's retransmission back-off let a packet through.
+const (
+	natsPingInterval   = 5 * time.Second
+	natsMaxPingsOut    = 3
+	natsConnectTimeout = 5 * time.Second
+)
+
 // connect opens the pod's NATS connection: replies to its requests come to its session's own
 // inbox prefix (the one its NATS user may read), and it keeps reconnecting for ever, NATS being
 // the pod's only way to the world.
@@ -18,6 +28,9 @@ func connect(cfg Config, log Logger, onClosed func(error)) (*nats.Conn, error) {
 		nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true),
 		nats.ReconnectWait(time.Second),
+		nats.PingInterval(natsPingInterval),
+		nats.MaxPingsOutstanding(natsMaxPingsOut),
+		nats.Timeout(natsConnectTimeout),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("NATS disconnect") }),
 		nats.ReconnectHandler(func(*nats.Conn) { log.Warn("NATS reconnect") }),
 		nats.ClosedHandler(func(nc *nats.Conn) { onClosed(nc.LastError()) }),
