@@ -225,13 +225,9 @@ export class EnginePod {
     this.sending = null;
     void sending?.stop();
     void this.stopHost();
-    this.log.warn({ reason }, 'engine stopped: session lease lost');
+    this.log.warn({ reason }, 'engine stopped: session lease lost; waiting for it again');
     this.termEnded?.();
     this.termEnded = null;
-    // Withdrawn for now (issue 29): staying up to take the lease again left a session STARTING
-    // for good after 30 s without NATS on the real node (chaos "engine-cut"), so the pod ends as
-    // before and the kubelet starts it again, which takes its own record back at once.
-    void this.terminate(1, `session lease lost: ${reason}`);
   }
 
   /** One stop, however many paths ask for it, so the shutdown can wait for the one under way. */

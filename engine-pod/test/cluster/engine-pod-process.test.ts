@@ -121,15 +121,21 @@ describe('engine pod process', () => {
     await waitFor(async () => (await statusOf('p4')) === 'WORKING', 'WORKING with the stored pairing', POD_WAIT_MS);
   }, 30_000);
 
-  it('a pod whose lease is taken stops its engine and exits 1', async () => {
+  it('a pod whose lease is taken stops its engine, stays up un-ready, and takes the session again once the key is free', async () => {
     const pod = await startPod('p3', 'engine-p3');
     await waitFor(async () => (await pod.probe('/readyz')) === 200, 'ready', POD_WAIT_MS);
     const kv = await nats.nc.jetstream().views.kv(KV_BUCKETS.leases);
     await kv.put('p3', JSON.stringify({ holder: 'someone else' }));
-    expect(await pod.exited).toBe(1);
-    expect(pod.log).toContain('session lease lost');
-    await expect(command('p3', { op: 'host.status' })).rejects.toThrow();
-  }, 20_000);
+    await waitFor(() => pod.log.includes('session lease lost'), `the lease lost\n${pod.log}`, POD_WAIT_MS);
+    await waitFor(async () => (await statusOf('p3')) === 'STOPPED', 'the engine STOPPED', POD_WAIT_MS);
+    expect(await pod.probe('/readyz')).toBe(503);
+    expect(await pod.probe('/healthz')).toBe(200); // alive: the kubelet has no reason to restart it
+    await kv.delete('p3');
+    await waitFor(async () => (await pod.probe('/readyz')) === 200, `ready again\n${pod.log}`, POD_WAIT_MS);
+    await waitFor(async () => (await statusOf('p3')) === 'SCAN_QR_CODE', 'its engine started again', POD_WAIT_MS);
+    pod.signal('SIGTERM');
+    expect(await pod.exited).toBe(0);
+  }, 30_000);
 });
 
 describe("engine pod: paced sending's metrics", () => {

@@ -301,11 +301,7 @@ func (p *Pod) pause(reason string) {
 		queue.halt()
 	}
 	p.Host.Stop(context.Background())
-	p.log.Warn("engine stopped: session lease lost", "reason", reason)
-	// Withdrawn for now (issue 29): staying up to take the lease again left a session STARTING for
-	// good after 30 s without NATS on the real node (chaos "engine-cut"), so the pod ends as before
-	// and the kubelet starts it again, which takes its own record back at once.
-	go p.terminate(1, "session lease lost: "+reason)
+	p.log.Warn("engine stopped: session lease lost; waiting for it again", "reason", reason)
 	select {
 	case p.lost <- struct{}{}:
 	default:
