@@ -89,6 +89,7 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
       500,
     ),
   ]);
+  if (workingAt - over > SLOW_MS) await explainSlowEngine(release, ctx.engineSession, workingAt - started);
   const windowIds = [...load.acked.keys()].filter((id) => !ackedBefore.has(id));
   const end = Date.now();
   // Every acknowledged message of the window arrives, or what is missing after the budget is lost.
@@ -118,6 +119,26 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
     lastRefusal: load.failed > refusedBefore ? load.lastError : '',
     rate: (windowIds.length * 1000) / Math.max(1, end - started),
   };
+}
+
+/** A recovery slower than this after the fault is over prints what the engine pod went through (explainSlowEngine). */
+const SLOW_MS = 20_000;
+
+/**
+ * What a table row cannot say: how often the fault's engine container restarted since the fault,
+ * why the last one ended and what the previous and current containers logged last. A slow
+ * recovery that is a kubelet back-off (a container that keeps failing at start) reads here.
+ */
+async function explainSlowEngine(release: Release, session: string, tookMs: number): Promise<void> {
+  const pod = await release.enginePod(session);
+  const status = pod?.status?.containerStatuses?.[0];
+  const tail = async (previous: boolean) =>
+    (await release.kubectl(['logs', `engine-${session}`, '-c', 'engine', '--tail', '25', ...(previous ? ['--previous'] : [])])).stdout;
+  console.log(
+    `e2e-node chaos: every session WORKING only after ${(tookMs / 1000).toFixed(1)} s; engine-${session}: ` +
+      `${status?.restartCount ?? '?'} restarts, last ended ${JSON.stringify(status?.lastState?.terminated ?? null)}\n` +
+      `previous container:\n${await tail(true)}\ncurrent container:\n${await tail(false)}`,
+  );
 }
 
 /** The longest gap between times (in the order they happened: a Map keeps insertion order) within [from, to]. */
