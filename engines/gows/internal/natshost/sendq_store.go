@@ -15,56 +15,6 @@ import (
 	"github.com/switchboard/engines/gows/internal/pacing"
 )
 
-// sendQueuesBucket and its keys and records are protocol/src/send-queue-records.ts's: the Node
-// engine pod reads and writes the same, so a session moves between the two pods with its queue.
-const (
-	sendQueuesBucket = "sb_send_queues"
-	// sentKept is how long sent sends are kept (SENT_KEPT_MS): the warm-up counts a day of them.
-	sentKept = 2 * day
-)
-
-// sendRecord is a SendQueueRecord: a waiting send, `sending` once handed to the engine.
-type sendRecord struct {
-	ID       string       `json:"id"`
-	Session  string       `json:"session"`
-	ChatID   string       `json:"chatId"`
-	Route    string       `json:"route"`
-	State    string       `json:"state"`
-	QueuedAt int64        `json:"queuedAt"`
-	Command  queuedAction `json:"command"`
-	// Seq is the queue order: one more than the highest ever given, restored from the records.
-	Seq          uint64 `json:"seq"`
-	FencingToken uint64 `json:"fencingToken"`
-}
-
-// queuedAction is the paced engine command, its args kept as they came (numbers and all).
-type queuedAction struct {
-	Op   string          `json:"op"`
-	Args json.RawMessage `json:"args"`
-}
-
-const (
-	stateQueued  = "queued"
-	stateSending = "sending"
-)
-
-type sentSend struct {
-	ChatID string `json:"chatId"`
-	At     int64  `json:"at"`
-}
-
-// sentMinute is a SentMinuteRecord: the sends of one minute.
-type sentMinute struct {
-	Sends        []sentSend `json:"sends"`
-	FencingToken uint64     `json:"fencingToken"`
-}
-
-// sendPairing is a SendPairingRecord: the date the warm-up counts from.
-type sendPairing struct {
-	PairedAt     int64  `json:"pairedAt"`
-	FencingToken uint64 `json:"fencingToken"`
-}
-
 // sendQueueStore keeps one session's queue, recent sends and pairing date in sendQueuesBucket.
 // Only the pod holding the session's lease writes, so it keeps a copy in memory (loaded once the
 // lease is held) and writes through; every write is a compare-and-set on the revision it read,
@@ -296,104 +246,6 @@ func (s *sendQueueStore) cancel(ctx context.Context, id string) (bool, error) {
 	return err == nil, err
 }
 
-// recentSends: the sends since `since`, for the pacing windows.
-func (s *sendQueueStore) recentSends(since time.Time) []pacing.Sent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var recent []pacing.Sent
-	for _, send := range s.sent {
-		if !send.At.Before(since) {
-			recent = append(recent, send)
-		}
-	}
-	return recent
-}
-
-func (s *sendQueueStore) pairing() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.pairedAt
-}
-
-// setPairedAt records the pairing date once: a date already recorded stays.
-func (s *sendQueueStore) setPairedAt(ctx context.Context, at time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.pairedAt.IsZero() {
-		return nil
-	}
-	raw, _ := json.Marshal(sendPairing{PairedAt: at.UnixMilli(), FencingToken: s.token()})
-	revision, err := s.kv.create(ctx, s.pairingKey(), raw)
-	if errors.Is(err, errKeyExists) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	s.pairedAt, s.pairingRevision = at, revision
-	return nil
-}
-
-// forgetPairing: a logout; the next pairing is a new account's day 0.
-func (s *sendQueueStore) forgetPairing(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pairedAt.IsZero() {
-		return nil
-	}
-	if err := s.kv.remove(ctx, s.pairingKey(), s.pairingRevision); err != nil {
-		return err
-	}
-	s.pairedAt, s.pairingRevision = time.Time{}, 0
-	return nil
-}
-
-// countSent adds a send to its minute's record (mu held) and prunes what is older than sentKept.
-func (s *sendQueueStore) countSent(ctx context.Context, sent pacing.Sent) error {
-	minute := minuteOf(sent.At)
-	key := s.minuteKey(minute)
-	record := sentMinute{}
-	if revision, known := s.minutes[minute]; known {
-		entry, err := s.kv.get(ctx, key)
-		if err != nil {
-			return err
-		}
-		if entry != nil && !entry.deleted && entry.revision == revision {
-			if err := json.Unmarshal(entry.value, &record); err != nil {
-				return err
-			}
-		}
-	}
-	record.Sends = append(record.Sends, sentSend{ChatID: sent.ChatID, At: sent.At.UnixMilli()})
-	record.FencingToken = s.token()
-	raw, err := json.Marshal(record)
-	if err != nil {
-		return err
-	}
-	var revision uint64
-	if previous, known := s.minutes[minute]; known {
-		revision, err = s.kv.update(ctx, key, raw, previous)
-	} else {
-		revision, err = s.kv.create(ctx, key, raw)
-	}
-	if isWrongLastSequence(err) {
-		return errFenced
-	}
-	if err != nil {
-		return fmt.Errorf("counting a send of session '%s' in %s: %w", s.session, key, err)
-	}
-	s.minutes[minute] = revision
-	s.sent = append(s.sent, sent)
-	oldest := sent.At.Add(-sentKept)
-	s.sent = slices.DeleteFunc(s.sent, func(send pacing.Sent) bool { return send.At.Before(oldest) })
-	for old, revision := range s.minutes {
-		if old < minuteOf(oldest) && s.kv.remove(ctx, s.minuteKey(old), revision) == nil {
-			delete(s.minutes, old)
-		}
-	}
-	return nil
-}
-
 // removeLocked deletes a send's key at the revision this pod holds (mu held); with state, only a
 // send in that state.
 func (s *sendQueueStore) removeLocked(ctx context.Context, id, state string) error {
@@ -420,5 +272,3 @@ func (s *sendQueueStore) find(id string) *storedSend {
 	}
 	return nil
 }
-
-func minuteOf(at time.Time) int64 { return at.UnixMilli() / 60_000 }
