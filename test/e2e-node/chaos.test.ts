@@ -75,6 +75,7 @@ describe('chaos: one fault at a time under a steady load', () => {
         expect(result.lost, 'acknowledged messages lost').toBe(0);
         expect(result.reissued, 'messages delivered under a second event id').toBe(0);
         expect(result.newQrs, 'sessions asking for a new QR').toBe(0);
+        if (fault.keepsEngine) expect(result.engineRestarts, `restarts of engine-${engineSession}'s container`).toBe(0);
       }, 900_000);
     }
   }

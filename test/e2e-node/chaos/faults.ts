@@ -11,6 +11,11 @@ export interface Fault {
   readonly what: string;
   /** The engine's process goes: its session says WORKING again on the webhook once it is back. */
   readonly restartsEngine?: boolean;
+  /**
+   * The fault's engine container must live through it: its pod stays up through a lost lease and
+   * takes it back (docs/operations.md, "When NATS is away longer than the lease's ttl").
+   */
+  readonly keepsEngine?: boolean;
   inject(release: Release, target: { engineSession: string }): Promise<void>;
 }
 
@@ -102,6 +107,7 @@ export const FAULTS: readonly Fault[] = [
   {
     name: 'engine-cut',
     what: `an engine pod cut off from NATS for ${CUT_MS / 1000} s`,
+    keepsEngine: true,
     async inject(release, { engineSession }) {
       await cut(release, `engine-${engineSession}`);
     },

@@ -39,6 +39,8 @@ export interface FaultResult {
   readonly lastRefusal: string;
   /** Acknowledged sends per second during the window. */
   readonly rate: number;
+  /** Restarts of the fault's engine container (the engine session's) from the injection to the end. */
+  readonly engineRestarts: number;
 }
 
 export interface RunContext {
@@ -61,6 +63,7 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
   const qrsBefore = hooks.totalQrs();
   const wsBefore = ws.deliveries();
   const refusedBefore = load.failed;
+  const restartsBefore = await engineRestarts(release, ctx.engineSession);
   const started = Date.now();
   await fault.inject(release, { engineSession: ctx.engineSession });
   const over = Date.now();
@@ -118,7 +121,13 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
     refused: load.failed - refusedBefore,
     lastRefusal: load.failed > refusedBefore ? load.lastError : '',
     rate: (windowIds.length * 1000) / Math.max(1, end - started),
+    engineRestarts: (await engineRestarts(release, ctx.engineSession)) - restartsBefore,
   };
+}
+
+/** The kubelet's restart count of a session's engine container. */
+async function engineRestarts(release: Release, session: string): Promise<number> {
+  return ((await release.enginePod(session))?.status?.containerStatuses?.[0]?.restartCount as number | undefined) ?? 0;
 }
 
 /** A recovery slower than this after the fault is over prints what the engine pod went through (explainSlowEngine). */
@@ -171,11 +180,12 @@ export function table(results: readonly FaultResult[]): string {
       r.refused,
       r.rate.toFixed(0),
       r.ws,
+      r.engineRestarts,
     ].join(' | '),
   );
   return [
-    '| fault | acknowledged | lost | duplicate deliveries (same id) | re-issued ids | new QRs | longest delivery gap | longest gap in 201s | all WORKING after | sends refused | sends/s | /ws deliveries |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| fault | acknowledged | lost | duplicate deliveries (same id) | re-issued ids | new QRs | longest delivery gap | longest gap in 201s | all WORKING after | sends refused | sends/s | /ws deliveries | engine restarts |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((row) => `| ${row} |`),
   ].join('\n');
 }
