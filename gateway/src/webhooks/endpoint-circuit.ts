@@ -29,8 +29,13 @@ interface Endpoint {
   /** A receiver's Retry-After: no attempt to it before this. */
   pausedUntil: number;
   open: boolean;
-  /** When the circuit opened: an attempt started before is no probe. */
-  openedAt: number;
+  /**
+   * When the probe under way was let through: an attempt that started before it is no probe. Not
+   * the time the circuit opened: an attempt admitted while it was still closed may start in the
+   * same millisecond it opens, and its failure then freed a second probe while the first was still
+   * in flight (two requests at once to a hanging endpoint, seen in cluster mode).
+   */
+  probeGrantedAt: number;
   probeEveryMs: number;
   nextProbeAt: number;
   /** Until when the probe granted last may be in flight; 0 when none is. */
@@ -71,6 +76,7 @@ export class EndpointCircuits {
     if (now < endpoint.probingUntil) return Math.min(endpoint.probeEveryMs, endpoint.probingUntil - now);
     if (now < endpoint.nextProbeAt) return endpoint.nextProbeAt - now;
     endpoint.probingUntil = now + PROBE_GRANT_MS;
+    endpoint.probeGrantedAt = now;
     return 0;
   }
 
@@ -90,7 +96,7 @@ export class EndpointCircuits {
     let endpoint = this.endpoints.get(key);
     if (endpoint === undefined) {
       if (this.endpoints.size >= MAX_ENDPOINTS) this.endpoints.delete(this.endpoints.keys().next().value!);
-      endpoint = { failures: 0, failingSince: now, pausedUntil: 0, open: false, openedAt: 0, probeEveryMs: 0, nextProbeAt: 0, probingUntil: 0 };
+      endpoint = { failures: 0, failingSince: now, pausedUntil: 0, open: false, probeGrantedAt: 0, probeEveryMs: 0, nextProbeAt: 0, probingUntil: 0 };
       this.endpoints.set(key, endpoint);
     }
     endpoint.failures++;
@@ -98,8 +104,8 @@ export class EndpointCircuits {
       endpoint.pausedUntil = Math.max(endpoint.pausedUntil, now + Math.min(failure.retryAfterMs, maxPauseMs));
     }
     if (endpoint.open) {
-      // The probe failed: wait longer. An attempt that started before the circuit opened says nothing new.
-      if (startedAt >= endpoint.openedAt && endpoint.probingUntil > 0) {
+      // The probe failed: wait longer. An attempt that started before the probe says nothing new.
+      if (endpoint.probingUntil > 0 && startedAt >= endpoint.probeGrantedAt) {
         endpoint.probingUntil = 0;
         endpoint.probeEveryMs = Math.min(endpoint.probeEveryMs * 2, this.settings.maxProbeMs);
         endpoint.nextProbeAt = now + endpoint.probeEveryMs;
@@ -108,7 +114,6 @@ export class EndpointCircuits {
     }
     if (endpoint.failures < this.settings.failuresToOpen || now - endpoint.failingSince < this.settings.openAfterMs) return null;
     endpoint.open = true;
-    endpoint.openedAt = now;
     endpoint.probeEveryMs = this.settings.firstProbeMs;
     endpoint.nextProbeAt = now + endpoint.probeEveryMs;
     return 'opened';
