@@ -3,21 +3,38 @@ import type { AddressInfo } from 'node:net';
 import { waitFor } from '@switchboard/testkit';
 import { afterEach } from 'vitest';
 
+/** What a counting receiver tells about its requests. */
+export interface CountingReceiver {
+  url: string;
+  requests: () => number;
+  open: () => number;
+  /** The most requests open at once when each request from the `n`th on arrived. */
+  peakSince: (n: number) => number;
+  /** When each request arrived, and when it ended (undefined while open), by arrival. */
+  arrivedAt: readonly number[];
+  endedAt: readonly (number | undefined)[];
+  server: Server;
+}
+
 /**
  * A receiver that counts its requests and how many are open at once; `answer` decides each one
  * (a status, sent after `delayMs`, or null to hang until the client gives up).
  */
-export async function countingReceiver(
-  answer: () => number | null,
-  delayMs = 0,
-): Promise<{ url: string; requests: () => number; open: () => number; peakSince: (n: number) => number; server: Server }> {
+export async function countingReceiver(answer: () => number | null, delayMs = 0): Promise<CountingReceiver> {
   let open = 0;
   /** Open requests when each one arrived. */
   const openAt: number[] = [];
+  const arrivedAt: number[] = [];
+  const endedAt: (number | undefined)[] = [];
   const server = createServer((req, res) => {
     open++;
     openAt.push(open);
-    res.on('close', () => open--);
+    const index = arrivedAt.push(Date.now()) - 1;
+    endedAt.push(undefined);
+    res.on('close', () => {
+      open--;
+      endedAt[index] = Date.now();
+    });
     req.resume();
     req.on('end', () => {
       const status = answer();
@@ -31,21 +48,28 @@ export async function countingReceiver(
     requests: () => openAt.length,
     open: () => open,
     peakSince: (n) => Math.max(0, ...openAt.slice(n)),
+    arrivedAt,
+    endedAt,
     server,
   };
 }
 
 /**
- * Waits until the requests that began before the circuit opened have ended at the receiver, and
- * returns its request count then: what comes after are probes. A request sent just before the
- * circuit opened may not have reached the receiver yet when the log line shows, so seeing no open
- * request is not enough; such requests end within `lastsMs` (their answer or their timeout), so
- * the count is taken once that long has passed and none is open.
+ * The index of the first request that can only be a probe, once the circuit has opened (call it
+ * right after its log line). A request sent just before the circuit opened may reach the receiver
+ * up to `lastsMs` later (its answer or its timeout bounds it), so every request that arrived
+ * within that span may be one; the first probe is the first request to arrive after all of those
+ * had ended. Read from arrival and end times: sampling for a moment with nothing open missed the
+ * short gaps between probes on a loaded machine (a CI run waited 15 s for one).
  */
-export async function probesFrom(rx: { open: () => number; requests: () => number }, lastsMs: number): Promise<number> {
-  const openedAt = Date.now();
-  await waitFor(() => Date.now() - openedAt > lastsMs + 100 && rx.open() === 0, 'the requests from before the circuit opened ended');
-  return rx.requests();
+export async function probesFrom(rx: Pick<CountingReceiver, 'arrivedAt' | 'endedAt'>, lastsMs: number): Promise<number> {
+  const cutoff = Date.now() + lastsMs + 100;
+  await waitFor(() => Date.now() > cutoff, 'the requests from before the circuit opened to arrive');
+  const early = rx.arrivedAt.flatMap((at, index) => (at <= cutoff ? [index] : []));
+  await waitFor(() => early.every((index) => rx.endedAt[index] !== undefined), 'the requests from before the circuit opened to end');
+  const lastEnd = Math.max(0, ...early.map((index) => rx.endedAt[index]!));
+  await waitFor(() => rx.arrivedAt.some((at) => at >= lastEnd), 'a request after them');
+  return rx.arrivedAt.findIndex((at) => at >= lastEnd);
 }
 
 const servers: Server[] = [];
