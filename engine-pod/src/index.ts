@@ -44,4 +44,5 @@ export { type ConversionLimits, type ConversionTarget, convertMedia, DEFAULT_CON
 export { DAY_MS, MINUTE_MS, type HoldReason, type SentSend } from './sending/pacing.js';
 export { type PacedEngineCommand, SendPacer, type SendPacerOptions, type SendQueueObserver, type SendQueues } from './sending/send-pacer.js';
 export { SendQueueMetrics } from './sending/queue-metrics.js';
+export { wentOut } from './sending/went-out.js';
 export type { Awaitable, QueuedSendRow, SendQueueStore } from './sending/send-queue-store.js';

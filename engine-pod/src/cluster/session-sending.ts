@@ -5,6 +5,7 @@ import { notSupportedError } from '../command-rules.js';
 import type { EngineLog } from '../engine.js';
 import type { MessageStore } from '../history/message-store.js';
 import { type PacedEngineCommand, SendPacer, type SendQueueObserver } from '../sending/send-pacer.js';
+import { wentOut } from '../sending/went-out.js';
 import { fieldIssues } from './command-parse.js';
 import { NatsSendQueue } from './nats-send-queue.js';
 
@@ -51,7 +52,7 @@ export class SessionSending {
         const refusal = notSupportedError(session, engine, command);
         if (refusal) throw refusal;
       },
-      alreadySent: async (_session, chatId, id) => (await options.history.get(session, chatId, id)) !== null,
+      alreadySent: async (_session, chatId, id) => wentOut(await options.history.get(session, chatId, id)),
       log,
       ...(options.observer ? { observer: options.observer } : {}),
     });

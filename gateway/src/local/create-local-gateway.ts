@@ -1,6 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import type { DatabaseSync } from 'node:sqlite';
-import { DEFAULT_SANDBOX_OPTIONS, guardedAgent, type InvalidEvent, type MessageStore, type SandboxOptions, SendPacer } from '@switchboard/engine-pod';
+import {
+  DEFAULT_SANDBOX_OPTIONS,
+  guardedAgent,
+  type InvalidEvent,
+  type MessageStore,
+  type SandboxOptions,
+  SendPacer,
+  wentOut,
+} from '@switchboard/engine-pod';
 import { OutboundPolicy } from '@switchboard/kube';
 import { type BuiltEngine, CLIENT_VERSION_ENGINES, clientVersionFromEnv, clientVersionVariable } from '@switchboard/protocol';
 import type { FastifyInstance } from 'fastify';
@@ -207,7 +215,7 @@ async function assembleLocalGateway(options: LocalGatewayOptions, lock: DataDirL
     execute: (session, command) => sessions.command(session, command),
     sendingOf: (session) => registry.get(session)?.config.sending,
     admit: (session, command) => requireOperation(session, registry.get(session)?.engine ?? options.defaultEngine, command),
-    alreadySent: async (session, chatId, id) => (await accountData.messages.get(session, chatId, id)) !== null,
+    alreadySent: async (session, chatId, id) => wentOut(await accountData.messages.get(session, chatId, id)),
     log: logger,
     observer: metrics,
   });

@@ -25,6 +25,9 @@ var retryDelays = []time.Duration{100 * time.Millisecond, 400 * time.Millisecond
 
 var ackNames = map[int]string{-1: "ERROR", 0: "PENDING", 1: "SERVER", 2: "DEVICE", 3: "READ", 4: "PLAYED"}
 
+// ackServerReached is SERVER: the messaging service has the message.
+const ackServerReached = 1
+
 func newHistory(kv *kv, session string, log Logger) *history {
 	h := &history{kv: kv, session: session, log: log, queue: make(chan func(context.Context) error, 4096), done: make(chan struct{})}
 	go h.run()
@@ -302,9 +305,11 @@ func (h *history) change(ctx context.Context, actionID, targetID any, apply func
 	return nil
 }
 
-// has: whether the message is in the history, under the chat or its other address (the send
-// queue's recovery asks it of a send whose fate a crash left unknown).
-func (h *history) has(ctx context.Context, chat, message string) (bool, error) {
+// wentOut: whether the message is in the history, under the chat or its other address, and
+// acknowledged by the server at least (wentOut in engine-pod/src/sending/went-out.ts: the engine
+// tells a message, ack PENDING, before it is on the wire, so a PENDING record may be of one that
+// never went). The send queue's recovery asks it of a send whose fate a crash left unknown.
+func (h *history) wentOut(ctx context.Context, chat, message string) (bool, error) {
 	alias, err := h.aliasOf(ctx, chat)
 	if err != nil {
 		return false, err
@@ -313,8 +318,13 @@ func (h *history) has(ctx context.Context, chat, message string) (bool, error) {
 		if candidate == "" {
 			continue
 		}
-		if record, _, err := h.get(ctx, candidate, message); err != nil || record != nil {
-			return record != nil, err
+		record, _, err := h.get(ctx, candidate, message)
+		if err != nil {
+			return false, err
+		}
+		if record != nil {
+			ack, _ := ackOf(record["ack"])
+			return ack >= ackServerReached, nil
 		}
 	}
 	return false, nil

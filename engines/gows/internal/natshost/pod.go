@@ -254,7 +254,7 @@ func (p *Pod) startSendQueue(ctx context.Context, nc *nats.Conn, js jetstream.Je
 	queue := newSendQueue(newSendQueueStore(bucket, p.cfg.Session, p.lease.FencingToken), p.cfg.Session, p.log)
 	queue.config = config
 	queue.execute = p.cmds.executeStored
-	queue.alreadySent = p.history.has
+	queue.alreadySent = p.history.wentOut
 	queue.leaseHeld = p.lease.Held
 	queue.metrics = p.metrics
 	if err := queue.start(ctx); err != nil {

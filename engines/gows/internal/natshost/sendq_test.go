@@ -180,32 +180,36 @@ func TestAFullQueueAnswersQueueFullWithWhenToRetry(t *testing.T) {
 	}
 }
 
-// A send a crash left `sending` is looked up in the history: one that went out is counted, not
-// sent again; one that did not goes once, with its id.
+// A send a crash left `sending` is looked up in the history: one the server acknowledged is
+// counted, not sent again; one not there, or told but not acknowledged, goes once, with its id.
 func TestRecoveryAfterARestartSendsEachMessageOnce(t *testing.T) {
 	url := startNATS(t)
 	nc, js := connectTest(t, url)
 	first := startPod(t, url, "crash", "engine-crash-0")
 	first.waitReady(t)
-	for _, id := range []string{"WENT0001", "LOST0001", "WAITS001"} {
+	for _, id := range []string{"WENT0001", "LOST0001", "PEND0001", "WAITS001"} {
 		_ = result[queuedAnswer](t, command(t, nc, "crash", "host.sendQueue.submit", textSend("1@c.us", id, "x", 0)))
 	}
 	first.stopCleanly(t)
-	// As a crash leaves them: WENT and LOST handed to the engine, WENT in the history.
+	// As a crash leaves them: WENT, LOST and PEND handed to the engine; WENT in the history as the
+	// server acknowledged it, PEND as the engine told it before it was on the wire (ack PENDING).
 	bucket := &kv{nc: nc, js: js, bucket: sendQueuesBucket}
 	store := newSendQueueStore(bucket, "crash", func() uint64 { return 1 })
 	ctx := context.Background()
 	if err := store.load(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"WENT0001", "LOST0001"} {
+	for _, id := range []string{"WENT0001", "LOST0001", "PEND0001"} {
 		if err := store.setState(ctx, id, stateSending); err != nil {
 			t.Fatal(err)
 		}
 	}
 	messages := &kv{nc: nc, js: js, bucket: messagesBucket}
 	recorder := newHistory(messages, "crash", nopLog{})
-	if err := recorder.put(ctx, "1@c.us", "WENT0001", map[string]any{"id": "true_1@c.us_WENT", "fromMe": true}, nil); err != nil {
+	if err := recorder.put(ctx, "1@c.us", "WENT0001", map[string]any{"id": "true_1@c.us_WENT", "fromMe": true, "ack": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := recorder.put(ctx, "1@c.us", "PEND0001", map[string]any{"id": "true_1@c.us_PEND", "fromMe": true, "ack": 0}, nil); err != nil {
 		t.Fatal(err)
 	}
 	second := startPod(t, url, "crash", "engine-crash-1")
@@ -216,15 +220,15 @@ func TestRecoveryAfterARestartSendsEachMessageOnce(t *testing.T) {
 	})
 	sent := append(first.service.sent(), second.service.sent()...)
 	slices.Sort(sent)
-	if !reflect.DeepEqual(sent, []string{"LOST0001", "WAITS001"}) {
-		t.Fatalf("sent %v over both pods, want LOST and WAITS once each (WENT was in the history)", sent)
+	if !reflect.DeepEqual(sent, []string{"LOST0001", "PEND0001", "WAITS001"}) {
+		t.Fatalf("sent %v over both pods, want LOST, PEND and WAITS once each (WENT was in the history, acknowledged)", sent)
 	}
 	reloaded := newSendQueueStore(bucket, "crash", func() uint64 { return 1 })
 	if err := reloaded.load(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(reloaded.recentSends(time.Now().Add(-day))); got != 3 {
-		t.Fatalf("%d sends counted in the pacing windows, want 3 (WENT, found in the history, too)", got)
+	if got := len(reloaded.recentSends(time.Now().Add(-day))); got != 4 {
+		t.Fatalf("%d sends counted in the pacing windows, want 4 (WENT, found in the history, too)", got)
 	}
 }
 
