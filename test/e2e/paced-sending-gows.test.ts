@@ -117,7 +117,7 @@ describe('durability: the queue outlives its Go engine pod', () => {
   it('the engine pod deleted with sends queued: the new pod sends each once, in order', async () => {
     const ids = await queuedSends('gsq-move', 'GSQMOVE', 6, '15550004003');
     const [old] = await env.enginePods('gsq-move');
-    expect((await paced.queue('gsq-move')).total).toBeGreaterThan(0);
+    await paced.held('gsq-move', ids.length);
     await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
     await waitFor(async () => (await env.enginePods('gsq-move')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 60_000);
     await waitForStatus(gw, 'gsq-move', 'WORKING', 30_000);
@@ -127,7 +127,7 @@ describe('durability: the queue outlives its Go engine pod', () => {
 
   it('the engine container SIGKILLed with sends queued: its next container sends each once, in order', async () => {
     const ids = await queuedSends('gsq-kill', 'GSQKILL', 6, '15550004004');
-    expect((await paced.queue('gsq-kill')).total).toBeGreaterThan(0);
+    await paced.held('gsq-kill', ids.length);
     const pids = [...env.podLogs('gsq-kill').matchAll(/started pid (\d+) \(restart \d+\)/g)].map((match) => Number(match[1]));
     process.kill(pids.at(-1)!, 'SIGKILL');
     await waitFor(() => /started pid \d+ \(restart [1-9]/.test(env.podLogs('gsq-kill')), 'the engine container restarted', 60_000);

@@ -88,7 +88,7 @@ describe('durability: the queue outlives its engine pod', () => {
   it('the engine pod deleted with sends queued: the new pod sends each once, in order', async () => {
     const ids = await queuedSends('sq-move', 'SQMOVE', 6);
     const [old] = await env.enginePods('sq-move');
-    expect((await paced.queue('sq-move')).total).toBeGreaterThan(0);
+    await paced.held('sq-move', ids.length);
     await env.cp.kubectl(['delete', 'pod', old!.name, '-n', env.namespace, '--wait=false']);
     await waitFor(async () => (await env.enginePods('sq-move')).some((pod) => pod.uid !== old!.uid && pod.ready), 'a new ready engine pod', 60_000);
     await waitForStatus(gw, 'sq-move', 'WORKING', 30_000);
@@ -98,7 +98,7 @@ describe('durability: the queue outlives its engine pod', () => {
 
   it('the engine container SIGKILLed with sends queued: its next container sends each once, in order', async () => {
     const ids = await queuedSends('sq-kill', 'SQKILL', 6);
-    expect((await paced.queue('sq-kill')).total).toBeGreaterThan(0);
+    await paced.held('sq-kill', ids.length);
     const pids = [...env.podLogs('sq-kill').matchAll(/started pid (\d+) \(restart \d+\)/g)].map((match) => Number(match[1]));
     const pid = pids.at(-1)!;
     process.kill(pid, 'SIGKILL');

@@ -14,6 +14,13 @@ export interface PacedSending {
   /** Queues `count` texts with ids `<prefix>0001`... to a session made to hold or space them (201 or 202 each). */
   queueTexts(session: string, prefix: string, count: number): Promise<string[]>;
   /**
+   * Waits until the first of the sends queued to a `HOLDING` session has gone and the rest wait,
+   * none in flight. A pod killed in the middle of a send leaves its fate unknown, which recovery
+   * settles from the history (docs/api.md, "Paced sending"): these tests move or kill the pod with
+   * sends waiting, not with one on the wire.
+   */
+  held(session: string, count: number): Promise<void>;
+  /**
    * Lifts the hold of a session made by `HOLDING` (`PUT` of its config, the webhook kept): the
    * queue goes out a second apart, which keeps the order observable.
    */
@@ -71,6 +78,16 @@ export function pacedSending(gw: GatewayProcess, receiver: WebhookReceiver, chat
         ids.push(id);
       }
       return ids;
+    },
+    async held(session, count) {
+      await waitFor(
+        async () => {
+          const { total, items } = await queue(session);
+          return total === count - 1 && items.every(({ state }) => state === 'queued');
+        },
+        `the first send of ${session} out and ${count - 1} held`,
+        30_000,
+      );
     },
     async release(session, webhooks) {
       const changed = await gw.api('PUT', `/api/sessions/${session}`, { config: { sending: { delay: { minMs: 1000, maxMs: 1000 } }, webhooks } });
