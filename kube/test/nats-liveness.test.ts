@@ -1,6 +1,6 @@
-// Every component's NATS connection notices a partition the same way (protocol NATS_LIVENESS):
-// the Node ones through natsLiveness, the Go engine pod through constants of its own, held here
-// to the same figures so that one cannot drift from the other.
+// Engine pods' NATS connections notice a partition the same way (protocol NATS_LIVENESS): the
+// Node pod through natsLiveness, the Go pod through constants of its own, held here to the same
+// figures so that one cannot drift from the other.
 import { readFileSync } from 'node:fs';
 import { NATS_LIVENESS } from '@switchboard/protocol';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { ensureClusterStores, keepReplicas, natsLiveness, raiseReplicas, reusingConnections, useReplicas, whileSeedJoins } from '@switchboard/kube';
+import { ensureClusterStores, keepReplicas, raiseReplicas, reusingConnections, useReplicas, whileSeedJoins } from '@switchboard/kube';
 import { INBOX_PREFIXES, resourceNameFor } from '@switchboard/protocol';
 import { connect, credsAuthenticator } from 'nats';
 import type { Logger } from 'pino';
@@ -83,7 +83,6 @@ export async function startOperator(config: OperatorConfig, options: OperatorOpt
     name: `switchboard-operator ${identity}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
-    ...natsLiveness,
     ...(credentials ? { authenticator: credsAuthenticator(new TextEncoder().encode(credentials)) } : {}),
     inboxPrefix: INBOX_PREFIXES.operator,
   }).catch(async (error: unknown) => {

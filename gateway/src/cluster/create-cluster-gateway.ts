@@ -2,7 +2,6 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { NatsMediaStore, NatsMessageStore, purgeSessionMedia, purgeSessionMessages } from '@switchboard/engine-pod';
 import {
   DEFAULT_MEDIA_LIFETIME_MS,
-  natsLiveness,
   OutboundPolicy,
   purgeSessionAuth,
   purgeSessionSendQueue,
@@ -90,7 +89,6 @@ export async function createClusterGateway(options: ClusterGatewayOptions): Prom
     servers: natsUrl.split(','),
     name: 'switchboard-gateway',
     maxReconnectAttempts: -1,
-    ...natsLiveness,
     ...(options.natsCredentials ? { authenticator: credsAuthenticator(new TextEncoder().encode(options.natsCredentials)) } : {}),
     // The one inbox prefix the gateway's NATS user may subscribe to.
     inboxPrefix: INBOX_PREFIXES.gateway,
