@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 export class Seen {
   /** event id -> how often it came. */
   readonly byEvent = new Map<string, number>();
+  /** session -> deliveries beyond the first of its event ids (where duplicates come from). */
+  readonly duplicatesBySession = new Map<string, number>();
   /** A sent message's id -> the event ids of its message.any envelopes (one, unless something re-made the event). */
   readonly messageEvents = new Map<string, Set<string>>();
   /** When a sent message's message.any first came (ms). */
@@ -22,9 +24,11 @@ export class Seen {
 
   record(envelope: { id?: unknown; event?: unknown; session?: unknown; payload?: { id?: unknown; status?: unknown } }): void {
     const id = String(envelope.id);
-    this.byEvent.set(id, (this.byEvent.get(id) ?? 0) + 1);
+    const seen = this.byEvent.get(id) ?? 0;
+    this.byEvent.set(id, seen + 1);
     this.lastAt = Date.now();
     const session = String(envelope.session);
+    if (seen > 0) this.duplicatesBySession.set(session, (this.duplicatesBySession.get(session) ?? 0) + 1);
     if (envelope.event === 'message.any' && typeof envelope.payload?.id === 'string') {
       const message = envelope.payload.id;
       let events = this.messageEvents.get(message);

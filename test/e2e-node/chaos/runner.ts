@@ -17,6 +17,8 @@ export interface FaultResult {
   readonly lost: number;
   /** Extra webhook deliveries of an event id already delivered (allowed: at-least-once). */
   readonly duplicates: number;
+  /** The same, by session: where they came from. */
+  readonly duplicatesBySession: Record<string, number>;
   /** Messages that reached the webhook under a second event id: must be 0. */
   readonly reissued: number;
   /** session.status SCAN_QR_CODE told after the fault: must be 0. */
@@ -59,6 +61,7 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
   const { release, load, hooks, ws, sessions } = ctx;
   const ackedBefore = new Set(load.acked.keys());
   const hookDupsBefore = hooks.duplicates();
+  const dupsBySessionBefore = new Map(hooks.duplicatesBySession);
   const reissuedBefore = hooks.reissued().length;
   const qrsBefore = hooks.totalQrs();
   const wsBefore = ws.deliveries();
@@ -108,6 +111,11 @@ export async function runFault(fault: Fault, ctx: RunContext): Promise<FaultResu
     acked: windowIds.length,
     lost: windowIds.filter((id) => !hooks.messageAt.has(id)).length,
     duplicates: hooks.duplicates() - hookDupsBefore,
+    duplicatesBySession: Object.fromEntries(
+      [...hooks.duplicatesBySession]
+        .map(([session, count]) => [session, count - (dupsBySessionBefore.get(session) ?? 0)] as const)
+        .filter(([, count]) => count > 0),
+    ),
     reissued: hooks.reissued().length - reissuedBefore,
     newQrs: hooks.totalQrs() - qrsBefore,
     ws: ws.deliveries() - wsBefore,
