@@ -79,8 +79,9 @@ export class SendPacer implements SendQueues {
 
   /**
    * After a restart or crash: a send left `sending` went out when its message is in the history,
-   * acknowledged by the server (`wentOut`; it is marked sent), else it goes again with the same message id, which the messaging service
-   * takes as the same message. Then every queue with sends resumes.
+   * acknowledged by the server (`wentOut`; it is marked sent), else it goes again with the same
+   * message id, which the messaging service takes as the same message. Then every queue with sends
+   * resumes.
    */
   async recover(): Promise<void> {
     const { store } = this.options;

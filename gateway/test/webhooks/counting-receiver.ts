@@ -7,7 +7,6 @@ import { afterEach } from 'vitest';
 export interface CountingReceiver {
   url: string;
   requests: () => number;
-  open: () => number;
   /** The most requests open at once when each request from the `n`th on arrived. */
   peakSince: (n: number) => number;
   /** When each request arrived, and when it ended (undefined while open), by arrival. */
@@ -46,7 +45,6 @@ export async function countingReceiver(answer: () => number | null, delayMs = 0)
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     requests: () => openAt.length,
-    open: () => open,
     peakSince: (n) => Math.max(0, ...openAt.slice(n)),
     arrivedAt,
     endedAt,
